@@ -1,0 +1,188 @@
+"""The data contract of the landing zone (DESIGN.md section 3).
+
+One home for what each landed table holds: its columns, their types, which may be null, the
+rules a value must satisfy, the key, and which other tables its ids must exist in. `ingest`
+validates against it, `simulate` writes through it, the quality gate and the dbt sources
+describe the same columns. Label sets and the rating scale are *study data* (seeds and
+`study.yml`), so a rule refers to them by name ("scale", "factor:emotion") rather than listing values.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+# Arrow types by contract type name.
+ARROW_TYPES = {
+    "string": pa.string(),
+    "int": pa.int64(),
+    "float": pa.float64(),
+    "bool": pa.bool_(),
+}
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str  # one of ARROW_TYPES
+    required: bool = False  # NOT NULL
+    # Rules, checked in this order after the type:
+    #   "scale"          value within study.yml scale [min, max]
+    #   "scale_integer"  "scale" and a whole number (human Likert ratings)
+    #   "factor:NAME"    a label of seeds/factor_labels.csv factor NAME (canonicalised on ingest)
+    #   "positive"       > 0
+    #   "non_negative"   >= 0
+    #   "enum:a|b|c"     one of the listed values
+    #   "age"            an age in years, 0 < age < 130
+    rule: str | None = None
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class ForeignKey:
+    columns: tuple[str, ...]
+    table: str
+    ref_columns: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    name: str
+    columns: tuple[Column, ...]
+    key: tuple[str, ...]
+    foreign_keys: tuple[ForeignKey, ...] = field(default_factory=tuple)
+    doc: str = ""
+
+    @property
+    def column_names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    def column(self, name: str) -> Column:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise KeyError(f"{self.name} has no column {name!r}")
+
+    def arrow_schema(self) -> pa.Schema:
+        return pa.schema(
+            [pa.field(c.name, ARROW_TYPES[c.type], nullable=not c.required) for c in self.columns]
+        )
+
+
+STRATEGIES = "context-carry|json-single|plain"
+PARSE_PATHS = "json|fenced|regex|failed"
+
+STIMULI = TableSpec(
+    name="stimuli",
+    doc="One row per image shown to raters and models: the design factors and the intended emotion.",
+    key=("image_id",),
+    columns=(
+        Column("image_id", "string", True, doc="Image key."),
+        Column("identity_id", "string", True, doc="The depicted (synthetic) person; one identity appears once per emotion."),
+        Column("race", "string", True, "factor:race", "Race of the depicted face (declared set in seeds/factor_labels.csv)."),
+        Column("gender", "string", True, "factor:gender", "Gender of the depicted face."),
+        Column("emotion", "string", True, "factor:emotion", "Intended (ground-truth) emotion of the image."),
+        Column("file_path", "string", False, doc="Path of the image file, relative to the study's image folder."),
+    ),
+)
+
+RATERS = TableSpec(
+    name="raters",
+    doc="One row per human rater.",
+    key=("rater_id",),
+    columns=(
+        Column("rater_id", "string", True, doc="Rater key."),
+        Column("gender", "string", True, "factor:gender", "Rater's gender."),
+        Column("age", "int", False, "age", "Rater's age in years (optional)."),
+    ),
+)
+
+HUMAN_RATINGS = TableSpec(
+    name="human_ratings",
+    doc="One row per (rater, image): the rater's dimensional ratings and response times.",
+    key=("rater_id", "image_id"),
+    foreign_keys=(
+        ForeignKey(("rater_id",), "raters", ("rater_id",)),
+        ForeignKey(("image_id",), "stimuli", ("image_id",)),
+    ),
+    columns=(
+        Column("rater_id", "string", True, doc="Who rated."),
+        Column("image_id", "string", True, doc="What was rated."),
+        Column("valence", "int", False, "scale_integer", "Valence rating, integer on the study scale (1 = very unpleasant)."),
+        Column("arousal", "int", False, "scale_integer", "Arousal rating, integer on the study scale (1 = very calm)."),
+        Column("naturalness", "int", False, "scale_integer", "Naturalness rating, integer on the study scale."),
+        Column("rt_valence_ms", "float", False, "positive", "Response time of the valence rating, milliseconds."),
+        Column("rt_arousal_ms", "float", False, "positive", "Response time of the arousal rating, milliseconds."),
+        Column("rt_naturalness_ms", "float", False, "positive", "Response time of the naturalness rating, milliseconds."),
+        Column("trial_index", "int", False, "positive", "Position of this image in the rater's sequence (1-based)."),
+        Column("emotion", "string", False, "factor:emotion", "Forced-choice emotion label given by the rater, where the study collected one."),
+    ),
+)
+
+MODEL_CONDITIONS = TableSpec(
+    name="model_conditions",
+    doc="One row per model condition (Table 1): a model with its settings. Catalog rows live in seeds/model_condition_catalog.csv.",
+    key=("condition_id",),
+    columns=(
+        Column("condition_id", "string", True, doc="Condition key, a slug (e.g. gemini-2.5-flash-nothink)."),
+        Column("display_name", "string", True, doc="Name as printed in the paper's Table 1."),
+        Column("short_name", "string", False, doc="Short column name used in the paper's tables (e.g. Gemini-NT)."),
+        Column("kind", "string", True, "enum:vlm|fer", "vlm = vision-language model; fer = task-specific facial expression recogniser."),
+        Column("provider", "string", False, doc="Who publishes the model."),
+        Column("model_id", "string", False, doc="Model identifier passed to the backend."),
+        Column("family", "string", False, doc="Model family, for scaling series (e.g. gemma3)."),
+        Column("parameters", "string", False, doc="Parameter count as printed (4B, Frontier)."),
+        Column("size_b", "float", False, "positive", "Parameter count in billions where known."),
+        Column("quantization", "string", False, doc="Quantization as printed (QAT 4-bit, Full-precision)."),
+        Column("thinking", "bool", True, doc="Whether the condition produces a thinking trace."),
+        Column("thinking_budget", "int", False, doc="Thinking token budget; -1 = dynamic, 0 = thinking suppressed."),
+        Column("include_thoughts", "bool", False, doc="Whether thought text was requested from the API."),
+        Column("backend", "string", True, "enum:mlx|openai|gemini|openai-compatible|huggingface|fer", "How the model is run."),
+        Column("strategy", "string", False, f"enum:{STRATEGIES}", "Prompt strategy (Supplement S2)."),
+        Column("temperature", "float", False, "non_negative", "Sampling temperature."),
+        Column("seed", "int", False, doc="Sampling seed where the API takes one."),
+        Column("image_detail", "string", False, doc="OpenAI image detail setting."),
+        Column("repetition_penalty", "float", False, "positive", "Repetition penalty (local models)."),
+        Column("paper_table", "string", False, doc="Where the condition is described in the source paper."),
+    ),
+)
+
+MODEL_PREDICTIONS = TableSpec(
+    name="model_predictions",
+    doc="One row per (condition, image, run): the model's emotion label and dimensional ratings, with the raw responses.",
+    key=("condition_id", "image_id", "run_id"),
+    foreign_keys=(
+        ForeignKey(("condition_id",), "model_conditions", ("condition_id",)),
+        ForeignKey(("image_id",), "stimuli", ("image_id",)),
+    ),
+    columns=(
+        Column("condition_id", "string", True, doc="Which model condition."),
+        Column("image_id", "string", True, doc="Which image."),
+        Column("run_id", "string", True, doc="Run / replicate identifier (one run per condition in the paper)."),
+        Column("strategy", "string", True, f"enum:{STRATEGIES}", "Prompt strategy used."),
+        Column("emotion", "string", False, "factor:emotion", "Predicted emotion; NULL when parsing failed."),
+        Column("valence", "float", False, "scale", "Predicted valence on the study scale (clamped); NULL when parsing failed."),
+        Column("arousal", "float", False, "scale", "Predicted arousal on the study scale (clamped); NULL when parsing failed."),
+        Column("raw_responses", "string", False, doc="JSON list of every step's raw response text."),
+        Column("parse_path", "string", True, f"enum:{PARSE_PATHS}", "Weakest parse path over the steps (failed if any value could not be parsed)."),
+        Column("thinking_text", "string", False, doc="Thinking trace text, where the backend returns one."),
+        Column("thinking_tokens", "int", False, "non_negative", "Thinking tokens reported by the backend, summed over steps."),
+        Column("latency_ms", "float", False, "non_negative", "Wall-clock latency summed over steps, milliseconds."),
+        Column("input_tokens", "int", False, "non_negative", "Prompt tokens summed over steps."),
+        Column("output_tokens", "int", False, "non_negative", "Completion tokens summed over steps."),
+    ),
+)
+
+TABLES: dict[str, TableSpec] = {
+    t.name: t for t in (STIMULI, RATERS, HUMAN_RATINGS, MODEL_CONDITIONS, MODEL_PREDICTIONS)
+}
+
+# Order in which tables must land so that foreign keys can be checked.
+LOAD_ORDER = ("stimuli", "raters", "model_conditions", "human_ratings", "model_predictions")
+
+
+def table(name: str) -> TableSpec:
+    try:
+        return TABLES[name]
+    except KeyError:
+        raise KeyError(f"unknown table {name!r}; expected one of {', '.join(TABLES)}") from None
