@@ -1,0 +1,9 @@
+select
+    table_name,
+    source,
+    source_sha256,
+    rows_landed,
+    rows_rejected,
+    is_simulated,
+    landed_at
+from {{ source('landing', 'landing_manifest') }}

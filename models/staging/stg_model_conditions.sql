@@ -1,0 +1,2 @@
+select *
+from {{ source('landing', 'model_conditions') }}

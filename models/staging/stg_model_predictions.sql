@@ -1,0 +1,17 @@
+select
+    condition_id,
+    image_id,
+    run_id,
+    strategy,
+    emotion as predicted_emotion,
+    {%- for dim in var('model_dimensions') %}
+    cast({{ dim }} as double) as model_{{ dim }},
+    {%- endfor %}
+    raw_responses,
+    parse_path,
+    thinking_text,
+    thinking_tokens,
+    latency_ms,
+    input_tokens,
+    output_tokens
+from {{ source('landing', 'model_predictions') }}

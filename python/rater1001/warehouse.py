@@ -1,0 +1,94 @@
+"""Running dbt on a project folder: `dbt build` into warehouse/rater1001.duckdb and the static docs.
+
+dbt runs in-process (dbtRunner) on the repository's dbt project, with the landing zone and the
+warehouse of the chosen project folder passed through environment variables, and the study's
+declared dimensions and scale passed as vars, so one dbt project serves every study folder.
+"""
+from __future__ import annotations
+
+import json
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from . import contract
+from .landing import MANIFEST_SCHEMA, write_parquet_atomic
+from .paths import REPO_ROOT, ProjectPaths
+from .study import load_study
+
+
+def dbt_vars(paths: ProjectPaths) -> dict:
+    study = load_study(paths)
+    return {
+        "dimensions": list(study.dimensions),
+        "model_dimensions": list(study.model_dimensions),
+        "scale_min": study.scale_min,
+        "scale_max": study.scale_max,
+    }
+
+
+def ensure_landing_tables(paths: ProjectPaths) -> list[str]:
+    """dbt sources need every landing file to exist. A table that has not landed yet (e.g. no model
+    predictions before the first `infer`) is created empty with the contract's schema, and named
+    in the return value so the caller can say so."""
+    created = []
+    for name, spec in contract.TABLES.items():
+        target = paths.raw_table(name)
+        if not target.exists():
+            write_parquet_atomic(spec.arrow_schema().empty_table(), target)
+            created.append(name)
+    if not paths.manifest.exists():
+        write_parquet_atomic(MANIFEST_SCHEMA.empty_table(), paths.manifest)
+    return created
+
+
+@contextmanager
+def _dbt_environment(paths: ProjectPaths):
+    saved = {k: os.environ.get(k) for k in ("RATER1001_RAW", "RATER1001_WAREHOUSE", "DBT_SEND_ANONYMOUS_USAGE_STATS")}
+    os.environ["RATER1001_RAW"] = str(paths.raw)
+    os.environ["RATER1001_WAREHOUSE"] = str(paths.warehouse)
+    os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _invoke(paths: ProjectPaths, args: list[str]):
+    from dbt.cli.main import dbtRunner
+
+    paths.warehouse.parent.mkdir(parents=True, exist_ok=True)
+    common = [
+        "--project-dir", str(REPO_ROOT),
+        "--profiles-dir", str(REPO_ROOT),
+        "--target-path", str(paths.root / "target"),
+        "--log-path", str(paths.root / "logs"),
+    ]
+    with _dbt_environment(paths):
+        return dbtRunner().invoke([*args, *common])
+
+
+def dbt_build(paths: ProjectPaths, select: str | None = None) -> bool:
+    created = ensure_landing_tables(paths)
+    for name in created:
+        print(f"note: {name} has not landed; building with an empty {name} table")
+    args = ["build", "--vars", json.dumps(dbt_vars(paths))]
+    if select:
+        args += ["--select", select]
+    result = _invoke(paths, args)
+    return bool(result.success)
+
+
+def dbt_docs(paths: ProjectPaths) -> Path | None:
+    """One offline HTML file (dbt docs generate --static) at target/static_index.html."""
+    result = _invoke(paths, ["docs", "generate", "--static", "--vars", json.dumps(dbt_vars(paths))])
+    out = paths.root / "target" / "static_index.html"
+    return out if result.success and out.exists() else None
+
+

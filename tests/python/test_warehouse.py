@@ -1,0 +1,117 @@
+"""The dbt warehouse against independent recomputation from the raw Parquet: per-image human
+statistics against pandas' groupby, the leave-one-out closed forms against brute force, and the
+model-vs-human rows against a pandas merge."""
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+from rater1001.paths import project
+from rater1001.warehouse import dbt_build, dbt_docs
+
+from conftest import SMALL_DESIGN
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    from rater1001.simulate import simulate_study
+
+    paths = project(tmp_path_factory.mktemp("wh"))
+    simulate_study(paths, seed=11, **SMALL_DESIGN)
+    assert dbt_build(paths), "dbt build failed"
+    return paths
+
+
+def query(paths, sql: str) -> pd.DataFrame:
+    con = duckdb.connect(str(paths.warehouse), read_only=True)
+    try:
+        return con.execute(sql).df()
+    finally:
+        con.close()
+
+
+def raw(paths, table: str) -> pd.DataFrame:
+    return pd.read_parquet(paths.raw_table(table))
+
+
+def test_image_stats_equal_pandas_groupby(built):
+    long = raw(built, "human_ratings").melt(
+        id_vars=["rater_id", "image_id"],
+        value_vars=["valence", "arousal", "naturalness"],
+        var_name="dimension",
+        value_name="rating",
+    ).dropna(subset=["rating"])
+    expected = (
+        long.groupby(["image_id", "dimension"])["rating"]
+        .agg(n="count", mean="mean", sd=lambda s: s.std(ddof=1), total="sum")
+        .reset_index()
+    )
+    got = query(built, "select * from int_image_human_stats")
+    merged = expected.merge(got, on=["image_id", "dimension"], how="outer", indicator=True)
+    assert (merged["_merge"] == "both").all(), "image x dimension sets differ"
+    np.testing.assert_array_equal(merged["n"], merged["n_ratings"])
+    np.testing.assert_allclose(merged["mean"], merged["human_mean"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(merged["sd"], merged["human_sd"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(merged["total"], merged["rating_sum"], rtol=0, atol=0)
+
+
+def test_leave_one_out_closed_forms_equal_brute_force(built):
+    ratings = raw(built, "human_ratings")
+    loo = query(built, "select * from int_human_loo where dimension = 'valence'")
+    rng = np.random.default_rng(3)
+    sample = rng.choice(ratings["image_id"].unique(), size=10, replace=False)
+    checked = 0
+    for image_id in sample:
+        image = ratings[ratings["image_id"] == image_id]
+        for _, row in image.iterrows():
+            others = image.loc[image["rater_id"] != row["rater_id"], "valence"].astype(float)
+            got = loo[(loo["image_id"] == image_id) & (loo["rater_id"] == row["rater_id"])].iloc[0]
+            assert got["loo_mean"] == pytest.approx(others.mean(), abs=1e-12)
+            assert got["loo_sd"] == pytest.approx(others.std(ddof=1), abs=1e-9)
+            sd = others.std(ddof=1)
+            if sd > 0:
+                assert got["loo_z"] == pytest.approx((row["valence"] - others.mean()) / sd, abs=1e-9)
+            else:
+                assert pd.isna(got["loo_z"])
+            checked += 1
+    assert checked == 10 * SMALL_DESIGN["ratings_per_image"]
+
+
+def test_model_vs_human_rows(built):
+    preds = raw(built, "model_predictions")
+    stim = raw(built, "stimuli")
+    ratings = raw(built, "human_ratings")
+    human = ratings.groupby("image_id")["valence"].agg(["mean", "std"]).reset_index()
+    expected = preds.merge(stim, on="image_id", suffixes=("", "_true")).merge(human, on="image_id")
+    got = query(built, "select * from int_model_vs_human")
+    assert len(got) == len(preds[["condition_id", "image_id"]].drop_duplicates())
+    m = expected.merge(got, on=["condition_id", "image_id"])
+    np.testing.assert_allclose(m["d_valence"], m["mean"] - m["valence"], atol=1e-12)
+    np.testing.assert_allclose(m["z_valence"], (m["valence"] - m["mean"]) / m["std"], atol=1e-12)
+    assert (m["correct"] == (m["emotion"] == m["emotion_true"])).all()
+
+
+def test_simulated_study_is_labelled(built):
+    origin = query(built, "select data_origin, is_simulated from int_study_provenance")
+    assert origin.to_dict("records") == [{"data_origin": "SIMULATED", "is_simulated": True}]
+
+
+def test_build_without_model_predictions(tmp_path):
+    """A study whose models have not run yet still builds; the prediction tables are empty."""
+    from rater1001.simulate import simulate_study
+
+    paths = project(tmp_path)
+    simulate_study(paths, seed=5, **SMALL_DESIGN)
+    paths.raw_table("model_predictions").unlink()
+    assert dbt_build(paths)
+    assert query(paths, "select count(*) as n from int_model_vs_human")["n"].item() == 0
+    assert query(paths, "select count(*) as n from int_image_human_stats")["n"].item() > 0
+
+
+def test_static_docs_are_one_offline_file(built):
+    out = dbt_docs(built)
+    assert out is not None and out.stat().st_size > 100_000
+    html = out.read_text(encoding="utf-8")
+    assert "int_human_loo" in html
