@@ -71,7 +71,22 @@ def _invoke(paths: ProjectPaths, args: list[str]):
         "--log-path", str(paths.root / "logs"),
     ]
     with _dbt_environment(paths):
-        return dbtRunner().invoke([*args, *common])
+        try:
+            return dbtRunner().invoke([*args, *common])
+        finally:
+            _release_warehouse()
+
+
+def _release_warehouse() -> None:
+    """dbt-duckdb keeps its DuckDB instance open in a class attribute after an in-process run,
+    which holds the file lock and the connection configuration; close it so that readers (tests,
+    the report, the duckdb CLI) can open the warehouse afterwards."""
+    from dbt.adapters.duckdb.connections import DuckDBConnectionManager as manager
+
+    with manager._LOCK:
+        if manager._ENV is not None:
+            manager._ENV.close()
+            manager._ENV = None
 
 
 def dbt_build(paths: ProjectPaths, select: str | None = None) -> bool:

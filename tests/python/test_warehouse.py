@@ -3,6 +3,7 @@ statistics against pandas' groupby, the leave-one-out closed forms against brute
 model-vs-human rows against a pandas merge."""
 from __future__ import annotations
 
+
 import duckdb
 import numpy as np
 import pandas as pd
@@ -89,7 +90,10 @@ def test_model_vs_human_rows(built):
     assert len(got) == len(preds[["condition_id", "image_id"]].drop_duplicates())
     m = expected.merge(got, on=["condition_id", "image_id"])
     np.testing.assert_allclose(m["d_valence"], m["mean"] - m["valence"], atol=1e-12)
-    np.testing.assert_allclose(m["z_valence"], (m["valence"] - m["mean"]) / m["std"], atol=1e-12)
+    # An image whose humans all agree (SD 0) has no z: NULL, never an infinity.
+    sd = m["std"].where(m["std"] > 0)
+    np.testing.assert_allclose(m["z_valence"], (m["valence"] - m["mean"]) / sd, atol=1e-12)
+    assert m.loc[m["std"] == 0, "z_valence"].isna().all()
     assert (m["correct"] == (m["emotion"] == m["emotion_true"])).all()
 
 
