@@ -18,7 +18,10 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
 
     paths = project(args.home)
     try:
-        result = ingest_file(paths, args.table, args.file)
+        result = ingest_file(
+            paths, args.table, args.file,
+            encoding=args.encoding, drop_columns=args.drop_columns, sheet=args.sheet,
+        )
     except IngestError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -75,6 +78,97 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return _cmd_run(args)
 
 
+def _cmd_infer(args: argparse.Namespace) -> int:
+    """Model runs: dry run (calls, tokens, cost), or the resumable run, then a summary."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    from .infer.backends.mlx_backend import MlxUnavailable
+    from .infer.plan import PlanError
+    from .infer.run import InferOptions, dry_run, run_infer
+    from .runner import RetryPolicy
+
+    paths = project(args.home)
+    concurrency = {}
+    for item in args.concurrency or []:
+        name, _, n = item.partition("=")
+        if not n.isdigit() or int(n) < 1:
+            print(f"error: --concurrency {item!r}: expected BACKEND=N with N >= 1", file=sys.stderr)
+            return EXIT_UNREADABLE
+        concurrency[name] = int(n)
+    opts = InferOptions(
+        condition_ids=args.conditions, images_dir=Path(args.images).resolve(),
+        conditions_file=Path(args.conditions_file) if args.conditions_file else None,
+        strategy=args.strategy, run_id=args.run_id, limit=args.limit, base_url=args.base_url,
+        concurrency=concurrency, timeout_s=args.timeout,
+        retry=RetryPolicy(max_attempts=args.max_attempts, max_retry_time_s=args.max_retry_time),
+        progress=not args.no_progress,
+    )
+    with pd.option_context("display.width", 200, "display.max_columns", 30):
+        try:
+            if args.dry_run:
+                table = dry_run(paths, opts)
+                print("dry run (no call made):")
+                print(table.to_string(index=False))
+                total = table["est_cost_usd"].dropna().sum() if len(table) else 0.0
+                print(f"calls to make: {int(table['calls_todo'].sum()) if len(table) else 0}; "
+                      f"estimated cost: ${total:.2f} (seeds/api_prices.csv; check current prices)")
+                return EXIT_OK
+            result = run_infer(paths, opts)
+        except (PlanError, KeyError, ValueError, MlxUnavailable) as exc:
+            print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+            return EXIT_UNREADABLE
+        except KeyboardInterrupt:
+            print("interrupted: finished calls are in the ledger and were landed; run the same "
+                  "command again to resume.", file=sys.stderr)
+            return 130
+        print(result.summary.to_string(index=False))
+    print(f"calls made {result.calls_made}, reused from the ledger {result.calls_cached}, "
+          f"failed {result.calls_failed}, retries {result.retries}; "
+          f"{len(result.rows)} predictions -> {result.predictions_path}")
+    if result.incomplete:
+        print(f"{len(result.incomplete)} unit(s) without an answer (retried on the next run), e.g. "
+              + "; ".join(f"{c}/{i}: {e}" for c, i, e in result.incomplete[:3]), file=sys.stderr)
+        return EXIT_PARTIAL
+    return EXIT_OK
+
+
+def _cmd_judge(args: argparse.Namespace) -> int:
+    """The pairwise judge (seed 001): dry run, or the resumable run over a pair plan."""
+    from .judge.plan import PlanError
+    from .judge.run import JudgeOptions, dry_run, run_judge
+    from .runner import RetryPolicy
+
+    def split(value):
+        return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+    paths = project(args.home)
+    opts = JudgeOptions(
+        model_id=args.model, judge_id=args.judge_id, backend=args.backend, base_url=args.base_url,
+        api_key_env=args.api_key_env, plan=args.plan, anchor=args.anchor,
+        candidate_ids=split(args.candidates), variants=split(args.variants), sample_ids=split(args.samples),
+        limit=args.limit, temperature=args.temperature, seed=args.seed, max_tokens=args.max_tokens,
+        timeout_s=args.timeout, concurrency=args.concurrency,
+        retry=RetryPolicy(max_attempts=args.max_attempts), progress=not args.no_progress,
+    )
+    try:
+        if args.dry_run:
+            est = dry_run(paths, opts)
+            print("dry run (no call made): " + ", ".join(f"{k}={v}" for k, v in est.items()))
+            return EXIT_OK
+        result = run_judge(paths, opts)
+    except (PlanError, KeyError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except KeyboardInterrupt:
+        print("interrupted: finished calls are in the ledger and were landed; run the same command "
+              "again to resume.", file=sys.stderr)
+        return 130
+    print(result.summary())
+    return EXIT_PARTIAL if result.calls_failed or (result.rows["parse_status"] == "call_failed").any() else EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rater1001", description="Can this AI model replace my human raters?")
     p.add_argument("--home", default=None, help="project folder (default: $RATER1001_HOME or the current folder)")
@@ -83,6 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("ingest", help="validate a file and land it as data/raw/TABLE.parquet")
     s.add_argument("table", help="stimuli, raters, human_ratings, model_conditions or model_predictions")
     s.add_argument("file", help="CSV, XLSX, JSONL or Parquet file")
+    s.add_argument("--encoding", default=None, help="text encoding of a CSV/JSONL file (default UTF-8, with or without BOM; e.g. cp949)")
+    s.add_argument("--drop-columns", action="store_true", help="ignore columns the table does not have instead of refusing the file")
+    s.add_argument("--sheet", default=None, help="worksheet of an XLSX file (default: the first)")
     s.set_defaults(func=_cmd_ingest)
 
     s = sub.add_parser("simulate", help="write the embedded (SIMULATED) demo study into data/raw")
@@ -97,6 +194,24 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--select", default=None, help="dbt selection (default: everything)")
     s.set_defaults(func=_cmd_build)
 
+    s = sub.add_parser("infer", help="run vision-language models on the stimuli (resumable; --dry-run first)")
+    s.add_argument("conditions", nargs="+", help="condition ids from seeds/model_condition_catalog.csv or --conditions-file")
+    s.add_argument("--images", required=True, help="folder the stimuli's file_path values are relative to")
+    s.add_argument("--conditions-file", default=None, help="YAML file adding or overriding conditions")
+    s.add_argument("--strategy", default=None, choices=["context-carry", "json-single", "plain"],
+                   help="override the condition's prompt strategy")
+    s.add_argument("--run-id", default="r1", help="run / replicate id (part of every ledger key)")
+    s.add_argument("--limit", type=int, default=None, help="only the first N images (by image_id)")
+    s.add_argument("--base-url", default=None, help="send every selected condition to this server")
+    s.add_argument("--concurrency", action="append", metavar="BACKEND=N",
+                   help="calls in flight per provider (default openai=8, gemini=8, openai-compatible=2, mlx=1)")
+    s.add_argument("--timeout", type=float, default=None, help="seconds before one call times out (default 120)")
+    s.add_argument("--max-attempts", type=int, default=8, help="attempts per call before it is recorded as failed")
+    s.add_argument("--max-retry-time", type=float, default=600.0, help="cap, in seconds, on the time one call may spend retrying")
+    s.add_argument("--dry-run", action="store_true", help="show calls, estimated tokens and cost; call nothing")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.set_defaults(func=_cmd_infer)
+
     for name, func, helptext in (
         ("run", _cmd_run, "quality gate + dbt build + docs on data/raw"),
         ("demo", _cmd_demo, "simulate the demo study, then run"),
@@ -106,6 +221,28 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "demo":
             s.add_argument("--seed", type=int, default=20251129)
         s.set_defaults(func=func)
+
+    s = sub.add_parser("judge", help="pairwise LLM-as-a-judge over landed dialogues and candidates (seed 001)")
+    s.add_argument("--model", default="gpt-5.1", help="judge model id (default gpt-5.1, the log's judge)")
+    s.add_argument("--judge-id", default=None, help="name of the judge in judge_verdicts (default: the model id)")
+    s.add_argument("--backend", default="openai", choices=["openai", "openai-compatible", "gemini"])
+    s.add_argument("--base-url", default=None, help="server URL for openai-compatible backends")
+    s.add_argument("--api-key-env", default=None, help="environment variable holding the key (default OPENAI_API_KEY)")
+    s.add_argument("--plan", default="anchor", choices=["anchor", "round-robin"])
+    s.add_argument("--anchor", default=None, help="anchor candidate (default: is_anchor in the catalog, P)")
+    s.add_argument("--candidates", default=None, help="comma-separated candidate ids (default: all)")
+    s.add_argument("--variants", default=None, help="comma-separated variants (default: all)")
+    s.add_argument("--samples", default=None, help="comma-separated sample ids (default: all)")
+    s.add_argument("--limit", type=int, default=None, help="judge only the first N pairs (both orders)")
+    s.add_argument("--temperature", type=float, default=None)
+    s.add_argument("--seed", type=int, default=None)
+    s.add_argument("--max-tokens", type=int, default=None)
+    s.add_argument("--timeout", type=float, default=None, help="seconds per call")
+    s.add_argument("--concurrency", type=int, default=None, help="calls in flight (default 8 for APIs, 2 for servers)")
+    s.add_argument("--max-attempts", type=int, default=8)
+    s.add_argument("--dry-run", action="store_true", help="count calls and estimate cost; no call made")
+    s.add_argument("--no-progress", action="store_true")
+    s.set_defaults(func=_cmd_judge)
     return p
 
 

@@ -36,6 +36,9 @@ class Column:
     #   "age"            an age in years, 0 < age < 130
     rule: str | None = None
     doc: str = ""
+    # Free text kept exactly as written (model responses, thinking traces, dialogue turns):
+    # ingest does not trim it or read 'NA'/'null' as missing, only an empty cell.
+    verbatim: bool = False
 
 
 @dataclass(frozen=True)
@@ -163,9 +166,10 @@ MODEL_PREDICTIONS = TableSpec(
         Column("emotion", "string", False, "factor:emotion", "Predicted emotion; NULL when parsing failed."),
         Column("valence", "float", False, "scale", "Predicted valence on the study scale (clamped); NULL when parsing failed."),
         Column("arousal", "float", False, "scale", "Predicted arousal on the study scale (clamped); NULL when parsing failed."),
-        Column("raw_responses", "string", False, doc="JSON list of every step's raw response text."),
+        Column("raw_responses", "string", False, doc="JSON list of every step's raw response text.", verbatim=True),
         Column("parse_path", "string", True, f"enum:{PARSE_PATHS}", "Weakest parse path over the steps (failed if any value could not be parsed)."),
-        Column("thinking_text", "string", False, doc="Thinking trace text, where the backend returns one."),
+        Column("parse_detail", "string", False, doc="JSON list, one object per step: parse path, parsed values, clamped values (field -> raw value before clamping to the scale) and parse errors.", verbatim=True),
+        Column("thinking_text", "string", False, doc="Thinking trace text, where the backend returns one.", verbatim=True),
         Column("thinking_tokens", "int", False, "non_negative", "Thinking tokens reported by the backend, summed over steps."),
         Column("latency_ms", "float", False, "non_negative", "Wall-clock latency summed over steps, milliseconds."),
         Column("input_tokens", "int", False, "non_negative", "Prompt tokens summed over steps."),
@@ -173,12 +177,83 @@ MODEL_PREDICTIONS = TableSpec(
     ),
 )
 
+# --- The pairwise judge study (seed 001, DESIGN.md section 7; docs/judge.md) -------------------
+
+CANDIDATE_STATUS = "ok|error|missing"
+JUDGE_ORDERS = "AB|BA"
+JUDGE_VERDICT_VALUES = "1|2|tie"
+JUDGE_PARSE_STATUS = "ok|partial|failed|call_failed"
+JUDGE_KINDS = "llm|human"
+
+DIALOGUES = TableSpec(
+    name="dialogues",
+    doc="One row per dialogue sample the candidates answer (e.g. KoED): situation, turns, who speaks next.",
+    key=("sample_id",),
+    columns=(
+        Column("sample_id", "string", True, doc="Sample key (e.g. 기쁨-001)."),
+        Column("category", "string", True, doc="Emotion category of the dialogue (e.g. 기쁨, 슬픔)."),
+        Column("situation", "string", False, doc="The situation text shown to the judge as [상황].", verbatim=True),
+        Column("turns", "string", True, doc='The dialogue so far as a JSON list of {"speaker": ..., "text": ...} objects, in order.', verbatim=True),
+        Column("next_speaker", "string", True, doc="The speaker whose next turn the candidates write."),
+        Column("source", "string", False, doc="Dataset the sample comes from."),
+    ),
+)
+
+CANDIDATES = TableSpec(
+    name="candidates",
+    doc="One row per (sample, candidate, input variant): the candidate's response text, or why there is none.",
+    key=("sample_id", "candidate_id", "variant"),
+    foreign_keys=(ForeignKey(("sample_id",), "dialogues", ("sample_id",)),),
+    columns=(
+        Column("sample_id", "string", True, doc="Which dialogue."),
+        Column("candidate_id", "string", True, doc="Which candidate (seeds/judge_candidate_catalog.csv: K, H, Q, M, P)."),
+        Column("variant", "string", True, doc="Input variant the response was generated from (text, image, audio_neutral, audio_emotion)."),
+        Column("response_text", "string", False, doc="The response; NULL when the candidate errored or is missing.", verbatim=True),
+        Column("status", "string", True, f"enum:{CANDIDATE_STATUS}", "ok = a response; error = the candidate run failed; missing = never produced."),
+        Column("error", "string", False, doc="Why there is no response (status error).", verbatim=True),
+        Column("model_id", "string", False, doc="Model identifier that produced the response."),
+    ),
+)
+
+JUDGE_VERDICTS = TableSpec(
+    name="judge_verdicts",
+    doc=("One row per judged pair and presentation order: the verdict per axis as the judge wrote it "
+         "(1 = the response shown first, 2 = shown second, tie), the reason and the raw text."),
+    key=("judge_id", "sample_id", "variant", "candidate_a", "candidate_b", "order"),
+    foreign_keys=(ForeignKey(("sample_id",), "dialogues", ("sample_id",)),),
+    columns=(
+        Column("judge_id", "string", True, doc="Which judge (an LLM configuration, or a human annotator)."),
+        Column("judge_kind", "string", True, f"enum:{JUDGE_KINDS}", "llm or human."),
+        Column("judge_model", "string", False, doc="Model identifier of an LLM judge."),
+        Column("sample_id", "string", True, doc="Which dialogue."),
+        Column("variant", "string", True, doc="Input variant of the judged candidates."),
+        Column("candidate_a", "string", True, doc="First candidate of the pair (for anchor-only plans, the model)."),
+        Column("candidate_b", "string", True, doc="Second candidate of the pair (for anchor-only plans, the anchor P)."),
+        Column("order", "string", True, f"enum:{JUDGE_ORDERS}", "AB = candidate_a shown as 응답 1; BA = candidate_b shown as 응답 1."),
+        Column("verdict_empathy", "string", False, f"enum:{JUDGE_VERDICT_VALUES}", "1축 공감적 반응 verdict, by position; NULL when not parsed."),
+        Column("verdict_naturalness", "string", False, f"enum:{JUDGE_VERDICT_VALUES}", "2축 한국어 자연스러움 verdict, by position."),
+        Column("verdict_coherence", "string", False, f"enum:{JUDGE_VERDICT_VALUES}", "3축 맥락 일관성 verdict, by position."),
+        Column("verdict_overall", "string", False, f"enum:{JUDGE_VERDICT_VALUES}", "종합 verdict, by position."),
+        Column("reason", "string", False, doc="이유: the judge's reason.", verbatim=True),
+        Column("raw_text", "string", False, doc="The judge's full raw answer.", verbatim=True),
+        Column("parse_status", "string", True, f"enum:{JUDGE_PARSE_STATUS}", "ok = every axis parsed; partial = some; failed = none; call_failed = no answer."),
+        Column("prompt_version", "string", False, doc="Judge prompt template file and text hash."),
+        Column("input_tokens", "int", False, "non_negative", "Prompt tokens."),
+        Column("output_tokens", "int", False, "non_negative", "Completion tokens."),
+        Column("cost_usd", "float", False, "non_negative", "Cost of the call in US dollars (NULL when the price is unknown)."),
+        Column("latency_ms", "float", False, "non_negative", "Wall-clock latency of the call, milliseconds."),
+    ),
+)
+
 TABLES: dict[str, TableSpec] = {
-    t.name: t for t in (STIMULI, RATERS, HUMAN_RATINGS, MODEL_CONDITIONS, MODEL_PREDICTIONS)
+    t.name: t
+    for t in (STIMULI, RATERS, HUMAN_RATINGS, MODEL_CONDITIONS, MODEL_PREDICTIONS,
+              DIALOGUES, CANDIDATES, JUDGE_VERDICTS)
 }
 
 # Order in which tables must land so that foreign keys can be checked.
-LOAD_ORDER = ("stimuli", "raters", "model_conditions", "human_ratings", "model_predictions")
+LOAD_ORDER = ("stimuli", "raters", "model_conditions", "human_ratings", "model_predictions",
+              "dialogues", "candidates", "judge_verdicts")
 
 
 def table(name: str) -> TableSpec:

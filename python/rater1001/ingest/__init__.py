@@ -1,0 +1,168 @@
+"""`rater1001 ingest TABLE FILE`: validate a study file against the data contract and land it.
+
+Good rows land as data/raw/TABLE.parquet (typed by the contract, written atomically); bad rows go to
+data/rejected/TABLE.parquet with their values as read, the source file, the row number and every
+reason. Ingesting replaces the table, so re-ingesting the same file gives the same outputs.
+Decisions (duplicates, '7.0', missing tokens, ...) are written down in docs/ingest.md.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .. import contract
+from ..contract import TableSpec
+from ..landing import ManifestEntry, file_sha256, record_landing, to_arrow, write_parquet_atomic
+from ..paths import ProjectPaths
+from ..study import load_study
+from .errors import IngestError
+from .hints import column_hint
+from .readers import read_source
+from .result import IngestResult, ReasonGroup, group_reasons
+from .validate import Validation, validate
+
+__all__ = ["IngestError", "IngestResult", "ReasonGroup", "ingest_file"]
+
+# Columns added to every rejected file after the source columns.
+REJECT_COLUMNS = ("_source_file", "_source_row", "_reason", "_rules")
+
+
+def ingest_file(
+    paths: ProjectPaths,
+    table: str,
+    file: str | os.PathLike,
+    *,
+    encoding: str | None = None,
+    drop_columns: bool = False,
+    sheet: str | None = None,
+) -> IngestResult:
+    try:
+        spec = contract.table(table)
+    except KeyError as exc:
+        raise IngestError(exc.args[0]) from None
+    source = Path(file).resolve()
+    verbatim = frozenset(c.name for c in spec.columns if c.verbatim)
+    frame = read_source(source, encoding=encoding, sheet=sheet, verbatim=verbatim)
+    data, dropped, absent = _match_columns(source, frame.data, spec, drop_columns)
+    references = _landed_references(paths, spec)
+    validation = validate(data, spec, load_study(paths), references, frame.row_numbers)
+
+    rejected = validation.rejected
+    landed = validation.typed.loc[~rejected]
+    write_parquet_atomic(to_arrow(landed, spec), paths.raw_table(table))
+    rejected_path = _write_rejected(paths, table, source, data, frame.row_numbers, validation)
+    record_landing(
+        paths,
+        ManifestEntry(
+            table_name=table,
+            source=str(source),
+            source_sha256=file_sha256(source),
+            rows_landed=len(landed),
+            rows_rejected=int(rejected.sum()),
+            is_simulated=False,
+        ),
+    )
+    return IngestResult(
+        table=table,
+        source=source,
+        rows_read=len(data),
+        rows_landed=len(landed),
+        rows_rejected=int(rejected.sum()),
+        landed_path=paths.raw_table(table),
+        rejected_path=rejected_path,
+        reasons=group_reasons(validation.failures, frame.row_numbers),
+        label_mappings=validation.mappings,
+        dropped_columns=tuple(dropped),
+        absent_columns=tuple(absent),
+        warnings=tuple(_orphans_left_behind(paths, spec, landed)),
+    )
+
+
+def _match_columns(
+    source: Path, data: pd.DataFrame, spec: TableSpec, drop_columns: bool
+) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """Refuse a file whose header does not fit the contract. Unexpected columns are an error unless
+    dropped on purpose: a misspelt optional column (rt_valence) would otherwise vanish unnoticed."""
+    expected = spec.column_names
+    present = list(data.columns)
+    missing = [c.name for c in spec.columns if c.required and c.name not in present]
+    unexpected = [c for c in present if c not in expected]
+    unused = [c for c in expected if c not in present]
+    problems = []
+    if missing:
+        problems.append(
+            "missing required column(s): " + ", ".join(f"{m!r}{column_hint(m, unexpected)}" for m in missing)
+        )
+    if unexpected and not drop_columns:
+        problems.append(
+            "unexpected column(s): "
+            + ", ".join(f"{u!r}{column_hint(u, unused)}" for u in unexpected)
+            + " (rename them, or pass --drop-columns to ignore them)"
+        )
+    if problems:
+        required = [c.name for c in spec.columns if c.required]
+        optional = [c.name for c in spec.columns if not c.required]
+        raise IngestError(
+            f"{source}: the columns do not fit table {spec.name}: {'; '.join(problems)}. "
+            f"Required: {', '.join(required)}. Optional: {', '.join(optional) or '-'}."
+        )
+    dropped = unexpected if drop_columns else []
+    absent = [c for c in unused if c not in missing]
+    return data.drop(columns=dropped), dropped, absent
+
+
+def _landed_references(paths: ProjectPaths, spec: TableSpec) -> dict[str, pd.DataFrame]:
+    needed = {fk.table: fk.ref_columns for fk in spec.foreign_keys}
+    missing = [t for t in contract.LOAD_ORDER if t in needed and not paths.raw_table(t).exists()]
+    if missing:
+        first = "; ".join(f"rater1001 ingest {t} FILE" for t in missing)
+        raise IngestError(
+            f"{spec.name} refers to {' and '.join(missing)}, which {'has' if len(missing) == 1 else 'have'} "
+            f"not landed yet in {paths.raw}: ingest {'it' if len(missing) == 1 else 'them'} first ({first}), "
+            f"then ingest {spec.name} again"
+        )
+    return {t: pq.read_table(paths.raw_table(t), columns=list(cols)).to_pandas() for t, cols in needed.items()}
+
+
+def _write_rejected(
+    paths: ProjectPaths, table: str, source: Path, data: pd.DataFrame, row_numbers: np.ndarray, validation: Validation
+) -> Path | None:
+    target = paths.rejected_table(table)
+    rejected = validation.rejected
+    if not rejected.any():
+        target.unlink(missing_ok=True)  # a stale file would describe an earlier ingest
+        return None
+    reasons = validation.reasons()
+    out = data.loc[rejected].reset_index(drop=True)
+    out["_source_file"] = str(source)
+    out["_source_row"] = row_numbers[rejected]
+    out["_reason"] = reasons["reason"].to_numpy()
+    out["_rules"] = reasons["rules"].to_numpy()
+    schema = pa.schema(
+        [pa.field(c, pa.int64() if c == "_source_row" else pa.string()) for c in out.columns]
+    )
+    write_parquet_atomic(pa.Table.from_pandas(out, schema=schema, preserve_index=False), target)
+    return target
+
+
+def _orphans_left_behind(paths: ProjectPaths, spec: TableSpec, landed: pd.DataFrame) -> list[str]:
+    """Re-ingesting a referenced table (e.g. stimuli) can orphan rows of tables already landed."""
+    warnings = []
+    for other in contract.TABLES.values():
+        for fk in other.foreign_keys:
+            if fk.table != spec.name or not paths.raw_table(other.name).exists():
+                continue
+            rows = pq.read_table(paths.raw_table(other.name), columns=list(fk.columns)).to_pandas()
+            keys = landed[list(fk.ref_columns)].set_axis(list(fk.columns), axis=1)
+            orphans = len(rows) - len(rows.merge(keys.drop_duplicates(), on=list(fk.columns)))
+            if orphans:
+                warnings.append(
+                    f"{other.name} (already landed) has {orphans} rows whose {', '.join(fk.columns)} is not in "
+                    f"the new {spec.name}; re-ingest {other.name} so they are checked again"
+                )
+    return warnings

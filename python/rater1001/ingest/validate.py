@@ -1,0 +1,231 @@
+"""Row validation against the data contract, one vectorised pass per check.
+
+Input is the text frame of `readers`; output is the typed frame (contract columns, contract types,
+labels canonicalised) plus every failure: which rows, which column, which rule, and a message that
+quotes the value. A row can fail several checks and every one is kept. No check loops over rows in
+Python; hints are computed once per distinct bad value.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..contract import Column, TableSpec
+from ..study import Study
+from .arrow_text import is_in, parse_numbers
+from .hints import enum_hint, label_hint
+
+TRUE_TEXTS = ("true", "yes", "1", "t", "y")
+FALSE_TEXTS = ("false", "no", "0", "f", "n")
+
+
+@dataclass(frozen=True)
+class Failure:
+    column: str  # a column name, or the key columns joined by ',' for key rules
+    rule: str  # required, type:int, scale_integer, factor:emotion, unique_key, foreign_key:stimuli, ...
+    rows: np.ndarray  # 0-based positions of the failing rows
+    messages: np.ndarray  # one reason text per failing row, naming column, value and rule
+
+
+@dataclass(frozen=True)
+class LabelMapping:
+    column: str
+    original: str
+    canonical: str
+    rows: int
+
+
+@dataclass(frozen=True)
+class Validation:
+    typed: pd.DataFrame
+    failures: tuple[Failure, ...]
+    mappings: tuple[LabelMapping, ...]
+
+    @property
+    def rejected(self) -> np.ndarray:
+        mask = np.zeros(len(self.typed), dtype=bool)
+        for f in self.failures:
+            mask[f.rows] = True
+        return mask
+
+    def reasons(self) -> pd.DataFrame:
+        """One row per rejected row (indexed by position): every reason, in contract order."""
+        if not self.failures:
+            return pd.DataFrame({"reason": pd.Series(dtype="str"), "rules": pd.Series(dtype="str")})
+        rows = np.concatenate([f.rows for f in self.failures])
+        order = np.argsort(rows, kind="stable")
+        long = pd.DataFrame(
+            {
+                "row": rows[order],
+                "reason": np.concatenate([f.messages for f in self.failures])[order],
+                "rules": np.concatenate(
+                    [np.full(len(f.rows), f"{f.column} [{f.rule}]", dtype=object) for f in self.failures]
+                )[order],
+            }
+        )
+        return long.groupby("row", sort=True).agg({"reason": "; ".join, "rules": "; ".join})
+
+
+def validate(
+    data: pd.DataFrame,
+    spec: TableSpec,
+    study: Study,
+    references: dict[str, pd.DataFrame],
+    row_numbers: np.ndarray,
+) -> Validation:
+    """references: for each table a foreign key points to, its landed key columns."""
+    failures: list[Failure] = []
+    mappings: list[LabelMapping] = []
+    typed = {}
+    for column in spec.columns:
+        text = data[column.name] if column.name in data else pd.Series(pd.NA, index=data.index, dtype="str")
+        typed[column.name] = _check_column(column, text, study, failures, mappings)
+    frame = pd.DataFrame(typed, index=data.index)
+    _check_key(frame, spec, row_numbers, failures)
+    _check_foreign_keys(frame, spec, references, failures)
+    return Validation(frame, tuple(failures), tuple(mappings))
+
+
+# ------------------------------------------------------------------------------------ columns
+
+
+def _fail(failures: list[Failure], column: str, rule: str, mask, text: pd.Series, message) -> None:
+    """Record rows where mask holds; message is a str or a Series aligned with text."""
+    mask = np.asarray(mask, dtype=bool)
+    if not mask.any():
+        return
+    shown = text[mask].fillna("")
+    detail = message[mask] if isinstance(message, pd.Series) else message
+    messages = column + "='" + shown + "': " + detail + f" [{rule}]"
+    failures.append(Failure(column, rule, np.flatnonzero(mask), messages.to_numpy(dtype=object)))
+
+
+def _check_column(column: Column, text: pd.Series, study: Study, failures, mappings) -> pd.Series:
+    present = text.notna().to_numpy()
+    name = column.name
+    if column.required and not present.all():
+        rows = ~present
+        failures.append(
+            Failure(name, "required", np.flatnonzero(rows), np.full(rows.sum(), f"{name}: missing (required) [required]", dtype=object))
+        )
+    if column.type in ("int", "float"):
+        return _check_number(column, text, present, study, failures)
+    if column.type == "bool":
+        low = text.str.lower()
+        truthy, falsy = is_in(low, TRUE_TEXTS), is_in(low, FALSE_TEXTS)
+        _fail(failures, name, "type:bool", present & ~(truthy | falsy), text,
+              f"not a boolean (expected one of {'/'.join(TRUE_TEXTS + FALSE_TEXTS)})")
+        out = pd.Series(pd.NA, index=text.index, dtype="boolean")
+        out[truthy] = True
+        out[falsy] = False
+        return out
+    rule = column.rule or ""
+    if rule.startswith("enum:"):
+        options = rule.removeprefix("enum:").split("|")
+        bad = present & ~is_in(text, options)
+        _fail(failures, name, rule, bad, text, _per_value(text, bad, lambda v: f"not allowed; {enum_hint(v, options)}"))
+    elif rule.startswith("factor:"):
+        return _canonical_label(column, text, present, study, failures, mappings)
+    return text
+
+
+def _check_number(column: Column, text: pd.Series, present: np.ndarray, study: Study, failures) -> pd.Series:
+    name = column.name
+    number = parse_numbers(text)
+    finite = np.isfinite(number)
+    _fail(failures, name, f"type:{column.type}", present & ~finite, text, "not a number")
+    ok = finite
+    if column.type == "int":
+        whole = finite & (number == np.round(number))
+        _fail(failures, name, "type:int", finite & ~whole, text, "not a whole number")
+        ok = whole
+    rule = column.rule
+    with np.errstate(invalid="ignore"):
+        if rule in ("scale", "scale_integer"):
+            lo, hi = study.scale_min, study.scale_max
+            _fail(failures, name, rule, finite & ((number < lo) | (number > hi)), text, f"outside the scale {lo}-{hi}")
+        elif rule == "positive":
+            _fail(failures, name, rule, finite & (number <= 0), text, "must be > 0")
+        elif rule == "non_negative":
+            _fail(failures, name, rule, finite & (number < 0), text, "must be >= 0")
+        elif rule == "age":
+            _fail(failures, name, rule, finite & ((number <= 0) | (number >= 130)), text, "not an age in years (0 < age < 130)")
+    values = pd.Series(np.where(ok, number, np.nan), index=text.index)
+    return values.astype("Int64") if column.type == "int" else values
+
+
+def _canonical_label(column: Column, text: pd.Series, present, study: Study, failures, mappings) -> pd.Series:
+    factor = column.rule.removeprefix("factor:")
+    spellings = study.label_map(factor)
+    canonical = _map_distinct(text, lambda v: spellings.get(v.casefold()))
+    bad = present & canonical.isna().to_numpy()
+    levels = study.levels(factor)
+    _fail(failures, column.name, column.rule, bad, text,
+          _per_value(text, bad, lambda v: f"not a declared {factor} label; {label_hint(v, spellings, levels)}"))
+    changed = present & ~bad & (canonical != text).to_numpy()
+    if changed.any():
+        pairs = pd.DataFrame({"original": text[changed], "canonical": canonical[changed]}).value_counts(sort=False)
+        mappings.extend(LabelMapping(column.name, o, c, int(n)) for (o, c), n in pairs.items())
+    return canonical
+
+
+def _per_value(text: pd.Series, mask: np.ndarray, explain) -> pd.Series:
+    """explain() once per distinct failing value, spread back over the rows (NA elsewhere)."""
+    explained = {v: explain(v) for v in text[mask].unique()}
+    return _map_distinct(text, explained.get)
+
+
+def _map_distinct(text: pd.Series, fn) -> pd.Series:
+    """fn applied once per distinct value (NA stays NA); fn returning None gives NA."""
+    codes, distinct = pd.factorize(text)
+    mapped = np.array([fn(v) for v in distinct] + [None], dtype=object)
+    return pd.Series(mapped[codes], index=text.index, dtype="str")  # code -1 (NA) picks the None
+
+
+# ---------------------------------------------------------------------------- keys, references
+
+
+def _check_key(frame, spec: TableSpec, row_numbers, failures) -> None:
+    key = list(spec.key)
+    usable = frame[key].notna().all(axis=1).to_numpy()
+    duplicated = usable & frame[key].duplicated(keep=False).to_numpy()
+    if not duplicated.any():
+        return
+    copies = frame.loc[duplicated, key].assign(_row=row_numbers[duplicated])
+    stats = copies.groupby(key, sort=False)["_row"]
+    count, first, last = (stats.transform(f).astype("int64").astype("str") for f in ("size", "min", "max"))
+    shown = _joined(copies, key)
+    label = ",".join(key)
+    messages = (
+        label + "=" + shown + ": duplicate key, " + count + " rows share it (first row " + first
+        + ", last row " + last + "); every copy is rejected [unique_key]"
+    )
+    failures.append(Failure(label, "unique_key", np.flatnonzero(duplicated), messages.to_numpy(dtype=object)))
+
+
+def _check_foreign_keys(frame, spec: TableSpec, references: dict[str, pd.DataFrame], failures) -> None:
+    for fk in spec.foreign_keys:
+        cols = list(fk.columns)
+        present = frame[cols].notna().all(axis=1).to_numpy()
+        landed = references[fk.table]
+        if len(cols) == 1:
+            known = is_in(frame[cols[0]], landed[fk.ref_columns[0]])
+        else:
+            known = pd.MultiIndex.from_frame(frame[cols]).isin(pd.MultiIndex.from_frame(landed[list(fk.ref_columns)]))
+        bad = present & ~known
+        text = _joined(frame, cols)
+        _fail(failures, ",".join(cols), f"foreign_key:{fk.table}", bad, text,
+              f"no such {', '.join(fk.ref_columns)} in the landed {fk.table} table")
+
+
+def _joined(frame: pd.DataFrame, columns: list[str]) -> pd.Series:
+    """Key values as text: 'v' for one column, '(v1, v2)' for several (vectorised concatenation)."""
+    parts = [frame[c].astype("str") for c in columns]
+    if len(parts) == 1:
+        return parts[0]
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = joined + ", " + part
+    return "(" + joined + ")"
