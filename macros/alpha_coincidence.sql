@@ -1,0 +1,105 @@
+{#-
+  Krippendorff's alpha for any metric via the coincidence matrix (Krippendorff 2011; paper
+  section 3.4.3): one GROUP BY (unit, value) gives n_uv, then
+
+      o_ck = sum_u n_uc * (n_uk - [c = k]) / (m_u - 1)        (pairable units, m_u >= 2)
+      n_c  = sum_k o_ck,  n = sum_c n_c
+      alpha = 1 - (n - 1) * sum_ck o_ck d_ck / sum_ck n_c n_k d_ck
+
+  with d_ck: nominal [c != k]; interval (c - k)^2; ratio ((c - k) / (c + k))^2;
+  ordinal (sum_{g=c..k} n_g - (n_c + n_k) / 2)^2.
+  Python twin: rater1001.stats.alpha.alpha_from_value_counts (same tests, same references).
+-#}
+
+{% macro alpha_delta(level, c, k, cum_c, cum_k, n_c, n_k) -%}
+    {%- if level == 'nominal' -%}
+        (case when {{ c }} = {{ k }} then 0.0 else 1.0 end)
+    {%- elif level == 'interval' -%}
+        power(cast({{ c }} as double) - {{ k }}, 2)
+    {%- elif level == 'ratio' -%}
+        (case when {{ c }} + {{ k }} = 0 then 0.0
+              else power((cast({{ c }} as double) - {{ k }}) / ({{ c }} + {{ k }}), 2) end)
+    {%- elif level == 'ordinal' -%}
+        {#- sum of marginals from the lower to the higher value, minus half of each end's -#}
+        power(case when {{ c }} <= {{ k }}
+                   then {{ cum_k }} - {{ cum_c }} + ({{ n_c }} - {{ n_k }}) / 2.0
+                   else {{ cum_c }} - {{ cum_k }} + ({{ n_k }} - {{ n_c }}) / 2.0 end, 2)
+    {%- else -%}
+        {{ exceptions.raise_compiler_error("alpha level must be nominal, ordinal, interval or ratio, got " ~ level) }}
+    {%- endif -%}
+{%- endmacro %}
+
+{% macro alpha_coincidence(relation, unit, value, level='interval', group_by=[]) -%}
+    {%- set gcols = group_by | join(', ') -%}
+    {%- set gsel %}{% for g in group_by %}{{ g }}, {% endfor %}{% endset -%}
+    with _nuv as (
+        select {{ gsel }} {{ unit }} as _unit, {{ value }} as _value, count(*) as n_uv
+        from {{ relation }}
+        where {{ value }} is not null
+        group by {{ gsel }} {{ unit }}, {{ value }}
+    ),
+    _units as (
+        select {{ gsel }} _unit, sum(n_uv) as m_u
+        from _nuv group by {{ gsel }} _unit
+        having sum(n_uv) >= 2
+    ),
+    _pairable as (
+        select v.*, u.m_u from _nuv v join _units u using ({{ gsel }} _unit)
+    ),
+    _coincidence as (
+        select {{ gsel }} a._value as c, b._value as k,
+               sum(case when a._value = b._value then a.n_uv * (a.n_uv - 1) else a.n_uv * b.n_uv end
+                   / (a.m_u - 1.0)) as o_ck
+        from _pairable a join _pairable b using ({{ gsel }} _unit)
+        group by {{ gsel }} a._value, b._value
+    ),
+    _marginals as (
+        select {{ gsel }} c as v, sum(o_ck) as n_v
+        from _coincidence group by {{ gsel }} c
+    ),
+    _cumulative as (
+        select *, sum(n_v) over (
+            {% if group_by %}partition by {{ gcols }}{% endif %} order by v
+            rows between unbounded preceding and current row) as cum_v
+        from _marginals
+    ),
+    _n as (
+        select {{ gsel }} sum(n_v) as n_values from _marginals {% if group_by %}group by {{ gcols }}{% endif %}
+    ),
+    _observed as (
+        select {% for g in group_by %}o.{{ g }}, {% endfor %}sum(o.o_ck * {{ alpha_delta(level, 'o.c', 'o.k', 'mc.cum_v', 'mk.cum_v', 'mc.n_v', 'mk.n_v') }}) as d_obs
+        from _coincidence o
+        join _cumulative mc on mc.v = o.c {% for g in group_by %}and mc.{{ g }} = o.{{ g }} {% endfor %}
+        join _cumulative mk on mk.v = o.k {% for g in group_by %}and mk.{{ g }} = o.{{ g }} {% endfor %}
+        {% if group_by %}group by {% for g in group_by %}o.{{ g }}{% if not loop.last %}, {% endif %}{% endfor %}{% endif %}
+    ),
+    _expected as (
+        select {% for g in group_by %}mc.{{ g }}, {% endfor %}
+               sum(mc.n_v * mk.n_v * {{ alpha_delta(level, 'mc.v', 'mk.v', 'mc.cum_v', 'mk.cum_v', 'mc.n_v', 'mk.n_v') }}) as d_exp
+        from _cumulative mc
+        join _cumulative mk on true {% for g in group_by %}and mk.{{ g }} = mc.{{ g }} {% endfor %}
+        {% if group_by %}group by {% for g in group_by %}mc.{{ g }}{% if not loop.last %}, {% endif %}{% endfor %}{% endif %}
+    ),
+    _unit_counts as (
+        select {{ gsel }} count(*) as n_units from _units {% if group_by %}group by {{ gcols }}{% endif %}
+    )
+    select
+        {% for g in group_by %}_n.{{ g }}, {% endfor %}
+        '{{ level }}' as metric,
+        case when _n.n_values >= 2 and _expected.d_exp > 0
+             then 1 - (_n.n_values - 1) * _observed.d_obs / _expected.d_exp
+        end as alpha,
+        cast(_unit_counts.n_units as bigint) as n_units,
+        cast(round(_n.n_values) as bigint) as n_values,
+        case when coalesce(_n.n_values, 0) < 2 then 'fewer than two pairable values'
+             when _expected.d_exp <= 0 then 'no variation among pairable values'
+        end as alpha_null_reason
+    from _n
+    {% if group_by -%}
+    join _observed using ({{ gcols }})
+    join _expected using ({{ gcols }})
+    join _unit_counts using ({{ gcols }})
+    {%- else -%}
+    cross join _observed cross join _expected cross join _unit_counts
+    {%- endif %}
+{%- endmacro %}

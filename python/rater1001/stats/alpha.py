@@ -1,0 +1,146 @@
+"""Krippendorff's alpha (paper section 3.4.3, Tables 4c/5c; DESIGN.md section 4).
+
+Two routes, one definition:
+
+* interval alpha from per-unit sufficient statistics (count m_u, sum, sum of squares). With
+  s_u^2 the sample variance inside unit u, n the number of pairable values and s_tot^2 the sample
+  variance of all pairable values,
+
+      alpha_interval = 1 - (sum_u m_u * s_u^2) / (n * s_tot^2)
+
+  which is D_o / D_e of Krippendorff (2011) rewritten with sum_{i != j} (v_i - v_j)^2 = 2 m SS.
+  Adding a rater who rated every unit only adds (1, x_u, x_u^2) to each unit, so delta alpha never
+  rebuilds the rater x image matrix. macros/alpha_sufficient_statistics.sql is the SQL twin.
+
+* any metric (nominal, ordinal, interval, ratio) from the unit x value count table, the input of
+  the coincidence matrix; this delegates to the `krippendorff` package, which takes exactly that
+  table (`value_counts`). The SQL twin is macros/alpha_coincidence.sql.
+
+Units with fewer than two values are not pairable and are excluded from every count (as in
+Krippendorff 2011); callers report how many units that dropped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import krippendorff
+import numpy as np
+import pandas as pd
+
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+
+@dataclass(frozen=True)
+class AlphaResult:
+    alpha: float  # NaN when undefined (fewer than two pairable values, or no variation at all)
+    n_units: int  # pairable units (m_u >= 2)
+    n_values: int  # pairable values (sum of m_u over pairable units)
+    reason: str | None = None  # why alpha is NaN, else None
+
+
+def alpha_interval_from_sufficient(m, total, total_sq) -> AlphaResult:
+    """Interval alpha from per-unit (count, sum, sum of squares) arrays of equal length.
+
+    Uses shifted moments (values minus the grand mean of pairable values) so the closed form keeps
+    ~1e-12 precision even on a 1-9 scale with millions of values.
+    """
+    m = np.asarray(m, dtype=float)
+    total = np.asarray(total, dtype=float)
+    total_sq = np.asarray(total_sq, dtype=float)
+    keep = m >= 2
+    m, total, total_sq = m[keep], total[keep], total_sq[keep]
+    n = m.sum()
+    n_units = int(keep.sum())
+    if n < 2:
+        return AlphaResult(float("nan"), n_units, int(n), "fewer than two pairable values")
+    grand = total.sum() / n
+    # Within-unit sum of squares, computed around the grand mean for numerical stability.
+    centred_sum = total - m * grand
+    centred_sq = total_sq - 2 * grand * total + m * grand**2
+    ss_within_u = np.maximum(centred_sq - centred_sum**2 / m, 0.0)
+    ss_total = np.maximum(centred_sq.sum() - centred_sum.sum() ** 2 / n, 0.0)
+    if ss_total == 0:
+        return AlphaResult(float("nan"), n_units, int(n), "no variation among pairable values")
+    s2_units = ss_within_u / (m - 1)
+    s2_total = ss_total / (n - 1)
+    alpha = 1.0 - float((m * s2_units).sum()) / (n * s2_total)
+    return AlphaResult(alpha, n_units, int(n))
+
+
+def sufficient_statistics(ratings: pd.DataFrame, unit: str = "image_id", value: str = "rating") -> pd.DataFrame:
+    """Per unit: m (non-missing values), total, total_sq. Missing values are ignored."""
+    r = ratings[[unit, value]].dropna()
+    v = r[value].astype(float)
+    g = r.assign(_sq=v * v, _v=v).groupby(unit, sort=True)
+    return pd.DataFrame({"m": g["_v"].count(), "total": g["_v"].sum(), "total_sq": g["_sq"].sum()})
+
+
+def add_rater(stats: pd.DataFrame, extra: pd.Series) -> pd.DataFrame:
+    """Sufficient statistics after one more rater whose value for unit u is extra[u] (NaN = did not
+    rate u). Units the new rater rated but nobody else did are added."""
+    extra = extra.dropna().astype(float)
+    out = stats.reindex(stats.index.union(extra.index), fill_value=0.0).astype(float)
+    x = extra.reindex(out.index)
+    rated = x.notna()
+    out.loc[rated, "m"] += 1
+    out.loc[rated, "total"] += x[rated]
+    out.loc[rated, "total_sq"] += x[rated] ** 2
+    return out
+
+
+def delta_alpha_interval(stats: pd.DataFrame, extra: pd.Series) -> tuple[AlphaResult, AlphaResult, float]:
+    """(alpha of the pool, alpha of the pool + the extra rater, delta = with - without)."""
+    base = alpha_interval_from_sufficient(stats["m"], stats["total"], stats["total_sq"])
+    plus = add_rater(stats, extra)
+    with_extra = alpha_interval_from_sufficient(plus["m"], plus["total"], plus["total_sq"])
+    return base, with_extra, with_extra.alpha - base.alpha
+
+
+def value_count_matrix(ratings: pd.DataFrame, unit: str = "image_id", value: str = "rating",
+                       value_domain=None) -> tuple[np.ndarray, np.ndarray]:
+    """Unit x value count table (rows: units, columns: sorted value domain)."""
+    r = ratings[[unit, value]].dropna()
+    counts = r.groupby([unit, value]).size().unstack(fill_value=0)
+    domain = np.sort(r[value].unique()) if value_domain is None else np.asarray(value_domain)
+    counts = counts.reindex(columns=domain, fill_value=0)
+    return counts.to_numpy(dtype=float), domain
+
+
+def alpha_from_value_counts(counts, value_domain, level: str = "interval") -> AlphaResult:
+    """Alpha for any metric from a unit x value count table (the GROUP BY (unit, value) output).
+
+    Ordinal alpha uses the ranks implied by the value domain *including values nobody used*
+    only through their marginal counts, exactly as Krippendorff (2011) does, so pass the domain of
+    values that occur (or the full scale; unused values have zero marginals and change nothing).
+    """
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+    counts = np.asarray(counts, dtype=float)
+    m = counts.sum(axis=1)
+    pairable = m >= 2
+    n_units, n_values = int(pairable.sum()), int(m[pairable].sum())
+    if n_values < 2:
+        return AlphaResult(float("nan"), n_units, n_values, "fewer than two pairable values")
+    marginals = counts[pairable].sum(axis=0)
+    if (marginals > 0).sum() < 2:
+        return AlphaResult(float("nan"), n_units, n_values, "no variation among pairable values")
+    a = krippendorff.alpha(value_counts=counts[pairable], value_domain=np.asarray(value_domain),
+                           level_of_measurement=level)
+    return AlphaResult(float(a), n_units, n_values)
+
+
+def alpha(ratings: pd.DataFrame, level: str = "interval", unit: str = "image_id",
+          value: str = "rating") -> AlphaResult:
+    """Alpha of a long (unit, value) frame, one row per rating; rater identity is not needed."""
+    if level == "interval":
+        s = sufficient_statistics(ratings, unit, value)
+        return alpha_interval_from_sufficient(s["m"], s["total"], s["total_sq"])
+    counts, domain = value_count_matrix(ratings, unit, value)
+    return alpha_from_value_counts(counts, domain, level)
+
+
+def reliability_matrix_to_long(data) -> pd.DataFrame:
+    """Rater x unit matrix (NaN = missing) -> long frame (rater, image_id, rating)."""
+    arr = np.asarray(data, dtype=float)
+    raters, units = np.nonzero(~np.isnan(arr))
+    return pd.DataFrame({"rater": raters, "image_id": units, "rating": arr[raters, units]})

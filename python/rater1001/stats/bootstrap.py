@@ -1,0 +1,139 @@
+"""Bootstraps (paper Discussion 5.1 and section 3.4.3 / Table 6; DESIGN.md section 4).
+
+p_sig: the share of bootstrap replicates in which the model deviates from the human mean
+significantly more than an individual human does. Replicate b (generator seeded with 42):
+  1. resample the images with replacement (same count as the input);
+  2. for each drawn image, draw one of its human raters uniformly at random;
+  3. one-sided paired Wilcoxon signed-rank test (scipy, zero_method='wilcox', normal
+     alternative 'greater'; scipy's method='auto': exact for <= 50 pairs without ties, normal
+     approximation otherwise) of model |z| against that human's LOO |z|;
+  4. the replicate is significant when p < 0.05.
+p_sig = significant replicates / replicates. A model that behaves like one more human gets
+p_sig near 0.05 (the test's size) or lower; a model far outside the human spread gets ~1.
+Images whose model |z| is undefined (human SD 0) and humans whose LOO |z| is undefined are
+removed before resampling and counted.
+
+k-human diversity (section 3.4.3, Table 6): the mean over images of an emotion of the spread
+(SD and variance, ddof=1) of the k model predictions of each image, against the same statistic for
+k humans drawn without replacement from each image's raters, repeated (1,000 replicates, seed 42).
+Table 6 prints the SD version ("mean of the per-image SD"); the paper's 3.4.3 formula is the
+variance version; both are returned.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+SEED = 42
+TEST = "one-sided paired Wilcoxon signed-rank (model |z| > human LOO |z|), alpha 0.05"
+
+
+def ragged_to_padded(groups, values) -> np.ndarray:
+    """Long (group index 0..G-1, value) -> G x max_n array padded with NaN, rows in group order."""
+    groups = np.asarray(groups)
+    values = np.asarray(values, dtype=float)
+    order = np.argsort(groups, kind="stable")
+    g, v = groups[order], values[order]
+    uniq, starts, counts = np.unique(g, return_index=True, return_counts=True)
+    out = np.full((len(uniq), counts.max() if len(counts) else 0), np.nan)
+    pos = np.arange(len(g)) - np.repeat(starts, counts)
+    out[np.searchsorted(uniq, g), pos] = v
+    return out
+
+
+@dataclass(frozen=True)
+class PSig:
+    p_sig: float
+    replicates: int
+    seed: int
+    n_images: int  # images used (model |z| defined and at least one human LOO |z| defined)
+    n_excluded_images: int
+    test: str = TEST
+    alpha: float = 0.05
+
+
+def p_sig(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int = SEED,
+          alpha: float = 0.05, chunk: int = 250) -> PSig:
+    """model_abs_z: (images,) |z| of the model. human_loo_abs_z: (images, max_raters) LOO |z| of
+    each image's humans, NaN-padded (see ragged_to_padded)."""
+    mz = np.abs(np.asarray(model_abs_z, dtype=float))
+    hz = np.abs(np.asarray(human_loo_abs_z, dtype=float))
+    if hz.ndim != 2 or hz.shape[0] != mz.shape[0]:
+        raise ValueError(f"human_loo_abs_z must be (images, raters) with {mz.shape[0]} rows, got {hz.shape}")
+    # Pack each image's defined human values to the left so a uniform draw indexes them directly.
+    defined = ~np.isnan(hz)
+    n_h = defined.sum(axis=1)
+    keep = ~np.isnan(mz) & (n_h > 0)
+    mz, hz, defined, n_h = mz[keep], hz[keep], defined[keep], n_h[keep]
+    order = np.argsort(~defined, axis=1, kind="stable")
+    hz = np.take_along_axis(hz, order, axis=1)
+    n = len(mz)
+    if n == 0:
+        return PSig(float("nan"), replicates, seed, 0, int((~keep).sum()), alpha=alpha)
+    rng = np.random.default_rng(seed)
+    significant = 0
+    for start in range(0, replicates, chunk):
+        b = min(chunk, replicates - start)
+        img = rng.integers(0, n, size=(b, n))
+        who = (rng.random((b, n)) * n_h[img]).astype(int)
+        diff = mz[img] - hz[img, who]
+        res = sps.wilcoxon(diff, alternative="greater", zero_method="wilcox", method="auto", axis=1)
+        p = np.where(np.isnan(res.pvalue), 1.0, res.pvalue)  # all-zero differences: not significant
+        significant += int((p < alpha).sum())
+    return PSig(significant / replicates, replicates, seed, n, int((~keep).sum()), alpha=alpha)
+
+
+@dataclass(frozen=True)
+class DiversityComparison:
+    model_sd: float  # mean over images of the SD of the k model predictions (Table 6 "VLM SD")
+    model_variance: float  # mean over images of their variance (3.4.3 sigma^2_LLM,e)
+    human_sd: float  # mean over replicates of the same SD statistic for k random humans
+    human_variance: float
+    human_sd_ci_low: float  # 2.5 % and 97.5 % quantiles of the human SD statistic over replicates
+    human_sd_ci_high: float
+    share_human_sd_at_or_below_model: float  # replicates whose k-human SD <= the model SD
+    k: int
+    replicates: int
+    seed: int
+    n_images: int  # images with >= k humans and all k model predictions
+    n_excluded_images: int
+
+
+def k_human_variance(model_predictions, human_ratings, replicates: int = 1000, seed: int = SEED,
+                     chunk: int = 50) -> DiversityComparison:
+    """model_predictions: (images, k) predictions of the k conditions compared. human_ratings:
+    (images, max_raters) NaN-padded human ratings of the same images."""
+    x = np.asarray(model_predictions, dtype=float)
+    h = np.asarray(human_ratings, dtype=float)
+    if x.ndim != 2 or h.ndim != 2 or x.shape[0] != h.shape[0]:
+        raise ValueError(f"need (images, k) and (images, raters) with equal rows, got {x.shape} and {h.shape}")
+    k = x.shape[1]
+    if k < 2:
+        raise ValueError("inter-model variance needs at least two model conditions (k >= 2)")
+    keep = ~np.isnan(x).any(axis=1) & ((~np.isnan(h)).sum(axis=1) >= k)
+    x, h = x[keep], h[keep]
+    n = len(x)
+    if n == 0:
+        nan = float("nan")
+        return DiversityComparison(nan, nan, nan, nan, nan, nan, nan, k, replicates, seed, 0, int((~keep).sum()))
+    model_var_img = x.var(axis=1, ddof=1)
+    model_sd, model_var = float(np.sqrt(model_var_img).mean()), float(model_var_img.mean())
+    rng = np.random.default_rng(seed)
+    sd_stat, var_stat = np.empty(replicates), np.empty(replicates)
+    missing = np.isnan(h)
+    for start in range(0, replicates, chunk):
+        b = min(chunk, replicates - start)
+        # k draws without replacement per image: the k smallest random keys among defined raters.
+        keys = rng.random((b, *h.shape))
+        keys[:, missing] = np.inf
+        pick = np.argpartition(keys, k - 1, axis=2)[:, :, :k]
+        drawn = np.take_along_axis(np.broadcast_to(h, keys.shape), pick, axis=2)
+        v = drawn.var(axis=2, ddof=1)
+        sd_stat[start:start + b] = np.sqrt(v).mean(axis=1)
+        var_stat[start:start + b] = v.mean(axis=1)
+    lo, hi = np.quantile(sd_stat, [0.025, 0.975])
+    return DiversityComparison(model_sd, model_var, float(sd_stat.mean()), float(var_stat.mean()),
+                               float(lo), float(hi), float((sd_stat <= model_sd).mean()),
+                               k, replicates, seed, n, int((~keep).sum()))

@@ -1,0 +1,87 @@
+"""Classification metrics against hand computation from the confusion counts (the paper's 3.4.1
+formulas) and scikit-learn; the Landis-Koch band in Python and SQL against the paper's cut-offs."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn import metrics
+
+from rater1001.stats import classification as C
+from stats_sql import macros, run
+
+LABELS = ["happy", "sad", "angry", "fearful", "disgusted", "neutral"]
+
+
+def simulated(seed=0, n_per=40, sad_to_neutral=0.6):
+    rng = np.random.default_rng(seed)
+    truth = np.repeat(LABELS, n_per)
+    pred = truth.copy()
+    flip = rng.random(len(truth)) < 0.15
+    pred[flip] = rng.choice(LABELS, flip.sum())
+    sad = (truth == "sad") & (rng.random(len(truth)) < sad_to_neutral)  # sad absorbed into neutral
+    pred[sad] = "neutral"
+    return truth, pred
+
+
+def test_summary_equals_paper_formulas_from_confusion_counts():
+    truth, pred = simulated()
+    s = C.summary(truth, pred, LABELS)
+    cm = pd.crosstab(pd.Categorical(truth, LABELS), pd.Categorical(pred, LABELS), dropna=False).to_numpy()
+    n = cm.sum()
+    po = np.trace(cm) / n
+    pe = (cm.sum(axis=1) * cm.sum(axis=0)).sum() / n**2
+    assert s.accuracy == pytest.approx(po)
+    assert s.kappa == pytest.approx((po - pe) / (1 - pe), abs=1e-12)
+    tp = np.diag(cm)
+    prec, rec = tp / cm.sum(axis=0), tp / cm.sum(axis=1)
+    f1 = 2 * prec * rec / (prec + rec)
+    assert s.f1_macro == pytest.approx(f1.mean(), abs=1e-12)
+    per = C.by_label(truth, pred, LABELS).set_index("emotion")
+    np.testing.assert_allclose(per.loc[LABELS, "precision"], prec)
+    np.testing.assert_allclose(per.loc[LABELS, "recall"], rec)
+    assert per.loc["sad", "recall"] < 0.5 and per.loc["neutral", "precision"] < 0.8  # the simulated absorption
+
+
+def test_one_vs_rest_kappa_and_sklearn_agree():
+    truth, pred = simulated(seed=1)
+    per = C.by_label(truth, pred, LABELS).set_index("emotion")
+    for lab in LABELS:
+        t, p = truth == lab, pred == lab
+        po = (t == p).mean()
+        pe = t.mean() * p.mean() + (1 - t.mean()) * (1 - p.mean())
+        assert per.loc[lab, "kappa"] == pytest.approx((po - pe) / (1 - pe), abs=1e-12)
+    assert C.summary(truth, pred, LABELS).kappa == pytest.approx(metrics.cohen_kappa_score(truth, pred))
+
+
+def test_missing_predictions_count_as_wrong_and_never_predicted_label_is_visible():
+    truth = np.array(["happy", "sad", "sad", "neutral"])
+    pred = np.array(["happy", None, "neutral", "neutral"], dtype=object)
+    s = C.summary(truth, pred, ["happy", "sad", "neutral"])
+    assert (s.n, s.n_missing, s.accuracy) == (4, 1, 0.5)
+    per = C.by_label(truth, pred, ["happy", "sad", "neutral"]).set_index("emotion")
+    assert np.isnan(per.loc["sad", "precision"]) and per.loc["sad", "recall"] == 0 and per.loc["sad", "n_predicted"] == 0
+    cm = C.confusion(truth, pred, ["happy", "sad", "neutral"]).set_index(["true_emotion", "predicted_emotion"]).n
+    assert cm[("sad", "missing")] == 1 and cm[("sad", "neutral")] == 1 and cm.sum() == 4
+    with pytest.raises(ValueError, match=r"truth labels \['surprised'\]"):
+        C.summary(["surprised"], ["happy"], ["happy"])
+
+
+@pytest.mark.parametrize("kappa,band", [(-0.1, "poor"), (0.0, "slight"), (0.20, "slight"), (0.21, "fair"),
+                                        (0.536, "moderate"), (0.668, "substantial"), (0.80, "substantial"),
+                                        (0.853, "almost perfect"), (1.0, "almost perfect")])
+def test_landis_koch_band_python_and_sql(kappa, band):
+    # 0.536 (LLaMA), 0.668 (Gemma3-4B), 0.853 (Gemini NoThink): the paper's Table 2 kappas.
+    assert C.landis_koch_band(kappa) == band
+    sql = run(f"select {macros('landis_koch_band').landis_koch_band('k')} as b from t", t=pd.DataFrame({"k": [kappa]}))
+    assert sql.b[0] == band
+
+
+def test_predictions_outside_the_label_set_are_wrong_not_dropped():
+    truth = ["happy", "happy", "sad", "sad"]
+    pred = ["happy", "surprised", "sad", "sad"]
+    s = C.summary(truth, pred, ["happy", "sad"])
+    assert s.accuracy == 0.75
+    assert s.kappa == pytest.approx(metrics.cohen_kappa_score(truth, pred))
+    cm = C.confusion(truth, pred, ["happy", "sad"]).set_index(["true_emotion", "predicted_emotion"]).n
+    assert cm[("happy", "surprised")] == 1 and cm.sum() == 4

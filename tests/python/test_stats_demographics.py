@@ -1,0 +1,355 @@
+"""Demographic bias audit statistics (stats/demographics.py).
+
+References: scikit-learn (slice accuracy / macro-F1), the paper's Tables 7 and 7a (gap logic),
+statsmodels anova_lm on formula fits (nested F, eta^2, df), a hand-written Benjamini-Hochberg,
+scipy.stats.tukey_hsd (Tukey HSD), and simulated studies with planted or absent effects."""
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.formula.api as smf
+from scipy import special, stats
+from sklearn.metrics import accuracy_score, f1_score
+from statsmodels.stats.anova import anova_lm
+from statsmodels.stats.multitest import multipletests
+
+from rater1001.stats import demographics as dm
+
+EMOTIONS = ("happy", "sad", "angry", "fear", "disgust", "neutral")
+RACES = ("Black", "Caucasian", "Korean")
+GENDERS = ("female", "male")
+# The paper's Tables 7 and 7a (reference/paper_tables/*.tsv), inline so the test needs no
+# checkout of the shared folder: F1-macro (accuracy) per slice and the printed largest delta.
+PAPER_TABLES = {
+    "table7_f1_by_race.tsv": """\
+모델	Black	Caucasian	Korean	최대 delta (F1)
+Human	1.000 (100.0%)	0.979 (97.9%)	1.000 (100.0%)	2.1 pp
+Gemini 2.5 Flash (NoThink)	0.910 (91.0%)	0.857 (86.0%)	0.850 (86.3%)	5.9 pp
+Gemini 2.5 Flash	0.903 (90.4%)	0.847 (85.2%)	0.854 (86.5%)	5.6 pp
+Gemma3-27B	0.835 (84.0%)	0.803 (80.8%)	0.841 (84.6%)	3.8 pp
+GPT-4o-mini	0.801 (81.9%)	0.751 (77.3%)	0.806 (82.9%)	5.4 pp
+Qwen3-VL-4B	0.740 (75.2%)	0.811 (80.2%)	0.841 (84.6%)	10.1 pp
+Gemma3-12B	0.691 (74.0%)	0.710 (75.0%)	0.763 (78.8%)	7.2 pp
+Gemma3-4B	0.735 (76.0%)	0.650 (70.0%)	0.648 (71.0%)	8.7 pp
+LLaMA-3.2-11B	0.493 (58.5%)	0.539 (60.6%)	0.570 (64.8%)	7.7 pp
+""",
+    "table7a_f1_by_gender.tsv": """\
+모델	Man	Woman	delta (F1)
+Human	0.986 (98.6%)	1.000 (100.0%)	1.4 pp
+Gemini 2.5 Flash (NoThink)	0.841 (85.0%)	0.905 (90.6%)	6.4 pp
+Gemini 2.5 Flash	0.853 (86.0%)	0.884 (88.8%)	3.1 pp
+Gemma3-27B	0.802 (81.4%)	0.846 (84.9%)	4.4 pp
+GPT-4o-mini	0.723 (76.4%)	0.840 (85.0%)	11.7 pp
+Qwen3-VL-4B	0.751 (76.4%)	0.838 (83.6%)	8.7 pp
+Gemma3-12B	0.645 (70.8%)	0.796 (81.0%)	15.1 pp
+Gemma3-4B	0.693 (73.2%)	0.668 (71.5%)	2.5 pp
+LLaMA-3.2-11B	0.523 (62.1%)	0.541 (60.6%)	1.8 pp
+""",
+}
+
+
+def simulate_predictions(seed, conditions, n_identities=40):
+    """One row per (condition, image) in the paper's 3 x 2 x 6 x n_identities design.
+
+    conditions: {condition_id: dict(acc_logit={race: shift}, valence={race or "race:gender": shift},
+    emotion=optional emotion the valence shifts apply to)}. Baseline accuracy varies by emotion."""
+    rng = np.random.default_rng(seed)
+    images = pd.DataFrame([(r, g, e, i) for r in RACES for g in GENDERS for e in EMOTIONS
+                           for i in range(n_identities)],
+                          columns=["race", "gender", "emotion", "identity"])
+    images["image_id"] = [f"img{i:05d}" for i in range(len(images))]
+    base = dict(zip(EMOTIONS, (3.0, -0.3, 1.0, 1.5, 0.5, 2.5)))
+    frames = []
+    for condition, spec in conditions.items():
+        d = images.copy()
+        d["condition_id"] = condition
+        logit = d["emotion"].map(base) + d["race"].map(spec.get("acc_logit", {})).fillna(0.0)
+        d["correct"] = rng.random(len(d)) < special.expit(logit)
+        wrong = rng.choice(EMOTIONS, len(d))
+        d["predicted_emotion"] = np.where(d["correct"], d["emotion"], wrong)
+        d["correct"] = d["predicted_emotion"] == d["emotion"]
+        cell = d["race"] + ":" + d["gender"]
+        shift = d["race"].map(spec.get("valence", {})).fillna(0.0) + \
+            cell.map(spec.get("valence", {})).fillna(0.0)
+        if "emotion" in spec:
+            shift = shift.where(d["emotion"] == spec["emotion"], 0.0)
+        d["d_valence"] = rng.normal(0.3, 0.6, len(d)) + shift
+        d["d_arousal"] = rng.normal(-0.2, 0.8, len(d))
+        frames.append(d)
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def study():
+    return simulate_predictions(1, {
+        "planted": dict(acc_logit={"Caucasian": -1.0}, valence={"Caucasian": 0.5}),
+        "interaction": dict(valence={"Korean:female": 0.9}, emotion="fear"),
+        "clean": dict(),
+    })
+
+
+# ------------------------------------------------------------------------------ slices
+
+def test_slice_metrics_match_sklearn(study):
+    d = study.copy()
+    rng = np.random.default_rng(4)
+    d.loc[rng.choice(len(d), 60, replace=False), "predicted_emotion"] = None  # unparsed
+    d.loc[rng.choice(len(d), 40, replace=False), "predicted_emotion"] = "surprise"  # out of set
+    # one slice without any sad image: its macro-F1 averages five labels
+    d = d[~((d["race"] == "Korean") & (d["gender"] == "male") & (d["emotion"] == "sad"))]
+    out = dm.slice_metrics(d)
+    assert set(out["slice_type"]) == set(dm.SLICE_TYPES)
+    assert len(out) == 3 * (3 + 2 + 6)
+    keys = {"race": d["race"], "gender": d["gender"], "race_gender": d["race"] + ":" + d["gender"]}
+    for row in out.itertuples():
+        part = d[(d["condition_id"] == row.condition_id) & (keys[row.slice_type] == row.slice)]
+        truth = part["emotion"].to_numpy()
+        pred = part["predicted_emotion"].fillna("<none>").to_numpy()
+        labels = sorted(set(truth))
+        assert row.n == len(part) and row.n_labels == len(labels)
+        assert row.accuracy == pytest.approx(accuracy_score(truth, pred), abs=1e-12)
+        assert row.f1_macro == pytest.approx(
+            f1_score(truth, pred, labels=labels, average="macro", zero_division=0), abs=1e-12)
+    korean_male = out[(out["slice"] == "Korean:male")]
+    assert (korean_male["n_labels"] == 5).all()
+    assert out["n_unparsed"].sum() == 3 * d["predicted_emotion"].isna().sum() > 0
+
+
+def _paper_slices(table: str) -> tuple[pd.DataFrame, pd.Series]:
+    t = pd.read_csv(io.StringIO(PAPER_TABLES[table]), sep="\t")
+    rows = []
+    for _, r in t.iterrows():
+        for col in t.columns[1:-1]:
+            f1, acc = re.match(r"([\d.]+) \(([\d.]+)%\)", r[col]).groups()
+            rows.append(dict(condition_id=r.iloc[0], slice=col, f1_macro=float(f1),
+                             accuracy=float(acc) / 100, slice_type="x"))
+    printed = t.set_index(t.columns[0])[t.columns[-1]].str.replace(" pp", "").astype(float)
+    return pd.DataFrame(rows), printed
+
+
+@pytest.mark.parametrize("table", ["table7_f1_by_race.tsv", "table7a_f1_by_gender.tsv"])
+def test_gaps_reproduce_paper_tables_7_and_7a(table):
+    slices, printed = _paper_slices(table)
+    gaps = dm.slice_gaps(slices).set_index("condition_id")
+    # cells are printed to 3 decimals and deltas to 0.1 pp: agreement within rounding
+    diff = (gaps["f1_gap_pp"] - printed.reindex(gaps.index)).abs()
+    assert (diff <= 0.11).all(), diff
+    if table.startswith("table7a"):
+        # the text's accuracy gaps: Gemma3-12B 10.2 pp, GPT-4o-mini 8.6 pp
+        assert gaps.loc["Gemma3-12B", "accuracy_gap_pp"] == pytest.approx(10.2, abs=0.06)
+        assert gaps.loc["GPT-4o-mini", "accuracy_gap_pp"] == pytest.approx(8.6, abs=0.06)
+        assert gaps.loc["Gemma3-4B", "f1_max_slice"] == "Man"
+    else:
+        assert gaps.loc["LLaMA-3.2-11B", "accuracy_gap_pp"] == pytest.approx(6.3, abs=0.06)
+        assert gaps.loc["Qwen3-VL-4B", "f1_max_slice"] == "Korean"
+        assert gaps.loc["Qwen3-VL-4B", "f1_min_slice"] == "Black"
+
+
+def test_planted_accuracy_gap_has_right_sign(study):
+    gaps = dm.slice_gaps(dm.slice_metrics(study)).set_index(["condition_id", "slice_type"])
+    assert gaps.loc[("planted", "race"), "accuracy_min_slice"] == "Caucasian"
+    assert gaps.loc[("planted", "race"), "accuracy_gap_pp"] > 5
+    glmm = dm.glmm_lrt_table(study[study["condition_id"] == "planted"], n_agq=9)
+    race = glmm[glmm["factor"] == "race"].iloc[0]
+    assert race["df"] == 2 and race["p_value"] < 1e-4
+    gender = glmm[glmm["factor"] == "gender"].iloc[0]
+    assert gender["df"] == 1 and gender["p_value"] > 0.001
+    assert "adaptive Gauss-Hermite" in race["method"] and race["random_intercept_sd"] > 0.5
+    effects = json.loads(race["fixed_effects_json"])  # reference level: Black
+    assert effects["race[Caucasian]"] < -0.5 and abs(effects["race[Korean]"]) < 0.4
+
+
+def test_perfectly_correct_condition_gives_null_glmm_with_reason(study):
+    d = study[study["condition_id"] == "clean"].assign(correct=True)
+    d["predicted_emotion"] = d["emotion"]
+    glmm = dm.glmm_lrt_table(d)
+    assert glmm["chi2"].isna().all() and glmm["reason"].str.contains("no variance").all()
+    slices = dm.slice_metrics(d)
+    assert (slices["accuracy"] == 1).all() and (slices["f1_macro"] == 1).all()
+
+
+# ------------------------------------------------------------------------------ stratified ANOVA
+
+def _statsmodels_reference(stratum: pd.DataFrame, bias: str) -> dict:
+    fits = {name: smf.ols(f"{bias} ~ {rhs}", stratum).fit() for name, rhs in (
+        ("full", "C(race) * C(gender)"), ("add", "C(race) + C(gender)"),
+        ("race", "C(race)"), ("gen", "C(gender)"))}
+    tss = float(((stratum[bias] - stratum[bias].mean()) ** 2).sum())
+    out = {}
+    for term, small, large in (("race", "gen", "add"), ("gender", "race", "add"),
+                               ("race:gender", "add", "full")):
+        t = anova_lm(fits[small], fits[large])
+        out[term] = dict(df_num=t["df_diff"].iloc[1], df_den=t["df_resid"].iloc[1],
+                         f_value=t["F"].iloc[1], p_raw=t["Pr(>F)"].iloc[1],
+                         eta_sq=t["ss_diff"].iloc[1] / tss)
+    return out
+
+
+def _check_against_statsmodels(stratum, bias="d_valence"):
+    ours = {r["term"]: r for r in dm.stratum_factorial_tests(stratum, bias)}
+    ref = _statsmodels_reference(stratum, bias)
+    for term in dm.STRATIFIED_TERMS:
+        for key in ("df_num", "df_den"):
+            assert ours[term][key] == ref[term][key], (term, key)
+        for key in ("f_value", "p_raw", "eta_sq"):
+            assert ours[term][key] == pytest.approx(ref[term][key], rel=1e-9, abs=1e-14), (term, key)
+    return ours
+
+
+def test_stratified_tests_match_anova_lm_balanced(study):
+    stratum = study[(study["condition_id"] == "interaction") & (study["emotion"] == "fear")]
+    ours = _check_against_statsmodels(stratum)
+    # the paper's degrees of freedom for 240 images: race (2, 236), gender (1, 236), rxg (2, 234)
+    assert [(ours[t]["df_num"], ours[t]["df_den"]) for t in dm.STRATIFIED_TERMS] == \
+        [(2, 236), (1, 236), (2, 234)]
+    # balanced: the nested-model SS equal R's Type I anova(lm(bias ~ race * gender)) SS
+    t1 = anova_lm(smf.ols("d_valence ~ C(race) * C(gender)", stratum).fit(), typ=1)
+    assert ours["race"]["ss_term"] == pytest.approx(t1.loc["C(race)", "sum_sq"], rel=1e-9)
+    assert ours["gender"]["ss_term"] == pytest.approx(t1.loc["C(gender)", "sum_sq"], rel=1e-9)
+
+
+@pytest.mark.filterwarnings("ignore::statsmodels.tools.sm_exceptions.SingularMatrixWarning")
+def test_stratified_tests_match_anova_lm_unbalanced(study):
+    stratum = study[(study["condition_id"] == "planted") & (study["emotion"] == "happy")]
+    stratum = stratum[~((stratum["race"] == "Black") & (stratum["gender"] == "male"))]  # empty cell
+    ko_f = stratum[(stratum["race"] == "Korean") & (stratum["gender"] == "female")]
+    stratum = stratum.drop(ko_f.index[1:])  # a cell of one image
+    ours = _check_against_statsmodels(stratum)
+    assert ours["race:gender"]["df_num"] == 1  # one interaction contrast left to estimate
+    assert ours["race:gender"]["df_den"] == len(stratum) - 5
+
+
+def test_table_benjamini_hochberg_and_flags(study):
+    out = dm.stratified_anova(study)
+    assert len(out) == 3 * 2 * 6 * 3 and (out["family_size"] == 18).all()
+    for _, fam in out.groupby(["condition_id", "dimension"]):
+        p = fam["p_raw"].to_numpy()
+        m, order = len(p), np.argsort(p)
+        ranked = p[order] * m / np.arange(1, m + 1)
+        q = np.empty(m)
+        q[order] = np.minimum(1, np.minimum.accumulate(ranked[::-1])[::-1])
+        np.testing.assert_allclose(fam["q_bh"], q, rtol=1e-12)
+        np.testing.assert_allclose(fam["q_bh"], multipletests(p, method="fdr_bh")[1], rtol=1e-12)
+        assert (fam["significant"].astype(bool) == (fam["q_bh"] < 0.05)).all()
+
+
+def test_planted_race_bias_found_and_clean_condition_quiet(study):
+    out = dm.stratified_anova(study)
+    counts = dm.significance_counts(out).set_index(["condition_id", "dimension", "term"])
+    assert counts.loc[("planted", "valence", "race"), "label"] == "6/6"
+    assert counts.loc[("clean", "valence", "race"), "n_significant"] <= 1
+    assert counts.loc[("interaction", "valence", "race:gender"), "n_significant"] >= 1
+    hit = out[(out["condition_id"] == "interaction") & (out["emotion"] == "fear")
+              & (out["term"] == "race:gender") & (out["dimension"] == "valence")].iloc[0]
+    assert bool(hit["significant"]) and hit["eta_sq"] > 0.02
+    # the planted sign: Caucasian valence bias is higher than the other races
+    planted = study[study["condition_id"] == "planted"]
+    means = planted.groupby("race")["d_valence"].mean()
+    assert means.idxmax() == "Caucasian"
+
+
+def test_tukey_matches_scipy_tukey_hsd(study):
+    out = dm.stratified_anova(study)
+    tukey = dm.tukey_cells(study, out)
+    sig = out[(out["term"] == "race:gender") & out["significant"].fillna(False).astype(bool)]
+    assert len(tukey) == 15 * len(sig) and len(sig) >= 1
+    hit = tukey[(tukey["condition_id"] == "interaction") & (tukey["emotion"] == "fear")
+                & (tukey["dimension"] == "valence")]
+    stratum = study[(study["condition_id"] == "interaction") & (study["emotion"] == "fear")]
+    cells = stratum["race"] + ":" + stratum["gender"]
+    names = sorted(cells.unique())
+    ref = stats.tukey_hsd(*[stratum.loc[cells == c, "d_valence"].to_numpy() for c in names])
+    ci = ref.confidence_interval(0.95)
+    for r in hit.itertuples():
+        i, j = names.index(r.group1), names.index(r.group2)
+        assert r.meandiff == pytest.approx(-ref.statistic[i, j], abs=1e-12)  # group2 - group1
+        assert r.p_adj == pytest.approx(ref.pvalue[i, j], abs=1e-3)
+        assert (r.lower, r.upper) == pytest.approx((-ci.high[i, j], -ci.low[i, j]), abs=1e-3)
+    # the planted Korean:female shift shows up against every other cell, with its sign
+    ko = hit[(hit["group1"] == "Korean:female") | (hit["group2"] == "Korean:female")]
+    signed = np.where(ko["group2"] == "Korean:female", ko["meandiff"], -ko["meandiff"])
+    assert (signed > 0).all() and ko["reject"].sum() >= 4
+
+
+def test_stratified_false_positive_rate_near_nominal():
+    rng = np.random.default_rng(99)
+    design = pd.DataFrame([(r, g) for r in RACES for g in GENDERS for _ in range(40)],
+                          columns=["race", "gender"])
+    n_sim = 400
+    rejections = np.zeros(3)
+    for _ in range(n_sim):
+        tests = dm.stratum_factorial_tests(design.assign(b=rng.normal(size=len(design))), "b")
+        rejections += [t["p_raw"] < 0.05 for t in tests]
+    lo, hi = stats.binom.ppf([0.001, 0.999], n_sim, 0.05) / n_sim
+    assert ((rejections / n_sim >= lo) & (rejections / n_sim <= hi)).all(), rejections / n_sim
+
+
+# ------------------------------------------------------------------------------ robustness
+
+def test_degenerate_strata_give_null_with_reason(study):
+    d = study[study["condition_id"] == "clean"].copy()
+    d.loc[d["emotion"] == "happy", "d_valence"] = 0.7  # zero variance
+    d = d[~((d["emotion"] == "sad") & (d["gender"] == "male"))]  # one gender level
+    one_per_cell = d[d["emotion"] == "angry"].groupby(["race", "gender"]).head(1).index
+    d = d[(d["emotion"] != "angry") | d.index.isin(one_per_cell)]  # one image per cell
+    d.loc[d[d["emotion"] == "fear"].index[:7], "d_valence"] = np.nan  # missing bias values
+    out = dm.stratified_anova(d, dimensions=("valence",)).set_index(["emotion", "term"])
+    assert out.loc[("happy", "race"), "f_value"] is None or np.isnan(out.loc[("happy", "race"), "f_value"])
+    assert "zero variance" in out.loc[("happy", "race"), "reason"]
+    assert "not estimable" in out.loc[("sad", "gender"), "reason"]
+    assert out.loc[("sad", "race"), "df_num"] == 2 and out.loc[("sad", "race"), "df_den"] == 117
+    assert "not estimable" in out.loc[("sad", "race:gender"), "reason"]
+    assert "no residual degrees of freedom" in out.loc[("angry", "race:gender"), "reason"]
+    assert out.loc[("angry", "race"), "df_den"] == 2 and np.isfinite(out.loc[("angry", "race"), "p_raw"])
+    assert (out.loc["fear", "n_missing"] == 7).all() and (out.loc["fear", "n"] == 233).all()
+    assert out.loc[("fear", "race"), "df_den"] == 233 - 4
+    # NULL tests are outside the BH family; the family counts only defined tests
+    assert (out["family_size"] == out["p_raw"].notna().sum()).all()
+    assert out.loc[out["p_raw"].isna(), "q_bh"].isna().all()
+    counts = dm.significance_counts(out.reset_index())
+    assert counts.set_index("term").loc["race:gender", "n_tested"] == 3  # disgust, fear, neutral
+
+
+# ------------------------------------------------------------------------------ omnibus (S5)
+
+def test_omnibus_matches_anova_lm_and_paper_dfs(study):
+    out = dm.omnibus_tests(study).set_index(["condition_id", "dimension", "term"])
+    d = study[study["condition_id"] == "planted"]
+    fits = {rhs: smf.ols(f"d_valence ~ {rhs}", d).fit() for rhs in (
+        "C(emotion)", "C(race) + C(emotion)", "C(race) * C(emotion)")}
+    tss = float(((d["d_valence"] - d["d_valence"].mean()) ** 2).sum())
+    for term, small, large, dfs in (
+            ("race", "C(emotion)", "C(race) + C(emotion)", (2, 1432)),
+            ("race:emotion", "C(race) + C(emotion)", "C(race) * C(emotion)", (10, 1422))):
+        ref = anova_lm(fits[small], fits[large])
+        ours = out.loc[("planted", "valence", term)]
+        assert (ours["df_num"], ours["df_den"]) == dfs
+        assert ours["f_value"] == pytest.approx(ref["F"].iloc[1], rel=1e-9)
+        assert ours["p_raw"] == pytest.approx(ref["Pr(>F)"].iloc[1], rel=1e-6, abs=1e-300)
+        assert ours["eta_sq"] == pytest.approx(ref["ss_diff"].iloc[1] / tss, rel=1e-9)
+    g = out.loc[("planted", "arousal", "gender")]
+    gi = out.loc[("planted", "arousal", "gender:emotion")]
+    assert (g["df_num"], g["df_den"], gi["df_num"], gi["df_den"]) == (1, 1433, 5, 1428)
+    assert out.loc[("planted", "valence", "race"), "p_raw"] < 1e-6
+
+
+def test_other_label_sets_and_missing_design_values(study):
+    d = study[study["condition_id"] == "planted"].copy()
+    # four races and the paper's genders renamed: nothing assumes the paper's label sets
+    d["race"] = np.where(d["identity"] % 4 == 0, "Other", d["race"])
+    d["gender"] = d["gender"].map({"female": "W", "male": "M"})
+    tests = dm.stratified_anova(d, dimensions=("valence",))
+    first = tests[tests["emotion"] == "fear"].set_index("term")
+    assert first.loc["race", "df_num"] == 3 and first.loc["race:gender", "df_num"] == 3
+    glmm = dm.glmm_lrt_table(d, factors=("race",), n_agq=5)
+    assert glmm.loc[0, "df"] == 3
+    assert set(dm.slice_metrics(d).query("slice_type == 'race'")["slice"]) == {
+        "Black", "Caucasian", "Korean", "Other"}
+    d.loc[d.index[5], "race"] = None
+    with pytest.raises(ValueError, match=r"row \d+ \(image_id='img\d+'\) has no value in column 'race'"):
+        dm.stratified_anova(d)

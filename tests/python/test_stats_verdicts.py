@@ -1,0 +1,141 @@
+"""Replaceability verdicts against the paper's own inputs and outputs (Tables 4e, 5e -> Table 8)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rater1001.stats import verdicts as V
+
+TABLES = Path("/work/shared/reference/paper_tables")
+SEED = Path(__file__).resolve().parents[2] / "seeds" / "verdict_rules.csv"
+CELL = re.compile(r"^\s*([0-9.]+)\s*\(([0-9.]+)\)\s*$")
+
+
+def z_table(name: str, measure: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Parse a 'mean|z| (W1SD)' table into condition rows and the human LOO baseline rows."""
+    t = pd.read_csv(TABLES / name, sep="\t", dtype=str)
+    rows, base = [], []
+    for _, r in t.iterrows():
+        emotion = r.iloc[0]
+        for col in t.columns[1:]:
+            m = CELL.match(r[col])
+            assert m, f"{name}: cannot parse {r[col]!r} in column {col}"
+            z, w = float(m.group(1)), float(m.group(2))
+            if col == "Human LOO":
+                base.append({"emotion": emotion, "measure": measure, "loo_w1sd": w, "loo_mean_abs_z": z})
+            else:
+                rows.append({"emotion": emotion, "measure": measure, "condition_id": col, "w1sd": w, "mean_abs_z": z})
+    return pd.DataFrame(rows), pd.DataFrame(base)
+
+
+def paper_inputs():
+    v, vb = z_table("table4e_valence_z_by_emotion.tsv", "valence")
+    a, ab = z_table("table5e_arousal_z_by_emotion.tsv", "arousal")
+    cond, base = pd.concat([v, a], ignore_index=True), pd.concat([vb, ab], ignore_index=True)
+    # Disgust x arousal: both print as 0.69; section 4.3 gives the third decimal (LLaMA 0.691 falls
+    # short of the human LOO 0.692), which is what decides the cell. Use the paper's precise values.
+    cond.loc[(cond.emotion == "혐오") & (cond.measure == "arousal") & (cond.condition_id == "LLaMA-3.2-11B"), "w1sd"] = 0.691
+    base.loc[(base.emotion == "혐오") & (base.measure == "arousal"), "loo_w1sd"] = 0.692
+    return cond, base
+
+
+def table8() -> pd.DataFrame:
+    t = pd.read_csv(TABLES / "table8_verdicts.tsv", sep="\t", dtype=str)
+    t = t.rename(columns={t.columns[0]: "emotion"})
+    out = []
+    for _, r in t.iterrows():
+        for measure in ("Valence", "Arousal"):
+            cell = r[measure]
+            n = re.search(r"\((\d+)개 모델\)", cell)
+            verdict = {"⭐": "partial", "❌": "not_replaceable", "✅": "replaceable", "⚠️": "calibratable"}[
+                next(k for k in ("⭐", "❌", "✅", "⚠️") if k in cell)]
+            out.append({"emotion": r["emotion"], "measure": measure.lower(), "verdict": verdict,
+                        "n": int(n.group(1)) if n else 0})
+    return pd.DataFrame(out)
+
+
+def test_seed_file_loads_to_the_documented_defaults():
+    assert V.load_rules(SEED) == V.VerdictRules()
+
+
+def test_paper_w1sd_values_reproduce_table8_valence_and_arousal():
+    cond, base = paper_inputs()
+    got = V.verdict_matrix(cond, base, rules=V.load_rules(SEED)).set_index(["emotion", "measure"])
+    expected = table8()
+    assert len(expected) == 12
+    for _, e in expected.iterrows():
+        cell = got.loc[(e.emotion, e.measure)]
+        assert (cell.verdict, cell.n_conditions_passing) == (e.verdict, e.n), (e.emotion, e.measure)
+
+
+def test_partial_cells_name_the_models_of_table8_note2():
+    cond, base = paper_inputs()
+    got = V.verdict_matrix(cond, base).set_index(["emotion", "measure"])
+    # Table 8 note 2, in the note's own order (descending W1SD).
+    assert got.loc[("행복", "valence"), "passing_conditions"] == "Qwen3-VL,Gemma3-27B"
+    assert got.loc[("혐오", "arousal"), "passing_conditions"] == "Gemma3-4B,Gemma3-27B,Gemma3-12B"
+    assert set(got.loc[("분노", "arousal"), "passing_conditions"].split(",")) == {
+        "Gemma3-4B", "Gemma3-27B", "LLaMA-3.2-11B", "Gemma3-12B"}
+
+
+def test_stereotyped_flags_match_the_papers_uniform_response_cells():
+    cond, base = paper_inputs()
+    got = V.verdict_matrix(cond, base).set_index(["emotion", "measure"])
+    flagged = {k for k, row in got.iterrows() if row.stereotyped}
+    # 4.3 / 4.6 note 2: happy and fear arousal (Gemma3, |z| 0.30-0.42) and neutral valence (4.4).
+    # Neutral arousal is flagged too: GPT-4o-mini's 0.409 vs 0.762 (ratio 0.54) is as far below the
+    # human as Gemma3-12B's fear 0.424 vs 0.801 (0.53), which the paper does call stereotyped.
+    assert flagged == {("행복", "arousal"), ("공포", "arousal"), ("중립", "valence"), ("중립", "arousal")}
+    assert got.loc[("중립", "arousal"), "stereotyped_conditions"] == "GPT-4o"
+    assert set(got.loc[("행복", "arousal"), "stereotyped_conditions"].split(",")) == {"Gemma3-27B", "Gemma3-4B"}
+
+
+def test_ties_pass_and_strict_majority_decides_replaceable():
+    base = dict(loo_w1sd=0.70)
+    cells = lambda ws: pd.DataFrame({"condition_id": [f"m{i}" for i in range(len(ws))], "w1sd": ws})
+    assert V.dimension_verdict(cells([0.70, 0.1]), **base)["n_conditions_passing"] == 1  # exact tie passes
+    assert V.dimension_verdict(cells([0.71, 0.72, 0.1, 0.1]), **base)["verdict"] == "partial"  # 2 of 4
+    assert V.dimension_verdict(cells([0.71, 0.72, 0.73, 0.1]), **base)["verdict"] == "replaceable"  # 3 of 4
+    assert V.dimension_verdict(cells([0.1, 0.2]), **base)["verdict"] == "not_replaceable"
+
+
+def test_negative_delta_alpha_blocks_a_pass():
+    c = pd.DataFrame({"condition_id": ["a", "b"], "w1sd": [0.9, 0.9], "delta_alpha": [-0.001, 0.002]})
+    out = V.dimension_verdict(c, loo_w1sd=0.7)
+    assert (out["n_conditions_passing"], out["passing_conditions"], out["n_conditions_delta_alpha_below_min"]) == (1, "b", 1)
+    c["delta_alpha"] = -0.01
+    assert V.dimension_verdict(c, loo_w1sd=0.7)["verdict"] == "not_replaceable"
+
+
+def test_calibratable_order_is_data_paper_anger_valence():
+    """Anger valence (Tables 4a/4e): no model passes, but Gemini-T's bias +2.358 with SD_d 0.45 is
+    systematic and its LoA (width 1.76) fits inside +-1 human SD (~1.5). Table 8's order says
+    not_replaceable; the 3.4.3 sequential order says calibratable."""
+    c = pd.DataFrame({"condition_id": ["Gemini-T", "Qwen3-VL"], "w1sd": [0.06, 0.49],
+                      "bias": [2.358, 1.466], "sd_d": [0.45, 0.79]})
+    table8_order = V.dimension_verdict(c, loo_w1sd=0.70, human_sd=1.5)
+    assert table8_order["verdict"] == "not_replaceable"
+    assert table8_order["calibration_candidates"] == "Gemini-T"  # Qwen: 1.466/0.79 = 1.86 < 2
+    text_order = V.VerdictRules(verdict_order=("replaceable", "partial", "calibratable", "not_replaceable"))
+    assert V.dimension_verdict(c, loo_w1sd=0.70, human_sd=1.5, rules=text_order)["verdict"] == "calibratable"
+
+
+def test_classification_verdicts():
+    mk = lambda k, r, p: pd.DataFrame({"condition_id": list("abcd"), "kappa": k, "recall": r, "precision": p})
+    assert V.classification_verdict(mk([.9, .9, .85, .3], [.9] * 4, [.95] * 4))["verdict"] == "replaceable"
+    dep = V.classification_verdict(mk([.9, .5, .5, .3], [.9, .5, .5, .3], [.95] * 4))
+    assert (dep["verdict"], dep["model_dependent"]) == ("partial", True)
+    # Neutral-like: everyone recalls it, but it absorbs other emotions (precision ~0.6).
+    assert V.classification_verdict(mk([.7, .7, .75, .6], [1, 1, .98, 1], [.6, .55, .7, .5]))["verdict"] == "calibratable"
+    assert V.classification_verdict(mk([.3, .2, .5, .1], [.2] * 4, [.9] * 4))["verdict"] == "not_replaceable"
+
+
+def test_bad_seed_is_reported_with_file_row_and_value(tmp_path):
+    p = tmp_path / "rules.csv"
+    p.write_text("parameter,value\nkappa_pass,high\n")
+    with pytest.raises(ValueError, match=r"rules.csv: row 2: parameter 'kappa_pass' needs a number, got 'high'"):
+        V.load_rules(p)

@@ -1,0 +1,91 @@
+"""z-scores and the human leave-one-out baseline: closed forms (Python and SQL) equal brute force."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rater1001.stats import zscores as Z
+from stats_sql import macros, run
+
+
+def ragged_images(seed=0, n_images=40):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for j in range(n_images):
+        n = int(rng.integers(2, 9))
+        vals = rng.integers(1, 10, n) if j % 7 else np.full(n, 5)  # every 7th image has SD 0
+        rows += [{"image_id": j, "rater": h, "rating": int(v)} for h, v in enumerate(vals)]
+    return pd.DataFrame(rows)
+
+
+def brute_force_loo(df):
+    out = []
+    for _, g in df.groupby("image_id"):
+        y = g.rating.to_numpy(float)
+        for h in range(len(y)):
+            rest = np.delete(y, h)
+            sd = rest.std(ddof=1) if len(rest) >= 2 else np.nan
+            out.append((y[h] - rest.mean()) / sd if sd > 0 else np.nan)
+    return np.array(out)
+
+
+def with_image_stats(df):
+    g = df.groupby("image_id").rating
+    return df.assign(n=g.transform("count"), mean=g.transform("mean"),
+                     ss=g.transform(lambda v: ((v - v.mean()) ** 2).sum()))
+
+
+def test_python_loo_closed_form_equals_brute_force():
+    df = with_image_stats(ragged_images())
+    got = Z.loo_z(df.n, df["mean"], df.ss, df.rating)
+    ref = brute_force_loo(df)
+    assert np.array_equal(np.isnan(got), np.isnan(ref))
+    np.testing.assert_allclose(got[~np.isnan(ref)], ref[~np.isnan(ref)], rtol=1e-12, atol=1e-12)
+    # Images with 2 ratings have one rating left: no SD, so no z (NaN, counted).
+    assert np.isnan(got[df.n.to_numpy() == 2]).all()
+
+
+def test_sql_loo_macros_equal_brute_force():
+    df = with_image_stats(ragged_images(seed=1))
+    m = macros("zscore", "leave_one_out")
+    sql = f"""select {m.zscore('rating', m.loo_mean('n', 'mean', 'rating'), m.loo_sd('n', 'ss', 'mean', 'rating'))} as z
+              from ratings order by image_id, rater"""
+    got = run(sql, ratings=df.sort_values(["image_id", "rater"])).z.to_numpy(dtype=float)
+    ref = brute_force_loo(df.sort_values(["image_id", "rater"]))
+    assert np.array_equal(np.isnan(got), np.isnan(ref))
+    np.testing.assert_allclose(got[~np.isnan(ref)], ref[~np.isnan(ref)], rtol=1e-10, atol=1e-10)
+
+
+def test_model_z_and_summary_count_zero_sd_images():
+    mean, sd, x = np.array([5.0, 3.0, 7.0, 4.0]), np.array([1.0, 0.0, 2.0, 0.5]), np.array([6.0, 3.0, 4.0, 4.5])
+    z = Z.zscore(x, mean, sd)
+    np.testing.assert_allclose(z[[0, 2, 3]], [1.0, -1.5, 1.0])
+    assert np.isnan(z[1])
+    s = Z.summarise(z)
+    # |z| <= 1 is inclusive (the paper's 1[|z| <= 1.0]): 2 of the 3 defined images.
+    assert (s.n_images, s.n_zero_sd) == (3, 1)
+    assert s.w1sd == pytest.approx(2 / 3) and s.mean_abs_z == pytest.approx((1 + 1.5 + 1) / 3)
+    sql = run(f"select {macros('zscore').zscore('x', 'm', 's')} as z from t",
+              t=pd.DataFrame({"x": x, "m": mean, "s": sd})).z.to_numpy(dtype=float)
+    np.testing.assert_allclose(sql, z, equal_nan=True)
+
+
+def test_w1sd_of_normal_draws_is_about_68_percent():
+    # Parameter recovery: draws from the human distribution fall within 1 SD 68.3 % of the time.
+    rng = np.random.default_rng(2)
+    s = Z.summarise(rng.normal(0, 1, 200_000))
+    assert s.w1sd == pytest.approx(0.6827, abs=0.005)
+    assert s.mean_abs_z == pytest.approx(np.sqrt(2 / np.pi), abs=0.005)
+
+
+def test_sql_zscore_summary_equals_python_summary():
+    rng = np.random.default_rng(4)
+    z = rng.normal(0, 1.2, 500)
+    z[::37] = np.nan  # images whose human SD was 0
+    z[5] = 1.0  # exactly on the boundary counts as within
+    got = run(f"select {macros('zscore_summary').zscore_summary_columns('z')} from t", t=pd.DataFrame({"z": z})).iloc[0]
+    ref = Z.summarise(z)
+    assert got.mean_abs_z == pytest.approx(ref.mean_abs_z, abs=1e-12)
+    assert got.w1sd == pytest.approx(ref.w1sd, abs=1e-12)
+    assert (int(got.n_images), int(got.n_zero_sd_images)) == (ref.n_images, ref.n_zero_sd)
