@@ -32,3 +32,23 @@ def demo_study(tmp_path_factory) -> ProjectPaths:
     paths = project(tmp_path_factory.mktemp("demo"))
     simulate_study(paths)
     return paths
+
+
+@pytest.fixture(scope="session")
+def demo_warehouse(demo_study) -> ProjectPaths:
+    """The paper-scale demo study with its warehouse built by `dbt build` (once per session)."""
+    from rater1001.warehouse import dbt_build
+
+    assert dbt_build(demo_study), "dbt build of the demo study failed"
+    return demo_study
+
+
+def query_warehouse(paths: ProjectPaths, sql: str):
+    """Run one read-only query against a built warehouse and return a pandas frame."""
+    import duckdb
+
+    con = duckdb.connect(str(paths.warehouse), read_only=True)
+    try:
+        return con.execute(sql).df()
+    finally:
+        con.close()

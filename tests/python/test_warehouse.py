@@ -3,8 +3,6 @@ statistics against pandas' groupby, the leave-one-out closed forms against brute
 model-vs-human rows against a pandas merge."""
 from __future__ import annotations
 
-
-import duckdb
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,7 +10,7 @@ import pytest
 from rater1001.paths import project
 from rater1001.warehouse import dbt_build, dbt_docs
 
-from conftest import SMALL_DESIGN
+from conftest import SMALL_DESIGN, query_warehouse
 
 
 @pytest.fixture(scope="module")
@@ -26,11 +24,7 @@ def built(tmp_path_factory):
 
 
 def query(paths, sql: str) -> pd.DataFrame:
-    con = duckdb.connect(str(paths.warehouse), read_only=True)
-    try:
-        return con.execute(sql).df()
-    finally:
-        con.close()
+    return query_warehouse(paths, sql)
 
 
 def raw(paths, table: str) -> pd.DataFrame:
