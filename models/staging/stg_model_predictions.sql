@@ -9,6 +9,7 @@ select
     {%- endfor %}
     raw_responses,
     parse_path,
+    parse_detail,
     thinking_text,
     thinking_tokens,
     latency_ms,

@@ -115,6 +115,10 @@ def _cmd_infer(args: argparse.Namespace) -> int:
                 print(f"calls to make: {int(table['calls_todo'].sum()) if len(table) else 0}; "
                       f"estimated cost: ${total:.2f} (seeds/api_prices.csv; check current prices)")
                 return EXIT_OK
+            plan = dry_run(paths, opts)
+            if len(plan):
+                print(f"plan: {int(plan['calls_todo'].sum())} call(s) to make of {int(plan['calls_total'].sum())}; "
+                      f"estimated cost ${plan['est_cost_usd'].dropna().sum():.2f}", file=sys.stderr)
             result = run_infer(paths, opts)
         except (PlanError, KeyError, ValueError, MlxUnavailable) as exc:
             print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)

@@ -1,0 +1,97 @@
+"""Google Gemini through the official `google-genai` SDK: temperature, seed, thinking budget
+(including 0 and -1 = dynamic), include thoughts, thought text and thoughts_token_count."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx2
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types
+
+from ...runner import FatalCallError, RetryableCallError, SecretRegistry
+from .base import GenRequest, gen_result
+from .openai_backend import _retry_after
+
+
+def translate_error(exc: Exception):
+    if isinstance(exc, httpx2.TimeoutException):
+        return RetryableCallError("timeout", "request timed out")
+    if isinstance(exc, (httpx2.TransportError,)):
+        return RetryableCallError("connection", type(exc).__name__)
+    if isinstance(exc, genai_errors.APIError):
+        status = int(exc.code or 0)
+        excerpt = str(exc.message or exc.status or "")[:200]
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+        if status == 429:
+            return RetryableCallError("rate_limit", excerpt, status=status, retry_after=_retry_after(headers))
+        if status >= 500 or status == 408:
+            return RetryableCallError("server", excerpt, status=status, retry_after=_retry_after(headers))
+        kind = {400: "bad_request", 401: "auth", 403: "auth", 404: "not_found"}.get(status, "client")
+        return FatalCallError(kind, excerpt, status=status)
+    if isinstance(exc, ValueError):  # a body that is not JSON (truncated)
+        return RetryableCallError("truncated", type(exc).__name__)
+    return None
+
+
+class GeminiBackend:
+    name = "gemini"
+
+    def __init__(self, *, base_url: str | None, api_key_env: str | None, secrets: SecretRegistry):
+        self.base_url = base_url
+        self._secrets = secrets
+        key = secrets.from_env(api_key_env or "GEMINI_API_KEY")
+        http = types.HttpOptions(base_url=base_url) if base_url else None
+        # No retry_options: the SDK then never retries; our runner owns retries.
+        self._client = genai.Client(api_key=key, http_options=http)
+
+    def concurrency_group(self) -> str:
+        return f"gemini:{self.base_url or 'default'}"
+
+    def config(self, r: GenRequest) -> types.GenerateContentConfig:
+        thinking = None
+        if r.thinking_budget is not None or r.include_thoughts is not None:
+            thinking = types.ThinkingConfig(thinking_budget=r.thinking_budget, include_thoughts=r.include_thoughts)
+        return types.GenerateContentConfig(
+            temperature=r.temperature,
+            seed=r.seed,
+            max_output_tokens=r.max_tokens,
+            thinking_config=thinking,
+            http_options=types.HttpOptions(timeout=int(r.timeout_s * 1000)),
+        )
+
+    def generate(self, request: GenRequest) -> dict[str, Any]:
+        contents = [types.Part.from_bytes(data=request.image, mime_type=request.image_mime), request.prompt]
+        started = time.perf_counter()
+        try:
+            resp = self._client.models.generate_content(
+                model=request.model_id, contents=contents, config=self.config(request))
+        except Exception as exc:  # noqa: BLE001 - translated or re-raised below
+            err = translate_error(exc)
+            if err is None:
+                raise
+            # A server may echo request headers in its error text: the key must not travel on.
+            err.args = tuple(self._secrets.scrub(str(a)) for a in err.args)
+            raise err from None
+        latency_ms = (time.perf_counter() - started) * 1000.0
+        answer, thoughts, finish = [], [], None
+        if resp.candidates:
+            cand = resp.candidates[0]
+            finish = str(cand.finish_reason.value if hasattr(cand.finish_reason, "value") else cand.finish_reason) \
+                if cand.finish_reason is not None else None
+            for part in (cand.content.parts if cand.content and cand.content.parts else []):
+                if part.text is None:
+                    continue
+                (thoughts if part.thought else answer).append(part.text)
+        usage = resp.usage_metadata
+        return gen_result(
+            "".join(answer) if answer else None,
+            thinking_text="\n".join(thoughts) if thoughts else None,
+            input_tokens=getattr(usage, "prompt_token_count", None),
+            output_tokens=getattr(usage, "candidates_token_count", None),
+            thinking_tokens=getattr(usage, "thoughts_token_count", None),
+            model_version=resp.model_version,
+            finish_reason=finish,
+            latency_ms=latency_ms,
+        )

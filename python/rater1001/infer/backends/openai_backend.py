@@ -1,0 +1,126 @@
+"""OpenAI chat completions, and any OpenAI-compatible server by base URL (vLLM, Ollama,
+llama.cpp, mlx_vlm.server), through the official `openai` SDK."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import openai
+
+from ...runner import FatalCallError, RetryableCallError, SecretRegistry
+from .base import GenRequest, gen_result
+
+
+def _retry_after(headers) -> float | None:
+    if headers is None:
+        return None
+    for name in ("retry-after-ms", "retry-after"):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value)
+        except ValueError:
+            import email.utils
+            parsed = email.utils.parsedate_to_datetime(value)
+            seconds = parsed.timestamp() - time.time()
+        return max(0.0, seconds / 1000.0 if name == "retry-after-ms" else seconds)
+    return None
+
+
+def translate_error(exc: Exception):
+    """openai SDK exception -> runner error. Messages carry status and type only."""
+    if isinstance(exc, openai.APITimeoutError):
+        return RetryableCallError("timeout", "request timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        return RetryableCallError("connection", type(exc.__cause__ or exc).__name__)
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        excerpt = str(getattr(exc, "message", ""))[:200]
+        if status == 429:
+            return RetryableCallError("rate_limit", excerpt, status=status,
+                                      retry_after=_retry_after(exc.response.headers))
+        if status >= 500 or status in (408, 409):
+            return RetryableCallError("server", excerpt, status=status,
+                                      retry_after=_retry_after(exc.response.headers))
+        kind = {400: "bad_request", 401: "auth", 403: "auth", 404: "not_found", 422: "bad_request"}.get(status, "client")
+        return FatalCallError(kind, excerpt, status=status)
+    if isinstance(exc, (openai.APIResponseValidationError, ValueError)):
+        # A truncated or garbled body: the server may do better next time.
+        return RetryableCallError("truncated", type(exc).__name__)
+    return None
+
+
+class OpenAIBackend:
+    def __init__(self, *, base_url: str | None, api_key_env: str | None, secrets: SecretRegistry,
+                 name: str = "openai"):
+        self.name = name
+        self.base_url = base_url
+        self._secrets = secrets
+        if name == "openai":
+            key = secrets.from_env(api_key_env or "OPENAI_API_KEY")
+        else:
+            # Local servers usually need no key; the SDK insists on a non-empty string.
+            key = (secrets.from_env(api_key_env, required=True) if api_key_env else None) or "EMPTY"
+        self._client = openai.OpenAI(api_key=key, base_url=base_url, max_retries=0)
+
+    def concurrency_group(self) -> str:
+        return f"{self.name}:{self.base_url or 'default'}"
+
+    def _body(self, r: GenRequest) -> dict[str, Any]:
+        image: dict[str, Any] = {"url": r.image_data_url()}
+        if r.image_detail:
+            image["detail"] = r.image_detail
+        body: dict[str, Any] = {
+            "model": r.model_id,
+            "messages": [{"role": "user", "content": [
+                {"type": "text", "text": r.prompt},
+                {"type": "image_url", "image_url": image},
+            ]}],
+        }
+        if r.temperature is not None:
+            body["temperature"] = r.temperature
+        if r.seed is not None:
+            body["seed"] = r.seed
+        if r.max_tokens is not None:
+            body["max_tokens"] = r.max_tokens
+        extra: dict[str, Any] = {}
+        if r.repetition_penalty is not None and self.name != "openai":
+            extra["repetition_penalty"] = r.repetition_penalty  # vLLM / mlx_vlm.server extension
+        if extra:
+            body["extra_body"] = extra
+        return body
+
+    def generate(self, request: GenRequest) -> dict[str, Any]:
+        started = time.perf_counter()
+        try:
+            resp = self._client.chat.completions.create(**self._body(request), timeout=request.timeout_s)
+        except Exception as exc:  # noqa: BLE001 - translated or re-raised below
+            err = translate_error(exc)
+            if err is None:
+                raise
+            # A server may echo request headers in its error text: the key must not travel on.
+            err.args = tuple(self._secrets.scrub(str(a)) for a in err.args)
+            raise err from None
+        latency_ms = (time.perf_counter() - started) * 1000.0
+        if not resp.choices:
+            raise RetryableCallError("truncated", "response has no choices")
+        choice = resp.choices[0]
+        message = choice.message
+        # Reasoning servers (vLLM, Ollama, DeepSeek-style) put the trace in a non-standard field.
+        extra = getattr(message, "model_extra", None) or {}
+        thinking = extra.get("reasoning_content") or extra.get("reasoning")
+        usage = resp.usage
+        reasoning_tokens = None
+        if usage is not None and getattr(usage, "completion_tokens_details", None) is not None:
+            reasoning_tokens = usage.completion_tokens_details.reasoning_tokens
+        return gen_result(
+            message.content,
+            thinking_text=thinking if isinstance(thinking, str) else None,
+            input_tokens=getattr(usage, "prompt_tokens", None),
+            output_tokens=getattr(usage, "completion_tokens", None),
+            thinking_tokens=reasoning_tokens,
+            model_version=resp.model,
+            finish_reason=choice.finish_reason,
+            latency_ms=latency_ms,
+        )

@@ -1,0 +1,218 @@
+"""The parsing cascade of Supplement S2.4, per step.
+
+Order: (1) strict JSON (the whole answer is a JSON object), (2) JSON inside a markdown fence or a
+JSON object embedded in prose ("fenced"), (3) regular-expression fallback ("regex"). Thinking
+blocks (<think>...</think>) are split off first and kept as the thinking trace. Labels are matched
+to the study's set by exact spelling (canonical, Korean, aliases; case-folded), then by the first
+three letters; numbers are clamped to the scale and the clamp is recorded. Anything that cannot be
+read is `failed` with a reason: a failed parse never becomes a value.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..study import Study
+
+PATH_ORDER = ("json", "fenced", "regex", "failed")  # best to worst
+
+_THINK = re.compile(r"<think(?:ing)?>(.*?)</think(?:ing)?>", re.S | re.I)
+_THINK_UNCLOSED = re.compile(r"^\s*<think(?:ing)?>(.*)$", re.S | re.I)
+_FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.S)
+_NUMBER = r"[-+]?\d+(?:\.\d+)?"
+
+
+@dataclass
+class StepParse:
+    values: dict[str, Any] = field(default_factory=dict)
+    path: str = "failed"
+    field_paths: dict[str, str] = field(default_factory=dict)
+    clamped: dict[str, float] = field(default_factory=dict)  # field -> raw value before clamping
+    errors: dict[str, str] = field(default_factory=dict)  # field -> why it failed
+    thinking: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "values": self.values, "field_paths": self.field_paths,
+                "clamped": self.clamped, "errors": self.errors}
+
+
+def weakest(paths) -> str:
+    return max(paths, key=PATH_ORDER.index, default="failed")
+
+
+def split_thinking(text: str) -> tuple[str, str | None]:
+    """Remove <think> blocks; an unclosed block (truncated generation) swallows the rest."""
+    thoughts = [m.strip() for m in _THINK.findall(text)]
+    rest = _THINK.sub("", text)
+    m = _THINK_UNCLOSED.match(rest)
+    if m:
+        thoughts.append(m.group(1).strip())
+        rest = ""
+    return rest.strip(), ("\n\n".join(t for t in thoughts if t) or None)
+
+
+class LabelMatcher:
+    """Maps a model's spelling of a label onto the study's canonical label."""
+
+    def __init__(self, study: Study, factor: str = "emotion"):
+        self.exact = study.label_map(factor)
+        self.canonical = study.levels(factor)
+        by_prefix: dict[str, set[str]] = {}
+        for spelling, label in self.exact.items():
+            if spelling.isascii() and len(spelling) >= 3:
+                by_prefix.setdefault(spelling[:3], set()).add(label)
+        # A prefix shared by two labels is ambiguous and therefore not used.
+        self.prefix = {p: next(iter(ls)) for p, ls in by_prefix.items() if len(ls) == 1}
+        words = sorted(self.exact, key=len, reverse=True)
+        self._mention = re.compile(r"(?<![\w])(" + "|".join(re.escape(w) for w in words) + r")(?![\w])", re.I)
+
+    def match(self, raw: str) -> str | None:
+        s = re.sub(r"[^\w\s-]", "", str(raw)).strip().casefold()
+        if not s:
+            return None
+        if s in self.exact:
+            return self.exact[s]
+        word = s.split()[0] if s.split() else s
+        if word in self.exact:
+            return self.exact[word]
+        if word.isascii() and len(word) >= 3:
+            return self.prefix.get(word[:3])
+        return None
+
+    def mentioned(self, text: str) -> set[str]:
+        """Every canonical label whose spelling (canonical, Korean, alias) appears as a word."""
+        return {self.exact[m.group(1).casefold()] for m in self._mention.finditer(text)}
+
+
+def _json_object(text: str) -> dict | None:
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def _embedded_objects(text: str):
+    """JSON objects embedded in prose: every balanced {...} that parses, first to last."""
+    decoder = json.JSONDecoder()
+    i = text.find("{")
+    while i != -1:
+        try:
+            obj, end = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            i = text.find("{", i + 1)
+            continue
+        if isinstance(obj, dict):
+            yield obj
+        i = text.find("{", end)
+
+
+def _find_key(obj: dict, name: str):
+    for k, v in obj.items():
+        if str(k).strip().casefold() == name:
+            return True, v
+    return False, None
+
+
+class StepParser:
+    def __init__(self, study: Study):
+        self.study = study
+        self.labels = LabelMatcher(study)
+        self.lo, self.hi = float(study.scale_min), float(study.scale_max)
+
+    # --- one field ------------------------------------------------------------------------
+    def _read_label(self, raw) -> tuple[str | None, str | None]:
+        if not isinstance(raw, str):
+            return None, f"emotion is not text: {raw!r}"
+        lab = self.labels.match(raw)
+        return (lab, None) if lab else (None, f"emotion {raw!r} matches no label of the study")
+
+    def _read_number(self, raw) -> tuple[float | None, str | None]:
+        if isinstance(raw, bool):
+            return None, f"not a number: {raw!r}"
+        if isinstance(raw, (int, float)):
+            return float(raw), None
+        if isinstance(raw, str):
+            m = re.fullmatch(rf"\s*({_NUMBER})\s*(?:/\s*\d+)?\s*", raw)
+            if m:
+                return float(m.group(1)), None
+        return None, f"not a number: {raw!r}"
+
+    def _accept(self, out: StepParse, name: str, raw, path: str) -> bool:
+        if name == "emotion":
+            value, err = self._read_label(raw)
+        else:
+            value, err = self._read_number(raw)
+            if value is not None and not (self.lo <= value <= self.hi):
+                out.clamped[name] = value
+                value = min(max(value, self.lo), self.hi)
+        if err:
+            out.errors[name] = err
+            return False
+        out.values[name] = value
+        out.field_paths[name] = path
+        out.errors.pop(name, None)
+        return True
+
+    # --- regex fallback -------------------------------------------------------------------
+    def _regex_field(self, text: str, name: str, single_field: bool):
+        keyed = re.search(rf"[\"']?{name}[\"']?\s*[:=]\s*[\"']?([^\"',}}\n]+)", text, re.I)
+        if keyed:
+            return keyed.group(1).strip()
+        if name == "emotion":
+            found = self.labels.mentioned(text)
+            if len(found) == 1:
+                return next(iter(found))
+            if not found and len(text.split()) == 1:
+                return text  # a one-word answer ("Happiness.") goes to the fuzzy matcher
+            return None  # no label, or several: picking one would be a guess
+        if single_field:
+            # "7", "7/9", "I'd rate it 7 out of 9": the rating is the first number that is not
+            # the scale's own bound quoted back ("out of 9", "/9", "1 to 9").
+            text2 = re.sub(rf"(?:out of|/)\s*{_NUMBER}", " ", text)
+            text2 = re.sub(rf"from\s+{_NUMBER}\s+to\s+{_NUMBER}", " ", text2, flags=re.I)
+            nums = re.findall(rf"(?<![\w.]){_NUMBER}(?![\w])", text2)
+            return nums[0] if nums else None
+        return None
+
+    # --- the cascade ----------------------------------------------------------------------
+    def parse(self, text: str | None, fields: tuple[str, ...]) -> StepParse:
+        out = StepParse()
+        if text is None or not str(text).strip():
+            out.errors = {f: "empty response" for f in fields}
+            return out
+        body, out.thinking = split_thinking(str(text))
+        for f in fields:
+            out.errors[f] = "not found"
+
+        candidates: list[tuple[str, dict]] = []
+        strict = _json_object(body)
+        if strict is not None:
+            candidates.append(("json", strict))
+        for block in _FENCE.findall(body):
+            obj = _json_object(block.strip())
+            if obj is not None:
+                candidates.append(("fenced", obj))
+        if strict is None:
+            candidates.extend(("fenced", obj) for obj in _embedded_objects(body))
+
+        for f in fields:
+            for path, obj in candidates:
+                present, raw = _find_key(obj, f)
+                if present and self._accept(out, f, raw, path):
+                    break
+        for f in fields:
+            if f in out.values:
+                continue
+            raw = self._regex_field(body, f, single_field=len(fields) == 1)
+            if raw is not None:
+                self._accept(out, f, raw, "regex")
+
+        out.path = "failed" if out.errors else weakest(out.field_paths.values())
+        return out

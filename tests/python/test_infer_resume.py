@@ -1,0 +1,110 @@
+"""A run killed with SIGKILL part-way resumes: finished calls are never repeated, at most the calls
+in flight are redone, and the result has exactly one prediction per key."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pyarrow.parquet as pq
+
+from fakes.models import openai_parts, openai_server, step_of
+from fakes.project import make_infer_project, truth
+
+KEY = "sk-test-resume-0123456789abcdef"
+N_IMAGES, STEPS, CONCURRENCY = 16, 3, 4
+
+
+def answer(image_id, step, prompt):
+    return {"emotion": f'{{"emotion": "{truth(image_id)}"}}', "valence": '{"valence": 5}', "arousal": '{"arousal": 5}'}[step]
+
+
+def ledger_ok(path) -> list[tuple[str, str]]:
+    out = []
+    if not path.exists():
+        return out
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:  # the torn line of a write in progress
+            continue
+        if rec["status"] == "ok":
+            out.append((rec["meta"]["image_id"], rec["meta"]["step"]))
+    return out
+
+
+def requested(server) -> list[tuple[str, str]]:
+    out = []
+    for r in list(server.requests):
+        prompt, image_id, _ = openai_parts(r.body)
+        out.append((image_id, step_of(prompt)))
+    return out
+
+
+def test_sigkill_mid_run_then_resume(tmp_path):
+    paths, images = make_infer_project(tmp_path, N_IMAGES)
+    ledger = paths.root / "data" / "ledger" / "infer.jsonl"
+    env = {**os.environ, "OPENAI_API_KEY": KEY}
+    with openai_server(answer, latency_s=0.25) as srv:
+        cmd = [sys.executable, "-m", "rater1001.cli", "--home", str(paths.root), "infer", "gpt-4o-mini",
+               "--images", str(images), "--base-url", srv.url + "/v1", "--concurrency", f"openai={CONCURRENCY}",
+               "--no-progress"]
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.time() + 120
+        while len(ledger_ok(ledger)) < 12 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
+        done_before = ledger_ok(ledger)
+        asked_before = requested(srv)
+        assert 12 <= len(done_before) < N_IMAGES * STEPS
+        assert not paths.raw_table("model_predictions").exists()  # killed before compaction
+
+        with srv._lock:
+            srv.requests.clear()
+        resumed = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
+        asked_after = requested(srv)
+
+    assert resumed.returncode == 0, resumed.stderr
+    # no finished call is ever repeated
+    assert not set(asked_after) & set(done_before)
+    # the only calls asked twice are the ones in flight at the kill
+    in_flight = set(asked_before) - set(done_before)
+    redone = set(asked_after) & set(asked_before)
+    assert redone <= in_flight and len(redone) <= CONCURRENCY
+    # every call finished exactly once
+    all_ok = ledger_ok(ledger)
+    assert len(all_ok) == len(set(all_ok)) == N_IMAGES * STEPS
+    table = pq.read_table(paths.raw_table("model_predictions")).to_pandas()
+    assert len(table) == N_IMAGES and not table.duplicated(["condition_id", "image_id", "run_id"]).any()
+    assert (table["emotion"] == table["image_id"].map(truth)).all() and (table["parse_path"] == "json").all()
+    assert f"reused from the ledger {len(done_before)}" in resumed.stdout
+
+
+def test_ctrl_c_lands_what_finished_and_says_how_to_resume(tmp_path):
+    paths, images = make_infer_project(tmp_path, 12)
+    ledger = paths.root / "data" / "ledger" / "infer.jsonl"
+    env = {**os.environ, "OPENAI_API_KEY": KEY}
+    with openai_server(answer, latency_s=0.3) as srv:
+        cmd = [sys.executable, "-m", "rater1001.cli", "--home", str(paths.root), "infer", "gpt-4o-mini",
+               "--images", str(images), "--base-url", srv.url + "/v1", "--concurrency", "openai=2",
+               "--no-progress"]
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 120
+        while len(ledger_ok(ledger)) < 7 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "run the same command again to resume" in err
+    done = ledger_ok(ledger)
+    complete_units = {i for i, _ in done if sum(1 for j, _ in done if j == i) == STEPS}
+    table = pq.read_table(paths.raw_table("model_predictions")).to_pandas()
+    # only complete units were landed, and all of them except at most the units whose last call
+    # was in flight (concurrency 2) and finished while the landing was being written
+    landed = set(table["image_id"])
+    assert landed <= complete_units and len(complete_units - landed) <= 2 and len(landed) >= 1

@@ -1,0 +1,166 @@
+"""The ledger survives a torn write, failed calls are not answers, the runner resumes from it,
+bounds concurrency per group and scrubs secrets."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+from rater1001.runner import (
+    CallFailed, CallSpec, FatalCallError, Ledger, NotInLedger, RetryableCallError, RetryPolicy, Runner,
+    SecretRegistry, call_key,
+)
+from rater1001.runner.ledger import LedgerCorrupt
+
+
+def test_key_is_order_independent_and_sensitive_to_every_determinant():
+    a = call_key({"model": "m", "image": "x", "settings": {"temperature": 0, "seed": 42}})
+    b = call_key({"settings": {"seed": 42, "temperature": 0}, "image": "x", "model": "m"})
+    c = call_key({"model": "m", "image": "x", "settings": {"temperature": 0, "seed": 43}})
+    assert a == b != c and len(a) == 64
+
+
+def test_torn_tail_is_cut_and_earlier_records_survive(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    with Ledger(path) as led:
+        led.append({"key": "k1", "status": "ok", "result": {"text": "a"}})
+        led.append({"key": "k2", "status": "ok", "result": {"text": "b"}})
+    with open(path, "ab") as fh:  # what kill -9 in the middle of a write leaves behind
+        fh.write(b'{"key": "k3", "status": "ok", "res')
+    with Ledger(path) as led:
+        assert "k1" in led and "k2" in led and "k3" not in led
+        led.append({"key": "k3", "status": "ok", "result": {"text": "c"}})
+    with Ledger(path) as led:
+        assert [r["key"] for r in led.records()] == ["k1", "k2", "k3"]
+
+
+def test_a_corrupt_middle_line_is_reported_with_its_line_number(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    path.write_text('{"key": "k1", "status": "ok", "result": {}}\nnot json\n{"key": "k2", "status": "ok", "result": {}}\n')
+    with pytest.raises(LedgerCorrupt, match="line 2"):
+        Ledger(path)
+
+
+def test_failed_calls_are_recorded_but_not_answers_and_are_retried(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    spec = CallSpec(call_key({"x": 1}), "g", {"what": "x"})
+    with Ledger(path) as led:
+        runner = Runner(led, policy=RetryPolicy(max_attempts=1))
+
+        def fail():
+            raise FatalCallError("bad_request", "nope", status=400)
+
+        with pytest.raises(CallFailed):
+            runner.call(spec, fail)
+        assert spec.key not in led
+    calls = []
+    with Ledger(path) as led:
+        runner = Runner(led)
+        assert runner.call(spec, lambda: calls.append(1) or {"text": "fine"}) == {"text": "fine"}
+        # finished: never called again, not even by a new runner
+        assert Runner(led).call(spec, lambda: calls.append(1) or {"text": "other"}) == {"text": "fine"}
+    assert calls == [1]
+    statuses = [r["status"] for r in Ledger(path).records()]
+    assert statuses == ["failed", "ok"]
+
+
+def test_offline_mode_never_calls(tmp_path):
+    with Ledger(tmp_path / "l.jsonl") as led:
+        with pytest.raises(NotInLedger):
+            Runner(led, offline=True).call(CallSpec("k", "g"), lambda: pytest.fail("called"))
+
+
+def test_concurrency_is_bounded_per_group(tmp_path):
+    in_flight = {"a": 0, "b": 0}
+    peak = {"a": 0, "b": 0}
+    lock = threading.Lock()
+
+    def work(unit, runner):
+        group, i = unit
+
+        def call():
+            with lock:
+                in_flight[group] += 1
+                peak[group] = max(peak[group], in_flight[group])
+            time.sleep(0.02)
+            with lock:
+                in_flight[group] -= 1
+            return {"i": i}
+
+        return runner.call(CallSpec(call_key({"g": group, "i": i}), group), call)
+
+    with Ledger(tmp_path / "l.jsonl") as led:
+        runner = Runner(led, {"a": 2, "b": 3})
+        out = runner.run_units([("a", i) for i in range(12)] + [("b", i) for i in range(12)], work, workers=10)
+    assert len(out) == 24 and all(err is None for _, _, err in out)
+    assert peak == {"a": 2, "b": 3}
+
+
+def test_retries_then_success_counts_attempts(tmp_path):
+    errors = [RetryableCallError("server", "500", status=500), RetryableCallError("timeout", "t")]
+
+    def call():
+        if errors:
+            raise errors.pop(0)
+        return {"text": "ok"}
+
+    with Ledger(tmp_path / "l.jsonl") as led:
+        runner = Runner(led, policy=RetryPolicy(initial_backoff_s=0.001, max_backoff_s=0.001))
+        runner.call(CallSpec("k", "g"), call)
+        rec = led.get_ok("k")
+    assert rec["attempts"] == 3 and runner.stats.retries == 2
+
+
+def test_secrets_are_scrubbed_from_what_the_ledger_writes(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOME_API_KEY", "sk-very-secret-value-123")
+    secrets = SecretRegistry()
+    key = secrets.from_env("SOME_API_KEY")
+    path = tmp_path / "l.jsonl"
+    with Ledger(path, secrets) as led:
+        runner = Runner(led, policy=RetryPolicy(max_attempts=1))
+        with pytest.raises(CallFailed):
+            runner.call(CallSpec("k", "g"), lambda: (_ for _ in ()).throw(
+                FatalCallError("auth", f"invalid key {key}", status=401)))
+    text = path.read_text()
+    assert key not in text and "[REDACTED]" in text
+    assert json.loads(text.splitlines()[0])["error"]["kind"] == "auth"
+
+
+def test_a_missing_key_is_a_clear_error(monkeypatch):
+    monkeypatch.delenv("NO_SUCH_KEY_VAR", raising=False)
+    with pytest.raises(KeyError, match="NO_SUCH_KEY_VAR"):
+        SecretRegistry().from_env("NO_SUCH_KEY_VAR")
+
+
+def test_progress_shows_done_failed_and_retrying(tmp_path):
+    import io
+
+    from rater1001.runner import Progress
+
+    sink = io.StringIO()
+    progress = Progress(total=3, enabled=True, file=sink)
+    seen_retrying = []
+
+    def work(unit, runner):
+        errors = [RetryableCallError("rate_limit", "429", status=429)] if unit == "b" else []
+
+        def call():
+            if unit == "c":
+                raise FatalCallError("bad_request", "400", status=400)
+            if errors:
+                raise errors.pop(0)
+            return {"u": unit}
+
+        return runner.call(CallSpec(call_key({"u": unit}), "g"), call)
+
+    with Ledger(tmp_path / "l.jsonl") as led:
+        runner = Runner(led, {"g": 1}, RetryPolicy(initial_backoff_s=0.001, max_backoff_s=0.001),
+                        progress=progress, sleep=lambda s: seen_retrying.append(progress.retrying_now))
+        runner.run_units(["a", "b", "c"], work)
+    progress.close()
+    assert seen_retrying == [1]  # shown as retrying while backing off
+    assert progress.retrying_now == 0 and (progress.done, progress.failed) == (2, 1)
+    final = sink.getvalue().split("\r")[-1]
+    assert "3/3" in final and "done=2" in final and "failed=1" in final and "unit/s" in final
