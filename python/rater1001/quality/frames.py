@@ -1,0 +1,257 @@
+"""Reading the landing zone and shaping it into the frames the quality gate validates.
+
+Apart from `read_landing_zone`, pure pandas: each function takes frames (and the declared study)
+and returns a frame, so the design checks run on small aggregates (one row per cell, image, rater
+or condition) instead of asking Great Expectations to group 72,000 ratings itself. Landed frames
+are indexed by their row number in the file, so a failing row is named as the file numbers it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..contract import TABLES, Column, TableSpec
+from ..paths import ProjectPaths
+from ..study import Study
+
+# Tables without which there is no study to check; the others may land later (a study is often
+# checked before any model has run).
+REQUIRED_TABLES = ("stimuli", "human_ratings")
+# The rating study's tables: an absent one is reported. The judge tables (contract.py) belong to a
+# separate study; they are checked when landed and not mentioned when absent.
+STUDY_TABLES = ("stimuli", "raters", "human_ratings", "model_conditions", "model_predictions")
+
+DESIGN_FACTORS = ("race", "gender", "emotion")
+
+
+@dataclass(frozen=True)
+class LandedTable:
+    name: str
+    path: Path
+    frame: pd.DataFrame | None  # None when the file is missing or unreadable
+    schema: pa.Schema | None
+    problem: str | None  # why frame is None ("missing" or the reader's error)
+
+
+def read_landing_zone(paths: ProjectPaths) -> dict[str, LandedTable]:
+    out: dict[str, LandedTable] = {}
+    for name in TABLES:
+        path = paths.raw_table(name)
+        if not path.exists():
+            out[name] = LandedTable(name, path, None, None, "missing")
+            continue
+        try:
+            table = pq.read_table(path)
+        except Exception as exc:  # any reader error means the file is unusable; say which
+            out[name] = LandedTable(name, path, None, None, f"unreadable ({exc})")
+            continue
+        frame = table.to_pandas()
+        # Index = row number in the file, counted from 1 as a spreadsheet shows it, so messages
+        # and Data Docs name the same row.
+        frame.index = pd.RangeIndex(1, len(frame) + 1, name="row")
+        out[name] = LandedTable(name, path, frame, table.schema, None)
+    return out
+
+
+def landing_zone_frame(landed: dict[str, LandedTable], files: dict[str, str]) -> pd.DataFrame:
+    """One row per contract table: is it there, and may it be absent."""
+    rows = []
+    for name, t in landed.items():
+        if t.problem == "missing" and name not in STUDY_TABLES:
+            continue
+        required = name in REQUIRED_TABLES
+        if t.problem is None:
+            status = "ok"
+        elif t.problem == "missing" and not required:
+            status = "not landed yet"
+        else:
+            status = t.problem
+        rows.append({"table_name": name, "file": files[name], "required": required, "status": status})
+    return pd.DataFrame(rows).set_index(pd.Index([r["table_name"] for r in rows], name="table"))
+
+
+def _type_fits(declared: Column, found: pa.DataType) -> bool:
+    if pa.types.is_dictionary(found):
+        found = found.value_type
+    if pa.types.is_null(found):  # an all-empty optional column written without a type
+        return not declared.required
+    return {
+        "int": pa.types.is_integer(found),
+        # Whole numbers are exact in a float column, so an int column satisfies "float".
+        "float": pa.types.is_floating(found) or pa.types.is_integer(found),
+        "string": pa.types.is_string(found) or pa.types.is_large_string(found)
+        or pa.types.is_string_view(found),
+        "bool": pa.types.is_boolean(found),
+    }[declared.type]
+
+
+def schema_frame(landed: dict[str, LandedTable], files: dict[str, str]) -> pd.DataFrame:
+    """One row per contract column of every landed table: present, and of a compatible type."""
+    rows = []
+    for name, t in landed.items():
+        if t.schema is None:
+            continue
+        for col in TABLES[name].columns:
+            idx = t.schema.get_field_index(col.name)
+            found = str(t.schema.field(idx).type) if idx >= 0 else None
+            if found is None:
+                status = "missing"
+            elif _type_fits(col, t.schema.field(idx).type):
+                status = "ok"
+            else:
+                status = "wrong type"
+            rows.append({"table_name": name, "file": files[name], "column": col.name,
+                         "declared_type": col.type, "found_type": found, "status": status})
+    out = pd.DataFrame(rows, columns=["table_name", "file", "column", "declared_type",
+                                      "found_type", "status"])
+    out.index = pd.Index(out["table_name"] + "." + out["column"], name="column")
+    return out
+
+
+def usable_columns(spec: TableSpec, schema_rows: pd.DataFrame) -> set[str]:
+    """Contract columns present with a fitting type: the only ones value checks can read."""
+    mine = schema_rows[(schema_rows["table_name"] == spec.name) & (schema_rows["status"] == "ok")]
+    return set(mine["column"])
+
+
+def with_key_exists(frame: pd.DataFrame, columns: tuple[str, ...], ref: pd.DataFrame,
+                    ref_columns: tuple[str, ...], flag: str) -> pd.DataFrame:
+    """Add a boolean column saying whether each row's `columns` are a key of the referenced table
+    (a foreign-key check as a column Great Expectations can validate). A row with an empty key
+    part refers to nothing, so it is not an orphan; required columns are checked for nulls."""
+    out = frame.copy()
+    keys = pd.MultiIndex.from_frame(ref[list(ref_columns)].dropna())
+    mine = pd.MultiIndex.from_frame(frame[list(columns)])
+    out[flag] = mine.isin(keys) | frame[list(columns)].isna().any(axis=1).to_numpy()
+    return out
+
+
+def cell_label(row) -> str:
+    """'race=Korean, gender=female, emotion=sad' for any row with the design factors."""
+    return ", ".join(f"{f}={getattr(row, f)}" for f in DESIGN_FACTORS)
+
+
+def design_cells(stimuli: pd.DataFrame, study: Study) -> pd.DataFrame:
+    """Every declared race x gender x emotion cell with its image count (0 for an empty cell)."""
+    levels = [study.levels(f) for f in DESIGN_FACTORS]
+    cells = pd.DataFrame(list(product(*levels)), columns=list(DESIGN_FACTORS))
+    counts = (
+        stimuli.drop_duplicates("image_id")
+        .groupby(list(DESIGN_FACTORS), dropna=False).size().rename("n_images").reset_index()
+    )
+    cells = cells.merge(counts, on=list(DESIGN_FACTORS), how="left")
+    cells["n_images"] = cells["n_images"].fillna(0).astype("int64")
+    # A readable index: Data Docs list failing rows by index.
+    cells.index = pd.Index([cell_label(r) for r in cells.itertuples()], name="cell")
+    return cells
+
+
+def image_rating_counts(stimuli: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
+    """Every image with its number of human ratings (0 for an image nobody rated)."""
+    # Distinct raters, so a duplicated (rater, image) row is reported once, by the key check.
+    counts = ratings.groupby("image_id")["rater_id"].nunique().rename("n_ratings")
+    images = stimuli.drop_duplicates("image_id")[["image_id", *DESIGN_FACTORS]].reset_index(drop=True)
+    images["n_ratings"] = images["image_id"].map(counts).fillna(0).astype("int64")
+    return images.set_index(pd.Index(images["image_id"], name="image"))
+
+
+def rater_image_counts(ratings: pd.DataFrame, raters: pd.DataFrame | None) -> pd.DataFrame:
+    """Every rater (from the raters table and from the ratings) with the number of images rated."""
+    counts = ratings.groupby("rater_id")["image_id"].nunique().rename("n_images")
+    ids = pd.Index(ratings["rater_id"].dropna().unique())
+    if raters is not None:
+        ids = pd.Index(raters["rater_id"].dropna().unique()).union(ids, sort=False)
+    out = pd.DataFrame({"rater_id": ids})
+    out["n_images"] = out["rater_id"].map(counts).fillna(0).astype("int64")
+    return out.set_index(pd.Index(out["rater_id"], name="rater"))
+
+
+def condition_coverage(
+    predictions: pd.DataFrame, stimuli: pd.DataFrame, conditions: pd.DataFrame | None
+) -> pd.DataFrame:
+    """Every model condition (declared or predicted) with how many of the stimuli it predicted and
+    which it missed."""
+    image_ids = pd.Index(stimuli["image_id"].dropna().unique())
+    ids = pd.Index(predictions["condition_id"].dropna().unique())
+    if conditions is not None:
+        ids = pd.Index(conditions["condition_id"].dropna().unique()).union(ids, sort=False)
+    known = predictions[predictions["image_id"].isin(image_ids)]
+    done = known.groupby("condition_id")["image_id"].agg(lambda s: set(s))
+    rows = []
+    for cid in ids:
+        predicted = done.get(cid, set())
+        missing = [i for i in image_ids if i not in predicted]
+        rows.append({"condition_id": cid, "n_images_predicted": len(predicted),
+                     "n_images": len(image_ids), "missing_images": missing})
+    out = pd.DataFrame(rows, columns=["condition_id", "n_images_predicted", "n_images",
+                                      "missing_images"])
+    return out.set_index(pd.Index(out["condition_id"], name="condition"))
+
+
+def fk_flag(columns: tuple[str, ...], table: str) -> str:
+    """Name of the boolean column saying that `columns` exist as a key of `table`."""
+    return f"{'_'.join(columns)}_exists_in_{table}"
+
+
+@dataclass(frozen=True)
+class GateFrames:
+    """The frames to validate, by name, and warnings about checks that could not run."""
+    frames: dict[str, pd.DataFrame]
+    files: dict[str, str]  # table name -> file path as shown in messages
+    usable: dict[str, set[str]]  # landed table -> contract columns present with a fitting type
+    skipped: list[str]
+
+
+def assemble_frames(landed: dict[str, LandedTable], study: Study, root: Path) -> GateFrames:
+    """Everything the gate validates, built from whatever landed: the landing-zone and schema
+    frames, each usable table (with foreign-key flags added), and the design-count aggregates."""
+    files = {n: _shown(t.path, root) for n, t in landed.items()}
+    frames: dict[str, pd.DataFrame] = {"landing_zone": landing_zone_frame(landed, files)}
+    skipped: list[str] = []
+    schema = schema_frame(landed, files)
+    frames["schema"] = schema
+    usable = {n: usable_columns(TABLES[n], schema) for n, t in landed.items() if t.frame is not None}
+    tables = {n: landed[n].frame for n in usable}
+
+    for name, frame in tables.items():
+        for fk in TABLES[name].foreign_keys:
+            if not set(fk.columns) <= usable[name]:
+                continue
+            if fk.table in tables and set(fk.ref_columns) <= usable[fk.table]:
+                frame = with_key_exists(frame, fk.columns, tables[fk.table], fk.ref_columns,
+                                        fk_flag(fk.columns, fk.table))
+            else:
+                skipped.append(f"{files[name]}: {', '.join(fk.columns)} not checked against "
+                               f"{fk.table} ({files[fk.table]} is not available)")
+        frames[name] = frame
+
+    def have(table: str, *cols: str) -> bool:
+        return table in usable and set(cols) <= usable[table]
+
+    if have("stimuli", "image_id", *DESIGN_FACTORS):
+        frames["design_cells"] = design_cells(tables["stimuli"], study)
+    if have("stimuli", "image_id", *DESIGN_FACTORS) and have("human_ratings", "rater_id", "image_id"):
+        frames["image_ratings"] = image_rating_counts(tables["stimuli"], tables["human_ratings"])
+    if have("human_ratings", "rater_id", "image_id"):
+        raters = tables["raters"] if have("raters", "rater_id") else None
+        frames["rater_images"] = rater_image_counts(tables["human_ratings"], raters)
+    if have("stimuli", "image_id") and have("model_predictions", "condition_id", "image_id"):
+        conditions = tables["model_conditions"] if have("model_conditions", "condition_id") else None
+        frames["condition_coverage"] = condition_coverage(
+            tables["model_predictions"], tables["stimuli"], conditions)
+    elif "model_predictions" not in tables and "model_conditions" in tables:
+        skipped.append(f"no model predictions yet ({files['model_predictions']} is not landed): "
+                       "whether every condition predicted every image is not checked")
+    return GateFrames(frames, files, usable, skipped)
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,127 @@
+"""The quality gate: read the landing zone, validate it, decide, and say so in words.
+
+Writes two things: the Data Docs site (paths.data_docs) and data/raw/_quality.json, the verdict
+later steps (dbt, the report) read to say whether the study was analysed as unbalanced.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..landing import is_simulated
+from ..paths import ProjectPaths
+from ..study import load_study
+from .checks import build_checks, count
+from .frames import assemble_frames, read_landing_zone
+from .gx_run import Outcome, run_checks
+
+# Lines shown per failing check; the Data Docs hold every failing row.
+MAX_LINES_PER_CHECK = 10
+
+
+@dataclass
+class QualityResult:
+    passed: bool
+    allow_unbalanced: bool
+    unbalanced: bool  # some design count is off (whether or not that was allowed)
+    failures: list[str]
+    warnings: list[str]
+    checked_at: str
+    docs_path: Path
+    simulated: bool = False
+    n_checks: int = 0
+    failed_checks: list[str] = field(default_factory=list)  # check keys, for programs
+
+    def summary(self) -> str:
+        head = "SIMULATED study. " if self.simulated else ""
+        verdict = "PASSED" if self.passed else "FAILED"
+        lines = [f"{head}Quality gate {verdict}: {count(self.n_checks, 'check')}, "
+                 f"{count(len(self.failures), 'failure')}, {count(len(self.warnings), 'warning')}."]
+        if self.unbalanced and self.allow_unbalanced and self.passed:
+            lines.append("The design is not balanced; --allow-unbalanced is set, so the study is "
+                         "analysed as UNBALANCED (the design-count problems are listed as warnings).")
+        elif self.unbalanced and self.allow_unbalanced:
+            lines.append("The design is not balanced (allowed by --allow-unbalanced: listed as "
+                         "warnings), but the failures below are not design counts and still stop "
+                         "the pipeline.")
+        elif self.unbalanced:
+            lines.append("The design is not balanced. Fix the data, or rerun with --allow-unbalanced "
+                         "to analyse it knowingly as an unbalanced study.")
+        if self.failures:
+            lines.append("Failures:")
+            lines += [f"  - {f}" for f in self.failures]
+        if self.warnings:
+            lines.append("Warnings:")
+            lines += [f"  - {w}" for w in self.warnings]
+        lines.append(f"Data Docs: {self.docs_path}")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["docs_path"] = str(self.docs_path)
+        return d
+
+
+def _lines(outcome: Outcome) -> list[str]:
+    if outcome.error:
+        return [f"check {outcome.check.key} could not be evaluated: {outcome.error}"]
+    lines = outcome.check.describe(outcome.bad_rows)
+    if len(lines) > MAX_LINES_PER_CHECK:
+        rest = len(lines) - MAX_LINES_PER_CHECK
+        lines = lines[:MAX_LINES_PER_CHECK] + [
+            f"... and {rest:,} more like the above ({outcome.check.key}; every row is in the Data Docs)"]
+    return lines
+
+
+def decide(outcomes: list[Outcome], skipped: list[str], not_landed: list[str],
+           allow_unbalanced: bool) -> tuple[bool, bool, list[str], list[str]]:
+    """(passed, unbalanced, failures, warnings) from the check outcomes: design counts become
+    warnings when the user allows an unbalanced study; everything else fails the gate."""
+    failures: list[str] = []
+    warnings = [f"optional table {t}" for t in not_landed] + list(skipped)
+    unbalanced = False
+    for o in outcomes:
+        if o.success:
+            continue
+        if o.check.design and not o.error:
+            unbalanced = True
+            (warnings if allow_unbalanced else failures).extend(_lines(o))
+        else:
+            failures.extend(_lines(o))
+    return not failures, unbalanced, failures, warnings
+
+
+def write_verdict(result: QualityResult, path: Path) -> None:
+    """data/raw/_quality.json, replaced atomically so a reader never sees half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".quality.", suffix=".json", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(result.to_json(), fh, ensure_ascii=False, indent=2)
+    os.replace(tmp, path)
+
+
+def run_quality_gate(paths: ProjectPaths, allow_unbalanced: bool = False) -> QualityResult:
+    verdict = paths.raw / "_quality.json"
+    verdict.unlink(missing_ok=True)  # a gate that crashes must not leave an older pass behind
+    study = load_study(paths)
+    landed = read_landing_zone(paths)
+    gate = assemble_frames(landed, study, paths.root)
+    checks = build_checks(gate, study)
+    outcomes, docs_index = run_checks(gate.frames, checks, paths.data_docs)
+    tables = gate.frames["landing_zone"]
+    not_landed = [f"{r.table_name} is not landed yet ({r.file}); its checks were skipped"
+                  for r in tables[tables["status"] == "not landed yet"].itertuples()]
+    passed, unbalanced, failures, warnings = decide(outcomes, gate.skipped, not_landed, allow_unbalanced)
+    result = QualityResult(
+        passed=passed, allow_unbalanced=allow_unbalanced, unbalanced=unbalanced,
+        failures=failures, warnings=warnings,
+        checked_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        docs_path=docs_index, simulated=is_simulated(paths), n_checks=len(outcomes),
+        failed_checks=[o.check.key for o in outcomes if not o.success],
+    )
+    write_verdict(result, verdict)
+    return result

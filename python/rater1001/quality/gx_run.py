@@ -1,0 +1,110 @@
+"""Running the checks through Great Expectations: an in-memory context whose only file output is
+the Data Docs site, one checkpoint per frame, results mapped back to the checks.
+
+The context is ephemeral so nothing is written into the repository tree, and usage statistics
+are switched off so a quality run never opens a network connection.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from .checks import Check
+
+# Read by GX when the context config leaves analytics unset; set both for belt and braces.
+os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
+
+import great_expectations as gx  # noqa: E402  (after the environment switch above)
+from great_expectations.data_context.types.base import (  # noqa: E402
+    DataContextConfig,
+    InMemoryStoreBackendDefaults,
+    ProgressBarsConfig,
+)
+
+CHECK_META = "rater1001_check"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    check: Check
+    success: bool
+    bad_rows: pd.DataFrame  # the frame's failing rows (empty when success or on error)
+    error: str | None = None  # GX could not evaluate the expectation
+
+
+def _context(docs_dir: Path):
+    config = DataContextConfig(
+        store_backend_defaults=InMemoryStoreBackendDefaults(),
+        analytics_enabled=False,
+        progress_bars=ProgressBarsConfig(globally=False),
+        data_docs_sites={
+            "rater1001": {
+                "class_name": "SiteBuilder",
+                "show_how_to_buttons": False,
+                "store_backend": {"class_name": "TupleFilesystemStoreBackend",
+                                  "base_directory": str(docs_dir)},
+                "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
+            }
+        },
+    )
+    return gx.get_context(project_config=config, mode="ephemeral")
+
+
+def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check], docs_dir: Path
+               ) -> tuple[list[Outcome], Path]:
+    """Validate every frame with its checks; write Data Docs to docs_dir (replacing an older
+    site, so the docs show this run only). Returns the outcomes and the docs index path."""
+    ctx = _context(docs_dir)
+    source = ctx.data_sources.add_pandas("landing_zone")
+    by_frame: dict[str, list[Check]] = defaultdict(list)
+    for c in checks:
+        c.expectation.meta = {**(c.expectation.meta or {}), CHECK_META: c.key}
+        by_frame[c.frame].append(c)
+
+    outcomes: list[Outcome] = []
+    for frame_name, group in by_frame.items():
+        frame = frames[frame_name]
+        batch = source.add_dataframe_asset(frame_name).add_batch_definition_whole_dataframe("all rows")
+        # Built whole, then stored once: adding expectations one by one re-saves the suite each time.
+        suite = ctx.suites.add(gx.ExpectationSuite(name=frame_name,
+                                                   expectations=[c.expectation for c in group]))
+        validation = ctx.validation_definitions.add(
+            gx.ValidationDefinition(name=frame_name, data=batch, suite=suite))
+        checkpoint = ctx.checkpoints.add(gx.Checkpoint(
+            name=f"quality_gate_{frame_name}", validation_definitions=[validation],
+            result_format={"result_format": "COMPLETE"}))
+        run = checkpoint.run(batch_parameters={"dataframe": frame})
+        keyed = {c.key: c for c in group}
+        for result in run.run_results.values():
+            for r in result.results:
+                check = keyed[r.expectation_config.meta[CHECK_META]]
+                outcomes.append(_outcome(check, r, frame))
+
+    if docs_dir.exists():
+        shutil.rmtree(docs_dir)
+    ctx.build_data_docs()
+    return outcomes, docs_dir / "index.html"
+
+
+def _exception_message(info: dict) -> str | None:
+    """GX reports errors either flat or keyed by the metric that raised; gather the messages."""
+    found = [info] if "raised_exception" in info else [v for v in info.values() if isinstance(v, dict)]
+    messages = [e.get("exception_message") or "error" for e in found if e.get("raised_exception")]
+    return "; ".join(dict.fromkeys(messages)) or None
+
+
+def _outcome(check: Check, r, frame: pd.DataFrame) -> Outcome:
+    error = _exception_message(r.exception_info or {})
+    if error:
+        return Outcome(check, False, frame.iloc[0:0], error)
+    if r.success:
+        return Outcome(check, True, frame.iloc[0:0])
+    entries = (r.result or {}).get("unexpected_index_list") or []
+    # With a named index GX reports {column: value, index_name: label}; otherwise the bare label.
+    labels = [e[frame.index.name] if isinstance(e, dict) else e for e in entries]
+    return Outcome(check, False, frame.loc[list(dict.fromkeys(labels))])
