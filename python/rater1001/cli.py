@@ -55,7 +55,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    """The main job: quality gate, then the warehouse, then its docs."""
+    """The main job: quality gate, then the warehouse, its docs, then the report."""
     from .quality import run_quality_gate
     from .warehouse import dbt_build, dbt_docs
 
@@ -68,7 +68,26 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not dbt_build(paths):
         return EXIT_FAILED
     dbt_docs(paths)
+    return _write_report(paths, write_pngs=True)
+
+
+def _write_report(paths, write_pngs: bool) -> int:
+    from .report import build_report
+
+    try:
+        result = build_report(paths, write_pngs=write_pngs)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    print(result.summary())
+    for block in result.unavailable:
+        print(f"  {block.ours}: {block.note}")
     return EXIT_OK
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    """report/index.html (offline, self-contained) and report/figures/*.png from the warehouse."""
+    return _write_report(project(args.home), write_pngs=not args.no_png)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -173,6 +192,17 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     return EXIT_PARTIAL if result.calls_failed or (result.rows["parse_status"] == "call_failed").any() else EXIT_OK
 
 
+def _cmd_summary(args: argparse.Namespace) -> int:
+    from .summary import WarehouseNotBuilt, headline
+
+    try:
+        print(headline(project(args.home)))
+    except WarehouseNotBuilt as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rater1001", description="Can this AI model replace my human raters?")
     p.add_argument("--home", default=None, help="project folder (default: $RATER1001_HOME or the current folder)")
@@ -217,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_infer)
 
     for name, func, helptext in (
-        ("run", _cmd_run, "quality gate + dbt build + docs on data/raw"),
+        ("run", _cmd_run, "quality gate + dbt build + docs + report on data/raw"),
         ("demo", _cmd_demo, "simulate the demo study, then run"),
     ):
         s = sub.add_parser(name, help=helptext)
@@ -225,6 +255,13 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "demo":
             s.add_argument("--seed", type=int, default=20251129)
         s.set_defaults(func=func)
+
+    s = sub.add_parser("report", help="write report/index.html and report/figures/*.png from the built warehouse")
+    s.add_argument("--no-png", action="store_true", help="skip the PNG copies of the figures (faster)")
+    s.set_defaults(func=_cmd_report)
+
+    s = sub.add_parser("summary", help="print the headline agreement table per condition from the built warehouse")
+    s.set_defaults(func=_cmd_summary)
 
     s = sub.add_parser("judge", help="pairwise LLM-as-a-judge over landed dialogues and candidates (seed 001)")
     s.add_argument("--model", default="gpt-5.1", help="judge model id (default gpt-5.1, the log's judge)")

@@ -1,0 +1,9 @@
+"""Position bias, verbosity, inconsistency and axis correlations per LLM judge (long format)."""
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    from rater1001.judge.analysis import bias_checks
+
+    return bias_checks(dbt.ref("stg_judge_verdicts").df(), dbt.ref("judge_pair_verdicts").df(),
+                       dbt.ref("stg_judge_candidates").df())

@@ -1,0 +1,11 @@
+"""The consistency rule of seed 001 (Bias 1): one row per (judge, sample, variant, pair, axis);
+both orders agree -> that verdict, otherwise tie. Logic: rater1001.stats.judge.consolidate_orders."""
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    from rater1001.judge.analysis import pair_verdicts
+
+    verdicts = dbt.ref("stg_judge_verdicts").df()
+    dialogues = dbt.ref("stg_judge_dialogues").df()
+    return pair_verdicts(verdicts, dialogues)

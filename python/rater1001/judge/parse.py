@@ -1,0 +1,139 @@
+"""Reading a judge's answer: one verdict per axis ("1", "2" or "tie", by position) plus the reason.
+
+Judges do not always write the requested format. Accepted: full-width colons and digits (NFKC),
+bold/italic markers, bullets and numbering, extra spaces, Korean or English axis names or "N축",
+"응답 1" / "1번" / "Response 1" / "1", and "tie" / "무승부" / "동점" / "비김" / "draw" / "동등".
+A line that names both responses ("1 / 2 / tie" echoed from the template) is not a verdict. Every
+axis that cannot be read is None and named in `problems`; nothing is guessed.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from .catalog import Axis
+
+TIE_WORDS = ("tie", "무승부", "동점", "비김", "비겼", "draw", "동등", "equal", "same", "둘 다", "차이 없", "우열 없")
+REASON_KEYS = ("이유", "reason", "근거", "rationale", "설명")
+_MARKUP = re.compile(r"[*_`#>]+")
+_LEAD = re.compile(r"^\s*(?:[-•·]\s*|\d+[.)]\s+|\(\d+\)\s*)?")
+_AXIS_NUMBER = re.compile(r"(?:^|\s)([1-9])\s*축|axis\s*([1-9])|criterion\s*([1-9])", re.IGNORECASE)
+_CHOICE = re.compile(r"^(?:응답|response|후보|answer|candidate|option)?\s*#?\s*([12])(?![0-9.])\s*(?:번째|번)?")
+_NAMED = re.compile(r"(?:응답|response|후보|answer|candidate)\s*#?\s*([12])(?![0-9])|(?<![0-9])([12])\s*번")
+_ECHO = re.compile(r"^1\s*/\s*2\s*/\s*tie")
+
+
+@dataclass
+class ParsedVerdict:
+    verdicts: dict[str, str | None]  # axis_id -> "1" / "2" / "tie" / None
+    reason: str | None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        got = sum(v is not None for v in self.verdicts.values())
+        if got == len(self.verdicts):
+            return "ok"
+        return "partial" if got else "failed"
+
+
+def normalise(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    return _MARKUP.sub("", text)
+
+
+def read_choice(value: str) -> str | None:
+    """'1', '2' or 'tie' from the value part of a verdict line, else None."""
+    v = normalise(value).strip().casefold()
+    v = v.strip(" .:;,-[]()\"'")
+    if not v or _ECHO.match(v):
+        return None
+    for w in TIE_WORDS:
+        if v.startswith(w):
+            return "tie"
+    named = {a or b for a, b in _NAMED.findall(v)}
+    if len(named) > 1:
+        return None  # names both responses: not a verdict
+    m = _CHOICE.match(v)
+    if m:
+        return m.group(1)
+    if len(named) == 1:
+        return named.pop()
+    if not named and any(w in v for w in TIE_WORDS):
+        return "tie"
+    return None
+
+
+def _squash(s: str) -> str:
+    return re.sub(r"\s+", "", s.casefold())
+
+
+class VerdictParser:
+    def __init__(self, axes: list[Axis]):
+        self.axes = axes
+        by_number = {a.display_order: a for a in axes if not a.is_overall}
+        self._by_number = by_number
+        names = []
+        for a in axes:
+            for s in (a.label_ko, a.prompt_label, a.label_en, a.axis_id, *a.aliases):
+                if s:
+                    names.append((_squash(s), a))
+        # Longest names first so "한국어 자연스러움" wins over "자연스러움".
+        self._names = sorted(names, key=lambda t: -len(t[0]))
+
+    def axis_of(self, key: str) -> Axis | None:
+        k = _squash(_LEAD.sub("", key))
+        if not k:
+            return None
+        m = _AXIS_NUMBER.search(key.casefold())
+        if m:
+            number = int(next(g for g in m.groups() if g))
+            if number in self._by_number:
+                return self._by_number[number]
+        for name, axis in self._names:
+            if name and name in k:
+                return axis
+        return None
+
+    def parse(self, text: str | None) -> ParsedVerdict:
+        verdicts: dict[str, str | None] = {a.axis_id: None for a in self.axes}
+        out = ParsedVerdict(verdicts, None)
+        if not text or not text.strip():
+            out.problems.append("empty answer")
+            return out
+        reason_lines: list[str] | None = None
+        for raw_line in normalise(text).splitlines():
+            line = raw_line.strip()
+            if not line:
+                continue
+            key, sep, value = line.partition(":")
+            if not sep:
+                if reason_lines is not None:
+                    reason_lines.append(line)
+                continue
+            key_c = _squash(_LEAD.sub("", key))
+            if any(key_c.startswith(_squash(r)) for r in REASON_KEYS):
+                reason_lines = [value.strip()] if value.strip() else []
+                continue
+            axis = self.axis_of(key) if len(key) <= 60 else None
+            choice = read_choice(value) if axis is not None else None
+            # After the reason began, a line only counts as a verdict for an axis still without one.
+            if axis is None or (reason_lines is not None and (choice is None or verdicts[axis.axis_id] is not None)):
+                if reason_lines is not None:
+                    reason_lines.append(line)
+                continue
+            if choice is None:
+                out.problems.append(f"{axis.axis_id}: cannot read verdict {value.strip()[:40]!r}")
+                continue
+            if verdicts[axis.axis_id] is not None and verdicts[axis.axis_id] != choice:
+                out.problems.append(f"{axis.axis_id}: contradictory verdicts")
+                verdicts[axis.axis_id] = None
+                continue
+            verdicts[axis.axis_id] = choice
+        if reason_lines:
+            out.reason = "\n".join(reason_lines).strip() or None
+        for a in self.axes:
+            if verdicts[a.axis_id] is None and not any(p.startswith(a.axis_id) for p in out.problems):
+                out.problems.append(f"{a.axis_id}: no verdict line")
+        return out

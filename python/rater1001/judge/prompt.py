@@ -1,0 +1,42 @@
+"""Rendering the judge prompt of the log from a versioned template file."""
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib import resources
+from string import Template
+
+DEFAULT_TEMPLATE = "judge_pairwise_ko.v1.txt"
+
+
+def template_text(name: str = DEFAULT_TEMPLATE) -> str:
+    return resources.files("rater1001.judge").joinpath("templates", name).read_text(encoding="utf-8").rstrip("\n")
+
+
+def template_id(name: str = DEFAULT_TEMPLATE) -> str:
+    """File name (version included) plus a hash of the text, so an edited file changes every key."""
+    digest = hashlib.sha256(template_text(name).encode("utf-8")).hexdigest()[:12]
+    return f"{name}@{digest}"
+
+
+def parse_turns(turns_json: str, *, where: str = "turns") -> list[tuple[str, str]]:
+    """The dialogues.turns column: a JSON list of {"speaker", "text"} objects."""
+    try:
+        turns = json.loads(turns_json)
+    except (TypeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{where}: not a JSON list of turns ({exc})") from None
+    if not isinstance(turns, list) or not all(isinstance(t, dict) and "speaker" in t and "text" in t for t in turns):
+        raise ValueError(f'{where}: expected a JSON list of {{"speaker": ..., "text": ...}} objects')
+    return [(str(t["speaker"]), str(t["text"])) for t in turns]
+
+
+def render_dialogue(turns: list[tuple[str, str]]) -> str:
+    return "\n".join(f"{speaker}: {text}" for speaker, text in turns)
+
+
+def render(*, next_speaker: str, situation: str | None, turns: list[tuple[str, str]], response_1: str,
+           response_2: str, template: str = DEFAULT_TEMPLATE) -> str:
+    return Template(template_text(template)).substitute(
+        next_speaker=next_speaker, situation=situation or "", dialogue=render_dialogue(turns),
+        response_1=response_1, response_2=response_2,
+    )

@@ -1,0 +1,137 @@
+"""The Alternative Annotator Test (alt-test; Calderon, Reichart & Dror, ACL 2025, arXiv 2501.10970;
+reference procedure in github.com/nitaytech/AltTest, `alt_test` of alt_test_example.ipynb).
+
+Can a model replace the human annotators? For each human h (leave-one-annotator-out), on every
+instance i that h annotated: score the model's label and h's label against the *other* humans'
+labels of i (accuracy = share of equal labels; neg_rmse = minus the root mean squared difference).
+W^f_i = 1 if the model scores at least as well as h, W^h_i = 1 if h scores at least as well as the
+model (a tie sets both). Test H0: mean(W^h - W^f) >= epsilon against H1: < epsilon, one-sided
+one-sample t-test; epsilon is the cost-benefit allowance (0.2 expert, 0.15 skilled, 0.1 crowd
+annotators). Benjamini-Yekutieli at q over the humans; the winning rate omega is the share of
+humans whose H0 is rejected (the model passes at omega >= 0.5) and the average advantage
+probability rho is the mean over humans of mean(W^f).
+
+Generic: annotations are a long frame (annotator_id, instance_id, label); the judge study uses
+pair verdicts as labels, issue 8 will use valence/arousal ratings with neg_rmse.
+
+Degenerate t-tests: when W^h - W^f is constant (e.g. the left-out annotator and the model agree on
+every instance, so both indicators are always 1 and the difference is always 0), the standard
+error is 0. scipy's one-sample t-test (which the reference calls) then gives t = -inf and p = 0
+when the constant is below epsilon (a win for the model), t = +inf and p = 1 above it, and NaN only
+when it equals epsilon (never a win). We keep exactly that behaviour and say so in the
+annotator's note.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+ScoringFunction = Callable[[Any, list], float]
+
+EPSILON_BY_EXPERTISE = {"expert": 0.2, "skilled": 0.15, "crowd": 0.1}
+
+
+def accuracy_score(label: Any, others: list) -> float:
+    return float(np.mean([label == o for o in others]))
+
+
+def neg_rmse_score(value: float, others: list) -> float:
+    return -float(np.sqrt(np.mean([(float(value) - float(o)) ** 2 for o in others])))
+
+
+SCORING: dict[str, ScoringFunction] = {"accuracy": accuracy_score, "neg_rmse": neg_rmse_score}
+
+
+def benjamini_yekutieli(p_values: np.ndarray, q: float = 0.05) -> np.ndarray:
+    """Rejections of the Benjamini-Yekutieli step-up procedure at level q (statsmodels fdr_by).
+    A NaN p-value is never rejected but still counts in m, as in the reference procedure (it is
+    entered as p = 1, which BY rejects for no q < 1)."""
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(p_values, float)
+    if p.size == 0:
+        return np.zeros(0, bool)
+    filled = np.where(np.isnan(p), 1.0, p)
+    reject, *_ = multipletests(filled, alpha=q, method="fdr_by")
+    return reject & ~np.isnan(p)
+
+
+@dataclass(frozen=True)
+class AltTestResult:
+    winning_rate: float  # omega: share of tested annotators the model beats
+    advantage_probability: float  # rho
+    passed: bool  # omega >= 0.5
+    epsilon: float
+    q: float
+    n_annotators_tested: int
+    n_instances: int  # instances with at least min_humans_per_instance humans and a model label
+    per_annotator: pd.DataFrame  # annotator_id, n_instances, mean_w_human, mean_w_model, p_value, rejected, note
+    note: str | None = None
+
+
+def alt_test(
+    human: pd.DataFrame,
+    model: pd.Series | dict,
+    *,
+    epsilon: float = 0.2,
+    q: float = 0.05,
+    scoring: str | ScoringFunction = "accuracy",
+    min_humans_per_instance: int = 2,
+    min_instances_per_human: int = 30,
+) -> AltTestResult:
+    """`human`: columns annotator_id, instance_id, label (one label per annotator and instance).
+    `model`: instance_id -> the model's label."""
+    score = SCORING[scoring] if isinstance(scoring, str) else scoring
+    model = pd.Series(model, dtype="object") if isinstance(model, dict) else model
+    model = model[model.notna()]
+    h = human[["annotator_id", "instance_id", "label"]].dropna(subset=["label"])
+    dup = h.duplicated(["annotator_id", "instance_id"])
+    if dup.any():
+        r = h[dup].iloc[0]
+        raise ValueError(f"annotator {r['annotator_id']!r} labelled instance {r['instance_id']!r} more than once")
+    per_instance = h.groupby("instance_id")["annotator_id"].nunique()
+    keep = set(per_instance[per_instance >= min_humans_per_instance].index) & set(model.index)
+    h = h[h["instance_id"].isin(keep)]
+    labels = {(a, i): lab for a, i, lab in h.itertuples(index=False)}
+    annotators_of = h.groupby("instance_id")["annotator_id"].apply(list).to_dict()
+
+    rows = []
+    for annotator in sorted(human["annotator_id"].dropna().unique(), key=str):
+        instances = sorted(h.loc[h["annotator_id"] == annotator, "instance_id"], key=str)
+        if len(instances) < min_instances_per_human:
+            rows.append((annotator, len(instances), np.nan, np.nan, np.nan, False,
+                         f"skipped: {len(instances)} instances < {min_instances_per_human}"))
+            continue
+        w_human, w_model = [], []
+        for i in instances:
+            others = [labels[(o, i)] for o in annotators_of[i] if o != annotator]
+            s_h = score(labels[(annotator, i)], others)
+            s_f = score(model[i], others)
+            w_human.append(1.0 if s_h >= s_f else 0.0)
+            w_model.append(1.0 if s_f >= s_h else 0.0)
+        diff = np.asarray(w_human) - np.asarray(w_model)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # constant differences: see the module notes
+            p = float(stats.ttest_1samp(diff, epsilon, alternative="less").pvalue)
+        note = None
+        if np.ptp(diff) == 0:
+            note = (f"W_human - W_model is constant ({diff[0]:g}): t = -inf/+inf (p = {p:g}) as in the "
+                    "reference" if not np.isnan(p) else "W_human - W_model is constant and equal to epsilon: p undefined")
+        rows.append((annotator, len(instances), float(np.mean(w_human)), float(np.mean(w_model)), p, False, note))
+    per = pd.DataFrame(rows, columns=["annotator_id", "n_instances", "mean_w_human", "mean_w_model",
+                                      "p_value", "rejected", "note"])
+    tested = per["mean_w_model"].notna()
+    per.loc[tested, "rejected"] = benjamini_yekutieli(per.loc[tested, "p_value"].to_numpy(), q)
+    n_tested = int(tested.sum())
+    if n_tested == 0:
+        return AltTestResult(float("nan"), float("nan"), False, epsilon, q, 0, len(keep), per,
+                             note=f"no annotator has at least {min_instances_per_human} instances shared with others")
+    omega = float(per.loc[tested, "rejected"].sum() / n_tested)
+    rho = float(per.loc[tested, "mean_w_model"].mean())
+    return AltTestResult(omega, rho, omega >= 0.5, epsilon, q, n_tested, len(keep), per)

@@ -1,0 +1,37 @@
+"""A fake LLM judge behind the fake OpenAI chat-completions server: it reads the two responses out
+of the rendered judge prompt and prefers the one that contains a marker word, answering in the
+log's output format with the formatting noise real judges produce (full-width colons, bold)."""
+from __future__ import annotations
+
+import re
+
+from .models import openai_reply
+from .server import FakeServer, Reply, Request
+
+_CANDIDATES = re.compile(r"\[응답 후보\] 응답 1: (.*) / 응답 2: (.*)")
+
+
+def responses_of(prompt: str) -> tuple[str, str]:
+    m = _CANDIDATES.search(prompt)
+    if not m:
+        raise AssertionError("prompt has no [응답 후보] line")
+    return m.group(1), m.group(2)
+
+
+def verdict_text(prompt: str, marker: str = "좋은") -> str:
+    r1, r2 = responses_of(prompt)
+    v = "1" if marker in r1 and marker not in r2 else "2" if marker in r2 and marker not in r1 else "tie"
+    return (f"**1축 (공감 반응)**： {v}\n**2축 (한국어 자연)**： tie\n**3축 (맥락 일관)**：응답 {v}\n"
+            f"**종합**： {v}\n**이유**： 표지 단어 '{marker}' 가 있는 응답이 더 낫다.")
+
+
+def judge_server(answer=verdict_text) -> FakeServer:
+    def respond(req: Request) -> Reply:
+        if not req.path.endswith("/chat/completions"):
+            return Reply(404, {"error": {"message": f"no route {req.path}"}})
+        prompt = req.body["messages"][0]["content"]
+        if not isinstance(prompt, str):
+            return Reply(400, {"error": {"message": "judge requests must be text-only"}})
+        return openai_reply(answer(prompt), model=req.body.get("model", "?"), prompt_tokens=800, completion_tokens=120)
+
+    return FakeServer(respond)

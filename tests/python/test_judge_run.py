@@ -1,0 +1,113 @@
+"""`rater1001 judge` through the real openai SDK against a fake OpenAI-compatible judge on
+127.0.0.1: text-only requests in both orders, verdicts parsed and landed, resume from the ledger,
+rate limits retried, a refused call recorded and redone on the next run, the key never on disk."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from fakes.judge import judge_server, responses_of
+from fakes.models import openai_error
+from rater1001 import cli
+from rater1001.contract import CANDIDATES, DIALOGUES
+from rater1001.judge.run import JudgeOptions, dry_run, ledger_path, run_judge
+from rater1001.landing import ManifestEntry, record_landing, to_arrow, write_parquet_atomic
+from rater1001.paths import project
+from rater1001.runner import RetryPolicy
+
+KEY = "sk-judge-test-0123456789-abcdefghij"
+FAST = RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.05, max_retry_time_s=20)
+
+
+@pytest.fixture
+def proj(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    paths = project(tmp_path)
+    turns = json.dumps([{"speaker": "A", "text": "나 시험 붙었어!"}], ensure_ascii=False)
+    dialogues = pd.DataFrame({"sample_id": ["s1", "s2", "s3"], "category": ["기쁨"] * 3,
+                              "situation": ["친구가 시험에 붙었다."] * 3, "turns": [turns] * 3,
+                              "next_speaker": ["B"] * 3, "source": ["test"] * 3})
+    rows = []
+    for s in ("s1", "s2", "s3"):
+        rows.append((s, "P", "text", f"{s} 정말 좋은 소식이다 축하해!", "ok", None))
+        rows.append((s, "K", "text", f"{s} 그렇군요.", "ok", None))
+        bad = s == "s3"
+        rows.append((s, "Q", "text", None if bad else f"{s} 와 좋은 일이네!", "error" if bad else "ok",
+                     "CUDA OOM" if bad else None))
+    cands = pd.DataFrame(rows, columns=["sample_id", "candidate_id", "variant", "response_text", "status", "error"])
+    for spec, frame in ((DIALOGUES, dialogues), (CANDIDATES, cands)):
+        write_parquet_atomic(to_arrow(frame, spec), paths.raw_table(spec.name))
+        record_landing(paths, ManifestEntry(spec.name, "test", None, len(frame), 0, False))
+    return paths
+
+
+def opts(server, **kw):
+    return JudgeOptions(model_id="judge-x", backend="openai-compatible", base_url=server.url + "/v1",
+                        api_key_env="OPENAI_API_KEY", temperature=0.0, concurrency=kw.pop("concurrency", 1),
+                        retry=kw.pop("retry", FAST), progress=False, **kw)
+
+
+def test_every_pair_in_both_orders_text_only_and_landed(proj):
+    with judge_server() as srv:
+        result = run_judge(proj, opts(srv))
+    # K-P in 3 samples, Q-P in 2 (s3 errored): 5 pairs x 2 orders
+    assert len(srv.requests) == 10 and result.n_calls_planned == 10
+    assert int(result.excluded["n_cells"].sum()) == 1
+    for req in srv.requests:
+        assert req.body["model"] == "judge-x" and req.body["temperature"] == 0
+        assert req.headers["authorization"] == f"Bearer {KEY}"
+        content = req.body["messages"][0]["content"]
+        assert isinstance(content, str) and content.startswith("다음은 한국어 대화입니다.")
+    firsts = {responses_of(r.body["messages"][0]["content"])[0] for r in srv.requests}
+    assert "s1 정말 좋은 소식이다 축하해!" in firsts and "s1 그렇군요." in firsts  # P shown first and second
+
+    landed = pd.read_parquet(proj.raw_table("judge_verdicts"))
+    assert len(landed) == 10 and set(landed["parse_status"]) == {"ok"}
+    kp = landed[(landed["candidate_a"] == "K") & (landed["sample_id"] == "s1")].set_index("order")
+    # P has the marker, K does not: P is position 2 in AB and position 1 in BA
+    assert kp.loc["AB", "verdict_overall"] == "2" and kp.loc["BA", "verdict_overall"] == "1"
+    assert kp.loc["AB", "verdict_naturalness"] == "tie" and "표지 단어" in kp.loc["AB", "reason"]
+    qp = landed[(landed["candidate_a"] == "Q")]
+    assert set(qp["verdict_overall"]) == {"tie"}  # both have the marker
+    assert (landed["input_tokens"] == 800).all() and landed["prompt_version"].str.startswith("judge_pairwise_ko.v1.txt@").all()
+    for path in (proj.raw_table("judge_verdicts"), ledger_path(proj, opts(srv))):
+        assert KEY.encode() not in path.read_bytes()
+
+
+def test_resume_makes_no_new_calls_and_dry_run_calls_nothing(proj):
+    with judge_server() as srv:
+        run_judge(proj, opts(srv))
+        before = len(srv.requests)
+        est = dry_run(proj, opts(srv))
+        again = run_judge(proj, opts(srv))
+    assert before == 10 and len(srv.requests) == 10
+    assert est["calls_planned"] == 10 and est["calls_todo"] == 0
+    assert again.calls_made == 0 and again.calls_cached == 10
+    assert len(pd.read_parquet(proj.raw_table("judge_verdicts"))) == 10
+
+
+def test_rate_limits_are_retried_and_a_refused_call_is_redone_next_run(proj):
+    with judge_server() as srv:
+        srv.queue(openai_error(429, "slow down", {"retry-after": "0"}), openai_error(503, "busy"),
+                  openai_error(400, "bad request"))
+        first = run_judge(proj, opts(srv))
+        landed = pd.read_parquet(proj.raw_table("judge_verdicts"))
+        assert first.retries == 2 and first.calls_failed == 1
+        assert (landed["parse_status"] == "call_failed").sum() == 1
+        n = len(srv.requests)
+        second = run_judge(proj, opts(srv))
+    assert len(srv.requests) == n + 1 and second.calls_made == 1
+    landed = pd.read_parquet(proj.raw_table("judge_verdicts"))
+    assert len(landed) == 10 and set(landed["parse_status"]) == {"ok"}
+
+
+def test_cli_judge_keeps_other_judges_rows(proj):
+    with judge_server() as srv:
+        base = ["--home", str(proj.root), "judge", "--backend", "openai-compatible", "--base-url", srv.url + "/v1",
+                "--api-key-env", "OPENAI_API_KEY", "--no-progress", "--concurrency", "2"]
+        assert cli.main(base + ["--model", "judge-x", "--candidates", "K"]) == cli.EXIT_OK
+        assert cli.main(base + ["--model", "judge-y", "--judge-id", "second"]) == cli.EXIT_OK
+    landed = pd.read_parquet(proj.raw_table("judge_verdicts"))
+    assert landed.groupby("judge_id").size().to_dict() == {"judge-x": 6, "second": 10}

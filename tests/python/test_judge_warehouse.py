@@ -1,0 +1,134 @@
+"""The judge marts built by dbt against independent recomputation from the landed Parquet, the
+planted biases seen through the marts, and a build on a study without a judge part."""
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from rater1001.judge.simulate import simulate_judge_study
+from rater1001.paths import project
+from rater1001.warehouse import dbt_build
+
+JUDGE_MARTS = ("judge_pair_verdicts", "judge_inconsistency", "judge_win_rates", "judge_category_win_rates",
+               "judge_bradley_terry", "judge_bias_checks", "judge_agreement", "judge_alt_test", "judge_costs")
+SELECT = "+path:models/marts/judge judge_axes"
+
+
+def query(paths, sql: str) -> pd.DataFrame:
+    con = duckdb.connect(str(paths.warehouse), read_only=True)
+    try:
+        return con.execute(sql).df()
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    paths = project(tmp_path_factory.mktemp("judge_wh"))
+    simulate_judge_study(paths, seed=4)
+    assert dbt_build(paths, select=SELECT), "dbt build of the judge marts failed"
+    return paths
+
+
+def expected_pairs(paths) -> pd.DataFrame:
+    """The consistency rule restated in pandas from the raw verdicts (overall axis)."""
+    v = pd.read_parquet(paths.raw_table("judge_verdicts"))
+    first_is_a = v["order"] == "AB"
+    pos = v["verdict_overall"]
+    v["winner"] = np.select([pos.eq("tie"), pos.eq("1") & first_is_a, pos.eq("2") & ~first_is_a,
+                             pos.eq("1") & ~first_is_a, pos.eq("2") & first_is_a], ["tie", "a", "a", "b", "b"], None)
+    key = ["judge_id", "sample_id", "variant", "candidate_a", "candidate_b"]
+    ab = v[v["order"] == "AB"].set_index(key)["winner"].rename("ab")
+    ba = v[v["order"] == "BA"].set_index(key)["winner"].rename("ba")
+    kinds = v.drop_duplicates(key).set_index(key)["judge_kind"]
+    m = pd.concat([ab, ba, kinds], axis=1)
+    both = m["ab"].notna() & m["ba"].notna()
+    single = m["judge_kind"].eq("human") & (m["ab"].notna() ^ m["ba"].notna())
+    m["final"] = np.where(both, np.where(m["ab"] == m["ba"], m["ab"], "tie"),
+                          np.where(single, m["ab"].fillna(m["ba"]), None))
+    return m.reset_index()
+
+
+def test_consistency_rule_matches_pandas(built):
+    exp = expected_pairs(built)
+    got = query(built, "select * from judge_pair_verdicts where axis = 'overall'")
+    key = ["judge_id", "sample_id", "variant", "candidate_a", "candidate_b"]
+    m = exp.merge(got, on=key, how="outer", indicator=True)
+    assert (m["_merge"] == "both").all()
+    assert (m["final"].fillna("-") == m["final_verdict"].fillna("-")).all()
+    llm = m[m["judge_kind_x"] == "llm"]
+    inconsistent = llm["ab"].notna() & llm["ba"].notna() & (llm["ab"] != llm["ba"])
+    assert (inconsistent == (llm["is_consistent"] == False)).all()  # noqa: E712
+    assert inconsistent.mean() > 0.05  # the planted position bias produces disagreements
+
+
+def test_win_rates_recount(built):
+    exp = expected_pairs(built)
+    exp = exp[exp["final"].notna() & (exp["candidate_b"] == "P")]
+    exp["outcome"] = exp["final"].map({"a": "win", "tie": "tie", "b": "loss"})
+    counts = exp.groupby(["judge_id", "candidate_a", "outcome"]).size().unstack(fill_value=0)
+    got = query(built, "select * from judge_win_rates where axis = 'overall' and variant = 'all'")
+    got = got.set_index(["judge_id", "candidate_id"])
+    for (judge, cand), row in counts.iterrows():
+        g = got.loc[(judge, cand)]
+        assert (g["wins"], g["ties"], g["losses"]) == (row.get("win", 0), row.get("tie", 0), row.get("loss", 0))
+        n = row.sum()
+        assert g["win_rate"] == pytest.approx((row.get("win", 0) + 0.5 * row.get("tie", 0)) / n, abs=1e-12)
+    cat = query(built, "select sum(n_pairs) as n from judge_category_win_rates where axis = 'overall' "
+                       "and judge_id = 'gpt-5.1'")["n"].item()
+    assert cat == got.loc["gpt-5.1", "n_pairs"].sum()
+
+
+def test_planted_biases_show_in_the_bias_checks(built):
+    b = query(built, "select * from judge_bias_checks where variant = 'all' and axis = 'overall'")
+    b = b.set_index(["judge_id", "check_name"])
+    gpt, sonnet = b.loc["gpt-5.1"], b.loc["claude-sonnet-4.6"]
+    # gpt-5.1 was given position bias 0.4 (logit) and verbosity 0.6 per 100 characters
+    assert gpt.loc["position_bias", "estimate"] > 0.5 and gpt.loc["position_bias", "p_value"] < 0.01
+    assert gpt.loc["verbosity", "estimate"] > 0 and gpt.loc["verbosity", "p_value"] < 0.05
+    # the second judge has no position bias
+    assert sonnet.loc["position_bias", "ci_low"] < 0.5 < sonnet.loc["position_bias", "ci_high"]
+    corr = query(built, "select * from judge_bias_checks where check_name = 'axis_correlation' "
+                        "and judge_id = 'gpt-5.1' and variant = 'all'")
+    assert len(corr) == 6 and (corr["estimate"] > 0).all()  # the axes share a quality component
+
+
+def test_bradley_terry_orders_candidates_as_planted(built):
+    bt = query(built, "select * from judge_bradley_terry where judge_id = 'gpt-5.1' and variant = 'all' "
+                      "and axis = 'overall' and design = 'anchor_only'").set_index("candidate_id")
+    assert bt.loc["P", "log_strength"] == 0 and bt.loc["P", "tie_model"] == "davidson"
+    # planted mean quality (overall): K -0.2 > H -0.67 > M -1.43
+    assert bt.loc["K", "log_strength"] > bt.loc["H", "log_strength"] > bt.loc["M", "log_strength"]
+    assert (bt.drop(index="P")["ci_high"] < 0.5).all() or bt.loc["K", "ci_low"] < 0 < bt.loc["K", "ci_high"]
+
+
+def test_kappa_between_judges_equals_sklearn(built):
+    pairs = query(built, "select * from judge_pair_verdicts where axis = 'empathy' and is_complete")
+    key = ["sample_id", "variant", "candidate_a", "candidate_b"]
+    w = pairs.pivot_table(index=key, columns="judge_id", values="final_verdict", aggfunc="first")
+    both = w[["gpt-5.1", "claude-sonnet-4.6"]].dropna()
+    got = query(built, "select * from judge_agreement where axis = 'empathy' and judge_1 = 'claude-sonnet-4.6' "
+                       "and judge_2 = 'gpt-5.1'")
+    assert got["n_pairs"].item() == len(both)
+    assert got["kappa"].item() == pytest.approx(cohen_kappa_score(both["gpt-5.1"], both["claude-sonnet-4.6"]))
+    alt = query(built, "select * from judge_alt_test")
+    assert len(alt) == 8 and (alt["n_annotators"] == 3).all() and alt["advantage_probability"].between(0, 1).all()
+
+
+def test_costs_add_up(built):
+    raw = pd.read_parquet(built.raw_table("judge_verdicts"))
+    got = query(built, "select * from judge_costs").set_index("judge_id")
+    for judge, g in raw[raw["judge_kind"] == "llm"].groupby("judge_id"):
+        assert got.loc[judge, "n_calls"] == len(g)
+        assert got.loc[judge, "cost_usd"] == pytest.approx(g["cost_usd"].sum())
+        assert got.loc[judge, "n_parse_failed"] == (g["parse_status"] == "failed").sum()
+
+
+def test_marts_build_empty_without_a_judge_part(tmp_path):
+    paths = project(tmp_path)
+    assert dbt_build(paths, select=SELECT)
+    for mart in JUDGE_MARTS:
+        assert query(paths, f"select count(*) as n from {mart}")["n"].item() == 0, mart

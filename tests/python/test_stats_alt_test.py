@@ -1,0 +1,142 @@
+"""The Alternative Annotator Test against (1) a small case worked by hand and (2) the reference
+procedure of Calderon, Reichart & Dror (github.com/nitaytech/AltTest, `alt_test` in
+alt_test_example.ipynb), re-stated below with dictionaries and loops the way the reference does
+it (its own step-up Benjamini-Yekutieli), on random data."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from rater1001.stats.alt_test import alt_test, benjamini_yekutieli
+
+
+def reference_alt_test(llm, humans, scoring, epsilon, q=0.05, min_humans=2, min_instances=30):
+    """The reference procedure: humans = {annotator: {instance: label}}, llm = {instance: label}."""
+    if scoring == "accuracy":
+        def score(pred, anns):
+            return float(np.mean([pred == a for a in anns]))
+    else:
+        def score(pred, anns):
+            return -float(np.sqrt(np.mean([(pred - a) ** 2 for a in anns])))
+    who = {}
+    for h, anns in humans.items():
+        for i in anns:
+            who.setdefault(i, []).append(h)
+    keep = {i for i in who if len(who[i]) >= min_humans and i in llm}
+    pvals, advs = [], []
+    for h in humans:
+        inst = [i for i in humans[h] if i in keep]
+        if len(inst) < min_instances:
+            continue
+        w_llm, w_h = [], []
+        for i in inst:
+            rest = [humans[o][i] for o in who[i] if o != h]
+            sh, sf = score(humans[h][i], rest), score(llm[i], rest)
+            w_llm.append(1 if sf >= sh else 0)
+            w_h.append(1 if sh >= sf else 0)
+        diff = [a - b for a, b in zip(w_h, w_llm)]
+        pvals.append(stats.ttest_1samp(diff, epsilon, alternative="less").pvalue)
+        advs.append(float(np.mean(w_llm)))
+    m = len(pvals)
+    order = np.argsort(pvals)
+    harmonic = sum(1.0 / k for k in range(1, m + 1))
+    last = -1
+    for rank, idx in enumerate(order):
+        if pvals[idx] <= (rank + 1) / m * q / harmonic:
+            last = rank
+    return (last + 1) / m, float(np.mean(advs))
+
+
+def to_long(humans):
+    return pd.DataFrame([(h, i, lab) for h, anns in humans.items() for i, lab in anns.items()],
+                        columns=["annotator_id", "instance_id", "label"])
+
+
+def test_worked_case_by_hand():
+    """Three annotators, four instances, labels a/b. Leaving out h1: on i1..i4 the others say
+    (a,a) (b,b) (a,b) (b,a); h1 says a a a a, the model a b a b. Scores h1 vs model: 1 vs 1,
+    0 vs 1, .5 vs .5, .5 vs .5 -> W_model = 1 1 1 1, W_h1 = 1 0 1 1: rho_h1 = 1, diff = 0 -1 0 0."""
+    humans = {"h1": dict(i1="a", i2="a", i3="a", i4="a"),
+              "h2": dict(i1="a", i2="b", i3="a", i4="b"),
+              "h3": dict(i1="a", i2="b", i3="b", i4="a")}
+    model = dict(i1="a", i2="b", i3="a", i4="b")
+    res = alt_test(to_long(humans), model, epsilon=0.2, min_instances_per_human=4)
+    per = res.per_annotator.set_index("annotator_id")
+    assert per.loc["h1", "mean_w_model"] == 1.0 and per.loc["h1", "mean_w_human"] == 0.75
+    # t = (mean(diff) - eps) / (sd / sqrt(n)) with diff = (0, -1, 0, 0): mean -.25, sd .5
+    t = (-0.25 - 0.2) / (0.5 / 2)
+    assert per.loc["h1", "p_value"] == pytest.approx(stats.t.cdf(t, df=3), rel=1e-12)
+    # h2 agrees with the model on every instance: W_h2 = W_model = 1, diff = 0 < epsilon with zero
+    # spread: t = -inf, p = 0 (scipy, as the reference calls it) -> the model beats h2
+    assert per.loc["h2", "p_value"] == 0.0 and per.loc["h2", "rejected"]
+    assert not per.loc["h1", "rejected"] and not per.loc["h3", "rejected"]
+    omega, rho = reference_alt_test(model, humans, "accuracy", 0.2, min_instances=4)
+    assert res.winning_rate == omega == pytest.approx(1 / 3) and res.advantage_probability == rho == 1.0
+
+
+def random_study(rng, n_humans, n_instances, n_labels, model_noise, human_noise, continuous=False):
+    truth = rng.integers(0, n_labels, n_instances)
+    humans = {}
+    for h in range(n_humans):
+        seen = rng.random(n_instances) < 0.9
+        if continuous:
+            vals = truth + rng.normal(0, human_noise, n_instances)
+        else:
+            vals = np.where(rng.random(n_instances) < human_noise, rng.integers(0, n_labels, n_instances), truth)
+        humans[f"h{h}"] = {f"i{i}": (float(v) if continuous else int(v)) for i, v in enumerate(vals) if seen[i]}
+    if continuous:
+        model = {f"i{i}": float(v) for i, v in enumerate(truth + rng.normal(0, model_noise, n_instances))}
+    else:
+        model = {f"i{i}": int(v) for i, v in enumerate(
+            np.where(rng.random(n_instances) < model_noise, rng.integers(0, n_labels, n_instances), truth))}
+    return humans, model
+
+
+@pytest.mark.parametrize("seed,scoring,epsilon", [
+    (1, "accuracy", 0.2), (2, "accuracy", 0.1), (3, "accuracy", 0.15), (4, "neg_rmse", 0.2), (5, "neg_rmse", 0.1),
+])
+def test_matches_reference_procedure(seed, scoring, epsilon):
+    rng = np.random.default_rng(seed)
+    humans, model = random_study(rng, n_humans=5, n_instances=60, n_labels=3, model_noise=0.25,
+                                 human_noise=0.4, continuous=scoring == "neg_rmse")
+    res = alt_test(to_long(humans), model, epsilon=epsilon, scoring=scoring)
+    omega, rho = reference_alt_test(model, humans, scoring, epsilon)
+    assert res.winning_rate == pytest.approx(omega)
+    assert res.advantage_probability == pytest.approx(rho)
+    assert res.passed == (omega >= 0.5)
+
+
+def test_a_better_model_passes_and_a_worse_one_fails():
+    rng = np.random.default_rng(9)
+    humans, good = random_study(rng, n_humans=4, n_instances=100, n_labels=4, model_noise=0.05, human_noise=0.35)
+    _, bad = random_study(np.random.default_rng(10), n_humans=4, n_instances=100, n_labels=4, model_noise=0.9,
+                          human_noise=0.35)
+    assert alt_test(to_long(humans), good, epsilon=0.2).passed
+    worse = alt_test(to_long(humans), bad, epsilon=0.2)
+    assert not worse.passed and worse.advantage_probability < alt_test(to_long(humans), good).advantage_probability
+
+
+def test_annotators_with_too_few_instances_are_skipped():
+    rng = np.random.default_rng(3)
+    humans, model = random_study(rng, n_humans=3, n_instances=20, n_labels=3, model_noise=0.2, human_noise=0.3)
+    res = alt_test(to_long(humans), model)
+    assert res.n_annotators_tested == 0 and math.isnan(res.winning_rate) and not res.passed
+    assert res.per_annotator["note"].str.startswith("skipped").all()
+
+
+def test_benjamini_yekutieli_step_up():
+    # m = 4, c(4) = 25/12; thresholds k/4 * .05 / c = .006, .012, .018, .024
+    p = np.array([0.011, 0.001, 0.5, 0.017])
+    assert list(benjamini_yekutieli(p, 0.05)) == [True, True, False, True]
+    # NaN never rejected but still counts in m: thresholds then use m = 4
+    assert list(benjamini_yekutieli(np.array([0.001, np.nan, 0.0125, 0.9]), 0.05)) == [True, False, False, False]
+
+
+def test_duplicate_labels_are_an_error():
+    df = pd.DataFrame({"annotator_id": ["h1", "h1"], "instance_id": ["i1", "i1"], "label": ["a", "b"]})
+    with pytest.raises(ValueError, match="more than once"):
+        alt_test(df, {"i1": "a"})

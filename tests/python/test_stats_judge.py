@@ -1,0 +1,197 @@
+"""rater1001.stats.judge against hand-made cases, closed forms and reference fits: the consistency
+rule on hand-made verdict pairs, Wilson's closed form, Davidson's two-player closed form,
+Bradley-Terry without ties = logistic regression (statsmodels), parameter recovery with ties, the
+exact binomial tail, and Cohen's kappa on a textbook 2x2 table."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+from scipy import stats
+
+from rater1001.stats import judge as js
+
+
+# --- the consistency rule -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("verdict,order,expected", [
+    ("1", "AB", "a"), ("2", "AB", "b"), ("1", "BA", "b"), ("2", "BA", "a"), ("tie", "BA", "tie"), (None, "AB", None),
+])
+def test_position_verdict_to_pair_verdict(verdict, order, expected):
+    assert js.winner_of(verdict, order) == expected
+
+
+def test_winner_of_rejects_unknown_values():
+    with pytest.raises(ValueError, match="position verdict"):
+        js.winner_of("3", "AB")
+
+
+@pytest.mark.parametrize("ab,ba,single_ok,expected", [
+    ("a", "a", False, ("a", True)),
+    ("b", "b", False, ("b", True)),
+    ("tie", "tie", False, ("tie", True)),
+    ("a", "b", False, ("tie", False)),  # the log's rule: orders disagree -> tie
+    ("a", "tie", False, ("tie", False)),
+    ("tie", "b", False, ("tie", False)),
+    ("a", None, False, (None, None)),  # an LLM pair with one order missing is incomplete
+    (None, "b", True, ("b", None)),  # a human shown one order: the verdict stands
+    (None, None, True, (None, None)),
+])
+def test_consistent_verdict(ab, ba, single_ok, expected):
+    assert js.consistent_verdict(ab, ba, single_order_ok=single_ok) == expected
+
+
+def _raw(rows):
+    cols = ["judge_id", "judge_kind", "sample_id", "variant", "candidate_a", "candidate_b", "axis",
+            "presentation_order", "position_verdict"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def test_consolidate_orders_on_hand_made_pairs():
+    raw = _raw([
+        # s1: K wins in both orders (shown 1st in AB, 2nd in BA) -> a, consistent
+        ("j", "llm", "s1", "text", "K", "P", "overall", "AB", "1"),
+        ("j", "llm", "s1", "text", "K", "P", "overall", "BA", "2"),
+        # s2: the judge always picks position 1 -> inconsistent -> tie
+        ("j", "llm", "s2", "text", "K", "P", "overall", "AB", "1"),
+        ("j", "llm", "s2", "text", "K", "P", "overall", "BA", "1"),
+        # s3: P wins both orders -> b
+        ("j", "llm", "s3", "text", "K", "P", "overall", "AB", "2"),
+        ("j", "llm", "s3", "text", "K", "P", "overall", "BA", "1"),
+        # s4: BA not parsed -> incomplete
+        ("j", "llm", "s4", "text", "K", "P", "overall", "AB", "1"),
+        ("j", "llm", "s4", "text", "K", "P", "overall", "BA", None),
+        # s5: a human shown BA only, chose position 1 = P
+        ("h", "human", "s5", "text", "K", "P", "overall", "BA", "1"),
+    ])
+    out = js.consolidate_orders(raw).set_index("sample_id")
+    assert out.loc["s1", "final_verdict"] == "a" and out.loc["s1", "is_consistent"]
+    assert out.loc["s2", "final_verdict"] == "tie" and not out.loc["s2", "is_consistent"]
+    assert out.loc["s3", "final_verdict"] == "b" and out.loc["s3", "score_a"] == 0.0
+    assert pd.isna(out.loc["s4", "final_verdict"]) and out.loc["s4", "n_orders_parsed"] == 1
+    assert out.loc["s5", "final_verdict"] == "b" and pd.isna(out.loc["s5", "is_consistent"])
+    assert list(out["score_a"].loc[["s1", "s2"]]) == [1.0, 0.5]
+
+
+def test_consolidate_orders_rejects_duplicate_calls():
+    raw = _raw([("j", "llm", "s1", "text", "K", "P", "overall", "AB", "1")] * 2)
+    with pytest.raises(ValueError, match="more than one row"):
+        js.consolidate_orders(raw)
+
+
+# --- Wilson ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("k,n", [(13.5, 20), (0, 7), (7, 7), (120.5, 224)])
+def test_wilson_interval_closed_form(k, n):
+    z = stats.norm.ppf(0.975)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    lo, hi = js.wilson_interval(k, n)
+    assert lo == pytest.approx(centre - half, abs=1e-12) and hi == pytest.approx(centre + half, abs=1e-12)
+
+
+def test_win_rate_counts_ties_as_half():
+    s = js.win_rate_summary(pd.Series(["win"] * 3 + ["tie"] * 4 + ["loss"] * 3))
+    assert (s["wins"], s["ties"], s["losses"], s["n_pairs"]) == (3, 4, 3, 10)
+    assert s["win_rate"] == pytest.approx(0.5)
+    assert s["win_rate_ci_low"] < 0.5 < s["win_rate_ci_high"]
+    assert math.isnan(js.win_rate_summary(pd.Series([], dtype=object))["win_rate"])
+
+
+# --- Bradley-Terry --------------------------------------------------------------------------------
+
+def _comparisons(i, j, outcomes):
+    return pd.DataFrame({"item_i": i, "item_j": j, "outcome": outcomes})
+
+
+def test_davidson_two_players_closed_form():
+    """Two players are a saturated trinomial: pi_A/pi_B = W/L and nu = T/sqrt(W L)."""
+    W, L, T = 12, 5, 7
+    comps = _comparisons(["A"] * (W + L + T), ["B"] * (W + L + T), ["i"] * W + ["j"] * L + ["tie"] * T)
+    fit = js.bradley_terry_davidson(comps, reference="B")
+    a = fit.strengths.set_index("item").loc["A"]
+    assert a["log_strength"] == pytest.approx(math.log(W / L), abs=1e-6)
+    assert fit.tie_parameter == pytest.approx(T / math.sqrt(W * L), rel=1e-5)
+    assert fit.strengths.set_index("item").loc["B", "log_strength"] == 0.0
+
+
+def test_bradley_terry_without_ties_equals_logistic_regression():
+    rng = np.random.default_rng(4)
+    truth = {"P": 0.0, "K": 0.4, "H": -0.6, "M": -1.2}
+    items = list(truth)
+    rows = []
+    for _ in range(1500):
+        i, j = rng.choice(items, 2, replace=False)
+        p = 1 / (1 + math.exp(-(truth[i] - truth[j])))
+        rows.append((i, j, "i" if rng.random() < p else "j"))
+    comps = pd.DataFrame(rows, columns=["item_i", "item_j", "outcome"])
+    fit = js.bradley_terry_davidson(comps, reference="P")
+    free = [x for x in items if x != "P"]
+    X = np.column_stack([(comps["item_i"] == x).astype(float) - (comps["item_j"] == x).astype(float) for x in free])
+    ref = sm.Logit((comps["outcome"] == "i").astype(float), X).fit(disp=0)
+    got = fit.strengths.set_index("item")
+    assert fit.tie_parameter == 0.0
+    np.testing.assert_allclose(got.loc[free, "log_strength"], ref.params, atol=1e-5)
+    np.testing.assert_allclose(got.loc[free, "se"], ref.bse, rtol=1e-3)
+
+
+def test_davidson_recovers_planted_strengths_and_tie_parameter():
+    rng = np.random.default_rng(11)
+    truth = {"P": 0.0, "K": 0.5, "H": -0.5, "Q": -1.0}
+    nu = 0.8
+    items = list(truth)
+    rows = []
+    for _ in range(6000):
+        i, j = rng.choice(items, 2, replace=False)
+        wi, wj = math.exp(truth[i]), math.exp(truth[j])
+        wt = nu * math.sqrt(wi * wj)
+        rows.append((i, j, rng.choice(["i", "j", "tie"], p=np.array([wi, wj, wt]) / (wi + wj + wt))))
+    fit = js.bradley_terry_davidson(pd.DataFrame(rows, columns=["item_i", "item_j", "outcome"]), reference="P")
+    got = fit.strengths.set_index("item")
+    for item, value in truth.items():
+        if item == "P":
+            continue
+        assert got.loc[item, "ci_low"] < value < got.loc[item, "ci_high"], item
+        assert abs(got.loc[item, "log_strength"] - value) < 4 * got.loc[item, "se"]
+    assert fit.tie_parameter == pytest.approx(nu, abs=0.1)
+
+
+def test_bradley_terry_reports_separated_items_instead_of_infinity():
+    comps = _comparisons(["K", "K", "M", "M"], ["P", "P", "P", "P"], ["i", "tie", "j", "j"])
+    got = js.bradley_terry_davidson(comps, reference="P").strengths.set_index("item")
+    assert np.isnan(got.loc["M", "log_strength"]) and "no wins and no ties" in got.loc["M", "note"]
+    assert np.isfinite(got.loc["K", "log_strength"])
+
+
+# --- bias checks ----------------------------------------------------------------------------------
+
+def test_position_bias_exact_binomial():
+    res = js.position_bias_test(15, 5)
+    tail = sum(math.comb(20, k) for k in range(15, 21)) / 2 ** 20
+    assert res["p_value"] == pytest.approx(2 * tail, rel=1e-12)
+    assert res["share_first"] == 0.75 and res["n_decisive"] == 20
+    assert math.isnan(js.position_bias_test(0, 0)["p_value"])
+
+
+def test_logistic_slope_recovers_planted_coefficients():
+    rng = np.random.default_rng(2)
+    x = rng.normal(0, 1, 5000)
+    z = rng.normal(0, 1, 5000)
+    y = rng.random(5000) < 1 / (1 + np.exp(-(0.3 + 0.8 * x - 0.5 * z)))
+    fit = js.logistic_slope(y, x, z)
+    assert fit["ci_low"] < 0.8 < fit["ci_high"]
+    assert fit["intercept"] == pytest.approx(0.3, abs=0.1) and fit["p_value"] < 1e-10
+    assert math.isnan(js.logistic_slope(np.ones(10), np.arange(10.0))["slope"])
+
+
+def test_cohen_kappa_textbook_table():
+    # 50 items: both yes 20, yes/no 5, no/yes 10, both no 15 -> po = .70, pe = .50, kappa = .40
+    r1 = ["yes"] * 20 + ["yes"] * 5 + ["no"] * 10 + ["no"] * 15
+    r2 = ["yes"] * 20 + ["no"] * 5 + ["yes"] * 10 + ["no"] * 15
+    k = js.cohen_kappa(r1, r2)
+    assert k["kappa"] == pytest.approx(0.4, abs=1e-12) and k["agreement"] == pytest.approx(0.7)
+    assert math.isnan(js.cohen_kappa(["tie"] * 5, ["tie"] * 5)["kappa"])
