@@ -111,3 +111,19 @@ def test_cli_judge_keeps_other_judges_rows(proj):
         assert cli.main(base + ["--model", "judge-y", "--judge-id", "second"]) == cli.EXIT_OK
     landed = pd.read_parquet(proj.raw_table("judge_verdicts"))
     assert landed.groupby("judge_id").size().to_dict() == {"judge-x": 6, "second": 10}
+
+
+def test_gemini_judge_sends_text_only_and_lands_the_same_verdicts(proj, monkeypatch):
+    from fakes.judge import gemini_judge_server
+
+    monkeypatch.setenv("GEMINI_API_KEY", KEY)
+    with gemini_judge_server() as srv:
+        result = run_judge(proj, JudgeOptions(model_id="gemini-2.5-flash", backend="gemini", base_url=srv.url,
+                                              api_key_env="GEMINI_API_KEY", temperature=0.0, concurrency=1,
+                                              retry=FAST, progress=False))
+    assert len(srv.requests) == 10 and result.n_calls_planned == 10
+    assert all(len(r.body["contents"][0]["parts"]) == 1 for r in srv.requests)  # the prompt alone, no image
+    landed = pd.read_parquet(proj.raw_table("judge_verdicts"))
+    kp = landed[(landed["candidate_a"] == "K") & (landed["sample_id"] == "s1")].set_index("order")
+    assert kp.loc["AB", "verdict_overall"] == "2" and kp.loc["BA", "verdict_overall"] == "1"
+    assert KEY.encode() not in proj.raw_table("judge_verdicts").read_bytes()

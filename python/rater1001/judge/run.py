@@ -111,30 +111,24 @@ def determinants(call: JudgeCall, prompt: str, opts: JudgeOptions) -> dict[str, 
 # --- backends (text-only requests on the infer backends) --------------------------------------------
 
 def make_text_backend(opts: JudgeOptions, secrets: SecretRegistry):
-    """The infer backends send an image with every request; the judge sends text only."""
+    """The infer backends, sent text-only requests (GenRequest.image is None)."""
     if opts.backend in ("openai", "openai-compatible"):
         from ..infer.backends.openai_backend import OpenAIBackend
 
         if opts.backend == "openai-compatible" and not opts.base_url:
             raise PlanError("backend openai-compatible needs --base-url")
-
-        class TextOnlyOpenAI(OpenAIBackend):
-            def _body(self, r):
-                body = super()._body(r)
-                body["messages"] = [{"role": "user", "content": r.prompt}]
-                return body
-
-        return TextOnlyOpenAI(base_url=opts.base_url, api_key_env=opts.api_key_env, secrets=secrets, name=opts.backend)
+        return OpenAIBackend(base_url=opts.base_url, api_key_env=opts.api_key_env, secrets=secrets, name=opts.backend)
     if opts.backend == "gemini":
-        raise PlanError("the gemini backend of rater1001.infer always attaches an image; a text-only judge "
-                        "request needs GenRequest.image to be optional there (see docs/judge.md)")
+        from ..infer.backends.gemini_backend import GeminiBackend
+
+        return GeminiBackend(base_url=opts.base_url, api_key_env=opts.api_key_env, secrets=secrets)
     raise PlanError(f"unknown judge backend {opts.backend!r}; expected one of {', '.join(BACKENDS)}")
 
 
 def _request(prompt: str, opts: JudgeOptions):
     from ..infer.backends.base import DEFAULT_TIMEOUT_S, GenRequest
 
-    return GenRequest(prompt=prompt, image=b"", image_mime="text/plain", model_id=opts.model_id,
+    return GenRequest(prompt=prompt, image=None, image_mime=None, model_id=opts.model_id,
                       temperature=opts.temperature, seed=opts.seed, max_tokens=opts.max_tokens,
                       timeout_s=opts.timeout_s or DEFAULT_TIMEOUT_S)
 

@@ -35,3 +35,18 @@ def judge_server(answer=verdict_text) -> FakeServer:
         return openai_reply(answer(prompt), model=req.body.get("model", "?"), prompt_tokens=800, completion_tokens=120)
 
     return FakeServer(respond)
+
+
+def gemini_judge_server(answer=verdict_text) -> FakeServer:
+    """The same judge behind a fake Gemini generateContent endpoint; refuses requests with an image."""
+    from .models import gemini_reply
+
+    def respond(req: Request) -> Reply:
+        if ":generateContent" not in req.path:
+            return Reply(404, {"error": {"code": 404, "message": f"no route {req.path}", "status": "NOT_FOUND"}})
+        parts = req.body["contents"][0]["parts"]
+        if any("inlineData" in p for p in parts):
+            return Reply(400, {"error": {"code": 400, "message": "judge requests must be text-only", "status": "INVALID_ARGUMENT"}})
+        return gemini_reply(answer(parts[0]["text"]), model=req.path.split("/models/")[-1].split(":")[0])
+
+    return FakeServer(respond)

@@ -11,8 +11,9 @@ DEFAULT_TIMEOUT_S = 120.0
 @dataclass(frozen=True)
 class GenRequest:
     prompt: str
-    image: bytes
-    image_mime: str
+    # None for a text-only request (the pairwise judge); every backend then sends the prompt alone.
+    image: bytes | None
+    image_mime: str | None
     model_id: str
     image_path: str | None = None  # for in-process backends that read files
     temperature: float | None = None

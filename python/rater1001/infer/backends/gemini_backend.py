@@ -62,7 +62,9 @@ class GeminiBackend:
         )
 
     def generate(self, request: GenRequest) -> dict[str, Any]:
-        contents = [types.Part.from_bytes(data=request.image, mime_type=request.image_mime), request.prompt]
+        contents: list[Any] = [request.prompt]
+        if request.image is not None:
+            contents.insert(0, types.Part.from_bytes(data=request.image, mime_type=request.image_mime))
         started = time.perf_counter()
         try:
             resp = self._client.models.generate_content(

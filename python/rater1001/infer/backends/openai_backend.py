@@ -68,16 +68,14 @@ class OpenAIBackend:
         return f"{self.name}:{self.base_url or 'default'}"
 
     def _body(self, r: GenRequest) -> dict[str, Any]:
-        image: dict[str, Any] = {"url": r.image_data_url()}
-        if r.image_detail:
-            image["detail"] = r.image_detail
-        body: dict[str, Any] = {
-            "model": r.model_id,
-            "messages": [{"role": "user", "content": [
-                {"type": "text", "text": r.prompt},
-                {"type": "image_url", "image_url": image},
-            ]}],
-        }
+        if r.image is None:
+            content: Any = r.prompt
+        else:
+            image: dict[str, Any] = {"url": r.image_data_url()}
+            if r.image_detail:
+                image["detail"] = r.image_detail
+            content = [{"type": "text", "text": r.prompt}, {"type": "image_url", "image_url": image}]
+        body: dict[str, Any] = {"model": r.model_id, "messages": [{"role": "user", "content": content}]}
         if r.temperature is not None:
             body["temperature"] = r.temperature
         if r.seed is not None:
