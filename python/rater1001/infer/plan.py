@@ -1,13 +1,13 @@
 """What a run will do: one unit per (condition, image, run id), each with its strategy's steps."""
 from __future__ import annotations
 
-import hashlib
 import mimetypes
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from ..landing import file_sha256
 from ..paths import ProjectPaths
 from .conditions import Condition
 from .prompts import Strategy, strategy
@@ -33,14 +33,6 @@ class Unit:
 
 def concurrency_group(c: Condition) -> str:
     return f"{c.backend}:{c.base_url or 'default'}"
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def read_images(paths: ProjectPaths, images_dir: Path, *, limit: int | None = None,
@@ -70,7 +62,7 @@ def read_images(paths: ProjectPaths, images_dir: Path, *, limit: int | None = No
         if not f.is_file():
             problems.append(f"{src}: image_id {r['image_id']!r}: column file_path {fp!r}: no file {f}")
             continue
-        out.append((r["image_id"], f, _sha256(f)))
+        out.append((r["image_id"], f, file_sha256(f)))
     if problems:
         more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
         raise PlanError("\n".join(problems[:10]) + more)
