@@ -1,0 +1,72 @@
+"""Human ratings: image, rater and residual variance on a latent scale, rounded to the study's
+integer scale; log-normal response times; optional forced-choice emotion labels."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .discrete import discretise, solve_location
+
+
+@dataclass(frozen=True)
+class HumanTruth:
+    locations: pd.DataFrame  # emotion x dimension: latent location solved from the centroid
+    image_effects: pd.DataFrame  # image rows x dimension: latent image deviation u_j
+    rater_effects: pd.DataFrame  # rater rows x dimension (+ log speed)
+
+
+def latent_locations(human: dict, emotions: list[str], dims: list[str], lo: int, hi: int) -> pd.DataFrame:
+    """Latent location per (emotion, dimension) whose expected integer rating is the centroid."""
+    out = pd.DataFrame(index=emotions, columns=dims, dtype=float)
+    for d in dims:
+        v = human["variance"][d]
+        sd = float(np.sqrt(v["image_sd"] ** 2 + v["rater_sd"] ** 2 + v["residual_sd"] ** 2))
+        for e in emotions:
+            out.loc[e, d] = solve_location(float(human["emotions"][e][d]), sd, lo, hi)
+    return out
+
+
+def simulate_ratings(
+    rng: np.random.Generator,
+    human: dict,
+    stimuli: pd.DataFrame,
+    n_raters: int,
+    assignment: pd.DataFrame,
+    dims: list[str],
+    lo: int,
+    hi: int,
+) -> tuple[pd.DataFrame, HumanTruth]:
+    emotions = list(dict.fromkeys(stimuli["emotion"]))
+    loc = latent_locations(human, emotions, dims, lo, hi)
+    img = assignment["image_row"].to_numpy()
+    rat = assignment["rater_index"].to_numpy()
+    emo = stimuli["emotion"].to_numpy()[img]
+    n_img = len(stimuli)
+
+    values, u_all, b_all = {}, {}, {}
+    for d in dims:
+        v = human["variance"][d]
+        u = rng.normal(0.0, v["image_sd"], n_img)
+        b = rng.normal(0.0, v["rater_sd"], n_raters)
+        eps = rng.normal(0.0, v["residual_sd"], len(img))
+        latent = loc[d].reindex(emo).to_numpy() + u[img] + b[rat] + eps
+        values[d] = discretise(latent, lo, hi).astype("int64")
+        u_all[d], b_all[d] = u, b
+
+    rt = human["response_time"]
+    speed = rng.normal(0.0, rt["rater_log_sd"], n_raters)
+    speed -= speed.mean()  # keep the pooled median on the planted one (speed is relative to the panel)
+    out = pd.DataFrame({"rater_index": rat, "image_row": img, **values, "trial_index": assignment["trial_index"].to_numpy()})
+    for d in dims:
+        median = pd.Series({e: human["emotions"][e][f"rt_{d}_ms"] for e in emotions}).reindex(emo).to_numpy(float)
+        log_rt = np.log(median) + speed[rat] + rng.normal(0.0, rt["residual_log_sd"], len(img))
+        out[f"rt_{d}_ms"] = np.round(np.exp(log_rt), 1)
+
+    truth = HumanTruth(
+        locations=loc,
+        image_effects=pd.DataFrame(u_all),
+        rater_effects=pd.DataFrame({**b_all, "log_speed": speed}),
+    )
+    return out, truth

@@ -1,0 +1,114 @@
+"""Behaviour profiles of the simulated raters and model conditions, kept as data.
+
+The default profiles live in rater1001/data/demo_profiles/ (derived from the paper's tables by
+derive_profiles.py, plus hand-set human.yml, conditions.csv, thinking.csv; docs/simulate.md says
+where each number comes from). A caller may pass its own Profiles to simulate_study, e.g. one
+without demographic gaps for a bias-audit test.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+DEFAULT_DIR = Path(__file__).resolve().parents[1] / "data" / "demo_profiles"
+VALUE_DEMOGRAPHIC_COLUMNS = ["condition_id", "dimension", "emotion", "term", "eta_squared"]
+HUMAN = "human"  # profile id of the human raters in confusion.csv / demographic_accuracy.csv
+
+
+class ProfileError(ValueError):
+    """A behaviour profile is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class Profiles:
+    human: dict  # human.yml
+    conditions: pd.DataFrame  # conditions.csv, one row per condition
+    confusion: pd.DataFrame  # condition_id, true_emotion, predicted_emotion, probability
+    value_bias: pd.DataFrame  # condition_id, dimension, emotion, bias, sd_d
+    demographic_accuracy: pd.DataFrame  # condition_id, factor, level, accuracy
+    thinking: pd.DataFrame  # condition_id, emotion, mean_length, unit
+    value_demographic: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=VALUE_DEMOGRAPHIC_COLUMNS))
+    source: str = "built-in demo profiles"
+
+    def without_demographic_gaps(self, condition_ids: list[str] | None = None) -> "Profiles":
+        """The same profiles with no race / gender effect (neither on accuracy nor on the values) for
+        the given conditions (all conditions, humans included, when None)."""
+
+        def drop(d: pd.DataFrame) -> pd.DataFrame:
+            hit = d["condition_id"].isin(condition_ids) if condition_ids is not None else d["condition_id"].notna()
+            return d[~hit].reset_index(drop=True)
+
+        return replace(self, demographic_accuracy=drop(self.demographic_accuracy), value_demographic=drop(self.value_demographic))
+
+    def condition(self, condition_id: str) -> pd.Series:
+        rows = self.conditions[self.conditions["condition_id"] == condition_id]
+        if rows.empty:
+            raise ProfileError(
+                f"no behaviour profile for condition {condition_id!r} in conditions.csv ({self.source}); "
+                f"profiles exist for {', '.join(self.conditions['condition_id'])}"
+            )
+        return rows.iloc[0]
+
+    def confusion_matrix(self, condition_id: str, emotions: list[str]) -> pd.DataFrame:
+        """Row-stochastic P(predicted | true) over `emotions`, rows renormalised."""
+        rows = self.confusion[self.confusion["condition_id"] == condition_id]
+        m = rows.pivot_table(index="true_emotion", columns="predicted_emotion", values="probability", aggfunc="sum")
+        missing = [e for e in emotions if e not in m.index]
+        if missing:
+            raise ProfileError(f"confusion.csv ({self.source}) has no rows for condition {condition_id!r}, true_emotion {missing}")
+        m = m.reindex(index=emotions, columns=emotions).fillna(0.0)
+        if (m.to_numpy() < 0).any():
+            raise ProfileError(f"confusion.csv ({self.source}): negative probability for condition {condition_id!r}")
+        return m.div(m.sum(axis=1), axis=0)
+
+    def bias_table(self, condition_id: str, dimension: str, emotions: list[str]) -> pd.DataFrame:
+        rows = self.value_bias[(self.value_bias["condition_id"] == condition_id) & (self.value_bias["dimension"] == dimension)]
+        t = rows.set_index("emotion").reindex(emotions)
+        if t["bias"].isna().any():
+            missing = list(t.index[t["bias"].isna()])
+            raise ProfileError(f"value_bias.csv ({self.source}) has no {dimension} bias for condition {condition_id!r}, emotion {missing}")
+        return t[["bias", "sd_d"]]
+
+    def value_etas(self, condition_id: str, dimension: str, emotion: str) -> dict[str, float]:
+        """Planted eta squared of race, gender and race:gender on the bias (missing terms: 0)."""
+        d = self.value_demographic
+        rows = d[(d["condition_id"] == condition_id) & (d["dimension"] == dimension) & (d["emotion"] == emotion)]
+        return dict(zip(rows["term"], rows["eta_squared"].astype(float)))
+
+    def accuracy_targets(self, condition_id: str, factor: str) -> dict[str, float]:
+        d = self.demographic_accuracy
+        rows = d[(d["condition_id"] == condition_id) & (d["factor"] == factor)]
+        return dict(zip(rows["level"], rows["accuracy"].astype(float)))
+
+
+def _read_csv(path: Path, required: list[str]) -> pd.DataFrame:
+    if not path.exists():
+        raise ProfileError(f"profile file {path} is missing")
+    df = pd.read_csv(path)
+    lacking = [c for c in required if c not in df.columns]
+    if lacking:
+        raise ProfileError(f"{path}: missing column(s) {lacking}; found {list(df.columns)}")
+    return df
+
+
+def load_profiles(directory: str | Path | None = None) -> Profiles:
+    d = Path(directory) if directory is not None else DEFAULT_DIR
+    with open(d / "human.yml", encoding="utf-8") as fh:
+        human = yaml.safe_load(fh)
+    return Profiles(
+        human=human,
+        conditions=_read_csv(d / "conditions.csv", ["condition_id", "stereotypy", "coupling", "tracking", "value_step"]),
+        confusion=_read_csv(d / "confusion.csv", ["condition_id", "true_emotion", "predicted_emotion", "probability"]),
+        value_bias=_read_csv(d / "value_bias.csv", ["condition_id", "dimension", "emotion", "bias", "sd_d"]),
+        demographic_accuracy=_read_csv(d / "demographic_accuracy.csv", ["condition_id", "factor", "level", "accuracy"]),
+        thinking=_read_csv(d / "thinking.csv", ["condition_id", "emotion", "mean_length", "unit"]),
+        value_demographic=(
+            _read_csv(d / "value_demographic.csv", VALUE_DEMOGRAPHIC_COLUMNS)
+            if (d / "value_demographic.csv").exists()
+            else pd.DataFrame(columns=VALUE_DEMOGRAPHIC_COLUMNS)
+        ),
+        source=str(d),
+    )
