@@ -33,8 +33,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from .simulate import simulate_study
 
     paths = project(args.home)
-    summary = simulate_study(paths, seed=args.seed)
-    print(summary)
+    print(simulate_study(paths, seed=args.seed))
+    if not getattr(args, "no_judge", False):
+        from .judge.simulate import simulate_judge_study
+
+        print(simulate_judge_study(paths, seed=args.seed))
     return EXIT_OK
 
 
@@ -218,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("simulate", help="write the embedded (SIMULATED) demo study into data/raw")
     s.add_argument("--seed", type=int, default=20251129)
+    s.add_argument("--no-judge", action="store_true", help="only the face-rating study, not the judge demo study")
     s.set_defaults(func=_cmd_simulate)
 
     s = sub.add_parser("check", help="run the Great Expectations quality gate on data/raw")
