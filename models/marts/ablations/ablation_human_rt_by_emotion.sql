@@ -1,0 +1,25 @@
+-- Human median response time per intended emotion and rating dimension (the RT column of Table
+-- 4A-3), pooled over all ratings of the emotion's images. Dimensions: those with an RT column in
+-- the data contract (valence, arousal, naturalness) that the study declares.
+{%- set rt_dims = [] %}
+{%- for d in var('dimensions') if d in ['valence', 'arousal', 'naturalness'] %}{% do rt_dims.append(d) %}{% endfor %}
+with ratings as (
+    select r.*, s.emotion
+    from {{ ref('stg_human_ratings') }} r
+    join {{ ref('stg_stimuli') }} s using (image_id)
+),
+long as (
+    {%- for d in rt_dims %}
+    select emotion, '{{ d }}' as dimension, rt_{{ d }}_ms as rt_ms from ratings
+    {%- if not loop.last %} union all{% endif %}
+    {%- endfor %}
+)
+select
+    l.emotion,
+    l.dimension,
+    count(l.rt_ms) as n_ratings,
+    median(l.rt_ms) as median_rt_ms,
+    p.data_origin
+from long l
+cross join {{ ref('int_study_provenance') }} p
+group by l.emotion, l.dimension, p.data_origin

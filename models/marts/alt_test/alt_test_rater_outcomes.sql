@@ -1,0 +1,70 @@
+-- The per-instance step of the Alternative Annotator Test (Calderon, Reichart & Dror 2025;
+-- python/rater1001/stats/alt_test.py) for each model condition against each individual human
+-- rater, on every model dimension, counted per (condition, dimension, scoring, emotion, rater).
+-- On image i rated by rater h, the "others" are the image's other human ratings. Scores:
+--   neg_abs_error: -|label - mean of the others|          (mean of the others = int_human_loo.loo_mean)
+--   rank:          -|F_others(label) - 1/2|, F_others(v) = (#others < v + #others = v / 2) / #others,
+--                  i.e. how central the label sits among the others (mid-rank percentile; robust
+--                  to how the scale is used).
+-- outcome = +1 when the human scores strictly better, -1 when the model does, 0 on a tie (both
+-- W indicators 1). Scores are rounded to 9 decimals so float noise never breaks a tie.
+-- Images need at least one other rating (alt_test's min_humans_per_instance = 2) and a model value.
+with model_long as (
+    {%- for dim in var('model_dimensions') %}
+    select condition_id, image_id, '{{ dim }}' as dimension, cast(model_{{ dim }} as double) as x
+    from {{ ref('int_model_vs_human') }} where model_{{ dim }} is not null
+    {%- if not loop.last %} union all{% endif %}
+    {%- endfor %}
+),
+value_counts as (
+    select
+        image_id, dimension, value, n,
+        coalesce(sum(n) over (partition by image_id, dimension order by value
+                              rows between unbounded preceding and 1 preceding), 0) as n_below
+    from {{ ref('int_image_value_counts') }}
+),
+model_position as (
+    -- how many of the image's ratings lie below / at the model's answer
+    select m.condition_id, m.image_id, m.dimension, m.x,
+           sum(case when v.value < m.x then v.n else 0 end) as x_below_all,
+           sum(case when v.value = m.x then v.n else 0 end) as x_equal_all
+    from model_long m
+    join value_counts v using (image_id, dimension)
+    group by m.condition_id, m.image_id, m.dimension, m.x
+),
+human as (
+    select l.rater_id, l.image_id, l.dimension, l.emotion, l.rating, l.n_ratings, l.loo_mean,
+           v.n_below as y_below_all, v.n as y_equal_all
+    from {{ ref('int_human_loo') }} l
+    join value_counts v on v.image_id = l.image_id and v.dimension = l.dimension and v.value = l.rating
+    where l.n_ratings >= 2
+),
+scored as (
+    select
+        m.condition_id, h.dimension, h.emotion, h.rater_id,
+        round(-abs(h.rating - h.loo_mean), 9) as s_h_abs,
+        round(-abs(m.x - h.loo_mean), 9) as s_f_abs,
+        round(-abs((h.y_below_all + 0.5 * (h.y_equal_all - 1)) / (h.n_ratings - 1) - 0.5), 9) as s_h_rank,
+        round(-abs((m.x_below_all - case when h.rating < m.x then 1 else 0 end
+                    + 0.5 * (m.x_equal_all - case when h.rating = m.x then 1 else 0 end))
+                   / (h.n_ratings - 1) - 0.5), 9) as s_f_rank
+    from human h
+    join model_position m on m.image_id = h.image_id and m.dimension = h.dimension
+),
+outcomes as (
+    select condition_id, dimension, emotion, rater_id, 'neg_abs_error' as scoring, sign(s_h_abs - s_f_abs) as outcome from scored
+    union all
+    select condition_id, dimension, emotion, rater_id, 'rank' as scoring, sign(s_h_rank - s_f_rank) as outcome from scored
+)
+select
+    condition_id,
+    dimension,
+    scoring,
+    coalesce(emotion, 'all') as emotion,
+    rater_id,
+    count(*) filter (where outcome > 0) as n_human_better,
+    count(*) filter (where outcome = 0) as n_tie,
+    count(*) filter (where outcome < 0) as n_model_better
+from outcomes
+group by grouping sets ((condition_id, dimension, scoring, emotion, rater_id),
+                        (condition_id, dimension, scoring, rater_id))

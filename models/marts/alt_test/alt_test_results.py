@@ -1,0 +1,34 @@
+"""The Alternative Annotator Test of each model condition against the individual human raters,
+per dimension, scoring, emotion ('all' too) and epsilon: winning rate omega, advantage
+probability rho, pass (omega >= 0.5)."""
+
+COLUMNS = ["condition_id", "dimension", "scoring", "emotion", "epsilon", "q", "min_instances_per_human",
+           "winning_rate", "advantage_probability", "passed", "n_annotators_tested", "n_annotators_skipped",
+           "note"]
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    import pandas as pd
+
+    from rater1001.ablation_tables import finish
+    from rater1001.stats.alt_test_ratings import alt_test_from_counts, annotator_p_values
+
+    counts = dbt.ref("alt_test_rater_outcomes").df().reset_index(drop=True)
+    epsilons = [float(e) for e in str(dbt.config.get("alt_test_epsilons") or "0.1,0.15,0.2").split(",")]
+    q = float(dbt.config.get("alt_test_q") or 0.05)
+    min_all = int(dbt.config.get("alt_test_min_instances") or 30)
+    min_emotion = int(dbt.config.get("alt_test_min_instances_per_emotion") or 10)
+    # all raters of all groups in one vectorised t-test per epsilon (rows with equal counts share it)
+    p_by_eps = {eps: annotator_p_values(counts["n_human_better"], counts["n_tie"], counts["n_model_better"], eps)
+                for eps in epsilons}
+    rows = []
+    for (cond, dim, scoring, emotion), part in counts.groupby(["condition_id", "dimension", "scoring", "emotion"], sort=True):
+        min_n = min_all if emotion == "all" else min_emotion
+        for eps in epsilons:
+            r = alt_test_from_counts(part, epsilon=eps, q=q, min_instances_per_human=min_n,
+                                     p_values=p_by_eps[eps][part.index.to_numpy()])
+            rows.append({"condition_id": cond, "dimension": dim, "scoring": scoring, "emotion": emotion,
+                         "epsilon": eps, "q": q, "min_instances_per_human": min_n,
+                         **{k: v for k, v in r.items() if k != "per_annotator"}})
+    return finish(pd.DataFrame(rows), COLUMNS, dbt.ref("int_study_provenance").df())
