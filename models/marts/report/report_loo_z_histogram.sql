@@ -1,0 +1,30 @@
+-- The human leave-one-out z distribution per (dimension, emotion) as a density histogram, the grey
+-- reference curve of Figures 4f / 5f. 72,000 LOO z values per dimension are too many to ship to
+-- a browser; the histogram is one GROUP BY here instead of a computation in the report code.
+-- Ratings whose LOO SD is 0 (no z) are counted in n_without_z, not dropped silently.
+{% set width = var('report_z_bin_width', 0.25) %}
+with loo as (
+    select dimension, emotion, loo_z from {{ ref('int_human_loo') }}
+),
+totals as (
+    select dimension, emotion, count(loo_z) as n_with_z, count(*) - count(loo_z) as n_without_z
+    from loo group by dimension, emotion
+),
+bins as (
+    select dimension, emotion, floor(loo_z / {{ width }}) as bin, count(*) as n
+    from loo where loo_z is not null group by dimension, emotion, floor(loo_z / {{ width }})
+)
+select
+    b.dimension,
+    b.emotion,
+    cast(b.bin * {{ width }} as double) as bin_lower,
+    cast((b.bin + 1) * {{ width }} as double) as bin_upper,
+    cast(b.n as bigint) as n,
+    b.n / (t.n_with_z * {{ width }}) as density,
+    cast(t.n_with_z as bigint) as n_with_z,
+    cast(t.n_without_z as bigint) as n_without_z,
+    p.data_origin
+from bins b
+join totals t using (dimension, emotion)
+cross join {{ ref('int_study_provenance') }} p
+order by b.dimension, b.emotion, b.bin

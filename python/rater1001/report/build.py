@@ -1,0 +1,232 @@
+"""Build report/index.html (one offline file) and report/figures/*.png from a built warehouse.
+
+Nothing here computes a statistic: sections read warehouse tables, reshape and format them. A
+section whose inputs are absent renders a visible note instead of failing the report."""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import altair as alt
+import pandas as pd
+from altair.utils.data import to_values
+
+from ..paths import ProjectPaths
+from .layout import SECTIONS
+from .quality_section import quality_summary
+from .reader import Unavailable, WarehouseReader
+from .png_worker import render_png
+from .render import render_html, vl_version
+from .specs import FolderTables, ReportContext, ReportFigure, ReportTable
+
+FALLBACK_ROWS = 300
+
+
+@dataclass
+class Block:
+    kind: str                        # "table" | "figure" | "note"
+    ours: str
+    paper: str | None
+    title: str
+    tables: tuple[str, ...] = ()
+    frame: pd.DataFrame | None = None
+    spec: dict | None = None         # Vega-Lite spec of a figure
+    png: Path | None = None
+    note: str = ""                   # why a block is absent or shown as stored
+    caption: str = ""
+    description: str = ""
+    column_docs: dict = field(default_factory=dict)   # column -> yml description (header tooltips)
+
+
+@dataclass
+class ReportResult:
+    html: Path
+    blocks: list[tuple[str, list[Block]]]
+    seconds: float
+    figures: list[Block] = field(default_factory=list)
+    unavailable: list[Block] = field(default_factory=list)
+
+    def summary(self) -> str:
+        shown = sum(1 for _, bs in self.blocks for b in bs if b.kind != "note")
+        pngs = sum(1 for b in self.figures if b.png is not None)
+        return (f"report written to {self.html} in {self.seconds:.1f} s: {shown} tables/figures, "
+                f"{pngs} figure PNGs, {len(self.unavailable)} not available")
+
+
+def _context(reader: WarehouseReader, data_origin: str) -> ReportContext:
+    ctx = ReportContext(data_origin=data_origin)
+    if reader.has("factor_labels"):
+        ctx.emotions = reader.query(
+            "SELECT label FROM factor_labels WHERE factor = 'emotion' ORDER BY display_order")["label"].tolist()
+    if reader.has("stg_model_conditions"):
+        ctx.conditions = reader.query(
+            "SELECT condition_id FROM stg_model_conditions ORDER BY condition_id")["condition_id"].tolist()
+    return ctx
+
+
+def _pivot(frame: pd.DataFrame, pivot) -> pd.DataFrame:
+    if frame.empty:
+        return frame
+    if frame.duplicated([*pivot.index, pivot.columns]).any():
+        raise Unavailable(f"could not be laid out: several rows per ({', '.join(pivot.index)}, {pivot.columns})")
+    row_order = list(dict.fromkeys(map(tuple, frame[list(pivot.index)].itertuples(index=False))))
+    col_order = list(dict.fromkeys(frame[pivot.columns]))
+    wide = frame.pivot(index=list(pivot.index), columns=pivot.columns, values=pivot.values)
+    wide = wide.reindex(index=pd.MultiIndex.from_tuples(row_order) if len(pivot.index) > 1
+                        else [r[0] for r in row_order], columns=col_order)
+    wide.index.names = list(pivot.index)
+    return wide.reset_index().rename_axis(columns=None)
+
+
+def _description(reader: WarehouseReader, tables) -> str:
+    docs = reader.docs.get(tables[0]) if tables else None
+    return docs.description.strip() if docs else ""
+
+
+def table_block(reader: WarehouseReader, spec: ReportTable) -> Block:
+    docs = reader.docs.get(spec.reads[0]) if spec.reads else None
+    block = Block("table", spec.ours, spec.paper, spec.title, spec.reads, caption=spec.caption,
+                  description=_description(reader, spec.reads), column_docs=docs.columns if docs else {})
+    try:
+        reader.require(spec.reads)
+    except Unavailable as exc:
+        block.kind, block.note = "note", str(exc)
+        return block
+    if spec.show_if and not bool(reader.query(spec.show_if).iloc[0, 0]):
+        block.kind, block.note = "note", spec.show_if_note
+        return block
+    try:
+        frame = reader.query(spec.sql)
+        block.frame = _pivot(frame, spec.pivot) if spec.pivot else frame
+    except Unavailable as exc:
+        # The mart exists but not in the layout this table expects: show it as stored.
+        main = spec.reads[0]
+        block.frame = reader.query(f"SELECT * FROM {main} LIMIT {FALLBACK_ROWS}")
+        block.note = f"{exc}; {main} is shown as stored (first {FALLBACK_ROWS} rows)."
+    if block.frame is not None and block.frame.empty:
+        block.kind, block.note = "note", f"no rows: {', '.join(spec.reads[:1])} is empty for this table."
+    return block
+
+
+class PngWriter:
+    """Renders figure PNGs in up to two worker processes (spawned: vl-convert's runtime threads and an
+    open DuckDB connection must not be forked) while the main process goes on with the HTML."""
+
+    def __init__(self, figures_dir: Path | None, workers: int = 2):
+        self.figures_dir, self.jobs = figures_dir, []
+        self.pool = None
+        if figures_dir is not None:
+            figures_dir.mkdir(parents=True, exist_ok=True)
+            self.pool = ProcessPoolExecutor(max_workers=max(1, min(workers, os.cpu_count() or 1)),
+                                            mp_context=multiprocessing.get_context("spawn"))
+
+    def submit(self, block: Block, name: str) -> None:
+        if self.pool is None:
+            return
+        block.png = self.figures_dir / f"{name}.png"
+        self.jobs.append((block, self.pool.submit(render_png, block.spec, vl_version(), str(block.png))))
+
+    def wait(self) -> None:
+        if self.pool is None:
+            return
+        try:
+            for block, job in self.jobs:
+                try:
+                    job.result()
+                except Exception as exc:  # the HTML figure stands; the missing PNG is said
+                    block.note = f"PNG export failed: {type(exc).__name__}: {exc}"
+                    block.png = None
+        finally:
+            self.pool.shutdown()
+
+
+def figure_spec(spec: ReportFigure, frames: list[pd.DataFrame], ctx: ReportContext) -> dict:
+    """The Vega-Lite spec of a figure with each source's rows attached once as a named dataset."""
+    with alt.data_transformers.disable_max_rows():
+        out = spec.chart(frames, ctx).to_dict(validate=False)  # validity: the browser test renders every spec
+    out["datasets"] = {f"source_{i}": to_values(f)["values"] for i, f in enumerate(frames)}
+    return out
+
+
+def figure_block(reader: WarehouseReader, spec: ReportFigure, ctx: ReportContext, pngs: PngWriter) -> Block:
+    tables = tuple(dict.fromkeys(s.table for s in spec.sources))
+    block = Block("figure", spec.ours, spec.paper, spec.title, tables, caption=spec.caption)
+    try:
+        reader.require(tables)
+        frames = [reader.query(s.sql()) for s in spec.sources]
+    except Unavailable as exc:
+        block.kind, block.note = "note", str(exc)
+        return block
+    empty = [s.table for s, f in zip(spec.sources, frames) if f.empty]
+    if empty:
+        block.kind, block.note = "note", f"no rows to draw: {', '.join(empty)} has no rows for this figure."
+        return block
+    try:
+        block.spec = figure_spec(spec, frames, ctx)
+    except Exception as exc:  # a chart bug must not take the whole report down; it is shown and counted
+        block.kind, block.note = "note", f"could not be drawn: {type(exc).__name__}: {exc}"
+        return block
+    pngs.submit(block, spec.slug)
+    return block
+
+
+def folder_blocks(reader: WarehouseReader, spec: FolderTables, shown: set[str]) -> list[Block]:
+    tables = [t for t in reader.mart_folder_tables(spec.folder) if t not in shown]
+    if not tables:
+        return [Block("note", spec.folder, spec.paper, spec.title,
+                      note=f"not available: no table of models/marts/{spec.folder} has been built")]
+    blocks = []
+    for t in tables:
+        paper = dict(spec.paper_numbers).get(t, spec.paper)
+        rt = ReportTable(t, paper, f"{spec.title}: {t}", (t,), f"SELECT * FROM {t} LIMIT {FALLBACK_ROWS}")
+        block = table_block(reader, rt)
+        n_rows = int(reader.query(f"SELECT count(*) FROM {t}").iloc[0, 0])
+        if n_rows > FALLBACK_ROWS:
+            block.note = f"the first {FALLBACK_ROWS} of {n_rows:,} rows; query {t} for all of them."
+        blocks.append(block)
+    return blocks
+
+
+def _blocks_for(reader, items, ctx, pngs, shown) -> list[Block]:
+    out = []
+    for item in items:
+        if isinstance(item, ReportTable):
+            new = [table_block(reader, item)]
+        elif isinstance(item, ReportFigure):
+            new = [figure_block(reader, item, ctx, pngs)]
+        else:
+            new = folder_blocks(reader, item, shown)
+        shown.update(t for b in new for t in b.tables)
+        out.extend(new)
+    return out
+
+
+def build_report(paths: ProjectPaths, write_pngs: bool = True) -> ReportResult:
+    start = time.perf_counter()
+    out_dir = paths.report
+    with WarehouseReader(paths) as reader:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        pngs = PngWriter(out_dir / "figures" if write_pngs else None)
+        try:
+            quality = quality_summary(paths, reader)
+            ctx = _context(reader, quality.data_origin)
+            shown: set[str] = set()
+            sections = [(s.title, _blocks_for(reader, s.items, ctx, pngs, shown)) for s in SECTIONS]
+            leftover = sorted({t for t, d in reader.docs.items() if d.folder and reader.has(t)} - shown)
+            if leftover:
+                sections.append(("Other marts (as stored)", [
+                    table_block(reader, ReportTable(t, None, f"{reader.docs[t].folder}: {t}", (t,),
+                                                    f"SELECT * FROM {t} LIMIT {FALLBACK_ROWS}"))
+                    for t in leftover]))
+            html_path = out_dir / "index.html"
+            html_path.write_text(render_html(quality, sections, ctx), encoding="utf-8")
+        finally:
+            pngs.wait()
+    all_blocks = [b for _, bs in sections for b in bs]
+    return ReportResult(html=html_path, blocks=sections, seconds=time.perf_counter() - start,
+                        figures=[b for b in all_blocks if b.kind == "figure"],
+                        unavailable=[b for b in all_blocks if b.kind == "note"])

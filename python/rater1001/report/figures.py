@@ -1,0 +1,244 @@
+"""The paper's figures as Altair charts. Each chart draws the rows of its sources as stored in the
+warehouse; the only transforms are presentational (reshaping long rows to x/y, jitter, the centroid
+marker Vega-Lite draws at the mean of the plotted points, significance stars from q values)."""
+from __future__ import annotations
+
+import altair as alt
+
+from .specs import ReportContext, ReportFigure, Source
+
+VERDICT_COLOURS = {"replaceable": "#1a9850", "partial": "#91cf60", "calibratable": "#fee08b",
+                   "not_replaceable": "#d73027"}
+
+
+def data(i: int) -> alt.NamedData:
+    """The figure's i-th source. Charts refer to their rows by name; build.py attaches each source's
+    rows once as a top-level dataset (sub-charts would otherwise copy them once each)."""
+    return alt.NamedData(name=f"source_{i}")
+
+
+def single_row(i: int = 0) -> alt.Chart:
+    """A chart over one row (for reference marks drawn once: the +-1 SD band, the diagonal). Vega-Lite
+    draws nothing for a layer without data, and one mark per row would stack their opacity."""
+    return alt.Chart(data(i)).transform_aggregate(rows="count()")
+
+
+def _emotion_sort(ctx: ReportContext):
+    return ctx.emotions or "ascending"
+
+
+def bias_heatmap(dimension: str):
+    def chart(frames, ctx):
+        base = alt.Chart(data(0)).encode(
+            x=alt.X("condition_id:N", title="condition", sort=ctx.conditions or "ascending"),
+            y=alt.Y("emotion:N", sort=_emotion_sort(ctx)))
+        rect = base.mark_rect().encode(
+            color=alt.Color("bias:Q", title="bias (human - model)",
+                            scale=alt.Scale(scheme="redblue", domainMid=0, reverse=True)),
+            tooltip=["condition_id:N", "emotion:N", alt.Tooltip("bias:Q", format="+.3f"),
+                     alt.Tooltip("sd_d:Q", format=".2f")])
+        text = base.mark_text(fontSize=10).encode(text=alt.Text("bias:Q", format="+.2f"))
+        return (rect + text).properties(width=480, height=220,
+                                         title=f"{dimension.capitalize()} Bland-Altman bias")
+    return chart
+
+
+def _va_scatter(base, x, y, colour, ctx, jitter: float, title: str, size: int = 260):
+    if jitter:
+        base = base.transform_calculate(
+            jx=f"datum.{x} + (random() - 0.5) * {jitter}", jy=f"datum.{y} + (random() - 0.5) * {jitter}")
+        xf, yf = "jx", "jy"
+    else:
+        xf, yf = x, y
+    colour_enc = alt.Color(f"{colour}:N", title="emotion", sort=_emotion_sort(ctx))
+    points = base.mark_circle(size=8, opacity=0.35).encode(
+        x=alt.X(f"{xf}:Q", title="valence", scale=alt.Scale(zero=False)),
+        y=alt.Y(f"{yf}:Q", title="arousal", scale=alt.Scale(zero=False)), color=colour_enc)
+    centroids = base.mark_point(shape="diamond", size=140, filled=True, stroke="black", strokeWidth=1).encode(
+        x=alt.X(f"mean({x}):Q"), y=alt.Y(f"mean({y}):Q"), color=colour_enc)
+    return (points + centroids).properties(width=size, height=size, title=title)
+
+
+def human_va(frames, ctx):
+    wide = alt.Chart(data(0)).transform_pivot(
+        "dimension", value="human_mean", groupby=["image_id", "emotion"])
+    return _va_scatter(wide, "valence", "arousal", "emotion", ctx, 0,
+                       "Human per-image means (diamond = emotion centroid)", size=360)
+
+
+def model_va(frames, ctx):
+    conditions = ctx.conditions or sorted(frames[0]["condition_id"].unique())
+    panels = [
+        _va_scatter(alt.Chart(data(0)).transform_filter(alt.datum.condition_id == c),
+                    "model_valence", "model_arousal", "true_emotion", ctx, 0.4, c, size=200)
+        for c in conditions]
+    rows = [alt.hconcat(*panels[i:i + 4]) for i in range(0, len(panels), 4)]
+    return alt.vconcat(*rows).resolve_scale(color="shared")
+
+
+def z_distribution(dimension: str):
+    def chart(frames, ctx):
+        density, models = frames
+        rows = []
+        for emotion in ctx.emotions or sorted(density["emotion"].unique()):
+            human = alt.Chart(data(0)).transform_filter(alt.datum.emotion == emotion).mark_area(
+                opacity=0.45, interpolate="step-after", color="#888").encode(
+                x=alt.X("bin_lower:Q", title="z", scale=alt.Scale(domain=[-5, 5], clamp=True)),
+                y=alt.Y("density:Q", title="human LOO density"))
+            band = single_row(0).mark_rect(opacity=0.12, color="#1f77b4").encode(
+                x=alt.datum(-1), x2=alt.datum(1))
+            ticks = alt.Chart(data(1)).transform_filter(alt.datum.true_emotion == emotion).mark_tick(
+                opacity=0.5, thickness=1).encode(
+                x=alt.X(f"z_{dimension}:Q", scale=alt.Scale(domain=[-5, 5], clamp=True)),
+                y=alt.Y("condition_id:N", title=None, sort=ctx.conditions or "ascending"),
+                color=alt.Color("condition_id:N", title="condition", sort=ctx.conditions or "ascending"))
+            top = (band + human).properties(width=520, height=70, title=emotion)
+            rows.append(alt.vconcat(top, (band + ticks).properties(width=520, height=110), spacing=2))
+        return alt.vconcat(*rows).resolve_scale(x="shared")
+    return chart
+
+
+def diversity_scatter(frames, ctx):
+    base = alt.Chart(data(0))
+    diagonal = single_row(0).mark_rule(strokeDash=[4, 4], color="gray").encode(
+        x=alt.datum(0), y=alt.datum(0), x2=alt.datum(3), y2=alt.datum(3))
+    points = base.mark_point(filled=True, size=80).encode(
+        x=alt.X("human_sd:Q", title="k-human SD (bootstrap mean)", scale=alt.Scale(domain=[0, 3])),
+        y=alt.Y("model_sd:Q", title="inter-model SD", scale=alt.Scale(domain=[0, 3])),
+        color=alt.Color("emotion:N", sort=_emotion_sort(ctx)), shape="dimension:N",
+        tooltip=["dimension:N", "emotion:N", "model_sd:Q", "human_sd:Q"])
+    return (diagonal + points).properties(width=360, height=360,
+                                          title="Below the diagonal: models more uniform than humans")
+
+
+def diversity_boxplots(frames, ctx):
+    return alt.Chart(data(0)).mark_boxplot().encode(
+        x=alt.X("emotion:N", sort=_emotion_sort(ctx)), xOffset="source:N", y=alt.Y("sd:Q", title="per-image SD"),
+        color="source:N", column="dimension:N").properties(width=320, height=220)
+
+
+def f1_bars(slice_field: str, title: str):
+    def chart(frames, ctx):
+        return alt.Chart(data(0)).mark_bar().encode(
+            x=alt.X("condition_id:N", title="condition", sort=["human", *ctx.conditions]),
+            xOffset=f"{slice_field}:N", y=alt.Y("f1_macro:Q", title="macro-F1", scale=alt.Scale(domain=[0, 1])),
+            color=f"{slice_field}:N",
+            tooltip=["condition_id:N", f"{slice_field}:N", "f1_macro:Q", "accuracy:Q", "n:Q"],
+        ).properties(width=640, height=240, title=title)
+    return chart
+
+
+def race_gender_bars(frames, ctx):
+    return alt.Chart(data(0)).mark_bar().encode(
+        x=alt.X("race:N"), xOffset="gender:N", y=alt.Y("f1_macro:Q", scale=alt.Scale(domain=[0, 1])),
+        color="gender:N", facet=alt.Facet("condition_id:N", columns=5, sort=["human", *ctx.conditions]),
+        tooltip=["condition_id:N", "race:N", "gender:N", "f1_macro:Q", "accuracy:Q", "n:Q"],
+    ).properties(width=130, height=140)
+
+
+def interaction_heatmap(frames, ctx):
+    base = alt.Chart(data(0)).transform_calculate(
+        stars="datum.q_bh < 0.001 ? '***' : datum.q_bh < 0.01 ? '**' : datum.q_bh < 0.05 ? '*' : ''")
+    panels = []
+    for dim in ("valence", "arousal"):
+        b = base.transform_filter(alt.datum.dimension == dim).encode(
+            x=alt.X("condition_id:N", title="condition", sort=ctx.conditions or "ascending"),
+            y=alt.Y("emotion:N", sort=_emotion_sort(ctx)))
+        rect = b.mark_rect().encode(color=alt.Color("eta_sq:Q", title="eta^2", scale=alt.Scale(scheme="oranges")),
+                                    tooltip=["condition_id:N", "emotion:N", "eta_sq:Q", "q_bh:Q"])
+        panels.append((rect + b.mark_text(fontSize=11).encode(text="stars:N")).properties(
+            width=300, height=200, title=f"{dim} bias: race x gender"))
+    return alt.hconcat(*panels).resolve_scale(color="shared")
+
+
+def verdict_grid(frames, ctx):
+    base = alt.Chart(data(0)).encode(
+        x=alt.X("measure:N", sort=["classification", "valence", "arousal"]),
+        y=alt.Y("emotion:N", sort=_emotion_sort(ctx)))
+    rect = base.mark_rect(stroke="white").encode(
+        color=alt.Color("verdict:N", scale=alt.Scale(domain=list(VERDICT_COLOURS),
+                                                      range=list(VERDICT_COLOURS.values()))),
+        tooltip=["emotion:N", "measure:N", "verdict:N", "n_conditions_passing:Q", "passing_conditions:N", "stereotyped:N"])
+    text = base.mark_text(fontSize=9, lineBreak=",", lineHeight=11).encode(text="passing_conditions:N")
+    return (rect + text).properties(width=540, height=620, title="Replaceability (passing conditions in each cell)")
+
+
+def judge_win_rates(frames, ctx):
+    base = alt.Chart(data(0)).encode(
+        y=alt.Y("candidate_id:N", title="candidate"), yOffset="variant:N", color="variant:N")
+    rule = base.mark_rule().encode(x=alt.X("win_rate_ci_low:Q", title="win rate vs anchor (ties = 1/2)",
+                                           scale=alt.Scale(domain=[0, 1])), x2="win_rate_ci_high:Q")
+    point = base.mark_point(filled=True).encode(
+        x="win_rate:Q", tooltip=["judge_id:N", "candidate_id:N", "variant:N", "axis:N", "wins:Q", "ties:Q", "losses:Q", "win_rate:Q"])
+    return (rule + point).properties(width=220, height=160).facet(
+        column=alt.Column("axis:N"), row=alt.Row("judge_id:N"))
+
+
+def judge_bradley_terry(frames, ctx):
+    base = alt.Chart().encode(y=alt.Y("candidate_id:N", title="candidate"), yOffset="variant:N",
+                                       color="variant:N")
+    rule = base.mark_rule().encode(x=alt.X("ci_low:Q", title="log strength"), x2="ci_high:Q")
+    point = base.mark_point(filled=True).encode(
+        x="log_strength:Q", tooltip=["judge_id:N", "design:N", "candidate_id:N", "variant:N", "axis:N", "log_strength:Q"])
+    return alt.layer(rule, point, data=data(0)).transform_calculate(
+        judge_design="datum.judge_id + ' · ' + datum.design").properties(width=220, height=160).facet(
+        column=alt.Column("axis:N"), row=alt.Row("judge_design:N", title="judge · design"))
+
+
+NOT_HUMAN = "condition_id NOT LIKE 'human%'"
+FIGURES = [
+    ReportFigure("F2", "Figure 2", "Valence Bland-Altman bias by model and emotion",
+                 (Source("dimensional_agreement", ("condition_id", "emotion", "bias", "sd_d"),
+                         f"dimension = 'valence' AND emotion <> 'all' AND {NOT_HUMAN}"),),
+                 bias_heatmap("valence"), "Red = the model rates lower than humans (bias > 0), blue = higher."),
+    ReportFigure("F3", "Figure 3", "Arousal Bland-Altman bias by model and emotion",
+                 (Source("dimensional_agreement", ("condition_id", "emotion", "bias", "sd_d"),
+                         f"dimension = 'arousal' AND emotion <> 'all' AND {NOT_HUMAN}"),),
+                 bias_heatmap("arousal"), "Red = the model rates lower than humans (bias > 0), blue = higher."),
+    ReportFigure("F4a", "Figure 4a", "Human valence-arousal space",
+                 (Source("int_image_human_stats", ("image_id", "emotion", "dimension", "human_mean"),
+                         "dimension IN ('valence', 'arousal')"),),
+                 human_va, "One point per image (mean of its human ratings)."),
+    ReportFigure("F4b", "Figure 4b", "Model valence-arousal space, one panel per condition",
+                 (Source("int_model_vs_human", ("condition_id", "image_id", "true_emotion", "model_valence",
+                                                "model_arousal")),),
+                 model_va, "Jitter of +-0.2 separates identical integer answers; diamonds mark centroids."),
+    *[ReportFigure(f"F{n}f", f"Figure {n}f", f"{dim.capitalize()} z-scores by emotion against the human LOO density",
+                   (Source("report_loo_z_histogram", ("dimension", "emotion", "bin_lower", "bin_upper", "density"),
+                           f"dimension = '{dim}'"),
+                    Source("int_model_vs_human", ("condition_id", "image_id", "true_emotion", f"z_{dim}"),
+                           f"z_{dim} IS NOT NULL")),
+                   z_distribution(dim), "Grey: density of each human's z against the other raters (LOO); "
+                   "ticks: each model's z per image; blue band: |z| <= 1.")
+      for n, dim in ((4, "valence"), (5, "arousal"))],
+    ReportFigure("F5", "Figure 5", "Inter-model SD against the k-human bootstrap SD",
+                 (Source("response_diversity_k_human", ("dimension", "emotion", "model_sd", "human_sd")),),
+                 diversity_scatter),
+    ReportFigure("F6", "Figure 6", "Per-image SD: models vs k humans",
+                 (Source("response_diversity_images", ("dimension", "emotion", "image_id", "source", "sd")),),
+                 diversity_boxplots),
+    ReportFigure("F7", "Figure 7", "Macro-F1 by race",
+                 (Source("demographic_slices", ("condition_id", "slice", "f1_macro", "accuracy", "n"),
+                         "slice_type = 'race'"),), f1_bars("slice", "Macro-F1 by race")),
+    ReportFigure("F7a", "Figure 7a", "Macro-F1 by gender",
+                 (Source("demographic_slices", ("condition_id", "slice", "f1_macro", "accuracy", "n"),
+                         "slice_type = 'gender'"),), f1_bars("slice", "Macro-F1 by gender")),
+    ReportFigure("F7b", "Figure 7b", "Macro-F1 by race x gender",
+                 (Source("demographic_slices", ("condition_id", "race", "gender", "f1_macro", "accuracy", "n"),
+                         "slice_type = 'race_gender'"),), race_gender_bars),
+    ReportFigure("F7d", "Figure 7d", "Race x gender interaction eta^2 by emotion and model",
+                 (Source("demographic_stratified_anova", ("condition_id", "dimension", "emotion", "eta_sq", "q_bh"),
+                         "term = 'race:gender'"),), interaction_heatmap,
+                 "Stars from Benjamini-Hochberg q: * < .05, ** < .01, *** < .001."),
+    ReportFigure("F8", "Table 8 (figure)", "Replaceability matrix",
+                 (Source("replaceability_verdicts", ("emotion", "measure", "verdict", "n_conditions_passing",
+                                                     "passing_conditions", "stereotyped")),), verdict_grid),
+    ReportFigure("FJ1", None, "Judge win rates against the anchor (Wilson 95% interval)",
+                 (Source("judge_win_rates", ("judge_id", "candidate_id", "variant", "axis", "wins", "ties",
+                                             "losses", "win_rate", "win_rate_ci_low", "win_rate_ci_high")),),
+                 judge_win_rates),
+    ReportFigure("FJ2", None, "Judge Bradley-Terry strengths",
+                 (Source("judge_bradley_terry", ("judge_id", "design", "variant", "axis", "candidate_id",
+                                                 "log_strength", "ci_low", "ci_high")),),
+                 judge_bradley_terry),
+]

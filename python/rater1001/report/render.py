@@ -1,0 +1,88 @@
+"""HTML and PNG output. The Vega/Vega-Lite/vega-embed JavaScript is inlined once (the bundle
+vl-convert ships for the Vega-Lite version Altair targets), so index.html opens offline from disk."""
+from __future__ import annotations
+
+import json
+import math
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup, escape
+import pandas as pd
+import vl_convert
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def vl_version() -> str:
+    """The Vega-Lite version Altair writes specs for, in vl-convert's spelling (e.g. 'v6_4')."""
+    try:
+        from altair.utils._importers import vl_version_for_vl_convert
+        return vl_version_for_vl_convert()
+    except ImportError:  # private helper moved: derive it from the public schema version
+        import altair as alt
+        major, minor = alt.SCHEMA_VERSION.lstrip("v").split(".")[:2]
+        return f"v{major}_{minor}"
+
+
+def _cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rater1001"
+
+
+@lru_cache(maxsize=1)
+def javascript_bundle() -> str:
+    """vl-convert bundles the JavaScript on every call (seconds); the result depends only on the
+    vl-convert and Vega-Lite versions, so it is cached on disk under those."""
+    version = getattr(vl_convert, "__version__", "unknown")
+    cached = _cache_dir() / f"vega-embed-bundle-{version}-{vl_version()}.js"
+    if cached.exists():
+        return cached.read_text(encoding="utf-8")
+    bundle = vl_convert.javascript_bundle(vl_version=vl_version())
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(bundle, encoding="utf-8")
+        tmp.replace(cached)
+    except OSError:  # a read-only home only costs the seconds again next time
+        pass
+    return bundle
+
+
+def _cell(value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA or value is pd.NaT:
+        return "—"
+    if isinstance(value, float):
+        if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e5):
+            return f"{value:.3g}"  # p-values and large counts keep their information
+        return f"{value:.3f}"
+    return str(value)
+
+
+def frame_html(frame: pd.DataFrame, column_docs: dict[str, str] | None = None) -> str:
+    column_docs = column_docs or {}
+    head = "".join(
+        f'<th title="{escape(column_docs.get(str(c), ""))}">{escape(str(c))}</th>'
+        for c in frame.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(_cell(v))}</td>" for v in row) + "</tr>"
+        for row in frame.astype(object).itertuples(index=False))
+    return f'<table class="data"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _script_json(obj) -> str:
+    # "</" inside a <script> would end it early.
+    return json.dumps(obj, default=str).replace("</", "<\\/")
+
+
+def render_html(quality, sections, ctx) -> str:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters["frame_html"] = lambda f, docs=None: Markup(frame_html(f, docs)) if f is not None else ""
+    env.filters["script_json"] = lambda o: Markup(_script_json(o))
+    figure_specs = [{"id": f"chart-{b.ours}", "ours": b.ours, "tables": list(b.tables), "spec": b.spec}
+                    for _, bs in sections for b in bs if b.kind == "figure"]
+    return env.get_template("index.html.j2").render(
+        quality=quality, sections=sections, ctx=ctx, figure_specs=figure_specs,
+        vega_bundle=Markup(javascript_bundle()))
