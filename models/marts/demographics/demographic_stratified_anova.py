@@ -1,0 +1,11 @@
+"""Per (condition, dimension, emotion): the paper's four nested linear models of the Bland-Altman
+bias and three nested F tests (race, gender, race:gender), eta squared, BH q within each
+(condition, dimension) family (Tables 7b, 7c)."""
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    from rater1001 import demographic_audit as audit
+
+    table = audit.stratified_anova_table(dbt.ref("int_model_vs_human").df())
+    return audit.with_origin(table, dbt.ref("int_study_provenance").df())

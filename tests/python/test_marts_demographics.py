@@ -1,0 +1,369 @@
+"""The demographic bias audit marts (models/marts/demographics/, issue 4).
+
+Independent routes:
+- every mart equals rater1001.stats.demographics called directly on a pandas recomputation from
+  the landing Parquet (human means by pandas groupby, correctness by string comparison), not on
+  the warehouse's int_model_vs_human and not through rater1001.demographic_audit;
+- the race and gender accuracy gaps planted by the simulator (its truth file labels.parquet, the
+  P(correct) per condition x emotion x race x gender cell) are found with the right sign;
+- conditions simulated with no demographic effect (Profiles.without_demographic_gaps) reject no
+  more often than the nominal 5 % over several seeds (stats functions on frames built from the
+  simulator's Parquet, the same shape the marts read);
+- degenerate inputs go through the full `dbt build` and give NULL + reason rows.
+"""
+from __future__ import annotations
+
+import json
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from conftest import SMALL_DESIGN, query_warehouse
+from rater1001 import demographic_audit as audit
+from rater1001.landing import to_arrow, write_parquet_atomic
+from rater1001.contract import TABLES
+from rater1001.stats import demographics as dm
+
+MARTS = ["demographic_slices", "demographic_slice_gaps", "demographic_glmm_lrt",
+         "demographic_stratified_anova", "demographic_tukey", "demographic_omnibus",
+         "demographic_significance_counts"]
+
+
+# --------------------------------------------------------------------------- pandas recomputation
+
+def parquet_rows(paths, dimensions=("valence", "arousal")) -> pd.DataFrame:
+    """One row per (condition, image) in stats.demographics' input shape, from the raw Parquet."""
+    stimuli = pd.read_parquet(paths.raw_table("stimuli"))
+    preds = pd.read_parquet(paths.raw_table("model_predictions"))
+    ratings = pd.read_parquet(paths.raw_table("human_ratings"))
+    preds = preds.sort_values("run_id").drop_duplicates(["condition_id", "image_id"])
+    means = ratings.groupby("image_id")[list(dimensions)].mean()
+    d = preds.rename(columns={"emotion": "predicted_emotion"}).merge(stimuli, on="image_id")
+    for dim in dimensions:
+        d[f"d_{dim}"] = d["image_id"].map(means[dim]) - d[dim]
+    d["correct"] = (d["predicted_emotion"] == d["emotion"]).fillna(False).astype(bool)
+    d["predicted_emotion"] = d["predicted_emotion"].astype(object).where(d["predicted_emotion"].notna(), None)
+    cols = ["condition_id", "image_id", "race", "gender", "emotion", "predicted_emotion", "correct",
+            *[f"d_{dim}" for dim in dimensions]]
+    return d[cols].astype({c: object for c in ["condition_id", "image_id", "race", "gender", "emotion"]})
+
+
+def parquet_human_rows(paths) -> pd.DataFrame:
+    ratings = pd.read_parquet(paths.raw_table("human_ratings"))
+    stimuli = pd.read_parquet(paths.raw_table("stimuli"))
+    d = ratings[ratings["emotion"].notna()].rename(columns={"emotion": "predicted_emotion"})
+    d = d[["image_id", "predicted_emotion"]].merge(stimuli, on="image_id")
+    return d.assign(condition_id="human")
+
+
+def sort(frame, keys):
+    return frame.sort_values(keys).reset_index(drop=True)
+
+
+def assert_close(mart, ref, keys, numeric, exact=(), atol=1e-9):
+    mart, ref = sort(mart, keys), sort(ref, keys)
+    assert len(mart) == len(ref)
+    pd.testing.assert_frame_equal(mart[keys].astype(str), ref[keys].astype(str))
+    for col in numeric:
+        a = pd.to_numeric(mart[col].astype(object), errors="coerce").to_numpy(dtype=float)
+        b = pd.to_numeric(ref[col].astype(object), errors="coerce").to_numpy(dtype=float)
+        np.testing.assert_allclose(a, b, atol=atol, rtol=1e-7, equal_nan=True, err_msg=col)
+    for col in exact:
+        assert mart[col].astype(object).where(mart[col].notna(), None).tolist() == \
+            ref[col].astype(object).where(ref[col].notna(), None).tolist(), col
+
+
+@pytest.fixture(scope="module")
+def demo(demo_warehouse):
+    tables = {m: query_warehouse(demo_warehouse, f"select * from {m}") for m in MARTS}
+    return demo_warehouse, tables, parquet_rows(demo_warehouse)
+
+
+# --------------------------------------------------------------------------- marts == stats(parquet)
+
+def test_every_mart_says_simulated_and_has_the_stated_grain(demo):
+    _, t, rows = demo
+    for name, table in t.items():
+        assert len(table) > 0, name
+        assert set(table["data_origin"]) == {"SIMULATED"}, name
+    n_cond = rows["condition_id"].nunique()
+    assert len(t["demographic_glmm_lrt"]) == n_cond * 2
+    # 3 races + 2 genders + 6 cells per condition, plus the pooled human labels
+    assert len(t["demographic_slices"]) == (n_cond + 1) * 11
+    assert len(t["demographic_stratified_anova"]) == n_cond * 2 * 6 * 3
+    assert len(t["demographic_omnibus"]) == n_cond * 2 * 2 * 2
+
+
+def test_slices_and_gaps_equal_stats_on_parquet(demo):
+    paths, t, rows = demo
+    ref = pd.concat([dm.slice_metrics(rows), dm.slice_metrics(parquet_human_rows(paths))],
+                    ignore_index=True)
+    gaps = dm.slice_gaps(ref)
+    keys = ["condition_id", "slice_type", "slice"]
+    assert_close(t["demographic_slices"], ref, keys, ["n", "n_unparsed", "accuracy", "f1_macro"])
+    assert_close(t["demographic_slice_gaps"], gaps, ["condition_id", "slice_type"],
+                 ["f1_gap_pp", "accuracy_gap_pp"],
+                 exact=["f1_max_slice", "f1_min_slice", "accuracy_max_slice", "accuracy_min_slice"])
+    # the human row exists (the demo simulates forced-choice labels) and is near-perfect
+    human = t["demographic_slices"].query("condition_id == 'human'")
+    assert (human["rater_kind"] == "human").all() and human["accuracy"].min() > 0.9
+
+
+def test_glmm_lrt_equals_stats_on_parquet(demo):
+    _, t, rows = demo
+    mart = t["demographic_glmm_lrt"]
+    assert mart["method"].eq("ML, adaptive Gauss-Hermite quadrature (nAGQ=25)").all()
+    # two conditions keep the test fast; the code path is the same for all eight
+    some = sorted(rows["condition_id"].unique())[:2]
+    ref = dm.glmm_lrt_table(rows[rows["condition_id"].isin(some)])
+    assert_close(mart[mart["condition_id"].isin(some)], ref, ["condition_id", "factor"],
+                 ["chi2", "df", "p_value", "random_intercept_sd", "loglik_full", "loglik_null",
+                  "n_obs", "n_levels"], atol=1e-6)
+    assert (mart["df"] == mart["factor"].map({"race": 2, "gender": 1})).all()
+
+
+def test_anova_tukey_omnibus_counts_equal_stats_on_parquet(demo):
+    _, t, rows = demo
+    anova = dm.stratified_anova(rows)
+    keys = ["condition_id", "dimension", "emotion", "term"]
+    assert_close(t["demographic_stratified_anova"], anova, keys,
+                 ["df_num", "df_den", "f_value", "eta_sq", "p_raw", "q_bh", "family_size", "n"],
+                 exact=["significant"], atol=1e-8)
+    # paper design: (2, 236) race, (1, 236) gender, (2, 234) race:gender, 18 tests per family
+    a = t["demographic_stratified_anova"]
+    dfs = a.groupby("term")[["df_num", "df_den"]].agg(lambda s: sorted(set(s)))
+    assert dfs.loc["race"].tolist() == [[2], [236]] and dfs.loc["gender"].tolist() == [[1], [236]]
+    assert dfs.loc["race:gender"].tolist() == [[2], [234]]
+    assert set(a["family_size"]) == {18}
+
+    # Tukey: every significant interaction gets its 15 cell pairs; values checked on three
+    # conditions (scipy's studentized range costs ~0.5 s per stratum)
+    hits = anova["term"].eq("race:gender") & anova["significant"].fillna(False)
+    assert len(t["demographic_tukey"]) == 15 * int(hits.sum()) > 0
+    some = sorted(rows["condition_id"].unique())[:3]
+    tukey = dm.tukey_cells(rows, anova[anova["condition_id"].isin(some)])
+    mart = t["demographic_tukey"]
+    assert_close(mart[mart["condition_id"].isin(some)], tukey,
+                 ["condition_id", "dimension", "emotion", "group1", "group2"],
+                 ["meandiff", "p_adj", "lower", "upper"], exact=["reject"], atol=1e-8)
+
+    omni = dm.omnibus_tests(rows)
+    assert_close(t["demographic_omnibus"], omni, ["condition_id", "dimension", "factor", "term"],
+                 ["df_num", "df_den", "f_value", "eta_sq", "p_raw"], atol=1e-8)
+    o = t["demographic_omnibus"].set_index("term")
+    assert set(o.loc["race", "df_num"]) == {2} and set(o.loc["race", "df_den"]) == {1432}
+    assert set(o.loc["gender:emotion", "df_num"]) == {5} and set(o.loc["gender:emotion", "df_den"]) == {1428}
+
+    counts = dm.significance_counts(anova)
+    assert_close(t["demographic_significance_counts"], counts, ["condition_id", "dimension", "term"],
+                 ["n_significant", "n_tested", "n_strata"], exact=["label"])
+
+
+# --------------------------------------------------------------------------- planted gaps
+
+def planted_accuracy(paths) -> pd.DataFrame:
+    """Planted accuracy per (condition, factor, level): the mean of the simulator's P(correct)
+    over the balanced emotion x race x gender cells of that level."""
+    truth = pd.read_parquet(paths.root / "data" / "simulation_truth" / "labels.parquet")
+    out = []
+    for factor in ("race", "gender"):
+        g = truth.groupby(["condition_id", factor])["p_correct"].mean().reset_index()
+        out.append(g.rename(columns={factor: "level"}).assign(factor=factor))
+    return pd.concat(out, ignore_index=True)
+
+
+def test_planted_race_and_gender_gaps_are_found_with_the_right_sign(demo):
+    paths, t, _ = demo
+    planted = planted_accuracy(paths)
+    slices = t["demographic_slices"].set_index(["condition_id", "slice_type", "slice"])
+    glmm = t["demographic_glmm_lrt"].set_index(["condition_id", "factor"])
+    checked, significant = 0, 0
+    for (condition, factor), part in planted.groupby(["condition_id", "factor"]):
+        if condition == "human":
+            continue
+        acc = part.set_index("level")["p_correct"]
+        coef = json.loads(glmm.loc[(condition, factor), "fixed_effects_json"])
+        ref = sorted(acc.index)[0]
+        logit = {lev: (0.0 if lev == ref else coef[f"{factor}[{lev}]"]) for lev in acc.index}
+        n = slices.loc[(condition, factor, ref), "n"]
+        for a in acc.index:
+            for b in acc.index:
+                gap = acc[a] - acc[b]
+                se = np.sqrt(acc[a] * (1 - acc[a]) / n + acc[b] * (1 - acc[b]) / n)
+                if gap <= 3 * se:  # a pair the design can resolve; smaller plants are noise-level
+                    continue
+                checked += 1
+                observed = (slices.loc[(condition, factor, a), "accuracy"]
+                            - slices.loc[(condition, factor, b), "accuracy"])
+                assert observed > 0, (condition, factor, a, b, gap, observed)
+                assert logit[a] > logit[b], (condition, factor, a, b, logit)
+        planted_gap = acc.max() - acc.min()
+        if planted_gap > 0.08:  # > 4 SE: the LR test should see it
+            significant += 1
+            assert glmm.loc[(condition, factor), "p_value"] < 0.05, (condition, factor, planted_gap)
+    assert checked >= 5 and significant >= 2  # the demo plants Tables 7/7a's larger gaps
+    # the largest planted gender gap (Gemma3-12B, Table 7a: women 10 pp more accurate)
+    g = planted[planted["factor"] == "gender"].pivot(index="condition_id", columns="level", values="p_correct")
+    top = (g["female"] - g["male"]).drop("human").idxmax()
+    gaps = t["demographic_slice_gaps"].set_index(["condition_id", "slice_type"])
+    assert gaps.loc[(top, "gender"), "accuracy_max_slice"] == "female"
+
+
+# --------------------------------------------------------------------------- no planted effect
+
+NULL_CONDITIONS = ["gemma3-4b-it", "gpt-4o-mini"]  # two keep the GLMM fits cheap
+NULL_SEEDS = range(4)
+
+
+def test_no_demographic_effect_rejects_at_the_nominal_rate(tmp_path):
+    """Conditions simulated without race / gender effects, small design (144 images), 4 seeds:
+    the GLMM LR tests and the stratified F tests reject at about 5 %, and BH families are rarely
+    hit at all (each family is a global null)."""
+    from rater1001.paths import project
+    from rater1001.simulate import load_profiles, simulate_study
+
+    profiles = load_profiles().without_demographic_gaps()
+    glmm_p, anova_p, families_hit, families = [], [], 0, 0
+    for seed in NULL_SEEDS:
+        paths = project(tmp_path / f"s{seed}")
+        simulate_study(paths, seed=100 + seed, n_identities=4, ratings_per_image=2,
+                       images_per_rater=36, conditions=NULL_CONDITIONS, profiles=profiles)
+        truth = pd.read_parquet(paths.root / "data" / "simulation_truth" / "labels.parquet")
+        spread = truth.groupby(["condition_id", "emotion"])["p_correct"].agg(lambda s: s.max() - s.min())
+        assert spread.max() < 1e-12  # the override really removes every race / gender effect
+        rows = parquet_rows(paths)
+        glmm_p += dm.glmm_lrt_table(rows)["p_value"].dropna().tolist()
+        anova = dm.stratified_anova(rows)
+        anova_p += anova["p_raw"].dropna().tolist()
+        hits = anova.groupby(["condition_id", "dimension"])["significant"].agg(lambda s: bool(s.fillna(False).any()))
+        families_hit, families = families_hit + int(hits.sum()), families + len(hits)
+    glmm_p, anova_p = np.array(glmm_p), np.array(anova_p)
+    assert len(glmm_p) == len(NULL_SEEDS) * len(NULL_CONDITIONS) * 2
+    # one-sided binomial bounds at 0.1 %: more rejections than this would mean a biased test
+    assert (glmm_p < 0.05).sum() <= stats.binom.ppf(0.999, len(glmm_p), 0.05)
+    assert (anova_p < 0.05).mean() < 0.09  # 288 correlated tests; nominal .05
+    assert stats.kstest(anova_p, "uniform").pvalue > 0.001
+    assert families_hit <= stats.binom.ppf(0.999, families, 0.05)
+
+
+# --------------------------------------------------------------------------- degenerate inputs
+
+@pytest.fixture(scope="module")
+def degenerate_warehouse(tmp_path_factory):
+    """The small study with bad inputs planted, built by the plain full `dbt build`:
+    - gemma3-4b-it: no predictions for Korean:male happy faces (a missing cell) and a single
+      Black:female happy face (a cell of one image);
+    - gpt-4o-mini: every answer correct (logit separation, no variance in `correct`);
+    - llama-3.2-11b-vision: valence = the human mean on every image (zero-variance bias) and
+      constant arousal 5;
+    - gemma3-12b-it: only Black faces predicted (a factor with a single level);
+    - gemma3-27b-it: no Korean faces (two races, df 1);
+    - one image lost all human ratings but one, another lost all: bias NULL there."""
+    from rater1001.paths import project
+    from rater1001.simulate import simulate_study
+    from rater1001.warehouse import dbt_build
+
+    paths = project(tmp_path_factory.mktemp("demographics_degenerate"))
+    simulate_study(paths, seed=7, **SMALL_DESIGN)
+    stimuli = pd.read_parquet(paths.raw_table("stimuli")).set_index("image_id")
+    preds = pd.read_parquet(paths.raw_table("model_predictions"))
+    ratings = pd.read_parquet(paths.raw_table("human_ratings"))
+    race, gender, emo = (preds["image_id"].map(stimuli[c]) for c in ("race", "gender", "emotion"))
+    cond = preds["condition_id"]
+
+    happy_bf = sorted(stimuli.query("race == 'Black' and gender == 'female' and emotion == 'happy'").index)
+    drop = ((cond == "gemma3-4b-it") & (emo == "happy")
+            & (((race == "Korean") & (gender == "male")) | preds["image_id"].eq(happy_bf[1])))
+    drop |= (cond == "gemma3-12b-it") & (race != "Black")
+    drop |= (cond == "gemma3-27b-it") & (race == "Korean")
+    perfect = cond == "gpt-4o-mini"
+    preds.loc[perfect, "emotion"] = emo[perfect]
+    lonely, gone = sorted(stimuli.query("emotion == 'sad'").index)[:2]
+    first_of_lonely = ratings.index[ratings["image_id"] == lonely][0]
+    ratings = ratings[((ratings["image_id"] != lonely) | (ratings.index == first_of_lonely))
+                      & (ratings["image_id"] != gone)]
+    # the model answers exactly the human mean: d = 0 on every image (within the scale)
+    flat = cond == "llama-3.2-11b-vision"
+    means = ratings.groupby("image_id")["valence"].mean()
+    preds.loc[flat, "valence"] = preds.loc[flat, "image_id"].map(means)
+    preds.loc[flat, "arousal"] = 5.0
+    preds = preds[~drop]
+    for name, frame in (("model_predictions", preds), ("human_ratings", ratings)):
+        write_parquet_atomic(to_arrow(frame.reset_index(drop=True), TABLES[name]), paths.raw_table(name))
+    assert dbt_build(paths), "dbt build with degenerate demographic inputs failed"
+    return paths, {m: query_warehouse(paths, f"select * from {m}") for m in MARTS}
+
+
+def test_degenerate_inputs_give_null_with_reasons(degenerate_warehouse):
+    paths, t = degenerate_warehouse
+    glmm = t["demographic_glmm_lrt"].set_index(["condition_id", "factor"])
+    for factor in ("race", "gender"):
+        row = glmm.loc[("gpt-4o-mini", factor)]
+        assert pd.isna(row["chi2"]) and "no variance" in row["reason"]
+    assert pd.isna(glmm.loc[("gemma3-12b-it", "race"), "chi2"])
+    assert "single level" in glmm.loc[("gemma3-12b-it", "race"), "reason"]
+    assert glmm.loc[("gemma3-12b-it", "gender"), "df"] == 1
+    assert glmm.loc[("gemma3-27b-it", "race"), "df"] == 1  # two races present
+    assert glmm.loc[("gemma3-27b-it", "race"), "n_levels"] == 2
+
+    a = t["demographic_stratified_anova"]
+    flat = a[(a["condition_id"] == "llama-3.2-11b-vision") & (a["dimension"] == "valence")]
+    assert flat["f_value"].isna().all() and flat["reason"].str.contains("zero variance").all()
+    assert flat["q_bh"].isna().all() and (flat["family_size"] == 0).all()
+    assert a[(a["condition_id"] == "llama-3.2-11b-vision") & (a["dimension"] == "arousal")]["f_value"].notna().any()
+    single = a[(a["condition_id"] == "gemma3-12b-it") & (a["term"] != "gender")]
+    assert single["f_value"].isna().all() and single["reason"].str.contains("not estimable").all()
+
+    # degrees of freedom follow the data actually used, stratum by stratum
+    rows = parquet_rows(paths)
+    for r in a[a["df_num"].notna()].itertuples():
+        used = rows[(rows["condition_id"] == r.condition_id) & (rows["emotion"] == r.emotion)
+                    & rows[f"d_{r.dimension}"].notna()]
+        n_race, n_gender = used["race"].nunique(), used["gender"].nunique()
+        n_cells = (used["race"] + used["gender"]).nunique()
+        additive = 1 + (n_race - 1) + (n_gender - 1)
+        assert r.n == len(used)
+        if r.term == "race:gender":
+            assert (r.df_num, r.df_den) == (n_cells - additive, len(used) - n_cells)
+        else:
+            assert (r.df_num, r.df_den) == ((n_race if r.term == "race" else n_gender) - 1,
+                                            len(used) - additive)
+    happy = a[(a["condition_id"] == "gemma3-4b-it") & (a["emotion"] == "happy")].set_index(["dimension", "term"])
+    assert happy.loc[("valence", "race:gender"), "df_num"] == 1  # 5 of 6 cells
+
+    # images without human ratings: bias NULL, counted, never dropped silently
+    sad = a[(a["emotion"] == "sad") & (a["condition_id"] == "gemma3-4b-it")]
+    assert (sad["n_missing"] == 1).all()
+
+    slices = t["demographic_slices"]
+    black_only = slices[(slices["condition_id"] == "gemma3-12b-it") & (slices["slice_type"] == "race")]
+    assert len(black_only) == 1 and pd.isna(black_only["accuracy_gap_pp"].iloc[0])
+    assert "fewer than two" in black_only["gap_reason"].iloc[0]
+    perfect = slices[slices["condition_id"] == "gpt-4o-mini"]
+    assert (perfect["accuracy"] == 1).all() and (perfect["accuracy_gap_pp"] == 0).all()
+
+
+def test_empty_inputs_give_empty_typed_marts():
+    """No predictions and no human labels: every mart function returns zero rows with declared,
+    typed columns, which DuckDB stores as VARCHAR / DOUBLE / BIGINT / BOOLEAN (never NULL-typed)."""
+    empty = pd.DataFrame({c: pd.Series([], dtype=object) for c in
+                          ["condition_id", "image_id", "race", "gender", "true_emotion",
+                           "predicted_emotion", "correct", "d_valence", "d_arousal"]})
+    labels = pd.DataFrame({c: pd.Series([], dtype=object) for c in
+                           ["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"]})
+    anova = audit.stratified_anova_table(empty)
+    outputs = {
+        "slices": audit.slices_table(empty, labels), "glmm": audit.glmm_lrt_table(empty),
+        "anova": anova, "tukey": audit.tukey_table(empty, anova), "omnibus": audit.omnibus_table(empty),
+        "counts": audit.significance_counts_table(anova),
+    }
+    con = duckdb.connect()
+    for name, frame in outputs.items():
+        assert frame.empty, name
+        con.register("f", frame)
+        types = con.execute("describe select * from f").df()["column_type"]
+        assert not types.str.contains("NULL").any(), (name, types.tolist())
+        con.unregister("f")
