@@ -272,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--judge-id", default=None, help="name of the judge in judge_verdicts (default: the model id)")
     s.add_argument("--backend", default="openai", choices=["openai", "openai-compatible", "gemini"])
     s.add_argument("--base-url", default=None, help="server URL for openai-compatible backends")
-    s.add_argument("--api-key-env", default=None, help="environment variable holding the key (default OPENAI_API_KEY)")
+    s.add_argument("--api-key-env", default=None, help="environment variable holding the key (default OPENAI_API_KEY; GEMINI_API_KEY with --backend gemini)")
     s.add_argument("--plan", default="anchor", choices=["anchor", "round-robin"])
     s.add_argument("--anchor", default=None, help="anchor candidate (default: is_anchor in the catalog, P)")
     s.add_argument("--candidates", default=None, help="comma-separated candidate ids (default: all)")
