@@ -29,11 +29,14 @@
     {%- endif -%}
 {%- endmacro %}
 
-{% macro alpha_coincidence(relation, unit, value, level='interval', group_by=[]) -%}
+{#- weight (optional): a column holding how many identical (unit, value) ratings a row stands for,
+    so a caller can pass pre-counted values instead of one row per rating. -#}
+{% macro alpha_coincidence(relation, unit, value, level='interval', group_by=[], weight=none) -%}
     {%- set gcols = group_by | join(', ') -%}
     {%- set gsel %}{% for g in group_by %}{{ g }}, {% endfor %}{% endset -%}
     with _nuv as (
-        select {{ gsel }} {{ unit }} as _unit, {{ value }} as _value, count(*) as n_uv
+        select {{ gsel }} {{ unit }} as _unit, {{ value }} as _value,
+               {% if weight %}sum({{ weight }}){% else %}count(*){% endif %} as n_uv
         from {{ relation }}
         where {{ value }} is not null
         group by {{ gsel }} {{ unit }}, {{ value }}

@@ -94,3 +94,36 @@ def test_paper_scale_p_sig_is_fast():
     t0 = time.perf_counter()
     B.p_sig(mz, hz, replicates=2000)
     assert time.perf_counter() - t0 < 20
+
+
+def test_fast_wilcoxon_equals_scipy_asymptotic_with_ties_and_zeros():
+    """The vectorised signed-rank p used by p_sig for > 50 pairs is scipy's asymptotic test."""
+    from scipy import stats as sps
+
+    from rater1001.stats.bootstrap import wilcoxon_greater_asymptotic
+
+    rng = np.random.default_rng(3)
+    for shape, step in (((300, 240), None), ((100, 1440), 1 / 3), ((40, 51), 1 / 2)):
+        d = rng.normal(0.05, 1, shape)
+        if step:  # rounding makes ties and exact zeros
+            d = np.round(d / step) * step
+        ref = sps.wilcoxon(d, alternative="greater", zero_method="wilcox", method="asymptotic", axis=1).pvalue
+        np.testing.assert_allclose(wilcoxon_greater_asymptotic(d), ref, rtol=1e-12, atol=1e-15)
+
+
+def test_small_samples_use_exact_without_ties_and_normal_approximation_with_ties():
+    from scipy import stats as sps
+
+    from rater1001.stats.bootstrap import _wilcoxon_greater
+
+    rng = np.random.default_rng(4)
+    d = rng.normal(0.3, 1, (20, 12))
+    d[:5] = np.round(d[:5])  # ties (and zeros) in the first rows
+    got = _wilcoxon_greater(d)
+    exact = sps.wilcoxon(d[5:], alternative="greater", zero_method="wilcox", method="exact", axis=1).pvalue
+    approx = sps.wilcoxon(d[:5], alternative="greater", zero_method="wilcox", method="asymptotic", axis=1).pvalue
+    np.testing.assert_allclose(got[5:], exact, rtol=1e-12)
+    np.testing.assert_allclose(got[:5], approx, rtol=1e-12)
+    t0 = time.perf_counter()
+    B.p_sig(np.abs(rng.normal(size=12)), np.round(np.abs(rng.normal(size=(12, 5))), 1), replicates=2000)
+    assert time.perf_counter() - t0 < 5  # small tied samples must not fall into a permutation test

@@ -55,23 +55,29 @@ class VerdictRules:
 def load_rules(path: Path) -> VerdictRules:
     """Read seeds/verdict_rules.csv (parameter,value,...) into VerdictRules; unknown parameters and
     bad values are errors naming the file, row and value."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        return rules_from_records(list(csv.DictReader(fh)), source=str(path))
+
+
+def rules_from_records(records, source: str = "verdict rules") -> VerdictRules:
+    """The same parsing as load_rules for rows already read (e.g. the verdict_rules seed table in
+    the warehouse, which a dbt Python model receives as a frame). Row numbers count the CSV header."""
     fields = VerdictRules.__dataclass_fields__
     values: dict = {}
-    with open(path, newline="", encoding="utf-8") as fh:
-        for row_no, row in enumerate(csv.DictReader(fh), start=2):
-            name, raw = row["parameter"].strip(), row["value"].strip()
-            if name not in fields:
-                raise ValueError(f"{path}: row {row_no}: unknown parameter {name!r}")
-            if name == "verdict_order":
-                order = tuple(v.strip() for v in raw.split("|"))
-                if sorted(order) != sorted(VERDICTS):
-                    raise ValueError(f"{path}: row {row_no}: verdict_order must list each of {VERDICTS} once, got {raw!r}")
-                values[name] = order
-                continue
-            try:
-                values[name] = int(raw) if fields[name].type in (int, "int") else float(raw)
-            except ValueError:
-                raise ValueError(f"{path}: row {row_no}: parameter {name!r} needs a number, got {raw!r}") from None
+    for row_no, row in enumerate(records, start=2):
+        name, raw = str(row["parameter"]).strip(), str(row["value"]).strip()
+        if name not in fields:
+            raise ValueError(f"{source}: row {row_no}: unknown parameter {name!r}")
+        if name == "verdict_order":
+            order = tuple(v.strip() for v in raw.split("|"))
+            if sorted(order) != sorted(VERDICTS):
+                raise ValueError(f"{source}: row {row_no}: verdict_order must list each of {VERDICTS} once, got {raw!r}")
+            values[name] = order
+            continue
+        try:
+            values[name] = int(raw) if fields[name].type in (int, "int") else float(raw)
+        except ValueError:
+            raise ValueError(f"{source}: row {row_no}: parameter {name!r} needs a number, got {raw!r}") from None
     return VerdictRules(**values)
 
 
