@@ -139,6 +139,32 @@ def k_human_diversity(model_long: pd.DataFrame, human_lists: pd.DataFrame, origi
     return typed(rows, K_HUMAN_COLUMNS, origin)
 
 
+IMAGE_SD_COLUMNS = {"dimension": "string", "emotion": "string", "image_id": "string", "source": "string",
+                    "sd": "float64", "k": "Int64", "replicates": "Int64", "seed": "Int64"}
+
+
+def k_human_image_sd(model_long: pd.DataFrame, human_lists: pd.DataFrame, origin: str,
+                     replicates: int = 1000, seed: int = bootstrap.SEED) -> pd.DataFrame:
+    """Figure 6: per image, the SD of the k conditions' values ('models') and the mean SD of k
+    random humans ('k_humans'), with the draws of the Table 6 comparison (same seed, per emotion)."""
+    rows = []
+    for dim, g in model_long.groupby("dimension", sort=True):
+        wide = g.pivot_table(index="image_id", columns="condition_id", values="model_value", aggfunc="first")
+        conds = sorted(wide.columns)
+        if len(conds) < 2:
+            continue
+        h = human_lists[human_lists["dimension"] == dim].set_index("image_id").sort_index()
+        frame = h[["emotion", "ratings"]].join(wide[conds])
+        for emotion, cell in frame.reset_index().groupby("emotion", sort=True):
+            model_sd, human_sd, kept = bootstrap.k_human_image_sd(
+                cell[conds].to_numpy(float), _padded(cell["ratings"]), replicates=replicates, seed=seed)
+            for source, sd in (("models", model_sd), ("k_humans", human_sd)):
+                rows += [{"dimension": dim, "emotion": emotion, "image_id": i, "source": source, "sd": v,
+                          "k": len(conds), "replicates": replicates, "seed": seed}
+                         for i, v, ok in zip(cell["image_id"], sd, kept) if ok]
+    return typed(rows, IMAGE_SD_COLUMNS, origin)
+
+
 # --- bootstrap p_sig (Discussion 5.1) -----------------------------------------------------------
 
 PSIG_COLUMNS = {"condition_id": "string", "dimension": "string", "emotion": "string", "p_sig": "float64",

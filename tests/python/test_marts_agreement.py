@@ -210,6 +210,15 @@ def test_bootstraps_equal_the_stats_functions_on_raw_inputs(raw):
     assert mart["model_sd"] == pytest.approx(k.model_sd, abs=1e-12)
     assert mart["human_sd"] == pytest.approx(k.human_sd, abs=1e-12)
 
+    # Figure 6's per-image rows: the models' SD per image is the SD of that image's predictions,
+    # and the same draws averaged over the emotion's images give Table 6's human_sd.
+    per_image = q(raw, f"select * from response_diversity_images where dimension = '{dim}' and emotion = '{emotion}'")
+    models = per_image[per_image["source"] == "models"].set_index("image_id")["sd"]
+    humans = per_image[per_image["source"] == "k_humans"].set_index("image_id")["sd"]
+    np.testing.assert_allclose(models.loc[wide.index], wide.std(axis=1, ddof=1), atol=1e-12)
+    assert humans.mean() == pytest.approx(k.human_sd, abs=1e-12)
+    assert models.mean() == pytest.approx(k.model_sd, abs=1e-12)
+
 
 def test_bootstrap_psig_separates_models_near_and_far_from_humans(raw):
     """Gemma3-4B's arousal sits inside the human spread (W1SD above the human LOO W1SD) and the
@@ -288,7 +297,8 @@ def test_verdict_counts_follow_from_independently_computed_inputs(raw):
 def test_every_mart_says_simulated(raw):
     for table in ("classification_summary", "classification_by_emotion", "confusion_matrix", "dimensional_agreement",
                   "alpha_delta", "zscore_summary", "bootstrap_psig", "response_diversity",
-                  "response_diversity_k_human", "lmm_rater_type", "replaceability_inputs", "replaceability_verdicts"):
+                  "response_diversity_k_human", "response_diversity_images", "lmm_rater_type", "replaceability_inputs",
+                  "replaceability_verdicts"):
         origins = q(raw, f"select distinct data_origin from {table}")["data_origin"].tolist()
         assert origins == ["SIMULATED"], table
 
@@ -319,8 +329,8 @@ def test_headline_prints_every_condition_labelled_simulated(raw):
 
 MY_MARTS = ("classification_predictions", "classification_summary", "classification_by_emotion", "confusion_matrix",
             "dimensional_agreement", "lmm_rater_type", "alpha_delta", "zscore_summary", "bootstrap_psig",
-            "response_diversity", "response_diversity_k_human", "replaceability_inputs", "replaceability_verdicts",
-            "int_model_vs_human_long", "int_image_human_lists")
+            "response_diversity", "response_diversity_k_human", "response_diversity_images", "replaceability_inputs",
+            "replaceability_verdicts", "int_model_vs_human_long", "int_image_human_lists")
 
 
 def _rewrite(paths, table, change):
@@ -396,11 +406,12 @@ def test_no_predictions_builds_empty_marts(small_study):
     _rewrite(paths, "model_predictions", lambda p: p.iloc[0:0])
     _build_my_marts(paths)
     for table in ("classification_summary", "confusion_matrix", "dimensional_agreement", "zscore_summary",
-                  "bootstrap_psig", "response_diversity", "response_diversity_k_human", "lmm_rater_type",
-                  "replaceability_verdicts"):
+                  "bootstrap_psig", "response_diversity", "response_diversity_k_human", "response_diversity_images",
+                  "lmm_rater_type", "replaceability_verdicts"):
         rows = query_warehouse(paths, f"select * from {table} where condition_id is distinct from 'human' "
                                       "and condition_id is distinct from 'human_loo'" if table not in
-                               ("response_diversity_k_human", "replaceability_verdicts") else f"select * from {table}")
+                               ("response_diversity_k_human", "response_diversity_images",
+                                "replaceability_verdicts") else f"select * from {table}")
         assert rows.empty, table
     human = query_warehouse(paths, "select * from alpha_delta where condition_id = 'human'")
     assert len(human) and human["alpha"].notna().all()

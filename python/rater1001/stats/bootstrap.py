@@ -168,20 +168,49 @@ def k_human_variance(model_predictions, human_ratings, replicates: int = 1000, s
         return DiversityComparison(nan, nan, nan, nan, nan, nan, nan, k, replicates, seed, 0, int((~keep).sum()))
     model_var_img = x.var(axis=1, ddof=1)
     model_sd, model_var = float(np.sqrt(model_var_img).mean()), float(model_var_img.mean())
-    rng = np.random.default_rng(seed)
     sd_stat, var_stat = np.empty(replicates), np.empty(replicates)
-    missing = np.isnan(h)
-    for start in range(0, replicates, chunk):
-        b = min(chunk, replicates - start)
-        # k draws without replacement per image: the k smallest random keys among defined raters.
-        keys = rng.random((b, *h.shape))
-        keys[:, missing] = np.inf
-        pick = np.argpartition(keys, k - 1, axis=2)[:, :, :k]
-        drawn = np.take_along_axis(np.broadcast_to(h, keys.shape), pick, axis=2)
-        v = drawn.var(axis=2, ddof=1)
-        sd_stat[start:start + b] = np.sqrt(v).mean(axis=1)
-        var_stat[start:start + b] = v.mean(axis=1)
+    for start, v in _k_human_variances(h, k, replicates, seed, chunk):
+        sd_stat[start:start + len(v)] = np.sqrt(v).mean(axis=1)
+        var_stat[start:start + len(v)] = v.mean(axis=1)
     lo, hi = np.quantile(sd_stat, [0.025, 0.975])
     return DiversityComparison(model_sd, model_var, float(sd_stat.mean()), float(var_stat.mean()),
                                float(lo), float(hi), float((sd_stat <= model_sd).mean()),
                                k, replicates, seed, n, int((~keep).sum()))
+
+
+def _k_human_variances(h: np.ndarray, k: int, replicates: int, seed: int, chunk: int):
+    """Yield (first replicate, variances (replicates in chunk, images)) of k humans drawn without
+    replacement from each image's defined ratings: the k smallest random keys among them."""
+    rng = np.random.default_rng(seed)
+    missing = np.isnan(h)
+    for start in range(0, replicates, chunk):
+        b = min(chunk, replicates - start)
+        keys = rng.random((b, *h.shape))
+        keys[:, missing] = np.inf
+        pick = np.argpartition(keys, k - 1, axis=2)[:, :, :k]
+        drawn = np.take_along_axis(np.broadcast_to(h, keys.shape), pick, axis=2)
+        yield start, drawn.var(axis=2, ddof=1)
+
+
+def k_human_image_sd(model_predictions, human_ratings, replicates: int = 1000, seed: int = SEED,
+                     chunk: int = 50) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per image (Figure 6): the SD of its k model predictions and the mean over replicates of the
+    SD of k of its humans drawn without replacement, with the same draws as k_human_variance (same
+    seed), so the mean over images of the human column is that function's human_sd. Returns
+    (model_sd, human_sd, kept) over the input rows; excluded rows (a missing prediction, fewer than
+    k humans) are NaN and kept is False."""
+    x = np.asarray(model_predictions, dtype=float)
+    h = np.asarray(human_ratings, dtype=float)
+    k = x.shape[1]
+    if k < 2:
+        raise ValueError("inter-model SD needs at least two model conditions (k >= 2)")
+    keep = ~np.isnan(x).any(axis=1) & ((~np.isnan(h)).sum(axis=1) >= k)
+    model_sd = np.full(len(x), np.nan)
+    human_sd = np.full(len(x), np.nan)
+    if keep.any():
+        model_sd[keep] = x[keep].std(axis=1, ddof=1)
+        total = np.zeros(int(keep.sum()))
+        for _, v in _k_human_variances(h[keep], k, replicates, seed, chunk):
+            total += np.sqrt(v).sum(axis=0)
+        human_sd[keep] = total / replicates
+    return model_sd, human_sd, keep

@@ -1,0 +1,62 @@
+"""How the per-image and leave-one-out layer scales: `dbt build` of the intermediate models
+(DuckDB SQL over sufficient statistics) against a pandas baseline computing the same per-image
+statistics and LOO z-scores, on simulated studies of 1x, 10x and (with --full) 100x the paper's
+72,000 ratings. Prints times and the ratio pandas / dbt measured in the same run.
+
+    .venv/bin/python benchmarks/bench_warehouse.py [--full]
+"""
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+
+import numpy as np
+import pandas as pd
+
+from rater1001.paths import project
+from rater1001.simulate import simulate_study
+from rater1001.warehouse import dbt_build
+
+
+def pandas_baseline(paths) -> float:
+    t0 = time.perf_counter()
+    ratings = pd.read_parquet(paths.raw_table("human_ratings"))
+    long = ratings.melt(
+        id_vars=["rater_id", "image_id"], value_vars=["valence", "arousal", "naturalness"],
+        var_name="dimension", value_name="rating",
+    ).dropna(subset=["rating"])
+    g = long.groupby(["image_id", "dimension"])["rating"]
+    long["n"] = g.transform("count")
+    long["mean"] = g.transform("mean")
+    long["ss"] = g.transform(lambda s: ((s - s.mean()) ** 2).sum())
+    n, m, y = long["n"], long["mean"], long["rating"]
+    loo_mean = (n * m - y) / (n - 1)
+    loo_sd = np.sqrt((long["ss"] - (y - m) ** 2 * n / (n - 1)) / (n - 2))
+    _ = (y - loo_mean) / loo_sd.where(loo_sd > 0)
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--full", action="store_true", help="also run the 100x study (7.2 million ratings)")
+    args = ap.parse_args()
+    scales = [1, 10] + ([100] if args.full else [])
+    print(f"{'scale':>6} {'ratings':>10} {'simulate s':>11} {'dbt build s':>12} {'pandas s':>9} {'pandas/dbt':>11}")
+    for k in scales:
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = project(tmp)
+            t0 = time.perf_counter()
+            summary = simulate_study(paths, n_identities=40 * k)
+            t_sim = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            ok = dbt_build(paths, select="path:seeds path:models/staging path:models/intermediate")
+            t_dbt = time.perf_counter() - t0
+            if not ok:
+                raise SystemExit(f"dbt build failed at scale {k}")
+            t_pd = pandas_baseline(paths)
+            print(f"{k:>5}x {summary.n_ratings:>10,} {t_sim:>11.1f} {t_dbt:>12.1f} {t_pd:>9.1f} {t_pd / t_dbt:>11.2f}")
+
+
+if __name__ == "__main__":
+    main()
