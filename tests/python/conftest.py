@@ -2,9 +2,15 @@
 simulator (so every test exercises the same code path as `make demo`)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from rater1001.paths import ProjectPaths, project
+from rater1001.paths import REPO_ROOT, ProjectPaths, project
+
+# The project's shared folder (source documents, reference fixtures) sits beside the repository,
+# both in a developer's checkout and in CI's fresh clone.
+SHARED = REPO_ROOT.parent / "shared"
 
 # A small design that keeps the paper's structure (3 races x 2 genders x 6 emotions) but only
 # 2 identities per cell: 72 images, 5 ratings per image, 12 images per rater -> 30 raters.

@@ -10,9 +10,10 @@ import pytest
 from rater1001.infer.prompts import STRATEGIES, render, template_id
 from rater1001.paths import REPO_ROOT, project
 from rater1001.study import FactorLabel, load_study
+from conftest import SHARED
 
 REFERENCE = Path(__file__).parent / "reference" / "paper_s2_prompts.txt"
-SEED = Path("/work/shared/seeds/000_ac55df2e4aaa0dee.txt")
+SEED = SHARED / "seeds" / "000_ac55df2e4aaa0dee.txt"
 # The paper's typesetting turned the JSON's straight quotes into curly ones (docs/infer.md).
 QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"'})
 

@@ -3,7 +3,6 @@ examples and the `krippendorff` package (independent references)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import krippendorff
 import numpy as np
@@ -12,8 +11,9 @@ import pytest
 
 from rater1001.stats import alpha as A
 from stats_sql import macros, run
+from conftest import SHARED
 
-EXAMPLES = json.loads(Path("/work/shared/reference/krippendorff_examples.json").read_text())
+EXAMPLES = json.loads(SHARED / "reference" / "krippendorff_examples.json".read_text())
 # Fallback keeps the suite runnable outside this machine: the same data, copied from the file.
 CASES = [(name, level, published) for name, ex in EXAMPLES.items() for level, published in ex["alpha"].items()]
 

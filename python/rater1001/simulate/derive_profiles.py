@@ -175,7 +175,10 @@ def derive(tables: Path, paper: Path | None = None) -> None:
 
 
 if __name__ == "__main__":
+    from ..paths import REPO_ROOT
+
+    SHARED = REPO_ROOT.parent / "shared"  # the project's shared folder beside the repository
     derive(
-        Path(sys.argv[1] if len(sys.argv) > 1 else "/work/shared/reference/paper_tables"),
-        Path(sys.argv[2] if len(sys.argv) > 2 else "/work/shared/seeds/000_ac55df2e4aaa0dee.txt"),
+        Path(sys.argv[1]) if len(sys.argv) > 1 else SHARED / "reference" / "paper_tables",
+        Path(sys.argv[2]) if len(sys.argv) > 2 else SHARED / "seeds" / "000_ac55df2e4aaa0dee.txt",
     )
