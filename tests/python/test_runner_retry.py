@@ -79,4 +79,5 @@ def test_the_total_cap_counts_real_time():
     with pytest.raises(RetryableCallError):
         call_with_retry(fn, RetryPolicy(initial_backoff_s=0.001, max_backoff_s=0.001, max_retry_time_s=0.4))
     elapsed = time.monotonic() - started
-    assert 2 <= len(fn.calls) <= 3 and elapsed < 0.4
+    # Uncapped, the ten 0.15 s waits would take 1.5 s; the slack above 0.4 s is call overhead on a busy machine.
+    assert 2 <= len(fn.calls) <= 3 and elapsed < 1.0
