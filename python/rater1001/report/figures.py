@@ -159,8 +159,15 @@ def verdict_grid(frames, ctx):
         color=alt.Color("verdict:N", scale=alt.Scale(domain=list(VERDICT_COLOURS),
                                                       range=list(VERDICT_COLOURS.values()))),
         tooltip=["emotion:N", "measure:N", "verdict:N", "n_conditions_passing:Q", "passing_conditions:N", "stereotyped:N"])
-    text = base.mark_text(fontSize=9, lineBreak=",", lineHeight=11).encode(text="passing_conditions:N")
-    return (rect + text).properties(width=540, height=620, title="Replaceability (passing conditions in each cell)")
+    # Names start at the top of their cell, and cells are tall enough for the longest list.
+    cells = frames[0]
+    names = int(cells["passing_conditions"].fillna("").str.count(",").max() + 1) if len(cells) else 1
+    rows = max(cells["emotion"].nunique(), 1)
+    row_height = max(70, 11 * names + 16)
+    height = rows * row_height
+    text = base.mark_text(fontSize=9, lineBreak=",", lineHeight=11, baseline="top",
+                          dy=-row_height / 2 + 6).encode(text="passing_conditions:N")
+    return (rect + text).properties(width=540, height=height, title="Replaceability (passing conditions in each cell)")
 
 
 def judge_win_rates(frames, ctx):
