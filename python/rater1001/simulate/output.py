@@ -83,18 +83,9 @@ def human_parameters(human: dict, emotions: list[str], dims: list[str], location
 
 
 def human_alpha(ratings: pd.DataFrame, dims: list[str]) -> dict[str, float]:
-    """Interval alpha per dimension by the `krippendorff` package on the dense rater x image matrix
-    (a check printed in the summary; the warehouse computes alpha its own way)."""
-    import krippendorff
+    """Interval alpha per dimension, for the summary line: the one home of alpha
+    (rater1001.stats.alpha, per-image sufficient statistics), so a 100x study needs no dense
+    rater x image matrix. NaN where undefined (e.g. one rating per image)."""
+    from ..stats.alpha import alpha
 
-    raters = ratings["rater_id"].astype("category").cat.codes.to_numpy()
-    images = ratings["image_id"].astype("category").cat.codes.to_numpy()
-    out = {}
-    for d in dims:
-        m = np.full((raters.max() + 1, images.max() + 1), np.nan)
-        m[raters, images] = ratings[d].to_numpy(float)
-        try:
-            out[d] = float(krippendorff.alpha(reliability_data=m, level_of_measurement="interval"))
-        except ValueError:  # one rating per image: no pairable values, alpha is undefined
-            out[d] = float("nan")
-    return out
+    return {d: alpha(ratings, "interval", unit="image_id", value=d).alpha for d in dims}
