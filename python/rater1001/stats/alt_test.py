@@ -126,12 +126,22 @@ def alt_test(
         rows.append((annotator, len(instances), float(np.mean(w_human)), float(np.mean(w_model)), p, False, note))
     per = pd.DataFrame(rows, columns=["annotator_id", "n_instances", "mean_w_human", "mean_w_model",
                                       "p_value", "rejected", "note"])
-    tested = per["mean_w_model"].notna()
-    per.loc[tested, "rejected"] = benjamini_yekutieli(per.loc[tested, "p_value"].to_numpy(), q)
-    n_tested = int(tested.sum())
-    if n_tested == 0:
+    tested = per["mean_w_model"].notna().to_numpy()
+    rejected, omega, rho = decide(per["p_value"].to_numpy(float), per["mean_w_model"].to_numpy(float), tested, q)
+    per["rejected"] = rejected
+    if not tested.any():
         return AltTestResult(float("nan"), float("nan"), False, epsilon, q, 0, len(keep), per,
                              note=f"no annotator has at least {min_instances_per_human} instances shared with others")
-    omega = float(per.loc[tested, "rejected"].sum() / n_tested)
-    rho = float(per.loc[tested, "mean_w_model"].mean())
-    return AltTestResult(omega, rho, omega >= 0.5, epsilon, q, n_tested, len(keep), per)
+    return AltTestResult(omega, rho, omega >= 0.5, epsilon, q, int(tested.sum()), len(keep), per)
+
+
+def decide(p_values: np.ndarray, mean_w_model: np.ndarray, tested: np.ndarray, q: float = 0.05):
+    """The test's decision over annotators: Benjamini-Yekutieli at q among the tested annotators,
+    the winning rate omega (share of tested annotators whose H0 is rejected; the model passes at
+    omega >= 0.5) and the advantage probability rho (mean W^f over tested annotators).
+    Returns (rejected per annotator, omega, rho); omega and rho are NaN when nobody was tested."""
+    rejected = np.zeros(len(p_values), bool)
+    if not tested.any():
+        return rejected, float("nan"), float("nan")
+    rejected[tested] = benjamini_yekutieli(p_values[tested], q)
+    return rejected, float(rejected[tested].mean()), float(mean_w_model[tested].mean())

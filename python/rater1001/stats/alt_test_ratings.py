@@ -9,7 +9,7 @@ W^h_i = [s_h >= s_f], W^f_i = [s_f >= s_h] is a scan of individual ratings, so i
 instances where the human won outright (W^h - W^f = +1), tied (0) or lost (-1). Those counts fix
 the vector W^h - W^f up to order, so this module rebuilds it and runs the very same scipy
 one-sample t-test (H1: mean < epsilon), the same Benjamini-Yekutieli step
-(stats.alt_test.benjamini_yekutieli) and the same omega / rho / pass rule, vectorised over
+and omega / rho / pass rule (stats.alt_test.decide), vectorised over
 annotators with equal instance counts. tests/python/test_marts_ablations.py checks the result
 against stats.alt_test.alt_test itself on a small study.
 """
@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .alt_test import benjamini_yekutieli
+from .alt_test import decide
 
 
 def annotator_p_values(n_human_better, n_tie, n_model_better, epsilon: float) -> np.ndarray:
@@ -59,15 +59,13 @@ def alt_test_from_counts(per_annotator: pd.DataFrame, *, epsilon: float, q: floa
         p[tested] = annotator_p_values(plus[tested], zero[tested], minus[tested], epsilon)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean_w_model = (zero + minus) / n
-    rejected = np.zeros(len(n), bool)
-    rejected[tested] = benjamini_yekutieli(p[tested], q)
+    rejected, omega, rho = decide(p, mean_w_model, tested, q)
     per = per_annotator.assign(n_instances=n, p_value=p, mean_w_model=mean_w_model, rejected=rejected)
     n_tested = int(tested.sum())
     if n_tested == 0:
         return {"winning_rate": np.nan, "advantage_probability": np.nan, "passed": False, "n_annotators_tested": 0,
                 "n_annotators_skipped": int((~tested).sum()), "per_annotator": per,
                 "note": f"no annotator has at least {min_instances_per_human} instances"}
-    omega = float(rejected[tested].sum() / n_tested)
-    return {"winning_rate": omega, "advantage_probability": float(mean_w_model[tested].mean()),
-            "passed": omega >= 0.5, "n_annotators_tested": n_tested, "n_annotators_skipped": int((~tested).sum()),
+    return {"winning_rate": omega, "advantage_probability": rho, "passed": omega >= 0.5,
+            "n_annotators_tested": n_tested, "n_annotators_skipped": int((~tested).sum()),
             "per_annotator": per, "note": None}
