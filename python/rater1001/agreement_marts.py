@@ -117,25 +117,32 @@ def _padded(lists: pd.Series) -> np.ndarray:
     return out
 
 
-def k_human_diversity(model_long: pd.DataFrame, human_lists: pd.DataFrame, origin: str,
-                      replicates: int = 1000, seed: int = bootstrap.SEED) -> pd.DataFrame:
-    """Table 6: inter-model spread per image vs k humans drawn without replacement, k = the number
-    of conditions with predictions on the dimension."""
-    rows = []
+def _k_human_cells(model_long: pd.DataFrame, human_lists: pd.DataFrame):
+    """Per (dimension, emotion): the image rows with their human ratings and one column per
+    condition with values on the dimension (k = their number, >= 2). Images in image_id order,
+    which is the bootstrap's draw order; a missing prediction leaves NaN (the image is excluded and
+    counted by the statistic). Per emotion only: Table 6 has no pooled row."""
     for dim, g in model_long.groupby("dimension", sort=True):
         wide = g.pivot_table(index="image_id", columns="condition_id", values="model_value", aggfunc="first")
         conds = sorted(wide.columns)
         if len(conds) < 2:
             continue
-        h = human_lists[human_lists["dimension"] == dim].set_index("image_id").sort_index()  # draw order
-        frame = h[["emotion", "ratings"]].join(wide[conds])  # a missing prediction excludes the image (counted)
-        # per emotion only: Table 6 has no pooled row
+        h = human_lists[human_lists["dimension"] == dim].set_index("image_id").sort_index()
+        frame = h[["emotion", "ratings"]].join(wide[conds])
         for emotion, cell in frame.reset_index().groupby("emotion", sort=True):
-            r = bootstrap.k_human_variance(cell[conds].to_numpy(float), _padded(cell["ratings"]),
-                                           replicates=replicates, seed=seed)
-            rows.append({"dimension": dim, "emotion": emotion, "conditions": ",".join(conds),
-                         "model_to_human_sd_ratio": r.model_sd / r.human_sd if r.human_sd else np.nan,
-                         **asdict(r)})
+            yield dim, emotion, conds, cell[conds].to_numpy(float), _padded(cell["ratings"]), cell["image_id"]
+
+
+def k_human_diversity(model_long: pd.DataFrame, human_lists: pd.DataFrame, origin: str,
+                      replicates: int = 1000, seed: int = bootstrap.SEED) -> pd.DataFrame:
+    """Table 6: inter-model spread per image vs k humans drawn without replacement, k = the number
+    of conditions with predictions on the dimension."""
+    rows = []
+    for dim, emotion, conds, models, humans, _ in _k_human_cells(model_long, human_lists):
+        r = bootstrap.k_human_variance(models, humans, replicates=replicates, seed=seed)
+        rows.append({"dimension": dim, "emotion": emotion, "conditions": ",".join(conds),
+                     "model_to_human_sd_ratio": r.model_sd / r.human_sd if r.human_sd else np.nan,
+                     **asdict(r)})
     return typed(rows, K_HUMAN_COLUMNS, origin)
 
 
@@ -148,20 +155,12 @@ def k_human_image_sd(model_long: pd.DataFrame, human_lists: pd.DataFrame, origin
     """Figure 6: per image, the SD of the k conditions' values ('models') and the mean SD of k
     random humans ('k_humans'), with the draws of the Table 6 comparison (same seed, per emotion)."""
     rows = []
-    for dim, g in model_long.groupby("dimension", sort=True):
-        wide = g.pivot_table(index="image_id", columns="condition_id", values="model_value", aggfunc="first")
-        conds = sorted(wide.columns)
-        if len(conds) < 2:
-            continue
-        h = human_lists[human_lists["dimension"] == dim].set_index("image_id").sort_index()
-        frame = h[["emotion", "ratings"]].join(wide[conds])
-        for emotion, cell in frame.reset_index().groupby("emotion", sort=True):
-            model_sd, human_sd, kept = bootstrap.k_human_image_sd(
-                cell[conds].to_numpy(float), _padded(cell["ratings"]), replicates=replicates, seed=seed)
-            for source, sd in (("models", model_sd), ("k_humans", human_sd)):
-                rows += [{"dimension": dim, "emotion": emotion, "image_id": i, "source": source, "sd": v,
-                          "k": len(conds), "replicates": replicates, "seed": seed}
-                         for i, v, ok in zip(cell["image_id"], sd, kept) if ok]
+    for dim, emotion, conds, models, humans, image_ids in _k_human_cells(model_long, human_lists):
+        model_sd, human_sd, kept = bootstrap.k_human_image_sd(models, humans, replicates=replicates, seed=seed)
+        for source, sd in (("models", model_sd), ("k_humans", human_sd)):
+            rows += [{"dimension": dim, "emotion": emotion, "image_id": i, "source": source, "sd": v,
+                      "k": len(conds), "replicates": replicates, "seed": seed}
+                     for i, v, ok in zip(image_ids, sd, kept) if ok]
     return typed(rows, IMAGE_SD_COLUMNS, origin)
 
 

@@ -29,6 +29,20 @@ class GenRequest:
         return f"data:{self.image_mime};base64,{base64.b64encode(self.image).decode('ascii')}"
 
 
+def call_translated(call, translate_error, secrets):
+    """Run one SDK call; an SDK exception becomes the runner's retryable / fatal error (or is
+    re-raised when the backend does not recognise it), with the key scrubbed from its text because
+    a server may echo request headers in an error."""
+    try:
+        return call()
+    except Exception as exc:  # noqa: BLE001 - translated or re-raised below
+        err = translate_error(exc)
+        if err is None:
+            raise
+        err.args = tuple(secrets.scrub(str(a)) for a in err.args)
+        raise err from None
+
+
 def gen_result(text: str | None, *, thinking_text: str | None = None, input_tokens: int | None = None,
                output_tokens: int | None = None, thinking_tokens: int | None = None,
                model_version: str | None = None, finish_reason: str | None = None,

@@ -11,7 +11,7 @@ from google.genai import errors as genai_errors
 from google.genai import types
 
 from ...runner import FatalCallError, RetryableCallError, SecretRegistry
-from .base import GenRequest, gen_result
+from .base import GenRequest, call_translated, gen_result
 from .openai_backend import _retry_after
 
 
@@ -66,16 +66,8 @@ class GeminiBackend:
         if request.image is not None:
             contents.insert(0, types.Part.from_bytes(data=request.image, mime_type=request.image_mime))
         started = time.perf_counter()
-        try:
-            resp = self._client.models.generate_content(
-                model=request.model_id, contents=contents, config=self.config(request))
-        except Exception as exc:  # noqa: BLE001 - translated or re-raised below
-            err = translate_error(exc)
-            if err is None:
-                raise
-            # A server may echo request headers in its error text: the key must not travel on.
-            err.args = tuple(self._secrets.scrub(str(a)) for a in err.args)
-            raise err from None
+        resp = call_translated(lambda: self._client.models.generate_content(
+            model=request.model_id, contents=contents, config=self.config(request)), translate_error, self._secrets)
         latency_ms = (time.perf_counter() - started) * 1000.0
         answer, thoughts, finish = [], [], None
         if resp.candidates:

@@ -8,7 +8,7 @@ from typing import Any
 import openai
 
 from ...runner import FatalCallError, RetryableCallError, SecretRegistry
-from .base import GenRequest, gen_result
+from .base import GenRequest, call_translated, gen_result
 
 
 def _retry_after(headers) -> float | None:
@@ -91,15 +91,8 @@ class OpenAIBackend:
 
     def generate(self, request: GenRequest) -> dict[str, Any]:
         started = time.perf_counter()
-        try:
-            resp = self._client.chat.completions.create(**self._body(request), timeout=request.timeout_s)
-        except Exception as exc:  # noqa: BLE001 - translated or re-raised below
-            err = translate_error(exc)
-            if err is None:
-                raise
-            # A server may echo request headers in its error text: the key must not travel on.
-            err.args = tuple(self._secrets.scrub(str(a)) for a in err.args)
-            raise err from None
+        resp = call_translated(lambda: self._client.chat.completions.create(
+            **self._body(request), timeout=request.timeout_s), translate_error, self._secrets)
         latency_ms = (time.perf_counter() - started) * 1000.0
         if not resp.choices:
             raise RetryableCallError("truncated", "response has no choices")
