@@ -11,8 +11,6 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from . import contract
 from .landing import MANIFEST_SCHEMA, write_parquet_atomic
 from .paths import REPO_ROOT, ProjectPaths

@@ -2,8 +2,6 @@
 simulator (so every test exercises the same code path as `make demo`)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from rater1001.paths import REPO_ROOT, ProjectPaths, project

@@ -9,7 +9,6 @@ A call that gave up lands as parse_status = call_failed with no verdicts; the ne
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ import pyarrow.parquet as pq
 from ..contract import JUDGE_VERDICTS
 from ..landing import ManifestEntry, read_manifest, record_landing, to_arrow, write_parquet_atomic
 from ..paths import ProjectPaths
-from ..runner import CallFailed, CallSpec, Ledger, NotInLedger, RetryPolicy, Runner, SecretRegistry, call_key, load_prices
+from ..runner import CallSpec, Ledger, RetryPolicy, Runner, SecretRegistry, call_key, load_prices
 from ..runner.progress import Progress
 from .catalog import load_axes, load_candidates
 from .parse import VerdictParser

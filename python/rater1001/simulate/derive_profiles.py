@@ -175,8 +175,6 @@ def derive(tables: Path, paper: Path | None = None) -> None:
 
 
 if __name__ == "__main__":
-    from ..paths import REPO_ROOT
-
     SHARED = REPO_ROOT.parent / "shared"  # the project's shared folder beside the repository
     derive(
         Path(sys.argv[1]) if len(sys.argv) > 1 else SHARED / "reference" / "paper_tables",
