@@ -6,10 +6,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test venv lock clean
 
-$(STAMP): requirements.lock pyproject.toml
+$(STAMP): requirements.lock requirements-nodeps.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv
 	$(BIN)/uv pip install --quiet --python $(BIN)/python -r requirements.lock
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -r requirements-nodeps.txt
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
 	touch $(STAMP)
 

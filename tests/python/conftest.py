@@ -6,9 +6,8 @@ import pytest
 
 from rater1001.paths import REPO_ROOT, ProjectPaths, project
 
-# The project's shared folder (source documents, reference fixtures) sits beside the repository,
-# both in a developer's checkout and in CI's fresh clone.
-SHARED = REPO_ROOT.parent / "shared"
+# Published reference fixtures (worked examples, the paper's tables); sources in its README.
+REFERENCE = REPO_ROOT / "tests" / "reference"
 
 # A small design that keeps the paper's structure (3 races x 2 genders x 6 emotions) but only
 # 2 identities per cell: 72 images, 5 ratings per image, 12 images per rater -> 30 raters.

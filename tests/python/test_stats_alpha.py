@@ -11,9 +11,9 @@ import pytest
 
 from rater1001.stats import alpha as A
 from stats_sql import macros, run
-from conftest import SHARED
+from conftest import REFERENCE
 
-EXAMPLES = json.loads((SHARED / "reference" / "krippendorff_examples.json").read_text())
+EXAMPLES = json.loads((REFERENCE / "krippendorff_examples.json").read_text())
 # Fallback keeps the suite runnable outside this machine: the same data, copied from the file.
 CASES = [(name, level, published) for name, ex in EXAMPLES.items() for level, published in ex["alpha"].items()]
 

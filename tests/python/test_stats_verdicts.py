@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from rater1001.stats import verdicts as V
-from conftest import SHARED
+from conftest import REFERENCE
 
-TABLES = SHARED / "reference" / "paper_tables"
+TABLES = REFERENCE / "paper_tables"
 SEED = Path(__file__).resolve().parents[2] / "seeds" / "verdict_rules.csv"
 CELL = re.compile(r"^\s*([0-9.]+)\s*\(([0-9.]+)\)\s*$")
 

@@ -175,8 +175,9 @@ def derive(tables: Path, paper: Path | None = None) -> None:
 
 
 if __name__ == "__main__":
-    SHARED = REPO_ROOT.parent / "shared"  # the project's shared folder beside the repository
+    # The paper's tables as TSV ship in tests/reference/; the paper's text (for the eta-squared rows
+    # of value_demographic.csv) is the user's own copy, named on the command line.
     derive(
-        Path(sys.argv[1]) if len(sys.argv) > 1 else SHARED / "reference" / "paper_tables",
-        Path(sys.argv[2]) if len(sys.argv) > 2 else SHARED / "seeds" / "000_ac55df2e4aaa0dee.txt",
+        Path(sys.argv[1]) if len(sys.argv) > 1 else REPO_ROOT / "tests" / "reference" / "paper_tables",
+        Path(sys.argv[2]) if len(sys.argv) > 2 else None,
     )
