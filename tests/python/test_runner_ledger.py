@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 
 import pytest
 
@@ -73,26 +72,29 @@ def test_offline_mode_never_calls(tmp_path):
 
 
 def test_concurrency_is_bounded_per_group(tmp_path):
+    limits = {"a": 2, "b": 3}
     in_flight = {"a": 0, "b": 0}
     peak = {"a": 0, "b": 0}
-    lock = threading.Lock()
+    changed = threading.Condition()
 
     def work(unit, runner):
         group, i = unit
 
         def call():
-            with lock:
+            # No sleep decides the overlap: a group's calls wait until its limit has been in
+            # flight at once (the timeout only ends a run whose bound is too low).
+            with changed:
                 in_flight[group] += 1
                 peak[group] = max(peak[group], in_flight[group])
-            time.sleep(0.02)
-            with lock:
+                changed.notify_all()
+                changed.wait_for(lambda: peak[group] >= limits[group], timeout=60)
                 in_flight[group] -= 1
             return {"i": i}
 
         return runner.call(CallSpec(call_key({"g": group, "i": i}), group), call)
 
     with Ledger(tmp_path / "l.jsonl") as led:
-        runner = Runner(led, {"a": 2, "b": 3})
+        runner = Runner(led, limits)
         out = runner.run_units([("a", i) for i in range(12)] + [("b", i) for i in range(12)], work, workers=10)
     assert len(out) == 24 and all(err is None for _, _, err in out)
     assert peak == {"a": 2, "b": 3}
