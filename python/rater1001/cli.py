@@ -107,6 +107,7 @@ def _cmd_infer(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from .infer.backends.mlx_backend import MlxUnavailable
+    from .infer.fer_model import FerUnavailable
     from .infer.plan import PlanError
     from .infer.run import InferOptions, dry_run, run_infer
     from .runner import RetryPolicy
@@ -142,7 +143,7 @@ def _cmd_infer(args: argparse.Namespace) -> int:
                 print(f"plan: {int(plan['calls_todo'].sum())} call(s) to make of {int(plan['calls_total'].sum())}; "
                       f"estimated cost ${plan['est_cost_usd'].dropna().sum():.2f}", file=sys.stderr)
             result = run_infer(paths, opts)
-        except (PlanError, KeyError, ValueError, MlxUnavailable) as exc:
+        except (PlanError, KeyError, ValueError, MlxUnavailable, FerUnavailable) as exc:
             print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
             return EXIT_UNREADABLE
         except KeyboardInterrupt:

@@ -81,7 +81,7 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
     cached: dict[str, int] = {}
     if ledger_path(paths, opts).exists():
         with Ledger(ledger_path(paths, opts)) as ledger:
-            cached = _cached_calls(units, ledger, study)
+            cached = _cached_calls(paths, units, ledger, study)
     rows = []
     for c in conditions:
         cu = [u for u in units if u.condition.condition_id == c.condition_id]
@@ -91,6 +91,11 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
         calls_total = len(cu) * len(steps)
         calls_todo = calls_total - cached.get(c.condition_id, 0)
         # Prompt length with typical carried answers; the label list and scale come from the study.
+        if c.backend == "fer":  # in-process classifier: no prompt, no tokens, no cost
+            rows.append({"condition_id": c.condition_id, "units": len(cu), "calls_total": calls_total,
+                         "calls_todo": calls_todo, "est_input_tokens": 0, "est_output_tokens": 0,
+                         "est_thinking_tokens": 0, "est_cost_usd": 0.0, "note": "local model"})
+            continue
         example = {"emotion": study.levels("emotion")[0], "valence": study.scale_max}
         prompt_tokens = sum(len(render(s, study, {k: example[k] for k in s.carries})) for s in steps) / CHARS_PER_TOKEN / len(steps)
         price = table.lookup(c.backend, c.model_id or "")
@@ -110,11 +115,11 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _cached_calls(units: list[Unit], ledger: Ledger, study) -> dict[str, int]:
+def _cached_calls(paths: ProjectPaths, units: list[Unit], ledger: Ledger, study) -> dict[str, int]:
     """Calls of these units already finished: replay each unit offline until the first miss."""
     counter: dict[str, int] = {}
     runner = Runner(ledger, offline=True)
-    ctx = InferContext(study)
+    ctx = InferContext(study, seeds=paths.seeds)
     for u in units:
         before = runner.stats.calls_cached
         try:
@@ -145,7 +150,7 @@ def run_infer(paths: ProjectPaths, opts: InferOptions, *, secrets: SecretRegistr
     units = plan_units(conditions, read_images(paths, opts.images_dir, limit=opts.limit, image_ids=opts.image_ids),
                        opts.run_id, opts.strategy)
     secrets = secrets or SecretRegistry()
-    ctx = InferContext(study, secrets=secrets, timeout_s=opts.timeout_s)
+    ctx = InferContext(study, secrets=secrets, timeout_s=opts.timeout_s, seeds=paths.seeds)
     for c in conditions:  # fail before the first call when a key is missing
         ctx.backend(c)
     limits = concurrency_limits(conditions, opts.concurrency)
