@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 from ..landing import file_sha256
 from ..paths import ProjectPaths
 from .conditions import Condition
-from .prompts import Strategy, strategy
+from .prompts import FER_STRATEGY, Strategy, strategy
 
 
 class PlanError(ValueError):
@@ -73,6 +73,6 @@ def plan_units(conditions: list[Condition], images: list[tuple[str, Path, str]],
                strategy_override: str | None = None) -> list[Unit]:
     units = []
     for c in conditions:
-        s = strategy(strategy_override or c.strategy or "context-carry")
+        s = FER_STRATEGY if c.backend == "fer" else strategy(strategy_override or c.strategy or "context-carry")
         units.extend(Unit(c, s, image_id, f, sha, run_id) for image_id, f, sha in images)
     return units

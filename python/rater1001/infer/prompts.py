@@ -45,9 +45,9 @@ STRATEGIES: dict[str, Strategy] = {
         Step("valence", "s2_plain_valence.v1.txt", ("valence",), ("emotion",), False),
         Step("arousal", "s2_plain_arousal.v1.txt", ("arousal",), ("emotion", "valence"), False),
     )),
-    # A facial-expression classifier (Supplement S1): no prompt, one label from the image.
-    "fer": Strategy("fer", (Step("classify", "", ("emotion",), (), False),)),
 }
+# A facial-expression classifier (Supplement S1): no prompt, one label from the image.
+FER_STRATEGY = Strategy("fer", (Step("classify", "", ("emotion",), (), False),))
 
 
 def strategy(name: str) -> Strategy:
