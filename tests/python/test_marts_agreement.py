@@ -32,6 +32,9 @@ def raw(demo_warehouse):
     stimuli = pd.read_parquet(p.raw_table("stimuli"))
     ratings = pd.read_parquet(p.raw_table("human_ratings"))
     preds = pd.read_parquet(p.raw_table("model_predictions"))
+    # The VLM conditions (the FER baselines of Supplement S1 are checked in test_marts_fer.py).
+    kinds = pd.read_parquet(p.raw_table("model_conditions")).set_index("condition_id")["kind"]
+    preds = preds[preds["condition_id"].map(kinds) == "vlm"]
     preds = preds.sort_values("run_id").drop_duplicates(["condition_id", "image_id"])
     preds = preds.rename(columns={d: f"model_{d}" for d in DIMS})
     preds = preds.merge(stimuli[["image_id", "emotion"]].rename(columns={"emotion": "true_emotion"}), on="image_id")
@@ -307,6 +310,7 @@ def test_lmm_rows_state_the_df_and_the_model_offset(raw):
     """The rater_type[model] coefficient is the model - human difference of the reference emotion
     (happy): with two rows per image it equals -bias of happy from dimensional_agreement's route."""
     lmm = q(raw, "select * from lmm_rater_type where term = 'rater_type[model]'").set_index(["condition_id", "dimension"])
+    lmm = lmm[lmm.index.get_level_values("condition_id").isin(raw["conditions"])]
     assert len(lmm) == len(raw["conditions"]) * 2
     assert lmm["df_method"].str.contains("Satterthwaite").all()
     for cond in raw["conditions"][:3]:
