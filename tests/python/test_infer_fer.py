@@ -145,3 +145,13 @@ def test_cli_labels_photos_lands_rows_and_resumes_from_the_ledger(tmp_path, caps
     again = pq.read_table(paths.raw_table("model_predictions")).to_pandas().set_index("image_id")
     pd.testing.assert_frame_equal(again.drop(columns="latency_ms"), rows.drop(columns="latency_ms"))
     assert result.summary.set_index("condition_id").loc["fer-mini-xception", "predictions"] == 3
+
+
+def test_an_unreadable_photo_is_reported_and_the_others_land(tmp_path):
+    paths, images = _fer_project(tmp_path)
+    (images / "p3.png").write_bytes(b"not a png")
+    result = run_infer(paths, InferOptions(["fer-mini-xception"], images, progress=False))
+    assert [(c, i) for c, i, _ in result.incomplete] == [("fer-mini-xception", "p3")]
+    assert "p3.png" in result.incomplete[0][2] and "not an image" in result.incomplete[0][2]
+    landed = pq.read_table(paths.raw_table("model_predictions")).to_pandas()
+    assert sorted(landed["image_id"]) == ["p1", "p2"]
