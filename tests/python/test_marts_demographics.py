@@ -171,6 +171,8 @@ def planted_accuracy(paths) -> pd.DataFrame:
     """Planted accuracy per (condition, factor, level): the mean of the simulator's P(correct)
     over the balanced emotion x race x gender cells of that level."""
     truth = pd.read_parquet(paths.root / "data" / "simulation_truth" / "labels.parquet")
+    kinds = pd.read_parquet(paths.raw_table("model_conditions")).set_index("condition_id")["kind"]
+    truth = truth[truth["condition_id"].map(kinds).fillna("vlm") == "vlm"]  # the audit's pool; 'human' kept
     out = []
     for factor in ("race", "gender"):
         g = truth.groupby(["condition_id", factor])["p_correct"].mean().reset_index()
