@@ -32,13 +32,13 @@ def brute_force_loo(df):
 
 def with_image_stats(df):
     g = df.groupby("image_id").rating
-    return df.assign(n=g.transform("count"), mean=g.transform("mean"),
-                     ss=g.transform(lambda v: ((v - v.mean()) ** 2).sum()))
+    return df.assign(n=g.transform("count"), total=g.transform("sum"),
+                     total_sq=(df.rating ** 2).groupby(df.image_id).transform("sum"))
 
 
 def test_python_loo_closed_form_equals_brute_force():
     df = with_image_stats(ragged_images())
-    got = Z.loo_z(df.n, df["mean"], df.ss, df.rating)
+    got = Z.loo_z(df.n, df.total, df.total_sq, df.rating)
     ref = brute_force_loo(df)
     assert np.array_equal(np.isnan(got), np.isnan(ref))
     np.testing.assert_allclose(got[~np.isnan(ref)], ref[~np.isnan(ref)], rtol=1e-12, atol=1e-12)
@@ -49,12 +49,36 @@ def test_python_loo_closed_form_equals_brute_force():
 def test_sql_loo_macros_equal_brute_force():
     df = with_image_stats(ragged_images(seed=1))
     m = macros("zscore", "leave_one_out")
-    sql = f"""select {m.zscore('rating', m.loo_mean('n', 'mean', 'rating'), m.loo_sd('n', 'ss', 'mean', 'rating'))} as z
+    sql = f"""select {m.zscore('rating', m.loo_mean('n', 'total', 'rating'), m.loo_sd('n', 'total', 'total_sq', 'rating'))} as z
               from ratings order by image_id, rater"""
     got = run(sql, ratings=df.sort_values(["image_id", "rater"])).z.to_numpy(dtype=float)
     ref = brute_force_loo(df.sort_values(["image_id", "rater"]))
     assert np.array_equal(np.isnan(got), np.isnan(ref))
     np.testing.assert_allclose(got[~np.isnan(ref)], ref[~np.isnan(ref)], rtol=1e-10, atol=1e-10)
+
+
+def test_equal_others_give_sd_exactly_zero_and_no_z():
+    # Ratings (3, 3, 4) leaving out the 4: the other two are equal, so their SD is 0 and z is
+    # undefined. The earlier closed form SS - (y - M)^2 n / (n - 1) left SD 1.8e-8 and z 5.5e7.
+    df = with_image_stats(pd.DataFrame({"image_id": 0, "rater": [0, 1, 2], "rating": [3, 3, 4]}))
+    sd = Z.loo_sd(df.n, df.total, df.total_sq, df.rating)
+    assert sd[2] == 0.0 and np.isnan(Z.loo_z(df.n, df.total, df.total_sq, df.rating)[2])
+    m = macros("zscore", "leave_one_out")
+    got = run(f"""select {m.loo_sd('n', 'total', 'total_sq', 'rating')} as sd,
+                         {m.zscore('rating', m.loo_mean('n', 'total', 'rating'), m.loo_sd('n', 'total', 'total_sq', 'rating'))} as z
+                  from ratings order by rater""", ratings=df)
+    assert got.sd.iloc[2] == 0.0 and pd.isna(got.z.iloc[2])
+
+
+def test_non_integer_scale_zero_spread_is_zero_relative_to_the_scale():
+    # 0.1 is not a binary fraction: n' Q' - T'^2 leaves a rounding residue that the zero test,
+    # relative to n' Q', removes; a real spread of 0.1 on the same values survives.
+    y = np.array([0.1, 0.1, 0.1, 0.7]) + 1000.3
+    n, t, q = len(y), y.sum(), (y ** 2).sum()
+    assert Z.loo_sd(n, t, q, y)[3] == 0.0
+    y2 = np.array([1000.4, 1000.5, 1000.4, 1000.9])
+    sd = Z.loo_sd(len(y2), y2.sum(), (y2 ** 2).sum(), y2)[3]
+    assert sd == pytest.approx(np.std(y2[:3], ddof=1), rel=1e-6)
 
 
 def test_model_z_and_summary_count_zero_sd_images():
