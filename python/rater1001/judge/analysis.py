@@ -19,6 +19,12 @@ from ..stats.alt_test import alt_test
 ALL = "all"
 
 
+def with_origin(frame: pd.DataFrame, provenance: pd.DataFrame) -> pd.DataFrame:
+    """The mart plus data_origin from int_study_provenance (SIMULATED for the demo judge study)."""
+    origin = provenance["data_origin"].iloc[0] if len(provenance) else None
+    return frame.assign(data_origin=pd.Series(origin, index=frame.index, dtype="string"))
+
+
 def typed(rows, schema: dict[str, str]) -> pd.DataFrame:
     """A frame with exactly `schema`'s columns and dtypes (so DuckDB gets types for empty tables)."""
     frame = pd.DataFrame(rows, columns=list(schema)) if not isinstance(rows, pd.DataFrame) else rows
@@ -250,7 +256,7 @@ def agreement(pairs: pd.DataFrame) -> pd.DataFrame:
         wide = g.pivot_table(index="instance_id", columns="judge_id", values="final_verdict", aggfunc="first")
         for j1, j2 in combinations(sorted(wide.columns), 2):
             k1, k2 = sorted([kinds[j1], kinds[j2]])
-            if k1 == "human-majority" or (k2 == "human-majority" and k1 == "human"):
+            if "human-majority" in (k1, k2) and {k1, k2} & {"human"}:
                 continue  # a human against a majority that includes them is not an agreement check
             both = wide[[j1, j2]].dropna()
             if both.empty:
