@@ -220,6 +220,7 @@ VERDICT_COLUMNS = {"emotion": "string", "measure": "string", "verdict": "string"
                    "n_conditions_passing": "Int64", "passing_conditions": "string", "stereotyped": "boolean",
                    "stereotyped_conditions": "string", "calibration_candidates": "string",
                    "model_dependent": "boolean", "n_conditions_delta_alpha_below_min": "Int64",
+                   "delta_alpha_scope": "string",
                    "human_loo_w1sd": "float64", "human_loo_mean_abs_z": "float64", "rule": "string",
                    "rule_inputs": "string"}
 
@@ -254,8 +255,8 @@ def replaceability_verdicts(dimension_inputs: pd.DataFrame, human_baseline: pd.D
 def verdicts_from_inputs(inputs: pd.DataFrame, rules: verdicts.VerdictRules, origin: str) -> pd.DataFrame:
     """Split the replaceability_inputs mart into the three frames verdicts.verdict_matrix takes."""
     dim = inputs[inputs["measure"] != "classification"]
-    dimension_inputs = dim[["emotion", "measure", "condition_id", "w1sd", "mean_abs_z", "delta_alpha", "bias",
-                            "sd_d", "n_unique"]].astype({"n_unique": "float64"})
+    dimension_inputs = dim[["emotion", "measure", "condition_id", "w1sd", "mean_abs_z", "delta_alpha",
+                            "delta_alpha_pooled", "bias", "sd_d", "n_unique"]].astype({"n_unique": "float64"})
     baseline = (dim.dropna(subset=["human_loo_w1sd"])
                 .groupby(["emotion", "measure"], as_index=False, sort=False)
                 [["human_loo_w1sd", "human_loo_mean_abs_z", "human_sd"]].first()

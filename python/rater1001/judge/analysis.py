@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..stats import judge as js
+from ..stats.agreement import pearson
 from ..stats.alt_test import alt_test
 
 ALL = "all"
@@ -210,11 +211,11 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
             wide = g.pivot_table(index=keys, columns="axis", values="score_a", aggfunc="first")
             for x, y in combinations(sorted(wide.columns), 2):
                 both = wide[[x, y]].dropna()
-                r = js.pearson(both[x], both[y])
+                r = pearson(both[x], both[y])
                 rows.append({"judge_id": judge_id, "check_name": "axis_correlation", "variant": variant,
                              "axis": f"{x}~{y}", "statistic": "Pearson r of pair scores (1 / 0.5 / 0) between axes",
-                             "estimate": r["r"], "ci_low": np.nan, "ci_high": np.nan, "p_value": r["p_value"],
-                             "n": r["n"], "note": None})
+                             "estimate": r.r, "ci_low": np.nan, "ci_high": np.nan, "p_value": r.p_value,
+                             "n": r.n, "note": r.reason})
     return typed(rows, BIAS_SCHEMA)
 
 

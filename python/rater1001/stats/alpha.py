@@ -75,25 +75,29 @@ def sufficient_statistics(ratings: pd.DataFrame, unit: str = "image_id", value: 
     return pd.DataFrame({"m": g["_v"].count(), "total": g["_v"].sum(), "total_sq": g["_sq"].sum()})
 
 
-def add_rater(stats: pd.DataFrame, extra: pd.Series) -> pd.DataFrame:
-    """Sufficient statistics after one more rater whose value for unit u is extra[u] (NaN = did not
-    rate u). Units the new rater rated but nobody else did are added."""
-    extra = extra.dropna().astype(float)
-    out = stats.reindex(stats.index.union(extra.index), fill_value=0.0).astype(float)
-    x = extra.reindex(out.index)
-    rated = x.notna()
-    out.loc[rated, "m"] += 1
-    out.loc[rated, "total"] += x[rated]
-    out.loc[rated, "total_sq"] += x[rated] ** 2
-    return out
+def with_extra_rater(m, total, total_sq, extra) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-unit sufficient statistics (aligned arrays) after one more rater whose value for unit u
+    is extra[u] (NaN = did not rate u): each rated unit gains (1, x, x^2)."""
+    x = np.asarray(extra, dtype=float)
+    has = ~np.isnan(x)
+    xv = np.where(has, x, 0.0)
+    return np.asarray(m, float) + has, np.asarray(total, float) + xv, np.asarray(total_sq, float) + xv**2
+
+
+def delta_alpha(m, total, total_sq, extra) -> tuple[AlphaResult, AlphaResult, float]:
+    """The one home of delta alpha: (alpha of the pool, alpha of the pool + one extra rater,
+    delta = with - without) from aligned per-unit arrays and the extra rater's value per unit."""
+    base = alpha_interval_from_sufficient(m, total, total_sq)
+    plus = alpha_interval_from_sufficient(*with_extra_rater(m, total, total_sq, extra))
+    return base, plus, plus.alpha - base.alpha
 
 
 def delta_alpha_interval(stats: pd.DataFrame, extra: pd.Series) -> tuple[AlphaResult, AlphaResult, float]:
-    """(alpha of the pool, alpha of the pool + the extra rater, delta = with - without)."""
-    base = alpha_interval_from_sufficient(stats["m"], stats["total"], stats["total_sq"])
-    plus = add_rater(stats, extra)
-    with_extra = alpha_interval_from_sufficient(plus["m"], plus["total"], plus["total_sq"])
-    return base, with_extra, with_extra.alpha - base.alpha
+    """delta_alpha for a stats frame (index = unit) and the extra rater's values by unit; units the
+    new rater rated but nobody else did are added."""
+    extra = extra.dropna().astype(float)
+    out = stats.reindex(stats.index.union(extra.index), fill_value=0.0).astype(float)
+    return delta_alpha(out["m"], out["total"], out["total_sq"], extra.reindex(out.index))
 
 
 def value_count_matrix(ratings: pd.DataFrame, unit: str = "image_id", value: str = "rating",

@@ -278,13 +278,3 @@ def cohen_kappa(labels_1, labels_2) -> dict:
     if n < 2 or (a.nunique() == 1 and b.nunique() == 1 and a.iloc[0] == b.iloc[0]):
         return {"kappa": float("nan"), "agreement": agreement, "n": n}
     return {"kappa": float(cohen_kappa_score(a, b)), "agreement": agreement, "n": n}
-
-
-def pearson(x, y) -> dict:
-    """Pearson r with its p-value; NaN when either side is constant or n < 3."""
-    x = np.asarray(x, float)
-    y = np.asarray(y, float)
-    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return {"r": float("nan"), "p_value": float("nan"), "n": int(x.size)}
-    r, p = stats.pearsonr(x, y)
-    return {"r": float(r), "p_value": float(p), "n": int(x.size)}

@@ -3,7 +3,7 @@ docs/ablations.md).
 
 Each image keeps only k of its human ratings, drawn without replacement; then human interval alpha
 and alpha with each model condition added as one more rater are computed from the per-image
-sufficient statistics (stats.alpha.alpha_interval_from_sufficient, the one home of the formula).
+sufficient statistics (stats.alpha.delta_alpha, the one home of the formula).
 Repeated `replicates` times from one seeded generator. In every replicate the images are also
 resampled with replacement (resample_images=True, the default), so the reported percentile
 interval covers both which raters a study of that size would have had and which images; with
@@ -18,8 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .alpha import alpha_interval_from_sufficient
-from .intervals import with_extra_rater
+from .alpha import delta_alpha
 
 SEED = 42
 DEFAULT_KS = (2, 3, 5, 10, 20, 50)
@@ -78,9 +77,9 @@ def small_pool_alpha(ratings: np.ndarray, model: pd.DataFrame | None = None, ks=
             units = rng.choice(eligible, len(eligible), replace=True) if resample_images else eligible
             drawn = subsample(ratings[units], k, rng) if len(units) else np.zeros((0, k))
             total, total_sq, m = drawn.sum(axis=1), (drawn**2).sum(axis=1), np.full(len(units), float(k))
-            base[r] = alpha_interval_from_sufficient(m, total, total_sq).alpha
+            base[r] = delta_alpha(m, total, total_sq, np.full(len(units), np.nan))[0].alpha
             for c in range(x_all.shape[1]):
-                plus[r, c] = alpha_interval_from_sufficient(*with_extra_rater(m, total, total_sq, x_all[units, c])).alpha
+                plus[r, c] = delta_alpha(m, total, total_sq, x_all[units, c])[1].alpha
         h_mean, h_lo, h_hi = _interval(base, level)
         common = {"k": k, "n_images": len(eligible), "n_images_excluded": int(len(m_all) - len(eligible)),
                   "replicates": replicates, "seed": seed, "resample_images": resample_images,
