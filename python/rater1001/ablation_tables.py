@@ -214,7 +214,8 @@ def calibration_scores(predictions: pd.DataFrame, image_stats: pd.DataFrame, loo
             img = pd.DataFrame({"image_id": p["image_id"], "identity_id": p["identity_id"],
                                 "emotion": p["true_emotion"], "model": p[f"model_{dim}"],
                                 "human_mean": p[f"human_mean_{dim}"], "human_sd": p[f"human_sd_{dim}"]})
-            img = img[img["model"].notna() & img["human_mean"].notna()].reset_index(drop=True)
+            # unanswered images stay: a missing answer counts against the model (before and after calibration)
+            img = img[img["human_mean"].notna()].reset_index(drop=True)
             if img["identity_id"].nunique() < n_folds:
                 continue
             scores, answers = calibration.calibration_table(img, n_folds, seed, scale)

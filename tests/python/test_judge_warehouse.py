@@ -67,16 +67,20 @@ def test_consistency_rule_matches_pandas(built):
 
 def test_win_rates_recount(built):
     exp = expected_pairs(built)
-    exp = exp[exp["final"].notna() & (exp["candidate_b"] == "P")]
-    exp["outcome"] = exp["final"].map({"a": "win", "tie": "tie", "b": "loss"})
+    exp = exp[exp["candidate_b"] == "P"]
+    exp["outcome"] = exp["final"].map({"a": "win", "tie": "tie", "b": "loss"}).fillna("missing")
     counts = exp.groupby(["judge_id", "candidate_a", "outcome"]).size().unstack(fill_value=0)
     got = query(built, "select * from judge_win_rates where axis = 'overall' and variant = 'all'")
     got = got.set_index(["judge_id", "candidate_id"])
+    assert counts.get("missing", pd.Series(0)).sum() > 0  # the simulated judge leaves some verdicts unparsed
     for (judge, cand), row in counts.iterrows():
         g = got.loc[(judge, cand)]
-        assert (g["wins"], g["ties"], g["losses"]) == (row.get("win", 0), row.get("tie", 0), row.get("loss", 0))
-        n = row.sum()
-        assert g["win_rate"] == pytest.approx((row.get("win", 0) + 0.5 * row.get("tie", 0)) / n, abs=1e-12)
+        assert (g["wins"], g["ties"], g["losses"], g["n_incomplete"]) == tuple(
+            row.get(k, 0) for k in ("win", "tie", "loss", "missing"))
+        credit = row.get("win", 0) + 0.5 * row.get("tie", 0)
+        # a pair without a verdict counts against the candidate; the answered-only rate stands beside
+        assert g["win_rate"] == pytest.approx(credit / row.sum(), abs=1e-12)
+        assert g["win_rate_answered_only"] == pytest.approx(credit / (row.sum() - row.get("missing", 0)), abs=1e-12)
     cat = query(built, "select sum(n_pairs) as n from judge_category_win_rates where axis = 'overall' "
                        "and judge_id = 'gpt-5.1'")["n"].item()
     assert cat == got.loc["gpt-5.1", "n_pairs"].sum()

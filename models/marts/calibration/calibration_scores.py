@@ -1,7 +1,8 @@
 """Per-emotion calibration (affine and offset-only) of each condition's dimensional answers, fitted
 and scored out of sample with folds by identity; scores before (method 'none') and after."""
 
-COLUMNS = ["condition_id", "dimension", "emotion", "method", "n_scored", "n_zero_sd", "w1sd", "mean_abs_z",
+COLUMNS = ["condition_id", "dimension", "emotion", "method", "n_scored", "n_zero_sd", "n_missing", "w1sd",
+           "w1sd_answered_only", "mean_abs_z",
            "mae", "bias", "sd_d", "n_unique", "mean_a", "mean_b", "n_folds", "n_folds_offset_fallback",
            "alpha_human", "alpha_with_model", "delta_alpha", "delta_alpha_pooled", "loo_w1sd", "passes", "w1sd_uncalibrated",
            "mean_abs_z_uncalibrated", "mae_uncalibrated", "bias_uncalibrated", "passes_uncalibrated",

@@ -100,15 +100,23 @@ def wilson_interval(successes: float, n: float, alpha: float = 0.05) -> tuple[fl
 
 
 def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> dict:
-    """Outcomes "win"/"tie"/"loss" of one candidate -> counts, win rate (ties half), Wilson interval."""
+    """Outcomes "win"/"tie"/"loss" of one candidate, None/NaN where no verdict came back (a call
+    failed or did not parse) -> counts, win rate (ties half) with its Wilson interval, and the
+    answered-only win rate. A missing verdict counts against the candidate (the tool's
+    missing-answer policy): it is in n_pairs but adds nothing to the wins, so win_rate is
+    (wins + ties / 2) / all pairs; win_rate_answered_only divides by the judged pairs only."""
+    missing = outcomes.isna()
     wins = int((outcomes == "win").sum())
     ties = int((outcomes == "tie").sum())
     losses = int((outcomes == "loss").sum())
-    n = wins + ties + losses
+    n_missing = int(missing.sum())
+    judged = wins + ties + losses
+    n = judged + n_missing
     rate = (wins + 0.5 * ties) / n if n else float("nan")
     lo, hi = wilson_interval(wins + 0.5 * ties, n, alpha)
     return {"wins": wins, "ties": ties, "losses": losses, "n_pairs": n, "win_rate": rate,
-            "win_rate_ci_low": lo, "win_rate_ci_high": hi}
+            "win_rate_ci_low": lo, "win_rate_ci_high": hi, "n_incomplete": n_missing,
+            "win_rate_answered_only": (wins + 0.5 * ties) / judged if judged else float("nan")}
 
 
 # --- Bradley-Terry with Davidson ties -------------------------------------------------------------

@@ -14,7 +14,8 @@ macros/leave_one_out.sql)
     S^(-h)  = sqrt(SS^(-h) / (n' - 1))         (needs n >= 3)
 
 A zero SD gives z = NaN: such images are counted (n_zero_sd) and left out of mean |z| and W1SD,
-never silently dropped and never given an infinite z.
+never silently dropped and never given an infinite z. A missing model answer is different: it
+counts against the model, as outside 1 SD in W1SD (w1sd_answered_only and n_missing beside).
 """
 from __future__ import annotations
 
@@ -64,16 +65,29 @@ def loo_z(n, total, total_sq, y) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ZSummary:
-    mean_abs_z: float  # NaN when no image has a defined z
-    w1sd: float
+    mean_abs_z: float  # over rows with a defined z; NaN when there is none
+    w1sd: float  # share within 1 SD; a missing model answer counts as outside (see w1sd_counting_missing)
     n_images: int  # rows with a defined z (images for a model; ratings for human LOO)
     n_zero_sd: int  # rows whose reference SD was 0 (or undefined), excluded from the two shares
+    n_missing: int = 0  # model answers that are missing, counted against the model in w1sd
+    w1sd_answered_only: float = float("nan")  # the share over answered images only, shown beside
 
 
-def summarise(z, threshold: float = 1.0) -> ZSummary:
+def w1sd_counting_missing(w1sd_answered, n_scored, n_missing):
+    """W1SD with every missing model answer counted as outside 1 SD (the tool's missing-answer
+    policy): within / (scored + missing). 0 when every answer is missing; NaN when there is
+    nothing at all. SQL twin: macro w1sd_counting_missing (macros/zscore_summary.sql)."""
+    w, n, k = (np.asarray(a, dtype=float) for a in (w1sd_answered, n_scored, n_missing))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n + k > 0, np.where(n > 0, w, 0.0) * n / (n + k), np.nan)
+
+
+def summarise(z, threshold: float = 1.0, n_missing: int = 0) -> ZSummary:
+    """z of the answered rows (NaN = reference SD 0) and how many answers were missing."""
     z = np.asarray(z, dtype=float)
     ok = ~np.isnan(z)
-    if not ok.any():
-        return ZSummary(float("nan"), float("nan"), 0, int((~ok).sum()))
     a = np.abs(z[ok])
-    return ZSummary(float(a.mean()), float((a <= threshold).mean()), int(ok.sum()), int((~ok).sum()))
+    answered = float((a <= threshold).mean()) if ok.any() else float("nan")
+    return ZSummary(float(a.mean()) if ok.any() else float("nan"),
+                    float(w1sd_counting_missing(answered, ok.sum(), n_missing)),
+                    int(ok.sum()), int((~ok).sum()), int(n_missing), answered)
