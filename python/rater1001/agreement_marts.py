@@ -45,7 +45,8 @@ def with_scopes(frame: pd.DataFrame, emotion: str = "emotion") -> pd.DataFrame:
 # --- classification (Tables 2, 3, 3a) -----------------------------------------------------------
 
 SUMMARY_COLUMNS = {"condition_id": "string", "n": "Int64", "n_missing": "Int64", "accuracy": "float64",
-                   "f1_macro": "float64", "kappa": "float64", "landis_koch_band": "string"}
+                   "accuracy_answered_only": "float64", "f1_macro": "float64", "kappa": "float64",
+                   "landis_koch_band": "string"}
 
 
 def classification_summary(predictions: pd.DataFrame, labels: list[str], origin: str) -> pd.DataFrame:
@@ -53,7 +54,7 @@ def classification_summary(predictions: pd.DataFrame, labels: list[str], origin:
     for cond, g in predictions.groupby("condition_id", sort=True):
         s = classification.summary(g["true_emotion"], g["predicted_emotion"], labels)
         rows.append({"condition_id": cond, "n": s.n, "n_missing": s.n_missing, "accuracy": s.accuracy,
-                     "f1_macro": s.f1_macro, "kappa": s.kappa, "landis_koch_band": s.band})
+                     "accuracy_answered_only": s.accuracy_answered_only, "f1_macro": s.f1_macro, "kappa": s.kappa, "landis_koch_band": s.band})
     return typed(rows, SUMMARY_COLUMNS, origin)
 
 

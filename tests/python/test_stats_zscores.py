@@ -113,3 +113,16 @@ def test_sql_zscore_summary_equals_python_summary():
     assert got.mean_abs_z == pytest.approx(ref.mean_abs_z, abs=1e-12)
     assert got.w1sd == pytest.approx(ref.w1sd, abs=1e-12)
     assert (int(got.n_images), int(got.n_zero_sd_images)) == (ref.n_images, ref.n_zero_sd)
+
+
+def test_a_missing_model_answer_counts_as_outside_one_sd():
+    # 3 answered images with |z| = 0.5, 1.0, 2.0 and 1 unanswered: 2 of 4 within (answered-only 2 of 3).
+    s = Z.summarise([0.5, -1.0, 2.0], n_missing=1)
+    assert (s.w1sd, s.w1sd_answered_only, s.n_missing, s.n_images) == (0.5, pytest.approx(2 / 3), 1, 3)
+    assert Z.summarise([np.nan], n_missing=2).w1sd == 0.0  # nothing answered: no image within
+    assert np.isnan(Z.summarise([]).w1sd)
+    w, n, k = np.array([2 / 3, np.nan, 0.8, np.nan]), np.array([3, 0, 5, 0]), np.array([1, 2, 0, 0])
+    sql = run(f"select {macros('zscore_summary').w1sd_counting_missing('w', 'n', 'k')} as w1sd from t",
+              t=pd.DataFrame({"w": w, "n": n, "k": k})).w1sd.to_numpy(dtype=float)
+    np.testing.assert_allclose(sql, Z.w1sd_counting_missing(w, n, k), equal_nan=True)
+    np.testing.assert_allclose(sql, [0.5, 0.0, 0.8, np.nan], equal_nan=True)
