@@ -63,11 +63,13 @@ def test_equal_others_give_sd_exactly_zero_and_no_z():
     df = with_image_stats(pd.DataFrame({"image_id": 0, "rater": [0, 1, 2], "rating": [3, 3, 4]}))
     sd = Z.loo_sd(df.n, df.total, df.total_sq, df.rating)
     assert sd[2] == 0.0 and np.isnan(Z.loo_z(df.n, df.total, df.total_sq, df.rating)[2])
+    np.testing.assert_allclose(sd[:2], np.std([3, 4], ddof=1), rtol=1e-15)  # leaving out a 3: (3, 4)
     m = macros("zscore", "leave_one_out")
     got = run(f"""select {m.loo_sd('n', 'total', 'total_sq', 'rating')} as sd,
                          {m.zscore('rating', m.loo_mean('n', 'total', 'rating'), m.loo_sd('n', 'total', 'total_sq', 'rating'))} as z
                   from ratings order by rater""", ratings=df)
     assert got.sd.iloc[2] == 0.0 and pd.isna(got.z.iloc[2])
+    np.testing.assert_allclose(got.sd.iloc[:2], np.std([3, 4], ddof=1), rtol=1e-15)
 
 
 def test_non_integer_scale_zero_spread_is_zero_relative_to_the_scale():
