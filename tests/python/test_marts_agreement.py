@@ -267,22 +267,26 @@ def test_value_offsets_recover_the_profile(raw):
 
 def test_verdict_counts_follow_from_independently_computed_inputs(raw):
     """n_conditions_passing per dimension cell = conditions whose W1SD (stats.zscores on the raw
-    data) reaches the human LOO W1SD and whose delta alpha (stats.alpha Python route) is >= 0."""
+    data) reaches the human LOO W1SD and whose pooled delta alpha over all images of the dimension
+    (stats.alpha Python route; the seed's default delta_alpha_scope) is >= 0."""
     verdicts = q(raw, "select * from replaceability_verdicts").set_index(["emotion", "measure"])
+    assert (verdicts.loc[verdicts.index.get_level_values("measure") != "classification", "delta_alpha_scope"]
+            == "pooled").all()
     for dim in DIMS:
         h = raw["human"][dim]
         r = raw["rated"]
+        all_stats = AL.sufficient_statistics(r.rename(columns={dim: "rating"}))
+        pooled = {cond: AL.delta_alpha_interval(all_stats, _pairs(raw, cond, dim, "all")["model"])[2]
+                  for cond in raw["conditions"]}
         for emotion, images in h.groupby("emotion"):
             ri = r[r["emotion"] == emotion]
             hh = h.reindex(ri["image_id"]).to_numpy()
             loo = ZS.summarise(ZS.loo_z(hh[:, 0], hh[:, 4], hh[:, 5], ri[dim].to_numpy(float))).w1sd
-            stats = AL.sufficient_statistics(ri.rename(columns={dim: "rating"}))
             passing = []
             for cond in raw["conditions"]:
                 j = _pairs(raw, cond, dim, emotion)
                 w = ZS.summarise(ZS.zscore(j["model"], j["mean"], j["sd"])).w1sd
-                delta = AL.delta_alpha_interval(stats, j["model"])[2]
-                if w >= loo and delta >= 0:
+                if w >= loo and pooled[cond] >= 0:
                     passing.append(cond)
             cell = verdicts.loc[(emotion, dim)]
             assert cell["n_conditions_passing"] == len(passing), (emotion, dim)

@@ -63,18 +63,17 @@ def alpha_intervals(m, total, total_sq, extra=None, replicates: int = REPLICATES
     has = extra is not None
     x = np.asarray(extra, dtype=float) if has else np.full(n, np.nan)
 
-    def both(idx):
-        base, plus, _ = delta_alpha(m[idx], total[idx], total_sq[idx], x[idx])
-        return base.alpha, plus.alpha
+    def three(idx):
+        base, plus, delta = delta_alpha(m[idx], total[idx], total_sq[idx], x[idx])
+        return base.alpha, plus.alpha, delta
 
-    base, plus = both(slice(None))
-    reps = np.array([both(idx) for idx in (_draws(n, replicates, seed) if n else [])]).reshape(-1, 2)
-    reps_base = np.full(replicates, np.nan) if not n else reps[:, 0]
-    reps_plus = np.full(replicates, np.nan) if not n else reps[:, 1]
-    out = {"alpha": _percentile(base, reps_base, n, seed, level)}
+    est = three(slice(None))
+    reps = (np.array([three(idx) for idx in _draws(n, replicates, seed)]) if n
+            else np.full((replicates, 3), np.nan))
+    out = {"alpha": _percentile(est[0], reps[:, 0], n, seed, level)}
     if has:
-        out["alpha_with_model"] = _percentile(plus, reps_plus, n, seed, level)
-        out["delta_alpha"] = _percentile(plus - base, reps_plus - reps_base, n, seed, level)
+        out["alpha_with_model"] = _percentile(est[1], reps[:, 1], n, seed, level)
+        out["delta_alpha"] = _percentile(est[2], reps[:, 2], n, seed, level)
     return out
 
 
