@@ -13,6 +13,19 @@ EXIT_UNREADABLE = 2
 EXIT_PARTIAL = 3
 
 
+def _positive(kind):
+    """argparse type: a number > 0 (`--limit -1` or `--timeout 0` would silently mean something odd)."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if kind is int else ''}number") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"{text!r}: must be greater than 0")
+        return value
+    return parse
+
+
 def _cmd_ingest(args: argparse.Namespace) -> int:
     from .ingest import ingest_file, IngestError
 
@@ -125,7 +138,7 @@ def _cmd_infer(args: argparse.Namespace) -> int:
         strategy=args.strategy, run_id=args.run_id, limit=args.limit, base_url=args.base_url,
         concurrency=concurrency, timeout_s=args.timeout,
         retry=RetryPolicy(max_attempts=args.max_attempts, max_retry_time_s=args.max_retry_time),
-        progress=not args.no_progress,
+        progress=not args.no_progress, parse_policy=args.parse_policy,
     )
     with pd.option_context("display.width", 200, "display.max_columns", 30):
         try:
@@ -239,13 +252,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--strategy", default=None, choices=["context-carry", "json-single", "plain"],
                    help="override the condition's prompt strategy")
     s.add_argument("--run-id", default="r1", help="run / replicate id (part of every ledger key)")
-    s.add_argument("--limit", type=int, default=None, help="only the first N images (by image_id)")
+    s.add_argument("--limit", type=_positive(int), default=None, help="only the first N images (by image_id)")
     s.add_argument("--base-url", default=None, help="send every selected condition to this server")
     s.add_argument("--concurrency", action="append", metavar="BACKEND=N",
                    help="calls in flight per provider (default openai=8, gemini=8, openai-compatible=2, mlx=1)")
-    s.add_argument("--timeout", type=float, default=None, help="seconds before one call times out (default 120)")
-    s.add_argument("--max-attempts", type=int, default=8, help="attempts per call before it is recorded as failed")
-    s.add_argument("--max-retry-time", type=float, default=600.0, help="cap, in seconds, on the time one call may spend retrying")
+    s.add_argument("--timeout", type=_positive(float), default=None, help="seconds before one call times out (default 120)")
+    s.add_argument("--max-attempts", type=_positive(int), default=8, help="attempts per call before it is recorded as failed")
+    s.add_argument("--max-retry-time", type=_positive(float), default=600.0, help="cap, in seconds, on the time one call may spend retrying")
+    s.add_argument("--parse-policy", default="strict", choices=["strict", "paper"],
+                   help="strict (default): only answers that are answers, no clamping of 502 to 9; "
+                        "paper: the S2.4 cascade as published, for exact reproduction")
     s.add_argument("--dry-run", action="store_true", help="show calls, estimated tokens and cost; call nothing")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=_cmd_infer)
@@ -278,13 +294,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--candidates", default=None, help="comma-separated candidate ids (default: all)")
     s.add_argument("--variants", default=None, help="comma-separated variants (default: all)")
     s.add_argument("--samples", default=None, help="comma-separated sample ids (default: all)")
-    s.add_argument("--limit", type=int, default=None, help="judge only the first N pairs (both orders)")
+    s.add_argument("--limit", type=_positive(int), default=None, help="judge only the first N pairs (both orders)")
     s.add_argument("--temperature", type=float, default=None)
     s.add_argument("--seed", type=int, default=None)
     s.add_argument("--max-tokens", type=int, default=None)
-    s.add_argument("--timeout", type=float, default=None, help="seconds per call")
-    s.add_argument("--concurrency", type=int, default=None, help="calls in flight (default 8 for APIs, 2 for servers)")
-    s.add_argument("--max-attempts", type=int, default=8)
+    s.add_argument("--timeout", type=_positive(float), default=None, help="seconds per call")
+    s.add_argument("--concurrency", type=_positive(int), default=None, help="calls in flight (default 8 for APIs, 2 for servers)")
+    s.add_argument("--max-attempts", type=_positive(int), default=8)
     s.add_argument("--dry-run", action="store_true", help="count calls and estimate cost; no call made")
     s.add_argument("--no-progress", action="store_true")
     s.set_defaults(func=_cmd_judge)

@@ -17,7 +17,7 @@ from ..study import load_study
 from .backends import DEFAULT_CONCURRENCY
 from .conditions import Condition, load_conditions
 from .execute import InferContext, infer_unit
-from .parse import PATH_ORDER
+from .parse import DEFAULT_POLICY, PATH_ORDER
 from .plan import PlanError, Unit, concurrency_group, plan_units, read_images
 from .prompts import render
 
@@ -39,6 +39,7 @@ class InferOptions:
     retry: RetryPolicy = RetryPolicy()
     progress: bool = True
     ledger_path: Path | None = None
+    parse_policy: str = DEFAULT_POLICY  # strict, or paper (S2.4 as published); not part of any key
 
 
 def ledger_path(paths: ProjectPaths, opts: InferOptions) -> Path:
@@ -81,7 +82,7 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
     cached: dict[str, int] = {}
     if ledger_path(paths, opts).exists():
         with Ledger(ledger_path(paths, opts)) as ledger:
-            cached = _cached_calls(units, ledger, study)
+            cached = _cached_calls(units, ledger, InferContext(study, parse_policy=opts.parse_policy))
     rows = []
     for c in conditions:
         cu = [u for u in units if u.condition.condition_id == c.condition_id]
@@ -110,11 +111,10 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _cached_calls(units: list[Unit], ledger: Ledger, study) -> dict[str, int]:
+def _cached_calls(units: list[Unit], ledger: Ledger, ctx: InferContext) -> dict[str, int]:
     """Calls of these units already finished: replay each unit offline until the first miss."""
     counter: dict[str, int] = {}
     runner = Runner(ledger, offline=True)
-    ctx = InferContext(study)
     for u in units:
         before = runner.stats.calls_cached
         try:
@@ -145,11 +145,15 @@ def run_infer(paths: ProjectPaths, opts: InferOptions, *, secrets: SecretRegistr
     units = plan_units(conditions, read_images(paths, opts.images_dir, limit=opts.limit, image_ids=opts.image_ids),
                        opts.run_id, opts.strategy)
     secrets = secrets or SecretRegistry()
-    ctx = InferContext(study, secrets=secrets, timeout_s=opts.timeout_s)
+    ctx = InferContext(study, secrets=secrets, timeout_s=opts.timeout_s, parse_policy=opts.parse_policy)
     for c in conditions:  # fail before the first call when a key is missing
         ctx.backend(c)
     limits = concurrency_limits(conditions, opts.concurrency)
     with Ledger(ledger_path(paths, opts), secrets) as ledger:
+        # Parsing is redone from the raw texts at every compaction, so the policy is a property of
+        # the run (recorded here and in every row's parse_detail), never of a call's key.
+        ledger.append({"status": "run", "command": "infer", "parse_policy": opts.parse_policy,
+                       "run_id": opts.run_id, "conditions": [c.condition_id for c in conditions]})
         progress = Progress(total=len(units), enabled=opts.progress, desc="infer")
         runner = Runner(ledger, limits, opts.retry, progress=progress)
         try:
@@ -183,7 +187,8 @@ def compact(paths: ProjectPaths, units: list[Unit], ledger: Ledger, ctx: InferCo
     out_path = paths.raw_table("model_predictions")
     kept_simulated = _write_predictions(paths, new, {(c.condition_id, units[0].run_id) for c in conditions} if units else set())
     _upsert_conditions(paths, conditions)
-    record_landing(paths, ManifestEntry("model_predictions", f"rater1001 infer ({ledger.path})", None,
+    record_landing(paths, ManifestEntry("model_predictions",
+                                        f"rater1001 infer ({ledger.path}; parse policy {ctx.parse_policy})", None,
                                         int(len(pq.read_table(out_path))), 0, kept_simulated))
     return InferResult(new, incomplete, summarise(new, units, incomplete, conditions, prices(paths)), out_path)
 
