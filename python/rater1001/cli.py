@@ -113,6 +113,19 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return _cmd_run(args)
 
 
+def _interrupted(exc: KeyboardInterrupt) -> int:
+    """Ctrl-C during infer / judge: say what happened to the calls that were in flight."""
+    from .runner import Interrupted
+
+    waited = ""
+    if isinstance(exc, Interrupted) and exc.in_flight:
+        waited = (f"waited {exc.waited_s:.1f} s for the {exc.in_flight} call(s) in flight: {exc.recorded} finished "
+                  f"and were recorded in the ledger, {exc.abandoned} abandoned (redone on the next run). ")
+    print(f"interrupted: {waited}Finished calls are in the ledger and were landed; run the same command "
+          "again to resume.", file=sys.stderr)
+    return 130
+
+
 def _cmd_infer(args: argparse.Namespace) -> int:
     """Model runs: dry run (calls, tokens, cost), or the resumable run, then a summary."""
     from pathlib import Path
@@ -155,13 +168,11 @@ def _cmd_infer(args: argparse.Namespace) -> int:
                 print(f"plan: {int(plan['calls_todo'].sum())} call(s) to make of {int(plan['calls_total'].sum())}; "
                       f"estimated cost ${plan['est_cost_usd'].dropna().sum():.2f}", file=sys.stderr)
             result = run_infer(paths, opts)
-        except (PlanError, KeyError, ValueError, MlxUnavailable) as exc:
-            print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        except (PlanError, KeyError, ValueError, MlxUnavailable, OSError) as exc:
+            print(f"error: {exc if isinstance(exc, OSError) else exc.args[0] if exc.args else exc}", file=sys.stderr)
             return EXIT_UNREADABLE
-        except KeyboardInterrupt:
-            print("interrupted: finished calls are in the ledger and were landed; run the same "
-                  "command again to resume.", file=sys.stderr)
-            return 130
+        except KeyboardInterrupt as exc:
+            return _interrupted(exc)
         print(result.summary.to_string(index=False))
     print(f"calls made {result.calls_made}, reused from the ledger {result.calls_cached}, "
           f"failed {result.calls_failed}, retries {result.retries}; "
@@ -197,13 +208,11 @@ def _cmd_judge(args: argparse.Namespace) -> int:
             print("dry run (no call made): " + ", ".join(f"{k}={v}" for k, v in est.items()))
             return EXIT_OK
         result = run_judge(paths, opts)
-    except (PlanError, KeyError, ValueError) as exc:
+    except (PlanError, KeyError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
-    except KeyboardInterrupt:
-        print("interrupted: finished calls are in the ledger and were landed; run the same command "
-              "again to resume.", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        return _interrupted(exc)
     print(result.summary())
     return EXIT_PARTIAL if result.calls_failed or (result.rows["parse_status"] == "call_failed").any() else EXIT_OK
 
@@ -307,8 +316,25 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _reporting_ledger_warnings(func, args) -> int:
+    """Unreadable ledger lines are skipped by the ledger; say so once, as a message."""
+    import warnings
+
+    from .runner.ledger import LedgerWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LedgerWarning)
+        try:
+            return func(args)
+        finally:
+            for text in dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, LedgerWarning)):
+                print(f"warning: {text}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.func in (_cmd_infer, _cmd_judge):
+        return _reporting_ledger_warnings(args.func, args)
     return args.func(args)
 
 

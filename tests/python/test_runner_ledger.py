@@ -12,7 +12,7 @@ from rater1001.runner import (
     CallFailed, CallSpec, FatalCallError, Ledger, NotInLedger, RetryableCallError, RetryPolicy, Runner,
     SecretRegistry, call_key,
 )
-from rater1001.runner.ledger import LedgerCorrupt
+from rater1001.runner.ledger import LedgerWarning
 
 
 def test_key_is_order_independent_and_sensitive_to_every_determinant():
@@ -36,11 +36,21 @@ def test_torn_tail_is_cut_and_earlier_records_survive(tmp_path):
         assert [r["key"] for r in led.records()] == ["k1", "k2", "k3"]
 
 
-def test_a_corrupt_middle_line_is_reported_with_its_line_number(tmp_path):
+def test_a_corrupt_middle_line_is_reported_with_its_line_number_and_the_rest_kept(tmp_path):
     path = tmp_path / "ledger.jsonl"
-    path.write_text('{"key": "k1", "status": "ok", "result": {}}\nnot json\n{"key": "k2", "status": "ok", "result": {}}\n')
-    with pytest.raises(LedgerCorrupt, match="line 2"):
-        Ledger(path)
+    good = '{"key": "k1", "status": "ok", "result": {}}\n'
+    body = (good + "not json\n" + '{"key": "k2", "status": "ok", "result": {}}\n' + "[1, 2]\n").encode()
+    path.write_bytes(body + b'{"key": "k4", "status": "ok", "result": {"text": "\xff"}}\n')
+    with pytest.warns(LedgerWarning, match=r"3 line\(s\).*line 2 \(not valid JSON.*line 4 \(a JSON list.*line 5 \(not UTF-8"):
+        led = Ledger(path)
+    with led:
+        assert "k1" in led and "k2" in led and "k4" not in led and sorted(led.unreadable) == [2, 4, 5]
+        led.append({"key": "k4", "status": "ok", "result": {"text": "d"}})
+    assert path.read_bytes().startswith(body)  # nothing of the old ledger was removed
+    with pytest.warns(LedgerWarning), Ledger(path, read_only=True) as led:
+        assert "k4" in led
+        with pytest.raises(RuntimeError, match="read-only"):
+            led.append({"key": "k5", "status": "ok", "result": {}})
 
 
 def test_failed_calls_are_recorded_but_not_answers_and_are_retried(tmp_path):

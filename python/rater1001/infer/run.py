@@ -22,6 +22,7 @@ from .plan import PlanError, Unit, concurrency_group, plan_units, read_images
 from .prompts import render
 
 CHARS_PER_TOKEN = 4.0  # rough text-token estimate for the dry run only
+URL_BACKENDS = ("openai", "openai-compatible", "gemini")  # backends that talk to a URL
 
 
 @dataclass
@@ -53,7 +54,10 @@ def select_conditions(paths: ProjectPaths, opts: InferOptions) -> list[Condition
         raise PlanError(f"unknown condition(s) {unknown}; known: {', '.join(sorted(available))}")
     chosen = [available[c] for c in opts.condition_ids]
     if opts.base_url:
-        chosen = [replace(c, base_url=opts.base_url) for c in chosen]
+        # An API condition keeps its SDK (pointed at another URL, e.g. a proxy); an in-process or
+        # imported condition is sent to the server through its OpenAI-compatible API.
+        chosen = [replace(c, base_url=opts.base_url,
+                          backend=c.backend if c.backend in URL_BACKENDS else "openai-compatible") for c in chosen]
     return chosen
 
 
@@ -81,7 +85,7 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
     table = prices(paths)
     cached: dict[str, int] = {}
     if ledger_path(paths, opts).exists():
-        with Ledger(ledger_path(paths, opts)) as ledger:
+        with Ledger(ledger_path(paths, opts), read_only=True) as ledger:
             cached = _cached_calls(units, ledger, InferContext(study, parse_policy=opts.parse_policy))
     rows = []
     for c in conditions:
@@ -182,7 +186,8 @@ def compact(paths: ProjectPaths, units: list[Unit], ledger: Ledger, ctx: InferCo
             rows.append(row)
         else:
             last = failures.get((unit.condition.condition_id, unit.image_id, unit.run_id))
-            incomplete.append((unit.condition.condition_id, unit.image_id, last or "not run yet"))
+            why = "not run yet" if isinstance(err, NotInLedger) else f"{type(err).__name__}: {err}"
+            incomplete.append((unit.condition.condition_id, unit.image_id, last or why))
     new = pd.DataFrame(rows, columns=MODEL_PREDICTIONS.column_names)
     out_path = paths.raw_table("model_predictions")
     kept_simulated = _write_predictions(paths, new, {(c.condition_id, units[0].run_id) for c in conditions} if units else set())
