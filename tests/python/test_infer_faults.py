@@ -205,3 +205,22 @@ def test_a_corrupt_ledger_line_is_a_warning_and_the_rest_is_reused(proj, capsys)
     assert "line 4 (not valid JSON" in err and "skipped" in err and "Traceback" not in err
     assert "calls made 2, reused from the ledger 2" in out
     assert "this line was typed by hand\n" in ledger.read_text()
+
+
+@pytest.mark.parametrize("odd", [
+    Reply(200, HTML, {"Content-Type": "text/html"}),
+    Reply(200, [1, 2, 3]),
+    Reply(200, {"candidates": "not a list"}),
+    Reply(503, {"error": {"code": 503, "message": "busy", "status": "UNAVAILABLE"}}, {"Retry-After": "soon"}),
+], ids=["html_200", "json_list", "candidates_not_a_list", "retry_after_soon"])
+def test_gemini_odd_responses_are_retried_and_the_run_goes_on(tmp_path, monkeypatch, odd):
+    from fakes.models import gemini_server
+
+    monkeypatch.setenv("GEMINI_API_KEY", KEY)
+    paths, images = make_infer_project(tmp_path, n_images=3)
+    with gemini_server(lambda image_id, step, prompt: answer(image_id, step, prompt)) as srv:
+        srv.queue(odd)
+        result = run_infer(paths, InferOptions(["gemini-2.5-flash"], images, base_url=srv.url, progress=False,
+                                               strategy="json-single", retry=FAST))
+    assert len(srv.requests) == 4 and result.retries == 1 and not result.incomplete
+    assert sorted(result.rows["emotion"]) == sorted(truth(i) for i in result.rows["image_id"])

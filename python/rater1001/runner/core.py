@@ -82,8 +82,11 @@ class Runner:
 
     def _count(self, attr: str, n: int = 1) -> None:
         with self._lock:
-            target = self if attr == "_in_flight" else self.stats
-            setattr(target, attr, getattr(target, attr) + n)
+            setattr(self.stats, attr, getattr(self.stats, attr) + n)
+
+    def _flight(self, n: int) -> None:
+        with self._lock:
+            self._in_flight += n
 
     def call(self, spec: CallSpec, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """The call's result (a JSON-able dict), from the ledger if it already finished."""
@@ -97,11 +100,11 @@ class Runner:
         with self._semaphore(spec.group):
             if self._stopping.is_set():
                 raise RunStopped(spec.key)
-            self._count("_in_flight")
+            self._flight(+1)
             try:
                 return self._call_and_record(spec, fn)
             finally:
-                self._count("_in_flight", -1)
+                self._flight(-1)
 
     def _call_and_record(self, spec: CallSpec, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         started = time.perf_counter()

@@ -76,9 +76,15 @@ class GeminiBackend:
 
 
 def _read(resp, latency_ms: float) -> dict[str, Any]:
+    if not resp.candidates and resp.prompt_feedback is None:
+        # Neither an answer nor a blocked prompt (which is an answer: it is kept as a failed parse).
+        raise RetryableCallError("bad_response", "a response with neither candidates nor prompt feedback")
     answer, thoughts, finish = [], [], None
     if resp.candidates:
         cand = resp.candidates[0]
+        if cand.content is None and cand.finish_reason is None:
+            # A real candidate has content or says why it has none (SAFETY, MAX_TOKENS, ...).
+            raise RetryableCallError("bad_response", "a candidate with neither content nor finish reason")
         finish = str(cand.finish_reason.value if hasattr(cand.finish_reason, "value") else cand.finish_reason) \
             if cand.finish_reason is not None else None
         for part in (cand.content.parts if cand.content and cand.content.parts else []):
