@@ -119,8 +119,9 @@ def _interrupted(exc: KeyboardInterrupt) -> int:
 
     waited = ""
     if isinstance(exc, Interrupted) and exc.in_flight:
+        stopped = f", {exc.stopped} stopped before a retry" if exc.stopped else ""
         waited = (f"waited {exc.waited_s:.1f} s for the {exc.in_flight} call(s) in flight: {exc.recorded} finished "
-                  f"and were recorded in the ledger, {exc.abandoned} abandoned (redone on the next run). ")
+                  f"and were recorded in the ledger, {exc.abandoned} abandoned{stopped} (redone on the next run). ")
     print(f"interrupted: {waited}Finished calls are in the ledger and were landed; run the same command "
           "again to resume.", file=sys.stderr)
     return 130

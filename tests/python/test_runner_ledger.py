@@ -174,3 +174,47 @@ def test_progress_shows_done_failed_and_retrying(tmp_path):
     assert progress.retrying_now == 0 and (progress.done, progress.failed) == (2, 1)
     final = sink.getvalue().split("\r")[-1]
     assert "3/3" in final and "done=2" in final and "failed=1" in final and "unit/s" in final
+
+
+def test_ctrl_c_starts_no_call_waits_for_calls_in_flight_and_skips_backoffs(tmp_path):
+    """Two calls in flight, a third sleeping in a backoff, more units and steps waiting: after
+    SIGINT the two in flight are recorded, the backoff is not waited out, nothing new starts."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from rater1001.runner import Interrupted, RetryableCallError
+
+    started: list[tuple[int, int]] = []
+    lock = threading.Lock()
+
+    def work(unit, runner):
+        for step in range(3):
+            def fn(step=step):
+                with lock:
+                    started.append((unit, step))
+                if unit == 2:
+                    raise RetryableCallError("server", "busy", retry_after=60)  # sleeps in a backoff
+                time.sleep(0.5)
+                return {"text": f"{unit}/{step}"}
+            runner.call(CallSpec(call_key({"u": unit, "s": step}), "g", {"u": unit}), fn)
+
+    def interrupt_when_busy(runner):
+        while not (runner._in_flight == 3 and len(started) == 3):
+            time.sleep(0.005)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    with Ledger(tmp_path / "ledger.jsonl") as led:
+        runner = Runner(led, {"g": 3}, RetryPolicy(max_attempts=5, max_retry_time_s=600), drain_s=10)
+        threading.Thread(target=interrupt_when_busy, args=(runner,), daemon=True).start()
+        t0 = time.monotonic()
+        with pytest.raises(Interrupted) as info:
+            runner.run_units(range(6), work)
+        waited = time.monotonic() - t0
+    i = info.value
+    assert (i.in_flight, i.recorded, i.abandoned, i.stopped) == (3, 2, 0, 1)
+    assert sorted(started) == [(0, 0), (1, 0), (2, 0)]  # no second step, no fourth unit
+    oks = [r["meta"]["u"] for r in Ledger(tmp_path / "ledger.jsonl").records() if r["status"] == "ok"]
+    assert sorted(oks) == [0, 1]
+    assert waited < 30  # the 60 s Retry-After was not waited out (a bound, not a timing claim)

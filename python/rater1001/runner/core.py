@@ -57,7 +57,7 @@ class Runner:
         default_limit: int = 4,
         offline: bool = False,
         progress: Progress | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
         drain_s: float = DRAIN_S,
     ):
         self.ledger = ledger
@@ -67,11 +67,12 @@ class Runner:
         self.offline = offline
         self.progress = progress or Progress(total=0, enabled=False)
         self.stats = RunStats()
-        self._sleep = sleep
+        self._stopping = threading.Event()
+        # Backoffs wait on the stop event, so Ctrl-C ends a wait (a Retry-After: 60) at once.
+        self._sleep = sleep or self._stopping.wait
         self._semaphores: dict[str, threading.BoundedSemaphore] = {}
         self._lock = threading.Lock()
         self.drain_s = drain_s
-        self._stopping = threading.Event()
         self._in_flight = 0
 
     def _semaphore(self, group: str) -> threading.BoundedSemaphore:
