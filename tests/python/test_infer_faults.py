@@ -224,3 +224,33 @@ def test_gemini_odd_responses_are_retried_and_the_run_goes_on(tmp_path, monkeypa
                                                strategy="json-single", retry=FAST))
     assert len(srv.requests) == 4 and result.retries == 1 and not result.incomplete
     assert sorted(result.rows["emotion"]) == sorted(truth(i) for i in result.rows["image_id"])
+
+
+def test_an_endpoint_that_answers_with_an_error_message_gives_no_ratings(proj, capsys):
+    """An endpoint that answers every prompt with an error text: strict lands failed rows with the
+    text kept; the paper policy (re-using the first steps from the ledger) reproduces S2.4's reading
+    of it — emotion fear, valence and arousal 9 (502 clamped) — and records that policy."""
+    paths, images = proj
+    text = "I cannot see any image. I fear the upload failed (error 502)."
+    with openai_server(lambda image_id, step, prompt: text) as srv:
+        argv = ["--home", str(paths.root), "infer", "gpt-4o-mini", "--images", str(images), "--base-url",
+                srv.url + "/v1", "--no-progress"]
+        assert cli.main(argv) == 0
+        strict = pq.read_table(paths.raw_table("model_predictions")).to_pandas()
+        n_calls = len(srv.requests)
+        assert cli.main(argv + ["--parse-policy", "paper"]) == 0
+        paper = pq.read_table(paths.raw_table("model_predictions")).to_pandas()
+    assert n_calls == 4  # context carry stops after the failed first step
+    assert len(srv.requests) == 12  # paper: the 4 first steps from the ledger, then 8 new calls
+    assert (strict["parse_path"] == "failed").all() and strict[["emotion", "valence", "arousal"]].isna().all().all()
+    assert all(json.loads(r) == [text] for r in strict["raw_responses"])
+    detail = json.loads(strict.loc[0, "parse_detail"])[0]
+    assert detail["policy"] == "strict" and "refusal or an error message" in detail["errors"]["emotion"]
+    # the paper's cascade reads the same text as an answer: emotion fear (the word "fear")
+    assert set(paper["emotion"]) == {"fear"} and set(paper["valence"]) == set(paper["arousal"]) == {9.0}
+    assert json.loads(paper.loc[0, "parse_detail"])[0]["policy"] == "paper"
+    runs = [r for r in Ledger(ledger_path(paths, opts(images, srv))).records() if r["status"] == "run"]
+    assert [r["parse_policy"] for r in runs] == ["strict", "paper"]
+    from rater1001.landing import read_manifest
+
+    assert "parse policy paper" in read_manifest(paths).set_index("table_name").loc["model_predictions", "source"]
