@@ -53,6 +53,9 @@ def paper():
     ('6/9', ("arousal",), {"arousal": 6.0}, "regex"),
     ('{"emotion": "sad", "valence": 2, "arou', ALL, None, "failed"),  # truncated: arousal missing
     ('emotion: sad, valence: "4", arousal: 5', ALL, {"emotion": "sad", "valence": 4.0, "arousal": 5.0}, "regex"),
+    ('The mouth corners are down.\n**Emotion:** sad\n**Valence:** 3\n**Arousal:** 4\nA clear case.', ALL,
+     {"emotion": "sad", "valence": 3.0, "arousal": 4.0}, "regex"),
+    ('Looking at the brows...\nValence: 6', ("valence",), {"valence": 6.0}, "regex"),
 ])
 def test_cascade(parser, text, fields, values, path):
     out = parser.parse(text, fields)

@@ -223,6 +223,10 @@ class StepParser:
         keyed = _keyed_only(plain)
         if keyed is not None and name in keyed:
             return keyed[name]
+        for line in plain.splitlines():  # "Valence: 7" on a line of its own amid an explanation
+            keyed = _keyed_only(line)
+            if keyed is not None and name in keyed:
+                return keyed[name]
         if not single_field:
             return None
         bare = re.sub(r"[.!。]+$", "", plain).strip()
