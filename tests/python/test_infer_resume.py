@@ -118,10 +118,17 @@ def test_ctrl_c_with_8_calls_in_flight_records_all_8(tmp_path):
     ledger = paths.root / "data" / "ledger" / "infer.jsonl"
     env = {**os.environ, "OPENAI_API_KEY": KEY}
 
+    server = {}
+
     def all_at_once(image_id, step, prompt):
+        # hold every answer until all 8 calls are in flight, however slow the machine is
+        deadline = time.time() + 60
+        while server["srv"].in_flight < 8 and time.time() < deadline:
+            time.sleep(0.01)
         return json.dumps({"emotion": truth(image_id), "valence": 5, "arousal": 5})
 
     with openai_server(all_at_once, latency_s=1.5) as srv:
+        server["srv"] = srv
         cmd = [sys.executable, "-m", "rater1001.cli", "--home", str(paths.root), "infer", "gpt-4o-mini",
                "--images", str(images), "--base-url", srv.url + "/v1", "--concurrency", "openai=8",
                "--strategy", "json-single", "--no-progress"]
