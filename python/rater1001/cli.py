@@ -127,6 +127,13 @@ def _interrupted(exc: KeyboardInterrupt) -> int:
     return 130
 
 
+def _print_refused(refused) -> None:
+    if refused:
+        more = f" (and {len(refused) - 10} more)" if len(refused) > 10 else ""
+        print(f"{len(refused)} stimulus/condition pair(s) refused, not sent{more}:\n  "
+              + "\n  ".join(r.message for r in refused[:10]), file=sys.stderr)
+
+
 def _cmd_infer(args: argparse.Namespace) -> int:
     """Model runs: dry run (calls, tokens, cost), or the resumable run, then a summary."""
     from pathlib import Path
@@ -158,6 +165,7 @@ def _cmd_infer(args: argparse.Namespace) -> int:
         try:
             if args.dry_run:
                 table = dry_run(paths, opts)
+                _print_refused(table.attrs.get("refused"))
                 print("dry run (no call made):")
                 print(table.to_string(index=False))
                 total = table["est_cost_usd"].dropna().sum() if len(table) else 0.0
@@ -165,6 +173,7 @@ def _cmd_infer(args: argparse.Namespace) -> int:
                       f"estimated cost: ${total:.2f} (seeds/api_prices.csv; check current prices)")
                 return EXIT_OK
             plan = dry_run(paths, opts)
+            _print_refused(plan.attrs.get("refused"))
             if len(plan):
                 print(f"plan: {int(plan['calls_todo'].sum())} call(s) to make of {int(plan['calls_total'].sum())}; "
                       f"estimated cost ${plan['est_cost_usd'].dropna().sum():.2f}", file=sys.stderr)
@@ -181,8 +190,9 @@ def _cmd_infer(args: argparse.Namespace) -> int:
     if result.incomplete:
         print(f"{len(result.incomplete)} unit(s) without an answer (retried on the next run), e.g. "
               + "; ".join(f"{c}/{i}: {e}" for c, i, e in result.incomplete[:3]), file=sys.stderr)
-        return EXIT_PARTIAL
-    return EXIT_OK
+    if result.refused:
+        print(f"{len(result.refused)} stimulus/condition pair(s) refused and not sent (listed above)", file=sys.stderr)
+    return EXIT_PARTIAL if result.incomplete or result.refused else EXIT_OK
 
 
 def _cmd_judge(args: argparse.Namespace) -> int:

@@ -1,10 +1,11 @@
 """`infer` sends only files inside the images folder that are images a provider accepts: absolute
-paths, `..`, and symbolic links out of the folder are refused per stimulus before any call, as are
-files that are not decodable images or break a provider's limits."""
+paths, `..`, and symbolic links out of the folder are refused per stimulus, never opened or sent,
+as are files that are not decodable images or break a provider's limits; the other stimuli run."""
 from __future__ import annotations
 
 import json
 import os
+import re
 
 import pandas as pd
 import pytest
@@ -39,12 +40,17 @@ def set_file_path(paths, image_id, value):
     write_parquet_atomic(to_arrow(pd.DataFrame(df), STIMULI), paths.raw_table("stimuli"))
 
 
-def refused(paths, images, match):
+def refused(paths, images, match, bad="img0001"):
+    """Run: the bad stimulus is refused with a message matching `match`, never sent, the others run."""
     with openai_server(answer) as srv:
-        with pytest.raises(PlanError, match=match):
-            run_infer(paths, InferOptions(["gpt-4o-mini"], images, base_url=srv.url + "/v1", progress=False,
-                                          strategy="json-single"))
-        assert srv.requests == []  # refused before the first call, not after some were paid
+        result = run_infer(paths, InferOptions(["gpt-4o-mini"], images, base_url=srv.url + "/v1", progress=False,
+                                               strategy="json-single"))
+    sent = [openai_parts(r.body)[1] for r in srv.requests]  # the image id inside the bytes sent
+    assert len(sent) == 2 and bad not in sent and "stolen" not in sent
+    assert b"hunter2" not in b"".join(json.dumps(r.body).encode() for r in srv.requests)
+    assert [r.image_id for r in result.refused] == [bad] and re.search(match, result.refused[0].message)
+    assert result.summary.loc[0, "refused"] == 1
+    assert sorted(result.rows["image_id"]) == sorted({"img0000", "img0001", "img0002"} - {bad})
 
 
 def test_an_absolute_path_is_refused(proj):
@@ -57,7 +63,8 @@ def test_a_path_up_and_out_is_refused(proj, tmp_path):
     paths, images = proj
     (tmp_path / "secret_outside.txt").write_text("the key is hunter2")
     set_file_path(paths, "img0002", "../../secret_outside.txt")
-    refused(paths, images, r"image_id 'img0002': column file_path '../../secret_outside.txt': contains '..'")
+    refused(paths, images, r"image_id 'img0002': column file_path '../../secret_outside.txt': contains '..'",
+            bad="img0002")
 
 
 def test_a_symlink_out_of_the_folder_is_refused_and_one_inside_is_followed(proj, tmp_path):
@@ -68,10 +75,11 @@ def test_a_symlink_out_of_the_folder_is_refused_and_one_inside_is_followed(proj,
     (images / "sub").mkdir()
     (images / "sub" / "link_in.png").symlink_to(images / "img0000.png")
     set_file_path(paths, "img0001", "sub/link_in.png")
-    assert dry_run(paths, InferOptions(["gpt-4o-mini"], images)).loc[0, "calls_todo"] == 9
+    table = dry_run(paths, InferOptions(["gpt-4o-mini"], images))
+    assert table.loc[0, "calls_todo"] == 9 and table.attrs["refused"] == []
     set_file_path(paths, "img0002", "link_out.png")
     refused(paths, images, rf"image_id 'img0002': column file_path 'link_out.png': leads to {outside}, "
-                           r"outside the images folder")
+                           r"outside the images folder", bad="img0002")
 
 
 @pytest.mark.parametrize("content, match", [
@@ -125,3 +133,24 @@ def test_running_as_a_different_folder_name_still_resolves(proj, tmp_path):
     alias = tmp_path / "alias"
     os.symlink(images, alias)
     assert dry_run(paths, InferOptions(["gpt-4o-mini"], alias)).loc[0, "calls_todo"] == 9
+
+
+def test_when_nothing_can_be_sent_the_plan_is_refused_and_the_cli_says_why(proj, capsys):
+    from rater1001 import cli
+
+    paths, images = proj
+    (images / "img0000.png").write_text("not an image")
+    with openai_server(answer) as srv:
+        argv = ["--home", str(paths.root), "infer", "gpt-4o-mini", "--images", str(images), "--base-url",
+                srv.url + "/v1", "--no-progress", "--strategy", "json-single"]
+        rc = cli.main(argv)
+        err = capsys.readouterr().err
+        assert rc == 3 and "1 stimulus/condition pair(s) refused" in err and "img0000.png" in err
+        for name in ("img0001.png", "img0002.png"):
+            (images / name).unlink()
+        rc = cli.main(argv)
+        err = capsys.readouterr().err
+        assert rc == 2 and "no stimulus can be sent" in err and "img0001.png" in err
+        with pytest.raises(PlanError, match="no stimulus can be sent"):
+            dry_run(paths, InferOptions(["gpt-4o-mini"], images))
+    assert len(srv.requests) == 2  # the first run's two good stimuli

@@ -32,15 +32,18 @@ def concurrency_group(c: Condition) -> str:
     return f"{c.backend}:{c.base_url or 'default'}"
 
 
-def _problems(problems: list[str]) -> PlanError:
-    more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
-    return PlanError("\n".join(problems[:10]) + more)
+@dataclass(frozen=True)
+class Refusal:
+    """A stimulus that will not be sent, and why (every condition, or the one named)."""
+    image_id: str
+    message: str
+    condition_id: str | None = None
 
 
 def read_images(paths: ProjectPaths, images_dir: Path, *, limit: int | None = None,
-                image_ids: list[str] | None = None) -> list[ImageFile]:
+                image_ids: list[str] | None = None) -> tuple[list[ImageFile], list[Refusal]]:
     """The landed stimuli's files, in image_id order, each inside `images_dir` and a decodable
-    image; every problem names the stimuli row, column and value."""
+    image; the others are refused with a message naming the stimuli row, column and value."""
     src = paths.raw_table("stimuli")
     if not src.exists():
         raise PlanError(f"{src} does not exist: land the stimulus table first (`rater1001 ingest stimuli FILE`)")
@@ -54,12 +57,12 @@ def read_images(paths: ProjectPaths, images_dir: Path, *, limit: int | None = No
         stim = [r for r in stim if r["image_id"] in wanted]
     if limit is not None:
         stim = stim[:limit]
-    out, problems = [], []
+    out, refused = [], []
     for r in stim:
         fp = r["file_path"]
         where = f"{src}: image_id {r['image_id']!r}: column file_path"
         if not fp:
-            problems.append(f"{where} is empty")
+            refused.append(Refusal(r["image_id"], f"{where} is empty"))
             continue
         f, why = resolve_inside(images_dir, fp)
         if why is None:
@@ -68,25 +71,22 @@ def read_images(paths: ProjectPaths, images_dir: Path, *, limit: int | None = No
             except ValueError as exc:
                 why = f"{f} {exc}"
         if why is not None:
-            problems.append(f"{where} {fp!r}: {why}")
+            refused.append(Refusal(r["image_id"], f"{where} {fp!r}: {why}"))
             continue
         out.append(ImageFile(r["image_id"], f, file_sha256(f), fmt, w, h, f.stat().st_size, animated))
-    if problems:
-        raise _problems(problems)
-    return out
+    return out, refused
 
 
 def plan_units(conditions: list[Condition], images: list[ImageFile], run_id: str,
-               strategy_override: str | None = None) -> list[Unit]:
-    units, problems = [], []
+               strategy_override: str | None = None) -> tuple[list[Unit], list[Refusal]]:
+    """One unit per (condition, image); an image the condition's backend does not accept is refused."""
+    units, refused = [], []
     for c in conditions:
         s = strategy(strategy_override or c.strategy or "context-carry")
         for im in images:
             why = limit_problem(im, c.backend)
             if why:
-                problems.append(f"image_id {im.image_id!r} ({im.path.name}) {why} (condition {c.condition_id})")
+                refused.append(Refusal(im.image_id, f"image_id {im.image_id!r} ({im.path.name}) {why}", c.condition_id))
                 continue
             units.append(Unit(c, s, im.image_id, im.path, im.sha256, run_id, im.mime))
-    if problems:
-        raise _problems(problems)
-    return units
+    return units, refused

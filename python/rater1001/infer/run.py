@@ -18,7 +18,7 @@ from .backends import DEFAULT_CONCURRENCY
 from .conditions import Condition, load_conditions
 from .execute import InferContext, infer_unit
 from .parse import DEFAULT_POLICY, PATH_ORDER
-from .plan import PlanError, Unit, concurrency_group, plan_units, read_images
+from .plan import PlanError, Refusal, Unit, concurrency_group, plan_units, read_images
 from .prompts import render
 
 CHARS_PER_TOKEN = 4.0  # rough text-token estimate for the dry run only
@@ -61,6 +61,18 @@ def select_conditions(paths: ProjectPaths, opts: InferOptions) -> list[Condition
     return chosen
 
 
+def make_plan(paths: ProjectPaths, opts: InferOptions, conditions: list[Condition]) -> tuple[list[Unit], list[Refusal]]:
+    """The units to run and the stimuli refused (outside the images folder, not an image, beyond a
+    provider's limits). Refused stimuli do not stop the others; a plan with nothing left does."""
+    images, refused = read_images(paths, opts.images_dir, limit=opts.limit, image_ids=opts.image_ids)
+    units, too_big = plan_units(conditions, images, opts.run_id, opts.strategy)
+    refused += too_big
+    if refused and not units:
+        more = f"\n(and {len(refused) - 10} more)" if len(refused) > 10 else ""
+        raise PlanError("no stimulus can be sent:\n" + "\n".join(r.message for r in refused[:10]) + more)
+    return units, refused
+
+
 def concurrency_limits(conditions: list[Condition], overrides: dict[str, int]) -> dict[str, int]:
     limits = {}
     for c in conditions:
@@ -77,11 +89,11 @@ def prices(paths: ProjectPaths) -> PriceTable:
 
 def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
     """Per condition: units, calls still to make (finished calls in the ledger are free), and
-    estimated tokens and cost from the price seed. Needs no key and makes no call."""
+    estimated tokens and cost from the price seed. Needs no key and makes no call. The stimuli
+    that would be refused are in `.attrs["refused"]`."""
     study = load_study(paths)
     conditions = select_conditions(paths, opts)
-    units = plan_units(conditions, read_images(paths, opts.images_dir, limit=opts.limit, image_ids=opts.image_ids),
-                       opts.run_id, opts.strategy)
+    units, refused = make_plan(paths, opts, conditions)
     table = prices(paths)
     cached: dict[str, int] = {}
     if ledger_path(paths, opts).exists():
@@ -112,7 +124,9 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
                      "calls_todo": calls_todo, "est_input_tokens": round(in_tok),
                      "est_output_tokens": round(out_tok), "est_thinking_tokens": round(think_tok),
                      "est_cost_usd": round(price.cost_usd(in_tok, out_tok, think_tok), 4), "note": ""})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    out.attrs["refused"] = refused
+    return out
 
 
 def _cached_calls(units: list[Unit], ledger: Ledger, ctx: InferContext) -> dict[str, int]:
@@ -141,13 +155,17 @@ class InferResult:
     calls_cached: int = 0  # answered from the ledger
     calls_failed: int = 0
     retries: int = 0
+    refused: list[Refusal] = field(default_factory=list)  # stimuli not sent, with the reason
+
+
+def refused_count(refused: list[Refusal], condition_id: str) -> int:
+    return sum(1 for r in refused if r.condition_id in (None, condition_id))
 
 
 def run_infer(paths: ProjectPaths, opts: InferOptions, *, secrets: SecretRegistry | None = None) -> InferResult:
     study = load_study(paths)
     conditions = select_conditions(paths, opts)
-    units = plan_units(conditions, read_images(paths, opts.images_dir, limit=opts.limit, image_ids=opts.image_ids),
-                       opts.run_id, opts.strategy)
+    units, refused = make_plan(paths, opts, conditions)
     secrets = secrets or SecretRegistry()
     ctx = InferContext(study, secrets=secrets, timeout_s=opts.timeout_s, parse_policy=opts.parse_policy)
     for c in conditions:  # fail before the first call when a key is missing
@@ -166,6 +184,8 @@ def run_infer(paths: ProjectPaths, opts: InferOptions, *, secrets: SecretRegistr
             progress.close()
             # Also on Ctrl-C: whatever finished is in the ledger; land it.
             result = compact(paths, units, ledger, ctx, conditions)
+    result.refused = refused
+    result.summary.insert(2, "refused", [refused_count(refused, c) for c in result.summary["condition_id"]])
     result.calls_made = runner.stats.calls_made
     result.calls_cached = runner.stats.calls_cached
     result.calls_failed = runner.stats.calls_failed
