@@ -113,6 +113,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return _cmd_run(args)
 
 
+def _error(what) -> int:
+    notes = "".join(f"\n  {n}" for n in getattr(what, "__notes__", []))
+    print(f"error: {what}{notes}", file=sys.stderr)
+    return EXIT_UNREADABLE
+
+
 def _interrupted(exc: KeyboardInterrupt) -> int:
     """Ctrl-C during infer / judge: say what happened to the calls that were in flight."""
     from .runner import Interrupted
@@ -179,8 +185,7 @@ def _cmd_infer(args: argparse.Namespace) -> int:
                       f"estimated cost ${plan['est_cost_usd'].dropna().sum():.2f}", file=sys.stderr)
             result = run_infer(paths, opts)
         except (PlanError, KeyError, ValueError, MlxUnavailable, OSError) as exc:
-            print(f"error: {exc if isinstance(exc, OSError) else exc.args[0] if exc.args else exc}", file=sys.stderr)
-            return EXIT_UNREADABLE
+            return _error(exc if isinstance(exc, OSError) else exc.args[0] if exc.args else exc)
         except KeyboardInterrupt as exc:
             return _interrupted(exc)
         print(result.summary.to_string(index=False))
@@ -220,8 +225,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
             return EXIT_OK
         result = run_judge(paths, opts)
     except (PlanError, KeyError, ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_UNREADABLE
+        return _error(exc)
     except KeyboardInterrupt as exc:
         return _interrupted(exc)
     print(result.summary())

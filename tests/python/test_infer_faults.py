@@ -254,3 +254,32 @@ def test_an_endpoint_that_answers_with_an_error_message_gives_no_ratings(proj, c
     from rater1001.landing import read_manifest
 
     assert "parse policy paper" in read_manifest(paths).set_index("table_name").loc["model_predictions", "source"]
+
+
+def test_a_full_disk_stops_the_run_instead_of_paying_for_calls_it_cannot_record(tmp_path, monkeypatch, capsys):
+    import errno
+
+    from rater1001.runner import ledger as ledger_module
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    paths, images = make_infer_project(tmp_path, n_images=12)
+    real_fsync, synced = os.fsync, []
+
+    def fsync_until_full(fd):
+        if len(synced) >= 4:  # the run record and 3 answers fit, then the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        synced.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(ledger_module.os, "fsync", fsync_until_full)
+    with openai_server(answer) as srv:
+        rc = cli.main(["--home", str(paths.root), "infer", "gpt-4o-mini", "--images", str(images), "--base-url",
+                       srv.url + "/v1", "--strategy", "json-single", "--concurrency", "openai=1", "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "Traceback" not in err
+    assert "No space left on device" in err and "cannot append to the ledger" in err
+    assert len(srv.requests) == 4  # 3 recorded, 1 that could not be: no further call was made
+    monkeypatch.setattr(ledger_module.os, "fsync", real_fsync)
+    oks = [r for r in Ledger(ledger_path(paths, opts(images, srv))).records() if r["status"] == "ok"]
+    # what was recorded before the disk filled is kept (the 4th line was written but not synced)
+    assert len(oks) >= 3

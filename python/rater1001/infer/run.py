@@ -178,12 +178,8 @@ def run_infer(paths: ProjectPaths, opts: InferOptions, *, secrets: SecretRegistr
                        "run_id": opts.run_id, "conditions": [c.condition_id for c in conditions]})
         progress = Progress(total=len(units), enabled=opts.progress, desc="infer")
         runner = Runner(ledger, limits, opts.retry, progress=progress)
-        try:
-            runner.run_units(units, lambda u, r: infer_unit(u, r, ctx))
-        finally:
-            progress.close()
-            # Also on Ctrl-C: whatever finished is in the ledger; land it.
-            result = compact(paths, units, ledger, ctx, conditions)
+        result = runner.run_and_land(units, lambda u, r: infer_unit(u, r, ctx),
+                                     lambda: compact(paths, units, ledger, ctx, conditions))
     result.refused = refused
     result.summary.insert(2, "refused", [refused_count(refused, c) for c in result.summary["condition_id"]])
     result.calls_made = runner.stats.calls_made

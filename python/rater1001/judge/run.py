@@ -191,11 +191,7 @@ def run_judge(paths: ProjectPaths, opts: JudgeOptions, *, secrets: SecretRegistr
     with Ledger(ledger_path(paths, opts), secrets) as ledger:
         progress = Progress(total=len(plan.calls), enabled=opts.progress, desc=f"judge {opts.judge}")
         runner = Runner(ledger, {backend.concurrency_group(): limit}, opts.retry, progress=progress)
-        try:
-            runner.run_units(plan.calls, lambda c, r: _work(c, r, ctx))
-        finally:
-            progress.close()
-            result = compact(paths, plan, ledger, ctx)
+        result = runner.run_and_land(plan.calls, lambda c, r: _work(c, r, ctx), lambda: compact(paths, plan, ledger, ctx))
     result.calls_made = runner.stats.calls_made
     # This run's ledger hits, not the compaction's replay (which reads every call from the ledger).
     result.calls_cached = runner.stats.calls_cached

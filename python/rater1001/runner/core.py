@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, TypeVar
 
 from .errors import CallError, CallFailed, FatalCallError, Interrupted, NotInLedger, RunStopped
-from .ledger import Ledger
+from .ledger import Ledger, LedgerWriteError
 from .progress import Progress
 from .retry import RetryPolicy, call_with_retry
 
 U = TypeVar("U")
 R = TypeVar("R")
+T = TypeVar("T")
 
 # How long Ctrl-C waits for calls in flight: long enough for a normal call to come back, short
 # enough to feel like an answer to Ctrl-C. A second Ctrl-C stops the wait at once.
@@ -161,6 +162,8 @@ class Runner:
                 unit = futures[fut]
                 try:
                     res = fut.result()
+                except LedgerWriteError:
+                    raise  # nothing more can be recorded: stop (below) rather than pay for lost calls
                 except Exception as exc:  # noqa: BLE001 - a unit's failure is its own, the run goes on
                     self._count("units_failed")
                     self.progress.unit_done(ok=False)
@@ -180,6 +183,21 @@ class Runner:
             raise
         pool.shutdown(wait=True)
         return out
+
+    def run_and_land(self, units: Iterable[U], work: Callable[[U, "Runner"], R], land: Callable[[], T]) -> T:
+        """run_units, then land(): also after Ctrl-C or a failure, so what finished is landed. When
+        landing fails too (a full disk fails both), the run's own error is raised, with a note."""
+        try:
+            self.run_units(units, work)
+        except BaseException as exc:
+            self.progress.close()
+            try:
+                land()
+            except Exception as land_exc:  # noqa: BLE001 - reported on the error that matters
+                exc.add_note(f"landing the finished calls failed too: {land_exc}")
+            raise
+        self.progress.close()
+        return land()
 
     def _drain(self) -> Interrupted:
         with self._lock:

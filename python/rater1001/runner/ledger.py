@@ -20,6 +20,11 @@ from typing import Any, Iterator
 from .secrets import SecretRegistry
 
 
+class LedgerWriteError(OSError):
+    """The ledger cannot be appended to (full disk, lost mount): a call that cannot be recorded
+    must not be paid for again and again, so the run stops."""
+
+
 class LedgerWarning(UserWarning):
     """A line of the ledger could not be read; it is skipped (and left in the file)."""
 
@@ -33,6 +38,7 @@ class Ledger:
         self._lock = threading.Lock()
         self._ok: dict[str, dict[str, Any]] = {}
         self.unreadable: dict[int, str] = {}  # line number -> why
+        self._broken: LedgerWriteError | None = None
         if not read_only:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._cut_torn_tail()
@@ -103,12 +109,29 @@ class Ledger:
         record = self.secrets.scrub_obj({**record, "ts": datetime.now(timezone.utc).isoformat()})
         line = json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
         with self._lock:
-            self._fh.write(line)
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
+            if self._broken is not None:
+                raise self._broken
+            try:
+                self._fh.write(line)
+                self._fh.flush()
+                os.fsync(self._fh.fileno())
+            except OSError as exc:
+                self._broken = LedgerWriteError(exc.errno, f"cannot append to the ledger ({exc.strerror}); "
+                                                "the run stops, finished calls before this one are kept",
+                                                str(self.path))
+                self._discard_buffer()
+                raise self._broken from None
             if record.get("status") == "ok":
                 self._ok.setdefault(record["key"], record)
         return record
+
+    def _discard_buffer(self) -> None:
+        # The unwritten tail stays in Python's buffer and would fail again at close; drop it. A torn
+        # last line on disk is cut when the ledger is next opened.
+        try:
+            self._fh.close()
+        except OSError:
+            pass
 
     def close(self) -> None:
         with self._lock:
