@@ -342,6 +342,9 @@ def _reporting_ledger_warnings(func, args) -> int:
         try:
             return func(args)
         finally:
+            for w in caught:
+                if not issubclass(w.category, LedgerWarning):
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
             for text in dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, LedgerWarning)):
                 print(f"warning: {text}", file=sys.stderr)
 
