@@ -56,6 +56,9 @@ def paper():
     ('The mouth corners are down.\n**Emotion:** sad\n**Valence:** 3\n**Arousal:** 4\nA clear case.', ALL,
      {"emotion": "sad", "valence": 3.0, "arousal": 4.0}, "regex"),
     ('Looking at the brows...\nValence: 6', ("valence",), {"valence": 6.0}, "regex"),
+    ('Sad. The inner brows are raised and the lip corners pulled down.', ("emotion",), {"emotion": "sad"}, "regex"),
+    ('7\nThe smile looks genuine, so fairly pleasant.', ("valence",), {"valence": 7.0}, "regex"),
+    ('The expression is angry. Note the lowered brows.', ("emotion",), {"emotion": "angry"}, "regex"),
 ])
 def test_cascade(parser, text, fields, values, path):
     out = parser.parse(text, fields)
@@ -148,6 +151,7 @@ def test_strict_never_pulls_a_number_out_of_prose(parser, v, words, at):
     '{"emotion": "surprise"}',  # not a label of the study
     "It could be sad or it could be angry.",  # two labels: choosing one would be a guess
     '{"valence": "high"}',
+    "1. The valence is 7, 2. the arousal is 3",  # a numbered list: neither 1 nor 7 is safe to take
     "<think>happy? sad? I keep going back and forth and then the budget ran out",
 ])
 def test_failures_are_a_status_never_a_value(parser, text):

@@ -229,7 +229,20 @@ class StepParser:
                 return keyed[name]
         if not single_field:
             return None
-        bare = re.sub(r"[.!。]+$", "", plain).strip()
+        # The whole text, else its first line, else (labels only) its first sentence ("Sad. The brows
+        # are drawn together."): an answer first and an explanation after it is still an answer. Not
+        # a number's first sentence: "1. The valence is 7" is a numbered list, not a rating of 1.
+        first_line = plain.splitlines()[0] if plain else ""
+        parts = [plain, first_line]
+        if name == "emotion":
+            parts.append(re.split(r"(?<=[.!。])\s+", first_line)[0])
+        for part in dict.fromkeys(parts):
+            value = self._bare_answer(re.sub(r"[.!。]+$", "", part).strip(), name)
+            if value is not None:
+                return value
+        return None
+
+    def _bare_answer(self, bare: str, name: str) -> str | None:
         if name == "emotion":
             if bare.casefold() in self.labels.exact or (bare and len(bare.split()) == 1):
                 return bare
