@@ -154,3 +154,14 @@ def test_when_nothing_can_be_sent_the_plan_is_refused_and_the_cli_says_why(proj,
         with pytest.raises(PlanError, match="no stimulus can be sent"):
             dry_run(paths, InferOptions(["gpt-4o-mini"], images))
     assert len(srv.requests) == 2  # the first run's two good stimuli
+
+
+@pytest.mark.parametrize("value, match", [("a\x00b.png", r"cannot be resolved \(.*null"),
+                                          ("loop.png", r"cannot be resolved \(.*loop"),
+                                          ("sub", r"no file"), ("", r" is empty")])
+def test_unresolvable_paths_are_refused_with_the_stimulus_named(proj, value, match):
+    paths, images = proj
+    (images / "loop.png").symlink_to(images / "loop.png")
+    (images / "sub").mkdir()
+    set_file_path(paths, "img0001", value)
+    refused(paths, images, r"image_id 'img0001': column file_path.*" + match)

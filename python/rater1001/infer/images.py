@@ -57,7 +57,10 @@ def resolve_inside(root: Path, file_path: str) -> tuple[Path | None, str | None]
     if ".." in rel.parts:
         return None, "contains '..'; it must stay inside the images folder"
     real_root = root.resolve()
-    real = (real_root / rel).resolve()
+    try:
+        real = (real_root / rel).resolve()
+    except (OSError, RuntimeError, ValueError) as exc:  # a link loop, a NUL byte
+        return None, f"cannot be resolved ({exc})"
     if not real.is_relative_to(real_root):
         return None, f"leads to {real}, outside the images folder {real_root} (a symbolic link?)"
     if not real.is_file():
