@@ -197,6 +197,10 @@ def _cmd_infer(args: argparse.Namespace) -> int:
               + "; ".join(f"{c}/{i}: {e}" for c, i, e in result.incomplete[:3]), file=sys.stderr)
     if result.refused:
         print(f"{len(result.refused)} stimulus/condition pair(s) refused and not sent (listed above)", file=sys.stderr)
+    for cid in result.summary.loc[result.summary["share_failed"] == 1.0, "condition_id"]:
+        first = result.rows.loc[result.rows["condition_id"] == cid, "raw_responses"].iloc[0]
+        print(f"warning: no answer of {cid} could be parsed (the first: {first[:200]}); is the endpoint "
+              "answering with errors?", file=sys.stderr)
     return EXIT_PARTIAL if result.incomplete or result.refused else EXIT_OK
 
 

@@ -236,6 +236,7 @@ def test_an_endpoint_that_answers_with_an_error_message_gives_no_ratings(proj, c
         argv = ["--home", str(paths.root), "infer", "gpt-4o-mini", "--images", str(images), "--base-url",
                 srv.url + "/v1", "--no-progress"]
         assert cli.main(argv) == 0
+        assert "warning: no answer of gpt-4o-mini could be parsed (the first: [\"I cannot see" in capsys.readouterr().err
         strict = pq.read_table(paths.raw_table("model_predictions")).to_pandas()
         n_calls = len(srv.requests)
         assert cli.main(argv + ["--parse-policy", "paper"]) == 0
