@@ -48,7 +48,10 @@ def project_with_refs(tmp_project, tmp_path):
 
 
 def rejected_frame(paths, table="human_ratings"):
-    return pq.read_table(paths.rejected_table(table)).to_pandas()
+    """The rejected file, plus _reason_text: its reasons list joined by newlines for substring checks."""
+    frame = pq.read_table(paths.rejected_table(table)).to_pandas()
+    frame["_reason_text"] = frame["_reason"].map("\n".join)
+    return frame
 
 
 def landed_frame(paths, table="human_ratings"):
@@ -88,11 +91,11 @@ def test_acceptance_bad_ratings_are_rejected_with_their_reason_and_good_rows_lan
         8: "image_id [foreign_key:stimuli]",
     }
     assert rejected["_rules"].to_dict() == expected_rule
-    assert "valence='10'" in rejected.loc[3, "_reason"] and "1-9" in rejected.loc[3, "_reason"]
-    assert "valence='0'" in rejected.loc[4, "_reason"]
-    assert "valence='7.5'" in rejected.loc[5, "_reason"]
-    assert "(r3, img1)" in rejected.loc[6, "_reason"] and "first row 6, last row 7" in rejected.loc[7, "_reason"]
-    assert "img999" in rejected.loc[8, "_reason"]
+    assert "valence='10'" in rejected.loc[3, "_reason_text"] and "1-9" in rejected.loc[3, "_reason_text"]
+    assert "valence='0'" in rejected.loc[4, "_reason_text"]
+    assert "valence='7.5'" in rejected.loc[5, "_reason_text"]
+    assert "(r3, img1)" in rejected.loc[6, "_reason_text"] and "first row 6, last row 7" in rejected.loc[7, "_reason_text"]
+    assert "img999" in rejected.loc[8, "_reason_text"]
     # the rejected file keeps the values as read
     assert rejected.loc[5, "valence"] == "7.5" and rejected.loc[3, "valence"] == "10"
     assert set(rejected["_source_file"]) == {str((tmp_path / "r.csv").resolve())}
@@ -110,13 +113,13 @@ def test_whole_number_written_with_decimals_is_an_integer(project_with_refs, tmp
     result = ingest_file(project_with_refs, "human_ratings", write_csv(tmp_path / "r.csv", RATING_COLUMNS, rows))
     assert result.rows_landed == 1
     assert landed_frame(project_with_refs)[["valence", "arousal", "naturalness"]].iloc[0].tolist() == [7, 3, 1]
-    assert rejected_frame(project_with_refs)["_reason"].iloc[0] == "valence='7.25': not a whole number [type:int]"
+    assert rejected_frame(project_with_refs)["_reason_text"].iloc[0] == "valence='7.25': not a whole number [type:int]"
 
 
 def test_not_a_number_and_every_reason_of_a_row_is_kept(project_with_refs, tmp_path):
     rows = [("r1", "img9", "high", 0, 10)]
     ingest_file(project_with_refs, "human_ratings", write_csv(tmp_path / "r.csv", RATING_COLUMNS, rows))
-    reason = rejected_frame(project_with_refs)["_reason"].iloc[0].split("; ")
+    reason = rejected_frame(project_with_refs)["_reason"].iloc[0].tolist()
     assert reason == [
         "valence='high': not a number [type:int]",
         "arousal='0': outside the scale 1-9 [scale_integer]",
@@ -139,7 +142,7 @@ def test_every_copy_of_a_duplicate_key_is_rejected(project_with_refs, tmp_path):
     result = ingest_file(project_with_refs, "human_ratings", write_csv(tmp_path / "r.csv", RATING_COLUMNS, rows))
     assert (result.rows_landed, result.rows_rejected) == (1, 3)
     assert rejected_frame(project_with_refs)["_source_row"].tolist() == [2, 3, 4]
-    assert "3 rows share it" in rejected_frame(project_with_refs)["_reason"].iloc[0]
+    assert "3 rows share it" in rejected_frame(project_with_refs)["_reason_text"].iloc[0]
 
 
 def test_positive_and_age_rules(project_with_refs, tmp_path):
@@ -163,7 +166,7 @@ def test_labels_outside_the_declared_sets_get_a_did_you_mean_hint(tmp_project, t
     stimuli = write_csv(tmp_path / "s.csv", ["image_id", "identity_id", "race", "gender", "emotion"], rows)
     result = ingest_file(tmp_project, "stimuli", stimuli)
     assert result.rows_landed == 0
-    reasons = rejected_frame(tmp_project, "stimuli")["_reason"].tolist()
+    reasons = rejected_frame(tmp_project, "stimuli")["_reason_text"].tolist()
     assert "emotion='Hapy': not a declared emotion label; did you mean 'happy'?" in reasons[0]
     assert "race='Korea'" in reasons[1] and "did you mean 'Korean'?" in reasons[1]
     assert "gender='femle'" in reasons[2] and "did you mean 'female'?" in reasons[2]
@@ -197,7 +200,7 @@ def test_enum_values_are_exact_with_a_hint(tmp_project, tmp_path):
     catalog.to_csv(tmp_path / "c.csv", index=False)
     result = ingest_file(tmp_project, "model_conditions", tmp_path / "c.csv")
     assert (result.rows_landed, result.rows_rejected) == (len(catalog) - 2, 2)
-    reasons = rejected_frame(tmp_project, "model_conditions")["_reason"].tolist()
+    reasons = rejected_frame(tmp_project, "model_conditions")["_reason_text"].tolist()
     assert "kind='VLM': not allowed; did you mean 'vlm'?" in reasons[0]
     assert "strategy='json_single': not allowed; did you mean 'json-single'?" in reasons[1]
 
@@ -293,7 +296,7 @@ def test_booleans_accept_true_false_yes_no_1_0(tmp_project, tmp_path):
     result = ingest_file(tmp_project, "model_conditions", tmp_path / "c.csv")
     assert result.rows_rejected == 1
     assert landed_frame(tmp_project, "model_conditions").thinking.tolist() == [True, False, True, False, True, False]
-    assert "thinking='maybe': not a boolean" in rejected_frame(tmp_project, "model_conditions")["_reason"].iloc[0]
+    assert "thinking='maybe': not a boolean" in rejected_frame(tmp_project, "model_conditions")["_reason_text"].iloc[0]
 
 
 def test_whitespace_is_trimmed_around_values_and_headers(project_with_refs, tmp_path):
