@@ -11,6 +11,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rater1001 import cli
 from rater1001.ingest import IngestError, ingest_file
@@ -498,3 +500,140 @@ def test_excel_values_right_of_the_header_are_refused(project_with_refs, tmp_pat
     book.save(tmp_path / "r.xlsx")
     with pytest.raises(IngestError, match=r"column 4 \(D\) holds values but has no header"):
         ingest_file(project_with_refs, "human_ratings", tmp_path / "r.xlsx")
+
+
+# ------------------------------------------------------------------ short rows, large numbers
+
+
+def test_rows_cut_short_are_rejected_not_landed_with_nulls(project_with_refs, tmp_path):
+    header = ",".join(RATING_COLUMNS)
+    unquoted = tmp_path / "cut.csv"
+    unquoted.write_text(f"{header}\nr1,img1,5,5,5\nr2,img1,5\n\nr3,img1,5,5,\nr1,img2,4,4", encoding="utf-8")
+    quoted = tmp_path / "cut_quoted.csv"  # quotes send the count through the csv module
+    quoted.write_text(f'{header}\n"r1","img1",5,5,5\n"r2","img1",5\n\n"r3","img1",5,5,\n"r1","img2",4,4', encoding="utf-8")
+    for path in (unquoted, quoted):
+        result = ingest_file(project_with_refs, "human_ratings", path)
+        assert (result.rows_landed, result.rows_rejected) == (2, 2), path.name
+        rejected = rejected_frame(project_with_refs)
+        assert rejected["_source_row"].tolist() == [3, 6]
+        assert rejected["_rules"].tolist() == ["row [short_row]", "row [short_row]"]
+        assert rejected["_reason"].map(list).tolist() == [
+            ["row: 3 of the header's 5 fields (cut short?) [short_row]"],
+            ["row: 4 of the header's 5 fields (cut short?) [short_row]"],
+        ]
+        # an empty last cell written out is a value (missing), not a short row
+        assert landed_frame(project_with_refs)["naturalness"].isna().tolist() == [False, True]
+    assert "row [short_row]: 2 rows" in result.summary()
+
+
+def test_huge_numbers_reject_their_row_and_integers_stay_exact(project_with_refs, tmp_path):
+    columns = RATING_COLUMNS + ["trial_index"]
+    rows = [("r1", "img1", "99999999999999999999", 5, 5, 1), ("r2", "img1", 5, 5, 5, "1e20"), ("r3", "img1", 5, 5, 5, 2)]
+    result = ingest_file(project_with_refs, "human_ratings", write_csv(tmp_path / "r.csv", columns, rows))
+    assert (result.rows_landed, result.rows_rejected) == (1, 2)
+    rejected = rejected_frame(project_with_refs).set_index("_source_row")
+    assert rejected.loc[2, "_rules"] == "valence [type:int]; valence [scale_integer]"
+    assert "valence='99999999999999999999': too large to keep exactly" in rejected.loc[2, "_reason_text"]
+    assert rejected.loc[3, "_rules"] == "trial_index [type:int]"
+
+    seed = 9007199254740993  # 2**53 + 1: a float64 would store ...992
+    conditions = pd.DataFrame({"condition_id": ["c1", "c2"], "display_name": ["C1", "C2"], "kind": "vlm",
+                               "thinking": "false", "backend": "openai", "seed": [str(seed), "-9223372036854775808"]})
+    conditions.to_csv(tmp_path / "c.csv", index=False)
+    conditions.assign(seed=[seed, -(2**63)]).to_json(tmp_path / "c.jsonl", orient="records", lines=True)
+    for name in ("c.csv", "c.jsonl"):
+        assert ingest_file(project_with_refs, "model_conditions", tmp_path / name).rows_landed == 2
+        assert pq.read_table(project_with_refs.raw_table("model_conditions")).column("seed").to_pylist() == [seed, -(2**63)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=-(2**70), max_value=2**70), st.sampled_from(["", "+", "0", "00"]))
+def test_whole_numbers_written_as_digits_are_read_exactly_or_refused(value, prefix):
+    from rater1001.ingest.arrow_text import parse_integers, parse_numbers
+
+    text = ("-" if value < 0 else "") + prefix.lstrip("+" if value < 0 else "") + str(abs(value))
+    cells = pd.Series([text, "7.0", "1e3", "2e16"], dtype="str")
+    values, too_large = parse_integers(cells, parse_numbers(cells))
+    fits = -(2**63) <= value < 2**63
+    assert bool(too_large[0]) is (not fits)
+    assert (values.iloc[0] == value) if fits else pd.isna(values.iloc[0])
+    # written with a decimal point or an exponent: exact only up to 2**53
+    assert values.iloc[1:3].tolist() == [7, 1000] and too_large.tolist()[1:] == [False, False, True]
+
+
+# ------------------------------------------------------------------------ odd files, odd cells
+
+
+def test_cr_only_line_ends_read_like_any_other(project_with_refs, tmp_path):
+    path = tmp_path / "mac.csv"
+    path.write_bytes(b"rater_id,image_id,valence\rr1,img1,5\rr2,img2,6\r")
+    assert ingest_file(project_with_refs, "human_ratings", path).rows_landed == 2
+    assert landed_frame(project_with_refs)["valence"].tolist() == [5, 6]
+
+
+def test_a_jsonl_line_that_is_not_an_object_is_refused_naming_the_line(project_with_refs, tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    for body in ('{"rater_id": "r1", "image_id": "img1"}\n["r2", "img2"]\n', '["r1", "img1"]\n["r2", "img2"]\n'):
+        path.write_text(body)
+        line = 2 if body.startswith("{") else 1
+        with pytest.raises(IngestError, match=f"line {line} is a JSON list, expected an object"):
+            ingest_file(project_with_refs, "human_ratings", path)
+    assert cli.main(["--home", str(project_with_refs.root), "ingest", "human_ratings", str(path)]) == 2
+
+
+def test_a_huge_bad_cell_is_cut_in_messages_and_kept_whole_in_the_rejected_file(tmp_project, tmp_path, capsys):
+    huge = "x" * 5_000_000
+    stimuli = STIMULI.copy()
+    stimuli.loc[1, "emotion"] = huge
+    stimuli.to_csv(tmp_path / "s.csv", index=False)
+    assert cli.main(["--home", str(tmp_project.root), "ingest", "stimuli", str(tmp_path / "s.csv")]) == 3
+    out = capsys.readouterr().out
+    assert len(out) < 5_000 and "(5000000 characters)" in out
+    rejected = rejected_frame(tmp_project, "stimuli")
+    assert rejected["emotion"].iloc[0] == huge and len(rejected["_reason_text"].iloc[0]) < 500
+
+
+def test_a_separator_inside_a_value_does_not_blur_the_reasons(tmp_project, tmp_path):
+    stimuli = STIMULI.copy()
+    stimuli.loc[0, "race"] = "Korean; Black"
+    stimuli.loc[0, "emotion"] = "joyful; calm"
+    stimuli.to_csv(tmp_path / "s.csv", index=False)
+    ingest_file(tmp_project, "stimuli", tmp_path / "s.csv")
+    reasons = rejected_frame(tmp_project, "stimuli")["_reason"].iloc[0].tolist()
+    assert len(reasons) == 2
+    assert reasons[0].startswith("race='Korean; Black': not a declared race label")
+    assert reasons[1].startswith("emotion='joyful; calm': not a declared emotion label")
+
+
+def test_excel_formulas_without_a_saved_value_are_rejected_and_other_sheets_named(project_with_refs, tmp_path):
+    import openpyxl
+
+    book = openpyxl.Workbook()  # written by a script: formulas carry no cached value
+    sheet = book.active
+    sheet.title = "ratings"
+    sheet.append(["rater_id", "image_id", "valence", "arousal"])
+    sheet.append(["r1", "img1", 5, 5])
+    sheet.append(["r2", "img1", "=2+3", 5])
+    sheet.append(["r3", "img1", None, 5])  # really empty: lands as NULL
+    book.create_sheet("notes").append(["anything"])
+    book.save(tmp_path / "r.xlsx")
+    result = ingest_file(project_with_refs, "human_ratings", tmp_path / "r.xlsx")
+    assert (result.rows_landed, result.rows_rejected) == (2, 1)
+    rejected = rejected_frame(project_with_refs)
+    assert rejected["_source_row"].tolist() == [3] and rejected["_rules"].tolist() == ["valence [xlsx_formula]"]
+    assert "valence='=2+3': formula without a saved value" in rejected["_reason_text"].iloc[0]
+    assert any("only the first, 'ratings', was read (not 'notes')" in w and "--sheet" in w for w in result.warnings)
+    assert "only the first" in result.summary()
+
+
+def test_decomposed_korean_labels_are_composed_before_matching(tmp_project, tmp_path):
+    import unicodedata
+
+    stimuli = STIMULI.copy()
+    stimuli["emotion"] = [unicodedata.normalize("NFD", v) for v in ("행복", "슬픔", "분노", "중립")]
+    stimuli["race"] = unicodedata.normalize("NFD", "한국인")
+    assert stimuli["emotion"].iloc[0] != "행복"  # what a macOS file name or clipboard gives
+    stimuli.to_csv(tmp_path / "s.csv", index=False)
+    result = ingest_file(tmp_project, "stimuli", tmp_path / "s.csv")
+    assert result.rows_rejected == 0
+    assert landed_frame(tmp_project, "stimuli")["emotion"].tolist() == ["happy", "sad", "angry", "neutral"]

@@ -57,7 +57,8 @@ def parse_integers(text: pd.Series, number: np.ndarray) -> tuple[pd.Series, np.n
     digits = pc.match_substring_regex(cells, INTEGER_PATTERN).fill_null(False)
     length = pc.utf8_length(pc.utf8_ltrim(cells, characters="+-0")).fill_null(0)
     short = pc.and_(digits, pc.less_equal(length, INT64_DIGITS))
-    exact = pc.cast(pc.if_else(short, cells, pa.scalar(None, pa.string())), pa.int64())
+    unsigned_plus = pc.replace_substring_regex(cells, r"^\+", "")  # Arrow's cast refuses '+5'
+    exact = pc.cast(pc.if_else(short, unsigned_plus, pa.scalar(None, pa.string())), pa.int64())
     # via IntegerArray, not to_pandas(): a column with nulls would go through float64
     values = pd.Series(
         pd.arrays.IntegerArray(exact.fill_null(0).to_numpy(zero_copy_only=False), exact.is_null().to_numpy(zero_copy_only=False)),

@@ -175,10 +175,11 @@ def _read_delimited(
     # pandas pads a short row with empty cells, indistinguishable from cells written empty; a row
     # cut short (a truncated export) must not land with NULL ratings, so count the fields.
     fields = _field_counts(text, sep, len(frame))
-    short = fields < len(header)
+    named = max(i for i, h in enumerate(header) if h.strip()) + 1  # a trailing separator names nothing
+    short = fields < named
     if short.any():
         messages = np.full(len(frame), None, dtype=object)
-        messages[short] = [f"row: {n} of the header's {len(header)} fields (cut short?) [short_row]" for n in fields[short]]
+        messages[short] = [f"row: {n} of the header's {named} fields (cut short?) [short_row]" for n in fields[short]]
         problems.append(RowProblem("row", "short_row", short, messages))
     # Header is line 1, so data row i (0-based) is line i + 2 (exact unless a quoted cell spans lines).
     return frame, np.arange(2, len(frame) + 2, dtype=np.int64)
