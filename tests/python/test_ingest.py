@@ -511,7 +511,9 @@ def test_rows_cut_short_are_rejected_not_landed_with_nulls(project_with_refs, tm
     unquoted.write_text(f"{header}\nr1,img1,5,5,5\nr2,img1,5\n\nr3,img1,5,5,\nr1,img2,4,4", encoding="utf-8")
     quoted = tmp_path / "cut_quoted.csv"  # quotes send the count through the csv module
     quoted.write_text(f'{header}\n"r1","img1",5,5,5\n"r2","img1",5\n\n"r3","img1",5,5,\n"r1","img2",4,4', encoding="utf-8")
-    for path in (unquoted, quoted):
+    crlf = tmp_path / "cut_crlf.csv"  # a Windows export
+    crlf.write_bytes(unquoted.read_bytes().replace(b"\n", b"\r\n"))
+    for path in (unquoted, quoted, crlf):
         result = ingest_file(project_with_refs, "human_ratings", path)
         assert (result.rows_landed, result.rows_rejected) == (2, 2), path.name
         rejected = rejected_frame(project_with_refs)

@@ -187,20 +187,19 @@ def _read_delimited(
 
 def _field_counts(text: str, sep: str, n_rows: int) -> np.ndarray:
     """Fields per data record. Without quotes a record is a line and its fields are its separators
-    plus one (counted on the bytes, vectorised); with quotes or odd line ends the csv module decides.
-    A blank line counts as complete: it is skipped later, not rejected."""
+    plus one (counted on the bytes, vectorised; a CR before the LF changes no count); with quotes
+    or CR-only line ends the csv module decides. A blank line reads as one short field here, but its
+    row is all missing and is skipped with its problems in _normalise."""
     data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    if not (data == ord('"')).any() and not (data == ord("\r")).any():
+    if not (data == ord('"')).any():
         ends = np.flatnonzero(data == ord("\n"))
-        if len(ends) < len(data) and (len(ends) == 0 or ends[-1] != len(data) - 1):
+        if len(ends) == 0 or ends[-1] != len(data) - 1:
             ends = np.append(ends, len(data))  # last line without a newline
         seps = np.flatnonzero(data == ord(sep))
         counts = np.diff(np.searchsorted(seps, np.r_[-1, ends])) + 1
-        blank = np.diff(np.r_[-1, ends]) == 1
-        counts[blank] = np.iinfo(np.int64).max
         if len(counts) == n_rows + 1:
             return counts[1:]
-    records = [len(r) or np.iinfo(np.int64).max for r in csv.reader(io.StringIO(text, newline=""), delimiter=sep)]
+    records = [len(r) for r in csv.reader(io.StringIO(text, newline=""), delimiter=sep)]
     if len(records) != n_rows + 1:
         # pandas and the csv module split records differently (should not happen): do not guess
         return np.full(n_rows, np.iinfo(np.int64).max, dtype=np.int64)
