@@ -11,6 +11,10 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_UNREADABLE = 2
 EXIT_PARTIAL = 3
+EXIT_BUSY = 75  # EX_TEMPFAIL: another command is writing to the project folder; try again later
+
+# Commands that write into the project folder hold its lock (lock.py); their dry runs only read.
+WRITERS = frozenset({"ingest", "simulate", "check", "build", "run", "demo", "report", "infer", "judge"})
 
 
 def _positive(kind):
@@ -250,6 +254,8 @@ def _cmd_summary(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rater1001", description="Can this AI model replace my human raters?")
     p.add_argument("--home", default=None, help="project folder (default: $RATER1001_HOME or the current folder)")
+    p.add_argument("--wait", type=float, default=None, metavar="SECONDS",
+                   help="how long a writing command waits for another one on the same project folder (default 30)")
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("ingest", help="validate a file and land it as data/raw/TABLE.parquet")
@@ -355,9 +361,26 @@ def _reporting_ledger_warnings(func, args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    run = args.func
     if args.func in (_cmd_infer, _cmd_judge):
-        return _reporting_ledger_warnings(args.func, args)
-    return args.func(args)
+        run = lambda a: _reporting_ledger_warnings(args.func, a)  # noqa: E731
+    if args.command not in WRITERS or getattr(args, "dry_run", False):
+        return run(args)
+    from .lock import DEFAULT_WAIT_S, ProjectBusy, ProjectLockError, project_lock
+
+    wait = DEFAULT_WAIT_S if args.wait is None else args.wait
+    if wait < 0:
+        print(f"error: --wait {args.wait:g}: expected a number of seconds >= 0", file=sys.stderr)
+        return EXIT_UNREADABLE
+    try:
+        with project_lock(project(args.home), args.command, wait):
+            return run(args)
+    except ProjectBusy as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BUSY
+    except ProjectLockError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
 
 
 if __name__ == "__main__":
