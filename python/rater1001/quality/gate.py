@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..freshness import landing_fingerprint
 from ..landing import is_simulated
 from ..paths import ProjectPaths
 from ..study import load_study
@@ -35,6 +36,7 @@ class QualityResult:
     simulated: bool = False
     n_checks: int = 0
     failed_checks: list[str] = field(default_factory=list)  # check keys, for programs
+    landing_sha256: str | None = None  # the landing checked (freshness.landing_fingerprint)
 
     def summary(self) -> str:
         head = "SIMULATED study. " if self.simulated else ""
@@ -107,6 +109,8 @@ def write_verdict(result: QualityResult, path: Path) -> None:
 def run_quality_gate(paths: ProjectPaths, allow_unbalanced: bool = False) -> QualityResult:
     verdict = paths.raw / "_quality.json"
     verdict.unlink(missing_ok=True)  # a gate that crashes must not leave an older pass behind
+    # Taken before reading, so data landing during the check make the verdict name an older landing.
+    landing = landing_fingerprint(paths)
     study = load_study(paths)
     landed = read_landing_zone(paths)
     gate = assemble_frames(landed, study, paths.root)
@@ -122,6 +126,7 @@ def run_quality_gate(paths: ProjectPaths, allow_unbalanced: bool = False) -> Qua
         checked_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         docs_path=docs_index, simulated=is_simulated(paths), n_checks=len(outcomes),
         failed_checks=[o.check.key for o in outcomes if not o.success],
+        landing_sha256=landing,
     )
     write_verdict(result, verdict)
     return result
