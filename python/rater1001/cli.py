@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from .paths import project
 
@@ -206,6 +207,43 @@ def _cmd_summary(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _warn_if_stale(paths) -> bool:
+    """Say on stderr what is wrong with the warehouse outputs are read from; True when anything is."""
+    from .freshness import built_warehouse_problems
+
+    problems = built_warehouse_problems(paths)
+    for p in problems:
+        print(f"WARNING: {p}", file=sys.stderr)
+    return bool(problems)
+
+
+def _cmd_sql(args: argparse.Namespace) -> int:
+    """Ad hoc SQL: one query as a table (or a CSV / Parquet file), or an interactive harlequin session."""
+    import subprocess
+
+    import duckdb
+
+    from .adhoc import NoWarehouse, harlequin_command, run_query
+
+    paths = project(args.home)
+    try:
+        if args.query is None:
+            if args.csv or args.parquet:
+                print("error: --csv / --parquet need a query", file=sys.stderr)
+                return EXIT_UNREADABLE
+            _warn_if_stale(paths)
+            return subprocess.call(harlequin_command(paths, write=args.write))
+        print(run_query(paths, args.query, csv=args.csv, parquet=args.parquet, write=args.write))
+    except NoWarehouse as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except duckdb.Error as exc:
+        print(f"error: {str(exc).strip()}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    _warn_if_stale(paths)
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rater1001", description="Can this AI model replace my human raters?")
     p.add_argument("--home", default=None, help="project folder (default: $RATER1001_HOME or the current folder)")
@@ -266,6 +304,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("summary", help="print the headline agreement table per condition from the built warehouse")
     s.set_defaults(func=_cmd_summary)
+
+    s = sub.add_parser("sql", help="ad hoc SQL on the warehouse: a query prints a table; no query opens harlequin (read-only)")
+    s.add_argument("query", nargs="?", default=None, help="SQL to run (omit for an interactive session)")
+    s.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write the result to FILE as CSV")
+    s.add_argument("--parquet", type=Path, default=None, metavar="FILE", help="write the result to FILE as Parquet")
+    s.add_argument("--write", action="store_true", help="open the warehouse writable (default: read-only)")
+    s.set_defaults(func=_cmd_sql)
 
     s = sub.add_parser("judge", help="pairwise LLM-as-a-judge over landed dialogues and candidates (seed 001)")
     s.add_argument("--model", default="gpt-5.1", help="judge model id (default gpt-5.1, the log's judge)")

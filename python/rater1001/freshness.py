@@ -53,3 +53,21 @@ def warehouse_problems(paths: ProjectPaths, provenance: dict) -> list[str]:
     """staleness() for a warehouse whose int_study_provenance row is `provenance`."""
     return staleness(provenance.get("landing_sha256"), provenance.get("gate_status"),
                      landing_fingerprint(paths))
+
+
+def built_warehouse_problems(paths: ProjectPaths) -> list[str]:
+    """warehouse_problems() of the warehouse at paths, read from its int_study_provenance; empty
+    when there is no warehouse (callers say that in their own words)."""
+    import duckdb
+
+    if not paths.warehouse.exists():
+        return []
+    con = duckdb.connect(str(paths.warehouse), read_only=True)
+    try:
+        frame = con.execute("select * from int_study_provenance").df()
+    except duckdb.CatalogException:
+        frame = None
+    finally:
+        con.close()
+    provenance = frame.iloc[0].to_dict() if frame is not None and len(frame) else {}
+    return warehouse_problems(paths, provenance)
