@@ -48,7 +48,18 @@ def _cmd_check(args: argparse.Namespace) -> int:
     paths = project(args.home)
     result = run_quality_gate(paths, allow_unbalanced=args.allow_unbalanced)
     print(result.summary())
+    _refresh_stale_report(paths)
     return EXIT_OK if result.passed else EXIT_FAILED
+
+
+def _refresh_stale_report(paths) -> None:
+    """An existing report built from a warehouse that is no longer current is written again from
+    that warehouse, so that the page itself carries the warning (no figure PNGs: quick)."""
+    from .freshness import built_warehouse_problems
+
+    if (paths.report / "index.html").exists() and built_warehouse_problems(paths):
+        print("the report is not current: writing it again with a warning banner", file=sys.stderr)
+        _write_report(paths, write_pngs=False)
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
@@ -68,6 +79,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(gate.summary())
     if not gate.passed:
         print("quality gate failed: the warehouse was not built (see the report above).", file=sys.stderr)
+        _refresh_stale_report(paths)
         return EXIT_FAILED
     if not dbt_build(paths):
         return EXIT_FAILED
@@ -86,6 +98,7 @@ def _write_report(paths, write_pngs: bool) -> int:
     print(result.summary())
     for block in result.unavailable:
         print(f"  {block.ours}: {block.note}")
+    _warn_if_stale(paths)
     return EXIT_OK
 
 
@@ -199,12 +212,14 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 def _cmd_summary(args: argparse.Namespace) -> int:
     from .summary import WarehouseNotBuilt, headline
 
+    paths = project(args.home)
     try:
-        print(headline(project(args.home)))
+        print(headline(paths))
     except WarehouseNotBuilt as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
-    return EXIT_OK
+    # The numbers were printed, but not from the current, checked landing: a script must notice.
+    return EXIT_FAILED if _warn_if_stale(paths) else EXIT_OK
 
 
 def _warn_if_stale(paths) -> bool:
