@@ -44,6 +44,14 @@ def _slug(key: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", key)
 
 
+def _index_as_column(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame's index (row number in the file, or the cell / image / rater) as its first column."""
+    name = frame.index.name or "row"
+    if name in frame.columns:
+        name = f"{name} (row label)"
+    return frame.rename_axis(name).reset_index()
+
+
 def _status(o: Outcome, allow_unbalanced: bool) -> str:
     if o.success:
         return "passed"
@@ -62,12 +70,13 @@ def check_rows(outcomes: list[Outcome], allow_unbalanced: bool, out_dir: Path) -
         csv = None
         bad = o.bad_rows if len(o.bad_rows) else None
         if bad is not None:
+            bad = _index_as_column(bad)
             rows_dir.mkdir(parents=True, exist_ok=True)
-            bad.to_csv(rows_dir / f"{slug}.csv")
+            bad.to_csv(rows_dir / f"{slug}.csv", index=False)
             csv = f"rows/{slug}.csv"
         rows.append(CheckRow(o.check.key, o.check.frame, status, str(o.check.expectation.notes or ""),
                              len(o.bad_rows), f"rows-{slug}", csv,
-                             bad.head(ROWS_SHOWN).reset_index() if bad is not None else None, o.error))
+                             bad.head(ROWS_SHOWN) if bad is not None else None, o.error))
     order = {"failed": 0, "error": 1, "warning": 2, "passed": 3}
     return sorted(rows, key=lambda r: (order[r.status], r.key))
 
