@@ -212,9 +212,12 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 def _cmd_summary(args: argparse.Namespace) -> int:
     from .summary import WarehouseNotBuilt, headline
 
+    from .freshness import built_from, read_provenance
+
     paths = project(args.home)
     try:
         print(headline(paths))
+        print(built_from(read_provenance(paths) or {}))
     except WarehouseNotBuilt as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE

@@ -55,19 +55,32 @@ def warehouse_problems(paths: ProjectPaths, provenance: dict) -> list[str]:
                      landing_fingerprint(paths))
 
 
-def built_warehouse_problems(paths: ProjectPaths) -> list[str]:
-    """warehouse_problems() of the warehouse at paths, read from its int_study_provenance; empty
-    when there is no warehouse (callers say that in their own words)."""
+def read_provenance(paths: ProjectPaths) -> dict | None:
+    """The warehouse's int_study_provenance row ({} when the table is absent, None when there is no
+    warehouse)."""
     import duckdb
 
     if not paths.warehouse.exists():
-        return []
+        return None
     con = duckdb.connect(str(paths.warehouse), read_only=True)
     try:
         frame = con.execute("select * from int_study_provenance").df()
     except duckdb.CatalogException:
-        frame = None
+        return {}
     finally:
         con.close()
-    provenance = frame.iloc[0].to_dict() if frame is not None and len(frame) else {}
-    return warehouse_problems(paths, provenance)
+    return frame.iloc[0].to_dict() if len(frame) else {}
+
+
+def built_from(provenance: dict) -> str:
+    """One line naming the landing a warehouse was built from and its gate status then."""
+    sha = provenance.get("landing_sha256")
+    return (f"built from landing {str(sha)[:12] if sha else 'unknown'} "
+            f"(quality gate at build time: {provenance.get('gate_status') or 'unknown'})")
+
+
+def built_warehouse_problems(paths: ProjectPaths) -> list[str]:
+    """warehouse_problems() of the warehouse at paths; empty when there is no warehouse (callers
+    say that in their own words)."""
+    provenance = read_provenance(paths)
+    return [] if provenance is None else warehouse_problems(paths, provenance)

@@ -6,6 +6,7 @@ with no request leaving the disk; neither it nor the main report (built from tha
 plain build) runs the value."""
 from __future__ import annotations
 
+import hashlib
 import re
 
 import pandas as pd
@@ -87,6 +88,8 @@ def test_main_report_warns_it_was_built_from_a_failed_landing_and_links_the_qual
     html = report.html.read_text(encoding="utf-8")
     assert 'class="banner stale-banner"' in html and "FAILED the quality gate" in html
     assert 'href="data_quality/index.html" id="data-quality-link"' in html
+    sha = hashlib.sha256(paths.manifest.read_bytes()).hexdigest()
+    assert f'<p id="built-from">Warehouse built from landing {sha[:12]} (quality gate at build time: failed).</p>' in html
     assert main(["--home", str(paths.root), "summary"]) == 1
     assert "FAILED the quality gate" in capsys.readouterr().err
 

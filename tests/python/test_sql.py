@@ -258,8 +258,10 @@ def test_summary_warns_and_fails_when_new_data_landed(built, tmp_path, capsys):
     from rater1001.landing import ManifestEntry, read_manifest, record_landing
 
     paths = _copy(built, tmp_path)
-    rc, _, err = run_cli(paths, "summary", capsys=capsys)
+    rc, out, err = run_cli(paths, "summary", capsys=capsys)
     assert rc == 0 and err == ""
+    sha = hashlib.sha256(paths.manifest.read_bytes()).hexdigest()
+    assert f"built from landing {sha[:12]} (quality gate at build time: passed)" in out
     row = read_manifest(paths).query("table_name == 'human_ratings'").iloc[0]
     record_landing(paths, ManifestEntry("human_ratings", "new_ratings.csv", "0" * 64,
                                         int(row.rows_landed), 0, False))

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..freshness import warehouse_problems
+from ..freshness import built_from, warehouse_problems
 from ..paths import ProjectPaths
 from .reader import Unavailable, WarehouseReader
 
@@ -38,6 +38,7 @@ class QualitySummary:
     prediction_gaps: pd.DataFrame | None = None
     notes: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)  # freshness.warehouse_problems: shown as a banner
+    built_from: str = ""
     data_docs_href: str | None = None
     dbt_docs_href: str | None = None
 
@@ -62,6 +63,7 @@ def quality_summary(paths: ProjectPaths, reader: WarehouseReader) -> QualitySumm
         s.provenance = prov.iloc[0].to_dict()
         s.data_origin = str(s.provenance.get("data_origin", "unknown"))
     s.stale = warehouse_problems(paths, s.provenance)
+    s.built_from = built_from(s.provenance)
     gate_file = paths.raw / "_quality.json"
     if gate_file.exists():
         s.gate = json.loads(gate_file.read_text(encoding="utf-8"))
