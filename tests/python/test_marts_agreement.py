@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import query_warehouse
+from conftest import dbt_build_marts, query_warehouse
 from rater1001.paths import REPO_ROOT
 from rater1001.stats import agreement as AG
 from rater1001.stats import alpha as AL
@@ -347,11 +347,14 @@ def _rewrite(paths, table, change):
 
 
 def _build_my_marts(paths):
-    """The plain full build; other areas' data tests may object to the damaged study, so the
-    assertion is on this area's models and their tests (target/run_results.json)."""
-    from rater1001.warehouse import dbt_build
+    """Build this area's marts and everything they read (not the other areas' marts); other
+    areas' data tests may object to the damaged study, so the assertion is on this area's models
+    and their tests (target/run_results.json)."""
+    dbt_build_marts(paths, *MY_MARTS)
+    _assert_my_marts_built(paths)
 
-    dbt_build(paths)
+
+def _assert_my_marts_built(paths):
     results = json.loads((paths.root / "target" / "run_results.json").read_text())["results"]
     mine = [r for r in results if any(m in r["unique_id"] for m in MY_MARTS)]
     assert len(mine) > len(MY_MARTS)
@@ -406,10 +409,9 @@ def test_bad_input_gives_defined_results(small_study):
     assert verdicts["verdict"].notna().all() and len(verdicts) == 18
 
 
-def test_no_predictions_builds_empty_marts(small_study):
-    paths = small_study
-    _rewrite(paths, "model_predictions", lambda p: p.iloc[0:0])
-    _build_my_marts(paths)
+def test_no_predictions_builds_empty_marts(small_warehouse_without_predictions):
+    paths = small_warehouse_without_predictions.paths  # the shared full build of the same study
+    _assert_my_marts_built(paths)
     for table in ("classification_summary", "confusion_matrix", "dimensional_agreement", "zscore_summary",
                   "bootstrap_psig", "response_diversity", "response_diversity_k_human", "response_diversity_images",
                   "lmm_rater_type", "replaceability_verdicts"):
