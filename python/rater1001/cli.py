@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from .paths import project
 
@@ -64,7 +65,18 @@ def _cmd_check(args: argparse.Namespace) -> int:
     paths = project(args.home)
     result = run_quality_gate(paths, allow_unbalanced=args.allow_unbalanced)
     print(result.summary())
+    _refresh_stale_report(paths)
     return EXIT_OK if result.passed else EXIT_FAILED
+
+
+def _refresh_stale_report(paths) -> None:
+    """An existing report built from a warehouse that is no longer current is written again from
+    that warehouse, so that the page itself carries the warning (no figure PNGs: quick)."""
+    from .freshness import built_warehouse_problems
+
+    if (paths.report / "index.html").exists() and built_warehouse_problems(paths):
+        print("the report is not current: writing it again with a warning banner", file=sys.stderr)
+        _write_report(paths, write_pngs=False)
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
@@ -84,6 +96,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(gate.summary())
     if not gate.passed:
         print("quality gate failed: the warehouse was not built (see the report above).", file=sys.stderr)
+        _refresh_stale_report(paths)
         return EXIT_FAILED
     if not dbt_build(paths):
         return EXIT_FAILED
@@ -102,6 +115,7 @@ def _write_report(paths, write_pngs: bool) -> int:
     print(result.summary())
     for block in result.unavailable:
         print(f"  {block.ours}: {block.note}")
+    _warn_if_stale(paths)
     return EXIT_OK
 
 
@@ -248,11 +262,53 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 def _cmd_summary(args: argparse.Namespace) -> int:
     from .summary import WarehouseNotBuilt, headline
 
+    from .freshness import built_from, read_provenance
+
+    paths = project(args.home)
     try:
-        print(headline(project(args.home)))
+        print(headline(paths))
+        print(built_from(read_provenance(paths) or {}))
     except WarehouseNotBuilt as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
+    # The numbers were printed, but not from the current, checked landing: a script must notice.
+    return EXIT_FAILED if _warn_if_stale(paths) else EXIT_OK
+
+
+def _warn_if_stale(paths) -> bool:
+    """Say on stderr what is wrong with the warehouse outputs are read from; True when anything is."""
+    from .freshness import built_warehouse_problems
+
+    problems = built_warehouse_problems(paths)
+    for p in problems:
+        print(f"WARNING: {p}", file=sys.stderr)
+    return bool(problems)
+
+
+def _cmd_sql(args: argparse.Namespace) -> int:
+    """Ad hoc SQL: one query as a table (or a CSV / Parquet file), or an interactive harlequin session."""
+    import subprocess
+
+    import duckdb
+
+    from .adhoc import NoWarehouse, harlequin_command, run_query
+
+    paths = project(args.home)
+    try:
+        if args.query is None:
+            if args.csv or args.parquet:
+                print("error: --csv / --parquet need a query", file=sys.stderr)
+                return EXIT_UNREADABLE
+            _warn_if_stale(paths)
+            return subprocess.call(harlequin_command(paths, write=args.write))
+        print(run_query(paths, args.query, csv=args.csv, parquet=args.parquet, write=args.write))
+    except NoWarehouse as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except duckdb.Error as exc:
+        print(f"error: {str(exc).strip()}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    _warn_if_stale(paths)
     return EXIT_OK
 
 
@@ -321,6 +377,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("summary", help="print the headline agreement table per condition from the built warehouse")
     s.set_defaults(func=_cmd_summary)
+
+    s = sub.add_parser("sql", help="ad hoc SQL on the warehouse: a query prints a table; no query opens harlequin (read-only)")
+    s.add_argument("query", nargs="?", default=None, help="SQL to run (omit for an interactive session)")
+    s.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write the result to FILE as CSV")
+    s.add_argument("--parquet", type=Path, default=None, metavar="FILE", help="write the result to FILE as Parquet")
+    s.add_argument("--write", action="store_true", help="open the warehouse writable (default: read-only)")
+    s.set_defaults(func=_cmd_sql)
 
     s = sub.add_parser("judge", help="pairwise LLM-as-a-judge over landed dialogues and candidates (seed 001)")
     s.add_argument("--model", default="gpt-5.1", help="judge model id (default gpt-5.1, the log's judge)")

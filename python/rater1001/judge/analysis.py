@@ -193,7 +193,7 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
                                        "controlling for which candidates were compared (Bradley-Terry terms)"),
                          "estimate": fit["slope"], "ci_low": fit["ci_low"], "ci_high": fit["ci_high"],
                          "p_value": fit["p_value"], "n": fit["n"],
-                         "note": f"intercept (position log-odds at equal length) = {fit['intercept']:.3f}"})
+                         "note": fit["note"] or f"intercept (position log-odds at equal length) = {fit['intercept']:.3f}"})
     llm_pairs = pairs[(pairs["judge_kind"] == "llm") & pairs["is_complete"].fillna(False).astype(bool)]
     if len(llm_pairs):
         scoped = pd.concat([llm_pairs.assign(variant=ALL), llm_pairs], ignore_index=True)
