@@ -52,7 +52,7 @@ def read_landing_zone(paths: ProjectPaths) -> dict[str, LandedTable]:
             continue
         frame = table.to_pandas()
         # Index = row number in the file, counted from 1 as a spreadsheet shows it, so messages
-        # and Data Docs name the same row.
+        # and the data-quality report name the same row.
         frame.index = pd.RangeIndex(1, len(frame) + 1, name="row")
         out[name] = LandedTable(name, path, frame, table.schema, None)
     return out
@@ -146,7 +146,7 @@ def design_cells(stimuli: pd.DataFrame, study: Study) -> pd.DataFrame:
     )
     cells = cells.merge(counts, on=list(DESIGN_FACTORS), how="left")
     cells["n_images"] = cells["n_images"].fillna(0).astype("int64")
-    # A readable index: Data Docs list failing rows by index.
+    # A readable index: the data-quality report lists failing rows by index.
     cells.index = pd.Index([cell_label(r) for r in cells.itertuples()], name="cell")
     return cells
 
