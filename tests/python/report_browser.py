@@ -9,6 +9,8 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import os
+import shutil
 import subprocess
 import time
 import urllib.request
@@ -17,10 +19,25 @@ from pathlib import Path
 
 from websockets.sync.client import connect
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(shutil.which("chromium") or "/usr/bin/chromium")
+# CI sets this so that a missing browser fails the run instead of skipping the test.
+REQUIRE_BROWSER = "RATER1001_REQUIRE_BROWSER"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--remote-debugging-port=0", "--window-size=1300,2000"]
+
+
+def require_chromium() -> None:
+    """Skip (or, with RATER1001_REQUIRE_BROWSER=1, fail) when headless Chromium is not installed."""
+    import pytest
+
+    if CHROMIUM.exists():
+        return
+    reason = ("headless Chromium not found (looked for `chromium` on PATH and /usr/bin/chromium): "
+              "install the Debian package `chromium` (apt-get install chromium) to run this test")
+    if os.environ.get(REQUIRE_BROWSER) == "1":
+        pytest.fail(f"{REQUIRE_BROWSER}=1 but {reason}", pytrace=False)
+    pytest.skip(reason)
 
 
 @dataclass

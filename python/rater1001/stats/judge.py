@@ -102,15 +102,23 @@ def wilson_interval(successes: float, n: float, alpha: float = 0.05) -> tuple[fl
 
 
 def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> dict:
-    """Outcomes "win"/"tie"/"loss" of one candidate -> counts, win rate (ties half), Wilson interval."""
+    """Outcomes "win"/"tie"/"loss" of one candidate, None/NaN where no verdict came back (a call
+    failed or did not parse) -> counts, win rate (ties half) with its Wilson interval, and the
+    answered-only win rate. A missing verdict counts against the candidate (the tool's
+    missing-answer policy): it is in n_pairs but adds nothing to the wins, so win_rate is
+    (wins + ties / 2) / all pairs; win_rate_answered_only divides by the judged pairs only."""
+    missing = outcomes.isna()
     wins = int((outcomes == "win").sum())
     ties = int((outcomes == "tie").sum())
     losses = int((outcomes == "loss").sum())
-    n = wins + ties + losses
+    n_missing = int(missing.sum())
+    judged = wins + ties + losses
+    n = judged + n_missing
     rate = (wins + 0.5 * ties) / n if n else float("nan")
     lo, hi = wilson_interval(wins + 0.5 * ties, n, alpha)
     return {"wins": wins, "ties": ties, "losses": losses, "n_pairs": n, "win_rate": rate,
-            "win_rate_ci_low": lo, "win_rate_ci_high": hi}
+            "win_rate_ci_low": lo, "win_rate_ci_high": hi, "n_incomplete": n_missing,
+            "win_rate_answered_only": (wins + 0.5 * ties) / judged if judged else float("nan")}
 
 
 # --- Bradley-Terry with Davidson ties -------------------------------------------------------------
@@ -302,13 +310,3 @@ def cohen_kappa(labels_1, labels_2) -> dict:
     if n < 2 or (a.nunique() == 1 and b.nunique() == 1 and a.iloc[0] == b.iloc[0]):
         return {"kappa": float("nan"), "agreement": agreement, "n": n}
     return {"kappa": float(cohen_kappa_score(a, b)), "agreement": agreement, "n": n}
-
-
-def pearson(x, y) -> dict:
-    """Pearson r with its p-value; NaN when either side is constant or n < 3."""
-    x = np.asarray(x, float)
-    y = np.asarray(y, float)
-    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return {"r": float("nan"), "p_value": float("nan"), "n": int(x.size)}
-    r, p = stats.pearsonr(x, y)
-    return {"r": float(r), "p_value": float(p), "n": int(x.size)}
