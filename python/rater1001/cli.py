@@ -260,9 +260,8 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
-    from .summary import WarehouseNotBuilt, headline
-
     from .freshness import built_from, read_provenance
+    from .summary import WarehouseNotBuilt, headline
 
     paths = project(args.home)
     try:
