@@ -44,8 +44,10 @@ def ensure_landing_tables(paths: ProjectPaths) -> list[str]:
 
 @contextmanager
 def _dbt_environment(paths: ProjectPaths):
-    saved = {k: os.environ.get(k) for k in ("RATER1001_RAW", "RATER1001_WAREHOUSE", "DBT_SEND_ANONYMOUS_USAGE_STATS")}
+    saved = {k: os.environ.get(k) for k in ("RATER1001_RAW", "RATER1001_WAREHOUSE", "RATER1001_SEEDS",
+                                            "DBT_SEND_ANONYMOUS_USAGE_STATS")}
     os.environ["RATER1001_RAW"] = str(paths.raw)
+    os.environ["RATER1001_SEEDS"] = str(paths.seeds)
     os.environ["RATER1001_WAREHOUSE"] = str(paths.warehouse)
     os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
     try:
