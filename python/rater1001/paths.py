@@ -47,12 +47,12 @@ class ProjectPaths:
     @property
     def seeds(self) -> Path:
         """The project's seed folder: the repository's seeds with the project's own seeds/ files
-        laid over them (a folder may carry only its label set), materialised in target/seeds so
-        that dbt, which takes one seed path, reads the same files as the Python steps."""
+        laid over them (a folder may carry only its label set), materialised in .rater1001/seeds
+        so that dbt, which takes one seed path, reads the same files as the Python steps."""
         own = self.root / "seeds"
         if not own.is_dir() or own.resolve() == (REPO_ROOT / "seeds").resolve():
             return REPO_ROOT / "seeds"
-        merged = self.root / "target" / "seeds"
+        merged = self.root / ".rater1001" / "seeds"
         merged.mkdir(parents=True, exist_ok=True)
         wanted = {p.name: p for p in (REPO_ROOT / "seeds").iterdir() if p.is_file()}
         wanted.update({p.name: p for p in own.iterdir() if p.is_file()})

@@ -17,8 +17,8 @@ from .paths import ProjectPaths
 FACTOR_ROLES = ("category", "audit")
 STIMULUS_KINDS = ("image", "text")
 # The paper's shape, used for whatever an older study.yml does not declare.
-PAPER_FACTORS = ({"name": "emotion", "role": "category"}, {"name": "race", "role": "audit"},
-                 {"name": "gender", "role": "audit"})
+PAPER_FACTORS = ({"name": "race", "role": "audit"}, {"name": "gender", "role": "audit"},
+                 {"name": "emotion", "role": "category"})
 PAPER_RATER_ATTRIBUTES = ({"name": "gender"},)
 # The stimulus factor columns the warehouse analyses, by role (docs/study_shape.md, "Columns").
 FACTOR_COLUMNS = {"category": ("emotion",), "audit": ("race", "gender")}
