@@ -268,14 +268,16 @@ def table(name: str) -> TableSpec:
 
 def for_study(spec: TableSpec, study) -> TableSpec:
     """The table as this study declares it (docs/study_shape.md): a declared stimulus factor or
-    rater attribute is required, an undeclared one optional; human_ratings has one rating and one
+    rater attribute is required, an undeclared one optional (a text study's stimuli need their
+    text); human_ratings has one rating and one
     response-time column per declared dimension, model_predictions one column per model dimension."""
     def own(name: str, make: Column) -> Column:
         return spec.column(name) if name in spec.column_names else make
 
     columns = spec.columns
     if spec.name in ("stimuli", "raters"):
-        declared = {f.name for f in study.factors} if spec.name == "stimuli" else set(study.rater_attributes)
+        declared = ({f.name for f in study.factors} | ({"text"} if study.stimulus_kind == "text" else set())
+                    if spec.name == "stimuli" else set(study.rater_attributes))
         columns = tuple(replace(c, required=True) if c.name in declared else c for c in columns)
     elif spec.name == "human_ratings":
         ratings = [own(d, Column(d, "int", False, "scale_integer", f"{d} rating, integer on the study scale."))

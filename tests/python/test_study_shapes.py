@@ -84,7 +84,7 @@ def test_the_contract_follows_the_declared_dimensions_and_factors():
     assert tables["human_ratings"].column("fluency").rule == "scale_integer"
     assert [c for c in tables["model_predictions"].column_names if c in ("valence", "arousal", "fluency")] == ["fluency"]
     required = {c.name for c in tables["stimuli"].columns if c.required}
-    assert required == {"image_id", "emotion"}
+    assert required == {"image_id", "emotion"}  # stimulus_kind image: no text needed
     assert not tables["raters"].column("gender").required
     # The paper's own declaration leaves the paper's contract as it was, apart from optionality.
     paper = contract.tables_for(load_study(project(REPO_ROOT)))
