@@ -22,6 +22,8 @@ def dbt_vars(paths: ProjectPaths) -> dict:
     return {
         "dimensions": list(study.dimensions),
         "model_dimensions": list(study.model_dimensions),
+        "stimulus_factors": [f.name for f in study.factors],
+        "rater_attributes": list(study.rater_attributes),
         "scale_min": study.scale_min,
         "scale_max": study.scale_max,
     }
@@ -32,7 +34,7 @@ def ensure_landing_tables(paths: ProjectPaths) -> list[str]:
     predictions before the first `infer`) is created empty with the contract's schema, and named
     in the return value so the caller can say so."""
     created = []
-    for name, spec in contract.TABLES.items():
+    for name, spec in contract.tables_for(load_study(paths)).items():
         target = paths.raw_table(name)
         if not target.exists():
             write_parquet_atomic(spec.arrow_schema().empty_table(), target)
@@ -44,8 +46,12 @@ def ensure_landing_tables(paths: ProjectPaths) -> list[str]:
 
 @contextmanager
 def _dbt_environment(paths: ProjectPaths):
-    saved = {k: os.environ.get(k) for k in ("RATER1001_RAW", "RATER1001_WAREHOUSE", "DBT_SEND_ANONYMOUS_USAGE_STATS")}
+    saved = {k: os.environ.get(k) for k in ("RATER1001_RAW", "RATER1001_WAREHOUSE", "RATER1001_SEEDS",
+                                            "DBT_SEND_ANONYMOUS_USAGE_STATS")}
     os.environ["RATER1001_RAW"] = str(paths.raw)
+    # Relative to the dbt project: dbt writes a seed test's compiled SQL under a path built from
+    # the seed folder, which must stay inside target/.
+    os.environ["RATER1001_SEEDS"] = os.path.relpath(paths.seeds, REPO_ROOT)
     os.environ["RATER1001_WAREHOUSE"] = str(paths.warehouse)
     os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
     try:
@@ -87,10 +93,42 @@ def _release_warehouse() -> None:
             manager._ENV = None
 
 
+# The storage version profiles.yml asks for (storage_compatibility_version v1.0.0); readers as old
+# as DuckDB 0.10 open it (docs/sql.md).
+COMPATIBLE_STORAGE_VERSION = 64
+
+
+def storage_version(path: Path) -> int | None:
+    """The storage version in a DuckDB file's header: an 8-byte checksum, b"DUCK", then the version
+    as a little-endian uint64. None when the file is absent or not a DuckDB file."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(20)
+    except FileNotFoundError:
+        return None
+    return int.from_bytes(head[12:20], "little") if head[8:12] == b"DUCK" else None
+
+
+def _drop_incompatible_warehouse(paths: ProjectPaths) -> bool:
+    """A warehouse written before the compatibility setting keeps its newer storage version
+    (DuckDB never downgrades a file), so it is removed and rebuilt whole; it holds only derived
+    tables."""
+    version = storage_version(paths.warehouse)
+    if version is None or version <= COMPATIBLE_STORAGE_VERSION:
+        return False
+    print(f"note: {paths.warehouse} has storage version {version}, which the DuckDB command-line and "
+          f"older clients cannot open; rebuilding it whole in version {COMPATIBLE_STORAGE_VERSION}")
+    paths.warehouse.unlink()
+    paths.warehouse.with_name(paths.warehouse.name + ".wal").unlink(missing_ok=True)
+    return True
+
+
 def dbt_build(paths: ProjectPaths, select: str | None = None) -> bool:
     created = ensure_landing_tables(paths)
     for name in created:
         print(f"note: {name} has not landed; building with an empty {name} table")
+    if _drop_incompatible_warehouse(paths):
+        select = None
     args = ["build", "--vars", json.dumps(dbt_vars(paths))]
     if select:
         args += ["--select", select]

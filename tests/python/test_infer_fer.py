@@ -151,7 +151,8 @@ def test_an_unreadable_photo_is_reported_and_the_others_land(tmp_path):
     paths, images = _fer_project(tmp_path)
     (images / "p3.png").write_bytes(b"not a png")
     result = run_infer(paths, InferOptions(["fer-mini-xception"], images, progress=False))
-    assert [(c, i) for c, i, _ in result.incomplete] == [("fer-mini-xception", "p3")]
-    assert "p3.png" in result.incomplete[0][2] and "not an image" in result.incomplete[0][2]
+    # refused before any call, with a message naming the stimuli row, column and file
+    assert [r.image_id for r in result.refused] == ["p3"] and "p3.png" in result.refused[0].message
+    assert result.incomplete == []
     landed = pq.read_table(paths.raw_table("model_predictions")).to_pandas()
     assert sorted(landed["image_id"]) == ["p1", "p2"]
