@@ -310,5 +310,6 @@ def headline_intervals(predictions: pd.DataFrame, image_stats: pd.DataFrame, dim
             add(cond, dim, ALL, "delta_alpha", ivs["delta_alpha"])
             for emotion, part in _with_all(p, "true_emotion"):
                 add(cond, dim, emotion, "w1sd", intervals.w1sd_interval(
-                    zscore(part[f"model_{dim}"], part[f"human_mean_{dim}"], part[f"human_sd_{dim}"]), replicates, seed))
+                    zscore(part[f"model_{dim}"], part[f"human_mean_{dim}"], part[f"human_sd_{dim}"]), replicates, seed,
+                    missing=part[f"model_{dim}"].isna()))
     return pd.DataFrame(rows)
