@@ -137,6 +137,11 @@ def _error(what) -> int:
     return EXIT_UNREADABLE
 
 
+def _draining(n: int, seconds: float) -> None:
+    print(f"interrupted: waiting up to {seconds:g} s for {n} call(s) in flight so their answers are kept "
+          "(Ctrl-C again to stop waiting)", file=sys.stderr, flush=True)
+
+
 def _interrupted(exc: KeyboardInterrupt) -> int:
     """Ctrl-C during infer / judge: say what happened to the calls that were in flight."""
     from .runner import Interrupted
@@ -183,7 +188,7 @@ def _cmd_infer(args: argparse.Namespace) -> int:
         strategy=args.strategy, run_id=args.run_id, limit=args.limit, base_url=args.base_url,
         concurrency=concurrency, timeout_s=args.timeout,
         retry=RetryPolicy(max_attempts=args.max_attempts, max_retry_time_s=args.max_retry_time),
-        progress=not args.no_progress, parse_policy=args.parse_policy,
+        progress=not args.no_progress, parse_policy=args.parse_policy, on_drain=_draining,
     )
     with pd.option_context("display.width", 200, "display.max_columns", 30):
         try:
@@ -238,7 +243,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         candidate_ids=split(args.candidates), variants=split(args.variants), sample_ids=split(args.samples),
         limit=args.limit, temperature=args.temperature, seed=args.seed, max_tokens=args.max_tokens,
         timeout_s=args.timeout, concurrency=args.concurrency,
-        retry=RetryPolicy(max_attempts=args.max_attempts), progress=not args.no_progress,
+        retry=RetryPolicy(max_attempts=args.max_attempts), progress=not args.no_progress, on_drain=_draining,
     )
     try:
         if args.dry_run:
@@ -255,9 +260,8 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
-    from .summary import WarehouseNotBuilt, headline
-
     from .freshness import built_from, read_provenance
+    from .summary import WarehouseNotBuilt, headline
 
     paths = project(args.home)
     try:

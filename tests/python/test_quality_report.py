@@ -110,10 +110,9 @@ STYLE_CHECK_JS = """JSON.stringify({
 
 
 def _browser():
-    from report_browser import CHROMIUM, open_page
+    from report_browser import open_page, require_chromium
 
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    require_chromium()
     return open_page
 
 

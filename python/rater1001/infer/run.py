@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -41,6 +42,7 @@ class InferOptions:
     progress: bool = True
     ledger_path: Path | None = None
     parse_policy: str = DEFAULT_POLICY  # strict, or paper (S2.4 as published); not part of any key
+    on_drain: Callable[[int, float], None] | None = None  # told when Ctrl-C waits for calls in flight
 
 
 def ledger_path(paths: ProjectPaths, opts: InferOptions) -> Path:
@@ -177,7 +179,7 @@ def run_infer(paths: ProjectPaths, opts: InferOptions, *, secrets: SecretRegistr
         ledger.append({"status": "run", "command": "infer", "parse_policy": opts.parse_policy,
                        "run_id": opts.run_id, "conditions": [c.condition_id for c in conditions]})
         progress = Progress(total=len(units), enabled=opts.progress, desc="infer")
-        runner = Runner(ledger, limits, opts.retry, progress=progress)
+        runner = Runner(ledger, limits, opts.retry, progress=progress, on_drain=opts.on_drain)
         result = runner.run_and_land(units, lambda u, r: infer_unit(u, r, ctx),
                                      lambda: compact(paths, units, ledger, ctx, conditions))
     result.refused = refused

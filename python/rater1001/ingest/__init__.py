@@ -1,8 +1,9 @@
 """`rater1001 ingest TABLE FILE`: validate a study file against the data contract and land it.
 
-Good rows land as data/raw/TABLE.parquet (typed by the contract, written atomically); bad rows go to
+Good rows land as data/raw/TABLE.parquet (typed by the contract); bad rows go to
 data/rejected/TABLE.parquet with their values as read, the source file, the row number and every
-reason. Ingesting replaces the table, so re-ingesting the same file gives the same outputs.
+reason. Both and the manifest row are published as one commit (landing.commit) under the project
+lock. Ingesting replaces the table, so re-ingesting the same file gives the same outputs.
 Decisions (duplicates, '7.0', missing tokens, ...) are written down in docs/ingest.md.
 """
 from __future__ import annotations
