@@ -170,6 +170,7 @@ def _cmd_infer(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from .infer.backends.mlx_backend import MlxUnavailable
+    from .infer.fer_model import FerUnavailable
     from .infer.plan import PlanError
     from .infer.run import InferOptions, dry_run, run_infer
     from .runner import RetryPolicy
@@ -207,7 +208,7 @@ def _cmd_infer(args: argparse.Namespace) -> int:
                 print(f"plan: {int(plan['calls_todo'].sum())} call(s) to make of {int(plan['calls_total'].sum())}; "
                       f"estimated cost ${plan['est_cost_usd'].dropna().sum():.2f}", file=sys.stderr)
             result = run_infer(paths, opts)
-        except (PlanError, KeyError, ValueError, MlxUnavailable, OSError) as exc:
+        except (PlanError, KeyError, ValueError, MlxUnavailable, FerUnavailable, OSError) as exc:
             return _error(exc if isinstance(exc, OSError) else exc.args[0] if exc.args else exc)
         except KeyboardInterrupt as exc:
             return _interrupted(exc)
