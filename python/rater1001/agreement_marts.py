@@ -238,7 +238,8 @@ def replaceability_verdicts(dimension_inputs: pd.DataFrame, human_baseline: pd.D
     if dimension_inputs.empty and classification_inputs.empty:
         return typed([], VERDICT_COLUMNS, origin)
     base_keys = set(zip(human_baseline["emotion"], human_baseline["measure"]))
-    dims = dimension_inputs[[k in base_keys for k in zip(dimension_inputs["emotion"], dimension_inputs["measure"])]]
+    # .loc with a boolean list: plain [] with an empty list would select no *columns*.
+    dims = dimension_inputs.loc[[k in base_keys for k in zip(dimension_inputs["emotion"], dimension_inputs["measure"])]]
     matrix = verdicts.verdict_matrix(dims, human_baseline, classification_inputs if len(classification_inputs) else None,
                                      rules)
     inputs = pd.concat([dims, classification_inputs.assign(measure="classification")], ignore_index=True)

@@ -23,6 +23,8 @@ def dbt_vars(paths: ProjectPaths) -> dict:
     return {
         "dimensions": list(study.dimensions),
         "model_dimensions": list(study.model_dimensions),
+        "stimulus_factors": [f.name for f in study.factors],
+        "rater_attributes": list(study.rater_attributes),
         "scale_min": study.scale_min,
         "scale_max": study.scale_max,
     }
@@ -33,7 +35,7 @@ def ensure_landing_tables(paths: ProjectPaths) -> list[str]:
     predictions before the first `infer`) is created empty with the contract's schema, and named
     in the return value so the caller can say so."""
     created = []
-    for name, spec in contract.TABLES.items():
+    for name, spec in contract.tables_for(load_study(paths)).items():
         target = paths.raw_table(name)
         if not target.exists():
             write_parquet_atomic(spec.arrow_schema().empty_table(), target)
@@ -45,8 +47,12 @@ def ensure_landing_tables(paths: ProjectPaths) -> list[str]:
 
 @contextmanager
 def _dbt_environment(paths: ProjectPaths):
-    saved = {k: os.environ.get(k) for k in ("RATER1001_RAW", "RATER1001_WAREHOUSE", "DBT_SEND_ANONYMOUS_USAGE_STATS")}
+    saved = {k: os.environ.get(k) for k in ("RATER1001_RAW", "RATER1001_WAREHOUSE", "RATER1001_SEEDS",
+                                            "DBT_SEND_ANONYMOUS_USAGE_STATS")}
     os.environ["RATER1001_RAW"] = str(paths.raw)
+    # Relative to the dbt project: dbt writes a seed test's compiled SQL under a path built from
+    # the seed folder, which must stay inside target/.
+    os.environ["RATER1001_SEEDS"] = os.path.relpath(paths.seeds, REPO_ROOT)
     os.environ["RATER1001_WAREHOUSE"] = str(paths.warehouse)
     os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
     try:

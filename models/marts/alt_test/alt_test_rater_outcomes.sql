@@ -10,11 +10,8 @@
 -- W indicators 1). Scores are rounded to 9 decimals so float noise never breaks a tie.
 -- Images need at least one other rating (alt_test's min_humans_per_instance = 2) and a model value.
 with model_long as (
-    {%- for dim in var('model_dimensions') %}
-    select condition_id, image_id, '{{ dim }}' as dimension, cast(model_{{ dim }} as double) as x
-    from {{ ref('int_model_vs_human') }} where model_{{ dim }} is not null
-    {%- if not loop.last %} union all{% endif %}
-    {%- endfor %}
+    select condition_id, image_id, dimension, model_value as x
+    from {{ ref('int_model_vs_human_long') }} where model_value is not null
 ),
 value_counts as (
     select

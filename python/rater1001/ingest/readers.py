@@ -54,9 +54,11 @@ class SourceFrame:
 
 
 def read_source(
-    path: Path, encoding: str | None = None, sheet: str | None = None, verbatim: frozenset[str] = frozenset()
+    path: Path, encoding: str | None = None, sheet: str | None = None, verbatim: frozenset[str] = frozenset(),
+    labels: dict[str, frozenset[str]] | None = None,
 ) -> SourceFrame:
-    """verbatim: columns of free text, kept as written (not trimmed; only an empty cell is missing)."""
+    """verbatim: columns of free text, kept as written (not trimmed; only an empty cell is missing).
+    labels: per column, missing-value spellings that are declared labels there (e.g. 'na')."""
     if not path.exists():
         raise IngestError(f"{path}: no such file")
     if path.is_dir():
@@ -76,7 +78,7 @@ def read_source(
         frame, rows = _read_xlsx(path, sheet)
     else:
         frame, rows = _read_parquet(path)
-    return _normalise(path, frame, rows, fmt, verbatim)
+    return _normalise(path, frame, rows, fmt, verbatim, labels or {})
 
 
 # ---------------------------------------------------------------------------------------- text
@@ -267,7 +269,8 @@ def _to_text(series: pd.Series) -> pd.Series:
     return pd.Series([_cell_text(v) for v in series.tolist()], index=series.index, dtype="str")
 
 
-def _normalise(path: Path, frame: pd.DataFrame, rows: np.ndarray, fmt: str, verbatim: frozenset[str]) -> SourceFrame:
+def _normalise(path: Path, frame: pd.DataFrame, rows: np.ndarray, fmt: str, verbatim: frozenset[str],
+               labels: dict[str, frozenset[str]]) -> SourceFrame:
     out = {}
     for position, name in enumerate(frame.columns):
         name = str(name).strip()
@@ -276,7 +279,8 @@ def _normalise(path: Path, frame: pd.DataFrame, rows: np.ndarray, fmt: str, verb
             text = text.mask(text == "")
         else:
             text = text.str.strip()
-            text = text.mask(is_in(text.str.lower(), MISSING_TOKENS) | text.isna().to_numpy())
+            tokens = tuple(t for t in MISSING_TOKENS if t not in labels.get(name, ()))
+            text = text.mask(is_in(text.str.lower(), tokens) | text.isna().to_numpy())
         if not name:
             # A trailing separator in every line (common in spreadsheet exports) makes an empty,
             # nameless column: harmless. A nameless column with values is not.
