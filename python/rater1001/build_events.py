@@ -7,8 +7,11 @@ stage and the failing nodes with their messages.
 """
 from __future__ import annotations
 
+import logging
 import threading
 import time
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -42,6 +45,7 @@ class BuildSummary:
     log_file: Path
     failures: tuple[NodeFailure, ...] = ()
     empty_tables: tuple[str, ...] = ()
+    python_warnings: int = 0  # warnings raised by Python models, written to the log, not the console
 
     def __bool__(self) -> bool:
         return self.success
@@ -53,6 +57,8 @@ class BuildSummary:
         lines = [head]
         if self.empty_tables:
             lines.append(f"  not landed, built as empty tables: {', '.join(self.empty_tables)}")
+        if self.python_warnings:
+            lines.append(f"  {self.python_warnings} Python warning(s) from the models, in the log")
         for f in self.failures[:max_failures]:
             lines.append(f"  {f.status}: {f.node}: {f.message}")
         if len(self.failures) > max_failures:
@@ -97,7 +103,7 @@ class BuildEvents:
             self.on_node(done, total, node.split(".")[-1])
 
     def summary(self, success: bool, log_file: Path, empty_tables: tuple[str, ...] = (),
-                error: str | None = None) -> BuildSummary:
+                error: str | None = None, python_warnings: int = 0) -> BuildSummary:
         """error: what stopped dbt before or outside the nodes (a parse or compile error)."""
         statuses = list(self.statuses.values())
         failures = tuple(
@@ -112,8 +118,48 @@ class BuildEvents:
         return BuildSummary(
             success=success, total=len(statuses), passed=len(statuses) - failed - warned - skipped,
             warned=warned, failed=failed, skipped=skipped, seconds=time.monotonic() - self.started,
-            log_file=log_file, failures=failures, empty_tables=empty_tables,
+            log_file=log_file, failures=failures, empty_tables=empty_tables, python_warnings=python_warnings,
         )
+
+
+class _Count(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.n = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.n += 1
+
+
+@contextmanager
+def warnings_to_log(log_file: Path):
+    """During a build, a Python warning that a model did not handle goes to the log file and is
+    counted (the summary says how many) instead of printing on the console. Warnings that a
+    degenerate slice would raise are decided where they arise (e.g. stats.classification's kappa);
+    this is the net under them. Yields the counter (`.n`)."""
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    logger = logging.getLogger("py.warnings")
+    to_file = logging.FileHandler(log_file, encoding="utf-8")
+    to_file.setFormatter(logging.Formatter("%(asctime)s [python warning] %(message)s"))
+    count = _Count()
+    # dbt configures logging in-process (levels, disabled loggers): set what this needs, then restore
+    saved = (warnings.showwarning, logger.propagate, logger.handlers[:], logger.level, logger.disabled)
+
+    def to_logger(message, category, filename, lineno, file=None, line=None):
+        logger.warning("%s", warnings.formatwarning(message, category, filename, lineno, line))
+
+    # the same route as logging.captureWarnings, which dbt may already have switched on
+    warnings.showwarning = to_logger
+    logger.handlers[:] = [to_file, count]
+    logger.propagate, logger.disabled = False, False
+    logger.setLevel(logging.WARNING)
+    try:
+        yield count
+    finally:
+        warnings.showwarning = saved[0]
+        logger.propagate, logger.handlers[:], logger.disabled = saved[1], saved[2], saved[4]
+        logger.setLevel(saved[3])
+        to_file.close()
 
 
 def _short(unique_id: str) -> str:

@@ -110,8 +110,13 @@ def _write_report(paths, write_pngs: bool) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
     print(result.summary())
+    # One line per reason, naming its blocks: a study of another shape has dozens of blocks that
+    # do not apply for the same one or two reasons.
+    blocks_by_note: dict[str, list[str]] = {}
     for block in result.unavailable:
-        print(f"  {block.ours}: {block.note}")
+        blocks_by_note.setdefault(block.note, []).append(block.ours)
+    for note, blocks in blocks_by_note.items():
+        print(f"  {', '.join(blocks)}: {note}")
     return EXIT_OK
 
 

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from . import contract
-from .build_events import BuildEvents, BuildSummary, OnNode
+from .build_events import BuildEvents, BuildSummary, OnNode, warnings_to_log
 from .landing import MANIFEST_SCHEMA, write_parquet_atomic
 from .paths import REPO_ROOT, ProjectPaths
 from .study import load_study
@@ -108,9 +108,11 @@ def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | 
     if select:
         args += ["--select", select]
     events = BuildEvents(on_node=on_node)
-    result = _invoke(paths, args, events)
+    with warnings_to_log(dbt_log_file(paths)) as python_warnings:
+        result = _invoke(paths, args, events)
     return events.summary(bool(result.success), dbt_log_file(paths), tuple(created),
-                          error=str(result.exception) if result.exception else None)
+                          error=str(result.exception) if result.exception else None,
+                          python_warnings=python_warnings.n)
 
 
 def dbt_docs(paths: ProjectPaths) -> Path | None:

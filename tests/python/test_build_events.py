@@ -59,3 +59,21 @@ def test_a_clean_build_is_truthy_and_counts_every_node(small_study, capfd):
     assert result.total == len(seen) == len(set(seen)) > 2  # seeds, models, their tests
     assert {"factor_labels", "stg_stimuli"} <= set(seen)
     assert "START" not in out + err
+
+
+def test_a_model_warning_goes_to_the_log_and_is_counted_not_printed(tmp_path, capfd):
+    import warnings
+
+    from rater1001.build_events import warnings_to_log
+
+    log = tmp_path / "logs" / "dbt.log"
+    before = warnings.showwarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        with warnings_to_log(log) as count:
+            warnings.warn("Mean of empty slice", RuntimeWarning)
+            warnings.warn("degrees of freedom <= 0", RuntimeWarning)
+    out, err = capfd.readouterr()
+    assert count.n == 2 and "Mean of empty slice" not in out + err
+    assert "RuntimeWarning: Mean of empty slice" in log.read_text(encoding="utf-8")
+    assert warnings.showwarning is before
