@@ -147,6 +147,11 @@ def _factors(cfg: dict, source: Path) -> tuple[Factor, ...]:
                              f"({' or '.join(FACTOR_ROLES)})")
         out.append(Factor(str(f["name"]), f["role"]))
     by_role = {r: [f.name for f in out if f.role == r] for r in FACTOR_ROLES}
+    if not by_role["category"]:
+        # The marts break results down by the category; a study without one declares a single
+        # category (one level) instead.
+        raise StudyError(f"{source}: factors declares no category factor; this version needs one "
+                         "(a study without categories declares one with a single level)")
     for role, allowed in FACTOR_COLUMNS.items():
         extra = [n for n in by_role[role] if n not in allowed]
         if extra or len(by_role[role]) > len(allowed):

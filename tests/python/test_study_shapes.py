@@ -10,7 +10,8 @@ x {2-5 ratings per item, 50} is covered by four builds (labels only has no dimen
     labels only     -            unbalanced  2-5 ratings
     ratings only    1 dimension  balanced    50 ratings
     both            2 dimensions balanced    3 ratings
-    both            3 dimensions unbalanced  2-5 ratings (a dimension the contract does not name)
+    both            3 dimensions unbalanced  2-5 ratings (a dimension the contract does not name;
+                                             no audit factors, no rater attributes, no design)
 """
 from __future__ import annotations
 
@@ -65,6 +66,7 @@ def test_a_study_without_design_counts_is_undeclared_and_may_have_no_dimensions(
     ("scale: {min: 1, max: 5}\nstimulus_kind: video", "stimulus_kind 'video'"),
     ("scale: {min: 1, max: 5}\nfactors: [{name: emotion, role: boss}]", "factors[0]"),
     ("scale: {min: 1, max: 5}\nfactors: [{name: topic, role: category}]", "'Columns'"),
+    ("scale: {min: 1, max: 5}\nfactors: [{name: race, role: audit}]", "no category factor"),
     ("scale: {min: 1, max: 5}\ndimensions: [valence]\nmodel_dimensions: [arousal]", "must be among dimensions"),
     ("scale: {min: 1, max: 5}\ndesign: {cells: [{factors: [age], stimuli: 3}]}", "design.cells[0].factors"),
     ("scale: {min: 1, max: 5}\ndesign: {ratings_per_image: 0}", "design.ratings_per_image"),
@@ -119,7 +121,7 @@ SHAPES = {
     "labels-only": Shape("labels-only", True, (), False, (2, 5), seed=1),
     "ratings-1dim": Shape("ratings-1dim", False, ("valence",), True, (50, 50), per_cell=1, text=False, seed=2),
     "both-2dim": Shape("both-2dim", True, ("valence", "arousal"), True, (3, 3), seed=3),
-    "both-3dim": Shape("both-3dim", True, ("valence", "arousal", "fluency"), False, (2, 5), seed=4),
+    "both-3dim": Shape("both-3dim", True, ("valence", "arousal", "fluency"), False, (2, 5), seed=4, audit=False),
 }
 
 
@@ -216,3 +218,8 @@ def test_the_report_says_what_does_not_apply_and_why(built):
         assert _sql(paths, "SELECT count(*) AS n FROM dimensional_agreement")["n"].iloc[0] == 0
     if not shape.labels:
         assert "not applicable to this study: no model condition gave a category label" in text
+    if not shape.audit:
+        assert "not applicable to this study: the study declares no audit factors" in text
+        assert _sql(paths, "SELECT count(*) AS n FROM demographic_slices")["n"].iloc[0] == 0
+    else:
+        assert _sql(paths, "SELECT count(*) AS n FROM demographic_slices")["n"].iloc[0] > 0

@@ -39,7 +39,7 @@ class Shape:
     per_cell: int = 2  # items per race x gender x category cell (balanced)
     text: bool = True  # text stimuli (else image file paths)
     seed: int = 0
-    factors: bool = True  # declare the category and audit factors (else none: a bare text study)
+    audit: bool = True  # declare the audit factors and rater gender (else the category only)
 
 
 def _study_yml(shape: Shape) -> dict:
@@ -48,11 +48,10 @@ def _study_yml(shape: Shape) -> dict:
            "model_dimensions": list(shape.dimensions[:2]),
            "factors": [{"name": "race", "role": "audit"}, {"name": "gender", "role": "audit"}],
            "rater_attributes": ["gender"]}
-    if not shape.factors:
+    if not shape.audit:
         cfg["factors"], cfg["rater_attributes"] = [], []
-    elif shape.labels or shape.dimensions:
-        # The category factor: what a model classifies and what the ratings' centres follow.
-        cfg["factors"].append({"name": "emotion", "role": "category"})
+    # The category factor: what a model classifies and what the ratings' centres follow.
+    cfg["factors"].append({"name": "emotion", "role": "category"})
     if shape.balanced:
         n_items = len(RACES) * len(GENDERS) * len(CATEGORIES) * shape.per_cell
         cfg["design"] = {
@@ -83,7 +82,6 @@ def write_shape(root: Path, shape: Shape) -> dict[str, Path]:
                                     "text": f"a {c} sentence number {i}" if shape.text else None,
                                     "file_path": None if shape.text else f"{sid}.png"})
     stimuli = pd.DataFrame(stimuli)
-    hidden = stimuli["emotion"].copy()  # what the ratings follow, declared or not
     n_items = len(stimuli)
     k_max = shape.ratings[1]
     n_raters = k_max if shape.balanced else k_max + 3
@@ -97,7 +95,7 @@ def write_shape(root: Path, shape: Shape) -> dict[str, Path]:
         for j in rng.choice(n_raters, size=k, replace=False):
             row = {"rater_id": raters.rater_id[j], "image_id": item.image_id}
             for d_i, d in enumerate(shape.dimensions):
-                centre = CENTRES[hidden[item.Index]] + 0.3 * d_i + rater_bias[j]
+                centre = CENTRES[item.emotion] + 0.3 * d_i + rater_bias[j]
                 row[d] = int(np.clip(np.rint(centre + rng.normal(0, 0.8)), 1, 5))
             if shape.labels:
                 row["emotion"] = item.emotion if rng.random() < 0.75 else str(rng.choice(CATEGORIES))
@@ -113,14 +111,14 @@ def write_shape(root: Path, shape: Shape) -> dict[str, Path]:
         for item in stimuli.itertuples():
             row = {"condition_id": cond, "image_id": item.image_id, "run_id": "r1"}
             for d_i, d in enumerate(shape.dimensions[:2]):
-                row[d] = float(np.clip(CENTRES[hidden[item.Index]] + 0.3 * d_i + rng.normal(0, noise), 1, 5))
+                row[d] = float(np.clip(CENTRES[item.emotion] + 0.3 * d_i + rng.normal(0, noise), 1, 5))
             if shape.labels:
                 row["emotion"] = item.emotion if rng.random() < 0.8 else str(rng.choice(CATEGORIES))
             preds.append(row)
     predictions = pd.DataFrame(preds)
 
-    if not shape.factors:
-        stimuli = stimuli.drop(columns=["race", "gender", "emotion"])
+    if not shape.audit:
+        stimuli = stimuli.drop(columns=["race", "gender"])
         raters = raters.drop(columns=["gender"])
     files = {}
     for name, frame in (("stimuli", stimuli), ("raters", raters), ("model_conditions", conditions),
