@@ -112,23 +112,15 @@ def human_label_rows(label_counts: pd.DataFrame) -> pd.DataFrame:
                 .assign(condition_id=HUMAN_CONDITION).reset_index(drop=True))
 
 
-def _audited(rows: pd.DataFrame) -> pd.DataFrame:
-    """The rows, or none when the study does not declare both audit factors and the category (a
-    text study rated for irony, story ratings): those land as entirely empty columns, the audit
-    does not apply, and its marts are empty (the report says why). A declared factor that is
-    missing on some rows stays an error, raised by stats.demographics."""
-    return rows.iloc[0:0] if rows[["race", "gender", "emotion"]].isna().all().any() else rows
-
-
 def slices_table(model_vs_human: pd.DataFrame, label_counts: pd.DataFrame) -> pd.DataFrame:
     """demographic_slices: accuracy and macro-F1 per (condition, slice_type, slice) for every
     model condition and, where human forced-choice labels exist, the pooled human raters; each
     row carries its (condition, slice_type)'s largest gap in percentage points."""
     parts = []
-    models = _audited(audit_rows(model_vs_human))
+    models = audit_rows(model_vs_human)
     if len(models):
         parts.append(demographics.slice_metrics(models).assign(rater_kind="model"))
-    humans = _audited(human_label_rows(label_counts))
+    humans = human_label_rows(label_counts)
     if len(humans):
         parts.append(demographics.slice_metrics(humans).assign(rater_kind="human"))
     if not parts:
@@ -139,14 +131,14 @@ def slices_table(model_vs_human: pd.DataFrame, label_counts: pd.DataFrame) -> pd
 
 
 def glmm_lrt_table(model_vs_human: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ) -> pd.DataFrame:
-    rows = _audited(audit_rows(model_vs_human))
+    rows = audit_rows(model_vs_human)
     if rows.empty:
         return typed(pd.DataFrame(), GLMM_LRT)
     return typed(demographics.glmm_lrt_table(rows, factors=("race", "gender"), n_agq=n_agq), GLMM_LRT)
 
 
 def stratified_anova_table(model_vs_human: pd.DataFrame) -> pd.DataFrame:
-    rows = _audited(audit_rows(model_vs_human))
+    rows = audit_rows(model_vs_human)
     if rows.empty:
         return typed(pd.DataFrame(), STRATIFIED_ANOVA)
     return typed(demographics.stratified_anova(rows, dimensions=model_dimensions(model_vs_human)),
@@ -170,7 +162,7 @@ def _tukey_critical_value_cached():
 
 
 def tukey_table(model_vs_human: pd.DataFrame, anova: pd.DataFrame) -> pd.DataFrame:
-    rows = _audited(audit_rows(model_vs_human))
+    rows = audit_rows(model_vs_human)
     if rows.empty or anova.empty:
         return typed(pd.DataFrame(), TUKEY)
     anova = anova.assign(significant=anova["significant"].astype("boolean"))
@@ -180,7 +172,7 @@ def tukey_table(model_vs_human: pd.DataFrame, anova: pd.DataFrame) -> pd.DataFra
 
 
 def omnibus_table(model_vs_human: pd.DataFrame) -> pd.DataFrame:
-    rows = _audited(audit_rows(model_vs_human))
+    rows = audit_rows(model_vs_human)
     if rows.empty:
         return typed(pd.DataFrame(), OMNIBUS)
     return typed(demographics.omnibus_tests(rows, dimensions=model_dimensions(model_vs_human),
