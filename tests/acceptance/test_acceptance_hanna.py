@@ -71,7 +71,7 @@ def test_interval_alpha_and_delta_alpha_equal_the_krippendorff_package(study):
             assert got.loc[(d, cid), "delta_alpha"] == pytest.approx(with_model - human, abs=1e-9)
 
 
-def test_z_scores_and_the_human_leave_one_out_baseline_by_brute_force(study):
+def test_model_z_scores_by_brute_force(study):
     humans, llms = raw()
     got = study.query("select condition_id, dimension, mean_abs_z, w1sd, n_images from zscore_summary "
                       "where emotion = 'all'").set_index(["condition_id", "dimension"])
@@ -85,14 +85,28 @@ def test_z_scores_and_the_human_leave_one_out_baseline_by_brute_force(study):
             assert row.n_images == ok.sum()
             assert row.w1sd == pytest.approx(np.mean(np.abs(z) <= 1), abs=1e-12)
             assert row.mean_abs_z == pytest.approx(np.mean(np.abs(z)), abs=1e-9)
-        loo = []  # each rating against the other two ratings of its story
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "leave-one-out SD from sums (macros/leave_one_out.sql) is not exactly 0 when the two other "
+    "ratings are equal (e.g. 4, 4), so 26 coherence and 50 empathy ratings get a huge z instead "
+    "of being excluded (human_loo W1SD .528 vs .553 exact); the exact closed form is on branch i12"))
+def test_the_human_leave_one_out_baseline_by_brute_force(study):
+    humans, _ = raw()
+    got = study.query("select dimension, mean_abs_z, w1sd, n_images, n_zero_sd_images from zscore_summary "
+                      "where emotion = 'all' and condition_id = 'human_loo'").set_index("dimension")
+    for d, ratings in humans.items():
+        loo, zero_sd = [], 0  # each rating against the other two ratings of its story
         for ratings_of_story in ratings:
             for j in range(3):
                 others = np.delete(ratings_of_story, j)
                 s = others.std(ddof=1)
                 if s > 0:
                     loo.append((ratings_of_story[j] - others.mean()) / s)
-        row = got.loc[("human_loo", d)]
+                else:
+                    zero_sd += 1
+        row = got.loc[d]
+        assert (row.n_images, row.n_zero_sd_images) == (len(loo), zero_sd)
         assert row.w1sd == pytest.approx(np.mean(np.abs(loo) <= 1), abs=1e-12)
         assert row.mean_abs_z == pytest.approx(np.mean(np.abs(loo)), abs=1e-9)
 
