@@ -100,7 +100,7 @@ class BuildEvents:
             self.done += 1
             done, total = self.done, max(self.total, self.done)
         if self.on_node is not None:
-            self.on_node(done, total, node.split(".")[-1])
+            self.on_node(done, total, node.split(".")[2] if node.count(".") >= 2 else node)  # type.project.name[.hash]
 
     def summary(self, success: bool, log_file: Path, empty_tables: tuple[str, ...] = (),
                 error: str | None = None, python_warnings: int = 0) -> BuildSummary:
