@@ -24,8 +24,9 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/rater1001 demo
 
+# One worker per core; tests sharing a built warehouse stay together (tests/python/conftest.py).
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadgroup
 
 # Re-resolve the lock file after editing requirements.in.
 lock: $(STAMP)

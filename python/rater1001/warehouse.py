@@ -101,9 +101,41 @@ def _release_warehouse() -> None:
             manager._ENV = None
 
 
+# The storage version profiles.yml asks for (storage_compatibility_version v1.0.0); readers as old
+# as DuckDB 0.10 open it (docs/sql.md).
+COMPATIBLE_STORAGE_VERSION = 64
+
+
+def storage_version(path: Path) -> int | None:
+    """The storage version in a DuckDB file's header: an 8-byte checksum, b"DUCK", then the version
+    as a little-endian uint64. None when the file is absent or not a DuckDB file."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(20)
+    except FileNotFoundError:
+        return None
+    return int.from_bytes(head[12:20], "little") if head[8:12] == b"DUCK" else None
+
+
+def _drop_incompatible_warehouse(paths: ProjectPaths) -> bool:
+    """A warehouse written before the compatibility setting keeps its newer storage version
+    (DuckDB never downgrades a file), so it is removed and rebuilt whole; it holds only derived
+    tables."""
+    version = storage_version(paths.warehouse)
+    if version is None or version <= COMPATIBLE_STORAGE_VERSION:
+        return False
+    print(f"note: {paths.warehouse} has storage version {version}, which the DuckDB command-line and "
+          f"older clients cannot open; rebuilding it whole in version {COMPATIBLE_STORAGE_VERSION}")
+    paths.warehouse.unlink()
+    paths.warehouse.with_name(paths.warehouse.name + ".wal").unlink(missing_ok=True)
+    return True
+
+
 def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | None = None) -> BuildSummary:
     """`on_node(done, total, node_name)` is called as each node finishes (a progress bar)."""
     created = ensure_landing_tables(paths)
+    if _drop_incompatible_warehouse(paths):
+        select = None
     args = ["build", "--vars", json.dumps(dbt_vars(paths))]
     if select:
         args += ["--select", select]

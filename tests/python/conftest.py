@@ -1,6 +1,14 @@
 """Shared fixtures: a throwaway project folder, and small simulated studies built by the real
-simulator (so every test exercises the same code path as `make demo`)."""
+simulator (so every test exercises the same code path as `make demo`).
+
+A full `dbt build` is the most expensive thing the suite does, so the built warehouses are session
+fixtures shared by every test that only reads them: the paper-scale demo study (`demo_warehouse`),
+the small study (`small_warehouse`) and the small study before any model has run
+(`small_warehouse_without_predictions`). A test that changes a landing table builds its own
+project, selecting only the models it checks."""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import pytest
 
@@ -12,6 +20,19 @@ REFERENCE = REPO_ROOT / "tests" / "reference"
 # A small design that keeps the paper's structure (3 races x 2 genders x 6 emotions) but only
 # 2 identities per cell: 72 images, 5 ratings per image, 12 images per rater -> 30 raters.
 SMALL_DESIGN = dict(n_identities=2, ratings_per_image=5, images_per_rater=12)
+
+
+# Session fixtures that cost a full dbt build. `make test` spreads the suite over the cores
+# (pytest-xdist, --dist loadgroup); every test that uses one of these runs on the same worker, so
+# each warehouse is built once per run however the tests are distributed.
+SHARED_BUILDS = frozenset({"demo_warehouse", "small_warehouse", "small_warehouse_without_predictions"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group markers
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if SHARED_BUILDS & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("shared_warehouses"))
 
 
 @pytest.fixture
@@ -44,6 +65,53 @@ def demo_warehouse(demo_study) -> ProjectPaths:
 
     assert dbt_build(demo_study), "dbt build of the demo study failed"
     return demo_study
+
+
+@pytest.fixture(scope="session")
+def small_warehouse(tmp_path_factory) -> ProjectPaths:
+    """The small study (seed 7, SMALL_DESIGN) with its warehouse built by a full `dbt build`, once
+    per session. Read it; do not change it (copy what you need into tmp_project)."""
+    from rater1001.simulate import simulate_study
+    from rater1001.warehouse import dbt_build
+
+    paths = project(tmp_path_factory.mktemp("small_wh"))
+    simulate_study(paths, seed=7, **SMALL_DESIGN)
+    assert dbt_build(paths), "dbt build of the small study failed"
+    return paths
+
+
+@dataclass(frozen=True)
+class BuiltStudy:
+    paths: ProjectPaths
+    build_ok: bool  # what dbt_build returned; tests that need every model to pass assert it
+
+
+@pytest.fixture(scope="session")
+def small_warehouse_without_predictions(tmp_path_factory) -> BuiltStudy:
+    """The small study before any model has run: its model_predictions file is removed, so the
+    build lands an empty one (the route of a real study before `infer`). Built once per session;
+    the ablation, agreement and warehouse tests check their marts on it."""
+    from rater1001.simulate import simulate_study
+    from rater1001.warehouse import dbt_build
+
+    paths = project(tmp_path_factory.mktemp("small_wh_no_predictions"))
+    simulate_study(paths, seed=7, **SMALL_DESIGN)
+    paths.raw_table("model_predictions").unlink()
+    return BuiltStudy(paths, dbt_build(paths))
+
+
+# Every seed, staging and intermediate model: relationship tests on the shared layers refer to
+# each other, so a build selecting a few marts builds all of these too (they are cheap views and
+# small tables); what is left out is the other areas' marts, where the time goes.
+SHARED_LAYERS = "path:seeds path:models/staging path:models/intermediate"
+
+
+def dbt_build_marts(paths: ProjectPaths, *marts: str) -> bool:
+    """`dbt build` of the named marts (or dbt selectors such as path:models/marts/demographics),
+    everything upstream of them and the shared layers, with their data tests."""
+    from rater1001.warehouse import dbt_build
+
+    return dbt_build(paths, select=" ".join([SHARED_LAYERS, *(f"+{m}" for m in marts)]))
 
 
 def query_warehouse(paths: ProjectPaths, sql: str):

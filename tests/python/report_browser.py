@@ -9,6 +9,8 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import os
+import shutil
 import subprocess
 import time
 import urllib.request
@@ -17,16 +19,32 @@ from pathlib import Path
 
 from websockets.sync.client import connect
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(shutil.which("chromium") or "/usr/bin/chromium")
+# CI sets this so that a missing browser fails the run instead of skipping the test.
+REQUIRE_BROWSER = "RATER1001_REQUIRE_BROWSER"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--remote-debugging-port=0", "--window-size=1300,2000"]
+
+
+def require_chromium() -> None:
+    """Skip (or, with RATER1001_REQUIRE_BROWSER=1, fail) when headless Chromium is not installed."""
+    import pytest
+
+    if CHROMIUM.exists():
+        return
+    reason = ("headless Chromium not found (looked for `chromium` on PATH and /usr/bin/chromium): "
+              "install the Debian package `chromium` (apt-get install chromium) to run this test")
+    if os.environ.get(REQUIRE_BROWSER) == "1":
+        pytest.fail(f"{REQUIRE_BROWSER}=1 but {reason}", pytrace=False)
+    pytest.skip(reason)
 
 
 @dataclass
 class PageRun:
     errors: list[str] = field(default_factory=list)
     value: object = None
+    requests: list[str] = field(default_factory=list)  # every URL the page asked for
     screenshot_png: bytes = b""
 
 
@@ -59,8 +77,10 @@ def _error_text(event: dict) -> str | None:
     return None
 
 
-def open_page(html: Path, user_data_dir: Path, ready_js: str, result_js: str, timeout: float = 60) -> PageRun:
-    """Load `html`, wait until `ready_js` is truthy, then evaluate `result_js` (JSON-returning)."""
+def open_page(html: Path, user_data_dir: Path, ready_js: str, result_js: str, timeout: float = 60,
+              init_js: str | None = None) -> PageRun:
+    """Load `html`, wait until `ready_js` is truthy, then evaluate `result_js` (JSON-returning).
+    `init_js` runs in the page before any of its own scripts (e.g. to record alert() calls)."""
     user_data_dir.mkdir(parents=True, exist_ok=True)
     proc = subprocess.Popen([str(CHROMIUM), *FLAGS, f"--user-data-dir={user_data_dir}", "about:blank"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -76,8 +96,10 @@ def open_page(html: Path, user_data_dir: Path, ready_js: str, result_js: str, ti
             page = next(t for t in json.load(r) if t["type"] == "page")
         with connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=10) as ws:
             s = _Session(ws)
-            for domain in ("Runtime", "Log", "Page"):
+            for domain in ("Runtime", "Log", "Page", "Network"):
                 s.call(f"{domain}.enable")
+            if init_js:
+                s.call("Page.addScriptToEvaluateOnNewDocument", source=init_js)
             s.call("Page.navigate", url=html.resolve().as_uri())
             deadline = time.monotonic() + timeout
             while not s.call("Runtime.evaluate", expression=f"Boolean({ready_js})")["result"].get("value"):
@@ -89,6 +111,8 @@ def open_page(html: Path, user_data_dir: Path, ready_js: str, result_js: str, ti
             run = PageRun(value=json.loads(value) if isinstance(value, str) else value,
                           screenshot_png=base64.b64decode(shot["data"]))
             run.errors = [t for t in map(_error_text, s.events) if t]
+            run.requests = [e["params"]["request"]["url"] for e in s.events
+                            if e.get("method") == "Network.requestWillBeSent"]
             return run
     finally:
         proc.terminate()

@@ -91,10 +91,10 @@ def test_a_hang_past_the_timeout_is_retried(proj):
     from fakes.models import gemini_reply
     with gemini_server(answer) as srv:
         hang = gemini_reply("{}")
-        hang.delay_s = 3.0
+        hang.hang = True  # never answers: the client's timeout ends the call
         srv.queue(hang)
         result = run_infer(paths, InferOptions(["gemini-2.5-flash-nothink"], images, base_url=srv.url, limit=1,
-                                               strategy="json-single", timeout_s=0.5, progress=False, retry=FAST))
+                                               strategy="json-single", timeout_s=2.0, progress=False, retry=FAST))
     assert len(srv.requests) == 2 and result.retries == 1 and len(result.rows) == 1
     prompt, image_id = gemini_parts(srv.requests[1].body)
     assert image_id == "img0000" and prompt.startswith("Analyze the facial expression")

@@ -263,15 +263,10 @@ def test_alt_test_mart_equals_the_reference_alt_test(raw, scoring, fn):
     assert bool(mart["passed"]) == ref.passed
 
 
-def test_marts_build_empty_without_predictions(small_study):
+def test_marts_build_empty_without_predictions(small_warehouse_without_predictions):
     """No model predictions at all: every issue 8 mart builds, empty, instead of failing."""
-    from rater1001 import contract
-    from rater1001.landing import write_parquet_atomic
-    from rater1001.warehouse import dbt_build
-
-    spec = contract.TABLES["model_predictions"]
-    write_parquet_atomic(spec.arrow_schema().empty_table(), small_study.raw_table("model_predictions"))
-    dbt_build(small_study)  # other areas' marts are not this test's business; ours must exist
+    # the shared build; other areas' marts are not this test's business, ours must exist
+    small_study = small_warehouse_without_predictions.paths
     for mart in MY_MARTS:
         if mart == "headline_intervals":
             continue

@@ -126,11 +126,15 @@ def test_demo_missing_one_image_names_its_cell_and_count(demo_study, tmp_path):
                for f in result.failures)
     assert "design.images_per_cell" in result.failed_checks
 
-    # The Data Docs page of the cell counts says it failed and names the cell.
-    pages = list((paths.data_docs / "validations" / "design_cells").rglob("*.html"))
-    assert len(pages) == 1
-    text = re.sub(r"<[^>]+>", " ", pages[0].read_text())
-    assert "Failed" in text and "n_images" in text and cell_text(victim) in text
+    # The data-quality report lists the cell-count check as failed and shows the cell's row.
+    html = (paths.data_docs / "index.html").read_text()
+    assert re.search(r'<tr class="failed" id="check-rows-design.images_per_cell">', html)
+    section = html[html.index('id="rows-design.images_per_cell"'):]
+    text = re.sub(r"<[^>]+>", " ", section[:section.index("</section>")])
+    assert "n_images" in text and cell_text(victim) in text
+    # The data-quality report shows both declared cell counts with their outcome.
+    design = html[html.index('id="design"'):]
+    assert f"{2 * load_study(paths).images_per_cell} images per race x emotion cell: NOT met" in design
 
 
 def test_demo_passes_as_simulated(demo_study, tmp_path):

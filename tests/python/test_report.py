@@ -190,10 +190,9 @@ CHART_CHECK_JS = """JSON.stringify(Array.from(document.querySelectorAll('.block-
 
 
 def test_report_renders_in_headless_chromium(report, tmp_path):
-    from report_browser import CHROMIUM, open_page
+    from report_browser import open_page, require_chromium
 
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    require_chromium()
     run = open_page(report.html, tmp_path / "chromium-profile", "window.reportRendered", CHART_CHECK_JS)
     assert run.errors == []
     charts = run.value

@@ -8,13 +8,37 @@ import pytest
 from rater1001.runner import FatalCallError, RetryableCallError, RetryPolicy, call_with_retry
 
 
-def flaky(errors, result="ok"):
-    """A callable that raises the given errors in order, then returns result."""
+class FakeClock:
+    """The monotonic clock, moved only by the sleeps and calls of the test: the cap on the total
+    retry time is checked without a wall clock deciding the outcome."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(time, "monotonic", fake.monotonic)
+    return fake
+
+
+def flaky(errors, result="ok", clock=None, cost_s=0.0):
+    """A callable that raises the given errors in order, then returns result; each call takes
+    cost_s on the fake clock."""
     errors = list(errors)
     calls = []
 
     def fn():
         calls.append(time.monotonic())
+        if clock is not None:
+            clock.sleep(cost_s)
         if errors:
             raise errors.pop(0)
         return result
@@ -62,7 +86,7 @@ def test_attempts_are_capped():
     assert len(fn.calls) == 3 and info.value.attempts == 3
 
 
-def test_a_retry_after_beyond_the_total_cap_ends_the_call_now():
+def test_a_retry_after_beyond_the_total_cap_ends_the_call_now(clock):
     # The server asks for an hour; the cap is half a second: give up without sleeping.
     waits = []
     fn = flaky([RetryableCallError("rate_limit", "quota", status=429, retry_after=3600.0)])
@@ -72,12 +96,18 @@ def test_a_retry_after_beyond_the_total_cap_ends_the_call_now():
     assert waits == [] and len(fn.calls) == 1 and time.monotonic() - started < 0.5
 
 
-def test_the_total_cap_counts_real_time():
-    # Each real wait is 0.15 s; with a 0.4 s cap only the waits that fit are taken.
-    fn = flaky([RetryableCallError("server", "s", status=503, retry_after=0.15)] * 10)
+@pytest.mark.parametrize("cost_s, expected_calls", [(0.0, 3), (0.1, 2)])
+def test_the_total_cap_counts_real_time(clock, cost_s, expected_calls):
+    # Each wait is 0.15 s; with a 0.4 s cap only the waits that fit are taken: at 0, 0.15, 0.30
+    # when calls are instant, at 0 and 0.25 when each call itself takes 0.1 s (time spent calling
+    # counts against the cap, not only the waits).
+    fn = flaky([RetryableCallError("server", "s", status=503, retry_after=0.15)] * 10, clock=clock, cost_s=cost_s)
     started = time.monotonic()
     with pytest.raises(RetryableCallError):
-        call_with_retry(fn, RetryPolicy(initial_backoff_s=0.001, max_backoff_s=0.001, max_retry_time_s=0.4))
+        call_with_retry(fn, RetryPolicy(initial_backoff_s=0.001, max_backoff_s=0.001, max_retry_time_s=0.4),
+                        sleep=clock.sleep)
     elapsed = time.monotonic() - started
-    # Uncapped, the ten 0.15 s waits would take 1.5 s; the slack above 0.4 s is call overhead on a busy machine.
+    # Uncapped, the ten 0.15 s waits would take 1.5 s.
     assert 2 <= len(fn.calls) <= 3 and elapsed < 1.0
+    assert len(fn.calls) == expected_calls and elapsed <= 0.4
+    assert fn.calls == pytest.approx([started + n * (0.15 + cost_s) for n in range(expected_calls)])

@@ -424,4 +424,6 @@ def test_a_projects_own_study_yml_keeps_its_text_and_gets_the_design_counts(tmp_
     text = (tmp_project.root / "study.yml").read_text()
     assert "name: my-lab-study" in text
     assert text == own.replace("images_per_cell: 40", "images_per_cell: 1").replace(
-        "ratings_per_image: 50", "ratings_per_image: 2").replace("images_per_rater: 72", "images_per_rater: 36")
+        "ratings_per_image: 50", "ratings_per_image: 2").replace("images_per_rater: 72", "images_per_rater: 36").replace(
+        # the race x emotion cell: 2 genders x 1 identity
+        "{factors: [race, emotion], stimuli: 80}", "{factors: [race, emotion], stimuli: 2}")

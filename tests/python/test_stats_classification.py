@@ -59,6 +59,7 @@ def test_missing_predictions_count_as_wrong_and_never_predicted_label_is_visible
     pred = np.array(["happy", None, "neutral", "neutral"], dtype=object)
     s = C.summary(truth, pred, ["happy", "sad", "neutral"])
     assert (s.n, s.n_missing, s.accuracy) == (4, 1, 0.5)
+    assert s.accuracy_answered_only == pytest.approx(2 / 3)  # beside it: 2 of the 3 answered
     per = C.by_label(truth, pred, ["happy", "sad", "neutral"]).set_index("emotion")
     assert np.isnan(per.loc["sad", "precision"]) and per.loc["sad", "recall"] == 0 and per.loc["sad", "n_predicted"] == 0
     cm = C.confusion(truth, pred, ["happy", "sad", "neutral"]).set_index(["true_emotion", "predicted_emotion"]).n

@@ -7,20 +7,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rater1001.paths import project
-from rater1001.warehouse import dbt_build, dbt_docs
+from rater1001.warehouse import dbt_docs
 
 from conftest import SMALL_DESIGN, query_warehouse
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    from rater1001.simulate import simulate_study
+def built(small_warehouse):
+    return small_warehouse
 
-    paths = project(tmp_path_factory.mktemp("wh"))
-    simulate_study(paths, seed=11, **SMALL_DESIGN)
-    assert dbt_build(paths), "dbt build failed"
-    return paths
+
+@pytest.fixture(scope="module")
+def static_docs(built):
+    """dbt docs generate --static, once for the module (it also writes catalog.json)."""
+    return dbt_docs(built)
 
 
 def query(paths, sql: str) -> pd.DataFrame:
@@ -96,31 +96,27 @@ def test_simulated_study_is_labelled(built):
     assert origin.to_dict("records") == [{"data_origin": "SIMULATED", "is_simulated": True}]
 
 
-def test_build_without_model_predictions(tmp_path):
+def test_build_without_model_predictions(small_warehouse_without_predictions):
     """A study whose models have not run yet still builds; the prediction tables are empty."""
-    from rater1001.simulate import simulate_study
-
-    paths = project(tmp_path)
-    simulate_study(paths, seed=5, **SMALL_DESIGN)
-    paths.raw_table("model_predictions").unlink()
-    assert dbt_build(paths)
+    paths = small_warehouse_without_predictions.paths
+    assert small_warehouse_without_predictions.build_ok
     assert query(paths, "select count(*) as n from int_model_vs_human")["n"].item() == 0
     assert query(paths, "select count(*) as n from int_image_human_stats")["n"].item() > 0
 
 
-def test_static_docs_are_one_offline_file(built):
-    out = dbt_docs(built)
+def test_static_docs_are_one_offline_file(static_docs):
+    out = static_docs
     assert out is not None and out.stat().st_size > 100_000
     html = out.read_text(encoding="utf-8")
     assert "int_human_loo" in html
 
 
-def test_every_model_and_column_is_documented(built):
+def test_every_model_and_column_is_documented(built, static_docs):
     """Every model and seed has a description, and every column the warehouse holds is described in
     the yml next to its model (the catalog lists what was built; the manifest what is documented)."""
     import json
 
-    assert dbt_docs(built) is not None
+    assert static_docs is not None
     manifest = json.loads((built.root / "target" / "manifest.json").read_text())
     catalog = json.loads((built.root / "target" / "catalog.json").read_text())
     undocumented = []

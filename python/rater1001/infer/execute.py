@@ -12,7 +12,7 @@ from ..study import Study
 from .backends import Backend, GenRequest, make_backend
 from .backends.base import DEFAULT_TIMEOUT_S
 from .conditions import Condition
-from .parse import StepParser, weakest
+from .parse import DEFAULT_POLICY, StepParser, weakest
 from .plan import Unit, concurrency_group
 from .prompts import render, template_id
 
@@ -29,11 +29,12 @@ class InferContext:
     study: Study
     secrets: SecretRegistry = field(default_factory=SecretRegistry)
     timeout_s: float | None = None
+    parse_policy: str = DEFAULT_POLICY
     _backends: dict[str, Backend] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        self.parser = StepParser(self.study)
+        self.parser = StepParser(self.study, self.parse_policy)
 
     def backend(self, c: Condition) -> Backend:
         with self._lock:

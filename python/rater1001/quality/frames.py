@@ -51,7 +51,7 @@ def read_landing_zone(paths: ProjectPaths) -> dict[str, LandedTable]:
             continue
         frame = table.to_pandas()
         # Index = row number in the file, counted from 1 as a spreadsheet shows it, so messages
-        # and Data Docs name the same row.
+        # and the data-quality report name the same row.
         frame.index = pd.RangeIndex(1, len(frame) + 1, name="row")
         out[name] = LandedTable(name, path, frame, table.schema, None)
     return out
@@ -139,7 +139,7 @@ def cell_label(row, factors) -> str:
 
 
 def cell_frame_name(cell: DesignCell, study: Study) -> str:
-    """The gate frame (and Data Docs folder) of a declared cell; the full cross keeps the name
+    """The gate frame of a declared cell (as the data-quality report names it); the full cross keeps the name
     design_cells."""
     full = {f.name for f in study.factors}
     return "design_cells" if set(cell.factors) == full else "design_cells_" + "_".join(cell.factors)
@@ -157,7 +157,7 @@ def design_cells(stimuli: pd.DataFrame, study: Study, cell: DesignCell) -> pd.Da
     )
     cells = cells.merge(counts, on=factors, how="left")
     cells["n_images"] = cells["n_images"].fillna(0).astype("int64")
-    # A readable index: Data Docs list failing rows by index.
+    # A readable index: the data-quality report lists failing rows by index.
     cells.index = pd.Index([cell_label(r, factors) for r in cells.itertuples()], name="cell")
     return cells
 

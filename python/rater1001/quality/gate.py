@@ -1,7 +1,8 @@
 """The quality gate: read the landing zone, validate it, decide, and say so in words.
 
-Writes two things: the Data Docs site (paths.data_docs) and data/raw/_quality.json, the verdict
-later steps (dbt, the report) read to say whether the study was analysed as unbalanced.
+Writes two things: the offline data-quality report (paths.data_docs, quality/report.py) and
+data/raw/_quality.json, the verdict later steps (dbt, the report) read to say whether the study was
+analysed as unbalanced and whether the landing they read passed.
 """
 from __future__ import annotations
 
@@ -12,14 +13,16 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..freshness import landing_fingerprint
 from ..landing import is_simulated
 from ..paths import ProjectPaths
 from ..study import load_study
 from .checks import build_checks, cell_check_key, count
 from .frames import assemble_frames, read_landing_zone
 from .gx_run import Outcome, run_checks
+from .report import write_quality_report
 
-# Lines shown per failing check; the Data Docs hold every failing row.
+# Lines shown per failing check; the data-quality report holds every failing row.
 MAX_LINES_PER_CHECK = 10
 
 
@@ -35,6 +38,7 @@ class QualityResult:
     simulated: bool = False
     n_checks: int = 0
     failed_checks: list[str] = field(default_factory=list)  # check keys, for programs
+    landing_sha256: str | None = None  # the landing checked (freshness.landing_fingerprint)
     design: list[str] = field(default_factory=list)  # the declared design counts and their outcome
 
     def summary(self) -> str:
@@ -61,7 +65,7 @@ class QualityResult:
         if self.warnings:
             lines.append("Warnings:")
             lines += [f"  - {w}" for w in self.warnings]
-        lines.append(f"Data Docs: {self.docs_path}")
+        lines.append(f"Data-quality report: {self.docs_path}")
         return "\n".join(lines)
 
     def to_json(self) -> dict:
@@ -77,7 +81,7 @@ def _lines(outcome: Outcome) -> list[str]:
     if len(lines) > MAX_LINES_PER_CHECK:
         rest = len(lines) - MAX_LINES_PER_CHECK
         lines = lines[:MAX_LINES_PER_CHECK] + [
-            f"... and {rest:,} more like the above ({outcome.check.key}; every row is in the Data Docs)"]
+            f"... and {rest:,} more like the above ({outcome.check.key}; every row is in the data-quality report)"]
     return lines
 
 
@@ -130,11 +134,13 @@ def write_verdict(result: QualityResult, path: Path) -> None:
 def run_quality_gate(paths: ProjectPaths, allow_unbalanced: bool = False) -> QualityResult:
     verdict = paths.raw / "_quality.json"
     verdict.unlink(missing_ok=True)  # a gate that crashes must not leave an older pass behind
+    # Taken before reading, so data landing during the check make the verdict name an older landing.
+    landing = landing_fingerprint(paths)
     study = load_study(paths)
     landed = read_landing_zone(paths)
     gate = assemble_frames(landed, study, paths.root)
     checks = build_checks(gate, study)
-    outcomes, docs_index = run_checks(gate.frames, checks, paths.data_docs)
+    outcomes = run_checks(gate.frames, checks)
     tables = gate.frames["landing_zone"]
     not_landed = [f"{r.table_name} is not landed yet ({r.file}); its checks were skipped"
                   for r in tables[tables["status"] == "not landed yet"].itertuples()]
@@ -144,9 +150,11 @@ def run_quality_gate(paths: ProjectPaths, allow_unbalanced: bool = False) -> Qua
         passed=passed, allow_unbalanced=allow_unbalanced, unbalanced=unbalanced,
         failures=failures, warnings=warnings,
         checked_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        docs_path=docs_index, simulated=is_simulated(paths), n_checks=len(outcomes),
+        docs_path=paths.data_docs / "index.html", simulated=is_simulated(paths), n_checks=len(outcomes),
         failed_checks=[o.check.key for o in outcomes if not o.success],
+        landing_sha256=landing,
         design=design,
     )
+    write_quality_report(paths, result, outcomes)
     write_verdict(result, verdict)
     return result

@@ -125,7 +125,9 @@ REPLACEABILITY = [
             FROM replaceability_verdicts x {JOIN_EMO}
             ORDER BY {EMO_ORDER}, CASE x.measure WHEN 'classification' THEN 0 WHEN 'valence' THEN 1 ELSE 2 END""",
         pivot=Pivot(("emotion",), "measure", "cell"),
-        caption="verdict (conditions passing: which) — the rule's inputs are in the full table below."),
+        caption=("verdict (conditions passing: which) — the rule's inputs are in the full table below; its "
+                 "delta_alpha_scope column says which delta alpha gated the passes (pooled over all images = "
+                 "the paper's default, or per emotion).")),
     ReportTable(
         "T8i", None, "Replaceability verdicts with the inputs of each rule",
         ("replaceability_verdicts", "factor_labels"),

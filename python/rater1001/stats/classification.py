@@ -38,6 +38,7 @@ class ClassificationSummary:
     f1_macro: float
     kappa: float
     band: str | None
+    accuracy_answered_only: float = float("nan")  # over the answered images only, shown beside accuracy
 
 
 def _clean(truth, predicted, labels):
@@ -76,6 +77,7 @@ def summary(truth, predicted, labels) -> ClassificationSummary:
         accuracy=float(metrics.accuracy_score(t, p)),
         f1_macro=float(metrics.f1_score(t, p, labels=list(labels), average="macro", zero_division=0)),
         kappa=kappa, band=landis_koch_band(kappa),
+        accuracy_answered_only=float((t == p).sum() / (len(t) - n_missing)) if len(t) > n_missing else float("nan"),
     )
 
 
