@@ -12,6 +12,10 @@ from sklearn import metrics
 
 from acceptance_build import HERE, build_study
 
+# One build per dataset: under `make test` (pytest-xdist, --dist loadgroup) the module's tests
+# stay on one worker, so its module-scoped study is built once.
+pytestmark = pytest.mark.xdist_group("acceptance_ferplus")
+
 RAW = HERE / "ferplus" / "raw" / "fer2013new_sample.csv"
 OPTIONS = ("neutral", "happiness", "surprise", "sadness", "anger", "disgust", "fear", "contempt", "unknown")
 

@@ -16,6 +16,10 @@ from statsmodels.stats.multitest import multipletests
 
 from acceptance_build import HERE, build_study
 
+# One build per dataset: under `make test` (pytest-xdist, --dist loadgroup) the module's tests
+# stay on one worker, so its module-scoped study is built once.
+pytestmark = pytest.mark.xdist_group("acceptance_hanna")
+
 RAW = HERE / "hanna" / "raw" / "hanna_sample.csv"
 CRITERIA = {"CH": "coherence", "EM": "empathy"}
 LLMS = {"Beluga-13B": "beluga-13b", "OrcaPlatypus": "orcaplatypus", "Mistral-7B": "mistral-7b",
@@ -87,11 +91,9 @@ def test_model_z_scores_by_brute_force(study):
             assert row.mean_abs_z == pytest.approx(np.mean(np.abs(z)), abs=1e-9)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "leave-one-out SD from sums (macros/leave_one_out.sql) is not exactly 0 when the two other "
-    "ratings are equal (e.g. 4, 4), so 26 coherence and 50 empathy ratings get a huge z instead "
-    "of being excluded (human_loo W1SD .528 vs .553 exact); the exact closed form is on branch i12"))
 def test_the_human_leave_one_out_baseline_by_brute_force(study):
+    """Two equal other ratings (4, 4) leave an SD of exactly 0: that rating is counted as zero-SD,
+    not given a huge z from rounding in a closed form."""
     humans, _ = raw()
     got = study.query("select dimension, mean_abs_z, w1sd, n_images, n_zero_sd_images from zscore_summary "
                       "where emotion = 'all' and condition_id = 'human_loo'").set_index("dimension")

@@ -10,6 +10,10 @@ import pytest
 
 from acceptance_build import HERE, build_study
 
+# One build per dataset: under `make test` (pytest-xdist, --dist loadgroup) the module's tests
+# stay on one worker, so its module-scoped study is built once.
+pytestmark = pytest.mark.xdist_group("acceptance_multipico")
+
 RAW = HERE / "multipico" / "raw"
 
 
