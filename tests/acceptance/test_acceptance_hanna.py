@@ -76,18 +76,23 @@ def test_interval_alpha_and_delta_alpha_equal_the_krippendorff_package(study):
 
 
 def test_model_z_scores_by_brute_force(study):
+    """A story the LLM has no rating for (refused on ingest) counts against it in W1SD, as an
+    answer outside 1 SD (docs/stats.md, missing answers); answered-only W1SD and mean |z| beside."""
     humans, llms = raw()
-    got = study.query("select condition_id, dimension, mean_abs_z, w1sd, n_images from zscore_summary "
-                      "where emotion = 'all'").set_index(["condition_id", "dimension"])
+    got = study.query("select condition_id, dimension, mean_abs_z, w1sd, w1sd_answered_only, n_images "
+                      "from zscore_summary where emotion = 'all'").set_index(["condition_id", "dimension"])
     for d, ratings in humans.items():
         mean, sd = ratings.mean(axis=1), ratings.std(axis=1, ddof=1)
         for cid in LLMS.values():
             x = llms[d][cid].to_numpy()
             ok = (sd > 0) & ~np.isnan(x)
+            missing = np.isnan(x)  # any story without its rating, whatever the human SD there
             z = (x[ok] - mean[ok]) / sd[ok]
+            within = np.sum(np.abs(z) <= 1)
             row = got.loc[(cid, d)]
             assert row.n_images == ok.sum()
-            assert row.w1sd == pytest.approx(np.mean(np.abs(z) <= 1), abs=1e-12)
+            assert row.w1sd == pytest.approx(within / (ok.sum() + missing.sum()), abs=1e-12)
+            assert row.w1sd_answered_only == pytest.approx(within / ok.sum(), abs=1e-12)
             assert row.mean_abs_z == pytest.approx(np.mean(np.abs(z)), abs=1e-9)
 
 
