@@ -299,8 +299,10 @@ def headline_intervals(predictions: pd.DataFrame, image_stats: pd.DataFrame, dim
         add("human", dim, ALL, "alpha", intervals.alpha_intervals(
             st["n_ratings"], st["rating_sum"], st["rating_sumsq"], None, replicates, seed)["alpha"])
     for cond, p in predictions.groupby("condition_id", sort=True):
-        add(cond, "classification", ALL, "kappa",
-            intervals.kappa_interval(p["true_emotion"], p["predicted_emotion"], labels, replicates, seed))
+        # no kappa without a category and the model's labels (a study of ratings only)
+        if p["true_emotion"].notna().any() and p["predicted_emotion"].notna().any():
+            add(cond, "classification", ALL, "kappa",
+                intervals.kappa_interval(p["true_emotion"], p["predicted_emotion"], labels, replicates, seed))
         for dim in dimensions:
             st = image_stats[image_stats.dimension == dim].set_index("image_id").reindex(p["image_id"])
             ivs = intervals.alpha_intervals(st["n_ratings"].fillna(0), st["rating_sum"].fillna(0),
