@@ -9,19 +9,12 @@ from the warehouse compare those with the current landing here and say what is w
 """
 from __future__ import annotations
 
-import json
-
 from .landing import file_sha256
 from .paths import ProjectPaths
 
 
 def landing_fingerprint(paths: ProjectPaths) -> str | None:
     return file_sha256(paths.manifest) if paths.manifest.exists() else None
-
-
-def gate_verdict(paths: ProjectPaths) -> dict | None:
-    path = paths.raw / "_quality.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
 GATE_PROBLEMS = {
