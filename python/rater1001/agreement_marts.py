@@ -23,6 +23,11 @@ def emotion_labels(factor_labels: pd.DataFrame) -> list[str]:
     return e["label"].astype(str).tolist()
 
 
+def in_pool(frame: pd.DataFrame, pools: pd.DataFrame, pool: str) -> pd.DataFrame:
+    """The rows of the conditions in `pool` (int_condition_pools; seeds/condition_pools.csv)."""
+    return frame[frame["condition_id"].isin(pools.loc[pools["pool"] == pool, "condition_id"])]
+
+
 def data_origin(provenance: pd.DataFrame) -> str:
     return str(provenance["data_origin"].iloc[0]) if len(provenance) else "observed"
 
@@ -240,7 +245,8 @@ def replaceability_verdicts(dimension_inputs: pd.DataFrame, human_baseline: pd.D
     if dimension_inputs.empty and classification_inputs.empty:
         return typed([], VERDICT_COLUMNS, origin)
     base_keys = set(zip(human_baseline["emotion"], human_baseline["measure"]))
-    dims = dimension_inputs[[k in base_keys for k in zip(dimension_inputs["emotion"], dimension_inputs["measure"])]]
+    # .loc with a boolean list: plain [] with an empty list would select no *columns*.
+    dims = dimension_inputs.loc[[k in base_keys for k in zip(dimension_inputs["emotion"], dimension_inputs["measure"])]]
     matrix = verdicts.verdict_matrix(dims, human_baseline, classification_inputs if len(classification_inputs) else None,
                                      rules)
     inputs = pd.concat([dims, classification_inputs.assign(measure="classification")], ignore_index=True)

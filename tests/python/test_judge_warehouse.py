@@ -9,6 +9,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from rater1001.judge.simulate import simulate_judge_study
+from rater1001.stats.alt_test import alt_test
 from rater1001.paths import project
 from rater1001.warehouse import dbt_build
 
@@ -163,3 +164,28 @@ def test_each_llm_judge_is_compared_with_the_human_majority(built):
         assert row["kappa"] == pytest.approx(cohen_kappa_score(both["m"], both["j"]))
     # a human against a majority that includes them is still not reported
     assert not query(built, "select * from judge_agreement where comparison = 'human-human-majority'").shape[0]
+
+
+def test_an_unparsed_judge_verdict_counts_against_the_judge_in_the_alt_test(built):
+    pairs = query(built, "select * from judge_pair_verdicts")
+    key = ["sample_id", "variant", "candidate_a", "candidate_b"]
+    pairs["instance_id"] = pairs[key].astype(str).agg("|".join, axis=1)
+    humans = pairs[(pairs["judge_kind"] == "human") & pairs["is_complete"]]
+    labelled = humans.groupby(["instance_id", "axis"])["judge_id"].nunique()
+    shared = set(labelled[labelled >= 2].index)
+    got = query(built, "select * from judge_alt_test").set_index(["judge_id", "axis"])
+    n_missing_total = 0
+    for (judge, axis), row in got.iterrows():
+        mine = pairs[(pairs["judge_id"] == judge) & (pairs["axis"] == axis)]
+        asked = mine[[(i, axis) in shared for i in mine["instance_id"]]]
+        assert row["n_instances"] == len(asked)
+        assert row["n_missing"] == int((~asked["is_complete"].astype(bool)).sum())
+        n_missing_total += row["n_missing"]
+        h = humans[humans["axis"] == axis].rename(columns={"judge_id": "annotator_id", "final_verdict": "label"})
+        answers = asked["final_verdict"].where(asked["is_complete"].astype(bool), None)
+        ref = alt_test(h[["annotator_id", "instance_id", "label"]],
+                       pd.Series(answers.to_numpy(), index=asked["instance_id"], dtype="object"),
+                       epsilon=row["epsilon"], min_instances_per_human=30)
+        assert row["winning_rate"] == pytest.approx(ref.winning_rate, nan_ok=True)
+        assert row["winning_rate_answered_only"] == pytest.approx(ref.winning_rate_answered_only, nan_ok=True)
+    assert n_missing_total > 0  # the simulated judges leave some verdicts unparsed

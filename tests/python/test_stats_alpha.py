@@ -183,7 +183,7 @@ def test_ordinal_alpha_on_labels_uses_the_declared_order():
     # the declared order comes from the label seed's display_order
     from rater1001.study import Study, FactorLabel
     labels = tuple(FactorLabel("level", w, w, (), 6 - i) for i, w in enumerate(reversed(WORDS)))
-    study = Study("s", 1, 5, ("rating",), ("rating",), 1, 1, 1, labels)
+    study = Study("s", 1, 5, ("rating",), ("rating",), labels)
     assert A.alpha(as_words("krippendorff_2011"), "ordinal", order=study.levels("level")).alpha == got.alpha
 
 

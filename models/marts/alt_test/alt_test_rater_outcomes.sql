@@ -14,11 +14,8 @@
 -- (outcome +1), and n_model_missing counts those comparisons so answered-only figures can be
 -- derived beside (n_human_better - n_model_missing).
 with model_long as (
-    {%- for dim in var('model_dimensions') %}
-    select condition_id, image_id, '{{ dim }}' as dimension, cast(model_{{ dim }} as double) as x
-    from {{ ref('int_model_vs_human') }}
-    {%- if not loop.last %} union all{% endif %}
-    {%- endfor %}
+    select condition_id, image_id, dimension, model_value as x
+    from {{ ref('int_model_vs_human_long') }}
 ),
 value_counts as (
     select

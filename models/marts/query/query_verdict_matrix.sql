@@ -13,6 +13,8 @@ select
     i.human_loo_w1sd,
     i.mean_abs_z,
     i.delta_alpha,
+    i.delta_alpha_pooled,
+    v.delta_alpha_scope,
     i.kappa,
     v.rule,
     v.data_origin

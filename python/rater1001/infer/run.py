@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -41,6 +42,7 @@ class InferOptions:
     progress: bool = True
     ledger_path: Path | None = None
     parse_policy: str = DEFAULT_POLICY  # strict, or paper (S2.4 as published); not part of any key
+    on_drain: Callable[[int, float], None] | None = None  # told when Ctrl-C waits for calls in flight
 
 
 def ledger_path(paths: ProjectPaths, opts: InferOptions) -> Path:
@@ -98,7 +100,7 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
     cached: dict[str, int] = {}
     if ledger_path(paths, opts).exists():
         with Ledger(ledger_path(paths, opts), read_only=True) as ledger:
-            cached = _cached_calls(units, ledger, InferContext(study, parse_policy=opts.parse_policy))
+            cached = _cached_calls(units, ledger, InferContext(study, parse_policy=opts.parse_policy, seeds=paths.seeds))
     rows = []
     for c in conditions:
         cu = [u for u in units if u.condition.condition_id == c.condition_id]
@@ -108,6 +110,11 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
         calls_total = len(cu) * len(steps)
         calls_todo = calls_total - cached.get(c.condition_id, 0)
         # Prompt length with typical carried answers; the label list and scale come from the study.
+        if c.backend == "fer":  # in-process classifier: no prompt, no tokens, no cost
+            rows.append({"condition_id": c.condition_id, "units": len(cu), "calls_total": calls_total,
+                         "calls_todo": calls_todo, "est_input_tokens": 0, "est_output_tokens": 0,
+                         "est_thinking_tokens": 0, "est_cost_usd": 0.0, "note": "local model"})
+            continue
         example = {"emotion": study.levels("emotion")[0], "valence": study.scale_max}
         prompt_tokens = sum(len(render(s, study, {k: example[k] for k in s.carries})) for s in steps) / CHARS_PER_TOKEN / len(steps)
         price = table.lookup(c.backend, c.model_id or "")
@@ -167,7 +174,7 @@ def run_infer(paths: ProjectPaths, opts: InferOptions, *, secrets: SecretRegistr
     conditions = select_conditions(paths, opts)
     units, refused = make_plan(paths, opts, conditions)
     secrets = secrets or SecretRegistry()
-    ctx = InferContext(study, secrets=secrets, timeout_s=opts.timeout_s, parse_policy=opts.parse_policy)
+    ctx = InferContext(study, secrets=secrets, timeout_s=opts.timeout_s, parse_policy=opts.parse_policy, seeds=paths.seeds)
     for c in conditions:  # fail before the first call when a key is missing
         ctx.backend(c)
     limits = concurrency_limits(conditions, opts.concurrency)
@@ -177,7 +184,7 @@ def run_infer(paths: ProjectPaths, opts: InferOptions, *, secrets: SecretRegistr
         ledger.append({"status": "run", "command": "infer", "parse_policy": opts.parse_policy,
                        "run_id": opts.run_id, "conditions": [c.condition_id for c in conditions]})
         progress = Progress(total=len(units), enabled=opts.progress, desc="infer")
-        runner = Runner(ledger, limits, opts.retry, progress=progress)
+        runner = Runner(ledger, limits, opts.retry, progress=progress, on_drain=opts.on_drain)
         result = runner.run_and_land(units, lambda u, r: infer_unit(u, r, ctx),
                                      lambda: compact(paths, units, ledger, ctx, conditions))
     result.refused = refused

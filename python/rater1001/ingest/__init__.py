@@ -1,8 +1,9 @@
 """`rater1001 ingest TABLE FILE`: validate a study file against the data contract and land it.
 
-Good rows land as data/raw/TABLE.parquet (typed by the contract, written atomically); bad rows go to
+Good rows land as data/raw/TABLE.parquet (typed by the contract); bad rows go to
 data/rejected/TABLE.parquet with their values as read, the source file, the row number and every
-reason. Ingesting replaces the table, so re-ingesting the same file gives the same outputs.
+reason. Both and the manifest row are published as one commit (landing.commit) under the project
+lock. Ingesting replaces the table, so re-ingesting the same file gives the same outputs.
 Decisions (duplicates, '7.0', missing tokens, ...) are written down in docs/ingest.md.
 """
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ..paths import ProjectPaths
 from ..study import load_study
 from .errors import IngestError
 from .hints import column_hint
-from .readers import read_source
+from .readers import MISSING_TOKENS, read_source
 from .result import IngestResult, ReasonGroup, group_reasons
 from .validate import Validation, validate
 
@@ -42,17 +43,19 @@ def ingest_file(
     drop_columns: bool = False,
     sheet: str | None = None,
 ) -> IngestResult:
+    study = load_study(paths)
     try:
-        spec = contract.table(table)
+        spec = contract.for_study(contract.table(table), study)
     except KeyError as exc:
         raise IngestError(exc.args[0]) from None
     source = Path(file).resolve()
     verbatim = frozenset(c.name for c in spec.columns if c.verbatim)
     with project_lock(paths, f"ingest {table}"):
-        frame = read_source(source, encoding=encoding, sheet=sheet, verbatim=verbatim)
+        frame = read_source(source, encoding=encoding, sheet=sheet, verbatim=verbatim,
+                            labels=declared_missing_tokens(spec, study))
         data, dropped, absent = _match_columns(source, frame.data, spec, drop_columns)
         references = _landed_references(paths, spec)
-        validation = validate(data, spec, load_study(paths), references, frame.row_numbers, frame.problems)
+        validation = validate(data, spec, study, references, frame.row_numbers, frame.problems)
         rejected = validation.rejected
         landed = validation.typed.loc[~rejected]
         entry = ManifestEntry(
@@ -125,6 +128,22 @@ def _match_columns(
     dropped = unexpected if drop_columns else []
     absent = [c for c in unused if c not in missing]
     return data.drop(columns=dropped), dropped, absent
+
+
+def declared_missing_tokens(spec: contract.TableSpec, study) -> dict[str, frozenset[str]]:
+    """Per factor column, the missing-value spellings (e.g. 'na') that its label set declares as
+    labels: there they are values, not missing."""
+    out = {}
+    for c in spec.columns:
+        if c.rule and c.rule.startswith("factor:"):
+            try:
+                spellings = study.label_map(c.rule.removeprefix("factor:"))
+            except KeyError:
+                continue
+            kept = frozenset(spellings) & frozenset(MISSING_TOKENS)
+            if kept:
+                out[c.name] = kept
+    return out
 
 
 def _landed_references(paths: ProjectPaths, spec: TableSpec) -> dict[str, pd.DataFrame]:

@@ -69,9 +69,11 @@ class SourceFrame:
 
 
 def read_source(
-    path: Path, encoding: str | None = None, sheet: str | None = None, verbatim: frozenset[str] = frozenset()
+    path: Path, encoding: str | None = None, sheet: str | None = None, verbatim: frozenset[str] = frozenset(),
+    labels: dict[str, frozenset[str]] | None = None,
 ) -> SourceFrame:
-    """verbatim: columns of free text, kept as written (not trimmed; only an empty cell is missing)."""
+    """verbatim: columns of free text, kept as written (not trimmed; only an empty cell is missing).
+    labels: per column, missing-value spellings that are declared labels there (e.g. 'na')."""
     if not path.exists():
         raise IngestError(f"{path}: no such file")
     if path.is_dir():
@@ -101,7 +103,7 @@ def read_source(
         frame, rows = _read_xlsx(raw, path, sheet, problems, notes)
     else:
         frame, rows = _read_parquet(raw, path)
-    return _normalise(path, frame, rows, fmt, verbatim, bytes_sha256(raw), problems, notes)
+    return _normalise(path, frame, rows, fmt, verbatim, bytes_sha256(raw), problems, notes, labels or {})
 
 
 # ---------------------------------------------------------------------------------------- text
@@ -369,7 +371,7 @@ def _to_text(series: pd.Series) -> pd.Series:
 
 def _normalise(
     path: Path, frame: pd.DataFrame, rows: np.ndarray, fmt: str, verbatim: frozenset[str],
-    sha256: str, problems: list[RowProblem], notes: list[str],
+    sha256: str, problems: list[RowProblem], notes: list[str], labels: dict[str, frozenset[str]],
 ) -> SourceFrame:
     out = {}
     for position, name in enumerate(frame.columns):
@@ -381,7 +383,8 @@ def _normalise(
             # NFC: a label typed on macOS arrives decomposed (NFD) and would miss its declared
             # spelling while printing exactly like it.
             text = nfc(text.str.strip())
-            text = text.mask(is_in(text.str.lower(), MISSING_TOKENS) | text.isna().to_numpy())
+            tokens = tuple(t for t in MISSING_TOKENS if t not in labels.get(name, ()))
+            text = text.mask(is_in(text.str.lower(), tokens) | text.isna().to_numpy())
         if not name:
             # A trailing separator in every line (common in spreadsheet exports) makes an empty,
             # nameless column: harmless. A nameless column with values is not.

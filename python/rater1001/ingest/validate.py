@@ -181,7 +181,10 @@ def _canonical_label(column: Column, text: pd.Series, present, study: Study, fai
     spellings = study.label_map(factor)
     canonical = _map_distinct(text, lambda v: spellings.get(v.casefold()))
     bad = present & canonical.isna().to_numpy()
-    levels = study.levels(factor)
+    try:
+        levels = study.levels(factor)
+    except KeyError:  # an undeclared factor: any value is unexpected, and the hint says why
+        levels = [f"none: seeds/factor_labels.csv declares no {factor} labels"]
     _fail(failures, column.name, column.rule, bad, text,
           _per_value(text, bad, lambda v: f"not a declared {factor} label; {label_hint(v, spellings, levels)}"))
     changed = present & ~bad & (canonical != text).to_numpy()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -54,6 +54,7 @@ class JudgeOptions:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     progress: bool = True
     ledger_path: Path | None = None
+    on_drain: Callable[[int, float], None] | None = None  # told when Ctrl-C waits for calls in flight
 
     @property
     def judge(self) -> str:
@@ -190,7 +191,8 @@ def run_judge(paths: ProjectPaths, opts: JudgeOptions, *, secrets: SecretRegistr
     ctx = {"opts": opts, "dialogues": dialogues, "backend": backend}
     with Ledger(ledger_path(paths, opts), secrets) as ledger:
         progress = Progress(total=len(plan.calls), enabled=opts.progress, desc=f"judge {opts.judge}")
-        runner = Runner(ledger, {backend.concurrency_group(): limit}, opts.retry, progress=progress)
+        runner = Runner(ledger, {backend.concurrency_group(): limit}, opts.retry, progress=progress,
+                        on_drain=opts.on_drain)
         result = runner.run_and_land(plan.calls, lambda c, r: _work(c, r, ctx), lambda: compact(paths, plan, ledger, ctx))
     result.calls_made = runner.stats.calls_made
     # This run's ledger hits, not the compaction's replay (which reads every call from the ledger).

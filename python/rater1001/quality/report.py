@@ -91,6 +91,8 @@ def ingest_rejects(paths: ProjectPaths, out_dir: Path) -> list[dict]:
             found.append({"table": path.stem, "n": None, "rows": None, "error": str(exc), "href": None})
             continue
         href = Path(os.path.relpath(path, out_dir)).as_posix()
+        if "_reason" in frame:  # a list of reasons per row (docs/ingest.md); one line of text on the page
+            frame["_reason"] = frame["_reason"].map(lambda r: r if isinstance(r, str) else "; ".join(map(str, r)))
         found.append({"table": path.stem, "n": len(frame), "rows": frame.head(ROWS_SHOWN),
                       "error": None, "href": href})
     return found

@@ -60,7 +60,10 @@ class Runner:
         progress: Progress | None = None,
         sleep: Callable[[float], None] | None = None,
         drain_s: float = DRAIN_S,
+        on_drain: Callable[[int, float], None] | None = None,
     ):
+        """on_drain(calls in flight, seconds it will wait) is called when Ctrl-C starts the wait
+        for calls in flight, so the command can say why it has not stopped yet."""
         self.ledger = ledger
         self.limits = dict(limits or {})
         self.default_limit = default_limit
@@ -74,6 +77,7 @@ class Runner:
         self._semaphores: dict[str, threading.BoundedSemaphore] = {}
         self._lock = threading.Lock()
         self.drain_s = drain_s
+        self._on_drain = on_drain
         self._in_flight = 0
 
     def _semaphore(self, group: str) -> threading.BoundedSemaphore:
@@ -205,6 +209,8 @@ class Runner:
             finished_before = self.stats.calls_made + self.stats.calls_failed
         started = time.monotonic()
         try:
+            if in_flight and self._on_drain is not None:
+                self._on_drain(in_flight, self.drain_s)
             while self._in_flight and time.monotonic() - started < self.drain_s:
                 time.sleep(0.02)
         except KeyboardInterrupt:
