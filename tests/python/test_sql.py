@@ -246,6 +246,8 @@ def test_the_warehouse_records_the_landing_it_read_and_the_gate_status(built):
     manifest_sha = hashlib.sha256(built.manifest.read_bytes()).hexdigest()
     assert prov["landing_sha256"].item() == manifest_sha  # the SQL fingerprint is the file's SHA-256
     assert prov["gate_status"].item() == "passed"
+    from rater1001.freshness import gate_status
+    assert gate_status(built) == "passed"  # the Python twin the CLI uses before dbt starts
 
 
 def _copy(built, tmp_path):
@@ -299,4 +301,6 @@ def test_plain_dbt_on_an_unchecked_landing_says_so_at_start_and_end(built, tmp_p
     assert not re.search(r"Warning|warn\(", out.stdout + out.stderr), (out.stdout + out.stderr)[-3000:]
     prov = query_warehouse(paths, "select landing_sha256, gate_status from int_study_provenance")
     assert prov["gate_status"].item() == "checked another landing"
+    from rater1001.freshness import gate_status
+    assert gate_status(paths) == "checked another landing"
     assert prov["landing_sha256"].item() == hashlib.sha256(paths.manifest.read_bytes()).hexdigest()
