@@ -15,11 +15,11 @@ import os
 import tempfile
 import time
 
-import numpy as np
 import pandas as pd
 
 from rater1001.paths import project
 from rater1001.simulate import simulate_study
+from rater1001.stats.zscores import loo_z
 from rater1001.warehouse import dbt_build
 
 
@@ -32,12 +32,9 @@ def pandas_baseline(paths) -> float:
     ).dropna(subset=["rating"])
     g = long.groupby(["image_id", "dimension"])["rating"]
     long["n"] = g.transform("count")
-    long["mean"] = g.transform("mean")
-    long["ss"] = g.transform(lambda s: ((s - s.mean()) ** 2).sum())
-    n, m, y = long["n"], long["mean"], long["rating"]
-    loo_mean = (n * m - y) / (n - 1)
-    loo_sd = np.sqrt((long["ss"] - (y - m) ** 2 * n / (n - 1)) / (n - 2))
-    _ = (y - loo_mean) / loo_sd.where(loo_sd > 0)
+    long["total"] = g.transform("sum")
+    long["total_sq"] = (long["rating"] ** 2).groupby([long["image_id"], long["dimension"]]).transform("sum")
+    _ = loo_z(long["n"], long["total"], long["total_sq"], long["rating"])
     return time.perf_counter() - t0
 
 

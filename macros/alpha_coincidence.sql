@@ -30,16 +30,37 @@
 {%- endmacro %}
 
 {#- weight (optional): a column holding how many identical (unit, value) ratings a row stands for,
-    so a caller can pass pre-counted values instead of one row per rating. -#}
-{% macro alpha_coincidence(relation, unit, value, level='interval', group_by=[], weight=none) -%}
+    so a caller can pass pre-counted values instead of one row per rating.
+    order (optional): the declared level order of text labels (display_order of
+    seeds/factor_labels.csv); the labels' positions in it are the values. Without it, ordinal,
+    interval and ratio alpha on text labels is a run-time error (alphabetical order is not an
+    order), and so is a label outside the order. Python twin: rater1001.stats.alpha.alpha(order=). -#}
+{% macro _ordered_value(value, level, order) -%}
+    {%- if order is not none -%}
+        {%- set pos -%}
+        list_position([{% for o in order %}'{{ o | replace("'", "''") }}'{% if not loop.last %}, {% endif %}{% endfor %}], {{ value }})
+        {%- endset -%}
+        case when {{ value }} is not null and {{ pos }} is null
+             then error('column {{ value }}: value ' || {{ value }} || ' is not in the declared level order')
+             else {{ pos }} end
+    {%- elif level != 'nominal' -%}
+        case when typeof({{ value }}) = 'VARCHAR'
+             then error('{{ level }} alpha on the text labels of column {{ value }} needs their declared level order')
+             else {{ value }} end
+    {%- else -%}
+        {{ value }}
+    {%- endif -%}
+{%- endmacro %}
+
+{% macro alpha_coincidence(relation, unit, value, level='interval', group_by=[], weight=none, order=none) -%}
     {%- set gcols = group_by | join(', ') -%}
     {%- set gsel %}{% for g in group_by %}{{ g }}, {% endfor %}{% endset -%}
     with _nuv as (
-        select {{ gsel }} {{ unit }} as _unit, {{ value }} as _value,
+        select {{ gsel }} {{ unit }} as _unit, {{ _ordered_value(value, level, order) }} as _value,
                {% if weight %}sum({{ weight }}){% else %}count(*){% endif %} as n_uv
         from {{ relation }}
         where {{ value }} is not null
-        group by {{ gsel }} {{ unit }}, {{ value }}
+        group by all
     ),
     _units as (
         select {{ gsel }} _unit, sum(n_uv) as m_u

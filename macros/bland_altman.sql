@@ -10,7 +10,12 @@
     stddev_samp({{ human_mean }} - {{ model }}) as sd_d,
     avg({{ human_mean }} - {{ model }}) - {{ z }} * stddev_samp({{ human_mean }} - {{ model }}) as loa_lower,
     avg({{ human_mean }} - {{ model }}) + {{ z }} * stddev_samp({{ human_mean }} - {{ model }}) as loa_upper,
-    abs(avg({{ human_mean }} - {{ model }})) / nullif(stddev_samp({{ human_mean }} - {{ model }}), 0) as systematicity,
+    -- +inf for a pure offset (SD_d 0, bias not 0), NULL when both are 0: as stats.agreement.systematicity
+    case when stddev_samp({{ human_mean }} - {{ model }}) > 0
+         then abs(avg({{ human_mean }} - {{ model }})) / stddev_samp({{ human_mean }} - {{ model }})
+         when stddev_samp({{ human_mean }} - {{ model }}) = 0 and avg({{ human_mean }} - {{ model }}) <> 0
+         then 'infinity'::double
+    end as systematicity,
     avg(abs({{ human_mean }} - {{ model }})) as mae,
     -- Supplement S4's folded-normal approximation MAE ~ sqrt(bias^2 + (2/pi) SD_d^2)
     sqrt(power(avg({{ human_mean }} - {{ model }}), 2)

@@ -10,3 +10,12 @@
     count({{ z }}) as n_images,
     count(*) - count({{ z }}) as n_zero_sd_images
 {%- endmacro %}
+
+
+{#- W1SD with every missing model answer counted as outside 1 SD (the missing-answer policy):
+    within / (scored + missing); 0 when all are missing. Python twin:
+    rater1001.stats.zscores.w1sd_counting_missing. -#}
+{% macro w1sd_counting_missing(w1sd_answered, n_scored, n_missing) -%}
+    (case when {{ n_scored }} + coalesce({{ n_missing }}, 0) > 0
+          then coalesce({{ w1sd_answered }}, 0) * {{ n_scored }} / ({{ n_scored }} + coalesce({{ n_missing }}, 0)) end)
+{%- endmacro %}

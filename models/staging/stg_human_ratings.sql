@@ -4,9 +4,9 @@ select
     {%- for dim in var('dimensions') %}
     cast({{ dim }} as integer) as {{ dim }},
     {%- endfor %}
-    rt_valence_ms,
-    rt_arousal_ms,
-    rt_naturalness_ms,
+    {%- for dim in var('dimensions') %}
+    rt_{{ dim }}_ms,
+    {%- endfor %}
     trial_index,
     emotion as chosen_emotion
 from {{ source('landing', 'human_ratings') }}

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 
 from .stats import ablations, agreement, calibration, demographics, intervals, small_pools
-from .stats.verdicts import VerdictRules, dimension_verdict
+from .stats.alpha import delta_alpha
+from .stats.verdicts import VerdictRules, condition_passes, dimension_verdict, scoped_delta_alpha
 from .stats.zscores import zscore
 
 ALL = "all"  # the emotion value of rows computed over every emotion
@@ -192,35 +193,43 @@ def thinking_rt_correlation(traces: pd.DataFrame, human_rt: pd.DataFrame) -> pd.
 # ------------------------------------------------------------------ calibration
 
 def calibration_scores(predictions: pd.DataFrame, image_stats: pd.DataFrame, loo: pd.DataFrame, dimensions,
-                       scale, n_folds: int = 5, seed: int = calibration.SEED) -> pd.DataFrame:
+                       scale, rules: VerdictRules, n_folds: int = 5, seed: int = calibration.SEED) -> pd.DataFrame:
     """Per (condition, dimension, emotion, method in none/offset/affine): out-of-sample scores,
-    delta alpha of the emotion's images with the (calibrated) model added, and whether the
-    condition passes the Table 8 rule (delta alpha >= 0 and W1SD >= human LOO W1SD).
+    delta alpha with the (calibrated) model added over the emotion's images and pooled over all
+    images of the dimension, and whether the condition passes the Table 8 rule as `rules` declare
+    it (stats.verdicts.condition_passes, the rule replaceability_verdicts applies).
     `image_stats`: image_id, dimension, n_ratings, rating_sum, rating_sumsq; `loo`: emotion,
     dimension, loo_w1sd."""
     rows = []
     for dim in dimensions:
         stats_dim = image_stats[image_stats.dimension == dim].set_index("image_id")
+
+        def delta(ans):
+            st = stats_dim.reindex(ans["image_id"].to_numpy())
+            base, plus, d = delta_alpha(st["n_ratings"].fillna(0), st["rating_sum"].fillna(0),
+                                        st["rating_sumsq"].fillna(0), ans["calibrated"].to_numpy())
+            return base.alpha, plus.alpha, d
+
         for cond, p in predictions.groupby("condition_id", sort=True):
             img = pd.DataFrame({"image_id": p["image_id"], "identity_id": p["identity_id"],
                                 "emotion": p["true_emotion"], "model": p[f"model_{dim}"],
                                 "human_mean": p[f"human_mean_{dim}"], "human_sd": p[f"human_sd_{dim}"]})
-            img = img[img["model"].notna() & img["human_mean"].notna()].reset_index(drop=True)
+            # unanswered images stay: a missing answer counts against the model (before and after calibration)
+            img = img[img["human_mean"].notna()].reset_index(drop=True)
             if img["identity_id"].nunique() < n_folds:
                 continue
             scores, answers = calibration.calibration_table(img, n_folds, seed, scale)
+            pooled = {method: delta(a)[2] for method, a in answers.groupby("method")}
             for s in scores.to_dict("records"):
                 ans = answers[(answers.emotion == s["emotion"]) & (answers.method == s["method"])]
-                st = stats_dim.reindex(ans["image_id"].to_numpy())
-                a_h, a_m, delta = intervals.delta_alpha(st["n_ratings"].fillna(0), st["rating_sum"].fillna(0),
-                                                        st["rating_sumsq"].fillna(0), ans["calibrated"].to_numpy())
+                a_h, a_m, d = delta(ans)
                 rows.append({"condition_id": cond, "dimension": dim, **s, "alpha_human": a_h,
-                             "alpha_with_model": a_m, "delta_alpha": delta})
+                             "alpha_with_model": a_m, "delta_alpha": d, "delta_alpha_pooled": pooled[s["method"]]})
     out = pd.DataFrame(rows)
     if out.empty:
         return out
     out = out.merge(loo, on=["emotion", "dimension"], how="left")
-    out["passes"] = (out["delta_alpha"] >= 0) & (out["w1sd"] >= out["loo_w1sd"])
+    out["passes"] = condition_passes(out["w1sd"], out["loo_w1sd"], scoped_delta_alpha(out, rules), rules)[1]
     before = out[out.method == "none"].set_index(["condition_id", "dimension", "emotion"])
     key = pd.MultiIndex.from_frame(out[["condition_id", "dimension", "emotion"]])
     for col in ("w1sd", "mean_abs_z", "mae", "bias", "passes"):
@@ -241,7 +250,8 @@ def calibration_verdicts(scores: pd.DataFrame, loo: pd.DataFrame, rules: Verdict
         lw = float(base["loo_w1sd"].iloc[0]) if len(base) else np.nan
         lz = float(base["loo_mean_abs_z"].iloc[0]) if len(base) else np.nan
         hs = float(base["mean_human_sd"].iloc[0]) if len(base) else np.nan
-        v = dimension_verdict(part[["condition_id", "w1sd", "mean_abs_z", "delta_alpha", "bias", "sd_d", "n_unique"]],
+        v = dimension_verdict(part[["condition_id", "w1sd", "mean_abs_z", "delta_alpha", "delta_alpha_pooled", "bias",
+                                    "sd_d", "n_unique"]],
                               lw, lz, hs, rules)
         rows.append({"dimension": dim, "emotion": emotion, "method": method, **v})
     out = pd.DataFrame(rows)
@@ -289,8 +299,10 @@ def headline_intervals(predictions: pd.DataFrame, image_stats: pd.DataFrame, dim
         add("human", dim, ALL, "alpha", intervals.alpha_intervals(
             st["n_ratings"], st["rating_sum"], st["rating_sumsq"], None, replicates, seed)["alpha"])
     for cond, p in predictions.groupby("condition_id", sort=True):
-        add(cond, "classification", ALL, "kappa",
-            intervals.kappa_interval(p["true_emotion"], p["predicted_emotion"], labels, replicates, seed))
+        # no kappa without a category and the model's labels (a study of ratings only)
+        if p["true_emotion"].notna().any() and p["predicted_emotion"].notna().any():
+            add(cond, "classification", ALL, "kappa",
+                intervals.kappa_interval(p["true_emotion"], p["predicted_emotion"], labels, replicates, seed))
         for dim in dimensions:
             st = image_stats[image_stats.dimension == dim].set_index("image_id").reindex(p["image_id"])
             ivs = intervals.alpha_intervals(st["n_ratings"].fillna(0), st["rating_sum"].fillna(0),
@@ -300,5 +312,6 @@ def headline_intervals(predictions: pd.DataFrame, image_stats: pd.DataFrame, dim
             add(cond, dim, ALL, "delta_alpha", ivs["delta_alpha"])
             for emotion, part in _with_all(p, "true_emotion"):
                 add(cond, dim, emotion, "w1sd", intervals.w1sd_interval(
-                    zscore(part[f"model_{dim}"], part[f"human_mean_{dim}"], part[f"human_sd_{dim}"]), replicates, seed))
+                    zscore(part[f"model_{dim}"], part[f"human_mean_{dim}"], part[f"human_sd_{dim}"]), replicates, seed,
+                    missing=part[f"model_{dim}"].isna()))
     return pd.DataFrame(rows)

@@ -23,6 +23,11 @@ def emotion_labels(factor_labels: pd.DataFrame) -> list[str]:
     return e["label"].astype(str).tolist()
 
 
+def in_pool(frame: pd.DataFrame, pools: pd.DataFrame, pool: str) -> pd.DataFrame:
+    """The rows of the conditions in `pool` (int_condition_pools; seeds/condition_pools.csv)."""
+    return frame[frame["condition_id"].isin(pools.loc[pools["pool"] == pool, "condition_id"])]
+
+
 def data_origin(provenance: pd.DataFrame) -> str:
     return str(provenance["data_origin"].iloc[0]) if len(provenance) else "observed"
 
@@ -45,7 +50,8 @@ def with_scopes(frame: pd.DataFrame, emotion: str = "emotion") -> pd.DataFrame:
 # --- classification (Tables 2, 3, 3a) -----------------------------------------------------------
 
 SUMMARY_COLUMNS = {"condition_id": "string", "n": "Int64", "n_missing": "Int64", "accuracy": "float64",
-                   "f1_macro": "float64", "kappa": "float64", "landis_koch_band": "string"}
+                   "accuracy_answered_only": "float64", "f1_macro": "float64", "kappa": "float64",
+                   "landis_koch_band": "string"}
 
 
 def classification_summary(predictions: pd.DataFrame, labels: list[str], origin: str) -> pd.DataFrame:
@@ -53,7 +59,7 @@ def classification_summary(predictions: pd.DataFrame, labels: list[str], origin:
     for cond, g in predictions.groupby("condition_id", sort=True):
         s = classification.summary(g["true_emotion"], g["predicted_emotion"], labels)
         rows.append({"condition_id": cond, "n": s.n, "n_missing": s.n_missing, "accuracy": s.accuracy,
-                     "f1_macro": s.f1_macro, "kappa": s.kappa, "landis_koch_band": s.band})
+                     "accuracy_answered_only": s.accuracy_answered_only, "f1_macro": s.f1_macro, "kappa": s.kappa, "landis_koch_band": s.band})
     return typed(rows, SUMMARY_COLUMNS, origin)
 
 
@@ -220,6 +226,7 @@ VERDICT_COLUMNS = {"emotion": "string", "measure": "string", "verdict": "string"
                    "n_conditions_passing": "Int64", "passing_conditions": "string", "stereotyped": "boolean",
                    "stereotyped_conditions": "string", "calibration_candidates": "string",
                    "model_dependent": "boolean", "n_conditions_delta_alpha_below_min": "Int64",
+                   "delta_alpha_scope": "string",
                    "human_loo_w1sd": "float64", "human_loo_mean_abs_z": "float64", "rule": "string",
                    "rule_inputs": "string"}
 
@@ -238,7 +245,8 @@ def replaceability_verdicts(dimension_inputs: pd.DataFrame, human_baseline: pd.D
     if dimension_inputs.empty and classification_inputs.empty:
         return typed([], VERDICT_COLUMNS, origin)
     base_keys = set(zip(human_baseline["emotion"], human_baseline["measure"]))
-    dims = dimension_inputs[[k in base_keys for k in zip(dimension_inputs["emotion"], dimension_inputs["measure"])]]
+    # .loc with a boolean list: plain [] with an empty list would select no *columns*.
+    dims = dimension_inputs.loc[[k in base_keys for k in zip(dimension_inputs["emotion"], dimension_inputs["measure"])]]
     matrix = verdicts.verdict_matrix(dims, human_baseline, classification_inputs if len(classification_inputs) else None,
                                      rules)
     inputs = pd.concat([dims, classification_inputs.assign(measure="classification")], ignore_index=True)
@@ -254,8 +262,8 @@ def replaceability_verdicts(dimension_inputs: pd.DataFrame, human_baseline: pd.D
 def verdicts_from_inputs(inputs: pd.DataFrame, rules: verdicts.VerdictRules, origin: str) -> pd.DataFrame:
     """Split the replaceability_inputs mart into the three frames verdicts.verdict_matrix takes."""
     dim = inputs[inputs["measure"] != "classification"]
-    dimension_inputs = dim[["emotion", "measure", "condition_id", "w1sd", "mean_abs_z", "delta_alpha", "bias",
-                            "sd_d", "n_unique"]].astype({"n_unique": "float64"})
+    dimension_inputs = dim[["emotion", "measure", "condition_id", "w1sd", "mean_abs_z", "delta_alpha",
+                            "delta_alpha_pooled", "bias", "sd_d", "n_unique"]].astype({"n_unique": "float64"})
     baseline = (dim.dropna(subset=["human_loo_w1sd"])
                 .groupby(["emotion", "measure"], as_index=False, sort=False)
                 [["human_loo_w1sd", "human_loo_mean_abs_z", "human_sd"]].first()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from .paths import project
 
@@ -11,6 +12,23 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_UNREADABLE = 2
 EXIT_PARTIAL = 3
+EXIT_BUSY = 75  # EX_TEMPFAIL: another command is writing to the project folder; try again later
+
+# Commands that write into the project folder hold its lock (lock.py); their dry runs only read.
+WRITERS = frozenset({"ingest", "simulate", "check", "build", "run", "demo", "report", "infer", "judge"})
+
+
+def _positive(kind):
+    """argparse type: a number > 0 (`--limit -1` or `--timeout 0` would silently mean something odd)."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if kind is int else ''}number") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"{text!r}: must be greater than 0")
+        return value
+    return parse
 
 
 def _cmd_ingest(args: argparse.Namespace) -> int:
@@ -47,30 +65,77 @@ def _cmd_check(args: argparse.Namespace) -> int:
     paths = project(args.home)
     result = run_quality_gate(paths, allow_unbalanced=args.allow_unbalanced)
     print(result.summary())
+    _refresh_stale_report(paths)
     return EXIT_OK if result.passed else EXIT_FAILED
 
 
-def _cmd_build(args: argparse.Namespace) -> int:
+def _refresh_stale_report(paths) -> None:
+    """An existing report built from a warehouse that is no longer current is written again from
+    that warehouse, so that the page itself carries the warning (no figure PNGs: quick)."""
+    from .freshness import built_warehouse_problems
+
+    if (paths.report / "index.html").exists() and built_warehouse_problems(paths):
+        print("the report is not current: writing it again with a warning banner", file=sys.stderr)
+        _write_report(paths, write_pngs=False)
+
+
+def _build_warehouse(paths, progress: bool, select: str | None = None):
+    """dbt build behind a progress bar (stderr, terminals only); prints the one-line summary and
+    the failing nodes. dbt's own output is in logs/dbt.log."""
+    from tqdm import tqdm
+
     from .warehouse import dbt_build
 
+    bar = None
+
+    def on_node(done: int, total: int, name: str) -> None:
+        nonlocal bar
+        if bar is None:
+            # disable=None: drawn only on a terminal, so logs and pipes get the summary alone
+            bar = tqdm(total=total, desc="dbt build", unit="node", file=sys.stderr,
+                       disable=None if progress else True, dynamic_ncols=True, leave=False)
+        bar.total = total
+        bar.set_postfix_str(name[:40], refresh=False)
+        bar.update(done - bar.n)
+
+    try:
+        result = dbt_build(paths, select=select, on_node=on_node)
+    finally:
+        if bar is not None:
+            bar.close()
+    print(result.summary(), file=sys.stdout if result else sys.stderr)
+    return result
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from .freshness import LANDING_PROBLEMS, gate_status
+
     paths = project(args.home)
-    return EXIT_OK if dbt_build(paths, select=args.select) else EXIT_FAILED
+    status = gate_status(paths)
+    if status in LANDING_PROBLEMS:  # said before dbt starts, and by _warn_if_stale once it is built
+        print(f"WARNING: building anyway: the landing in {paths.raw} {LANDING_PROBLEMS[status]}; "
+              "run `rater1001 check`", file=sys.stderr)
+    ok = _build_warehouse(paths, not args.no_progress, select=args.select)
+    _warn_if_stale(paths)
+    return EXIT_OK if ok else EXIT_FAILED
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     """The main job: quality gate, then the warehouse, its docs, then the report."""
     from .quality import run_quality_gate
-    from .warehouse import dbt_build, dbt_docs
+    from .warehouse import dbt_docs
 
     paths = project(args.home)
     gate = run_quality_gate(paths, allow_unbalanced=args.allow_unbalanced)
     print(gate.summary())
     if not gate.passed:
         print("quality gate failed: the warehouse was not built (see the report above).", file=sys.stderr)
+        _refresh_stale_report(paths)
         return EXIT_FAILED
-    if not dbt_build(paths):
+    if not _build_warehouse(paths, not args.no_progress):
         return EXIT_FAILED
-    dbt_docs(paths)
+    docs = dbt_docs(paths)
+    print(f"dbt docs: {docs}" if docs else "dbt docs: not written (see logs/dbt.log)")
     return _write_report(paths, write_pngs=True)
 
 
@@ -83,8 +148,14 @@ def _write_report(paths, write_pngs: bool) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
     print(result.summary())
+    # One line per reason, naming its blocks: a study of another shape has dozens of blocks that
+    # do not apply for the same one or two reasons.
+    blocks_by_note: dict[str, list[str]] = {}
     for block in result.unavailable:
-        print(f"  {block.ours}: {block.note}")
+        blocks_by_note.setdefault(block.note, []).append(block.ours)
+    for note, blocks in blocks_by_note.items():
+        print(f"  {', '.join(blocks)}: {note}")
+    _warn_if_stale(paths)
     return EXIT_OK
 
 
@@ -100,6 +171,38 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return _cmd_run(args)
 
 
+def _error(what) -> int:
+    notes = "".join(f"\n  {n}" for n in getattr(what, "__notes__", []))
+    print(f"error: {what}{notes}", file=sys.stderr)
+    return EXIT_UNREADABLE
+
+
+def _draining(n: int, seconds: float) -> None:
+    print(f"interrupted: waiting up to {seconds:g} s for {n} call(s) in flight so their answers are kept "
+          "(Ctrl-C again to stop waiting)", file=sys.stderr, flush=True)
+
+
+def _interrupted(exc: KeyboardInterrupt) -> int:
+    """Ctrl-C during infer / judge: say what happened to the calls that were in flight."""
+    from .runner import Interrupted
+
+    waited = ""
+    if isinstance(exc, Interrupted) and exc.in_flight:
+        stopped = f", {exc.stopped} stopped before a retry" if exc.stopped else ""
+        waited = (f"waited {exc.waited_s:.1f} s for the {exc.in_flight} call(s) in flight: {exc.recorded} finished "
+                  f"and were recorded in the ledger, {exc.abandoned} abandoned{stopped} (redone on the next run). ")
+    print(f"interrupted: {waited}Finished calls are in the ledger and were landed; run the same command "
+          "again to resume.", file=sys.stderr)
+    return 130
+
+
+def _print_refused(refused) -> None:
+    if refused:
+        more = f" (and {len(refused) - 10} more)" if len(refused) > 10 else ""
+        print(f"{len(refused)} stimulus/condition pair(s) refused, not sent{more}:\n  "
+              + "\n  ".join(r.message for r in refused[:10]), file=sys.stderr)
+
+
 def _cmd_infer(args: argparse.Namespace) -> int:
     """Model runs: dry run (calls, tokens, cost), or the resumable run, then a summary."""
     from pathlib import Path
@@ -107,6 +210,7 @@ def _cmd_infer(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from .infer.backends.mlx_backend import MlxUnavailable
+    from .infer.fer_model import FerUnavailable
     from .infer.plan import PlanError
     from .infer.run import InferOptions, dry_run, run_infer
     from .runner import RetryPolicy
@@ -125,12 +229,13 @@ def _cmd_infer(args: argparse.Namespace) -> int:
         strategy=args.strategy, run_id=args.run_id, limit=args.limit, base_url=args.base_url,
         concurrency=concurrency, timeout_s=args.timeout,
         retry=RetryPolicy(max_attempts=args.max_attempts, max_retry_time_s=args.max_retry_time),
-        progress=not args.no_progress,
+        progress=not args.no_progress, parse_policy=args.parse_policy, on_drain=_draining,
     )
     with pd.option_context("display.width", 200, "display.max_columns", 30):
         try:
             if args.dry_run:
                 table = dry_run(paths, opts)
+                _print_refused(table.attrs.get("refused"))
                 print("dry run (no call made):")
                 print(table.to_string(index=False))
                 total = table["est_cost_usd"].dropna().sum() if len(table) else 0.0
@@ -138,17 +243,15 @@ def _cmd_infer(args: argparse.Namespace) -> int:
                       f"estimated cost: ${total:.2f} (seeds/api_prices.csv; check current prices)")
                 return EXIT_OK
             plan = dry_run(paths, opts)
+            _print_refused(plan.attrs.get("refused"))
             if len(plan):
                 print(f"plan: {int(plan['calls_todo'].sum())} call(s) to make of {int(plan['calls_total'].sum())}; "
                       f"estimated cost ${plan['est_cost_usd'].dropna().sum():.2f}", file=sys.stderr)
             result = run_infer(paths, opts)
-        except (PlanError, KeyError, ValueError, MlxUnavailable) as exc:
-            print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
-            return EXIT_UNREADABLE
-        except KeyboardInterrupt:
-            print("interrupted: finished calls are in the ledger and were landed; run the same "
-                  "command again to resume.", file=sys.stderr)
-            return 130
+        except (PlanError, KeyError, ValueError, MlxUnavailable, FerUnavailable, OSError) as exc:
+            return _error(exc if isinstance(exc, OSError) else exc.args[0] if exc.args else exc)
+        except KeyboardInterrupt as exc:
+            return _interrupted(exc)
         print(result.summary.to_string(index=False))
     print(f"calls made {result.calls_made}, reused from the ledger {result.calls_cached}, "
           f"failed {result.calls_failed}, retries {result.retries}; "
@@ -156,8 +259,13 @@ def _cmd_infer(args: argparse.Namespace) -> int:
     if result.incomplete:
         print(f"{len(result.incomplete)} unit(s) without an answer (retried on the next run), e.g. "
               + "; ".join(f"{c}/{i}: {e}" for c, i, e in result.incomplete[:3]), file=sys.stderr)
-        return EXIT_PARTIAL
-    return EXIT_OK
+    if result.refused:
+        print(f"{len(result.refused)} stimulus/condition pair(s) refused and not sent (listed above)", file=sys.stderr)
+    for cid in result.summary.loc[result.summary["share_failed"] == 1.0, "condition_id"]:
+        first = result.rows.loc[result.rows["condition_id"] == cid, "raw_responses"].iloc[0]
+        print(f"warning: no answer of {cid} could be parsed (the first: {first[:200]}); is the endpoint "
+              "answering with errors?", file=sys.stderr)
+    return EXIT_PARTIAL if result.incomplete or result.refused else EXIT_OK
 
 
 def _cmd_judge(args: argparse.Namespace) -> int:
@@ -176,7 +284,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         candidate_ids=split(args.candidates), variants=split(args.variants), sample_ids=split(args.samples),
         limit=args.limit, temperature=args.temperature, seed=args.seed, max_tokens=args.max_tokens,
         timeout_s=args.timeout, concurrency=args.concurrency,
-        retry=RetryPolicy(max_attempts=args.max_attempts), progress=not args.no_progress,
+        retry=RetryPolicy(max_attempts=args.max_attempts), progress=not args.no_progress, on_drain=_draining,
     )
     try:
         if args.dry_run:
@@ -184,31 +292,71 @@ def _cmd_judge(args: argparse.Namespace) -> int:
             print("dry run (no call made): " + ", ".join(f"{k}={v}" for k, v in est.items()))
             return EXIT_OK
         result = run_judge(paths, opts)
-    except (PlanError, KeyError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    except KeyboardInterrupt:
-        print("interrupted: finished calls are in the ledger and were landed; run the same command "
-              "again to resume.", file=sys.stderr)
-        return 130
+    except (PlanError, KeyError, ValueError, OSError) as exc:
+        return _error(exc)
+    except KeyboardInterrupt as exc:
+        return _interrupted(exc)
     print(result.summary())
     return EXIT_PARTIAL if result.calls_failed or (result.rows["parse_status"] == "call_failed").any() else EXIT_OK
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
+    from .freshness import built_from, read_provenance
     from .summary import WarehouseNotBuilt, headline
 
+    paths = project(args.home)
     try:
-        print(headline(project(args.home)))
+        print(headline(paths))
+        print(built_from(read_provenance(paths) or {}))
     except WarehouseNotBuilt as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
+    # The numbers were printed, but not from the current, checked landing: a script must notice.
+    return EXIT_FAILED if _warn_if_stale(paths) else EXIT_OK
+
+
+def _warn_if_stale(paths) -> bool:
+    """Say on stderr what is wrong with the warehouse outputs are read from; True when anything is."""
+    from .freshness import built_warehouse_problems
+
+    problems = built_warehouse_problems(paths)
+    for p in problems:
+        print(f"WARNING: {p}", file=sys.stderr)
+    return bool(problems)
+
+
+def _cmd_sql(args: argparse.Namespace) -> int:
+    """Ad hoc SQL: one query as a table (or a CSV / Parquet file), or an interactive harlequin session."""
+    import subprocess
+
+    import duckdb
+
+    from .adhoc import NoWarehouse, harlequin_command, run_query
+
+    paths = project(args.home)
+    try:
+        if args.query is None:
+            if args.csv or args.parquet:
+                print("error: --csv / --parquet need a query", file=sys.stderr)
+                return EXIT_UNREADABLE
+            _warn_if_stale(paths)
+            return subprocess.call(harlequin_command(paths, write=args.write))
+        print(run_query(paths, args.query, csv=args.csv, parquet=args.parquet, write=args.write))
+    except NoWarehouse as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except duckdb.Error as exc:
+        print(f"error: {str(exc).strip()}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    _warn_if_stale(paths)
     return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rater1001", description="Can this AI model replace my human raters?")
     p.add_argument("--home", default=None, help="project folder (default: $RATER1001_HOME or the current folder)")
+    p.add_argument("--wait", type=float, default=None, metavar="SECONDS",
+                   help="how long a writing command waits for another one on the same project folder (default 30)")
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("ingest", help="validate a file and land it as data/raw/TABLE.parquet")
@@ -230,6 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("build", help="dbt build the warehouse from data/raw")
     s.add_argument("--select", default=None, help="dbt selection (default: everything)")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=_cmd_build)
 
     s = sub.add_parser("infer", help="run vision-language models on the stimuli (resumable; --dry-run first)")
@@ -239,13 +388,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--strategy", default=None, choices=["context-carry", "json-single", "plain"],
                    help="override the condition's prompt strategy")
     s.add_argument("--run-id", default="r1", help="run / replicate id (part of every ledger key)")
-    s.add_argument("--limit", type=int, default=None, help="only the first N images (by image_id)")
+    s.add_argument("--limit", type=_positive(int), default=None, help="only the first N images (by image_id)")
     s.add_argument("--base-url", default=None, help="send every selected condition to this server")
     s.add_argument("--concurrency", action="append", metavar="BACKEND=N",
                    help="calls in flight per provider (default openai=8, gemini=8, openai-compatible=2, mlx=1)")
-    s.add_argument("--timeout", type=float, default=None, help="seconds before one call times out (default 120)")
-    s.add_argument("--max-attempts", type=int, default=8, help="attempts per call before it is recorded as failed")
-    s.add_argument("--max-retry-time", type=float, default=600.0, help="cap, in seconds, on the time one call may spend retrying")
+    s.add_argument("--timeout", type=_positive(float), default=None, help="seconds before one call times out (default 120)")
+    s.add_argument("--max-attempts", type=_positive(int), default=8, help="attempts per call before it is recorded as failed")
+    s.add_argument("--max-retry-time", type=_positive(float), default=600.0, help="cap, in seconds, on the time one call may spend retrying")
+    s.add_argument("--parse-policy", default="strict", choices=["strict", "paper"],
+                   help="strict (default): only answers that are answers, no clamping of 502 to 9; "
+                        "paper: the S2.4 cascade as published, for exact reproduction")
     s.add_argument("--dry-run", action="store_true", help="show calls, estimated tokens and cost; call nothing")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=_cmd_infer)
@@ -256,6 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         s = sub.add_parser(name, help=helptext)
         s.add_argument("--allow-unbalanced", action="store_true")
+        s.add_argument("--no-progress", action="store_true", help="no progress bar (dbt's log is in logs/dbt.log)")
         if name == "demo":
             s.add_argument("--seed", type=int, default=20251129)
         s.set_defaults(func=func)
@@ -266,6 +419,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("summary", help="print the headline agreement table per condition from the built warehouse")
     s.set_defaults(func=_cmd_summary)
+
+    s = sub.add_parser("sql", help="ad hoc SQL on the warehouse: a query prints a table; no query opens harlequin (read-only)")
+    s.add_argument("query", nargs="?", default=None, help="SQL to run (omit for an interactive session)")
+    s.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write the result to FILE as CSV")
+    s.add_argument("--parquet", type=Path, default=None, metavar="FILE", help="write the result to FILE as Parquet")
+    s.add_argument("--write", action="store_true", help="open the warehouse writable (default: read-only)")
+    s.set_defaults(func=_cmd_sql)
 
     s = sub.add_parser("judge", help="pairwise LLM-as-a-judge over landed dialogues and candidates (seed 001)")
     s.add_argument("--model", default="gpt-5.1", help="judge model id (default gpt-5.1, the log's judge)")
@@ -278,22 +438,59 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--candidates", default=None, help="comma-separated candidate ids (default: all)")
     s.add_argument("--variants", default=None, help="comma-separated variants (default: all)")
     s.add_argument("--samples", default=None, help="comma-separated sample ids (default: all)")
-    s.add_argument("--limit", type=int, default=None, help="judge only the first N pairs (both orders)")
+    s.add_argument("--limit", type=_positive(int), default=None, help="judge only the first N pairs (both orders)")
     s.add_argument("--temperature", type=float, default=None)
     s.add_argument("--seed", type=int, default=None)
     s.add_argument("--max-tokens", type=int, default=None)
-    s.add_argument("--timeout", type=float, default=None, help="seconds per call")
-    s.add_argument("--concurrency", type=int, default=None, help="calls in flight (default 8 for APIs, 2 for servers)")
-    s.add_argument("--max-attempts", type=int, default=8)
+    s.add_argument("--timeout", type=_positive(float), default=None, help="seconds per call")
+    s.add_argument("--concurrency", type=_positive(int), default=None, help="calls in flight (default 8 for APIs, 2 for servers)")
+    s.add_argument("--max-attempts", type=_positive(int), default=8)
     s.add_argument("--dry-run", action="store_true", help="count calls and estimate cost; no call made")
     s.add_argument("--no-progress", action="store_true")
     s.set_defaults(func=_cmd_judge)
     return p
 
 
+def _reporting_ledger_warnings(func, args) -> int:
+    """Unreadable ledger lines are skipped by the ledger; say so once, as a message."""
+    import warnings
+
+    from .runner.ledger import LedgerWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LedgerWarning)
+        try:
+            return func(args)
+        finally:
+            for w in caught:
+                if not issubclass(w.category, LedgerWarning):
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+            for text in dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, LedgerWarning)):
+                print(f"warning: {text}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    run = args.func
+    if args.func in (_cmd_infer, _cmd_judge):
+        run = lambda a: _reporting_ledger_warnings(args.func, a)  # noqa: E731
+    if args.command not in WRITERS or getattr(args, "dry_run", False):
+        return run(args)
+    from .lock import DEFAULT_WAIT_S, ProjectBusy, ProjectLockError, project_lock
+
+    wait = DEFAULT_WAIT_S if args.wait is None else args.wait
+    if wait < 0:
+        print(f"error: --wait {args.wait:g}: expected a number of seconds >= 0", file=sys.stderr)
+        return EXIT_UNREADABLE
+    try:
+        with project_lock(project(args.home), args.command, wait):
+            return run(args)
+    except ProjectBusy as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BUSY
+    except ProjectLockError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ describe the same columns. Label sets and the rating scale are *study data* (see
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
 
@@ -72,20 +72,23 @@ class TableSpec:
         )
 
 
-STRATEGIES = "context-carry|json-single|plain"
+STRATEGIES = "context-carry|json-single|plain|fer"
 PARSE_PATHS = "json|fenced|regex|failed"
+CONDITION_KINDS = "vlm|fer|llm|human-proxy"
 
 STIMULI = TableSpec(
     name="stimuli",
-    doc="One row per image shown to raters and models: the design factors and the intended emotion.",
+    doc=("One row per stimulus (an image or a text) shown to raters and models: its declared factors "
+         "(study.yml; required when declared) and where its content is."),
     key=("image_id",),
     columns=(
-        Column("image_id", "string", True, doc="Image key."),
-        Column("identity_id", "string", True, doc="The depicted (synthetic) person; one identity appears once per emotion."),
-        Column("race", "string", True, "factor:race", "Race of the depicted face (declared set in seeds/factor_labels.csv)."),
-        Column("gender", "string", True, "factor:gender", "Gender of the depicted face."),
-        Column("emotion", "string", True, "factor:emotion", "Intended (ground-truth) emotion of the image."),
+        Column("image_id", "string", True, doc="Stimulus key (images and texts alike)."),
+        Column("identity_id", "string", False, doc="The depicted (synthetic) person; one identity appears once per emotion."),
+        Column("race", "string", False, "factor:race", "Race of the depicted face (declared set in seeds/factor_labels.csv); an audit factor."),
+        Column("gender", "string", False, "factor:gender", "Gender of the depicted face; an audit factor."),
+        Column("emotion", "string", False, "factor:emotion", "Intended (ground-truth) category of the stimulus: the study's category factor."),
         Column("file_path", "string", False, doc="Path of the image file, relative to the study's image folder."),
+        Column("text", "string", False, doc="The stimulus text, for a study whose stimulus_kind is text.", verbatim=True),
     ),
 )
 
@@ -95,7 +98,7 @@ RATERS = TableSpec(
     key=("rater_id",),
     columns=(
         Column("rater_id", "string", True, doc="Rater key."),
-        Column("gender", "string", True, "factor:gender", "Rater's gender."),
+        Column("gender", "string", False, "factor:gender", "Rater's gender (required when study.yml declares it a rater attribute)."),
         Column("age", "int", False, "age", "Rater's age in years (optional)."),
     ),
 )
@@ -130,17 +133,17 @@ MODEL_CONDITIONS = TableSpec(
         Column("condition_id", "string", True, doc="Condition key, a slug (e.g. gemini-2.5-flash-nothink)."),
         Column("display_name", "string", True, doc="Name as printed in the paper's Table 1."),
         Column("short_name", "string", False, doc="Short column name used in the paper's tables (e.g. Gemini-NT)."),
-        Column("kind", "string", True, "enum:vlm|fer", "vlm = vision-language model; fer = task-specific facial expression recogniser."),
+        Column("kind", "string", True, f"enum:{CONDITION_KINDS}", "vlm = vision-language model; fer = task-specific facial expression recogniser; llm = text model; human-proxy = a human or crowd answer treated as a condition."),
         Column("provider", "string", False, doc="Who publishes the model."),
         Column("model_id", "string", False, doc="Model identifier passed to the backend."),
         Column("family", "string", False, doc="Model family, for scaling series (e.g. gemma3)."),
         Column("parameters", "string", False, doc="Parameter count as printed (4B, Frontier)."),
         Column("size_b", "float", False, "positive", "Parameter count in billions where known."),
         Column("quantization", "string", False, doc="Quantization as printed (QAT 4-bit, Full-precision)."),
-        Column("thinking", "bool", True, doc="Whether the condition produces a thinking trace."),
+        Column("thinking", "bool", False, doc="Whether the condition produces a thinking trace (NULL = unknown)."),
         Column("thinking_budget", "int", False, doc="Thinking token budget; -1 = dynamic, 0 = thinking suppressed."),
         Column("include_thoughts", "bool", False, doc="Whether thought text was requested from the API."),
-        Column("backend", "string", True, "enum:mlx|openai|gemini|openai-compatible|huggingface|fer", "How the model is run."),
+        Column("backend", "string", False, "enum:mlx|openai|gemini|openai-compatible|huggingface|fer", "How the model is run (NULL = unknown)."),
         Column("strategy", "string", False, f"enum:{STRATEGIES}", "Prompt strategy (Supplement S2)."),
         Column("temperature", "float", False, "non_negative", "Sampling temperature."),
         Column("seed", "int", False, doc="Sampling seed where the API takes one."),
@@ -162,12 +165,12 @@ MODEL_PREDICTIONS = TableSpec(
         Column("condition_id", "string", True, doc="Which model condition."),
         Column("image_id", "string", True, doc="Which image."),
         Column("run_id", "string", True, doc="Run / replicate identifier (one run per condition in the paper)."),
-        Column("strategy", "string", True, f"enum:{STRATEGIES}", "Prompt strategy used."),
+        Column("strategy", "string", False, f"enum:{STRATEGIES}", "Prompt strategy used (fer = a facial-expression classifier, no prompt; NULL = unknown)."),
         Column("emotion", "string", False, "factor:emotion", "Predicted emotion; NULL when parsing failed."),
         Column("valence", "float", False, "scale", "Predicted valence on the study scale (clamped); NULL when parsing failed."),
         Column("arousal", "float", False, "scale", "Predicted arousal on the study scale (clamped); NULL when parsing failed."),
         Column("raw_responses", "string", False, doc="JSON list of every step's raw response text.", verbatim=True),
-        Column("parse_path", "string", True, f"enum:{PARSE_PATHS}", "Weakest parse path over the steps (failed if any value could not be parsed)."),
+        Column("parse_path", "string", False, f"enum:{PARSE_PATHS}", "Weakest parse path over the steps (failed if any value could not be parsed; NULL = unknown)."),
         Column("parse_detail", "string", False, doc="JSON list, one object per step: parse path, parsed values, clamped values (field -> raw value before clamping to the scale) and parse errors.", verbatim=True),
         Column("thinking_text", "string", False, doc="Thinking trace text, where the backend returns one.", verbatim=True),
         Column("thinking_tokens", "int", False, "non_negative", "Thinking tokens reported by the backend, summed over steps."),
@@ -261,3 +264,35 @@ def table(name: str) -> TableSpec:
         return TABLES[name]
     except KeyError:
         raise KeyError(f"unknown table {name!r}; expected one of {', '.join(TABLES)}") from None
+
+
+def for_study(spec: TableSpec, study) -> TableSpec:
+    """The table as this study declares it (docs/study_shape.md): a declared stimulus factor or
+    rater attribute is required, an undeclared one optional (a text study's stimuli need their
+    text); human_ratings has one rating and one
+    response-time column per declared dimension, model_predictions one column per model dimension."""
+    def own(name: str, make: Column) -> Column:
+        return spec.column(name) if name in spec.column_names else make
+
+    columns = spec.columns
+    if spec.name in ("stimuli", "raters"):
+        declared = ({f.name for f in study.factors} | ({"text"} if study.stimulus_kind == "text" else set())
+                    if spec.name == "stimuli" else set(study.rater_attributes))
+        columns = tuple(replace(c, required=True) if c.name in declared else c for c in columns)
+    elif spec.name == "human_ratings":
+        ratings = [own(d, Column(d, "int", False, "scale_integer", f"{d} rating, integer on the study scale."))
+                   for d in study.dimensions]
+        times = [own(f"rt_{d}_ms", Column(f"rt_{d}_ms", "float", False, "positive",
+                                          f"Response time of the {d} rating, milliseconds."))
+                 for d in study.dimensions]
+        columns = (*columns[:2], *ratings, *times, *(c for c in columns if c.name in ("trial_index", "emotion")))
+    elif spec.name == "model_predictions":
+        dims = [own(d, Column(d, "float", False, "scale", f"Predicted {d} on the study scale (clamped); NULL when parsing failed."))
+                for d in study.model_dimensions]
+        at = spec.column_names.index("valence")
+        columns = (*columns[:at], *dims, *(c for c in columns[at:] if c.name not in ("valence", "arousal")))
+    return replace(spec, columns=columns)
+
+
+def tables_for(study) -> dict[str, TableSpec]:
+    return {name: for_study(spec, study) for name, spec in TABLES.items()}

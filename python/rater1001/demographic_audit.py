@@ -78,12 +78,18 @@ def model_dimensions(model_vs_human: pd.DataFrame) -> list[str]:
     return [c[2:] for c in model_vs_human.columns if c.startswith("d_")]
 
 
+def _audited(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows that have both audit factors. A study that does not declare them (study.yml) has none,
+    so its audit marts are empty, and the report says the audit does not apply."""
+    return rows[rows["race"].notna() & rows["gender"].notna()]
+
+
 def audit_rows(model_vs_human: pd.DataFrame) -> pd.DataFrame:
     """int_model_vs_human -> the input shape of stats.demographics (one row per (condition, image)).
 
     `emotion` is the ground truth. An unparsed answer (predicted_emotion NULL, correct NULL in the
     warehouse) is a wrong answer here, as in the slices' accuracy, so the GLMM sees it as 0."""
-    rows = model_vs_human.rename(columns={"true_emotion": "emotion"})
+    rows = _audited(model_vs_human.rename(columns={"true_emotion": "emotion"}))
     correct = rows["correct"].astype("boolean").fillna(False).astype(bool)
     keep = ["condition_id", "image_id", "race", "gender", "emotion", "predicted_emotion",
             *[f"d_{d}" for d in model_dimensions(model_vs_human)]]
@@ -98,6 +104,7 @@ def human_label_rows(label_counts: pd.DataFrame) -> pd.DataFrame:
     forced-choice answer under condition_id 'human', so the human row of Tables 7/7a goes through
     the same slice_metrics as a model. The SQL did the scan over ratings; this only repeats each
     per-image count."""
+    label_counts = _audited(label_counts)
     counts = label_counts["n_labels"].to_numpy(dtype=int)
     rows = label_counts.loc[np.repeat(label_counts.index.to_numpy(), counts),
                             ["image_id", "race", "gender", "true_emotion", "chosen_emotion"]]

@@ -46,8 +46,29 @@ class ProjectPaths:
 
     @property
     def seeds(self) -> Path:
+        """The project's seed folder: the repository's seeds with the project's own seeds/ files
+        laid over them (a folder may carry only its label set), materialised in .rater1001/seeds
+        so that dbt, which takes one seed path, reads the same files as the Python steps."""
         own = self.root / "seeds"
-        return own if own.exists() else REPO_ROOT / "seeds"
+        if not own.is_dir() or own.resolve() == (REPO_ROOT / "seeds").resolve():
+            return REPO_ROOT / "seeds"
+        merged = self.root / ".rater1001" / "seeds"
+        merged.mkdir(parents=True, exist_ok=True)
+        wanted = {p.name: p for p in (REPO_ROOT / "seeds").iterdir() if p.is_file()}
+        wanted.update({p.name: p for p in own.iterdir() if p.is_file()})
+        for stale in merged.iterdir():
+            if stale.name not in wanted:
+                stale.unlink()
+        for name, src in wanted.items():
+            data = src.read_bytes()
+            dst = merged / name
+            if not dst.exists() or dst.read_bytes() != data:
+                dst.write_bytes(data)
+        return merged
+
+    def seed_file(self, name: str) -> Path:
+        own = self.root / "seeds" / name
+        return own if own.is_file() else REPO_ROOT / "seeds" / name
 
     def raw_table(self, table: str) -> Path:
         return self.raw / f"{table}.parquet"

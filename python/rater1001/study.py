@@ -1,5 +1,9 @@
-"""The declared study: scale, dimensions, design counts (study.yml) and label sets
-(seeds/factor_labels.csv). Code reads these instead of assuming the paper's numbers."""
+"""The declared study (study.yml, format in docs/study_shape.md) and its label sets
+(seeds/factor_labels.csv). Code reads these instead of assuming the paper's shape or numbers.
+
+A study.yml written before factors and roles existed (scale, dimensions, model_dimensions and a
+design with images_per_cell) still reads: it declares the paper's shape.
+"""
 from __future__ import annotations
 
 import csv
@@ -9,6 +13,20 @@ from pathlib import Path
 import yaml
 
 from .paths import ProjectPaths
+
+FACTOR_ROLES = ("category", "audit")
+STIMULUS_KINDS = ("image", "text")
+# The paper's shape, used for whatever an older study.yml does not declare.
+PAPER_FACTORS = ({"name": "race", "role": "audit"}, {"name": "gender", "role": "audit"},
+                 {"name": "emotion", "role": "category"})
+PAPER_RATER_ATTRIBUTES = ({"name": "gender"},)
+# The stimulus factor columns the warehouse analyses, by role (docs/study_shape.md, "Columns").
+FACTOR_COLUMNS = {"category": ("emotion",), "audit": ("race", "gender")}
+RATER_ATTRIBUTE_COLUMNS = ("gender",)
+
+
+class StudyError(ValueError):
+    """study.yml does not fit the declaration format; the message names the file and the key."""
 
 
 @dataclass(frozen=True)
@@ -21,16 +39,54 @@ class FactorLabel:
 
 
 @dataclass(frozen=True)
+class Factor:
+    name: str  # the stimuli column, and the factor of seeds/factor_labels.csv holding its levels
+    role: str  # category | audit
+
+
+@dataclass(frozen=True)
+class DesignCell:
+    """'Every combination of these factors' levels holds this many stimuli.'"""
+    factors: tuple[str, ...]
+    stimuli: int
+
+    @property
+    def label(self) -> str:
+        return " x ".join(self.factors)
+
+
+@dataclass(frozen=True)
 class Study:
     name: str
     scale_min: int
     scale_max: int
     dimensions: tuple[str, ...]
     model_dimensions: tuple[str, ...]
-    images_per_cell: int
-    ratings_per_image: int
-    images_per_rater: int
     labels: tuple[FactorLabel, ...]
+    factors: tuple[Factor, ...] = tuple(Factor(**f) for f in PAPER_FACTORS)
+    rater_attributes: tuple[str, ...] = ("gender",)
+    stimulus_kind: str = "image"
+    cells: tuple[DesignCell, ...] = ()
+    ratings_per_image: int | None = None
+    images_per_rater: int | None = None
+
+    @property
+    def category(self) -> Factor | None:
+        return next((f for f in self.factors if f.role == "category"), None)
+
+    @property
+    def audit_factors(self) -> tuple[Factor, ...]:
+        return tuple(f for f in self.factors if f.role == "audit")
+
+    @property
+    def design_declared(self) -> bool:
+        return bool(self.cells) or self.ratings_per_image is not None or self.images_per_rater is not None
+
+    @property
+    def images_per_cell(self) -> int | None:
+        """Stimuli per cell of the full cross of every factor, where the design declares it."""
+        full = tuple(f.name for f in self.factors)
+        return next((c.stimuli for c in self.cells if set(c.factors) == set(full)), None)
 
     def levels(self, factor: str) -> list[str]:
         rows = sorted((l for l in self.labels if l.factor == factor), key=lambda l: l.display_order)
@@ -56,7 +112,7 @@ def read_factor_labels(path: Path) -> tuple[FactorLabel, ...]:
             FactorLabel(
                 factor=r["factor"],
                 label=r["label"],
-                label_ko=r["label_ko"],
+                label_ko=r.get("label_ko") or "",
                 aliases=tuple(a for a in (r.get("aliases") or "").split("|") if a),
                 display_order=int(r["display_order"]),
             )
@@ -64,18 +120,110 @@ def read_factor_labels(path: Path) -> tuple[FactorLabel, ...]:
         )
 
 
-def load_study(paths: ProjectPaths) -> Study:
-    with open(paths.study_file, encoding="utf-8") as fh:
-        cfg = yaml.safe_load(fh)
-    design = cfg["design"]
+def _names(value, where: str, source: Path) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise StudyError(f"{source}: {where} must be a list of names, got {value!r}")
+    return tuple(value)
+
+
+def _count(value, where: str, source: Path) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise StudyError(f"{source}: {where} must be a whole number >= 1, got {value!r}")
+    return value
+
+
+def _factors(cfg: dict, source: Path) -> tuple[Factor, ...]:
+    raw = cfg.get("factors", list(PAPER_FACTORS))
+    if not isinstance(raw, list):
+        raise StudyError(f"{source}: factors must be a list of {{name, role}}, got {raw!r}")
+    out = []
+    for i, f in enumerate(raw):
+        if not isinstance(f, dict) or f.get("role") not in FACTOR_ROLES:
+            raise StudyError(f"{source}: factors[{i}] = {f!r}: needs a name and a role "
+                             f"({' or '.join(FACTOR_ROLES)})")
+        out.append(Factor(str(f["name"]), f["role"]))
+    by_role = {r: [f.name for f in out if f.role == r] for r in FACTOR_ROLES}
+    if not by_role["category"]:
+        # The marts break results down by the category; a study without one declares a single
+        # category (one level) instead.
+        raise StudyError(f"{source}: factors declares no category factor; this version needs one "
+                         "(a study without categories declares one with a single level)")
+    for role, allowed in FACTOR_COLUMNS.items():
+        extra = [n for n in by_role[role] if n not in allowed]
+        if extra or len(by_role[role]) > len(allowed):
+            raise StudyError(
+                f"{source}: {role} factor(s) {by_role[role]}: this version analyses "
+                f"{' and '.join(allowed)} as the {role} column(s) (docs/study_shape.md, 'Columns')")
+    return tuple(out)
+
+
+def _design(cfg: dict, factors: tuple[Factor, ...], source: Path):
+    design = cfg.get("design") or {}
+    if not isinstance(design, dict):
+        raise StudyError(f"{source}: design must be a mapping, got {design!r}")
+    names = tuple(f.name for f in factors)
+    cells = []
+    per_cell = _count(design.get("images_per_cell"), "design.images_per_cell", source)
+    if per_cell is not None:
+        cells.append(DesignCell(names, per_cell))
+    for i, c in enumerate(design.get("cells") or []):
+        if not isinstance(c, dict):
+            raise StudyError(f"{source}: design.cells[{i}] must be {{factors: [...], stimuli: N}}, got {c!r}")
+        fs = _names(c.get("factors"), f"design.cells[{i}].factors", source)
+        unknown = [f for f in fs if f not in names]
+        if not fs or unknown:
+            raise StudyError(f"{source}: design.cells[{i}].factors {list(fs)}: "
+                             f"not declared stimulus factors ({', '.join(names) or 'none declared'})")
+        cells.append(DesignCell(fs, _count(c.get("stimuli"), f"design.cells[{i}].stimuli", source)))
+    return (tuple(cells), _count(design.get("ratings_per_image"), "design.ratings_per_image", source),
+            _count(design.get("images_per_rater"), "design.images_per_rater", source))
+
+
+def parse_study(cfg: dict, labels: tuple[FactorLabel, ...], source: Path) -> Study:
+    if not isinstance(cfg, dict):
+        raise StudyError(f"{source}: expected a mapping of settings, got {cfg!r}")
+    try:
+        scale_min, scale_max = int(cfg["scale"]["min"]), int(cfg["scale"]["max"])
+    except (KeyError, TypeError, ValueError):
+        raise StudyError(f"{source}: scale must be {{min: INT, max: INT}}, got {cfg.get('scale')!r}") from None
+    if scale_min >= scale_max:
+        raise StudyError(f"{source}: scale min {scale_min} must be below max {scale_max}")
+    kind = cfg.get("stimulus_kind", "image")
+    if kind not in STIMULUS_KINDS:
+        raise StudyError(f"{source}: stimulus_kind {kind!r} must be one of {', '.join(STIMULUS_KINDS)}")
+    dimensions = _names(cfg.get("dimensions", []), "dimensions", source)
+    model_dims = _names(cfg.get("model_dimensions", [d for d in ("valence", "arousal") if d in dimensions]),
+                        "model_dimensions", source)
+    if not set(model_dims) <= set(dimensions):
+        raise StudyError(f"{source}: model_dimensions {list(model_dims)} must be among dimensions {list(dimensions)}")
+    factors = _factors(cfg, source)
+    declared = {l.factor for l in labels}
+    attrs = tuple(a["name"] if isinstance(a, dict) else a
+                  for a in cfg.get("rater_attributes", list(PAPER_RATER_ATTRIBUTES)))
+    bad_attrs = [a for a in attrs if a not in RATER_ATTRIBUTE_COLUMNS]
+    if bad_attrs:
+        raise StudyError(f"{source}: rater_attributes {bad_attrs}: this version stores "
+                         f"{', '.join(RATER_ATTRIBUTE_COLUMNS)} (docs/study_shape.md)")
+    missing = [f.name for f in factors if f.name not in declared] + \
+        [a for a in attrs if a not in declared]
+    if missing:
+        raise StudyError(f"{source}: no levels for {', '.join(sorted(set(missing)))} in "
+                         "seeds/factor_labels.csv (add rows with that factor name)")
+    cells, per_image, per_rater = _design(cfg, factors, source)
     return Study(
-        name=cfg.get("name", "study"),
-        scale_min=int(cfg["scale"]["min"]),
-        scale_max=int(cfg["scale"]["max"]),
-        dimensions=tuple(cfg["dimensions"]),
-        model_dimensions=tuple(cfg.get("model_dimensions", ["valence", "arousal"])),
-        images_per_cell=int(design["images_per_cell"]),
-        ratings_per_image=int(design["ratings_per_image"]),
-        images_per_rater=int(design["images_per_rater"]),
-        labels=read_factor_labels(paths.seeds / "factor_labels.csv"),
+        name=str(cfg.get("name", "study")), scale_min=scale_min, scale_max=scale_max,
+        dimensions=dimensions, model_dimensions=model_dims, labels=labels, factors=factors,
+        rater_attributes=attrs, stimulus_kind=kind, cells=cells,
+        ratings_per_image=per_image, images_per_rater=per_rater,
     )
+
+
+def load_study(paths: ProjectPaths) -> Study:
+    source = paths.study_file
+    with open(source, encoding="utf-8") as fh:
+        cfg = yaml.safe_load(fh)
+    return parse_study(cfg, read_factor_labels(paths.seed_file("factor_labels.csv")), source)

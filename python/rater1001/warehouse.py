@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from . import contract
+from .build_events import BuildEvents, BuildSummary, OnNode, warnings_to_log
 from .landing import MANIFEST_SCHEMA, write_parquet_atomic
 from .paths import REPO_ROOT, ProjectPaths
 from .study import load_study
@@ -22,6 +23,8 @@ def dbt_vars(paths: ProjectPaths) -> dict:
     return {
         "dimensions": list(study.dimensions),
         "model_dimensions": list(study.model_dimensions),
+        "stimulus_factors": [f.name for f in study.factors],
+        "rater_attributes": list(study.rater_attributes),
         "scale_min": study.scale_min,
         "scale_max": study.scale_max,
     }
@@ -32,7 +35,7 @@ def ensure_landing_tables(paths: ProjectPaths) -> list[str]:
     predictions before the first `infer`) is created empty with the contract's schema, and named
     in the return value so the caller can say so."""
     created = []
-    for name, spec in contract.TABLES.items():
+    for name, spec in contract.tables_for(load_study(paths)).items():
         target = paths.raw_table(name)
         if not target.exists():
             write_parquet_atomic(spec.arrow_schema().empty_table(), target)
@@ -44,8 +47,12 @@ def ensure_landing_tables(paths: ProjectPaths) -> list[str]:
 
 @contextmanager
 def _dbt_environment(paths: ProjectPaths):
-    saved = {k: os.environ.get(k) for k in ("RATER1001_RAW", "RATER1001_WAREHOUSE", "DBT_SEND_ANONYMOUS_USAGE_STATS")}
+    saved = {k: os.environ.get(k) for k in ("RATER1001_RAW", "RATER1001_WAREHOUSE", "RATER1001_SEEDS",
+                                            "DBT_SEND_ANONYMOUS_USAGE_STATS")}
     os.environ["RATER1001_RAW"] = str(paths.raw)
+    # Relative to the dbt project: dbt writes a seed test's compiled SQL under a path built from
+    # the seed folder, which must stay inside target/.
+    os.environ["RATER1001_SEEDS"] = os.path.relpath(paths.seeds, REPO_ROOT)
     os.environ["RATER1001_WAREHOUSE"] = str(paths.warehouse)
     os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
     try:
@@ -58,7 +65,7 @@ def _dbt_environment(paths: ProjectPaths):
                 os.environ[k] = v
 
 
-def _invoke(paths: ProjectPaths, args: list[str]):
+def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = None):
     from dbt.cli.main import dbtRunner
 
     paths.warehouse.parent.mkdir(parents=True, exist_ok=True)
@@ -67,12 +74,19 @@ def _invoke(paths: ProjectPaths, args: list[str]):
         "--profiles-dir", str(REPO_ROOT),
         "--target-path", str(paths.root / "target"),
         "--log-path", str(paths.root / "logs"),
+        # Nothing on the console (a build printed ~1,100 lines); everything in logs/dbt.log.
+        "--log-level", "none",
+        "--log-level-file", "debug",
     ]
     with _dbt_environment(paths):
         try:
-            return dbtRunner().invoke([*args, *common])
+            return dbtRunner(callbacks=[events] if events else None).invoke([*args, *common])
         finally:
             _release_warehouse()
+
+
+def dbt_log_file(paths: ProjectPaths) -> Path:
+    return paths.root / "logs" / "dbt.log"
 
 
 def _release_warehouse() -> None:
@@ -87,15 +101,50 @@ def _release_warehouse() -> None:
             manager._ENV = None
 
 
-def dbt_build(paths: ProjectPaths, select: str | None = None) -> bool:
+# The storage version profiles.yml asks for (storage_compatibility_version v1.0.0); readers as old
+# as DuckDB 0.10 open it (docs/sql.md).
+COMPATIBLE_STORAGE_VERSION = 64
+
+
+def storage_version(path: Path) -> int | None:
+    """The storage version in a DuckDB file's header: an 8-byte checksum, b"DUCK", then the version
+    as a little-endian uint64. None when the file is absent or not a DuckDB file."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(20)
+    except FileNotFoundError:
+        return None
+    return int.from_bytes(head[12:20], "little") if head[8:12] == b"DUCK" else None
+
+
+def _drop_incompatible_warehouse(paths: ProjectPaths) -> bool:
+    """A warehouse written before the compatibility setting keeps its newer storage version
+    (DuckDB never downgrades a file), so it is removed and rebuilt whole; it holds only derived
+    tables."""
+    version = storage_version(paths.warehouse)
+    if version is None or version <= COMPATIBLE_STORAGE_VERSION:
+        return False
+    print(f"note: {paths.warehouse} has storage version {version}, which the DuckDB command-line and "
+          f"older clients cannot open; rebuilding it whole in version {COMPATIBLE_STORAGE_VERSION}")
+    paths.warehouse.unlink()
+    paths.warehouse.with_name(paths.warehouse.name + ".wal").unlink(missing_ok=True)
+    return True
+
+
+def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | None = None) -> BuildSummary:
+    """`on_node(done, total, node_name)` is called as each node finishes (a progress bar)."""
     created = ensure_landing_tables(paths)
-    for name in created:
-        print(f"note: {name} has not landed; building with an empty {name} table")
+    if _drop_incompatible_warehouse(paths):
+        select = None
     args = ["build", "--vars", json.dumps(dbt_vars(paths))]
     if select:
         args += ["--select", select]
-    result = _invoke(paths, args)
-    return bool(result.success)
+    events = BuildEvents(on_node=on_node)
+    with warnings_to_log(dbt_log_file(paths)) as python_warnings:
+        result = _invoke(paths, args, events)
+    return events.summary(bool(result.success), dbt_log_file(paths), tuple(created),
+                          error=str(result.exception) if result.exception else None,
+                          python_warnings=python_warnings.n)
 
 
 def dbt_docs(paths: ProjectPaths) -> Path | None:

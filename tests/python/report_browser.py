@@ -44,6 +44,7 @@ def require_chromium() -> None:
 class PageRun:
     errors: list[str] = field(default_factory=list)
     value: object = None
+    requests: list[str] = field(default_factory=list)  # every URL the page asked for
     screenshot_png: bytes = b""
 
 
@@ -76,8 +77,10 @@ def _error_text(event: dict) -> str | None:
     return None
 
 
-def open_page(html: Path, user_data_dir: Path, ready_js: str, result_js: str, timeout: float = 60) -> PageRun:
-    """Load `html`, wait until `ready_js` is truthy, then evaluate `result_js` (JSON-returning)."""
+def open_page(html: Path, user_data_dir: Path, ready_js: str, result_js: str, timeout: float = 60,
+              init_js: str | None = None) -> PageRun:
+    """Load `html`, wait until `ready_js` is truthy, then evaluate `result_js` (JSON-returning).
+    `init_js` runs in the page before any of its own scripts (e.g. to record alert() calls)."""
     user_data_dir.mkdir(parents=True, exist_ok=True)
     proc = subprocess.Popen([str(CHROMIUM), *FLAGS, f"--user-data-dir={user_data_dir}", "about:blank"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -93,8 +96,10 @@ def open_page(html: Path, user_data_dir: Path, ready_js: str, result_js: str, ti
             page = next(t for t in json.load(r) if t["type"] == "page")
         with connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=10) as ws:
             s = _Session(ws)
-            for domain in ("Runtime", "Log", "Page"):
+            for domain in ("Runtime", "Log", "Page", "Network"):
                 s.call(f"{domain}.enable")
+            if init_js:
+                s.call("Page.addScriptToEvaluateOnNewDocument", source=init_js)
             s.call("Page.navigate", url=html.resolve().as_uri())
             deadline = time.monotonic() + timeout
             while not s.call("Runtime.evaluate", expression=f"Boolean({ready_js})")["result"].get("value"):
@@ -106,6 +111,8 @@ def open_page(html: Path, user_data_dir: Path, ready_js: str, result_js: str, ti
             run = PageRun(value=json.loads(value) if isinstance(value, str) else value,
                           screenshot_png=base64.b64decode(shot["data"]))
             run.errors = [t for t in map(_error_text, s.events) if t]
+            run.requests = [e["params"]["request"]["url"] for e in s.events
+                            if e.get("method") == "Network.requestWillBeSent"]
             return run
     finally:
         proc.terminate()

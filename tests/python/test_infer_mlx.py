@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 import pytest
 
+from fakes.models import image_id_of
 from fakes.project import make_infer_project, truth
 from rater1001.infer.backends.mlx_backend import MlxBackend, MlxUnavailable
 from rater1001.infer.run import InferOptions, dry_run, run_infer
@@ -46,7 +47,7 @@ class StandIn:
 
     def generate(self, model, processor, prompt, image, **kwargs):
         self.calls.append({"model": model, "processor": processor, "prompt": prompt, "image": image, **kwargs})
-        image_id = open(image[0], "rb").read().split()[0].decode().split(":")[1]
+        image_id = image_id_of(open(image[0], "rb").read())
         text = "<think>Corners of the mouth are raised.</think>" + json.dumps(
             {"emotion": truth(image_id), "valence": 8, "arousal": 6})
         return text if self.return_str else GenerationResult(text, 1100, 40)

@@ -53,6 +53,16 @@ def blocked_on_held_calls(srv, proc, n: int) -> None:
     assert proc.poll() is None, proc.communicate()[1]
 
 
+def wait_for_line(proc, text: str) -> str:
+    """stderr of a running process up to the line containing `text` (a blocking read, no clock)."""
+    lines: list[str] = []
+    while not lines or text not in lines[-1]:
+        line = proc.stderr.readline()
+        assert line, f"the run ended without saying {text!r}: " + "".join(lines)
+        lines.append(line)
+    return "".join(lines)
+
+
 def test_sigkill_mid_run_then_resume(tmp_path):
     paths, images = make_infer_project(tmp_path, N_IMAGES)
     ledger = paths.root / "data" / "ledger" / "infer.jsonl"
@@ -107,23 +117,51 @@ def test_ctrl_c_lands_what_finished_and_says_how_to_resume(tmp_path):
         blocked_on_held_calls(srv, proc, 2)
         assert len(ledger_ok(ledger)) == 8
         proc.send_signal(signal.SIGINT)
-        # The interrupted run lands what finished, then waits for its two calls in flight before
-        # the interpreter exits: answer them once the landing is written. (A run that waited for
-        # its calls in flight before landing would never land while they are held; the outcome
-        # checked below is the same either way, so then answer them after a while.)
-        landed_file = paths.raw_table("model_predictions")
-        try:
-            srv.wait_until(lambda s: landed_file.exists() or proc.poll() is not None, timeout_s=30)
-        except AssertionError:
-            pass
+        # The interrupted run says it waits for its two calls in flight; answer them then.
+        err = wait_for_line(proc, "waiting up to 30 s for 2 call(s) in flight")
         srv.release()
-        out, err = proc.communicate(timeout=120)
+        out, rest = proc.communicate(timeout=120)
+        err += rest
     assert proc.returncode == 130, err
     assert "run the same command again to resume" in err
     done = ledger_ok(ledger)
     complete_units = {i for i, _ in done if sum(1 for j, _ in done if j == i) == STEPS}
     table = pq.read_table(paths.raw_table("model_predictions")).to_pandas()
-    # only complete units were landed, and all of them except at most the units whose last call
-    # was in flight (concurrency 2) and finished while the landing was being written
+    # the calls in flight at Ctrl-C were waited for and recorded, no new call was started, and
+    # every complete unit was landed
+    assert len(done) == 10 and "2 call(s) in flight: 2 finished and were recorded in the ledger" in err
     landed = set(table["image_id"])
-    assert landed <= complete_units and len(complete_units - landed) <= 2 and len(landed) >= 1
+    assert landed == complete_units and len(landed) >= 1
+
+
+def test_ctrl_c_with_8_calls_in_flight_records_all_8(tmp_path):
+    """The calls a provider finishes (and bills) after Ctrl-C reach the ledger and the landing.
+    Before the run waited for them, the ledger held none of the 8 (they came back after it closed)."""
+    paths, images = make_infer_project(tmp_path, 8)
+    ledger = paths.root / "data" / "ledger" / "infer.jsonl"
+    env = {**os.environ, "OPENAI_API_KEY": KEY}
+
+    def all_at_once(image_id, step, prompt):
+        return json.dumps({"emotion": truth(image_id), "valence": 5, "arousal": 5})
+
+    with openai_server(all_at_once) as srv:
+        srv.hold(after=0)  # every call waits until the run has been interrupted
+        cmd = [sys.executable, "-m", "rater1001.cli", "--home", str(paths.root), "infer", "gpt-4o-mini",
+               "--images", str(images), "--base-url", srv.url + "/v1", "--concurrency", "openai=8",
+               "--strategy", "json-single", "--no-progress"]
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        blocked_on_held_calls(srv, proc, 8)
+        proc.send_signal(signal.SIGINT)
+        # the run says it waits for its calls in flight; only then does the provider answer them
+        err = wait_for_line(proc, "waiting up to 30 s for 8 call(s) in flight")
+        srv.release()
+        out, rest = proc.communicate(timeout=120)
+        served = len(srv.requests)
+    err += rest
+    assert proc.returncode == 130, err
+    assert served == 8  # no call was started after Ctrl-C
+    ok = {(r["meta"]["image_id"]) for r in map(json.loads, ledger.read_text().splitlines()) if r["status"] == "ok"}
+    assert len(ok) == 8
+    assert "8 call(s) in flight: 8 finished and were recorded in the ledger, 0 abandoned" in err
+    table = pq.read_table(paths.raw_table("model_predictions")).to_pandas()
+    assert sorted(table["image_id"]) == sorted(ok)

@@ -11,6 +11,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rater1001 import cli
 from rater1001.ingest import IngestError, ingest_file
@@ -48,7 +50,10 @@ def project_with_refs(tmp_project, tmp_path):
 
 
 def rejected_frame(paths, table="human_ratings"):
-    return pq.read_table(paths.rejected_table(table)).to_pandas()
+    """The rejected file, plus _reason_text: its reasons list joined by newlines for substring checks."""
+    frame = pq.read_table(paths.rejected_table(table)).to_pandas()
+    frame["_reason_text"] = frame["_reason"].map("\n".join)
+    return frame
 
 
 def landed_frame(paths, table="human_ratings"):
@@ -88,11 +93,11 @@ def test_acceptance_bad_ratings_are_rejected_with_their_reason_and_good_rows_lan
         8: "image_id [foreign_key:stimuli]",
     }
     assert rejected["_rules"].to_dict() == expected_rule
-    assert "valence='10'" in rejected.loc[3, "_reason"] and "1-9" in rejected.loc[3, "_reason"]
-    assert "valence='0'" in rejected.loc[4, "_reason"]
-    assert "valence='7.5'" in rejected.loc[5, "_reason"]
-    assert "(r3, img1)" in rejected.loc[6, "_reason"] and "first row 6, last row 7" in rejected.loc[7, "_reason"]
-    assert "img999" in rejected.loc[8, "_reason"]
+    assert "valence='10'" in rejected.loc[3, "_reason_text"] and "1-9" in rejected.loc[3, "_reason_text"]
+    assert "valence='0'" in rejected.loc[4, "_reason_text"]
+    assert "valence='7.5'" in rejected.loc[5, "_reason_text"]
+    assert "(r3, img1)" in rejected.loc[6, "_reason_text"] and "first row 6, last row 7" in rejected.loc[7, "_reason_text"]
+    assert "img999" in rejected.loc[8, "_reason_text"]
     # the rejected file keeps the values as read
     assert rejected.loc[5, "valence"] == "7.5" and rejected.loc[3, "valence"] == "10"
     assert set(rejected["_source_file"]) == {str((tmp_path / "r.csv").resolve())}
@@ -110,13 +115,13 @@ def test_whole_number_written_with_decimals_is_an_integer(project_with_refs, tmp
     result = ingest_file(project_with_refs, "human_ratings", write_csv(tmp_path / "r.csv", RATING_COLUMNS, rows))
     assert result.rows_landed == 1
     assert landed_frame(project_with_refs)[["valence", "arousal", "naturalness"]].iloc[0].tolist() == [7, 3, 1]
-    assert rejected_frame(project_with_refs)["_reason"].iloc[0] == "valence='7.25': not a whole number [type:int]"
+    assert rejected_frame(project_with_refs)["_reason_text"].iloc[0] == "valence='7.25': not a whole number [type:int]"
 
 
 def test_not_a_number_and_every_reason_of_a_row_is_kept(project_with_refs, tmp_path):
     rows = [("r1", "img9", "high", 0, 10)]
     ingest_file(project_with_refs, "human_ratings", write_csv(tmp_path / "r.csv", RATING_COLUMNS, rows))
-    reason = rejected_frame(project_with_refs)["_reason"].iloc[0].split("; ")
+    reason = rejected_frame(project_with_refs)["_reason"].iloc[0].tolist()
     assert reason == [
         "valence='high': not a number [type:int]",
         "arousal='0': outside the scale 1-9 [scale_integer]",
@@ -139,7 +144,7 @@ def test_every_copy_of_a_duplicate_key_is_rejected(project_with_refs, tmp_path):
     result = ingest_file(project_with_refs, "human_ratings", write_csv(tmp_path / "r.csv", RATING_COLUMNS, rows))
     assert (result.rows_landed, result.rows_rejected) == (1, 3)
     assert rejected_frame(project_with_refs)["_source_row"].tolist() == [2, 3, 4]
-    assert "3 rows share it" in rejected_frame(project_with_refs)["_reason"].iloc[0]
+    assert "3 rows share it" in rejected_frame(project_with_refs)["_reason_text"].iloc[0]
 
 
 def test_positive_and_age_rules(project_with_refs, tmp_path):
@@ -163,7 +168,7 @@ def test_labels_outside_the_declared_sets_get_a_did_you_mean_hint(tmp_project, t
     stimuli = write_csv(tmp_path / "s.csv", ["image_id", "identity_id", "race", "gender", "emotion"], rows)
     result = ingest_file(tmp_project, "stimuli", stimuli)
     assert result.rows_landed == 0
-    reasons = rejected_frame(tmp_project, "stimuli")["_reason"].tolist()
+    reasons = rejected_frame(tmp_project, "stimuli")["_reason_text"].tolist()
     assert "emotion='Hapy': not a declared emotion label; did you mean 'happy'?" in reasons[0]
     assert "race='Korea'" in reasons[1] and "did you mean 'Korean'?" in reasons[1]
     assert "gender='femle'" in reasons[2] and "did you mean 'female'?" in reasons[2]
@@ -197,7 +202,7 @@ def test_enum_values_are_exact_with_a_hint(tmp_project, tmp_path):
     catalog.to_csv(tmp_path / "c.csv", index=False)
     result = ingest_file(tmp_project, "model_conditions", tmp_path / "c.csv")
     assert (result.rows_landed, result.rows_rejected) == (len(catalog) - 2, 2)
-    reasons = rejected_frame(tmp_project, "model_conditions")["_reason"].tolist()
+    reasons = rejected_frame(tmp_project, "model_conditions")["_reason_text"].tolist()
     assert "kind='VLM': not allowed; did you mean 'vlm'?" in reasons[0]
     assert "strategy='json_single': not allowed; did you mean 'json-single'?" in reasons[1]
 
@@ -293,7 +298,7 @@ def test_booleans_accept_true_false_yes_no_1_0(tmp_project, tmp_path):
     result = ingest_file(tmp_project, "model_conditions", tmp_path / "c.csv")
     assert result.rows_rejected == 1
     assert landed_frame(tmp_project, "model_conditions").thinking.tolist() == [True, False, True, False, True, False]
-    assert "thinking='maybe': not a boolean" in rejected_frame(tmp_project, "model_conditions")["_reason"].iloc[0]
+    assert "thinking='maybe': not a boolean" in rejected_frame(tmp_project, "model_conditions")["_reason_text"].iloc[0]
 
 
 def test_whitespace_is_trimmed_around_values_and_headers(project_with_refs, tmp_path):
@@ -495,3 +500,142 @@ def test_excel_values_right_of_the_header_are_refused(project_with_refs, tmp_pat
     book.save(tmp_path / "r.xlsx")
     with pytest.raises(IngestError, match=r"column 4 \(D\) holds values but has no header"):
         ingest_file(project_with_refs, "human_ratings", tmp_path / "r.xlsx")
+
+
+# ------------------------------------------------------------------ short rows, large numbers
+
+
+def test_rows_cut_short_are_rejected_not_landed_with_nulls(project_with_refs, tmp_path):
+    header = ",".join(RATING_COLUMNS)
+    unquoted = tmp_path / "cut.csv"
+    unquoted.write_text(f"{header}\nr1,img1,5,5,5\nr2,img1,5\n\nr3,img1,5,5,\nr1,img2,4,4", encoding="utf-8")
+    quoted = tmp_path / "cut_quoted.csv"  # quotes send the count through the csv module
+    quoted.write_text(f'{header}\n"r1","img1",5,5,5\n"r2","img1",5\n\n"r3","img1",5,5,\n"r1","img2",4,4', encoding="utf-8")
+    crlf = tmp_path / "cut_crlf.csv"  # a Windows export
+    crlf.write_bytes(unquoted.read_bytes().replace(b"\n", b"\r\n"))
+    for path in (unquoted, quoted, crlf):
+        result = ingest_file(project_with_refs, "human_ratings", path)
+        assert (result.rows_landed, result.rows_rejected) == (2, 2), path.name
+        rejected = rejected_frame(project_with_refs)
+        assert rejected["_source_row"].tolist() == [3, 6]
+        assert rejected["_rules"].tolist() == ["row [short_row]", "row [short_row]"]
+        assert rejected["_reason"].map(list).tolist() == [
+            ["row: 3 of the header's 5 fields (cut short?) [short_row]"],
+            ["row: 4 of the header's 5 fields (cut short?) [short_row]"],
+        ]
+        # an empty last cell written out is a value (missing), not a short row
+        assert landed_frame(project_with_refs)["naturalness"].isna().tolist() == [False, True]
+    assert "row [short_row]: 2 rows" in result.summary()
+
+
+def test_huge_numbers_reject_their_row_and_integers_stay_exact(project_with_refs, tmp_path):
+    columns = RATING_COLUMNS + ["trial_index"]
+    rows = [("r1", "img1", "99999999999999999999", 5, 5, 1), ("r2", "img1", 5, 5, 5, "1e20"), ("r3", "img1", 5, 5, 5, 2)]
+    result = ingest_file(project_with_refs, "human_ratings", write_csv(tmp_path / "r.csv", columns, rows))
+    assert (result.rows_landed, result.rows_rejected) == (1, 2)
+    rejected = rejected_frame(project_with_refs).set_index("_source_row")
+    assert rejected.loc[2, "_rules"] == "valence [type:int]; valence [scale_integer]"
+    assert "valence='99999999999999999999': too large to keep exactly" in rejected.loc[2, "_reason_text"]
+    assert rejected.loc[3, "_rules"] == "trial_index [type:int]"
+
+    seed = 9007199254740993  # 2**53 + 1: a float64 would store ...992
+    conditions = pd.DataFrame({"condition_id": ["c1", "c2"], "display_name": ["C1", "C2"], "kind": "vlm",
+                               "thinking": "false", "backend": "openai", "seed": [str(seed), "-9223372036854775808"]})
+    conditions.to_csv(tmp_path / "c.csv", index=False)
+    conditions.assign(seed=[seed, -(2**63)]).to_json(tmp_path / "c.jsonl", orient="records", lines=True)
+    for name in ("c.csv", "c.jsonl"):
+        assert ingest_file(project_with_refs, "model_conditions", tmp_path / name).rows_landed == 2
+        assert pq.read_table(project_with_refs.raw_table("model_conditions")).column("seed").to_pylist() == [seed, -(2**63)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=-(2**70), max_value=2**70), st.sampled_from(["", "+", "0", "00"]))
+def test_whole_numbers_written_as_digits_are_read_exactly_or_refused(value, prefix):
+    from rater1001.ingest.arrow_text import parse_integers, parse_numbers
+
+    text = ("-" if value < 0 else "") + prefix.lstrip("+" if value < 0 else "") + str(abs(value))
+    cells = pd.Series([text, "7.0", "1e3", "2e16"], dtype="str")
+    values, too_large = parse_integers(cells, parse_numbers(cells))
+    fits = -(2**63) <= value < 2**63
+    assert bool(too_large[0]) is (not fits)
+    assert (values.iloc[0] == value) if fits else pd.isna(values.iloc[0])
+    # written with a decimal point or an exponent: exact only up to 2**53
+    assert values.iloc[1:3].tolist() == [7, 1000] and too_large.tolist()[1:] == [False, False, True]
+
+
+# ------------------------------------------------------------------------ odd files, odd cells
+
+
+def test_cr_only_line_ends_read_like_any_other(project_with_refs, tmp_path):
+    path = tmp_path / "mac.csv"
+    path.write_bytes(b"rater_id,image_id,valence\rr1,img1,5\rr2,img2,6\r")
+    assert ingest_file(project_with_refs, "human_ratings", path).rows_landed == 2
+    assert landed_frame(project_with_refs)["valence"].tolist() == [5, 6]
+
+
+def test_a_jsonl_line_that_is_not_an_object_is_refused_naming_the_line(project_with_refs, tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    for body in ('{"rater_id": "r1", "image_id": "img1"}\n["r2", "img2"]\n', '["r1", "img1"]\n["r2", "img2"]\n'):
+        path.write_text(body)
+        line = 2 if body.startswith("{") else 1
+        with pytest.raises(IngestError, match=f"line {line} is a JSON list, expected an object"):
+            ingest_file(project_with_refs, "human_ratings", path)
+    assert cli.main(["--home", str(project_with_refs.root), "ingest", "human_ratings", str(path)]) == 2
+
+
+def test_a_huge_bad_cell_is_cut_in_messages_and_kept_whole_in_the_rejected_file(tmp_project, tmp_path, capsys):
+    huge = "x" * 5_000_000
+    stimuli = STIMULI.copy()
+    stimuli.loc[1, "emotion"] = huge
+    stimuli.to_csv(tmp_path / "s.csv", index=False)
+    assert cli.main(["--home", str(tmp_project.root), "ingest", "stimuli", str(tmp_path / "s.csv")]) == 3
+    out = capsys.readouterr().out
+    assert len(out) < 5_000 and "(5000000 characters)" in out
+    rejected = rejected_frame(tmp_project, "stimuli")
+    assert rejected["emotion"].iloc[0] == huge and len(rejected["_reason_text"].iloc[0]) < 500
+
+
+def test_a_separator_inside_a_value_does_not_blur_the_reasons(tmp_project, tmp_path):
+    stimuli = STIMULI.copy()
+    stimuli.loc[0, "race"] = "Korean; Black"
+    stimuli.loc[0, "emotion"] = "joyful; calm"
+    stimuli.to_csv(tmp_path / "s.csv", index=False)
+    ingest_file(tmp_project, "stimuli", tmp_path / "s.csv")
+    reasons = rejected_frame(tmp_project, "stimuli")["_reason"].iloc[0].tolist()
+    assert len(reasons) == 2
+    assert reasons[0].startswith("race='Korean; Black': not a declared race label")
+    assert reasons[1].startswith("emotion='joyful; calm': not a declared emotion label")
+
+
+def test_excel_formulas_without_a_saved_value_are_rejected_and_other_sheets_named(project_with_refs, tmp_path):
+    import openpyxl
+
+    book = openpyxl.Workbook()  # written by a script: formulas carry no cached value
+    sheet = book.active
+    sheet.title = "ratings"
+    sheet.append(["rater_id", "image_id", "valence", "arousal"])
+    sheet.append(["r1", "img1", 5, 5])
+    sheet.append(["r2", "img1", "=2+3", 5])
+    sheet.append(["r3", "img1", None, 5])  # really empty: lands as NULL
+    book.create_sheet("notes").append(["anything"])
+    book.save(tmp_path / "r.xlsx")
+    result = ingest_file(project_with_refs, "human_ratings", tmp_path / "r.xlsx")
+    assert (result.rows_landed, result.rows_rejected) == (2, 1)
+    rejected = rejected_frame(project_with_refs)
+    assert rejected["_source_row"].tolist() == [3] and rejected["_rules"].tolist() == ["valence [xlsx_formula]"]
+    assert "valence='=2+3': formula without a saved value" in rejected["_reason_text"].iloc[0]
+    assert any("only the first, 'ratings', was read (not 'notes')" in w and "--sheet" in w for w in result.warnings)
+    assert "only the first" in result.summary()
+
+
+def test_decomposed_korean_labels_are_composed_before_matching(tmp_project, tmp_path):
+    import unicodedata
+
+    stimuli = STIMULI.copy()
+    stimuli["emotion"] = [unicodedata.normalize("NFD", v) for v in ("행복", "슬픔", "분노", "중립")]
+    stimuli["race"] = unicodedata.normalize("NFD", "한국인")
+    assert stimuli["emotion"].iloc[0] != "행복"  # what a macOS file name or clipboard gives
+    stimuli.to_csv(tmp_path / "s.csv", index=False)
+    result = ingest_file(tmp_project, "stimuli", tmp_path / "s.csv")
+    assert result.rows_rejected == 0
+    assert landed_frame(tmp_project, "stimuli")["emotion"].tolist() == ["happy", "sad", "angry", "neutral"]

@@ -127,3 +127,46 @@ def test_gemini_judge_sends_text_only_and_lands_the_same_verdicts(proj, monkeypa
     kp = landed[(landed["candidate_a"] == "K") & (landed["sample_id"] == "s1")].set_index("order")
     assert kp.loc["AB", "verdict_overall"] == "2" and kp.loc["BA", "verdict_overall"] == "1"
     assert KEY.encode() not in proj.raw_table("judge_verdicts").read_bytes()
+
+
+def test_odd_responses_fail_their_calls_only_and_successes_are_never_marked_failed(proj, capsys):
+    """A 200 that is not a completion, for every call about one sample, while the other calls are
+    in flight: the run goes on, those calls are call_failed, every call that succeeded lands."""
+    from fakes.judge import verdict_text
+    from fakes.models import openai_reply
+    from fakes.server import FakeServer, Reply
+
+    odd = [Reply(200, {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [{}]}),
+           Reply(200, b"<html>502 Bad Gateway</html>", {"Content-Type": "text/html"}),
+           Reply(429, {"error": {"message": "slow"}}, {"Retry-After": "soon"})]
+
+    def respond(req):
+        prompt = req.body["messages"][0]["content"]
+        if "s2 " in responses_of(prompt)[0]:
+            return odd[len(req.body["messages"][0]["content"]) % len(odd)]
+        return openai_reply(verdict_text(prompt))
+
+    with FakeServer(respond, latency_s=0.2) as srv:
+        rc = cli.main(["--home", str(proj.root), "judge", "--model", "judge-x", "--backend", "openai-compatible",
+                       "--base-url", srv.url + "/v1", "--api-key-env", "OPENAI_API_KEY", "--no-progress",
+                       "--concurrency", "4", "--max-attempts", "2"])
+    out, err = capsys.readouterr()
+    assert rc == cli.EXIT_PARTIAL and "Traceback" not in err
+    landed = pd.read_parquet(proj.raw_table("judge_verdicts"))
+    from rater1001.runner import Ledger
+
+    ok = [r for r in Ledger(ledger_path(proj, opts(srv))).records() if r["status"] == "ok"]
+    failed_rows = landed[landed["parse_status"] == "call_failed"]
+    assert len(landed) == 10 and len(ok) == 10 - len(failed_rows)
+    assert set(failed_rows["sample_id"]) == {"s2"} and len(failed_rows) == 4  # K-P and Q-P, both orders
+    assert (landed.loc[landed["sample_id"] != "s2", "parse_status"] == "ok").all()
+    # a fresh run: every call made now, none from the ledger
+    assert "6 made, 0 from the ledger, 4 failed" in out
+
+
+def test_the_summary_counts_ledger_hits_of_this_run_only(proj):
+    with judge_server() as srv:
+        first = run_judge(proj, opts(srv, limit=2))
+        second = run_judge(proj, opts(srv))
+    assert (first.calls_made, first.calls_cached) == (4, 0) and "4 made, 0 from the ledger" in first.summary()
+    assert (second.calls_made, second.calls_cached) == (6, 4)

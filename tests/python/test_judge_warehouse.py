@@ -9,6 +9,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from rater1001.judge.simulate import simulate_judge_study
+from rater1001.stats.alt_test import alt_test
 from rater1001.paths import project
 from rater1001.warehouse import dbt_build
 
@@ -67,16 +68,20 @@ def test_consistency_rule_matches_pandas(built):
 
 def test_win_rates_recount(built):
     exp = expected_pairs(built)
-    exp = exp[exp["final"].notna() & (exp["candidate_b"] == "P")]
-    exp["outcome"] = exp["final"].map({"a": "win", "tie": "tie", "b": "loss"})
+    exp = exp[exp["candidate_b"] == "P"]
+    exp["outcome"] = exp["final"].map({"a": "win", "tie": "tie", "b": "loss"}).fillna("missing")
     counts = exp.groupby(["judge_id", "candidate_a", "outcome"]).size().unstack(fill_value=0)
     got = query(built, "select * from judge_win_rates where axis = 'overall' and variant = 'all'")
     got = got.set_index(["judge_id", "candidate_id"])
+    assert counts.get("missing", pd.Series(0)).sum() > 0  # the simulated judge leaves some verdicts unparsed
     for (judge, cand), row in counts.iterrows():
         g = got.loc[(judge, cand)]
-        assert (g["wins"], g["ties"], g["losses"]) == (row.get("win", 0), row.get("tie", 0), row.get("loss", 0))
-        n = row.sum()
-        assert g["win_rate"] == pytest.approx((row.get("win", 0) + 0.5 * row.get("tie", 0)) / n, abs=1e-12)
+        assert (g["wins"], g["ties"], g["losses"], g["n_incomplete"]) == tuple(
+            row.get(k, 0) for k in ("win", "tie", "loss", "missing"))
+        credit = row.get("win", 0) + 0.5 * row.get("tie", 0)
+        # a pair without a verdict counts against the candidate; the answered-only rate stands beside
+        assert g["win_rate"] == pytest.approx(credit / row.sum(), abs=1e-12)
+        assert g["win_rate_answered_only"] == pytest.approx(credit / (row.sum() - row.get("missing", 0)), abs=1e-12)
     cat = query(built, "select sum(n_pairs) as n from judge_category_win_rates where axis = 'overall' "
                        "and judge_id = 'gpt-5.1'")["n"].item()
     assert cat == got.loc["gpt-5.1", "n_pairs"].sum()
@@ -132,3 +137,55 @@ def test_marts_build_empty_without_a_judge_part(tmp_path):
     assert dbt_build(paths, select=SELECT)
     for mart in JUDGE_MARTS:
         assert query(paths, f"select count(*) as n from {mart}")["n"].item() == 0, mart
+
+
+def test_judge_marts_are_labelled_with_their_data_origin(built):
+    for mart in JUDGE_MARTS:
+        origin = query(built, f"select distinct data_origin from {mart}")["data_origin"].tolist()
+        assert origin == ["SIMULATED"], mart
+
+
+def test_each_llm_judge_is_compared_with_the_human_majority(built):
+    pairs = query(built, "select * from judge_pair_verdicts where axis = 'empathy' and is_complete")
+    key = ["sample_id", "variant", "candidate_a", "candidate_b"]
+    human = pairs[pairs["judge_kind"] == "human"]
+    counts = human.groupby(key)["final_verdict"].value_counts().rename("n").reset_index()
+    total = counts.groupby(key)["n"].transform("sum")
+    majority = counts[counts["n"] * 2 > total].set_index(key)["final_verdict"]
+    got = query(built, "select * from judge_agreement where axis = 'empathy' and comparison = 'human-majority-llm'")
+    llm_judges = sorted(pairs.loc[pairs["judge_kind"] == "llm", "judge_id"].unique())
+    got["llm"] = got["judge_1"].where(got["judge_2"] == "human-majority", got["judge_2"])
+    assert sorted(got["llm"]) == llm_judges
+    for judge in llm_judges:
+        mine = pairs[pairs["judge_id"] == judge].set_index(key)["final_verdict"]
+        both = pd.concat([majority.rename("m"), mine.rename("j")], axis=1, join="inner")
+        row = got[got["llm"] == judge].iloc[0]
+        assert row["n_pairs"] == len(both) > 0
+        assert row["kappa"] == pytest.approx(cohen_kappa_score(both["m"], both["j"]))
+    # a human against a majority that includes them is still not reported
+    assert not query(built, "select * from judge_agreement where comparison = 'human-human-majority'").shape[0]
+
+
+def test_an_unparsed_judge_verdict_counts_against_the_judge_in_the_alt_test(built):
+    pairs = query(built, "select * from judge_pair_verdicts")
+    key = ["sample_id", "variant", "candidate_a", "candidate_b"]
+    pairs["instance_id"] = pairs[key].astype(str).agg("|".join, axis=1)
+    humans = pairs[(pairs["judge_kind"] == "human") & pairs["is_complete"]]
+    labelled = humans.groupby(["instance_id", "axis"])["judge_id"].nunique()
+    shared = set(labelled[labelled >= 2].index)
+    got = query(built, "select * from judge_alt_test").set_index(["judge_id", "axis"])
+    n_missing_total = 0
+    for (judge, axis), row in got.iterrows():
+        mine = pairs[(pairs["judge_id"] == judge) & (pairs["axis"] == axis)]
+        asked = mine[[(i, axis) in shared for i in mine["instance_id"]]]
+        assert row["n_instances"] == len(asked)
+        assert row["n_missing"] == int((~asked["is_complete"].astype(bool)).sum())
+        n_missing_total += row["n_missing"]
+        h = humans[humans["axis"] == axis].rename(columns={"judge_id": "annotator_id", "final_verdict": "label"})
+        answers = asked["final_verdict"].where(asked["is_complete"].astype(bool), None)
+        ref = alt_test(h[["annotator_id", "instance_id", "label"]],
+                       pd.Series(answers.to_numpy(), index=asked["instance_id"], dtype="object"),
+                       epsilon=row["epsilon"], min_instances_per_human=30)
+        assert row["winning_rate"] == pytest.approx(ref.winning_rate, nan_ok=True)
+        assert row["winning_rate_answered_only"] == pytest.approx(ref.winning_rate_answered_only, nan_ok=True)
+    assert n_missing_total > 0  # the simulated judges leave some verdicts unparsed

@@ -32,6 +32,9 @@ def raw(demo_warehouse):
     stimuli = pd.read_parquet(p.raw_table("stimuli"))
     ratings = pd.read_parquet(p.raw_table("human_ratings"))
     preds = pd.read_parquet(p.raw_table("model_predictions"))
+    # The VLM conditions (the FER baselines of Supplement S1 are checked in test_marts_fer.py).
+    kinds = pd.read_parquet(p.raw_table("model_conditions")).set_index("condition_id")["kind"]
+    preds = preds[preds["condition_id"].map(kinds) == "vlm"]
     preds = preds.sort_values("run_id").drop_duplicates(["condition_id", "image_id"])
     preds = preds.rename(columns={d: f"model_{d}" for d in DIMS})
     preds = preds.merge(stimuli[["image_id", "emotion"]].rename(columns={"emotion": "true_emotion"}), on="image_id")
@@ -39,7 +42,8 @@ def raw(demo_warehouse):
     for dim in DIMS:
         g = ratings.groupby("image_id")[dim]
         human[dim] = pd.DataFrame({"n": g.count(), "mean": g.mean(), "sd": g.std(ddof=1),
-                                   "ss": g.var(ddof=1) * (g.count() - 1)}).join(stimuli.set_index("image_id")["emotion"])
+                                   "ss": g.var(ddof=1) * (g.count() - 1), "total": g.sum(),
+                                   "total_sq": (ratings[dim] ** 2).groupby(ratings["image_id"]).sum()}).join(stimuli.set_index("image_id")["emotion"])
     # each rating with its image's intended emotion (the raters' own label is chosen_emotion)
     rated = ratings.rename(columns={"emotion": "chosen_emotion"}).merge(stimuli[["image_id", "emotion"]], on="image_id")
     return {"paths": p, "stimuli": stimuli, "ratings": ratings, "rated": rated, "preds": preds, "human": human,
@@ -165,7 +169,7 @@ def test_dimensional_agreement_and_zscores_equal_the_stats_functions(raw, emotio
         r = r if emotion == "all" else r[r["emotion"] == emotion]
         h = raw["human"][dim].reindex(r["image_id"]).to_numpy()
         y = r[dim].to_numpy(float)
-        z = ZS.summarise(ZS.loo_z(h[:, 0], h[:, 1], h[:, 3], y))
+        z = ZS.summarise(ZS.loo_z(h[:, 0], h[:, 4], h[:, 5], y))
         assert zsum.loc[("human_loo", dim), "w1sd"] == pytest.approx(z.w1sd, abs=1e-12)
         counts, _ = AL.value_count_matrix(r.rename(columns={dim: "v"}), value="v", value_domain=np.arange(1, 10))
         stats = raw["human"][dim].loc[sorted(r["image_id"].unique())]
@@ -193,7 +197,7 @@ def test_bootstraps_equal_the_stats_functions_on_raw_inputs(raw):
     j = _pairs(raw, cond, dim, emotion).sort_index()
     r = raw["ratings"][raw["ratings"]["image_id"].isin(j.index)].sort_values(["image_id", "rater_id"])
     h = raw["human"][dim].reindex(r["image_id"]).to_numpy()
-    r = r.assign(loo=np.abs(ZS.loo_z(h[:, 0], h[:, 1], h[:, 3], r[dim].to_numpy(float))))
+    r = r.assign(loo=np.abs(ZS.loo_z(h[:, 0], h[:, 4], h[:, 5], r[dim].to_numpy(float))))
     loo = r.dropna(subset=["loo"])
     padded = BS.ragged_to_padded(loo["image_id"].map({m: i for i, m in enumerate(j.index)}), loo["loo"])
     ref = BS.p_sig(np.abs(ZS.zscore(j["model"], j["mean"], j["sd"])), padded)
@@ -266,22 +270,26 @@ def test_value_offsets_recover_the_profile(raw):
 
 def test_verdict_counts_follow_from_independently_computed_inputs(raw):
     """n_conditions_passing per dimension cell = conditions whose W1SD (stats.zscores on the raw
-    data) reaches the human LOO W1SD and whose delta alpha (stats.alpha Python route) is >= 0."""
+    data) reaches the human LOO W1SD and whose pooled delta alpha over all images of the dimension
+    (stats.alpha Python route; the seed's default delta_alpha_scope) is >= 0."""
     verdicts = q(raw, "select * from replaceability_verdicts").set_index(["emotion", "measure"])
+    assert (verdicts.loc[verdicts.index.get_level_values("measure") != "classification", "delta_alpha_scope"]
+            == "pooled").all()
     for dim in DIMS:
         h = raw["human"][dim]
         r = raw["rated"]
+        all_stats = AL.sufficient_statistics(r.rename(columns={dim: "rating"}))
+        pooled = {cond: AL.delta_alpha_interval(all_stats, _pairs(raw, cond, dim, "all")["model"])[2]
+                  for cond in raw["conditions"]}
         for emotion, images in h.groupby("emotion"):
             ri = r[r["emotion"] == emotion]
             hh = h.reindex(ri["image_id"]).to_numpy()
-            loo = ZS.summarise(ZS.loo_z(hh[:, 0], hh[:, 1], hh[:, 3], ri[dim].to_numpy(float))).w1sd
-            stats = AL.sufficient_statistics(ri.rename(columns={dim: "rating"}))
+            loo = ZS.summarise(ZS.loo_z(hh[:, 0], hh[:, 4], hh[:, 5], ri[dim].to_numpy(float))).w1sd
             passing = []
             for cond in raw["conditions"]:
                 j = _pairs(raw, cond, dim, emotion)
                 w = ZS.summarise(ZS.zscore(j["model"], j["mean"], j["sd"])).w1sd
-                delta = AL.delta_alpha_interval(stats, j["model"])[2]
-                if w >= loo and delta >= 0:
+                if w >= loo and pooled[cond] >= 0:
                     passing.append(cond)
             cell = verdicts.loc[(emotion, dim)]
             assert cell["n_conditions_passing"] == len(passing), (emotion, dim)
@@ -307,6 +315,7 @@ def test_lmm_rows_state_the_df_and_the_model_offset(raw):
     """The rater_type[model] coefficient is the model - human difference of the reference emotion
     (happy): with two rows per image it equals -bias of happy from dimensional_agreement's route."""
     lmm = q(raw, "select * from lmm_rater_type where term = 'rater_type[model]'").set_index(["condition_id", "dimension"])
+    lmm = lmm[lmm.index.get_level_values("condition_id").isin(raw["conditions"])]
     assert len(lmm) == len(raw["conditions"]) * 2
     assert lmm["df_method"].str.contains("Satterthwaite").all()
     for cond in raw["conditions"][:3]:
@@ -361,7 +370,8 @@ def test_bad_input_gives_defined_results(small_study):
     paths = small_study
     stimuli = pd.read_parquet(paths.raw_table("stimuli"))
     preds = pd.read_parquet(paths.raw_table("model_predictions"))
-    partial, constant, no_arousal = sorted(preds["condition_id"].unique())[:3]
+    # three VLM conditions (a FER baseline may have no valence / arousal at all)
+    partial, constant, no_arousal = sorted(preds.loc[preds["strategy"] != "fer", "condition_id"].unique())[:3]
     happy = set(stimuli.loc[stimuli["emotion"] == "happy", "image_id"])
     zero_sd, one_rating = sorted(stimuli.loc[stimuli["emotion"] == "sad", "image_id"])[:2]
     half = set(sorted(stimuli["image_id"])[::2])

@@ -112,18 +112,29 @@ def test_demo_missing_one_image_names_its_cell_and_count(demo_study, tmp_path):
     expected = (f"cell {cell_text(victim)} holds {design.images_per_cell - 1} images; "
                 f"the design declares {design.images_per_cell}")
     assert expected in result.failures
-    # Only that one cell is off; the image's ratings and predictions are now orphans.
-    assert sum(f.startswith("cell ") for f in result.failures) == 1
+    # The race x emotion cell of the paper's sentence (80 = 2 genders x 40) is one short as well.
+    marginal = (f"cell race={victim.race}, emotion={victim.emotion} holds "
+                f"{2 * design.images_per_cell - 1} images; the design declares {2 * design.images_per_cell}")
+    assert marginal in result.failures
+    assert "design.cells.race_emotion" in result.failed_checks
+    # Only those two cells are off; the image's ratings and predictions are now orphans.
+    assert sum(f.startswith("cell ") for f in result.failures) == 2
+    assert (f"{2 * design.images_per_cell} images per race x emotion cell: NOT met" in result.design
+            and f"{design.images_per_cell} images per race x gender x emotion cell: NOT met" in result.design)
     assert any(f.startswith(f"data/raw/human_ratings.parquet: image_id = '{victim.image_id}' "
                             f"does not exist in stimuli ({design.ratings_per_image} rows")
                for f in result.failures)
     assert "design.images_per_cell" in result.failed_checks
 
-    # The Data Docs page of the cell counts says it failed and names the cell.
-    pages = list((paths.data_docs / "validations" / "design_cells").rglob("*.html"))
-    assert len(pages) == 1
-    text = re.sub(r"<[^>]+>", " ", pages[0].read_text())
-    assert "Failed" in text and "n_images" in text and cell_text(victim) in text
+    # The data-quality report lists the cell-count check as failed and shows the cell's row.
+    html = (paths.data_docs / "index.html").read_text()
+    assert re.search(r'<tr class="failed" id="check-rows-design.images_per_cell">', html)
+    section = html[html.index('id="rows-design.images_per_cell"'):]
+    text = re.sub(r"<[^>]+>", " ", section[:section.index("</section>")])
+    assert "n_images" in text and cell_text(victim) in text
+    # The data-quality report shows both declared cell counts with their outcome.
+    design = html[html.index('id="design"'):]
+    assert f"{2 * load_study(paths).images_per_cell} images per race x emotion cell: NOT met" in design
 
 
 def test_demo_passes_as_simulated(demo_study, tmp_path):

@@ -11,7 +11,7 @@ from rater1001.runner import (
     CallFailed, CallSpec, FatalCallError, Ledger, NotInLedger, RetryableCallError, RetryPolicy, Runner,
     SecretRegistry, call_key,
 )
-from rater1001.runner.ledger import LedgerCorrupt
+from rater1001.runner.ledger import LedgerWarning
 
 
 def test_key_is_order_independent_and_sensitive_to_every_determinant():
@@ -35,11 +35,21 @@ def test_torn_tail_is_cut_and_earlier_records_survive(tmp_path):
         assert [r["key"] for r in led.records()] == ["k1", "k2", "k3"]
 
 
-def test_a_corrupt_middle_line_is_reported_with_its_line_number(tmp_path):
+def test_a_corrupt_middle_line_is_reported_with_its_line_number_and_the_rest_kept(tmp_path):
     path = tmp_path / "ledger.jsonl"
-    path.write_text('{"key": "k1", "status": "ok", "result": {}}\nnot json\n{"key": "k2", "status": "ok", "result": {}}\n')
-    with pytest.raises(LedgerCorrupt, match="line 2"):
-        Ledger(path)
+    good = '{"key": "k1", "status": "ok", "result": {}}\n'
+    body = (good + "not json\n" + '{"key": "k2", "status": "ok", "result": {}}\n' + "[1, 2]\n").encode()
+    path.write_bytes(body + b'{"key": "k4", "status": "ok", "result": {"text": "\xff"}}\n')
+    with pytest.warns(LedgerWarning, match=r"3 line\(s\).*line 2 \(not valid JSON.*line 4 \(a JSON list.*line 5 \(not UTF-8"):
+        led = Ledger(path)
+    with led:
+        assert "k1" in led and "k2" in led and "k4" not in led and sorted(led.unreadable) == [2, 4, 5]
+        led.append({"key": "k4", "status": "ok", "result": {"text": "d"}})
+    assert path.read_bytes().startswith(body)  # nothing of the old ledger was removed
+    with pytest.warns(LedgerWarning), Ledger(path, read_only=True) as led:
+        assert "k4" in led
+        with pytest.raises(RuntimeError, match="read-only"):
+            led.append({"key": "k5", "status": "ok", "result": {}})
 
 
 def test_failed_calls_are_recorded_but_not_answers_and_are_retried(tmp_path):
@@ -166,3 +176,47 @@ def test_progress_shows_done_failed_and_retrying(tmp_path):
     assert progress.retrying_now == 0 and (progress.done, progress.failed) == (2, 1)
     final = sink.getvalue().split("\r")[-1]
     assert "3/3" in final and "done=2" in final and "failed=1" in final and "unit/s" in final
+
+
+def test_ctrl_c_starts_no_call_waits_for_calls_in_flight_and_skips_backoffs(tmp_path):
+    """Two calls in flight, a third sleeping in a 60 s backoff, more units and steps waiting: after
+    SIGINT the two in flight are recorded, the backoff is stopped, nothing new starts."""
+    import os
+    import signal
+    import time
+
+    from rater1001.runner import Interrupted, RetryableCallError
+
+    started: list[tuple[int, int]] = []
+    lock = threading.Lock()
+    draining = threading.Event()  # the calls in flight answer only once the run waits for them
+
+    def work(unit, runner):
+        for step in range(3):
+            def fn(step=step):
+                with lock:
+                    started.append((unit, step))
+                if unit == 2:
+                    raise RetryableCallError("server", "busy", retry_after=60)  # sleeps in a backoff
+                assert draining.wait(60)
+                return {"text": f"{unit}/{step}"}
+            runner.call(CallSpec(call_key({"u": unit, "s": step}), "g", {"u": unit}), fn)
+
+    def interrupt_when_busy(runner):
+        while not (runner._in_flight == 3 and len(started) == 3 and runner.stats.retries == 1):
+            time.sleep(0.005)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    with Ledger(tmp_path / "ledger.jsonl") as led:
+        # drain_s is far longer than the test: a backoff that were waited out would be in flight
+        # (abandoned) at the end of the wait, not stopped
+        runner = Runner(led, {"g": 3}, RetryPolicy(max_attempts=5, max_retry_time_s=600), drain_s=120,
+                        on_drain=lambda n, s: draining.set())
+        threading.Thread(target=interrupt_when_busy, args=(runner,), daemon=True).start()
+        with pytest.raises(Interrupted) as info:
+            runner.run_units(range(6), work)
+    i = info.value
+    assert (i.in_flight, i.recorded, i.abandoned, i.stopped) == (3, 2, 0, 1)
+    assert sorted(started) == [(0, 0), (1, 0), (2, 0)]  # no second step, no fourth unit
+    oks = [r["meta"]["u"] for r in Ledger(tmp_path / "ledger.jsonl").records() if r["status"] == "ok"]
+    assert sorted(oks) == [0, 1]

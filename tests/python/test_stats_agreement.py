@@ -44,6 +44,35 @@ def test_bland_altman_python_and_sql_equal_direct_formulas():
     assert int(sql["n"]) == ba.n
 
 
+def test_systematicity_is_the_same_in_python_sql_and_the_verdicts():
+    # A pure offset (SD_d 0, bias 1) is +inf everywhere; no difference at all is undefined everywhere.
+    cases = {"offset": (np.array([5.0, 6, 7]), np.array([4.0, 5, 6])), "equal": (np.array([5.0, 6, 7]),) * 2,
+             "noisy": (np.array([5.0, 6, 7, 3]), np.array([4.0, 5.5, 6, 1]))}
+    frame = pd.concat([pd.DataFrame({"case": k, "h": h, "x": x}) for k, (h, x) in cases.items()])
+    sql = run(f"select \"case\", {macros('bland_altman').bland_altman_columns('h', 'x')} from t group by \"case\"",
+              t=frame).set_index("case")
+    for k, (h, x) in cases.items():
+        ba = G.bland_altman(h, x)
+        assert G.systematicity(ba.bias, ba.sd_d) == ba.systematicity or (np.isnan(ba.systematicity) and k == "equal")
+        got = sql.loc[k, "systematicity"]
+        if np.isnan(ba.systematicity):
+            assert pd.isna(got), k
+        else:
+            assert got == pytest.approx(ba.systematicity, abs=1e-12), k
+    assert G.bland_altman(*cases["offset"]).systematicity == math.inf
+
+
+def test_one_pearson_serves_the_judge_marts_too():
+    from rater1001.judge import analysis
+    assert analysis.pearson is G.pearson
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=30), rng.normal(size=30)
+    r = G.pearson(a, b)
+    from scipy import stats as sps
+    ref = sps.pearsonr(a, b)
+    assert (r.r, r.p_value) == pytest.approx((ref.statistic, ref.pvalue), abs=1e-12)
+
+
 def test_folded_normal_approximation_is_the_s4_formula():
     # S4: MAE ~ sqrt(bias^2 + (2/pi) SD_d^2). Table S5's Gemini row (1.280, 1.617) prints 1.82.
     # (Six of S5's eight printed values do not follow the printed formula, e.g. GPT-4o-mini's

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import duckdb
 import krippendorff
 import numpy as np
 import pandas as pd
@@ -160,3 +161,42 @@ def test_sql_and_package_agree_on_a_simulated_study_human_only_and_plus_each_mod
             assert got == pytest.approx(ref, abs=1e-9), (dim, cond)
             _, plus, delta = A.delta_alpha_interval(A.sufficient_statistics(h), p.set_index("image_id")[dim])
             assert delta == pytest.approx(ref - base_ref, abs=1e-9)
+
+
+# Krippendorff 2011's values 1-5 spelt as words: alphabetical order (high < low < medium < very
+# high < very low) is not the scale's order, and the ordinal statistic depends on the order.
+WORDS = ["very low", "low", "medium", "high", "very high"]
+
+
+def as_words(name):
+    df = long(name)
+    return df.assign(rating=df["rating"].map(lambda v: WORDS[int(v) - 1]))
+
+
+def test_ordinal_alpha_on_labels_uses_the_declared_order():
+    published = EXAMPLES["krippendorff_2011"]["alpha"]["ordinal"]
+    got = A.alpha(as_words("krippendorff_2011"), "ordinal", order=WORDS)
+    assert round(got.alpha, 3) == published == 0.815
+    sql = run(macros("alpha_coincidence").alpha_coincidence("ratings", "image_id", "rating", "ordinal", order=WORDS),
+              ratings=as_words("krippendorff_2011"))
+    assert float(sql.alpha.iloc[0]) == pytest.approx(got.alpha, abs=1e-12)
+    # the declared order comes from the label seed's display_order
+    from rater1001.study import Study, FactorLabel
+    labels = tuple(FactorLabel("level", w, w, (), 6 - i) for i, w in enumerate(reversed(WORDS)))
+    study = Study("s", 1, 5, ("rating",), ("rating",), labels)
+    assert A.alpha(as_words("krippendorff_2011"), "ordinal", order=study.levels("level")).alpha == got.alpha
+
+
+def test_ordinal_alpha_on_labels_without_an_order_is_an_error():
+    df = as_words("krippendorff_2011")
+    with pytest.raises(ValueError, match="declared level order"):
+        A.alpha(df, "ordinal")
+    with pytest.raises(ValueError, match=r"'very high'.*not in the declared level order"):
+        A.alpha(df, "ordinal", order=WORDS[:3] + ["high"])
+    m = macros("alpha_coincidence")
+    with pytest.raises(duckdb.Error, match="needs their declared level order"):
+        run(m.alpha_coincidence("ratings", "image_id", "rating", "ordinal"), ratings=df)
+    with pytest.raises(duckdb.Error, match="very high.*not in the declared level order"):
+        run(m.alpha_coincidence("ratings", "image_id", "rating", "ordinal", order=WORDS[:4]), ratings=df)
+    # nominal alpha has no order to get wrong
+    assert A.alpha(df, "nominal").alpha == pytest.approx(EXAMPLES["krippendorff_2011"]["alpha"]["nominal"], abs=5e-4)

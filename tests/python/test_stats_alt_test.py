@@ -140,3 +140,56 @@ def test_duplicate_labels_are_an_error():
     df = pd.DataFrame({"annotator_id": ["h1", "h1"], "instance_id": ["i1", "i1"], "label": ["a", "b"]})
     with pytest.raises(ValueError, match="more than once"):
         alt_test(df, {"i1": "a"})
+
+
+def blanked_study(seed=67, n=100, blank=25, p_model=0.8, p_humans=(0.5, 0.6, 0.8, 0.9)):
+    """Four annotators of different skill label 100 pair verdicts (a / b / tie); the model is right
+    80 % of the time and leaves `blank` answers empty (seed 67 reproduces the real-data symptom)."""
+    rng = np.random.default_rng(seed)
+    labels = np.array(["a", "b", "tie"])
+    truth = rng.choice(3, n)
+    humans = {f"h{h}": {f"i{i}": str(labels[v]) for i, v in enumerate(np.where(rng.random(n) < p, truth, rng.choice(3, n)))}
+              for h, p in enumerate(p_humans)}
+    answers = np.where(rng.random(n) < p_model, truth, rng.choice(3, n))
+    model = {f"i{i}": str(labels[v]) for i, v in enumerate(answers)}
+    for i in rng.choice(n, blank, replace=False):
+        model[f"i{i}"] = ""
+    return humans, model
+
+
+@pytest.mark.parametrize("seed", [67, 1, 2, 3])
+def test_a_missing_model_answer_counts_against_the_model_as_in_the_reference(seed):
+    humans, model = blanked_study(seed)
+    omega, rho = reference_alt_test(model, humans, "accuracy", 0.2)
+    for missing in ("", None, float("nan")):
+        res = alt_test(to_long(humans), {i: (missing if v == "" else v) for i, v in model.items()}, epsilon=0.2)
+        assert (res.winning_rate, res.advantage_probability) == pytest.approx((omega, rho)), missing
+        assert res.n_missing_model == 25 and res.n_instances == 100
+    # answered-only figure beside it: the instances the model answered, as the old code scored it
+    answered = {i: v for i, v in model.items() if v}
+    assert res.winning_rate_answered_only == pytest.approx(reference_alt_test(answered, humans, "accuracy", 0.2)[0])
+    if seed == 67:  # the issue's case: 25 of 100 blanked, reference 0.25 (fail), answered-only 0.50 (pass)
+        assert (res.winning_rate, res.passed, res.winning_rate_answered_only) == (0.25, False, 0.5)
+
+
+def test_a_missing_numeric_answer_is_a_loss():
+    rng = np.random.default_rng(9)
+    humans, model = random_study(rng, n_humans=4, n_instances=60, n_labels=5, model_noise=0.3, human_noise=0.8,
+                                 continuous=True)
+    full = alt_test(to_long(humans), model, epsilon=0.2, scoring="neg_rmse")
+    holes = {i: (np.nan if k % 3 == 0 else v) for k, (i, v) in enumerate(model.items())}
+    res = alt_test(to_long(humans), holes, epsilon=0.2, scoring="neg_rmse")
+    per, per_full = res.per_annotator.set_index("annotator_id"), full.per_annotator.set_index("annotator_id")
+    # every unanswered instance is a won comparison for each annotator: W_model falls by exactly its share
+    for h, anns in humans.items():
+        n_hole = sum(1 for i in anns if holes[i] != holes[i])
+        lost = per_full.loc[h, "mean_w_model"] * per_full.loc[h, "n_instances"] - per.loc[h, "mean_w_model"] * per.loc[h, "n_instances"]
+        won_before = sum(1 for i in anns if holes[i] != holes[i] and _model_wins(humans, model, h, i))
+        assert lost == pytest.approx(won_before) and n_hole > 0
+    assert res.n_missing_model == 20
+
+
+def _model_wins(humans, model, h, i):
+    rest = [humans[o][i] for o in humans if o != h and i in humans[o]]
+    s = lambda v: -math.sqrt(np.mean([(v - a) ** 2 for a in rest]))
+    return s(model[i]) >= s(humans[h][i])

@@ -18,8 +18,7 @@ def human_pool(rng, n_images=300, n_raters=50):
 def abs_z_inputs(ratings, model):
     n = ratings.shape[1]
     mean, s = ratings.mean(axis=1), ratings.std(axis=1, ddof=1)
-    ss = s**2 * (n - 1)
-    loo = np.abs(Z.loo_z(n, mean[:, None], ss[:, None], ratings))
+    loo = np.abs(Z.loo_z(n, ratings.sum(axis=1)[:, None], (ratings**2).sum(axis=1)[:, None], ratings))
     return np.abs(Z.zscore(model, mean, s)), loo
 
 

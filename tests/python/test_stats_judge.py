@@ -195,3 +195,45 @@ def test_cohen_kappa_textbook_table():
     k = js.cohen_kappa(r1, r2)
     assert k["kappa"] == pytest.approx(0.4, abs=1e-12) and k["agreement"] == pytest.approx(0.7)
     assert math.isnan(js.cohen_kappa(["tie"] * 5, ["tie"] * 5)["kappa"])
+
+
+def test_logistic_slope_that_does_not_converge_is_null_with_a_reason_and_no_warning():
+    import warnings
+
+    # Quasi-complete separation: x > 0 always chooses 1, x < 0 always 0, except ties at x = 0.
+    # The likelihood's supremum is at an infinite slope, so Newton's method cannot converge.
+    x = np.concatenate([np.linspace(-3, -0.1, 40), [0.0, 0.0], np.linspace(0.1, 3, 40)])
+    y = np.concatenate([np.zeros(40), [0.0, 1.0], np.ones(40)])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = js.logistic_slope(y, x)
+        good = js.logistic_slope(*_planted_logistic(400))
+    assert caught == [], [str(w.message) for w in caught]
+    assert fit["converged"] is False and math.isnan(fit["slope"]) and math.isnan(fit["p_value"])
+    assert "did not converge" in fit["note"] or "Separation" in fit["note"], fit["note"]
+    assert good["converged"] is True and good["note"] is None and math.isfinite(good["slope"])
+
+
+def _planted_logistic(n):
+    rng = np.random.default_rng(4)
+    x = rng.normal(0, 1, n)
+    return (rng.random(n) < 1 / (1 + np.exp(-(0.2 + 0.7 * x)))).astype(float), x
+
+
+def test_bradley_terry_that_does_not_converge_reports_null_strengths(monkeypatch):
+    """An optimiser that stops early (here: returns its start, flagged unsuccessful) leaves a
+    gradient far from 0: every strength but the reference's is NULL with the reason."""
+    from scipy import optimize as scipy_optimize
+
+    comps = pd.DataFrame({"item_i": ["P"] * 30 + ["K"] * 30, "item_j": ["K"] * 30 + ["Q"] * 30,
+                          "outcome": ["i"] * 22 + ["j"] * 6 + ["tie"] * 2 + ["i"] * 20 + ["j"] * 10})
+    assert js.bradley_terry_davidson(comps, reference="P").converged
+    stopped = lambda fun, x0, **kw: scipy_optimize.OptimizeResult(x=np.asarray(x0, float), success=False,
+                                                                   message="stopped", fun=fun(x0, *kw["args"]))
+    monkeypatch.setattr(js.optimize, "minimize", stopped)
+    fit = js.bradley_terry_davidson(comps, reference="P")
+    table = fit.strengths.set_index("item")
+    assert not fit.converged and math.isnan(fit.tie_parameter)
+    assert table.loc["P", "log_strength"] == 0.0
+    for item in ("K", "Q"):
+        assert math.isnan(table.loc[item, "log_strength"]) and "did not converge (stopped" in table.loc[item, "note"]

@@ -86,3 +86,31 @@ def test_no_image_variance_is_a_singular_fit_not_a_crash():
     assert res.image_variance < 0.01 * res.residual_variance
     assert fe.loc["rater_type[model]", "estimate"] == pytest.approx(9 - human[emotion == "happy"].mean(), abs=1e-6)
     assert np.isfinite(fe.df).all() and np.isfinite(fe.p).all()
+
+
+def test_a_fit_that_did_not_converge_is_an_error_with_the_optimiser_message(monkeypatch):
+    """mixedlm's own verdict is read: a fit it reports as not converged gives no estimate, and the
+    mart turns the error into fit_error with NULL statistics."""
+    import mixedlm
+
+    from rater1001.agreement_marts import lmm_rater_type
+
+    real = mixedlm.lmer
+
+    def not_converged(formula, data, REML=True):
+        fit = real(formula, data, REML=REML)
+        if not REML:  # the ML fits of the likelihood-ratio test
+            monkeypatch.setattr(fit, "converged", False, raising=False)
+            monkeypatch.setattr(fit, "message", "ABNORMAL_TERMINATION_IN_LNSRCH", raising=False)
+        return fit
+
+    human, model, emotion, image = balanced(seed=3)
+    assert lmm.fit_rater_type_lmm(human, model, emotion, image, EMOTIONS).fixed_effects.shape[0] > 0
+    monkeypatch.setattr(mixedlm, "lmer", not_converged)
+    with pytest.raises(lmm.FitDidNotConverge, match=r"full ML fit did not converge \(ABNORMAL_TERMINATION_IN_LNSRCH\)"):
+        lmm.fit_rater_type_lmm(human, model, emotion, image, EMOTIONS)
+    long = pd.DataFrame({"condition_id": "c", "dimension": "valence", "human_mean": human, "model_value": model,
+                         "emotion": emotion, "image_id": image})
+    mart = lmm_rater_type(long, EMOTIONS, "SIMULATED")
+    assert len(mart) == 1 and mart["estimate"].isna().all()
+    assert mart["fit_error"].item().startswith("FitDidNotConverge: the full ML fit did not converge")

@@ -1,6 +1,7 @@
 """Replaceability verdicts against the paper's own inputs and outputs (Tables 4e, 5e -> Table 8)."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -58,8 +59,19 @@ def table8() -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def test_seed_file_loads_to_the_documented_defaults():
-    assert V.load_rules(SEED) == V.VerdictRules()
+def test_rule_values_live_only_in_the_seed():
+    # No default in the code can drift from the seed: VerdictRules declares none, and a seed that
+    # leaves a parameter out is an error naming it.
+    assert all(f.default is dataclasses.MISSING for f in dataclasses.fields(V.VerdictRules))
+    assert V.default_rules() == V.load_rules(SEED)
+    assert (V.default_rules().delta_alpha_scope, V.default_rules().w1sd_margin) == ("pooled", 0.0)
+
+
+def test_a_seed_without_a_parameter_is_an_error(tmp_path):
+    p = tmp_path / "rules.csv"
+    p.write_text("".join(l for l in SEED.read_text().splitlines(keepends=True) if not l.startswith("w1sd_margin")))
+    with pytest.raises(ValueError, match=r"rules.csv: parameter\(s\) \['w1sd_margin'\] are not declared"):
+        V.load_rules(p)
 
 
 def test_paper_w1sd_values_reproduce_table8_valence_and_arousal():
@@ -104,11 +116,32 @@ def test_ties_pass_and_strict_majority_decides_replaceable():
 
 
 def test_negative_delta_alpha_blocks_a_pass():
-    c = pd.DataFrame({"condition_id": ["a", "b"], "w1sd": [0.9, 0.9], "delta_alpha": [-0.001, 0.002]})
+    c = pd.DataFrame({"condition_id": ["a", "b"], "w1sd": [0.9, 0.9], "delta_alpha_pooled": [-0.001, 0.002]})
     out = V.dimension_verdict(c, loo_w1sd=0.7)
     assert (out["n_conditions_passing"], out["passing_conditions"], out["n_conditions_delta_alpha_below_min"]) == (1, "b", 1)
-    c["delta_alpha"] = -0.01
+    c["delta_alpha_pooled"] = -0.01
     assert V.dimension_verdict(c, loo_w1sd=0.7)["verdict"] == "not_replaceable"
+
+
+def test_delta_alpha_scope_is_a_declared_rule():
+    # The demo's case: per emotion a condition adds -0.0002 to alpha, pooled over all images it
+    # adds +0.004. The paper reports (and gates on) the pooled value; per_category is stricter.
+    c = pd.DataFrame({"condition_id": ["a", "b", "c"], "w1sd": [0.9, 0.9, 0.5],
+                      "delta_alpha": [-0.0002, 0.001, 0.001], "delta_alpha_pooled": [0.004, 0.004, 0.004]})
+    pooled = V.dimension_verdict(c, loo_w1sd=0.7)
+    assert (pooled["verdict"], pooled["passing_conditions"], pooled["delta_alpha_scope"]) == ("replaceable", "a,b", "pooled")
+    assert "pooled delta alpha >= 0" in pooled["rule"]
+    per = V.dimension_verdict(c, loo_w1sd=0.7, rules=dataclasses.replace(V.default_rules(), delta_alpha_scope="per_category"))
+    assert (per["verdict"], per["passing_conditions"], per["delta_alpha_scope"]) == ("partial", "b", "per_category")
+    # inputs that carry only the other scope's delta alpha are an error, never a silent swap
+    with pytest.raises(ValueError, match="pooled delta alpha"):
+        V.dimension_verdict(c.drop(columns="delta_alpha_pooled"), loo_w1sd=0.7)
+
+
+def test_pass_rule_reads_the_margins():
+    rules = dataclasses.replace(V.default_rules(), w1sd_margin=0.05, delta_alpha_min=0.001)
+    eligible, passes = V.condition_passes([0.74, 0.76, 0.80, 0.80], 0.70, [0.01, 0.01, 0.0005, float("nan")], rules)
+    assert eligible.tolist() == [True, True, False, True] and passes.tolist() == [False, True, False, True]
 
 
 def test_calibratable_order_is_data_paper_anger_valence():
@@ -120,7 +153,7 @@ def test_calibratable_order_is_data_paper_anger_valence():
     table8_order = V.dimension_verdict(c, loo_w1sd=0.70, human_sd=1.5)
     assert table8_order["verdict"] == "not_replaceable"
     assert table8_order["calibration_candidates"] == "Gemini-T"  # Qwen: 1.466/0.79 = 1.86 < 2
-    text_order = V.VerdictRules(verdict_order=("replaceable", "partial", "calibratable", "not_replaceable"))
+    text_order = dataclasses.replace(V.default_rules(), verdict_order=("replaceable", "partial", "calibratable", "not_replaceable"))
     assert V.dimension_verdict(c, loo_w1sd=0.70, human_sd=1.5, rules=text_order)["verdict"] == "calibratable"
 
 

@@ -4,15 +4,9 @@
 -- and mean |z| beside the human LOO W1SD and mean |z| of the same images, Bland-Altman bias / SD_d /
 -- MAE, Pearson r and delta alpha (interval alpha of the tercile's images with the model added as
 -- one more rater minus without). Images with an undefined tercile (SD undefined) are left out.
-{%- set dims = var('model_dimensions') %}
 with model_long as (
-    {%- for dim in dims %}
-    select m.condition_id, m.image_id, '{{ dim }}' as dimension,
-           cast(m.model_{{ dim }} as double) as model_value, m.human_mean_{{ dim }} as human_mean,
-           m.z_{{ dim }} as z
-    from {{ ref('int_model_vs_human') }} m
-    {%- if not loop.last %} union all{% endif %}
-    {%- endfor %}
+    select condition_id, image_id, dimension, model_value, human_mean, z
+    from {{ ref('int_model_vs_human_long') }}
 ),
 rows_split as (
     select ml.*, d.disagreement_tercile as tercile

@@ -8,13 +8,14 @@
 --                  to how the scale is used).
 -- outcome = +1 when the human scores strictly better, -1 when the model does, 0 on a tie (both
 -- W indicators 1). Scores are rounded to 9 decimals so float noise never breaks a tie.
--- Images need at least one other rating (alt_test's min_humans_per_instance = 2) and a model value.
+-- Images need at least one other rating (alt_test's min_humans_per_instance = 2) and a model row.
+-- A model row without a value (no answer, or an answer that did not parse) counts against the model
+-- (the tool's missing-answer policy, stats.alt_test): the human wins that comparison outright
+-- (outcome +1), and n_model_missing counts those comparisons so answered-only figures can be
+-- derived beside (n_human_better - n_model_missing).
 with model_long as (
-    {%- for dim in var('model_dimensions') %}
-    select condition_id, image_id, '{{ dim }}' as dimension, cast(model_{{ dim }} as double) as x
-    from {{ ref('int_model_vs_human') }} where model_{{ dim }} is not null
-    {%- if not loop.last %} union all{% endif %}
-    {%- endfor %}
+    select condition_id, image_id, dimension, model_value as x
+    from {{ ref('int_model_vs_human_long') }}
 ),
 value_counts as (
     select
@@ -41,7 +42,7 @@ human as (
 ),
 scored as (
     select
-        m.condition_id, h.dimension, h.emotion, h.rater_id,
+        m.condition_id, h.dimension, h.emotion, h.rater_id, m.x is null as model_missing,
         round(-abs(h.rating - h.loo_mean), 9) as s_h_abs,
         round(-abs(m.x - h.loo_mean), 9) as s_f_abs,
         round(-abs((h.y_below_all + 0.5 * (h.y_equal_all - 1)) / (h.n_ratings - 1) - 0.5), 9) as s_h_rank,
@@ -52,9 +53,11 @@ scored as (
     join model_position m on m.image_id = h.image_id and m.dimension = h.dimension
 ),
 outcomes as (
-    select condition_id, dimension, emotion, rater_id, 'neg_abs_error' as scoring, sign(s_h_abs - s_f_abs) as outcome from scored
+    select condition_id, dimension, emotion, rater_id, model_missing, 'neg_abs_error' as scoring,
+           case when model_missing then 1 else sign(s_h_abs - s_f_abs) end as outcome from scored
     union all
-    select condition_id, dimension, emotion, rater_id, 'rank' as scoring, sign(s_h_rank - s_f_rank) as outcome from scored
+    select condition_id, dimension, emotion, rater_id, model_missing, 'rank' as scoring,
+           case when model_missing then 1 else sign(s_h_rank - s_f_rank) end as outcome from scored
 )
 select
     condition_id,
@@ -64,7 +67,8 @@ select
     rater_id,
     count(*) filter (where outcome > 0) as n_human_better,
     count(*) filter (where outcome = 0) as n_tie,
-    count(*) filter (where outcome < 0) as n_model_better
+    count(*) filter (where outcome < 0) as n_model_better,
+    count(*) filter (where model_missing) as n_model_missing
 from outcomes
 group by grouping sets ((condition_id, dimension, scoring, emotion, rater_id),
                         (condition_id, dimension, scoring, rater_id))

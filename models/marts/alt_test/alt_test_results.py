@@ -1,10 +1,11 @@
 """The Alternative Annotator Test of each model condition against the individual human raters,
 per dimension, scoring, emotion ('all' too) and epsilon: winning rate omega, advantage
-probability rho, pass (omega >= 0.5)."""
+probability rho, pass (omega >= 0.5). A missing model answer counts against the model; the
+winning rate over answered images only and the count of such comparisons stand beside it."""
 
 COLUMNS = ["condition_id", "dimension", "scoring", "emotion", "epsilon", "q", "min_instances_per_human",
            "winning_rate", "advantage_probability", "passed", "n_annotators_tested", "n_annotators_skipped",
-           "note"]
+           "n_model_missing", "winning_rate_answered_only", "note"]
 
 
 def model(dbt, session):
@@ -22,13 +23,21 @@ def model(dbt, session):
     # all raters of all groups in one vectorised t-test per epsilon (rows with equal counts share it)
     p_by_eps = {eps: annotator_p_values(counts["n_human_better"], counts["n_tie"], counts["n_model_better"], eps)
                 for eps in epsilons}
+    # answered-only: the same comparisons without the images the model left unanswered
+    answered = counts.assign(n_human_better=counts["n_human_better"] - counts["n_model_missing"])
+    p_answered = {eps: annotator_p_values(answered["n_human_better"], answered["n_tie"], answered["n_model_better"], eps)
+                  for eps in epsilons}
     rows = []
     for (cond, dim, scoring, emotion), part in counts.groupby(["condition_id", "dimension", "scoring", "emotion"], sort=True):
         min_n = min_all if emotion == "all" else min_emotion
         for eps in epsilons:
             r = alt_test_from_counts(part, epsilon=eps, q=q, min_instances_per_human=min_n,
                                      p_values=p_by_eps[eps][part.index.to_numpy()])
+            a = alt_test_from_counts(answered.loc[part.index], epsilon=eps, q=q, min_instances_per_human=min_n,
+                                     p_values=p_answered[eps][part.index.to_numpy()])
             rows.append({"condition_id": cond, "dimension": dim, "scoring": scoring, "emotion": emotion,
                          "epsilon": eps, "q": q, "min_instances_per_human": min_n,
-                         **{k: v for k, v in r.items() if k != "per_annotator"}})
+                         **{k: v for k, v in r.items() if k != "per_annotator"},
+                         "n_model_missing": int(part["n_model_missing"].sum()),
+                         "winning_rate_answered_only": a["winning_rate"]})
     return finish(pd.DataFrame(rows), COLUMNS, dbt.ref("int_study_provenance").df())

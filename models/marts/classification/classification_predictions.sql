@@ -2,7 +2,7 @@
 -- the humans' forced-choice labels exist (stg_human_ratings.chosen_emotion), a 'human' pseudo-
 -- condition holds each image's majority (plurality) label; a tie between top labels has no
 -- majority and gives NULL, which the classification marts count as a miss (as an unparsed model
--- answer), with the tie shown in human_vote_tied.
+-- answer), with the tie shown in human_vote_tied. Conditions that do not classify are left out.
 with votes as (
     select image_id, chosen_emotion, count(*) as n
     from {{ ref('stg_human_ratings') }}
@@ -46,6 +46,11 @@ models as (
         cast(null as double) as human_vote_share,
         cast(null as boolean) as human_vote_tied
     from {{ ref('int_model_vs_human') }}
+    -- A condition that never gave a label and never failed to parse one does not classify (a
+    -- ratings-only study's models); a study without a category factor has nothing to classify.
+    where true_emotion is not null
+      and condition_id in (select condition_id from {{ ref('int_model_vs_human') }}
+                           where predicted_emotion is not null or parse_path = 'failed')
 )
 select u.*, p.data_origin
 from (select * from models union all select * from human) u

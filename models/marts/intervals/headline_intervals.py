@@ -14,6 +14,8 @@ def model(dbt, session):
     replicates = int(dbt.config.get("interval_replicates") or 500)
     seed = int(dbt.config.get("interval_seed") or 42)
     dims = model_dimensions(rows) or [d for d in ("valence", "arousal") if d in set(stats["dimension"])]
-    labels = sorted(stats["emotion"].dropna().unique().tolist())  # the study's intended emotions
+    # The study's intended categories: those of rated images and of predicted ones (a labels-only
+    # study has no rated dimension, so no image statistics).
+    labels = sorted(set(stats["emotion"].dropna()) | set(rows["true_emotion"].dropna()))
     out = headline_intervals(rows, stats, dims, labels, replicates, seed)
     return finish(out, COLUMNS, dbt.ref("int_study_provenance").df())

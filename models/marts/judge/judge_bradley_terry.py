@@ -4,8 +4,9 @@ where model-vs-model pairs exist, from the round-robin design."""
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from rater1001.judge.analysis import bradley_terry
+    from rater1001.judge.analysis import bradley_terry, with_origin
 
     catalog = dbt.ref("judge_candidate_catalog").df()
     anchor = catalog.loc[catalog["is_anchor"].astype(bool), "candidate_id"].iloc[0]
-    return bradley_terry(dbt.ref("judge_pair_verdicts").df(), anchor)
+    return with_origin(bradley_terry(dbt.ref("judge_pair_verdicts").df(), anchor),
+                       dbt.ref("int_study_provenance").df())

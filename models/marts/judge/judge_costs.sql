@@ -12,7 +12,9 @@ select
     sum(output_tokens) as output_tokens,
     sum(cost_usd) as cost_usd,
     count(*) filter (where cost_usd is null) as n_calls_without_price,
-    avg(latency_ms) as mean_latency_ms
+    avg(latency_ms) as mean_latency_ms,
+    any_value(p.data_origin) as data_origin
 from {{ ref('stg_judge_calls') }}
+cross join {{ ref('int_study_provenance') }} p
 where judge_kind = 'llm'
 group by judge_id

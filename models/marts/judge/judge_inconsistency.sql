@@ -12,7 +12,9 @@ select
     case when count(*) filter (where is_complete) > 0
         then (count(*) filter (where is_complete and is_consistent = false))::double
              / count(*) filter (where is_complete)
-    end as inconsistency_rate
-from {{ ref('judge_pair_verdicts') }}
+    end as inconsistency_rate,
+    any_value(p.data_origin) as data_origin
+from {{ ref('judge_pair_verdicts') }} v
+cross join {{ ref('int_study_provenance') }} p
 where judge_kind = 'llm'
-group by all
+group by v.judge_id, v.judge_kind, v.candidate_a, v.candidate_b, v.variant, v.axis

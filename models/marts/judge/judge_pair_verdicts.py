@@ -4,8 +4,9 @@ both orders agree -> that verdict, otherwise tie. Logic: rater1001.stats.judge.c
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from rater1001.judge.analysis import pair_verdicts
+    from rater1001.judge.analysis import pair_verdicts, with_origin
 
     verdicts = dbt.ref("stg_judge_verdicts").df()
     dialogues = dbt.ref("stg_judge_dialogues").df()
-    return pair_verdicts(verdicts, dialogues)
+    return with_origin(pair_verdicts(verdicts, dialogues),
+                       dbt.ref("int_study_provenance").df())

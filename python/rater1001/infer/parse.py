@@ -1,11 +1,19 @@
-"""The parsing cascade of Supplement S2.4, per step.
+"""The parsing cascade of Supplement S2.4, per step, under a declared parse policy.
 
 Order: (1) strict JSON (the whole answer is a JSON object), (2) JSON inside a markdown fence or a
 JSON object embedded in prose ("fenced"), (3) regular-expression fallback ("regex"). Thinking
 blocks (<think>...</think>) are split off first and kept as the thinking trace. Labels are matched
 to the study's set by exact spelling (canonical, Korean, aliases; case-folded), then by the first
-three letters; numbers are clamped to the scale and the clamp is recorded. Anything that cannot be
-read is `failed` with a reason: a failed parse never becomes a value.
+three letters. Anything that cannot be read is `failed` with a reason: a failed parse never becomes
+a value.
+
+Two policies differ only in the regex fallback and in clamping:
+- `strict` (the default): the fallback accepts an answer only when the whole text *is* an answer
+  (a bare label or number, `field: value` lines, or one of a few expected phrasings), and a number
+  is clamped only when it lies at most one scale point outside the scale. A refusal or an error
+  message ("I cannot see the image (error 502)") is therefore a failed parse, never a rating.
+- `paper`: the cascade as S2.4 describes it (a label or number found anywhere in the prose, every
+  number clamped to the scale), for exact reproduction of the paper's numbers.
 """
 from __future__ import annotations
 
@@ -17,11 +25,30 @@ from typing import Any
 from ..study import Study
 
 PATH_ORDER = ("json", "fenced", "regex", "failed")  # best to worst
+PARSE_POLICIES = ("strict", "paper")
+DEFAULT_POLICY = "strict"
+# Strict clamping: 0 or 10 on a 1-9 scale is a slip at the edge; 502 is not an answer on the scale.
+CLAMP_TOLERANCE = 1.0
 
 _THINK = re.compile(r"<think(?:ing)?>(.*?)</think(?:ing)?>", re.S | re.I)
 _THINK_UNCLOSED = re.compile(r"^\s*<think(?:ing)?>(.*)$", re.S | re.I)
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.S)
 _NUMBER = r"[-+]?\d+(?:\.\d+)?"
+_MARKDOWN = re.compile(r"[*_`#>]+")
+_KEYED_PIECE = re.compile(r"[\"']?([A-Za-z\uac00-\ud7a3][\w \uac00-\ud7a3]{0,30}?)[\"']?\s*[:=：]\s*[\"']?([^\"',;\n{}]+?)[\"']?\s*\.?")
+# The phrasings a model uses to give the one answer asked for (strict policy, single-field steps).
+_ASKED_LABEL = re.compile(
+    r"(?:(?:the |this )?(?:facial )?(?:expression|emotion)(?: (?:shown |displayed |expressed )?(?:in|of|on) "
+    r"(?:this|the) (?:image|face|picture|photo|person))? (?:is|appears to be|seems to be|looks)"
+    r"|(?:this|the) (?:face|person) (?:is|looks|appears|shows|expresses)"
+    r"|i would say|i'd say|answer)\s*:?\s*(?:an? )?(?:expression of |feeling of )?(?P<v>[^\s.!]+)", re.I)
+_ASKED_NUMBER = re.compile(
+    rf"(?:(?:i would|i'd) rate (?:it|this(?: face| image| expression)?)(?: as| at| a)?"
+    rf"|(?:my )?(?:rating|score|answer)(?: is)?\s*:?"
+    rf"|(?:the )?(?:valence|arousal|pleasantness|intensity|rating|score) (?:is|would be))?\s*"
+    rf"(?P<v>{_NUMBER})(?:\s*(?:/|out of)\s*\d+)?", re.I)
+_REFUSAL_WORDS = re.compile(
+    r"sorry|cannot|can't|can not|unable|not able|error|fail|retry|policy|refuse|죄송|없습니다|오류", re.I)
 
 
 @dataclass
@@ -32,6 +59,7 @@ class StepParse:
     clamped: dict[str, float] = field(default_factory=dict)  # field -> raw value before clamping
     errors: dict[str, str] = field(default_factory=dict)  # field -> why it failed
     thinking: str | None = None
+    policy: str = DEFAULT_POLICY
 
     @property
     def ok(self) -> bool:
@@ -39,7 +67,7 @@ class StepParse:
 
     def as_dict(self) -> dict[str, Any]:
         return {"path": self.path, "values": self.values, "field_paths": self.field_paths,
-                "clamped": self.clamped, "errors": self.errors}
+                "clamped": self.clamped, "errors": self.errors, "policy": self.policy}
 
 
 def weakest(paths) -> str:
@@ -120,9 +148,33 @@ def _find_key(obj: dict, name: str):
     return False, None
 
 
+def _keyed_only(text: str) -> dict[str, str] | None:
+    """{key: value} when the whole text is `key: value` pieces (lines, or separated by , or ;)."""
+    text = text.strip()
+    pieces = [p.strip() for p in re.split(r"[\n,;]", text.strip("{}")) if p.strip()]
+    if text.startswith("{") and not text.endswith("}") and pieces and not _KEYED_PIECE.fullmatch(pieces[-1]):
+        pieces.pop()  # a JSON answer cut off mid-key: what came before it was still answered
+    out = {}
+    for p in pieces:
+        m = _KEYED_PIECE.fullmatch(p)
+        if not m:
+            return None
+        out.setdefault(m.group(1).strip().casefold(), m.group(2).strip())
+    return out or None
+
+
+def no_answer_reason(text: str) -> str:
+    if _REFUSAL_WORDS.search(text):
+        return "no answer: the response reads as a refusal or an error message (kept in raw_responses)"
+    return "no answer in an accepted form (JSON, fenced JSON, a bare value or the expected phrasing)"
+
+
 class StepParser:
-    def __init__(self, study: Study):
+    def __init__(self, study: Study, policy: str = DEFAULT_POLICY):
+        if policy not in PARSE_POLICIES:
+            raise ValueError(f"unknown parse policy {policy!r}; expected one of {', '.join(PARSE_POLICIES)}")
         self.study = study
+        self.policy = policy
         self.labels = LabelMatcher(study)
         self.lo, self.hi = float(study.scale_min), float(study.scale_max)
 
@@ -150,8 +202,12 @@ class StepParser:
         else:
             value, err = self._read_number(raw)
             if value is not None and not (self.lo <= value <= self.hi):
-                out.clamped[name] = value
-                value = min(max(value, self.lo), self.hi)
+                if self.policy == "strict" and not (self.lo - CLAMP_TOLERANCE <= value <= self.hi + CLAMP_TOLERANCE):
+                    value, err = None, (f"{name} {raw!r} is more than {CLAMP_TOLERANCE:g} outside the scale "
+                                        f"{self.lo:g}-{self.hi:g}: not an answer on the scale, not clamped")
+                else:
+                    out.clamped[name] = value
+                    value = min(max(value, self.lo), self.hi)
         if err:
             out.errors[name] = err
             return False
@@ -161,7 +217,43 @@ class StepParser:
         return True
 
     # --- regex fallback -------------------------------------------------------------------
+    def _strict_regex_field(self, text: str, name: str, single_field: bool):
+        """Only a text that is an answer as a whole: never a label or number pulled out of prose."""
+        plain = _MARKDOWN.sub("", text).strip()
+        keyed = _keyed_only(plain)
+        if keyed is not None and name in keyed:
+            return keyed[name]
+        for line in plain.splitlines():  # "Valence: 7" on a line of its own amid an explanation
+            keyed = _keyed_only(line)
+            if keyed is not None and name in keyed:
+                return keyed[name]
+        if not single_field:
+            return None
+        # The whole text, else its first line, else (labels only) its first sentence ("Sad. The brows
+        # are drawn together."): an answer first and an explanation after it is still an answer. Not
+        # a number's first sentence: "1. The valence is 7" is a numbered list, not a rating of 1.
+        first_line = plain.splitlines()[0] if plain else ""
+        parts = [plain, first_line]
+        if name == "emotion":
+            parts.append(re.split(r"(?<=[.!。])\s+", first_line)[0])
+        for part in dict.fromkeys(parts):
+            value = self._bare_answer(re.sub(r"[.!。]+$", "", part).strip(), name)
+            if value is not None:
+                return value
+        return None
+
+    def _bare_answer(self, bare: str, name: str) -> str | None:
+        if name == "emotion":
+            if bare.casefold() in self.labels.exact or (bare and len(bare.split()) == 1):
+                return bare
+            m = _ASKED_LABEL.fullmatch(bare)
+            return m.group("v") if m else None
+        m = _ASKED_NUMBER.fullmatch(bare)
+        return m.group("v") if m else None
+
     def _regex_field(self, text: str, name: str, single_field: bool):
+        if self.policy == "strict":
+            return self._strict_regex_field(text, name, single_field)
         keyed = re.search(rf"[\"']?{name}[\"']?\s*[:=]\s*[\"']?([^\"',}}\n]+)", text, re.I)
         if keyed:
             return keyed.group(1).strip()
@@ -183,7 +275,7 @@ class StepParser:
 
     # --- the cascade ----------------------------------------------------------------------
     def parse(self, text: str | None, fields: tuple[str, ...]) -> StepParse:
-        out = StepParse()
+        out = StepParse(policy=self.policy)
         if text is None or not str(text).strip():
             out.errors = {f: "empty response" for f in fields}
             return out
@@ -213,6 +305,8 @@ class StepParser:
             raw = self._regex_field(body, f, single_field=len(fields) == 1)
             if raw is not None:
                 self._accept(out, f, raw, "regex")
+            elif not candidates and out.errors.get(f) == "not found":
+                out.errors[f] = no_answer_reason(body)
 
         out.path = "failed" if out.errors else weakest(out.field_paths.values())
         return out

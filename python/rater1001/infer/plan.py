@@ -1,7 +1,6 @@
 """What a run will do: one unit per (condition, image, run id), each with its strategy's steps."""
 from __future__ import annotations
 
-import mimetypes
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,7 +9,8 @@ import pyarrow.parquet as pq
 from ..landing import file_sha256
 from ..paths import ProjectPaths
 from .conditions import Condition
-from .prompts import Strategy, strategy
+from .images import ImageFile, inspect, limit_problem, resolve_inside
+from .prompts import FER_STRATEGY, Strategy, strategy
 
 
 class PlanError(ValueError):
@@ -25,20 +25,25 @@ class Unit:
     image_path: Path
     image_sha256: str
     run_id: str
-
-    @property
-    def image_mime(self) -> str:
-        return mimetypes.guess_type(self.image_path.name)[0] or "image/png"
+    image_mime: str = "image/png"  # from the decoded format, not the file name
 
 
 def concurrency_group(c: Condition) -> str:
     return f"{c.backend}:{c.base_url or 'default'}"
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A stimulus that will not be sent, and why (every condition, or the one named)."""
+    image_id: str
+    message: str
+    condition_id: str | None = None
+
+
 def read_images(paths: ProjectPaths, images_dir: Path, *, limit: int | None = None,
-                image_ids: list[str] | None = None) -> list[tuple[str, Path, str]]:
-    """(image_id, file, sha256) for the landed stimuli, in image_id order; every problem names the
-    stimuli row, column and value."""
+                image_ids: list[str] | None = None) -> tuple[list[ImageFile], list[Refusal]]:
+    """The landed stimuli's files, in image_id order, each inside `images_dir` and a decodable
+    image; the others are refused with a message naming the stimuli row, column and value."""
     src = paths.raw_table("stimuli")
     if not src.exists():
         raise PlanError(f"{src} does not exist: land the stimulus table first (`rater1001 ingest stimuli FILE`)")
@@ -52,27 +57,36 @@ def read_images(paths: ProjectPaths, images_dir: Path, *, limit: int | None = No
         stim = [r for r in stim if r["image_id"] in wanted]
     if limit is not None:
         stim = stim[:limit]
-    out, problems = [], []
-    for i, r in enumerate(stim):
+    out, refused = [], []
+    for r in stim:
         fp = r["file_path"]
+        where = f"{src}: image_id {r['image_id']!r}: column file_path"
         if not fp:
-            problems.append(f"{src}: image_id {r['image_id']!r}: column file_path is empty")
+            refused.append(Refusal(r["image_id"], f"{where} is empty"))
             continue
-        f = (images_dir / fp)
-        if not f.is_file():
-            problems.append(f"{src}: image_id {r['image_id']!r}: column file_path {fp!r}: no file {f}")
+        f, why = resolve_inside(images_dir, fp)
+        if why is None:
+            try:
+                fmt, w, h, animated = inspect(f)
+            except ValueError as exc:
+                why = f"{f} {exc}"
+        if why is not None:
+            refused.append(Refusal(r["image_id"], f"{where} {fp!r}: {why}"))
             continue
-        out.append((r["image_id"], f, file_sha256(f)))
-    if problems:
-        more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
-        raise PlanError("\n".join(problems[:10]) + more)
-    return out
+        out.append(ImageFile(r["image_id"], f, file_sha256(f), fmt, w, h, f.stat().st_size, animated))
+    return out, refused
 
 
-def plan_units(conditions: list[Condition], images: list[tuple[str, Path, str]], run_id: str,
-               strategy_override: str | None = None) -> list[Unit]:
-    units = []
+def plan_units(conditions: list[Condition], images: list[ImageFile], run_id: str,
+               strategy_override: str | None = None) -> tuple[list[Unit], list[Refusal]]:
+    """One unit per (condition, image); an image the condition's backend does not accept is refused."""
+    units, refused = [], []
     for c in conditions:
-        s = strategy(strategy_override or c.strategy or "context-carry")
-        units.extend(Unit(c, s, image_id, f, sha, run_id) for image_id, f, sha in images)
-    return units
+        s = FER_STRATEGY if c.backend == "fer" else strategy(strategy_override or c.strategy or "context-carry")
+        for im in images:
+            why = limit_problem(im, c.backend)
+            if why:
+                refused.append(Refusal(im.image_id, f"image_id {im.image_id!r} ({im.path.name}) {why}", c.condition_id))
+                continue
+            units.append(Unit(c, s, im.image_id, im.path, im.sha256, run_id, im.mime))
+    return units, refused

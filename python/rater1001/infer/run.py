@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -17,11 +18,12 @@ from ..study import load_study
 from .backends import DEFAULT_CONCURRENCY
 from .conditions import Condition, load_conditions
 from .execute import InferContext, infer_unit
-from .parse import PATH_ORDER
-from .plan import PlanError, Unit, concurrency_group, plan_units, read_images
+from .parse import DEFAULT_POLICY, PATH_ORDER
+from .plan import PlanError, Refusal, Unit, concurrency_group, plan_units, read_images
 from .prompts import render
 
 CHARS_PER_TOKEN = 4.0  # rough text-token estimate for the dry run only
+URL_BACKENDS = ("openai", "openai-compatible", "gemini")  # backends that talk to a URL
 
 
 @dataclass
@@ -39,6 +41,8 @@ class InferOptions:
     retry: RetryPolicy = RetryPolicy()
     progress: bool = True
     ledger_path: Path | None = None
+    parse_policy: str = DEFAULT_POLICY  # strict, or paper (S2.4 as published); not part of any key
+    on_drain: Callable[[int, float], None] | None = None  # told when Ctrl-C waits for calls in flight
 
 
 def ledger_path(paths: ProjectPaths, opts: InferOptions) -> Path:
@@ -52,8 +56,23 @@ def select_conditions(paths: ProjectPaths, opts: InferOptions) -> list[Condition
         raise PlanError(f"unknown condition(s) {unknown}; known: {', '.join(sorted(available))}")
     chosen = [available[c] for c in opts.condition_ids]
     if opts.base_url:
-        chosen = [replace(c, base_url=opts.base_url) for c in chosen]
+        # An API condition keeps its SDK (pointed at another URL, e.g. a proxy); an in-process or
+        # imported condition is sent to the server through its OpenAI-compatible API.
+        chosen = [replace(c, base_url=opts.base_url,
+                          backend=c.backend if c.backend in URL_BACKENDS else "openai-compatible") for c in chosen]
     return chosen
+
+
+def make_plan(paths: ProjectPaths, opts: InferOptions, conditions: list[Condition]) -> tuple[list[Unit], list[Refusal]]:
+    """The units to run and the stimuli refused (outside the images folder, not an image, beyond a
+    provider's limits). Refused stimuli do not stop the others; a plan with nothing left does."""
+    images, refused = read_images(paths, opts.images_dir, limit=opts.limit, image_ids=opts.image_ids)
+    units, too_big = plan_units(conditions, images, opts.run_id, opts.strategy)
+    refused += too_big
+    if refused and not units:
+        more = f"\n(and {len(refused) - 10} more)" if len(refused) > 10 else ""
+        raise PlanError("no stimulus can be sent:\n" + "\n".join(r.message for r in refused[:10]) + more)
+    return units, refused
 
 
 def concurrency_limits(conditions: list[Condition], overrides: dict[str, int]) -> dict[str, int]:
@@ -72,16 +91,16 @@ def prices(paths: ProjectPaths) -> PriceTable:
 
 def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
     """Per condition: units, calls still to make (finished calls in the ledger are free), and
-    estimated tokens and cost from the price seed. Needs no key and makes no call."""
+    estimated tokens and cost from the price seed. Needs no key and makes no call. The stimuli
+    that would be refused are in `.attrs["refused"]`."""
     study = load_study(paths)
     conditions = select_conditions(paths, opts)
-    units = plan_units(conditions, read_images(paths, opts.images_dir, limit=opts.limit, image_ids=opts.image_ids),
-                       opts.run_id, opts.strategy)
+    units, refused = make_plan(paths, opts, conditions)
     table = prices(paths)
     cached: dict[str, int] = {}
     if ledger_path(paths, opts).exists():
-        with Ledger(ledger_path(paths, opts)) as ledger:
-            cached = _cached_calls(units, ledger, study)
+        with Ledger(ledger_path(paths, opts), read_only=True) as ledger:
+            cached = _cached_calls(units, ledger, InferContext(study, parse_policy=opts.parse_policy, seeds=paths.seeds))
     rows = []
     for c in conditions:
         cu = [u for u in units if u.condition.condition_id == c.condition_id]
@@ -91,6 +110,11 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
         calls_total = len(cu) * len(steps)
         calls_todo = calls_total - cached.get(c.condition_id, 0)
         # Prompt length with typical carried answers; the label list and scale come from the study.
+        if c.backend == "fer":  # in-process classifier: no prompt, no tokens, no cost
+            rows.append({"condition_id": c.condition_id, "units": len(cu), "calls_total": calls_total,
+                         "calls_todo": calls_todo, "est_input_tokens": 0, "est_output_tokens": 0,
+                         "est_thinking_tokens": 0, "est_cost_usd": 0.0, "note": "local model"})
+            continue
         example = {"emotion": study.levels("emotion")[0], "valence": study.scale_max}
         prompt_tokens = sum(len(render(s, study, {k: example[k] for k in s.carries})) for s in steps) / CHARS_PER_TOKEN / len(steps)
         price = table.lookup(c.backend, c.model_id or "")
@@ -107,14 +131,15 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
                      "calls_todo": calls_todo, "est_input_tokens": round(in_tok),
                      "est_output_tokens": round(out_tok), "est_thinking_tokens": round(think_tok),
                      "est_cost_usd": round(price.cost_usd(in_tok, out_tok, think_tok), 4), "note": ""})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    out.attrs["refused"] = refused
+    return out
 
 
-def _cached_calls(units: list[Unit], ledger: Ledger, study) -> dict[str, int]:
+def _cached_calls(units: list[Unit], ledger: Ledger, ctx: InferContext) -> dict[str, int]:
     """Calls of these units already finished: replay each unit offline until the first miss."""
     counter: dict[str, int] = {}
     runner = Runner(ledger, offline=True)
-    ctx = InferContext(study)
     for u in units:
         before = runner.stats.calls_cached
         try:
@@ -137,27 +162,33 @@ class InferResult:
     calls_cached: int = 0  # answered from the ledger
     calls_failed: int = 0
     retries: int = 0
+    refused: list[Refusal] = field(default_factory=list)  # stimuli not sent, with the reason
+
+
+def refused_count(refused: list[Refusal], condition_id: str) -> int:
+    return sum(1 for r in refused if r.condition_id in (None, condition_id))
 
 
 def run_infer(paths: ProjectPaths, opts: InferOptions, *, secrets: SecretRegistry | None = None) -> InferResult:
     study = load_study(paths)
     conditions = select_conditions(paths, opts)
-    units = plan_units(conditions, read_images(paths, opts.images_dir, limit=opts.limit, image_ids=opts.image_ids),
-                       opts.run_id, opts.strategy)
+    units, refused = make_plan(paths, opts, conditions)
     secrets = secrets or SecretRegistry()
-    ctx = InferContext(study, secrets=secrets, timeout_s=opts.timeout_s)
+    ctx = InferContext(study, secrets=secrets, timeout_s=opts.timeout_s, parse_policy=opts.parse_policy, seeds=paths.seeds)
     for c in conditions:  # fail before the first call when a key is missing
         ctx.backend(c)
     limits = concurrency_limits(conditions, opts.concurrency)
     with Ledger(ledger_path(paths, opts), secrets) as ledger:
+        # Parsing is redone from the raw texts at every compaction, so the policy is a property of
+        # the run (recorded here and in every row's parse_detail), never of a call's key.
+        ledger.append({"status": "run", "command": "infer", "parse_policy": opts.parse_policy,
+                       "run_id": opts.run_id, "conditions": [c.condition_id for c in conditions]})
         progress = Progress(total=len(units), enabled=opts.progress, desc="infer")
-        runner = Runner(ledger, limits, opts.retry, progress=progress)
-        try:
-            runner.run_units(units, lambda u, r: infer_unit(u, r, ctx))
-        finally:
-            progress.close()
-            # Also on Ctrl-C: whatever finished is in the ledger; land it.
-            result = compact(paths, units, ledger, ctx, conditions)
+        runner = Runner(ledger, limits, opts.retry, progress=progress, on_drain=opts.on_drain)
+        result = runner.run_and_land(units, lambda u, r: infer_unit(u, r, ctx),
+                                     lambda: compact(paths, units, ledger, ctx, conditions))
+    result.refused = refused
+    result.summary.insert(2, "refused", [refused_count(refused, c) for c in result.summary["condition_id"]])
     result.calls_made = runner.stats.calls_made
     result.calls_cached = runner.stats.calls_cached
     result.calls_failed = runner.stats.calls_failed
@@ -178,12 +209,14 @@ def compact(paths: ProjectPaths, units: list[Unit], ledger: Ledger, ctx: InferCo
             rows.append(row)
         else:
             last = failures.get((unit.condition.condition_id, unit.image_id, unit.run_id))
-            incomplete.append((unit.condition.condition_id, unit.image_id, last or "not run yet"))
+            why = "not run yet" if isinstance(err, NotInLedger) else f"{type(err).__name__}: {err}"
+            incomplete.append((unit.condition.condition_id, unit.image_id, last or why))
     new = pd.DataFrame(rows, columns=MODEL_PREDICTIONS.column_names)
     out_path = paths.raw_table("model_predictions")
     kept_simulated = _write_predictions(paths, new, {(c.condition_id, units[0].run_id) for c in conditions} if units else set())
     _upsert_conditions(paths, conditions)
-    record_landing(paths, ManifestEntry("model_predictions", f"rater1001 infer ({ledger.path})", None,
+    record_landing(paths, ManifestEntry("model_predictions",
+                                        f"rater1001 infer ({ledger.path}; parse policy {ctx.parse_policy})", None,
                                         int(len(pq.read_table(out_path))), 0, kept_simulated))
     return InferResult(new, incomplete, summarise(new, units, incomplete, conditions, prices(paths)), out_path)
 

@@ -1,8 +1,9 @@
 """`rater1001 ingest TABLE FILE`: validate a study file against the data contract and land it.
 
-Good rows land as data/raw/TABLE.parquet (typed by the contract, written atomically); bad rows go to
+Good rows land as data/raw/TABLE.parquet (typed by the contract); bad rows go to
 data/rejected/TABLE.parquet with their values as read, the source file, the row number and every
-reason. Ingesting replaces the table, so re-ingesting the same file gives the same outputs.
+reason. Both and the manifest row are published as one commit (landing.commit) under the project
+lock. Ingesting replaces the table, so re-ingesting the same file gives the same outputs.
 Decisions (duplicates, '7.0', missing tokens, ...) are written down in docs/ingest.md.
 """
 from __future__ import annotations
@@ -17,12 +18,13 @@ import pyarrow.parquet as pq
 
 from .. import contract
 from ..contract import TableSpec
-from ..landing import ManifestEntry, file_sha256, record_landing, to_arrow, write_parquet_atomic
+from ..landing import ManifestEntry, commit, manifest_with, to_arrow
+from ..lock import project_lock
 from ..paths import ProjectPaths
 from ..study import load_study
 from .errors import IngestError
 from .hints import column_hint
-from .readers import read_source
+from .readers import MISSING_TOKENS, read_source
 from .result import IngestResult, ReasonGroup, group_reasons
 from .validate import Validation, validate
 
@@ -41,32 +43,44 @@ def ingest_file(
     drop_columns: bool = False,
     sheet: str | None = None,
 ) -> IngestResult:
+    study = load_study(paths)
     try:
-        spec = contract.table(table)
+        spec = contract.for_study(contract.table(table), study)
     except KeyError as exc:
         raise IngestError(exc.args[0]) from None
     source = Path(file).resolve()
     verbatim = frozenset(c.name for c in spec.columns if c.verbatim)
-    frame = read_source(source, encoding=encoding, sheet=sheet, verbatim=verbatim)
-    data, dropped, absent = _match_columns(source, frame.data, spec, drop_columns)
-    references = _landed_references(paths, spec)
-    validation = validate(data, spec, load_study(paths), references, frame.row_numbers)
-
-    rejected = validation.rejected
-    landed = validation.typed.loc[~rejected]
-    write_parquet_atomic(to_arrow(landed, spec), paths.raw_table(table))
-    rejected_path = _write_rejected(paths, table, source, data, frame.row_numbers, validation)
-    record_landing(
-        paths,
-        ManifestEntry(
+    with project_lock(paths, f"ingest {table}"):
+        frame = read_source(source, encoding=encoding, sheet=sheet, verbatim=verbatim,
+                            labels=declared_missing_tokens(spec, study))
+        data, dropped, absent = _match_columns(source, frame.data, spec, drop_columns)
+        references = _landed_references(paths, spec)
+        validation = validate(data, spec, study, references, frame.row_numbers, frame.problems)
+        rejected = validation.rejected
+        landed = validation.typed.loc[~rejected]
+        entry = ManifestEntry(
             table_name=table,
             source=str(source),
-            source_sha256=file_sha256(source),
+            source_sha256=frame.sha256,
             rows_landed=len(landed),
             rows_rejected=int(rejected.sum()),
             is_simulated=False,
-        ),
-    )
+        )
+        files = {
+            paths.raw_table(table): to_arrow(landed, spec),
+            paths.rejected_table(table): _rejected_table(source, data, frame.row_numbers, validation),
+            paths.manifest: manifest_with(paths, entry),
+        }
+        try:
+            # table, rejected rows and manifest row change together or not at all
+            commit(paths, files)
+        except OSError as exc:
+            raise IngestError(
+                f"cannot write the landing zone under {paths.root / 'data'}: {exc.strerror or exc}"
+                f"{f' ({exc.filename})' if exc.filename else ''}. Nothing was changed: the previous "
+                f"landing of {table}, if any, is intact."
+            ) from None
+        warnings = [*frame.warnings, *_orphans_left_behind(paths, spec, landed)]
     return IngestResult(
         table=table,
         source=source,
@@ -74,12 +88,12 @@ def ingest_file(
         rows_landed=len(landed),
         rows_rejected=int(rejected.sum()),
         landed_path=paths.raw_table(table),
-        rejected_path=rejected_path,
+        rejected_path=paths.rejected_table(table) if rejected.any() else None,
         reasons=group_reasons(validation.failures, frame.row_numbers),
         label_mappings=validation.mappings,
         dropped_columns=tuple(dropped),
         absent_columns=tuple(absent),
-        warnings=tuple(_orphans_left_behind(paths, spec, landed)),
+        warnings=tuple(warnings),
     )
 
 
@@ -116,6 +130,22 @@ def _match_columns(
     return data.drop(columns=dropped), dropped, absent
 
 
+def declared_missing_tokens(spec: contract.TableSpec, study) -> dict[str, frozenset[str]]:
+    """Per factor column, the missing-value spellings (e.g. 'na') that its label set declares as
+    labels: there they are values, not missing."""
+    out = {}
+    for c in spec.columns:
+        if c.rule and c.rule.startswith("factor:"):
+            try:
+                spellings = study.label_map(c.rule.removeprefix("factor:"))
+            except KeyError:
+                continue
+            kept = frozenset(spellings) & frozenset(MISSING_TOKENS)
+            if kept:
+                out[c.name] = kept
+    return out
+
+
 def _landed_references(paths: ProjectPaths, spec: TableSpec) -> dict[str, pd.DataFrame]:
     needed = {fk.table: fk.ref_columns for fk in spec.foreign_keys}
     missing = [t for t in contract.LOAD_ORDER if t in needed and not paths.raw_table(t).exists()]
@@ -129,13 +159,11 @@ def _landed_references(paths: ProjectPaths, spec: TableSpec) -> dict[str, pd.Dat
     return {t: pq.read_table(paths.raw_table(t), columns=list(cols)).to_pandas() for t, cols in needed.items()}
 
 
-def _write_rejected(
-    paths: ProjectPaths, table: str, source: Path, data: pd.DataFrame, row_numbers: np.ndarray, validation: Validation
-) -> Path | None:
-    target = paths.rejected_table(table)
+def _rejected_table(source: Path, data: pd.DataFrame, row_numbers: np.ndarray, validation: Validation) -> pa.Table | None:
+    """The rejected rows as read, with where they came from and why; None when there are none (any
+    older rejected file is then deleted: it would describe an earlier ingest)."""
     rejected = validation.rejected
     if not rejected.any():
-        target.unlink(missing_ok=True)  # a stale file would describe an earlier ingest
         return None
     reasons = validation.reasons()
     out = data.loc[rejected].reset_index(drop=True)
@@ -143,11 +171,9 @@ def _write_rejected(
     out["_source_row"] = row_numbers[rejected]
     out["_reason"] = reasons["reason"].to_numpy()
     out["_rules"] = reasons["rules"].to_numpy()
-    schema = pa.schema(
-        [pa.field(c, pa.int64() if c == "_source_row" else pa.string()) for c in out.columns]
-    )
-    write_parquet_atomic(pa.Table.from_pandas(out, schema=schema, preserve_index=False), target)
-    return target
+    types = {"_source_row": pa.int64(), "_reason": pa.list_(pa.string())}
+    schema = pa.schema([pa.field(c, types.get(c, pa.string())) for c in out.columns])
+    return pa.Table.from_pandas(out, schema=schema, preserve_index=False)
 
 
 def _orphans_left_behind(paths: ProjectPaths, spec: TableSpec, landed: pd.DataFrame) -> list[str]:

@@ -13,7 +13,7 @@ import json
 import math
 import warnings
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from pathlib import Path
 
@@ -22,8 +22,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .arrow_text import is_in
+from ..landing import bytes_sha256
+from .arrow_text import is_in, nfc
 from .errors import IngestError
+from .validate import Failure, shorten
 
 FORMATS = {
     ".csv": "csv",
@@ -47,16 +49,31 @@ SUGGESTED_ENCODINGS = ("cp949",)
 
 
 @dataclass(frozen=True)
+class RowProblem:
+    """Rows the reader could not read whole (a CSV row cut short, an Excel formula without a value):
+    they become rejected rows, not a refused file."""
+    column: str
+    rule: str
+    mask: np.ndarray  # bool per row of the frame it came with
+    messages: np.ndarray  # object per row; read where mask holds
+
+
+@dataclass(frozen=True)
 class SourceFrame:
     data: pd.DataFrame  # one str column per header; NA = missing; RangeIndex
     row_numbers: np.ndarray  # int64, where each row sits in the source file
     format: str
+    sha256: str  # of the bytes that were parsed, not of the file as it is later
+    problems: tuple[Failure, ...] = ()  # row-level read failures, positions in data
+    warnings: tuple[str, ...] = field(default_factory=tuple)
 
 
 def read_source(
-    path: Path, encoding: str | None = None, sheet: str | None = None, verbatim: frozenset[str] = frozenset()
+    path: Path, encoding: str | None = None, sheet: str | None = None, verbatim: frozenset[str] = frozenset(),
+    labels: dict[str, frozenset[str]] | None = None,
 ) -> SourceFrame:
-    """verbatim: columns of free text, kept as written (not trimmed; only an empty cell is missing)."""
+    """verbatim: columns of free text, kept as written (not trimmed; only an empty cell is missing).
+    labels: per column, missing-value spellings that are declared labels there (e.g. 'na')."""
     if not path.exists():
         raise IngestError(f"{path}: no such file")
     if path.is_dir():
@@ -66,17 +83,27 @@ def read_source(
         raise IngestError(
             f"{path}: unknown file type {path.suffix!r}; expected one of {', '.join(sorted(FORMATS))}"
         )
-    if path.stat().st_size == 0:
+    try:
+        # Read once: the parse and the manifest's checksum see the same bytes, even if the file is
+        # replaced or deleted while the ingest runs.
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise IngestError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise IngestError(f"{path}: cannot read the file: {exc.strerror or exc}") from None
+    if not raw:
         raise IngestError(f"{path}: the file is empty (0 bytes)")
+    problems: list[RowProblem] = []
+    notes: list[str] = []
     if fmt in ("csv", "tsv"):
-        frame, rows = _read_delimited(path, encoding, "\t" if fmt == "tsv" else ",")
+        frame, rows = _read_delimited(raw, path, encoding, "\t" if fmt == "tsv" else ",", problems)
     elif fmt == "jsonl":
-        frame, rows = _read_jsonl(path, encoding)
+        frame, rows = _read_jsonl(raw, path, encoding)
     elif fmt == "xlsx":
-        frame, rows = _read_xlsx(path, sheet)
+        frame, rows = _read_xlsx(raw, path, sheet, problems, notes)
     else:
-        frame, rows = _read_parquet(path)
-    return _normalise(path, frame, rows, fmt, verbatim)
+        frame, rows = _read_parquet(raw, path)
+    return _normalise(path, frame, rows, fmt, verbatim, bytes_sha256(raw), problems, notes, labels or {})
 
 
 # ---------------------------------------------------------------------------------------- text
@@ -118,11 +145,17 @@ def _encoding_hint(raw: bytes, tried: str | None) -> str:
     return "Re-run with --encoding NAME for the file's encoding (e.g. cp1252, latin-1), or save it as UTF-8."
 
 
-def _read_delimited(path: Path, encoding: str | None, sep: str) -> tuple[pd.DataFrame, np.ndarray]:
-    text = decode_text(path.read_bytes(), path, encoding)
+def _read_delimited(
+    raw: bytes, path: Path, encoding: str | None, sep: str, problems: list[RowProblem]
+) -> tuple[pd.DataFrame, np.ndarray]:
+    text = decode_text(raw, path, encoding)
     if not text.strip():
         raise IngestError(f"{path}: the file is empty (no header, no rows)")
-    header = next(csv.reader(io.StringIO(text), delimiter=sep))
+    try:
+        # newline="": a file with CR-only line ends (old Mac Excel) reads like any other
+        header = next(csv.reader(io.StringIO(text, newline=""), delimiter=sep))
+    except csv.Error as exc:
+        raise IngestError(f"{path}: cannot parse the header line: {exc}") from None
     _refuse_bad_header(path, header)
     kind = "TSV" if sep == "\t" else "CSV"
     try:
@@ -141,20 +174,52 @@ def _read_delimited(path: Path, encoding: str | None, sep: str) -> tuple[pd.Data
     except pd.errors.ParserError as exc:
         raise IngestError(f"{path}: cannot parse as {kind}: {exc}") from None
     frame.columns = header
+    # pandas pads a short row with empty cells, indistinguishable from cells written empty; a row
+    # cut short (a truncated export) must not land with NULL ratings, so count the fields.
+    fields = _field_counts(text, sep, len(frame))
+    named = max(i for i, h in enumerate(header) if h.strip()) + 1  # a trailing separator names nothing
+    short = fields < named
+    if short.any():
+        messages = np.full(len(frame), None, dtype=object)
+        messages[short] = [f"row: {n} of the header's {named} fields (cut short?) [short_row]" for n in fields[short]]
+        problems.append(RowProblem("row", "short_row", short, messages))
     # Header is line 1, so data row i (0-based) is line i + 2 (exact unless a quoted cell spans lines).
     return frame, np.arange(2, len(frame) + 2, dtype=np.int64)
 
 
-def _read_jsonl(path: Path, encoding: str | None) -> tuple[pd.DataFrame, np.ndarray]:
-    text = decode_text(path.read_bytes(), path, encoding)
+def _field_counts(text: str, sep: str, n_rows: int) -> np.ndarray:
+    """Fields per data record. Without quotes a record is a line and its fields are its separators
+    plus one (counted on the bytes, vectorised; a CR before the LF changes no count); with quotes
+    or CR-only line ends the csv module decides. A blank line reads as one short field here, but its
+    row is all missing and is skipped with its problems in _normalise."""
+    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    if not (data == ord('"')).any():
+        ends = np.flatnonzero(data == ord("\n"))
+        if len(ends) == 0 or ends[-1] != len(data) - 1:
+            ends = np.append(ends, len(data))  # last line without a newline
+        seps = np.flatnonzero(data == ord(sep))
+        counts = np.diff(np.searchsorted(seps, np.r_[-1, ends])) + 1
+        if len(counts) == n_rows + 1:
+            return counts[1:]
+    records = [len(r) for r in csv.reader(io.StringIO(text, newline=""), delimiter=sep)]
+    if len(records) != n_rows + 1:
+        # pandas and the csv module split records differently (should not happen): do not guess
+        return np.full(n_rows, np.iinfo(np.int64).max, dtype=np.int64)
+    return np.asarray(records[1:], dtype=np.int64)
+
+
+def _read_jsonl(raw: bytes, path: Path, encoding: str | None) -> tuple[pd.DataFrame, np.ndarray]:
+    text = decode_text(raw, path, encoding)
     lines = text.split("\n")  # not splitlines(): JSON strings may hold U+2028 and friends unescaped
     numbers = np.array([i + 1 for i, line in enumerate(lines) if line.strip()], dtype=np.int64)
     if not len(numbers):
         raise IngestError(f"{path}: the file is empty (no JSON lines)")
+    if any(not lines[i - 1].lstrip().startswith("{") for i in numbers):
+        _raise_first_bad_json_line(path, lines)  # pandas reads a file of arrays as columns 0, 1, ...
     body = "\n".join(lines[i - 1] for i in numbers)
     try:
         frame = pd.read_json(io.StringIO(body), lines=True, dtype=False)
-    except ValueError:
+    except (ValueError, TypeError):
         _raise_first_bad_json_line(path, lines)
         raise
     if len(frame) != len(numbers):
@@ -176,35 +241,72 @@ def _raise_first_bad_json_line(path: Path, lines: list[str]) -> None:
     raise IngestError(f"{path}: cannot read as JSON lines (one object per line)")
 
 
-def _read_xlsx(path: Path, sheet: str | None) -> tuple[pd.DataFrame, np.ndarray]:
+def _read_xlsx(
+    raw: bytes, path: Path, sheet: str | None, problems: list[RowProblem], notes: list[str]
+) -> tuple[pd.DataFrame, np.ndarray]:
+    values = _xlsx_rows(raw, path, sheet, data_only=True, notes=notes)
+    if not values or all(v is None for v in values[0]):
+        raise IngestError(f"{path}: the first sheet is empty (no header in row 1)")
+    # read_only sheets report their used width; columns with neither a header nor a value are
+    # padding. A value right of the last header is kept, so _normalise can refuse it by name.
+    width = max((i + 1 for r in values for i, v in enumerate(r) if v is not None), default=0)
+    header = [str(h) if h is not None else "" for h in (values[0] + (None,) * width)[:width]]
+    _refuse_bad_header(path, header)
+    body = [r[:width] + (None,) * (width - len(r)) for r in values[1:]]
+    frame = pd.DataFrame(body, columns=header, dtype=object)
+    _formulas_without_value(raw, path, sheet, frame, header, problems)
+    return frame, np.arange(2, len(body) + 2, dtype=np.int64)
+
+
+def _xlsx_rows(raw: bytes, path: Path, sheet: str | None, data_only: bool, notes: list[str] | None = None) -> list[tuple]:
     import openpyxl
 
     try:
-        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, OSError, KeyError, ValueError) as exc:
+        book = openpyxl.load_workbook(io.BytesIO(raw), read_only=True, data_only=data_only)
+    except (zipfile.BadZipFile, OSError, KeyError, ValueError, TypeError) as exc:
         raise IngestError(f"{path}: cannot open as an Excel workbook: {exc}") from None
     try:
         if sheet is not None and sheet not in book.sheetnames:
             raise IngestError(f"{path}: no sheet {sheet!r}; the workbook has {', '.join(book.sheetnames)}")
         ws = book[sheet] if sheet is not None else book.worksheets[0]
-        rows = [tuple(_cell_text(v) for v in r) for r in ws.iter_rows(values_only=True)]
+        if notes is not None and sheet is None and len(book.sheetnames) > 1:
+            others = ", ".join(repr(n) for n in book.sheetnames[1:])
+            notes.append(
+                f"the workbook has {len(book.sheetnames)} sheets; only the first, {ws.title!r}, was read "
+                f"(not {others}); pass --sheet NAME to ingest another one"
+            )
+        if data_only:
+            return [tuple(_cell_text(v) for v in r) for r in ws.iter_rows(values_only=True)]
+        return [tuple(r) for r in ws.iter_rows(values_only=True)]
     finally:
         book.close()
-    if not rows or all(v is None for v in rows[0]):
-        raise IngestError(f"{path}: the first sheet is empty (no header in row 1)")
-    # read_only sheets report their used width; columns with neither a header nor a value are
-    # padding. A value right of the last header is kept, so _normalise can refuse it by name.
-    width = max((i + 1 for r in rows for i, v in enumerate(r) if v is not None), default=0)
-    body = [r[:width] + (None,) * (width - len(r)) for r in rows[1:]]
-    header = [str(h) if h is not None else "" for h in (rows[0] + (None,) * width)[:width]]
-    _refuse_bad_header(path, header)
-    frame = pd.DataFrame(body, columns=header, dtype=object)
-    return frame, np.arange(2, len(body) + 2, dtype=np.int64)
 
 
-def _read_parquet(path: Path) -> tuple[pd.DataFrame, np.ndarray]:
+def _formulas_without_value(
+    raw: bytes, path: Path, sheet: str | None, frame: pd.DataFrame, header: list[str], problems: list[RowProblem]
+) -> None:
+    """A formula cell whose result was never saved (a workbook written by a script, not by Excel)
+    reads as empty; it would land as NULL although the cell is not empty. Reject those rows."""
+    if not frame.isna().any().any():
+        return  # no empty cell, so no formula lost its value
+    formulas = _xlsx_rows(raw, path, sheet, data_only=False)[1:]
+    for position, name in enumerate(header):
+        empty = frame.iloc[:, position].isna().to_numpy()
+        cells = np.array([r[position] if position < len(r) else None for r in formulas], dtype=object)
+        lost = empty & np.array([isinstance(v, str) and v.startswith("=") for v in cells], dtype=bool)
+        if lost.any():
+            shown = shorten(pd.Series(cells[lost], dtype="str")).to_numpy(dtype=object)
+            messages = np.full(len(frame), None, dtype=object)
+            messages[lost] = (
+                f"{name or _excel_column(position)}='" + shown + "': formula without a saved value (open and save the "
+                "workbook in Excel, or paste the values) [xlsx_formula]"
+            )
+            problems.append(RowProblem(name or _excel_column(position), "xlsx_formula", lost, messages))
+
+
+def _read_parquet(raw: bytes, path: Path) -> tuple[pd.DataFrame, np.ndarray]:
     try:
-        table = pq.read_table(path)
+        table = pq.read_table(pa.BufferReader(raw))
     except (pa.ArrowException, OSError) as exc:
         raise IngestError(f"{path}: cannot read as Parquet: {exc}") from None
     _refuse_bad_header(path, table.column_names)
@@ -267,7 +369,10 @@ def _to_text(series: pd.Series) -> pd.Series:
     return pd.Series([_cell_text(v) for v in series.tolist()], index=series.index, dtype="str")
 
 
-def _normalise(path: Path, frame: pd.DataFrame, rows: np.ndarray, fmt: str, verbatim: frozenset[str]) -> SourceFrame:
+def _normalise(
+    path: Path, frame: pd.DataFrame, rows: np.ndarray, fmt: str, verbatim: frozenset[str],
+    sha256: str, problems: list[RowProblem], notes: list[str], labels: dict[str, frozenset[str]],
+) -> SourceFrame:
     out = {}
     for position, name in enumerate(frame.columns):
         name = str(name).strip()
@@ -275,8 +380,11 @@ def _normalise(path: Path, frame: pd.DataFrame, rows: np.ndarray, fmt: str, verb
         if name in verbatim:
             text = text.mask(text == "")
         else:
-            text = text.str.strip()
-            text = text.mask(is_in(text.str.lower(), MISSING_TOKENS) | text.isna().to_numpy())
+            # NFC: a label typed on macOS arrives decomposed (NFD) and would miss its declared
+            # spelling while printing exactly like it.
+            text = nfc(text.str.strip())
+            tokens = tuple(t for t in MISSING_TOKENS if t not in labels.get(name, ()))
+            text = text.mask(is_in(text.str.lower(), tokens) | text.isna().to_numpy())
         if not name:
             # A trailing separator in every line (common in spreadsheet exports) makes an empty,
             # nameless column: harmless. A nameless column with values is not.
@@ -288,9 +396,16 @@ def _normalise(path: Path, frame: pd.DataFrame, rows: np.ndarray, fmt: str, verb
         out[name] = text
     data = pd.DataFrame(out, index=pd.RangeIndex(len(frame)))
     blank = data.isna().all(axis=1).to_numpy() if len(data.columns) else np.ones(len(data), bool)
+    keep = ~blank
     if blank.any():
-        data = data.loc[~blank].reset_index(drop=True)
-        rows = rows[~blank]
+        data = data.loc[keep].reset_index(drop=True)
+        rows = rows[keep]
     if not len(data):
         raise IngestError(f"{path}: the file has a header but no data rows")
-    return SourceFrame(data=data, row_numbers=rows, format=fmt)
+    failures = []
+    for p in problems:
+        mask = p.mask[keep]
+        if mask.any():
+            failures.append(Failure(p.column, p.rule, np.flatnonzero(mask), p.messages[keep][mask]))
+    return SourceFrame(data=data, row_numbers=rows, format=fmt, sha256=sha256,
+                       problems=tuple(failures), warnings=tuple(notes))

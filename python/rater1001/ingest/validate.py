@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..contract import Column, TableSpec
 from ..study import Study
-from .arrow_text import is_in, parse_numbers
+from .arrow_text import is_in, parse_integers, parse_numbers
 from .hints import enum_hint, label_hint
 
 TRUE_TEXTS = ("true", "yes", "1", "t", "y")
@@ -51,9 +51,10 @@ class Validation:
         return mask
 
     def reasons(self) -> pd.DataFrame:
-        """One row per rejected row (indexed by position): every reason, in contract order."""
+        """One row per rejected row (indexed by position): every reason, in contract order. reason
+        is a list (a value may itself hold '; '), rules a '; '-joined string of identifiers."""
         if not self.failures:
-            return pd.DataFrame({"reason": pd.Series(dtype="str"), "rules": pd.Series(dtype="str")})
+            return pd.DataFrame({"reason": pd.Series(dtype=object), "rules": pd.Series(dtype="str")})
         rows = np.concatenate([f.rows for f in self.failures])
         order = np.argsort(rows, kind="stable")
         long = pd.DataFrame(
@@ -65,7 +66,7 @@ class Validation:
                 )[order],
             }
         )
-        return long.groupby("row", sort=True).agg({"reason": "; ".join, "rules": "; ".join})
+        return long.groupby("row", sort=True).agg({"reason": list, "rules": "; ".join})
 
 
 def validate(
@@ -74,9 +75,11 @@ def validate(
     study: Study,
     references: dict[str, pd.DataFrame],
     row_numbers: np.ndarray,
+    read_failures: tuple[Failure, ...] = (),
 ) -> Validation:
-    """references: for each table a foreign key points to, its landed key columns."""
-    failures: list[Failure] = []
+    """references: for each table a foreign key points to, its landed key columns. read_failures:
+    rows the reader could not read whole (they come first among a row's reasons)."""
+    failures: list[Failure] = list(read_failures)
     mappings: list[LabelMapping] = []
     typed = {}
     for column in spec.columns:
@@ -96,10 +99,23 @@ def _fail(failures: list[Failure], column: str, rule: str, mask, text: pd.Series
     mask = np.asarray(mask, dtype=bool)
     if not mask.any():
         return
-    shown = text[mask].fillna("")
+    shown = shorten(text[mask].fillna(""))
     detail = message[mask] if isinstance(message, pd.Series) else message
     messages = column + "='" + shown + "': " + detail + f" [{rule}]"
     failures.append(Failure(column, rule, np.flatnonzero(mask), messages.to_numpy(dtype=object)))
+
+
+SHOWN_CHARACTERS = 80  # of a value quoted in a reason; the rejected file keeps the whole value
+
+
+def shorten(text: pd.Series) -> pd.Series:
+    """Values as quoted in reasons and the summary: a 5 MB cell is cut, saying how long it was."""
+    length = text.str.len()
+    long_ = (length > SHOWN_CHARACTERS).to_numpy()
+    if not long_.any():
+        return text
+    cut = text.str.slice(0, SHOWN_CHARACTERS) + "... (" + length.astype("Int64").astype("str") + " characters)"
+    return text.where(~long_, cut)
 
 
 def _check_column(column: Column, text: pd.Series, study: Study, failures, mappings) -> pd.Series:
@@ -138,9 +154,12 @@ def _check_number(column: Column, text: pd.Series, present: np.ndarray, study: S
     _fail(failures, name, f"type:{column.type}", present & ~finite, text, "not a number")
     ok = finite
     if column.type == "int":
+        exact, too_large = parse_integers(text, number)
         whole = finite & (number == np.round(number))
         _fail(failures, name, "type:int", finite & ~whole, text, "not a whole number")
-        ok = whole
+        _fail(failures, name, "type:int", too_large, text,
+              "too large to keep exactly (digits must fit 64 bits; with a decimal point or exponent, at most 2^53)")
+        ok = whole & ~too_large
     rule = column.rule
     with np.errstate(invalid="ignore"):
         if rule in ("scale", "scale_integer"):
@@ -152,8 +171,9 @@ def _check_number(column: Column, text: pd.Series, present: np.ndarray, study: S
             _fail(failures, name, rule, finite & (number < 0), text, "must be >= 0")
         elif rule == "age":
             _fail(failures, name, rule, finite & ((number <= 0) | (number >= 130)), text, "not an age in years (0 < age < 130)")
-    values = pd.Series(np.where(ok, number, np.nan), index=text.index)
-    return values.astype("Int64") if column.type == "int" else values
+    if column.type == "int":
+        return exact.where(ok, pd.NA)
+    return pd.Series(np.where(ok, number, np.nan), index=text.index)
 
 
 def _canonical_label(column: Column, text: pd.Series, present, study: Study, failures, mappings) -> pd.Series:
@@ -161,7 +181,10 @@ def _canonical_label(column: Column, text: pd.Series, present, study: Study, fai
     spellings = study.label_map(factor)
     canonical = _map_distinct(text, lambda v: spellings.get(v.casefold()))
     bad = present & canonical.isna().to_numpy()
-    levels = study.levels(factor)
+    try:
+        levels = study.levels(factor)
+    except KeyError:  # an undeclared factor: any value is unexpected, and the hint says why
+        levels = [f"none: seeds/factor_labels.csv declares no {factor} labels"]
     _fail(failures, column.name, column.rule, bad, text,
           _per_value(text, bad, lambda v: f"not a declared {factor} label; {label_hint(v, spellings, levels)}"))
     changed = present & ~bad & (canonical != text).to_numpy()
@@ -172,8 +195,9 @@ def _canonical_label(column: Column, text: pd.Series, present, study: Study, fai
 
 
 def _per_value(text: pd.Series, mask: np.ndarray, explain) -> pd.Series:
-    """explain() once per distinct failing value, spread back over the rows (NA elsewhere)."""
-    explained = {v: explain(v) for v in text[mask].unique()}
+    """explain() once per distinct failing value, spread back over the rows (NA elsewhere). A value
+    too long to be a misspelt label gets no hint (difflib on megabytes takes minutes)."""
+    explained = {v: explain(v if len(v) <= SHOWN_CHARACTERS else "") for v in text[mask].unique()}
     return _map_distinct(text, explained.get)
 
 

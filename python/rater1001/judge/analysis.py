@@ -14,9 +14,16 @@ import numpy as np
 import pandas as pd
 
 from ..stats import judge as js
+from ..stats.agreement import pearson
 from ..stats.alt_test import alt_test
 
 ALL = "all"
+
+
+def with_origin(frame: pd.DataFrame, provenance: pd.DataFrame) -> pd.DataFrame:
+    """The mart plus data_origin from int_study_provenance (SIMULATED for the demo judge study)."""
+    origin = provenance["data_origin"].iloc[0] if len(provenance) else None
+    return frame.assign(data_origin=pd.Series(origin, index=frame.index, dtype="string"))
 
 
 def typed(rows, schema: dict[str, str]) -> pd.DataFrame:
@@ -63,7 +70,7 @@ WIN_SCHEMA = {
     "judge_id": "string", "judge_kind": "string", "candidate_id": "string", "anchor_id": "string",
     "variant": "string", "category": "string", "axis": "string", "wins": "int", "ties": "int",
     "losses": "int", "n_pairs": "int", "win_rate": "float", "win_rate_ci_low": "float",
-    "win_rate_ci_high": "float", "n_incomplete": "int",
+    "win_rate_ci_high": "float", "n_incomplete": "int", "win_rate_answered_only": "float",
 }
 
 
@@ -91,10 +98,9 @@ def win_rates(pairs: pd.DataFrame, anchor: str, *, by_category: bool = False) ->
             o["variant"] = ALL
         for (judge_id, kind, cid, variant, category, axis), g in o.groupby(
                 ["judge_id", "judge_kind", "candidate_id", "variant", "category", "axis"], dropna=False):
-            summary = js.win_rate_summary(g["outcome"].dropna())
             rows.append({"judge_id": judge_id, "judge_kind": kind, "candidate_id": cid, "anchor_id": anchor,
-                         "variant": variant, "category": category, "axis": axis, **summary,
-                         "n_incomplete": int(g["outcome"].isna().sum())})
+                         "variant": variant, "category": category, "axis": axis,
+                         **js.win_rate_summary(g["outcome"])})
     return typed(rows, WIN_SCHEMA)
 
 
@@ -187,7 +193,7 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
                                        "controlling for which candidates were compared (Bradley-Terry terms)"),
                          "estimate": fit["slope"], "ci_low": fit["ci_low"], "ci_high": fit["ci_high"],
                          "p_value": fit["p_value"], "n": fit["n"],
-                         "note": f"intercept (position log-odds at equal length) = {fit['intercept']:.3f}"})
+                         "note": fit["note"] or f"intercept (position log-odds at equal length) = {fit['intercept']:.3f}"})
     llm_pairs = pairs[(pairs["judge_kind"] == "llm") & pairs["is_complete"].fillna(False).astype(bool)]
     if len(llm_pairs):
         scoped = pd.concat([llm_pairs.assign(variant=ALL), llm_pairs], ignore_index=True)
@@ -204,11 +210,11 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
             wide = g.pivot_table(index=keys, columns="axis", values="score_a", aggfunc="first")
             for x, y in combinations(sorted(wide.columns), 2):
                 both = wide[[x, y]].dropna()
-                r = js.pearson(both[x], both[y])
+                r = pearson(both[x], both[y])
                 rows.append({"judge_id": judge_id, "check_name": "axis_correlation", "variant": variant,
                              "axis": f"{x}~{y}", "statistic": "Pearson r of pair scores (1 / 0.5 / 0) between axes",
-                             "estimate": r["r"], "ci_low": np.nan, "ci_high": np.nan, "p_value": r["p_value"],
-                             "n": r["n"], "note": None})
+                             "estimate": r.r, "ci_low": np.nan, "ci_high": np.nan, "p_value": r.p_value,
+                             "n": r.n, "note": r.reason})
     return typed(rows, BIAS_SCHEMA)
 
 
@@ -221,10 +227,13 @@ AGREEMENT_SCHEMA = {
 PAIR_KEY = ["sample_id", "variant", "candidate_a", "candidate_b"]
 
 
+def _with_instance_ids(pairs: pd.DataFrame) -> pd.DataFrame:
+    ids = ["|".join(map(str, k)) for k in pairs[PAIR_KEY].itertuples(index=False, name=None)]
+    return pairs.assign(instance_id=pd.Series(ids, index=pairs.index, dtype="object"))
+
+
 def _labels(pairs: pd.DataFrame) -> pd.DataFrame:
-    c = pairs[pairs["is_complete"].fillna(False).astype(bool)]
-    ids = ["|".join(map(str, k)) for k in c[PAIR_KEY].itertuples(index=False, name=None)]
-    return c.assign(instance_id=pd.Series(ids, index=c.index, dtype="object"))
+    return _with_instance_ids(pairs[pairs["is_complete"].fillna(False).astype(bool)])
 
 
 def human_majority(labels: pd.DataFrame) -> pd.DataFrame:
@@ -250,7 +259,7 @@ def agreement(pairs: pd.DataFrame) -> pd.DataFrame:
         wide = g.pivot_table(index="instance_id", columns="judge_id", values="final_verdict", aggfunc="first")
         for j1, j2 in combinations(sorted(wide.columns), 2):
             k1, k2 = sorted([kinds[j1], kinds[j2]])
-            if k1 == "human-majority" or (k2 == "human-majority" and k1 == "human"):
+            if "human-majority" in (k1, k2) and {k1, k2} & {"human"}:
                 continue  # a human against a majority that includes them is not an agreement check
             both = wide[[j1, j2]].dropna()
             if both.empty:
@@ -264,26 +273,31 @@ def agreement(pairs: pd.DataFrame) -> pd.DataFrame:
 ALT_SCHEMA = {
     "judge_id": "string", "axis": "string", "epsilon": "float", "q": "float", "winning_rate": "float",
     "advantage_probability": "float", "passed": "bool", "n_annotators": "int", "n_instances": "int",
-    "annotators": "string", "note": "string",
+    "n_missing": "int", "winning_rate_answered_only": "float", "annotators": "string", "note": "string",
 }
 
 
 def alt_tests(pairs: pd.DataFrame, *, epsilon: float, q: float = 0.05, min_instances_per_human: int = 30) -> pd.DataFrame:
     lab = _labels(pairs)
+    asked = _with_instance_ids(pairs[pairs["judge_kind"] == "llm"])
     humans = lab[lab["judge_kind"] == "human"]
     rows = []
     if humans["judge_id"].nunique() >= 2:
-        for judge_id in sorted(lab.loc[lab["judge_kind"] == "llm", "judge_id"].unique()):
+        for judge_id in sorted(asked["judge_id"].unique()):
             for axis in sorted(humans["axis"].unique()):
                 h = humans[humans["axis"] == axis].rename(columns={"judge_id": "annotator_id", "final_verdict": "label"})
-                m = lab[(lab["judge_id"] == judge_id) & (lab["axis"] == axis)]
+                # every pair the LLM judge was asked about: an unparsed one is a missing answer,
+                # which the Alt-Test counts against the judge
+                m = asked[(asked["judge_id"] == judge_id) & (asked["axis"] == axis)]
+                answers = m["final_verdict"].where(m["is_complete"].fillna(False).astype(bool), None)
                 res = alt_test(h[["annotator_id", "instance_id", "label"]],
-                               pd.Series(m["final_verdict"].to_numpy(), index=m["instance_id"], dtype="object"),
+                               pd.Series(answers.to_numpy(), index=m["instance_id"], dtype="object"),
                                epsilon=epsilon, q=q, scoring="accuracy", min_instances_per_human=min_instances_per_human)
                 per = res.per_annotator.replace({np.nan: None}).to_dict("records")
                 rows.append({"judge_id": judge_id, "axis": axis, "epsilon": epsilon, "q": q,
                              "winning_rate": res.winning_rate, "advantage_probability": res.advantage_probability,
                              "passed": res.passed, "n_annotators": res.n_annotators_tested,
-                             "n_instances": res.n_instances, "annotators": json.dumps(per, ensure_ascii=False, default=str),
+                             "n_instances": res.n_instances, "n_missing": res.n_missing_model,
+                             "winning_rate_answered_only": res.winning_rate_answered_only, "annotators": json.dumps(per, ensure_ascii=False, default=str),
                              "note": res.note})
     return typed(rows, ALT_SCHEMA)

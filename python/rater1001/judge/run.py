@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -54,6 +54,7 @@ class JudgeOptions:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     progress: bool = True
     ledger_path: Path | None = None
+    on_drain: Callable[[int, float], None] | None = None  # told when Ctrl-C waits for calls in flight
 
     @property
     def judge(self) -> str:
@@ -190,13 +191,12 @@ def run_judge(paths: ProjectPaths, opts: JudgeOptions, *, secrets: SecretRegistr
     ctx = {"opts": opts, "dialogues": dialogues, "backend": backend}
     with Ledger(ledger_path(paths, opts), secrets) as ledger:
         progress = Progress(total=len(plan.calls), enabled=opts.progress, desc=f"judge {opts.judge}")
-        runner = Runner(ledger, {backend.concurrency_group(): limit}, opts.retry, progress=progress)
-        try:
-            runner.run_units(plan.calls, lambda c, r: _work(c, r, ctx))
-        finally:
-            progress.close()
-            result = compact(paths, plan, ledger, ctx)
+        runner = Runner(ledger, {backend.concurrency_group(): limit}, opts.retry, progress=progress,
+                        on_drain=opts.on_drain)
+        result = runner.run_and_land(plan.calls, lambda c, r: _work(c, r, ctx), lambda: compact(paths, plan, ledger, ctx))
     result.calls_made = runner.stats.calls_made
+    # This run's ledger hits, not the compaction's replay (which reads every call from the ledger).
+    result.calls_cached = runner.stats.calls_cached
     result.calls_failed = runner.stats.calls_failed
     result.retries = runner.stats.retries
     return result
@@ -216,7 +216,7 @@ def compact(paths: ProjectPaths, plan: PairPlan, ledger: Ledger, ctx: dict) -> J
     record_landing(paths, ManifestEntry("judge_verdicts", f"rater1001 judge ({ledger.path})", None,
                                         int(len(pq.read_table(target))), 0, kept_simulated))
     costs = new["cost_usd"].dropna()
-    return JudgeResult(new, len(plan.calls), plan.excluded, calls_cached=offline.stats.calls_cached,
+    return JudgeResult(new, len(plan.calls), plan.excluded,
                        cost_usd=float(costs.sum()) if len(costs) == len(new) and len(new) else None,
                        verdicts_path=target)
 
@@ -246,7 +246,7 @@ def dry_run(paths: ProjectPaths, opts: JudgeOptions) -> dict[str, Any]:
     price = load_prices(paths.seeds / "api_prices.csv").lookup(opts.backend, opts.model_id)
     todo, in_tok = 0, 0.0
     path = ledger_path(paths, opts)
-    ledger = Ledger(path) if path.exists() else None
+    ledger = Ledger(path, read_only=True) if path.exists() else None
     try:
         for call in plan.calls:
             prompt = prompt_for(call, dialogues[call.sample_id], opts.template)

@@ -13,9 +13,9 @@ from typing import Callable
 import great_expectations as gx
 import pandas as pd
 
-from ..contract import TABLES, Column, TableSpec
+from ..contract import Column, TableSpec, tables_for
 from ..study import Study
-from .frames import GateFrames, cell_label, fk_flag
+from .frames import GateFrames, cell_frame_name, cell_label, fk_flag
 
 Describe = Callable[[pd.DataFrame], list[str]]
 
@@ -64,7 +64,8 @@ def _rule(col: Column, study: Study):
             lambda v: f"is outside the scale {lo}-{hi}"
     if rule.startswith("factor:"):
         factor = rule.split(":", 1)[1]
-        levels = study.levels(factor)
+        # A factor the study does not declare has no levels: any value in it fails.
+        levels = study.levels(factor) if study.label_map(factor) else []
         return E.ExpectColumnValuesToBeInSet, dict(value_set=levels), \
             lambda v: f"is not a declared {factor} ({', '.join(levels)})"
     if rule.startswith("enum:"):
@@ -179,7 +180,7 @@ def _landing_check() -> Check:
 
 def _schema_check() -> Check:
     exp = gx.expectations.ExpectColumnValuesToBeInSet(
-        column="status", value_set=["ok"],
+        column="status", value_set=["ok", "absent"],
         notes="Every landed file has the contract's columns with compatible types (contract.py).")
 
     def describe(bad: pd.DataFrame) -> list[str]:
@@ -202,21 +203,29 @@ def _count_check(key: str, frame: str, column: str, expected: int, notes: str,
     return Check(key, frame, exp, describe, design=True)
 
 
+def cell_check_key(cell, study: Study) -> str:
+    name = cell_frame_name(cell, study)
+    return "design.images_per_cell" if name == "design_cells" else f"design.cells.{'_'.join(cell.factors)}"
+
+
+def _cell_check(cell, study: Study) -> Check:
+    n = cell.stimuli
+    return _count_check(
+        cell_check_key(cell, study), cell_frame_name(cell, study), "n_images", n,
+        f"Every {cell.label} cell holds {n} images (study.yml design).",
+        lambda bad: [f"cell {cell_label(r, cell.factors)} holds {count(r.n_images, 'image')}; "
+                     f"the design declares {n}" for r in bad.itertuples()])
+
+
 def design_checks(frames: dict[str, pd.DataFrame], study: Study) -> list[Check]:
-    checks = []
-    per_cell, per_image, per_rater = (study.images_per_cell, study.ratings_per_image,
-                                      study.images_per_rater)
-    if "design_cells" in frames:
-        checks.append(_count_check(
-            "design.images_per_cell", "design_cells", "n_images", per_cell,
-            f"Every race x gender x emotion cell holds {per_cell} images (study.yml design.images_per_cell).",
-            lambda bad: [f"cell {cell_label(r)} holds {count(r.n_images, 'image')}; the design declares {per_cell}"
-                         for r in bad.itertuples()]))
+    checks = [_cell_check(c, study) for c in study.cells if cell_frame_name(c, study) in frames]
+    per_image, per_rater = study.ratings_per_image, study.images_per_rater
+    factors = [f.name for f in study.factors]
     if "image_ratings" in frames:
         checks.append(_count_check(
             "design.ratings_per_image", "image_ratings", "n_ratings", per_image,
             f"Every image has {per_image} human ratings (study.yml design.ratings_per_image).",
-            lambda bad: [f"image {r.image_id} ({cell_label(r)}) has {count(r.n_ratings, 'human rating')}; "
+            lambda bad: [f"image {r.image_id} ({cell_label(r, factors)}) has {count(r.n_ratings, 'human rating')}; "
                          f"the design declares {per_image}" for r in bad.itertuples()]))
     if "rater_images" in frames:
         checks.append(_count_check(
@@ -245,7 +254,7 @@ def design_checks(frames: dict[str, pd.DataFrame], study: Study) -> list[Check]:
 
 def build_checks(gate: GateFrames, study: Study) -> list[Check]:
     checks = [_landing_check(), _schema_check()]
-    for name, spec in TABLES.items():
+    for name, spec in tables_for(study).items():
         if name in gate.frames:
             checks += contract_checks(spec, gate.frames[name], gate.usable[name], study, gate.files[name])
     return checks + design_checks(gate.frames, study)

@@ -15,9 +15,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..contract import TABLES, Column, TableSpec
+from ..contract import TABLES, Column, TableSpec, tables_for
 from ..paths import ProjectPaths
-from ..study import Study
+from ..study import DesignCell, Study
 
 # Tables without which there is no study to check; the others may land later (a study is often
 # checked before any model has run).
@@ -26,7 +26,6 @@ REQUIRED_TABLES = ("stimuli", "human_ratings")
 # separate study; they are checked when landed and not mentioned when absent.
 STUDY_TABLES = ("stimuli", "raters", "human_ratings", "model_conditions", "model_predictions")
 
-DESIGN_FACTORS = ("race", "gender", "emotion")
 
 
 @dataclass(frozen=True)
@@ -52,7 +51,7 @@ def read_landing_zone(paths: ProjectPaths) -> dict[str, LandedTable]:
             continue
         frame = table.to_pandas()
         # Index = row number in the file, counted from 1 as a spreadsheet shows it, so messages
-        # and Data Docs name the same row.
+        # and the data-quality report name the same row.
         frame.index = pd.RangeIndex(1, len(frame) + 1, name="row")
         out[name] = LandedTable(name, path, frame, table.schema, None)
     return out
@@ -90,17 +89,20 @@ def _type_fits(declared: Column, found: pa.DataType) -> bool:
     }[declared.type]
 
 
-def schema_frame(landed: dict[str, LandedTable], files: dict[str, str]) -> pd.DataFrame:
-    """One row per contract column of every landed table: present, and of a compatible type."""
+def schema_frame(landed: dict[str, LandedTable], files: dict[str, str],
+                 specs: dict[str, TableSpec]) -> pd.DataFrame:
+    """One row per contract column of every landed table: present, and of a compatible type. An
+    optional column the file does not have ('absent') is no failure: a file landed before the
+    contract grew that column (a stimulus text) still checks."""
     rows = []
     for name, t in landed.items():
         if t.schema is None:
             continue
-        for col in TABLES[name].columns:
+        for col in specs[name].columns:
             idx = t.schema.get_field_index(col.name)
             found = str(t.schema.field(idx).type) if idx >= 0 else None
             if found is None:
-                status = "missing"
+                status = "missing" if col.required else "absent"
             elif _type_fits(col, t.schema.field(idx).type):
                 status = "ok"
             else:
@@ -131,31 +133,40 @@ def with_key_exists(frame: pd.DataFrame, columns: tuple[str, ...], ref: pd.DataF
     return out
 
 
-def cell_label(row) -> str:
-    """'race=Korean, gender=female, emotion=sad' for any row with the design factors."""
-    return ", ".join(f"{f}={getattr(row, f)}" for f in DESIGN_FACTORS)
+def cell_label(row, factors) -> str:
+    """'race=Korean, gender=female, emotion=sad' for any row with those factors."""
+    return ", ".join(f"{f}={getattr(row, f)}" for f in factors)
 
 
-def design_cells(stimuli: pd.DataFrame, study: Study) -> pd.DataFrame:
-    """Every declared race x gender x emotion cell with its image count (0 for an empty cell)."""
-    levels = [study.levels(f) for f in DESIGN_FACTORS]
-    cells = pd.DataFrame(list(product(*levels)), columns=list(DESIGN_FACTORS))
+def cell_frame_name(cell: DesignCell, study: Study) -> str:
+    """The gate frame of a declared cell (as the data-quality report names it); the full cross keeps the name
+    design_cells."""
+    full = {f.name for f in study.factors}
+    return "design_cells" if set(cell.factors) == full else "design_cells_" + "_".join(cell.factors)
+
+
+def design_cells(stimuli: pd.DataFrame, study: Study, cell: DesignCell) -> pd.DataFrame:
+    """Every combination of the cell's factors' declared levels with its image count (0 for an
+    empty combination)."""
+    factors = list(cell.factors)
+    levels = [study.levels(f) for f in factors]
+    cells = pd.DataFrame(list(product(*levels)), columns=factors)
     counts = (
         stimuli.drop_duplicates("image_id")
-        .groupby(list(DESIGN_FACTORS), dropna=False).size().rename("n_images").reset_index()
+        .groupby(factors, dropna=False).size().rename("n_images").reset_index()
     )
-    cells = cells.merge(counts, on=list(DESIGN_FACTORS), how="left")
+    cells = cells.merge(counts, on=factors, how="left")
     cells["n_images"] = cells["n_images"].fillna(0).astype("int64")
-    # A readable index: Data Docs list failing rows by index.
-    cells.index = pd.Index([cell_label(r) for r in cells.itertuples()], name="cell")
+    # A readable index: the data-quality report lists failing rows by index.
+    cells.index = pd.Index([cell_label(r, factors) for r in cells.itertuples()], name="cell")
     return cells
 
 
-def image_rating_counts(stimuli: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
+def image_rating_counts(stimuli: pd.DataFrame, ratings: pd.DataFrame, factors: list[str]) -> pd.DataFrame:
     """Every image with its number of human ratings (0 for an image nobody rated)."""
     # Distinct raters, so a duplicated (rater, image) row is reported once, by the key check.
     counts = ratings.groupby("image_id")["rater_id"].nunique().rename("n_ratings")
-    images = stimuli.drop_duplicates("image_id")[["image_id", *DESIGN_FACTORS]].reset_index(drop=True)
+    images = stimuli.drop_duplicates("image_id")[["image_id", *factors]].reset_index(drop=True)
     images["n_ratings"] = images["image_id"].map(counts).fillna(0).astype("int64")
     return images.set_index(pd.Index(images["image_id"], name="image"))
 
@@ -213,9 +224,10 @@ def assemble_frames(landed: dict[str, LandedTable], study: Study, root: Path) ->
     files = {n: _shown(t.path, root) for n, t in landed.items()}
     frames: dict[str, pd.DataFrame] = {"landing_zone": landing_zone_frame(landed, files)}
     skipped: list[str] = []
-    schema = schema_frame(landed, files)
+    specs = tables_for(study)
+    schema = schema_frame(landed, files, specs)
     frames["schema"] = schema
-    usable = {n: usable_columns(TABLES[n], schema) for n, t in landed.items() if t.frame is not None}
+    usable = {n: usable_columns(specs[n], schema) for n, t in landed.items() if t.frame is not None}
     tables = {n: landed[n].frame for n in usable}
 
     for name, frame in tables.items():
@@ -233,11 +245,14 @@ def assemble_frames(landed: dict[str, LandedTable], study: Study, root: Path) ->
     def have(table: str, *cols: str) -> bool:
         return table in usable and set(cols) <= usable[table]
 
-    if have("stimuli", "image_id", *DESIGN_FACTORS):
-        frames["design_cells"] = design_cells(tables["stimuli"], study)
-    if have("stimuli", "image_id", *DESIGN_FACTORS) and have("human_ratings", "rater_id", "image_id"):
-        frames["image_ratings"] = image_rating_counts(tables["stimuli"], tables["human_ratings"])
-    if have("human_ratings", "rater_id", "image_id"):
+    factors = [f.name for f in study.factors]
+    for cell in study.cells:
+        if have("stimuli", "image_id", *cell.factors):
+            frames[cell_frame_name(cell, study)] = design_cells(tables["stimuli"], study, cell)
+    if study.ratings_per_image is not None and have("stimuli", "image_id", *factors) \
+            and have("human_ratings", "rater_id", "image_id"):
+        frames["image_ratings"] = image_rating_counts(tables["stimuli"], tables["human_ratings"], factors)
+    if study.images_per_rater is not None and have("human_ratings", "rater_id", "image_id"):
         raters = tables["raters"] if have("raters", "rater_id") else None
         frames["rater_images"] = rater_image_counts(tables["human_ratings"], raters)
     if have("stimuli", "image_id") and have("model_predictions", "condition_id", "image_id"):

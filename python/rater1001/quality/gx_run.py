@@ -1,5 +1,5 @@
-"""Running the checks through Great Expectations: an in-memory context whose only file output is
-the Data Docs site, one checkpoint per frame, results mapped back to the checks.
+"""Running the checks through Great Expectations: an in-memory context that writes no file, one
+checkpoint per frame, results mapped back to the checks (quality/report.py renders them).
 
 The context is ephemeral so nothing is written into the repository tree, and usage statistics
 are switched off so a quality run never opens a network connection.
@@ -7,10 +7,8 @@ are switched off so a quality run never opens a network connection.
 from __future__ import annotations
 
 import os
-import shutil
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
@@ -37,29 +35,21 @@ class Outcome:
     error: str | None = None  # GX could not evaluate the expectation
 
 
-def _context(docs_dir: Path):
+def _context():
+    # No Data Docs site: GX's pages load their styling from public CDNs and write landed values
+    # into the HTML unescaped; quality/report.py renders the results offline instead.
     config = DataContextConfig(
         store_backend_defaults=InMemoryStoreBackendDefaults(),
         analytics_enabled=False,
         progress_bars=ProgressBarsConfig(globally=False),
-        data_docs_sites={
-            "rater1001": {
-                "class_name": "SiteBuilder",
-                "show_how_to_buttons": False,
-                "store_backend": {"class_name": "TupleFilesystemStoreBackend",
-                                  "base_directory": str(docs_dir)},
-                "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
-            }
-        },
+        data_docs_sites={},
     )
     return gx.get_context(project_config=config, mode="ephemeral")
 
 
-def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check], docs_dir: Path
-               ) -> tuple[list[Outcome], Path]:
-    """Validate every frame with its checks; write Data Docs to docs_dir (replacing an older
-    site, so the docs show this run only). Returns the outcomes and the docs index path."""
-    ctx = _context(docs_dir)
+def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check]) -> list[Outcome]:
+    """Validate every frame with its checks; one outcome per check."""
+    ctx = _context()
     source = ctx.data_sources.add_pandas("landing_zone")
     by_frame: dict[str, list[Check]] = defaultdict(list)
     for c in checks:
@@ -84,11 +74,7 @@ def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check], docs_dir: P
             for r in result.results:
                 check = keyed[r.expectation_config.meta[CHECK_META]]
                 outcomes.append(_outcome(check, r, frame))
-
-    if docs_dir.exists():
-        shutil.rmtree(docs_dir)
-    ctx.build_data_docs()
-    return outcomes, docs_dir / "index.html"
+    return outcomes
 
 
 def _exception_message(info: dict) -> str | None:

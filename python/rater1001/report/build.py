@@ -16,6 +16,8 @@ import pandas as pd
 from altair.utils.data import to_values
 
 from ..paths import ProjectPaths
+from ..study import load_study
+from .applicability import not_applicable, shape_reasons
 from .layout import SECTIONS
 from .quality_section import quality_summary
 from .reader import Unavailable, WarehouseReader
@@ -108,7 +110,9 @@ def table_block(reader: WarehouseReader, spec: ReportTable) -> Block:
         block.frame = reader.query(f"SELECT * FROM {main} LIMIT {FALLBACK_ROWS}")
         block.note = f"{exc}; {main} is shown as stored (first {FALLBACK_ROWS} rows)."
     if block.frame is not None and block.frame.empty:
-        block.kind, block.note = "note", f"no rows: {', '.join(spec.reads[:1])} is empty for this table."
+        block.kind = "note"
+        block.note = (not_applicable(reader.shape_reasons, reader, spec.reads)
+                      or f"no rows: {', '.join(spec.reads[:1])} is empty for this table.")
     return block
 
 
@@ -163,7 +167,9 @@ def figure_block(reader: WarehouseReader, spec: ReportFigure, ctx: ReportContext
         return block
     empty = [s.table for s, f in zip(spec.sources, frames) if f.empty]
     if empty:
-        block.kind, block.note = "note", f"no rows to draw: {', '.join(empty)} has no rows for this figure."
+        block.kind = "note"
+        block.note = (not_applicable(reader.shape_reasons, reader, empty)
+                      or f"no rows to draw: {', '.join(empty)} has no rows for this figure.")
         return block
     try:
         block.spec = figure_spec(spec, frames, ctx)
@@ -212,6 +218,7 @@ def build_report(paths: ProjectPaths, write_pngs: bool = True) -> ReportResult:
         out_dir.mkdir(parents=True, exist_ok=True)
         pngs = PngWriter(out_dir / "figures" if write_pngs else None)
         try:
+            reader.shape_reasons = shape_reasons(load_study(paths), reader)
             quality = quality_summary(paths, reader)
             ctx = _context(reader, quality.data_origin)
             shown: set[str] = set()

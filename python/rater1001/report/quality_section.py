@@ -1,5 +1,5 @@
 """The data-quality summary that opens the report: provenance banner, the quality gate's verdict
-(paths.raw/_quality.json), landing counts, exclusions, and links to the GX Data Docs and dbt docs."""
+(paths.raw/_quality.json), landing counts, exclusions, and links to the data-quality report and dbt docs."""
 from __future__ import annotations
 
 import json
@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from ..freshness import built_from, warehouse_problems
 from ..paths import ProjectPaths
 from .reader import Unavailable, WarehouseReader
 
@@ -36,6 +37,8 @@ class QualitySummary:
     exclusions: pd.DataFrame | None = None
     prediction_gaps: pd.DataFrame | None = None
     notes: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)  # freshness.warehouse_problems: shown as a banner
+    built_from: str = ""
     data_docs_href: str | None = None
     dbt_docs_href: str | None = None
 
@@ -59,6 +62,8 @@ def quality_summary(paths: ProjectPaths, reader: WarehouseReader) -> QualitySumm
     if prov is not None and len(prov):
         s.provenance = prov.iloc[0].to_dict()
         s.data_origin = str(s.provenance.get("data_origin", "unknown"))
+    s.stale = warehouse_problems(paths, s.provenance)
+    s.built_from = built_from(s.provenance)
     gate_file = paths.raw / "_quality.json"
     if gate_file.exists():
         s.gate = json.loads(gate_file.read_text(encoding="utf-8"))

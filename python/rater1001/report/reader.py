@@ -54,6 +54,7 @@ class WarehouseReader:
         for table, column in rows:
             self.columns.setdefault(table, []).append(column)
         self.docs = read_model_docs(paths.root / "target" / "manifest.json")
+        self.shape_reasons: dict[str, str] = {}  # what the study cannot support (applicability.py)
 
     def close(self) -> None:
         self.con.close()

@@ -72,8 +72,10 @@ def frame_html(frame: pd.DataFrame, column_docs: dict[str, str] | None = None) -
 
 
 def _script_json(obj) -> str:
-    # "</" inside a <script> would end it early.
-    return json.dumps(obj, default=str).replace("</", "<\\/")
+    # A landed value inside a <script> must stay data: "</script>" would end the element and "<!--"
+    # changes how the parser reads it, so <, > and & are written as JSON escapes (same value).
+    return (json.dumps(obj, default=str)
+            .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
 def render_html(quality, sections, ctx) -> str:

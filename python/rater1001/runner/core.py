@@ -3,6 +3,11 @@
 A *unit* of work (one image for one condition, one pair for a judge) may make several dependent
 calls; each call goes through `Runner.call`, which returns the ledger's answer if the call's key
 already finished, so a resumed run redoes only calls that were in flight when it was stopped.
+
+Whatever a call raises becomes a failed call of that unit (an SDK surprise included), so one odd
+response never ends a run. On Ctrl-C no new call starts and the calls in flight are waited for
+(up to `drain_s`) so that what the provider finished, and billed, reaches the ledger before it is
+closed; `Interrupted` says how many were recorded and how many abandoned.
 """
 from __future__ import annotations
 
@@ -12,13 +17,18 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, TypeVar
 
-from .errors import CallError, CallFailed, NotInLedger
-from .ledger import Ledger
+from .errors import CallError, CallFailed, FatalCallError, Interrupted, NotInLedger, RunStopped
+from .ledger import Ledger, LedgerWriteError
 from .progress import Progress
 from .retry import RetryPolicy, call_with_retry
 
 U = TypeVar("U")
 R = TypeVar("R")
+T = TypeVar("T")
+
+# How long Ctrl-C waits for calls in flight: long enough for a normal call to come back, short
+# enough to feel like an answer to Ctrl-C. A second Ctrl-C stops the wait at once.
+DRAIN_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -48,8 +58,12 @@ class Runner:
         default_limit: int = 4,
         offline: bool = False,
         progress: Progress | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
+        drain_s: float = DRAIN_S,
+        on_drain: Callable[[int, float], None] | None = None,
     ):
+        """on_drain(calls in flight, seconds it will wait) is called when Ctrl-C starts the wait
+        for calls in flight, so the command can say why it has not stopped yet."""
         self.ledger = ledger
         self.limits = dict(limits or {})
         self.default_limit = default_limit
@@ -57,9 +71,14 @@ class Runner:
         self.offline = offline
         self.progress = progress or Progress(total=0, enabled=False)
         self.stats = RunStats()
-        self._sleep = sleep
+        self._stopping = threading.Event()
+        # Backoffs wait on the stop event, so Ctrl-C ends a wait (a Retry-After: 60) at once.
+        self._sleep = sleep or self._stopping.wait
         self._semaphores: dict[str, threading.BoundedSemaphore] = {}
         self._lock = threading.Lock()
+        self.drain_s = drain_s
+        self._on_drain = on_drain
+        self._in_flight = 0
 
     def _semaphore(self, group: str) -> threading.BoundedSemaphore:
         with self._lock:
@@ -71,6 +90,10 @@ class Runner:
         with self._lock:
             setattr(self.stats, attr, getattr(self.stats, attr) + n)
 
+    def _flight(self, n: int) -> None:
+        with self._lock:
+            self._in_flight += n
+
     def call(self, spec: CallSpec, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """The call's result (a JSON-able dict), from the ledger if it already finished."""
         done = self.ledger.get_ok(spec.key)
@@ -81,18 +104,28 @@ class Runner:
             raise NotInLedger(spec.key)
 
         with self._semaphore(spec.group):
-            started = time.perf_counter()
+            if self._stopping.is_set():
+                raise RunStopped(spec.key)
+            self._flight(+1)
             try:
-                result, attempts = call_with_retry(fn, self.policy, on_retry=self._on_retry, sleep=self._tracked_sleep)
-            except CallError as exc:
-                attempts = getattr(exc, "attempts", 1)
-                self.ledger.append({"key": spec.key, "status": "failed", "meta": spec.meta,
-                                    "error": {"kind": exc.kind, "status": exc.status, "message": str(exc)},
-                                    "attempts": attempts})
-                self._count("calls_failed")
-                self.progress.failed_call()
-                raise CallFailed(spec.key, exc, attempts) from None
-            wall_ms = (time.perf_counter() - started) * 1000.0
+                return self._call_and_record(spec, fn)
+            finally:
+                self._flight(-1)
+
+    def _call_and_record(self, spec: CallSpec, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        started = time.perf_counter()
+        try:
+            result, attempts = call_with_retry(lambda: _guarded(fn), self.policy, on_retry=self._on_retry,
+                                               sleep=self._tracked_sleep)
+        except CallError as exc:
+            attempts = getattr(exc, "attempts", 1)
+            self.ledger.append({"key": spec.key, "status": "failed", "meta": spec.meta,
+                                "error": {"kind": exc.kind, "status": exc.status, "message": str(exc)},
+                                "attempts": attempts})
+            self._count("calls_failed")
+            self.progress.failed_call()
+            raise CallFailed(spec.key, exc, attempts) from None
+        wall_ms = (time.perf_counter() - started) * 1000.0
         self.ledger.append({"key": spec.key, "status": "ok", "meta": spec.meta, "result": result,
                             "attempts": attempts, "wall_ms": wall_ms})
         self._count("calls_made")
@@ -103,11 +136,15 @@ class Runner:
 
     def _tracked_sleep(self, seconds: float) -> None:
         # Shown as "retrying" in the progress bar for as long as the backoff lasts.
+        if self._stopping.is_set():
+            raise RunStopped("backoff")
         self.progress.retrying(+1)
         try:
             self._sleep(seconds)
         finally:
             self.progress.retrying(-1)
+        if self._stopping.is_set():
+            raise RunStopped("backoff")
 
     def run_units(
         self,
@@ -129,7 +166,9 @@ class Runner:
                 unit = futures[fut]
                 try:
                     res = fut.result()
-                except (CallFailed, NotInLedger) as exc:
+                except LedgerWriteError:
+                    raise  # nothing more can be recorded: stop (below) rather than pay for lost calls
+                except Exception as exc:  # noqa: BLE001 - a unit's failure is its own, the run goes on
                     self._count("units_failed")
                     self.progress.unit_done(ok=False)
                     out.append((unit, None, exc))
@@ -137,9 +176,56 @@ class Runner:
                     self._count("units_done")
                     self.progress.unit_done(ok=True)
                     out.append((unit, res, None))
-        except BaseException:
-            # Ctrl-C: stop handing out new units; finished calls are already in the ledger.
+        except BaseException as exc:
+            # Ctrl-C (or a failure of the loop itself): stop handing out units and calls, and let
+            # the calls in flight land in the ledger before the caller closes it.
+            self._stopping.set()
             pool.shutdown(wait=False, cancel_futures=True)
+            report = self._drain()
+            if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, Interrupted):
+                raise report from exc
             raise
         pool.shutdown(wait=True)
         return out
+
+    def run_and_land(self, units: Iterable[U], work: Callable[[U, "Runner"], R], land: Callable[[], T]) -> T:
+        """run_units, then land(): also after Ctrl-C or a failure, so what finished is landed. When
+        landing fails too (a full disk fails both), the run's own error is raised, with a note."""
+        try:
+            self.run_units(units, work)
+        except BaseException as exc:
+            self.progress.close()
+            try:
+                land()
+            except Exception as land_exc:  # noqa: BLE001 - reported on the error that matters
+                exc.add_note(f"landing the finished calls failed too: {land_exc}")
+            raise
+        self.progress.close()
+        return land()
+
+    def _drain(self) -> Interrupted:
+        with self._lock:
+            in_flight = self._in_flight
+            finished_before = self.stats.calls_made + self.stats.calls_failed
+        started = time.monotonic()
+        try:
+            if in_flight and self._on_drain is not None:
+                self._on_drain(in_flight, self.drain_s)
+            while self._in_flight and time.monotonic() - started < self.drain_s:
+                time.sleep(0.02)
+        except KeyboardInterrupt:
+            pass  # a second Ctrl-C: stop waiting
+        with self._lock:
+            recorded = self.stats.calls_made + self.stats.calls_failed - finished_before
+            return Interrupted(in_flight, recorded, self._in_flight, time.monotonic() - started)
+
+
+def _guarded(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """A backend is meant to raise only CallErrors; anything else it lets through (an SDK that
+    chokes on a response shape nobody foresaw) is a failed call of this unit, not a crash of the run."""
+    try:
+        return fn()
+    except CallError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - turned into a recorded failure
+        raise FatalCallError("unexpected", f"{type(exc).__name__}: {str(exc)[:300]}") from exc

@@ -47,3 +47,20 @@ class NotInLedger(Exception):
     def __init__(self, key: str):
         super().__init__(f"no finished call with key {key[:12]} in the ledger")
         self.key = key
+
+
+class RunStopped(Exception):
+    """The run is stopping (Ctrl-C): no new call is started and no backoff is waited out."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a run, after waiting (briefly) for the calls that were in flight.
+    `in_flight` calls were running; `recorded` of them finished and are in the ledger (answers or
+    failures); `abandoned` were still running when the wait ended; `stopped` were waiting to retry
+    and were not retried. The last two are redone by the next run."""
+
+    def __init__(self, in_flight: int, recorded: int, abandoned: int, waited_s: float):
+        self.in_flight, self.recorded, self.abandoned, self.waited_s = in_flight, recorded, abandoned, waited_s
+        self.stopped = max(0, in_flight - recorded - abandoned)
+        super().__init__(f"interrupted with {in_flight} call(s) in flight: {recorded} finished and recorded, "
+                         f"{abandoned} abandoned, {self.stopped} stopped before a retry")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
@@ -19,23 +20,39 @@ from typing import Any, Iterator
 from .secrets import SecretRegistry
 
 
-class LedgerCorrupt(Exception):
-    pass
+class LedgerWriteError(OSError):
+    """The ledger cannot be appended to (full disk, lost mount): a call that cannot be recorded
+    must not be paid for again and again, so the run stops."""
+
+
+class LedgerWarning(UserWarning):
+    """A line of the ledger could not be read; it is skipped (and left in the file)."""
 
 
 class Ledger:
-    def __init__(self, path: Path, secrets: SecretRegistry | None = None):
+    def __init__(self, path: Path, secrets: SecretRegistry | None = None, *, read_only: bool = False):
+        """read_only: for dry runs, which must work in a folder they cannot write to."""
         self.path = Path(path)
         self.secrets = secrets or SecretRegistry()
+        self.read_only = read_only
         self._lock = threading.Lock()
         self._ok: dict[str, dict[str, Any]] = {}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._cut_torn_tail()
+        self.unreadable: dict[int, str] = {}  # line number -> why
+        self._broken: LedgerWriteError | None = None
+        if not read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._cut_torn_tail()
         for rec in self.records():
-            if rec.get("status") == "ok":
+            if rec.get("status") == "ok" and "key" in rec:
                 # First ok record wins: a later duplicate (two processes racing) changes nothing.
                 self._ok.setdefault(rec["key"], rec)
-        self._fh = open(self.path, "a", encoding="utf-8")
+        if self.unreadable:
+            first = ", ".join(f"line {n} ({why})" for n, why in list(self.unreadable.items())[:3])
+            more = f" and {len(self.unreadable) - 3} more" if len(self.unreadable) > 3 else ""
+            warnings.warn(LedgerWarning(
+                f"{self.path}: {len(self.unreadable)} line(s) are not ledger records and were skipped: {first}{more}. "
+                "They stay in the file; a call they may have recorded is made again."), stacklevel=2)
+        self._fh = None if read_only else open(self.path, "a", encoding="utf-8")
 
     def _cut_torn_tail(self) -> None:
         """A crash mid-write leaves a last line without its newline: drop it (that call was in
@@ -52,19 +69,29 @@ class Ledger:
             os.fsync(fh.fileno())
 
     def records(self) -> Iterator[dict[str, Any]]:
+        """Every readable record, in order. A line that is not one (bad JSON, bad UTF-8, not an
+        object) is skipped and noted in `unreadable`; the unterminated last line of a write in
+        progress is not a record yet."""
         if not self.path.exists():
             return
-        with open(self.path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
+        with open(self.path, "rb") as fh:
+            for lineno, raw in enumerate(fh, start=1):
+                if not raw.strip():
                     continue
-                if not line.endswith("\n"):
+                if not raw.endswith(b"\n"):
                     return  # a write in progress (another thread or process): not a record yet
                 try:
-                    yield json.loads(line)
+                    rec = json.loads(raw.decode("utf-8"))
+                except UnicodeDecodeError as exc:
+                    self.unreadable[lineno] = f"not UTF-8: {exc.reason}"
+                    continue
                 except json.JSONDecodeError as exc:
-                    raise LedgerCorrupt(f"{self.path}: line {lineno} is not valid JSON ({exc.msg}); "
-                                        "a ledger is append-only, was it edited by hand?") from None
+                    self.unreadable[lineno] = f"not valid JSON: {exc.msg}"
+                    continue
+                if not isinstance(rec, dict):
+                    self.unreadable[lineno] = f"a JSON {type(rec).__name__}, not an object"
+                    continue
+                yield rec
 
     def get_ok(self, key: str) -> dict[str, Any] | None:
         return self._ok.get(key)
@@ -77,19 +104,38 @@ class Ledger:
         return len(self._ok)
 
     def append(self, record: dict[str, Any]) -> dict[str, Any]:
+        if self._fh is None:
+            raise RuntimeError(f"{self.path} was opened read-only")
         record = self.secrets.scrub_obj({**record, "ts": datetime.now(timezone.utc).isoformat()})
         line = json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
         with self._lock:
-            self._fh.write(line)
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
+            if self._broken is not None:
+                raise self._broken
+            try:
+                self._fh.write(line)
+                self._fh.flush()
+                os.fsync(self._fh.fileno())
+            except OSError as exc:
+                self._broken = LedgerWriteError(exc.errno, f"cannot append to the ledger ({exc.strerror}); "
+                                                "the run stops, finished calls before this one are kept",
+                                                str(self.path))
+                self._discard_buffer()
+                raise self._broken from None
             if record.get("status") == "ok":
                 self._ok.setdefault(record["key"], record)
         return record
 
+    def _discard_buffer(self) -> None:
+        # The unwritten tail stays in Python's buffer and would fail again at close; drop it. A torn
+        # last line on disk is cut when the ledger is next opened.
+        try:
+            self._fh.close()
+        except OSError:
+            pass
+
     def close(self) -> None:
         with self._lock:
-            if not self._fh.closed:
+            if self._fh is not None and not self._fh.closed:
                 self._fh.close()
 
     def __enter__(self) -> "Ledger":

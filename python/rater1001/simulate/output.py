@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..contract import TABLES
+from ..contract import TABLES, for_study
 from ..landing import ManifestEntry, record_landing, to_arrow, write_parquet_atomic
 from ..paths import ProjectPaths
+from ..study import load_study
 from .design import Design
 
 SOURCE = "rater1001 simulate (SIMULATED demo study)"
@@ -49,13 +50,24 @@ def write_study_yml(paths: ProjectPaths, design: Design) -> None:
         text, n = re.subn(rf"(?m)^(\s+{key}:\s*)\d+", rf"\g<1>{value}", text)
         if n != 1:
             raise RuntimeError(f"{template}: expected one '{key}:' line under design:, found {n}")
+    levels = {"race": len(design.races), "gender": len(design.genders), "emotion": len(design.emotions)}
+
+    def cell_count(match: re.Match) -> str:
+        factors = [f.strip() for f in match.group(2).split(",")]
+        per_cell = design.n_images
+        for f in factors:
+            per_cell //= levels[f]
+        return f"{match.group(1)}{per_cell}"
+
+    # Declared marginal cells (design.cells) scale with the simulated design too.
+    text = re.sub(r"(?m)^(\s+- \{factors: \[([^\]]*)\], stimuli:\s*)\d+", cell_count, text)
     target = paths.root / "study.yml"
     if not target.exists() or target.read_text(encoding="utf-8") != text:
         target.write_text(text, encoding="utf-8")
 
 
 def land(paths: ProjectPaths, name: str, df: pd.DataFrame) -> None:
-    write_parquet_atomic(to_arrow(df, TABLES[name]), paths.raw_table(name))
+    write_parquet_atomic(to_arrow(df, for_study(TABLES[name], load_study(paths))), paths.raw_table(name))
     record_landing(paths, ManifestEntry(name, SOURCE, None, len(df), 0, True))
 
 

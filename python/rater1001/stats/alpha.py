@@ -75,35 +75,47 @@ def sufficient_statistics(ratings: pd.DataFrame, unit: str = "image_id", value: 
     return pd.DataFrame({"m": g["_v"].count(), "total": g["_v"].sum(), "total_sq": g["_sq"].sum()})
 
 
-def add_rater(stats: pd.DataFrame, extra: pd.Series) -> pd.DataFrame:
-    """Sufficient statistics after one more rater whose value for unit u is extra[u] (NaN = did not
-    rate u). Units the new rater rated but nobody else did are added."""
-    extra = extra.dropna().astype(float)
-    out = stats.reindex(stats.index.union(extra.index), fill_value=0.0).astype(float)
-    x = extra.reindex(out.index)
-    rated = x.notna()
-    out.loc[rated, "m"] += 1
-    out.loc[rated, "total"] += x[rated]
-    out.loc[rated, "total_sq"] += x[rated] ** 2
-    return out
+def with_extra_rater(m, total, total_sq, extra) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-unit sufficient statistics (aligned arrays) after one more rater whose value for unit u
+    is extra[u] (NaN = did not rate u): each rated unit gains (1, x, x^2)."""
+    x = np.asarray(extra, dtype=float)
+    has = ~np.isnan(x)
+    xv = np.where(has, x, 0.0)
+    return np.asarray(m, float) + has, np.asarray(total, float) + xv, np.asarray(total_sq, float) + xv**2
+
+
+def delta_alpha(m, total, total_sq, extra) -> tuple[AlphaResult, AlphaResult, float]:
+    """The one home of delta alpha: (alpha of the pool, alpha of the pool + one extra rater,
+    delta = with - without) from aligned per-unit arrays and the extra rater's value per unit."""
+    base = alpha_interval_from_sufficient(m, total, total_sq)
+    plus = alpha_interval_from_sufficient(*with_extra_rater(m, total, total_sq, extra))
+    return base, plus, plus.alpha - base.alpha
 
 
 def delta_alpha_interval(stats: pd.DataFrame, extra: pd.Series) -> tuple[AlphaResult, AlphaResult, float]:
-    """(alpha of the pool, alpha of the pool + the extra rater, delta = with - without)."""
-    base = alpha_interval_from_sufficient(stats["m"], stats["total"], stats["total_sq"])
-    plus = add_rater(stats, extra)
-    with_extra = alpha_interval_from_sufficient(plus["m"], plus["total"], plus["total_sq"])
-    return base, with_extra, with_extra.alpha - base.alpha
+    """delta_alpha for a stats frame (index = unit) and the extra rater's values by unit; units the
+    new rater rated but nobody else did are added."""
+    extra = extra.dropna().astype(float)
+    out = stats.reindex(stats.index.union(extra.index), fill_value=0.0).astype(float)
+    return delta_alpha(out["m"], out["total"], out["total_sq"], extra.reindex(out.index))
 
 
 def value_count_matrix(ratings: pd.DataFrame, unit: str = "image_id", value: str = "rating",
                        value_domain=None) -> tuple[np.ndarray, np.ndarray]:
-    """Unit x value count table (rows: units, columns: sorted value domain)."""
+    """Unit x value count table (rows: units, columns: the value domain in its given order, or the
+    sorted values that occur). A value outside a given domain is an error naming it."""
     r = ratings[[unit, value]].dropna()
     counts = r.groupby([unit, value]).size().unstack(fill_value=0)
     domain = np.sort(r[value].unique()) if value_domain is None else np.asarray(value_domain)
+    unknown = sorted(set(counts.columns) - set(domain.tolist()), key=str)
+    if unknown:
+        raise ValueError(f"column {value!r}: value(s) {unknown} are not in the declared level order {domain.tolist()}")
     counts = counts.reindex(columns=domain, fill_value=0)
     return counts.to_numpy(dtype=float), domain
+
+
+def _is_numeric(values) -> bool:
+    return pd.api.types.is_numeric_dtype(pd.Series(values).infer_objects())
 
 
 def alpha_from_value_counts(counts, value_domain, level: str = "interval") -> AlphaResult:
@@ -130,12 +142,30 @@ def alpha_from_value_counts(counts, value_domain, level: str = "interval") -> Al
 
 
 def alpha(ratings: pd.DataFrame, level: str = "interval", unit: str = "image_id",
-          value: str = "rating") -> AlphaResult:
-    """Alpha of a long (unit, value) frame, one row per rating; rater identity is not needed."""
+          value: str = "rating", order=None) -> AlphaResult:
+    """Alpha of a long (unit, value) frame, one row per rating; rater identity is not needed.
+
+    Labels (text values) have no order of their own: ordinal alpha on them needs `order`, the
+    declared level order (Study.levels(factor), i.e. seeds/factor_labels.csv display_order), and
+    is computed on the labels' ranks in it; without it, or on a label outside it, this raises.
+    Sorting the labels alphabetically would silently give another statistic (.702 instead of
+    Krippendorff's .815 on his 2011 example with the values spelt as words)."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+    present = ratings[value].dropna()
+    if level != "nominal" and not _is_numeric(present):
+        if level != "ordinal":
+            raise ValueError(f"{level} alpha needs numeric values; column {value!r} holds labels such as "
+                             f"{present.iloc[0]!r}")
+        if order is None:
+            raise ValueError(f"ordinal alpha on the labels of column {value!r} needs their declared level order "
+                             "(display_order in seeds/factor_labels.csv); alphabetical order is not an order")
+        counts, _ = value_count_matrix(ratings, unit, value, value_domain=list(order))
+        return alpha_from_value_counts(counts, np.arange(len(order)), level)
     if level == "interval":
         s = sufficient_statistics(ratings, unit, value)
         return alpha_interval_from_sufficient(s["m"], s["total"], s["total_sq"])
-    counts, domain = value_count_matrix(ratings, unit, value)
+    counts, domain = value_count_matrix(ratings, unit, value, value_domain=order)
     return alpha_from_value_counts(counts, domain, level)
 
 

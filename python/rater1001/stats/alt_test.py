@@ -14,6 +14,16 @@ probability rho is the mean over humans of mean(W^f).
 Generic: annotations are a long frame (annotator_id, instance_id, label); the judge study uses
 pair verdicts as labels, issue 8 will use valence/arousal ratings with neg_rmse.
 
+A missing model answer counts against the model (the tool's one missing-answer policy,
+docs/stats.md). An instance the model was asked about (present in `model`) but left unanswered
+(NaN / None / empty) gets the worst score the scoring can give: 0 for accuracy (it matches no
+human label; this is exactly what the reference does with a blank label, so a left-out human who
+also matched nobody ties) and -inf for neg_rmse and custom scorings (a loss). Instances absent
+from `model` altogether are outside the test, as in the reference. Dropping unanswered instances
+instead would score the model only where it chose to answer: on real data with 25 of 100 answers
+blanked that turned the reference's winning rate 0.25 (fail) into 0.50 (pass).
+The result reports n_missing_model beside the figures.
+
 Degenerate t-tests: when W^h - W^f is constant (e.g. the left-out annotator and the model agree on
 every instance, so both indicators are always 1 and the difference is always 0), the standard
 error is 0. scipy's one-sample t-test (which the reference calls) then gives t = -inf and p = 0
@@ -46,6 +56,20 @@ def neg_rmse_score(value: float, others: list) -> float:
 
 
 SCORING: dict[str, ScoringFunction] = {"accuracy": accuracy_score, "neg_rmse": neg_rmse_score}
+# The score of a missing model answer: the worst the scoring can give.
+MISSING_SCORE: dict[str, float] = {"accuracy": 0.0}
+
+
+def is_missing(answer) -> bool:
+    """No answer: None, NaN or an empty / blank string."""
+    if answer is None:
+        return True
+    if isinstance(answer, str):
+        return answer.strip() == ""
+    try:
+        return bool(pd.isna(answer))
+    except (TypeError, ValueError):
+        return False
 
 
 def benjamini_yekutieli(p_values: np.ndarray, q: float = 0.05) -> np.ndarray:
@@ -70,9 +94,11 @@ class AltTestResult:
     epsilon: float
     q: float
     n_annotators_tested: int
-    n_instances: int  # instances with at least min_humans_per_instance humans and a model label
+    n_instances: int  # instances with at least min_humans_per_instance humans that the model was asked about
     per_annotator: pd.DataFrame  # annotator_id, n_instances, mean_w_human, mean_w_model, p_value, rejected, note
     note: str | None = None
+    n_missing_model: int = 0  # of n_instances, those the model left unanswered (scored as above)
+    winning_rate_answered_only: float = float("nan")  # omega over the answered instances only (shown beside)
 
 
 def alt_test(
@@ -88,8 +114,9 @@ def alt_test(
     """`human`: columns annotator_id, instance_id, label (one label per annotator and instance).
     `model`: instance_id -> the model's label."""
     score = SCORING[scoring] if isinstance(scoring, str) else scoring
+    missing_score = MISSING_SCORE.get(scoring, -np.inf) if isinstance(scoring, str) else -np.inf
     model = pd.Series(model, dtype="object") if isinstance(model, dict) else model
-    model = model[model.notna()]
+    missing = {i for i, a in model.items() if is_missing(a)}
     h = human[["annotator_id", "instance_id", "label"]].dropna(subset=["label"])
     dup = h.duplicated(["annotator_id", "instance_id"])
     if dup.any():
@@ -112,7 +139,7 @@ def alt_test(
         for i in instances:
             others = [labels[(o, i)] for o in annotators_of[i] if o != annotator]
             s_h = score(labels[(annotator, i)], others)
-            s_f = score(model[i], others)
+            s_f = missing_score if i in missing else score(model[i], others)
             w_human.append(1.0 if s_h >= s_f else 0.0)
             w_model.append(1.0 if s_f >= s_h else 0.0)
         diff = np.asarray(w_human) - np.asarray(w_model)
@@ -129,10 +156,18 @@ def alt_test(
     tested = per["mean_w_model"].notna().to_numpy()
     rejected, omega, rho = decide(per["p_value"].to_numpy(float), per["mean_w_model"].to_numpy(float), tested, q)
     per["rejected"] = rejected
+    n_missing = len(keep & missing)
+    answered_only = omega
+    if n_missing:
+        answered_only = alt_test(human, model[[i not in missing for i in model.index]], epsilon=epsilon, q=q,
+                                 scoring=scoring, min_humans_per_instance=min_humans_per_instance,
+                                 min_instances_per_human=min_instances_per_human).winning_rate
     if not tested.any():
         return AltTestResult(float("nan"), float("nan"), False, epsilon, q, 0, len(keep), per,
-                             note=f"no annotator has at least {min_instances_per_human} instances shared with others")
-    return AltTestResult(omega, rho, omega >= 0.5, epsilon, q, int(tested.sum()), len(keep), per)
+                             note=f"no annotator has at least {min_instances_per_human} instances shared with others",
+                             n_missing_model=n_missing, winning_rate_answered_only=answered_only)
+    return AltTestResult(omega, rho, omega >= 0.5, epsilon, q, int(tested.sum()), len(keep), per,
+                         n_missing_model=n_missing, winning_rate_answered_only=answered_only)
 
 
 def decide(p_values: np.ndarray, mean_w_model: np.ndarray, tested: np.ndarray, q: float = 0.05):

@@ -91,12 +91,16 @@ def calibrate_out_of_sample(frame: pd.DataFrame, method: str, folds: np.ndarray,
 
 
 def score(model, human_mean, human_sd) -> dict:
-    """W1SD, mean |z|, MAE, bias (M - x), SD_d and the number of distinct answers."""
+    """W1SD (a missing answer counted as outside 1 SD, as every verdict does), mean |z|, MAE, bias
+    (M - x), SD_d and the number of distinct answers; n_missing and the answered-only W1SD beside."""
     model = np.asarray(model, dtype=float)
-    zs = summarise(zscore(model, human_mean, human_sd))
+    answered = ~np.isnan(model)
+    hm, hs = np.asarray(human_mean, dtype=float), np.asarray(human_sd, dtype=float)
+    zs = summarise(zscore(model[answered], hm[answered], hs[answered]), n_missing=int((~answered).sum()))
     ba = bland_altman(human_mean, model)
     finite = model[~np.isnan(model)]
-    return {"w1sd": zs.w1sd, "mean_abs_z": zs.mean_abs_z, "n_scored": zs.n_images, "n_zero_sd": zs.n_zero_sd,
+    return {"w1sd": zs.w1sd, "w1sd_answered_only": zs.w1sd_answered_only, "n_missing": zs.n_missing,
+            "mean_abs_z": zs.mean_abs_z, "n_scored": zs.n_images, "n_zero_sd": zs.n_zero_sd,
             "mae": ba.mae, "bias": ba.bias, "sd_d": ba.sd_d, "n_unique": int(len(np.unique(np.round(finite, 9))))}
 
 

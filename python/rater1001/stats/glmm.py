@@ -24,6 +24,8 @@ import pandas as pd
 from numpy.polynomial.hermite import hermgauss
 from scipy import optimize, special, stats
 
+from .fits import central_gradient as _central_gradient, optimiser_warnings_recorded_by_the_caller
+
 DEFAULT_N_AGQ = 25
 
 
@@ -180,20 +182,6 @@ def _start_values(data: BinomialData) -> np.ndarray:
     return np.concatenate([beta, [1.0]])
 
 
-def _central_gradient(f, x: np.ndarray, h: float = 1e-5) -> np.ndarray:
-    """Central-difference gradient for the convergence check. A forward difference with step h
-    is off by about curvature * h / 2, which on paper-scale data (curvature ~ n p (1 - p) ~ 10^2)
-    exceeds the 1e-4 tolerance at the optimum and sent every such fit into the slow Nelder-Mead
-    rescue; the central difference's error is O(h^2)."""
-    x = np.asarray(x, dtype=float)
-    grad = np.empty_like(x)
-    for i in range(len(x)):
-        step = np.zeros_like(x)
-        step[i] = h
-        grad[i] = (f(x + step) - f(x - step)) / (2 * h)
-    return grad
-
-
 def fit_glmm_binomial(data: BinomialData, n_agq: int = DEFAULT_N_AGQ, start=None) -> GlmmFit:
     """Maximise the AGHQ (or Laplace) marginal likelihood over (beta, sigma).
 
@@ -213,16 +201,17 @@ def fit_glmm_binomial(data: BinomialData, n_agq: int = DEFAULT_N_AGQ, start=None
     # Central ("3-point") differences: forward differences stalled with "precision loss" at a
     # gradient ~2e-4 on paper-scale data (emotions that are always correct make a flat ridge in
     # (intercept, sigma)), and the Nelder-Mead rescue then took ~100 s per fit.
-    best = optimize.minimize(objective, theta0, method="BFGS", jac="3-point",
-                             options={"gtol": 1e-8, "maxiter": 2000})
-    grad = _central_gradient(objective, best.x)
-    if np.max(np.abs(grad)) > 1e-4:
-        nm = optimize.minimize(objective, best.x, method="Nelder-Mead",
-                               options={"xatol": 1e-10, "fatol": 1e-12, "maxfev": 40000})
-        res = optimize.minimize(objective, nm.x, method="BFGS", jac="3-point", options={"gtol": 1e-8})
-        if res.fun <= best.fun:
-            best = res
+    with optimiser_warnings_recorded_by_the_caller():  # convergence is judged by the gradient below
+        best = optimize.minimize(objective, theta0, method="BFGS", jac="3-point",
+                                 options={"gtol": 1e-8, "maxiter": 2000})
         grad = _central_gradient(objective, best.x)
+        if np.max(np.abs(grad)) > 1e-4:
+            nm = optimize.minimize(objective, best.x, method="Nelder-Mead",
+                                   options={"xatol": 1e-10, "fatol": 1e-12, "maxfev": 40000})
+            res = optimize.minimize(objective, nm.x, method="BFGS", jac="3-point", options={"gtol": 1e-8})
+            if res.fun <= best.fun:
+                best = res
+            grad = _central_gradient(objective, best.x)
     theta = best.x
     warnings = []
     if np.max(np.abs(theta[:-1])) > 15:

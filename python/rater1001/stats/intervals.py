@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from .alpha import alpha_interval_from_sufficient
+from .alpha import alpha_interval_from_sufficient, delta_alpha
 from .classification import summary as classification_summary
 from .zscores import summarise
 
@@ -33,23 +33,6 @@ class Interval:
     n_units: int
     seed: int = SEED
     level: float = LEVEL
-
-
-def with_extra_rater(m, total, total_sq, extra) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-unit sufficient statistics after one more rater whose value for unit u is extra[u]
-    (NaN = did not rate u): each rated unit gains (1, x, x^2). The array form of
-    stats.alpha.add_rater, for loops where pandas indexing would dominate the run time."""
-    x = np.asarray(extra, dtype=float)
-    has = ~np.isnan(x)
-    xv = np.where(has, x, 0.0)
-    return np.asarray(m, float) + has, np.asarray(total, float) + xv, np.asarray(total_sq, float) + xv**2
-
-
-def delta_alpha(m, total, total_sq, extra) -> tuple[float, float, float]:
-    """(human alpha, alpha with the extra rater, delta) from per-unit arrays."""
-    base = alpha_interval_from_sufficient(m, total, total_sq).alpha
-    plus = alpha_interval_from_sufficient(*with_extra_rater(m, total, total_sq, extra)).alpha
-    return base, plus, plus - base
 
 
 def _percentile(estimate: float, reps: np.ndarray, n_units: int, seed: int, level: float) -> Interval:
@@ -78,32 +61,39 @@ def alpha_intervals(m, total, total_sq, extra=None, replicates: int = REPLICATES
     m, total, total_sq = (np.asarray(a, dtype=float) for a in (m, total, total_sq))
     n = len(m)
     has = extra is not None
+    x = np.asarray(extra, dtype=float) if has else np.full(n, np.nan)
+
+    def three(idx):
+        base, plus, delta = delta_alpha(m[idx], total[idx], total_sq[idx], x[idx])
+        return base.alpha, plus.alpha, delta
+
+    est = three(slice(None))
+    reps = (np.array([three(idx) for idx in _draws(n, replicates, seed)]) if n
+            else np.full((replicates, 3), np.nan))
+    out = {"alpha": _percentile(est[0], reps[:, 0], n, seed, level)}
     if has:
-        m2, t2, s2 = with_extra_rater(m, total, total_sq, extra)
-    base = alpha_interval_from_sufficient(m, total, total_sq).alpha
-    reps_base = np.full(replicates, np.nan)
-    reps_plus = np.full(replicates, np.nan)
-    for r, idx in enumerate(_draws(n, replicates, seed) if n else []):
-        reps_base[r] = alpha_interval_from_sufficient(m[idx], total[idx], total_sq[idx]).alpha
-        if has:
-            reps_plus[r] = alpha_interval_from_sufficient(m2[idx], t2[idx], s2[idx]).alpha
-    out = {"alpha": _percentile(base, reps_base, n, seed, level)}
-    if has:
-        plus = alpha_interval_from_sufficient(m2, t2, s2).alpha
-        out["alpha_with_model"] = _percentile(plus, reps_plus, n, seed, level)
-        out["delta_alpha"] = _percentile(plus - base, reps_plus - reps_base, n, seed, level)
+        out["alpha_with_model"] = _percentile(est[1], reps[:, 1], n, seed, level)
+        out["delta_alpha"] = _percentile(est[2], reps[:, 2], n, seed, level)
     return out
 
 
 def w1sd_interval(z, replicates: int = REPLICATES, seed: int = SEED, level: float = LEVEL,
-                  threshold: float = 1.0) -> Interval:
-    """W1SD (share of |z| <= threshold) with images resampled; undefined z (human SD 0) are
-    dropped before resampling, as stats.zscores.summarise does."""
+                  threshold: float = 1.0, missing=None) -> Interval:
+    """W1SD (share of |z| <= threshold) with images resampled. `missing` (aligned with z) marks
+    images the model left unanswered: they stay in the resample and count as outside 1 SD, as in
+    stats.zscores.summarise(n_missing=...). Other undefined z (human SD 0) are dropped before
+    resampling."""
     z = np.asarray(z, dtype=float)
-    z = z[~np.isnan(z)]
-    est = summarise(z, threshold).w1sd
-    reps = np.array([summarise(z[idx], threshold).w1sd for idx in _draws(len(z), replicates, seed)]) \
-        if len(z) else np.full(replicates, np.nan)
+    miss = np.zeros(len(z), bool) if missing is None else np.asarray(missing, dtype=bool)
+    keep = ~np.isnan(z) | miss
+    z, miss = z[keep], miss[keep]
+
+    def w1sd(idx):
+        return summarise(z[idx][~miss[idx]], threshold, n_missing=int(miss[idx].sum())).w1sd
+
+    est = w1sd(slice(None))
+    reps = np.array([w1sd(idx) for idx in _draws(len(z), replicates, seed)]) if len(z) \
+        else np.full(replicates, np.nan)
     return _percentile(est, reps, len(z), seed, level)
 
 

@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from .fits import GRADIENT_TOLERANCE, central_gradient, optimiser_warnings_recorded_by_the_caller
+
 PAIR_VERDICTS = ("a", "b", "tie")
 SCORE = {"a": 1.0, "tie": 0.5, "b": 0.0}
 
@@ -100,15 +102,23 @@ def wilson_interval(successes: float, n: float, alpha: float = 0.05) -> tuple[fl
 
 
 def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> dict:
-    """Outcomes "win"/"tie"/"loss" of one candidate -> counts, win rate (ties half), Wilson interval."""
+    """Outcomes "win"/"tie"/"loss" of one candidate, None/NaN where no verdict came back (a call
+    failed or did not parse) -> counts, win rate (ties half) with its Wilson interval, and the
+    answered-only win rate. A missing verdict counts against the candidate (the tool's
+    missing-answer policy): it is in n_pairs but adds nothing to the wins, so win_rate is
+    (wins + ties / 2) / all pairs; win_rate_answered_only divides by the judged pairs only."""
+    missing = outcomes.isna()
     wins = int((outcomes == "win").sum())
     ties = int((outcomes == "tie").sum())
     losses = int((outcomes == "loss").sum())
-    n = wins + ties + losses
+    n_missing = int(missing.sum())
+    judged = wins + ties + losses
+    n = judged + n_missing
     rate = (wins + 0.5 * ties) / n if n else float("nan")
     lo, hi = wilson_interval(wins + 0.5 * ties, n, alpha)
     return {"wins": wins, "ties": ties, "losses": losses, "n_pairs": n, "win_rate": rate,
-            "win_rate_ci_low": lo, "win_rate_ci_high": hi}
+            "win_rate_ci_low": lo, "win_rate_ci_high": hi, "n_incomplete": n_missing,
+            "win_rate_answered_only": (wins + 0.5 * ties) / judged if judged else float("nan")}
 
 
 # --- Bradley-Terry with Davidson ties -------------------------------------------------------------
@@ -119,6 +129,7 @@ class BradleyTerryFit:
     tie_parameter: float  # Davidson's nu (0 when the data hold no ties)
     log_likelihood: float
     reference: str
+    converged: bool = True  # False: every estimate but the reference's is NULL with the reason as note
 
 
 def _davidson_negloglik(params, i_idx, j_idx, w_i, w_j, t, free_mask, with_ties):
@@ -196,10 +207,20 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
     theta = np.zeros(len(items))
     cov = np.zeros((0, 0))
     nu, loglik = 0.0, float("nan")
+    converged = True
     if n_params > 0 and len(data):
         args = (i_idx, j_idx, w_i, w_j, t, free_mask, with_ties)
-        res = optimize.minimize(_davidson_negloglik, np.zeros(n_params), args=args, method="BFGS",
-                                options={"gtol": 1e-10, "maxiter": 10_000})
+        with optimiser_warnings_recorded_by_the_caller():
+            res = optimize.minimize(_davidson_negloglik, np.zeros(n_params), args=args, method="BFGS",
+                                    options={"gtol": 1e-10, "maxiter": 10_000})
+        # gtol 1e-10 is rarely met exactly ("precision loss" at the optimum); the gradient decides.
+        gradient = np.max(np.abs(central_gradient(lambda p: _davidson_negloglik(p, *args), res.x)))
+        if not (res.success or gradient < GRADIENT_TOLERANCE):
+            for it in items:
+                if it != reference:
+                    notes[it] = (f"not estimated: the fit did not converge ({res.message}; "
+                                 f"largest gradient {gradient:.2g})")
+            converged = False
         import statsmodels.tools.numdiff as nd
 
         hess = nd.approx_hess3(res.x, lambda p: _davidson_negloglik(p, *args))
@@ -221,7 +242,9 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
         se = float(np.sqrt(max(cov[free_pos[it], free_pos[it]], 0.0))) if cov.size else np.nan
         rows.append((it, est, se, est - z * se, est + z * se, n_by_item[it], None))
     table = pd.DataFrame(rows, columns=["item", "log_strength", "se", "ci_low", "ci_high", "n_comparisons", "note"])
-    return BradleyTerryFit(table, nu, loglik, reference)
+    if not converged:
+        nu, loglik = float("nan"), float("nan")
+    return BradleyTerryFit(table, nu, loglik, reference, converged)
 
 
 # --- bias checks ----------------------------------------------------------------------------------
@@ -241,25 +264,34 @@ def position_bias_test(first_wins: int, second_wins: int) -> dict:
 
 def logistic_slope(y: np.ndarray, x: np.ndarray, covariates: np.ndarray | None = None) -> dict:
     """Logistic regression y ~ 1 + x (+ covariates) by maximum likelihood (statsmodels Logit):
-    intercept, slope of x with its standard error, Wald p and 95% interval. NaN when y does not vary
-    or x is constant or the fit separates."""
+    intercept, slope of x with its standard error, Wald p and 95% interval, `converged` and `note`.
+    NaN with the reason in `note` when y does not vary, x is constant, the design is singular, or
+    Newton's method did not converge (typically (quasi-)separation: some estimate diverges)."""
     import statsmodels.api as sm
 
     y = np.asarray(y, float)
     x = np.asarray(x, float)
-    nan = {"intercept": np.nan, "slope": np.nan, "slope_se": np.nan, "p_value": np.nan,
-           "ci_low": np.nan, "ci_high": np.nan, "n": int(y.size)}
+
+    def nan(reason: str, converged: bool = False) -> dict:
+        return {"intercept": np.nan, "slope": np.nan, "slope_se": np.nan, "p_value": np.nan,
+                "ci_low": np.nan, "ci_high": np.nan, "n": int(y.size), "converged": converged, "note": reason}
+
     if y.size < 3 or np.unique(y).size < 2 or np.unique(x).size < 2:
-        return nan
+        return nan("not estimated: fewer than 3 rows, or the outcome or the predictor does not vary")
     cols = [np.ones_like(x), x] + ([] if covariates is None else list(np.atleast_2d(np.asarray(covariates, float).T)))
     X = np.column_stack(cols)
     try:
-        fit = sm.Logit(y, X).fit(disp=0, maxiter=200)
-    except Exception:  # noqa: BLE001 - perfect separation or a singular design: no estimate
-        return nan
+        with optimiser_warnings_recorded_by_the_caller(), np.errstate(all="ignore"):
+            fit = sm.Logit(y, X).fit(disp=0, maxiter=200)
+    except Exception as exc:  # noqa: BLE001 - perfect separation or a singular design: no estimate
+        return nan(f"not estimated: {type(exc).__name__}: {exc}")
+    if not fit.mle_retvals.get("converged", False):
+        return nan(f"not estimated: the logistic fit did not converge in {fit.mle_retvals.get('iterations')} "
+                   "Newton iterations (the outcome is (almost) separated by the predictors)")
     lo, hi = fit.conf_int()[1]
     return {"intercept": float(fit.params[0]), "slope": float(fit.params[1]), "slope_se": float(fit.bse[1]),
-            "p_value": float(fit.pvalues[1]), "ci_low": float(lo), "ci_high": float(hi), "n": int(y.size)}
+            "p_value": float(fit.pvalues[1]), "ci_low": float(lo), "ci_high": float(hi), "n": int(y.size),
+            "converged": True, "note": None}
 
 
 def cohen_kappa(labels_1, labels_2) -> dict:
@@ -278,13 +310,3 @@ def cohen_kappa(labels_1, labels_2) -> dict:
     if n < 2 or (a.nunique() == 1 and b.nunique() == 1 and a.iloc[0] == b.iloc[0]):
         return {"kappa": float("nan"), "agreement": agreement, "n": n}
     return {"kappa": float(cohen_kappa_score(a, b)), "agreement": agreement, "n": n}
-
-
-def pearson(x, y) -> dict:
-    """Pearson r with its p-value; NaN when either side is constant or n < 3."""
-    x = np.asarray(x, float)
-    y = np.asarray(y, float)
-    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return {"r": float("nan"), "p_value": float("nan"), "n": int(x.size)}
-    r, p = stats.pearsonr(x, y)
-    return {"r": float(r), "p_value": float(p), "n": int(x.size)}

@@ -63,6 +63,19 @@ def _design(human_mean, model, emotion, image_id, emotions):
     return long, terms, names, n_all - len(img)
 
 
+class FitDidNotConverge(RuntimeError):
+    """An iterative fit stopped before its convergence criterion: no estimate is reported."""
+
+
+def _converged(fit, which: str):
+    """The optimiser's own verdict (warnings are silenced around the fits, so it is read here)."""
+    ok = fit.converged() if callable(fit.converged) else fit.converged
+    if not ok:
+        message = fit.message() if callable(fit.message) else fit.message
+        raise FitDidNotConverge(f"the {which} fit did not converge ({message})")
+    return fit
+
+
 def fit_rater_type_lmm(human_mean, model, emotion, image_id, emotions) -> LmmResult:
     """Per-image arrays (human mean, model prediction, emotion, image id). Images missing either
     value are dropped (their count is n_all - n_images)."""
@@ -75,7 +88,7 @@ def fit_rater_type_lmm(human_mean, model, emotion, image_id, emotions) -> LmmRes
     reduced = "rating ~ " + " + ".join(terms) + " + (1|image_id)"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = mixedlm.lmer(full, long, REML=True)
+        fit = _converged(mixedlm.lmer(full, long, REML=True), "REML")
         ddf = mixedlm.satterthwaite_df(fit)
     beta = fit.fixef()
     se = np.sqrt(np.diag(np.asarray(fit.vcov())))
@@ -90,8 +103,8 @@ def fit_rater_type_lmm(human_mean, model, emotion, image_id, emotions) -> LmmRes
     if emo_terms:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ll_full = float(mixedlm.lmer(full, long, REML=False).logLik().value)
-            ll_red = float(mixedlm.lmer(reduced, long, REML=False).logLik().value)
+            ll_full = float(_converged(mixedlm.lmer(full, long, REML=False), "full ML").logLik().value)
+            ll_red = float(_converged(mixedlm.lmer(reduced, long, REML=False), "reduced ML").logLik().value)
         chi2 = max(2 * (ll_full - ll_red), 0.0)
         lr_df = len(emo_terms)
         lr_p = float(sps.chi2.sf(chi2, lr_df))

@@ -3,7 +3,7 @@ docs/ablations.md).
 
 Each image keeps only k of its human ratings, drawn without replacement; then human interval alpha
 and alpha with each model condition added as one more rater are computed from the per-image
-sufficient statistics (stats.alpha.alpha_interval_from_sufficient, the one home of the formula).
+sufficient statistics (stats.alpha.delta_alpha, the one home of the formula).
 Repeated `replicates` times from one seeded generator. In every replicate the images are also
 resampled with replacement (resample_images=True, the default), so the reported percentile
 interval covers both which raters a study of that size would have had and which images; with
@@ -18,8 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .alpha import alpha_interval_from_sufficient
-from .intervals import with_extra_rater
+from .alpha import alpha_interval_from_sufficient, delta_alpha
 
 SEED = 42
 DEFAULT_KS = (2, 3, 5, 10, 20, 50)
@@ -73,14 +72,16 @@ def small_pool_alpha(ratings: np.ndarray, model: pd.DataFrame | None = None, ks=
     rows = []
     for k in ks:
         eligible = np.flatnonzero(m_all >= k)
-        base, plus = np.full(replicates, np.nan), np.full((replicates, x_all.shape[1]), np.nan)
+        base = np.full(replicates, np.nan)
+        plus, delta = np.full((replicates, x_all.shape[1]), np.nan), np.full((replicates, x_all.shape[1]), np.nan)
         for r in range(replicates):
             units = rng.choice(eligible, len(eligible), replace=True) if resample_images else eligible
             drawn = subsample(ratings[units], k, rng) if len(units) else np.zeros((0, k))
             total, total_sq, m = drawn.sum(axis=1), (drawn**2).sum(axis=1), np.full(len(units), float(k))
             base[r] = alpha_interval_from_sufficient(m, total, total_sq).alpha
             for c in range(x_all.shape[1]):
-                plus[r, c] = alpha_interval_from_sufficient(*with_extra_rater(m, total, total_sq, x_all[units, c])).alpha
+                _, with_model, delta[r, c] = delta_alpha(m, total, total_sq, x_all[units, c])
+                plus[r, c] = with_model.alpha
         h_mean, h_lo, h_hi = _interval(base, level)
         common = {"k": k, "n_images": len(eligible), "n_images_excluded": int(len(m_all) - len(eligible)),
                   "replicates": replicates, "seed": seed, "resample_images": resample_images,
@@ -88,12 +89,11 @@ def small_pool_alpha(ratings: np.ndarray, model: pd.DataFrame | None = None, ks=
         if x_all.shape[1] == 0:
             rows.append({**common, "condition_id": None})
         for c, cond in enumerate(model.columns):
-            delta = plus[:, c] - base
             a_mean, a_lo, a_hi = _interval(plus[:, c], level)
-            d_mean, d_lo, d_hi = _interval(delta, level)
-            ok = ~np.isnan(delta)
+            d_mean, d_lo, d_hi = _interval(delta[:, c], level)
+            ok = ~np.isnan(delta[:, c])
             rows.append({**common, "condition_id": cond, "alpha_with_model": a_mean, "alpha_with_model_lo": a_lo,
                          "alpha_with_model_hi": a_hi, "delta_alpha": d_mean, "delta_alpha_lo": d_lo,
                          "delta_alpha_hi": d_hi,
-                         "share_delta_positive": float((delta[ok] > 0).mean()) if ok.any() else float("nan")})
+                         "share_delta_positive": float((delta[ok, c] > 0).mean()) if ok.any() else float("nan")})
     return pd.DataFrame(rows)

@@ -1,7 +1,7 @@
 """Fake OpenAI chat-completions and Gemini generateContent endpoints built on FakeServer.
 
 The answer to a request is computed from the prompt and the image: images are tiny files whose
-bytes spell their image id ("IMG:<id>"), so a test knows which image and which step (emotion /
+bytes contain their image id ("IMG:<id> "), so a test knows which image and which step (emotion /
 valence / arousal / all) each request was for."""
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def step_of(prompt: str) -> str:
 
 
 def image_id_of(raw: bytes) -> str:
-    m = re.match(rb"IMG:(\S+)", raw)
+    m = re.search(rb"IMG:([^\s\x00]+)", raw)
     return m.group(1).decode() if m else "?"
 
 

@@ -86,9 +86,9 @@ class FakeServer:
                 body = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body or {}).encode()
                 try:
                     self.send_response(reply.status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(body)))
-                    for k, v in reply.headers.items():
+                    headers = {"Content-Type": "application/json", **reply.headers}  # a reply may override it
+                    headers["Content-Length"] = str(len(body))
+                    for k, v in headers.items():
                         self.send_header(k, v)
                     self.end_headers()
                     self.wfile.write(body[: len(body) // 2] if reply.truncate else body)

@@ -69,23 +69,36 @@ class GeminiBackend:
         resp = call_translated(lambda: self._client.models.generate_content(
             model=request.model_id, contents=contents, config=self.config(request)), translate_error, self._secrets)
         latency_ms = (time.perf_counter() - started) * 1000.0
-        answer, thoughts, finish = [], [], None
-        if resp.candidates:
-            cand = resp.candidates[0]
-            finish = str(cand.finish_reason.value if hasattr(cand.finish_reason, "value") else cand.finish_reason) \
-                if cand.finish_reason is not None else None
-            for part in (cand.content.parts if cand.content and cand.content.parts else []):
-                if part.text is None:
-                    continue
-                (thoughts if part.thought else answer).append(part.text)
-        usage = resp.usage_metadata
-        return gen_result(
-            "".join(answer) if answer else None,
-            thinking_text="\n".join(thoughts) if thoughts else None,
-            input_tokens=getattr(usage, "prompt_token_count", None),
-            output_tokens=getattr(usage, "candidates_token_count", None),
-            thinking_tokens=getattr(usage, "thoughts_token_count", None),
-            model_version=resp.model_version,
-            finish_reason=finish,
-            latency_ms=latency_ms,
-        )
+        try:
+            return _read(resp, latency_ms)
+        except (AttributeError, TypeError, IndexError, KeyError) as exc:
+            raise RetryableCallError("bad_response", f"not a generateContent response ({type(exc).__name__})") from None
+
+
+def _read(resp, latency_ms: float) -> dict[str, Any]:
+    if not resp.candidates and resp.prompt_feedback is None:
+        # Neither an answer nor a blocked prompt (which is an answer: it is kept as a failed parse).
+        raise RetryableCallError("bad_response", "a response with neither candidates nor prompt feedback")
+    answer, thoughts, finish = [], [], None
+    if resp.candidates:
+        cand = resp.candidates[0]
+        if cand.content is None and cand.finish_reason is None:
+            # A real candidate has content or says why it has none (SAFETY, MAX_TOKENS, ...).
+            raise RetryableCallError("bad_response", "a candidate with neither content nor finish reason")
+        finish = str(cand.finish_reason.value if hasattr(cand.finish_reason, "value") else cand.finish_reason) \
+            if cand.finish_reason is not None else None
+        for part in (cand.content.parts if cand.content and cand.content.parts else []):
+            if part.text is None:
+                continue
+            (thoughts if part.thought else answer).append(part.text)
+    usage = resp.usage_metadata
+    return gen_result(
+        "".join(answer) if answer else None,
+        thinking_text="\n".join(thoughts) if thoughts else None,
+        input_tokens=getattr(usage, "prompt_token_count", None),
+        output_tokens=getattr(usage, "candidates_token_count", None),
+        thinking_tokens=getattr(usage, "thoughts_token_count", None),
+        model_version=resp.model_version,
+        finish_reason=finish,
+        latency_ms=latency_ms,
+    )

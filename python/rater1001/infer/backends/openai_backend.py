@@ -2,6 +2,7 @@
 llama.cpp, mlx_vlm.server), through the official `openai` SDK."""
 from __future__ import annotations
 
+import email.utils
 import time
 from typing import Any
 
@@ -12,6 +13,8 @@ from .base import GenRequest, call_translated, gen_result
 
 
 def _retry_after(headers) -> float | None:
+    """Seconds from Retry-After / retry-after-ms (a number or an HTTP date); None when absent or
+    unreadable ("soon"): the backoff then decides, and an odd header never ends the call."""
     if headers is None:
         return None
     for name in ("retry-after-ms", "retry-after"):
@@ -21,9 +24,12 @@ def _retry_after(headers) -> float | None:
         try:
             seconds = float(value)
         except ValueError:
-            import email.utils
-            parsed = email.utils.parsedate_to_datetime(value)
-            seconds = parsed.timestamp() - time.time()
+            try:
+                seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
+            except (TypeError, ValueError, IndexError, OverflowError):
+                return None
+        if seconds != seconds:  # NaN
+            return None
         return max(0.0, seconds / 1000.0 if name == "retry-after-ms" else seconds)
     return None
 
@@ -94,10 +100,24 @@ class OpenAIBackend:
         resp = call_translated(lambda: self._client.chat.completions.create(
             **self._body(request), timeout=request.timeout_s), translate_error, self._secrets)
         latency_ms = (time.perf_counter() - started) * 1000.0
+        try:
+            return self._read(resp, latency_ms)
+        except (AttributeError, TypeError, IndexError, KeyError) as exc:
+            # A 200 that is not a chat completion (an HTML error page from a proxy, `choices: [{}]`):
+            # a server may well answer properly next time.
+            raise RetryableCallError("bad_response", f"not a chat completion ({type(resp).__name__}: "
+                                     f"{type(exc).__name__})") from None
+
+    def _read(self, resp, latency_ms: float) -> dict[str, Any]:
         if not resp.choices:
             raise RetryableCallError("truncated", "response has no choices")
         choice = resp.choices[0]
         message = choice.message
+        if message is None:
+            raise RetryableCallError("bad_response", "a choice without a message")
+        content = message.content
+        if content is not None and not isinstance(content, str):
+            raise RetryableCallError("bad_response", f"message content is {type(content).__name__}, not text")
         # Reasoning servers (vLLM, Ollama, DeepSeek-style) put the trace in a non-standard field.
         extra = getattr(message, "model_extra", None) or {}
         thinking = extra.get("reasoning_content") or extra.get("reasoning")
@@ -106,12 +126,17 @@ class OpenAIBackend:
         if usage is not None and getattr(usage, "completion_tokens_details", None) is not None:
             reasoning_tokens = usage.completion_tokens_details.reasoning_tokens
         return gen_result(
-            message.content,
+            content,
             thinking_text=thinking if isinstance(thinking, str) else None,
-            input_tokens=getattr(usage, "prompt_tokens", None),
-            output_tokens=getattr(usage, "completion_tokens", None),
-            thinking_tokens=reasoning_tokens,
-            model_version=resp.model,
-            finish_reason=choice.finish_reason,
+            input_tokens=_int_or_none(getattr(usage, "prompt_tokens", None)),
+            output_tokens=_int_or_none(getattr(usage, "completion_tokens", None)),
+            thinking_tokens=_int_or_none(reasoning_tokens),
+            model_version=resp.model if isinstance(resp.model, str) else None,
+            finish_reason=choice.finish_reason if isinstance(choice.finish_reason, str) else None,
             latency_ms=latency_ms,
         )
+
+
+def _int_or_none(value) -> int | None:
+    # Usage counts go to integer columns; a server that sends "12" or 1.5 must not break landing.
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

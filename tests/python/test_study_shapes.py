@@ -1,0 +1,226 @@
+"""Studies of any shape the study.yml declaration accepts (docs/study_shape.md).
+
+Fast tests read declarations and ingest small files. The matrix tests build small hand-made studies
+end to end through the CLI, each from a temporary project folder with its own study.yml and label
+set (three categories, one of them `na`, on a 1-5 scale), so they also show that `--home DIR` and
+RATER1001_HOME are honoured by every step, dbt's seeds included.
+
+The shape matrix {labels only, ratings only, both} x {1, 2, 3 dimensions} x {balanced, unbalanced}
+x {2-5 ratings per item, 50} is covered by four builds (labels only has no dimensions):
+    labels only     -            unbalanced  2-5 ratings
+    ratings only    1 dimension  balanced    50 ratings
+    both            2 dimensions balanced    3 ratings
+    both            3 dimensions unbalanced  2-5 ratings (a dimension the contract does not name;
+                                             no audit factors, no rater attributes, no design)
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from fakes.shapes import CATEGORIES, Shape, write_shape
+from rater1001 import contract
+from rater1001.cli import main
+from rater1001.ingest import ingest_file
+from rater1001.paths import REPO_ROOT, project
+from rater1001.quality.gate import DESIGN_UNDECLARED
+from rater1001.study import DesignCell, StudyError, load_study, parse_study, read_factor_labels
+
+LABELS = read_factor_labels(REPO_ROOT / "seeds" / "factor_labels.csv")
+
+
+def _parse(text: str):
+    return parse_study(yaml.safe_load(text), LABELS, Path("study.yml"))
+
+
+# --- the declaration ----------------------------------------------------------------------------
+
+def test_the_repository_study_yml_declares_the_papers_shape_and_both_cell_counts():
+    study = load_study(project(REPO_ROOT))
+    assert [(f.name, f.role) for f in study.factors] == [("race", "audit"), ("gender", "audit"),
+                                                        ("emotion", "category")]
+    assert study.rater_attributes == ("gender",)
+    assert study.stimulus_kind == "image"
+    # 3.1's sentence: 40 per race x gender x emotion cell, 80 per race x emotion cell.
+    assert study.cells == (DesignCell(("race", "gender", "emotion"), 40), DesignCell(("race", "emotion"), 80))
+    assert study.images_per_cell == 40 and study.ratings_per_image == 50 and study.images_per_rater == 72
+
+
+def test_a_study_without_design_counts_is_undeclared_and_may_have_no_dimensions():
+    study = _parse("scale: {min: 1, max: 5}\ndimensions: []\n"
+                   "factors: [{name: emotion, role: category}]\nrater_attributes: []\n")
+    assert not study.design_declared and study.cells == () and study.images_per_cell is None
+    assert study.dimensions == () and study.model_dimensions == ()
+    assert study.audit_factors == () and study.category.name == "emotion"
+
+
+@pytest.mark.parametrize("text, says", [
+    ("scale: {min: 5, max: 1}", "scale min 5 must be below max 1"),
+    ("scale: {min: 1, max: 5}\nstimulus_kind: video", "stimulus_kind 'video'"),
+    ("scale: {min: 1, max: 5}\nfactors: [{name: emotion, role: boss}]", "factors[0]"),
+    ("scale: {min: 1, max: 5}\nfactors: [{name: topic, role: category}]", "'Columns'"),
+    ("scale: {min: 1, max: 5}\nfactors: [{name: race, role: audit}]", "no category factor"),
+    ("scale: {min: 1, max: 5}\ndimensions: [valence]\nmodel_dimensions: [arousal]", "must be among dimensions"),
+    ("scale: {min: 1, max: 5}\ndesign: {cells: [{factors: [age], stimuli: 3}]}", "design.cells[0].factors"),
+    ("scale: {min: 1, max: 5}\ndesign: {ratings_per_image: 0}", "design.ratings_per_image"),
+])
+def test_a_declaration_that_does_not_fit_names_the_file_and_key(text, says):
+    with pytest.raises(StudyError, match=re.escape(says)) as err:
+        _parse(text)
+    assert str(err.value).startswith("study.yml: ")
+
+
+def test_the_contract_follows_the_declared_dimensions_and_factors():
+    study = _parse("scale: {min: 1, max: 5}\ndimensions: [valence, fluency]\nmodel_dimensions: [fluency]\n"
+                   "factors: [{name: emotion, role: category}]\nrater_attributes: []\n")
+    tables = contract.tables_for(study)
+    assert tables["human_ratings"].column_names == [
+        "rater_id", "image_id", "valence", "fluency", "rt_valence_ms", "rt_fluency_ms", "trial_index", "emotion"]
+    assert tables["human_ratings"].column("fluency").rule == "scale_integer"
+    assert [c for c in tables["model_predictions"].column_names if c in ("valence", "arousal", "fluency")] == ["fluency"]
+    required = {c.name for c in tables["stimuli"].columns if c.required}
+    assert required == {"image_id", "emotion"}  # stimulus_kind image: no text needed
+    assert not tables["raters"].column("gender").required
+    # The paper's own declaration leaves the paper's contract as it was, apart from optionality.
+    paper = contract.tables_for(load_study(project(REPO_ROOT)))
+    assert paper["human_ratings"] == contract.HUMAN_RATINGS
+    assert paper["model_predictions"] == contract.MODEL_PREDICTIONS
+
+
+def test_na_is_a_label_where_the_label_set_declares_it_and_missing_elsewhere(tmp_path):
+    files = write_shape(tmp_path, Shape("na", True, (), False, (2, 3), text=True))
+    paths = project(tmp_path)
+    for table in ("stimuli", "raters", "model_conditions", "human_ratings", "model_predictions"):
+        result = ingest_file(paths, table, files[table])
+        assert result.rows_rejected == 0, result.summary()
+    stimuli = pd.read_parquet(paths.raw_table("stimuli"))
+    assert (stimuli["emotion"] == "na").sum() == (pd.read_csv(files["stimuli"], keep_default_na=False)["emotion"] == "na").sum() > 0
+    # In a column without a declared 'na' label (race), NA still means missing: the row is refused
+    # because race is a declared, required factor.
+    broken = pd.read_csv(files["stimuli"], keep_default_na=False)
+    broken.loc[0, "race"] = "NA"
+    broken.to_csv(tmp_path / "broken.csv", index=False)
+    result = ingest_file(paths, "stimuli", tmp_path / "broken.csv")
+    assert result.rows_rejected == 1
+    assert list(pd.read_parquet(paths.rejected_table("stimuli"))["_reason"].iloc[0]) == [
+        "race: missing (required) [required]"]
+    # Conditions without strategy, backend or thinking land; kinds llm and human-proxy are accepted.
+    conditions = pd.read_parquet(paths.raw_table("model_conditions"))
+    assert set(conditions["kind"]) == {"llm", "human-proxy"} and conditions["backend"].isna().all()
+
+
+# --- the shape matrix, end to end through the CLI ------------------------------------------------
+
+SHAPES = {
+    "labels-only": Shape("labels-only", True, (), False, (2, 5), seed=1),
+    "ratings-1dim": Shape("ratings-1dim", False, ("valence",), True, (50, 50), per_cell=1, text=False, seed=2),
+    "both-2dim": Shape("both-2dim", True, ("valence", "arousal"), True, (3, 3), seed=3),
+    "both-3dim": Shape("both-3dim", True, ("valence", "arousal", "fluency"), False, (2, 5), seed=4, audit=False),
+}
+
+
+@pytest.fixture(scope="module", params=list(SHAPES))
+def built(request, tmp_path_factory, monkeypatch_module):
+    shape = SHAPES[request.param]
+    root = tmp_path_factory.mktemp(shape.name)
+    files = write_shape(root, shape)
+    # The study lives in root only; the commands run from elsewhere and find it by --home, or by
+    # RATER1001_HOME for one of the shapes.
+    monkeypatch_module.chdir(tmp_path_factory.mktemp("elsewhere"))
+    use_env = shape.name == "both-2dim"
+    home = [] if use_env else ["--home", str(root)]
+    if use_env:
+        monkeypatch_module.setenv("RATER1001_HOME", str(root))
+    codes = {t: main([*home, "ingest", t, str(files[t])]) for t in files}
+    codes["check"] = main([*home, "check", *([] if shape.balanced else ["--allow-unbalanced"])])
+    codes["build"] = main([*home, "build"])
+    codes["report"] = main([*home, "report", "--no-png"])
+    if use_env:
+        monkeypatch_module.delenv("RATER1001_HOME")
+    return shape, project(root), files, codes
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    mp = pytest.MonkeyPatch()
+    yield mp
+    mp.undo()
+
+
+def _sql(paths, sql: str) -> pd.DataFrame:
+    with duckdb.connect(str(paths.warehouse), read_only=True) as con:
+        return con.execute(sql).df()
+
+
+def test_every_step_exits_0(built):
+    shape, paths, files, codes = built
+    assert codes == {**{t: 0 for t in files}, "check": 0, "build": 0, "report": 0}
+    assert (paths.root / "report" / "index.html").exists()
+    # Nothing was written to the repository's own project.
+    assert not (paths.root / "seeds" / "model_condition_catalog.csv").exists()
+
+
+def test_dbt_read_the_project_folders_own_label_set(built):
+    shape, paths, files, codes = built
+    seed = _sql(paths, "SELECT factor, label FROM factor_labels WHERE factor = 'emotion' ORDER BY display_order")
+    assert list(seed["label"]) == list(CATEGORIES)
+
+
+def test_the_gate_reports_the_declared_design_or_that_there_is_none(built):
+    shape, paths, files, codes = built
+    import json
+    verdict = json.loads((paths.raw / "_quality.json").read_text())
+    if shape.balanced:
+        assert f"{2 * shape.per_cell} images per race x emotion cell: met" in verdict["design"]
+        assert f"{shape.per_cell} images per race x gender x emotion cell: met" in verdict["design"]
+    else:
+        assert verdict["design"] == [DESIGN_UNDECLARED]
+
+
+def test_human_alpha_matches_the_krippendorff_package(built):
+    """Interval alpha of every declared dimension against the reference package on the raw CSV."""
+    shape, paths, files, codes = built
+    ratings = pd.read_csv(files["human_ratings"])
+    got = _sql(paths, "SELECT dimension, alpha FROM alpha_delta WHERE condition_id = 'human' "
+                      "AND emotion = 'all' AND metric = 'interval'")
+    assert sorted(got["dimension"]) == sorted(shape.dimensions)
+    for dim in shape.dimensions:
+        matrix = ratings.pivot(index="rater_id", columns="image_id", values=dim).to_numpy(dtype=float)
+        expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="interval")
+        assert got.set_index("dimension").loc[dim, "alpha"] == pytest.approx(expected, abs=1e-9)
+
+
+def test_model_accuracy_matches_a_count_from_the_files(built):
+    shape, paths, files, codes = built
+    got = _sql(paths, "SELECT condition_id, n, accuracy FROM classification_summary WHERE condition_id <> 'human'")
+    if not shape.labels:
+        assert got.empty
+        return
+    truth = pd.read_csv(files["stimuli"], keep_default_na=False).set_index("image_id")["emotion"]
+    preds = pd.read_csv(files["model_predictions"], keep_default_na=False)
+    for cond, part in preds.groupby("condition_id"):
+        expected = float((part["emotion"].to_numpy() == truth.loc[part["image_id"]].to_numpy()).mean())
+        row = got.set_index("condition_id").loc[cond]
+        assert row["n"] == len(part) and row["accuracy"] == pytest.approx(expected)
+
+
+def test_the_report_says_what_does_not_apply_and_why(built):
+    shape, paths, files, codes = built
+    text = re.sub(r"<[^>]+>", " ", (paths.report / "index.html").read_text(encoding="utf-8"))
+    if not shape.dimensions:
+        assert "not applicable to this study: the study declares no rating dimensions" in text
+        assert _sql(paths, "SELECT count(*) AS n FROM dimensional_agreement")["n"].iloc[0] == 0
+    if not shape.labels:
+        assert "not applicable to this study: no model condition gave a category label" in text
+    if not shape.audit:
+        assert "not applicable to this study: the study declares no audit factors" in text
+        assert _sql(paths, "SELECT count(*) AS n FROM demographic_slices")["n"].iloc[0] == 0
+    else:
+        assert _sql(paths, "SELECT count(*) AS n FROM demographic_slices")["n"].iloc[0] > 0

@@ -1,0 +1,149 @@
+"""The verdict marts on a small study where one condition left a fifth of its answers blank:
+(1) one pass rule - after the verdict_rules seed is edited (margins, delta-alpha scope),
+calibration_scores, calibration_verdicts and replaceability_verdicts still agree with each other;
+(2) one missing-answer policy - the blank answers count against the model in W1SD and in the
+Alt-Test, with the answered-only figures beside, as the Python homes compute them."""
+from __future__ import annotations
+
+import os
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from rater1001 import contract
+from rater1001.landing import write_parquet_atomic
+from rater1001.paths import project
+from rater1001.stats import zscores as Z
+from rater1001.stats.alt_test import alt_test
+from rater1001.warehouse import dbt_build
+
+from conftest import SMALL_DESIGN, query_warehouse
+
+MARTS = "calibration_scores calibration_verdicts replaceability_verdicts"
+BLANKED, BLANK_EVERY = "gemma3-4b-it", 5
+
+
+def build(paths, select: str) -> bool:
+    # Only the selected models' own tests: the generated label tests of other marts also read the
+    # seeds and would be selected indirectly against tables this partial build never made.
+    old = os.environ.get("DBT_INDIRECT_SELECTION")
+    os.environ["DBT_INDIRECT_SELECTION"] = "cautious"
+    try:
+        return dbt_build(paths, select=select)
+    finally:
+        if old is None:
+            del os.environ["DBT_INDIRECT_SELECTION"]
+        else:
+            os.environ["DBT_INDIRECT_SELECTION"] = old
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    from rater1001.simulate import simulate_study
+
+    paths = project(tmp_path_factory.mktemp("rules_wh"))
+    simulate_study(paths, seed=5, **SMALL_DESIGN)
+    preds = pd.read_parquet(paths.raw_table("model_predictions"))
+    blank = (preds["condition_id"] == BLANKED) & (preds.groupby("condition_id").cumcount() % BLANK_EVERY == 0)
+    preds.loc[blank, ["emotion", "valence", "arousal"]] = None
+    preds.loc[blank, "parse_path"] = "failed"
+    write_parquet_atomic(pa.Table.from_pandas(preds, schema=contract.TABLES["model_predictions"].arrow_schema(),
+                                              preserve_index=False), paths.raw_table("model_predictions"))
+    assert build(paths, "+calibration_verdicts +replaceability_verdicts +alt_test_rater_outcomes"), "dbt build failed"
+    return paths
+
+
+def edit_seed(paths, **values):
+    con = duckdb.connect(str(paths.warehouse))
+    try:
+        for k, v in values.items():
+            con.execute("update verdict_rules set value = ? where parameter = ?", [str(v), k])
+    finally:
+        con.close()
+    assert build(paths, MARTS), "rebuilding the verdict marts failed"
+
+
+def verdict_marts(paths):
+    q = lambda sql: query_warehouse(paths, sql)
+    rep = q("select * from replaceability_verdicts where measure <> 'classification'")
+    cal = q("select * from calibration_verdicts where method = 'none'")
+    scores = q("select * from calibration_scores where method = 'none'")
+    return rep.set_index(["emotion", "measure"]), cal.set_index(["emotion", "dimension"]), scores
+
+
+def passing(names) -> set[str]:
+    return set(filter(None, (names or "").split(",")))
+
+
+@pytest.mark.parametrize("values", [{}, {"w1sd_margin": 0.04, "delta_alpha_scope": "per_category"},
+                                    {"w1sd_margin": -0.05, "delta_alpha_min": 0.002}])
+def test_calibration_and_replaceability_verdicts_agree_under_the_seed(built, values):
+    edit_seed(built, **{"w1sd_margin": 0, "delta_alpha_min": 0, "delta_alpha_scope": "pooled", **values})
+    rep, cal, scores = verdict_marts(built)
+    scope = values.get("delta_alpha_scope", "pooled")
+    assert (rep["delta_alpha_scope"] == scope).all() and (cal["delta_alpha_scope"] == scope).all()
+    checked = 0
+    for key, r in rep.iterrows():
+        c = cal.loc[key]
+        assert passing(c["passing_conditions"]) == passing(r["passing_conditions"]), key
+        assert c["verdict"] == r["verdict"], key
+        s = scores[(scores["emotion"] == key[0]) & (scores["dimension"] == key[1])]
+        assert set(s.loc[s["passes"].astype(bool), "condition_id"]) == passing(r["passing_conditions"]), key
+        checked += 1
+    assert checked == 12  # 6 emotions x valence, arousal
+    # the edits did something: the per-category / margin runs pass a different number of conditions
+    edit_seed(built, w1sd_margin=0, delta_alpha_min=0, delta_alpha_scope="pooled")
+    base = verdict_marts(built)[0]["n_conditions_passing"].sum()
+    if values:
+        assert rep["n_conditions_passing"].sum() != base
+
+
+def test_blank_answers_count_against_the_model_in_w1sd(built):
+    stimuli = pd.read_parquet(built.raw_table("stimuli"))[["image_id", "emotion"]]
+    ratings = pd.read_parquet(built.raw_table("human_ratings"))
+    preds = pd.read_parquet(built.raw_table("model_predictions"))
+    p = preds[preds["condition_id"] == BLANKED].merge(stimuli, on="image_id", suffixes=("_pred", ""))
+    got = query_warehouse(built, f"select * from zscore_summary where condition_id = '{BLANKED}'").set_index(
+        ["dimension", "emotion"])
+    for dim in ("valence", "arousal"):
+        h = ratings.groupby("image_id")[dim].agg(["mean", "std"])
+        j = p.join(h, on="image_id")
+        for emotion, g in [("all", j), *j.groupby("emotion")]:
+            answered = g[dim].notna()
+            ref = Z.summarise(Z.zscore(g.loc[answered, dim], g.loc[answered, "mean"], g.loc[answered, "std"]),
+                              n_missing=int((~answered).sum()))
+            row = got.loc[(dim, emotion)]
+            assert int(row["n_missing_model_values"]) == ref.n_missing > 0, (dim, emotion)
+            assert row["w1sd"] == pytest.approx(ref.w1sd, abs=1e-12), (dim, emotion)
+            assert row["w1sd_answered_only"] == pytest.approx(ref.w1sd_answered_only, abs=1e-12)
+            assert row["w1sd"] < row["w1sd_answered_only"]
+    rep = query_warehouse(built, f"select * from replaceability_inputs where condition_id = '{BLANKED}' "
+                                 "and measure = 'valence'").set_index("emotion")
+    assert (rep["w1sd"] == got.xs("valence").loc[rep.index, "w1sd"]).all()
+
+
+def test_blank_answers_are_alt_test_wins_for_every_rater(built):
+    """alt_test_rater_outcomes (SQL) against stats.alt_test.alt_test per annotator (Python, the
+    reference-checked home) on the blanked condition: every comparison on a blank image is a human win."""
+    stimuli = pd.read_parquet(built.raw_table("stimuli"))[["image_id", "emotion"]]
+    ratings = pd.read_parquet(built.raw_table("human_ratings"))
+    preds = pd.read_parquet(built.raw_table("model_predictions"))
+    model = preds[preds["condition_id"] == BLANKED].set_index("image_id")["valence"]
+    human = ratings.rename(columns={"rater_id": "annotator_id", "image_id": "instance_id", "valence": "label"})
+    score = lambda v, others: round(-abs(float(v) - float(np.mean(others))), 9)
+    ref = alt_test(human[["annotator_id", "instance_id", "label"]], model.astype(float), scoring=score,
+                   min_instances_per_human=1)
+    assert ref.n_missing_model == int(model.isna().sum()) > 0
+    got = query_warehouse(built, f"select * from alt_test_rater_outcomes where condition_id = '{BLANKED}' "
+                                 "and dimension = 'valence' and scoring = 'neg_abs_error' and emotion = 'all'")
+    got = got.set_index("rater_id")
+    per = ref.per_annotator.set_index("annotator_id")
+    blank_of = human.assign(blank=human["instance_id"].map(model.isna())).groupby("annotator_id")["blank"].sum()
+    for rater, r in got.iterrows():
+        n = r["n_human_better"] + r["n_tie"] + r["n_model_better"]
+        assert n == per.loc[rater, "n_instances"]
+        assert (r["n_tie"] + r["n_model_better"]) / n == pytest.approx(per.loc[rater, "mean_w_model"], abs=1e-12)
+        assert r["n_model_missing"] == blank_of.loc[rater]
