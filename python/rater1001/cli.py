@@ -108,8 +108,16 @@ def _build_warehouse(paths, progress: bool, select: str | None = None):
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
+    from .freshness import LANDING_PROBLEMS, gate_status
+
     paths = project(args.home)
-    return EXIT_OK if _build_warehouse(paths, not args.no_progress, select=args.select) else EXIT_FAILED
+    status = gate_status(paths)
+    if status in LANDING_PROBLEMS:  # said before dbt starts, and by _warn_if_stale once it is built
+        print(f"WARNING: building anyway: the landing in {paths.raw} {LANDING_PROBLEMS[status]}; "
+              "run `rater1001 check`", file=sys.stderr)
+    ok = _build_warehouse(paths, not args.no_progress, select=args.select)
+    _warn_if_stale(paths)
+    return EXIT_OK if ok else EXIT_FAILED
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

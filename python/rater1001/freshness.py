@@ -9,8 +9,6 @@ from the warehouse compare those with the current landing here and say what is w
 """
 from __future__ import annotations
 
-import json
-
 from .landing import file_sha256
 from .paths import ProjectPaths
 
@@ -19,10 +17,27 @@ def landing_fingerprint(paths: ProjectPaths) -> str | None:
     return file_sha256(paths.manifest) if paths.manifest.exists() else None
 
 
-def gate_verdict(paths: ProjectPaths) -> dict | None:
-    path = paths.raw / "_quality.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+def gate_status(paths: ProjectPaths) -> str:
+    """What the gate recorded for the landing in data/raw now: passed, failed, 'not checked' or
+    'checked another landing'. Python twin of macros/landing_status.sql (parity: test_sql.py), for
+    the CLI to say it before dbt starts."""
+    import json
 
+    verdict_file = paths.raw / "_quality.json"
+    if not verdict_file.exists():
+        return "not checked"
+    verdict = json.loads(verdict_file.read_text(encoding="utf-8"))
+    if verdict.get("landing_sha256") != landing_fingerprint(paths):
+        return "checked another landing"
+    return "passed" if verdict.get("passed") else "failed"
+
+
+# gate_status() of the current landing, as said before a build of it.
+LANDING_PROBLEMS = {
+    "failed": "FAILED the quality gate",
+    "not checked": "has NOT been checked by the quality gate",
+    "checked another landing": "has NOT been checked by the quality gate (its verdict is for an earlier landing)",
+}
 
 GATE_PROBLEMS = {
     "failed": "the warehouse was built from a landing that FAILED the quality gate",

@@ -92,6 +92,8 @@ def test_main_report_warns_it_was_built_from_a_failed_landing_and_links_the_qual
     assert f'<p id="built-from">Warehouse built from landing {sha[:12]} (quality gate at build time: failed).</p>' in html
     assert main(["--home", str(paths.root), "summary"]) == 1
     assert "FAILED the quality gate" in capsys.readouterr().err
+    from rater1001.freshness import gate_status
+    assert gate_status(paths) == "failed"  # the Python twin of the status the build recorded
 
 
 def test_the_payload_reached_the_main_report_only_as_data(hostile):

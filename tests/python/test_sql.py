@@ -246,6 +246,8 @@ def test_the_warehouse_records_the_landing_it_read_and_the_gate_status(built):
     manifest_sha = hashlib.sha256(built.manifest.read_bytes()).hexdigest()
     assert prov["landing_sha256"].item() == manifest_sha  # the SQL fingerprint is the file's SHA-256
     assert prov["gate_status"].item() == "passed"
+    from rater1001.freshness import gate_status
+    assert gate_status(built) == "passed"  # the Python twin the CLI uses before dbt starts
 
 
 def _copy(built, tmp_path):
@@ -275,7 +277,9 @@ def test_summary_warns_and_fails_when_new_data_landed(built, tmp_path, capsys):
 def test_plain_dbt_on_an_unchecked_landing_says_so_at_start_and_end(built, tmp_path):
     """dbt as a user runs it (its own executable, from the repository root) on a project folder
     whose landing changed after the gate ran: the warning comes before the first model and after
-    the last, and int_study_provenance records 'checked another landing'."""
+    the last, and int_study_provenance records 'checked another landing'. The iterative fits
+    (judge verbosity logit and Bradley-Terry, the LMM) record convergence instead of printing an
+    optimiser warning: nothing reaches the terminal but dbt's own lines."""
     from rater1001.landing import ManifestEntry, read_manifest, record_landing
 
     paths = _copy(built, tmp_path)
@@ -284,6 +288,7 @@ def test_plain_dbt_on_an_unchecked_landing_says_so_at_start_and_end(built, tmp_p
     env = {**os.environ, "RATER1001_RAW": str(paths.raw), "RATER1001_WAREHOUSE": str(paths.warehouse),
            "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
     out = subprocess.run([str(Path(sys.executable).with_name("dbt")), "run", "--select", "int_study_provenance",
+                          "judge_bias_checks", "judge_bradley_terry", "lmm_rater_type",
                           "--profiles-dir", str(REPO_ROOT), "--target-path", str(paths.root / "target"),
                           "--log-path", str(paths.root / "logs")],
                          cwd=REPO_ROOT, env=env, capture_output=True, text=True)
@@ -293,6 +298,9 @@ def test_plain_dbt_on_an_unchecked_landing_says_so_at_start_and_end(built, tmp_p
     model = next(i for i, l in enumerate(lines) if "int_study_provenance" in l)
     assert len(warned) == 2 and warned[0] < model < warned[1], out.stdout[-3000:]
     assert "has NOT been checked" in lines[warned[0]]
+    assert not re.search(r"Warning|warn\(", out.stdout + out.stderr), (out.stdout + out.stderr)[-3000:]
     prov = query_warehouse(paths, "select landing_sha256, gate_status from int_study_provenance")
     assert prov["gate_status"].item() == "checked another landing"
+    from rater1001.freshness import gate_status
+    assert gate_status(paths) == "checked another landing"
     assert prov["landing_sha256"].item() == hashlib.sha256(paths.manifest.read_bytes()).hexdigest()

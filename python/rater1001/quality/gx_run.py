@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
