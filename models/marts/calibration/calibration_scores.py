@@ -12,9 +12,7 @@ COLUMNS = ["condition_id", "dimension", "emotion", "method", "n_scored", "n_zero
 def model(dbt, session):
     dbt.config(materialized="table")
     from rater1001.ablation_tables import calibration_scores, finish, model_dimensions
-    from rater1001.agreement_marts import rules_from_seed
-
-    from rater1001.agreement_marts import in_pool
+    from rater1001.agreement_marts import in_pool, rules_from_seed
 
     # the replaceability pool: calibration_verdicts restate Table 8's pass rule over the same conditions
     rows = in_pool(dbt.ref("int_model_vs_human").df(), dbt.ref("int_condition_pools").df(), "replaceability")
