@@ -56,14 +56,14 @@ def build_once(tmp_path_factory, name: str, build: Callable[[ProjectPaths], bool
     others wait for it and read it (readers open DuckDB read-only, which processes can share)."""
     if os.environ.get("PYTEST_XDIST_WORKER") is None:
         paths = project(tmp_path_factory.mktemp(name))
-        return paths, build(paths)
+        return paths, bool(build(paths))
     from filelock import FileLock
 
     shared = tmp_path_factory.getbasetemp().parent / name
     done = shared.with_name(f"{name}.built.json")
     with FileLock(str(shared.with_name(f"{name}.lock"))):
         if not done.exists():
-            done.write_text(json.dumps(build(project(shared))))
+            done.write_text(json.dumps(bool(build(project(shared)))))  # dbt_build returns a BuildSummary
         return project(shared), json.loads(done.read_text())
 
 
