@@ -24,9 +24,10 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/rater1001 demo
 
-# One worker per core; tests sharing a built warehouse stay together (tests/python/conftest.py).
+# One pytest worker per core, a test file's tests on one worker (a file's module fixtures are
+# built once); each shared warehouse is still built once per run (tests/python/conftest.py).
 test: $(STAMP)
-	$(BIN)/python -m pytest -n auto --dist loadgroup
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 # Re-resolve the lock file after editing requirements.in.
 lock: $(STAMP)

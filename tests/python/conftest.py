@@ -4,11 +4,15 @@ simulator (so every test exercises the same code path as `make demo`).
 A full `dbt build` is the most expensive thing the suite does, so the built warehouses are session
 fixtures shared by every test that only reads them: the paper-scale demo study (`demo_warehouse`),
 the small study (`small_warehouse`) and the small study before any model has run
-(`small_warehouse_without_predictions`). A test that changes a landing table builds its own
-project, selecting only the models it checks."""
+(`small_warehouse_without_predictions`), each built once per run also when `make test` spreads the
+tests over pytest-xdist workers (`build_once`). A test that changes a landing table builds its own
+project, selecting only the models it checks where it asserts only on those."""
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
+from typing import Callable
 
 import pytest
 
@@ -20,19 +24,6 @@ REFERENCE = REPO_ROOT / "tests" / "reference"
 # A small design that keeps the paper's structure (3 races x 2 genders x 6 emotions) but only
 # 2 identities per cell: 72 images, 5 ratings per image, 12 images per rater -> 30 raters.
 SMALL_DESIGN = dict(n_identities=2, ratings_per_image=5, images_per_rater=12)
-
-
-# Session fixtures that cost a full dbt build. `make test` spreads the suite over the cores
-# (pytest-xdist, --dist loadgroup); every test that uses one of these runs on the same worker, so
-# each warehouse is built once per run however the tests are distributed.
-SHARED_BUILDS = frozenset({"demo_warehouse", "small_warehouse", "small_warehouse_without_predictions"})
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group markers
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if SHARED_BUILDS & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.xdist_group("shared_warehouses"))
 
 
 @pytest.fixture
@@ -58,13 +49,42 @@ def demo_study(tmp_path_factory) -> ProjectPaths:
     return paths
 
 
+def build_once(tmp_path_factory, name: str, build: Callable[[ProjectPaths], bool]) -> tuple[ProjectPaths, bool]:
+    """Run build(paths) -> ok once per test run and return (paths, ok). `make test` runs pytest-xdist
+    workers; each would build its own copy of a session fixture, so under xdist the first worker
+    that needs it builds it under a file lock in a folder all workers of the run share, and the
+    others wait for it and read it (readers open DuckDB read-only, which processes can share)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        paths = project(tmp_path_factory.mktemp(name))
+        return paths, build(paths)
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent / name
+    done = shared.with_name(f"{name}.built.json")
+    with FileLock(str(shared.with_name(f"{name}.lock"))):
+        if not done.exists():
+            done.write_text(json.dumps(build(project(shared))))
+        return project(shared), json.loads(done.read_text())
+
+
 @pytest.fixture(scope="session")
-def demo_warehouse(demo_study) -> ProjectPaths:
-    """The paper-scale demo study with its warehouse built by `dbt build` (once per session)."""
+def demo_warehouse(tmp_path_factory, request) -> ProjectPaths:
+    """The paper-scale demo study with its warehouse built by `dbt build` (once per test run)."""
+    from rater1001.simulate import simulate_study
     from rater1001.warehouse import dbt_build
 
-    assert dbt_build(demo_study), "dbt build of the demo study failed"
-    return demo_study
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:  # one process: build on demo_study itself
+        paths = request.getfixturevalue("demo_study")
+        assert dbt_build(paths), "dbt build of the demo study failed"
+        return paths
+
+    def build(paths):
+        simulate_study(paths)
+        return dbt_build(paths)
+
+    paths, ok = build_once(tmp_path_factory, "demo_warehouse", build)
+    assert ok, "dbt build of the demo study failed"
+    return paths
 
 
 @pytest.fixture(scope="session")
@@ -74,9 +94,12 @@ def small_warehouse(tmp_path_factory) -> ProjectPaths:
     from rater1001.simulate import simulate_study
     from rater1001.warehouse import dbt_build
 
-    paths = project(tmp_path_factory.mktemp("small_wh"))
-    simulate_study(paths, seed=7, **SMALL_DESIGN)
-    assert dbt_build(paths), "dbt build of the small study failed"
+    def build(paths):
+        simulate_study(paths, seed=7, **SMALL_DESIGN)
+        return dbt_build(paths)
+
+    paths, ok = build_once(tmp_path_factory, "small_wh", build)
+    assert ok, "dbt build of the small study failed"
     return paths
 
 
@@ -94,10 +117,12 @@ def small_warehouse_without_predictions(tmp_path_factory) -> BuiltStudy:
     from rater1001.simulate import simulate_study
     from rater1001.warehouse import dbt_build
 
-    paths = project(tmp_path_factory.mktemp("small_wh_no_predictions"))
-    simulate_study(paths, seed=7, **SMALL_DESIGN)
-    paths.raw_table("model_predictions").unlink()
-    return BuiltStudy(paths, dbt_build(paths))
+    def build(paths):
+        simulate_study(paths, seed=7, **SMALL_DESIGN)
+        paths.raw_table("model_predictions").unlink()
+        return dbt_build(paths)
+
+    return BuiltStudy(*build_once(tmp_path_factory, "small_wh_no_predictions", build))
 
 
 # Every seed, staging and intermediate model: relationship tests on the shared layers refer to

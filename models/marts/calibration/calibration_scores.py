@@ -12,9 +12,10 @@ COLUMNS = ["condition_id", "dimension", "emotion", "method", "n_scored", "n_zero
 def model(dbt, session):
     dbt.config(materialized="table")
     from rater1001.ablation_tables import calibration_scores, finish, model_dimensions
-    from rater1001.agreement_marts import rules_from_seed
+    from rater1001.agreement_marts import in_pool, rules_from_seed
 
-    rows = dbt.ref("int_model_vs_human").df()
+    # the replaceability pool: calibration_verdicts restate Table 8's pass rule over the same conditions
+    rows = in_pool(dbt.ref("int_model_vs_human").df(), dbt.ref("int_condition_pools").df(), "replaceability")
     stats = dbt.ref("int_image_human_stats").df()[["image_id", "dimension", "n_ratings", "rating_sum", "rating_sumsq"]]
     loo = dbt.ref("calibration_human_baseline").df()[["emotion", "dimension", "loo_w1sd"]]
     scale = (float(dbt.config.get("scale_min")), float(dbt.config.get("scale_max")))
