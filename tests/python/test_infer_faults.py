@@ -282,7 +282,9 @@ def test_a_full_disk_stops_the_run_instead_of_paying_for_calls_it_cannot_record(
     err = capsys.readouterr().err
     assert rc == 2 and "Traceback" not in err
     assert "No space left on device" in err and "cannot append to the ledger" in err
-    assert len(srv.requests) == 4  # 3 recorded, 1 that could not be: no further call was made
+    # 3 recorded and 1 that could not be; the one worker (concurrency 1) may already have started
+    # the next call while that append failed, but no call starts after it: 4 or 5 of 12, never more.
+    assert 4 <= len(srv.requests) <= 5
     monkeypatch.setattr(ledger_module.os, "fsync", real_fsync)
     oks = [r for r in Ledger(ledger_path(paths, opts(images, srv))).records() if r["status"] == "ok"]
     # what was recorded before the disk filled is kept (the 4th line was written but not synced)
