@@ -299,8 +299,10 @@ def headline_intervals(predictions: pd.DataFrame, image_stats: pd.DataFrame, dim
         add("human", dim, ALL, "alpha", intervals.alpha_intervals(
             st["n_ratings"], st["rating_sum"], st["rating_sumsq"], None, replicates, seed)["alpha"])
     for cond, p in predictions.groupby("condition_id", sort=True):
-        add(cond, "classification", ALL, "kappa",
-            intervals.kappa_interval(p["true_emotion"], p["predicted_emotion"], labels, replicates, seed))
+        # no kappa without a category and the model's labels (a study of ratings only)
+        if p["true_emotion"].notna().any() and p["predicted_emotion"].notna().any():
+            add(cond, "classification", ALL, "kappa",
+                intervals.kappa_interval(p["true_emotion"], p["predicted_emotion"], labels, replicates, seed))
         for dim in dimensions:
             st = image_stats[image_stats.dimension == dim].set_index("image_id").reindex(p["image_id"])
             ivs = intervals.alpha_intervals(st["n_ratings"].fillna(0), st["rating_sum"].fillna(0),
@@ -310,5 +312,6 @@ def headline_intervals(predictions: pd.DataFrame, image_stats: pd.DataFrame, dim
             add(cond, dim, ALL, "delta_alpha", ivs["delta_alpha"])
             for emotion, part in _with_all(p, "true_emotion"):
                 add(cond, dim, emotion, "w1sd", intervals.w1sd_interval(
-                    zscore(part[f"model_{dim}"], part[f"human_mean_{dim}"], part[f"human_sd_{dim}"]), replicates, seed))
+                    zscore(part[f"model_{dim}"], part[f"human_mean_{dim}"], part[f"human_sd_{dim}"]), replicates, seed,
+                    missing=part[f"model_{dim}"].isna()))
     return pd.DataFrame(rows)

@@ -23,6 +23,11 @@ def emotion_labels(factor_labels: pd.DataFrame) -> list[str]:
     return e["label"].astype(str).tolist()
 
 
+def in_pool(frame: pd.DataFrame, pools: pd.DataFrame, pool: str) -> pd.DataFrame:
+    """The rows of the conditions in `pool` (int_condition_pools; seeds/condition_pools.csv)."""
+    return frame[frame["condition_id"].isin(pools.loc[pools["pool"] == pool, "condition_id"])]
+
+
 def data_origin(provenance: pd.DataFrame) -> str:
     return str(provenance["data_origin"].iloc[0]) if len(provenance) else "observed"
 

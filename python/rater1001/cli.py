@@ -79,17 +79,43 @@ def _refresh_stale_report(paths) -> None:
         _write_report(paths, write_pngs=False)
 
 
-def _cmd_build(args: argparse.Namespace) -> int:
+def _build_warehouse(paths, progress: bool, select: str | None = None):
+    """dbt build behind a progress bar (stderr, terminals only); prints the one-line summary and
+    the failing nodes. dbt's own output is in logs/dbt.log."""
+    from tqdm import tqdm
+
     from .warehouse import dbt_build
 
+    bar = None
+
+    def on_node(done: int, total: int, name: str) -> None:
+        nonlocal bar
+        if bar is None:
+            # disable=None: drawn only on a terminal, so logs and pipes get the summary alone
+            bar = tqdm(total=total, desc="dbt build", unit="node", file=sys.stderr,
+                       disable=None if progress else True, dynamic_ncols=True, leave=False)
+        bar.total = total
+        bar.set_postfix_str(name[:40], refresh=False)
+        bar.update(done - bar.n)
+
+    try:
+        result = dbt_build(paths, select=select, on_node=on_node)
+    finally:
+        if bar is not None:
+            bar.close()
+    print(result.summary(), file=sys.stdout if result else sys.stderr)
+    return result
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
     paths = project(args.home)
-    return EXIT_OK if dbt_build(paths, select=args.select) else EXIT_FAILED
+    return EXIT_OK if _build_warehouse(paths, not args.no_progress, select=args.select) else EXIT_FAILED
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     """The main job: quality gate, then the warehouse, its docs, then the report."""
     from .quality import run_quality_gate
-    from .warehouse import dbt_build, dbt_docs
+    from .warehouse import dbt_docs
 
     paths = project(args.home)
     gate = run_quality_gate(paths, allow_unbalanced=args.allow_unbalanced)
@@ -98,9 +124,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print("quality gate failed: the warehouse was not built (see the report above).", file=sys.stderr)
         _refresh_stale_report(paths)
         return EXIT_FAILED
-    if not dbt_build(paths):
+    if not _build_warehouse(paths, not args.no_progress):
         return EXIT_FAILED
-    dbt_docs(paths)
+    docs = dbt_docs(paths)
+    print(f"dbt docs: {docs}" if docs else "dbt docs: not written (see logs/dbt.log)")
     return _write_report(paths, write_pngs=True)
 
 
@@ -113,8 +140,13 @@ def _write_report(paths, write_pngs: bool) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
     print(result.summary())
+    # One line per reason, naming its blocks: a study of another shape has dozens of blocks that
+    # do not apply for the same one or two reasons.
+    blocks_by_note: dict[str, list[str]] = {}
     for block in result.unavailable:
-        print(f"  {block.ours}: {block.note}")
+        blocks_by_note.setdefault(block.note, []).append(block.ours)
+    for note, blocks in blocks_by_note.items():
+        print(f"  {', '.join(blocks)}: {note}")
     _warn_if_stale(paths)
     return EXIT_OK
 
@@ -170,6 +202,7 @@ def _cmd_infer(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from .infer.backends.mlx_backend import MlxUnavailable
+    from .infer.fer_model import FerUnavailable
     from .infer.plan import PlanError
     from .infer.run import InferOptions, dry_run, run_infer
     from .runner import RetryPolicy
@@ -207,7 +240,7 @@ def _cmd_infer(args: argparse.Namespace) -> int:
                 print(f"plan: {int(plan['calls_todo'].sum())} call(s) to make of {int(plan['calls_total'].sum())}; "
                       f"estimated cost ${plan['est_cost_usd'].dropna().sum():.2f}", file=sys.stderr)
             result = run_infer(paths, opts)
-        except (PlanError, KeyError, ValueError, MlxUnavailable, OSError) as exc:
+        except (PlanError, KeyError, ValueError, MlxUnavailable, FerUnavailable, OSError) as exc:
             return _error(exc if isinstance(exc, OSError) else exc.args[0] if exc.args else exc)
         except KeyboardInterrupt as exc:
             return _interrupted(exc)
@@ -337,6 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("build", help="dbt build the warehouse from data/raw")
     s.add_argument("--select", default=None, help="dbt selection (default: everything)")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=_cmd_build)
 
     s = sub.add_parser("infer", help="run vision-language models on the stimuli (resumable; --dry-run first)")
@@ -366,6 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         s = sub.add_parser(name, help=helptext)
         s.add_argument("--allow-unbalanced", action="store_true")
+        s.add_argument("--no-progress", action="store_true", help="no progress bar (dbt's log is in logs/dbt.log)")
         if name == "demo":
             s.add_argument("--seed", type=int, default=20251129)
         s.set_defaults(func=func)

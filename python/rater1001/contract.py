@@ -72,7 +72,7 @@ class TableSpec:
         )
 
 
-STRATEGIES = "context-carry|json-single|plain"
+STRATEGIES = "context-carry|json-single|plain|fer"
 PARSE_PATHS = "json|fenced|regex|failed"
 CONDITION_KINDS = "vlm|fer|llm|human-proxy"
 
@@ -165,7 +165,7 @@ MODEL_PREDICTIONS = TableSpec(
         Column("condition_id", "string", True, doc="Which model condition."),
         Column("image_id", "string", True, doc="Which image."),
         Column("run_id", "string", True, doc="Run / replicate identifier (one run per condition in the paper)."),
-        Column("strategy", "string", False, f"enum:{STRATEGIES}", "Prompt strategy used (NULL = unknown)."),
+        Column("strategy", "string", False, f"enum:{STRATEGIES}", "Prompt strategy used (fer = a facial-expression classifier, no prompt; NULL = unknown)."),
         Column("emotion", "string", False, "factor:emotion", "Predicted emotion; NULL when parsing failed."),
         Column("valence", "float", False, "scale", "Predicted valence on the study scale (clamped); NULL when parsing failed."),
         Column("arousal", "float", False, "scale", "Predicted arousal on the study scale (clamped); NULL when parsing failed."),

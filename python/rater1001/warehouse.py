@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from . import contract
+from .build_events import BuildEvents, BuildSummary, OnNode, warnings_to_log
 from .landing import MANIFEST_SCHEMA, write_parquet_atomic
 from .paths import REPO_ROOT, ProjectPaths
 from .study import load_study
@@ -64,7 +65,7 @@ def _dbt_environment(paths: ProjectPaths):
                 os.environ[k] = v
 
 
-def _invoke(paths: ProjectPaths, args: list[str]):
+def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = None):
     from dbt.cli.main import dbtRunner
 
     paths.warehouse.parent.mkdir(parents=True, exist_ok=True)
@@ -73,12 +74,19 @@ def _invoke(paths: ProjectPaths, args: list[str]):
         "--profiles-dir", str(REPO_ROOT),
         "--target-path", str(paths.root / "target"),
         "--log-path", str(paths.root / "logs"),
+        # Nothing on the console (a build printed ~1,100 lines); everything in logs/dbt.log.
+        "--log-level", "none",
+        "--log-level-file", "debug",
     ]
     with _dbt_environment(paths):
         try:
-            return dbtRunner().invoke([*args, *common])
+            return dbtRunner(callbacks=[events] if events else None).invoke([*args, *common])
         finally:
             _release_warehouse()
+
+
+def dbt_log_file(paths: ProjectPaths) -> Path:
+    return paths.root / "logs" / "dbt.log"
 
 
 def _release_warehouse() -> None:
@@ -123,17 +131,20 @@ def _drop_incompatible_warehouse(paths: ProjectPaths) -> bool:
     return True
 
 
-def dbt_build(paths: ProjectPaths, select: str | None = None) -> bool:
+def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | None = None) -> BuildSummary:
+    """`on_node(done, total, node_name)` is called as each node finishes (a progress bar)."""
     created = ensure_landing_tables(paths)
-    for name in created:
-        print(f"note: {name} has not landed; building with an empty {name} table")
     if _drop_incompatible_warehouse(paths):
         select = None
     args = ["build", "--vars", json.dumps(dbt_vars(paths))]
     if select:
         args += ["--select", select]
-    result = _invoke(paths, args)
-    return bool(result.success)
+    events = BuildEvents(on_node=on_node)
+    with warnings_to_log(dbt_log_file(paths)) as python_warnings:
+        result = _invoke(paths, args, events)
+    return events.summary(bool(result.success), dbt_log_file(paths), tuple(created),
+                          error=str(result.exception) if result.exception else None,
+                          python_warnings=python_warnings.n)
 
 
 def dbt_docs(paths: ProjectPaths) -> Path | None:

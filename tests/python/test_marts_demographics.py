@@ -39,6 +39,9 @@ def parquet_rows(paths, dimensions=("valence", "arousal")) -> pd.DataFrame:
     stimuli = pd.read_parquet(paths.raw_table("stimuli"))
     preds = pd.read_parquet(paths.raw_table("model_predictions"))
     ratings = pd.read_parquet(paths.raw_table("human_ratings"))
+    # the audit's pool (seeds/condition_pools.csv, 'demographics'): the VLM conditions
+    kinds = pd.read_parquet(paths.raw_table("model_conditions")).set_index("condition_id")["kind"]
+    preds = preds[preds["condition_id"].map(kinds) == "vlm"]
     preds = preds.sort_values("run_id").drop_duplicates(["condition_id", "image_id"])
     means = ratings.groupby("image_id")[list(dimensions)].mean()
     d = preds.rename(columns={"emotion": "predicted_emotion"}).merge(stimuli, on="image_id")
@@ -168,6 +171,8 @@ def planted_accuracy(paths) -> pd.DataFrame:
     """Planted accuracy per (condition, factor, level): the mean of the simulator's P(correct)
     over the balanced emotion x race x gender cells of that level."""
     truth = pd.read_parquet(paths.root / "data" / "simulation_truth" / "labels.parquet")
+    kinds = pd.read_parquet(paths.raw_table("model_conditions")).set_index("condition_id")["kind"]
+    truth = truth[truth["condition_id"].map(kinds).fillna("vlm") == "vlm"]  # the audit's pool; 'human' kept
     out = []
     for factor in ("race", "gender"):
         g = truth.groupby(["condition_id", factor])["p_correct"].mean().reset_index()

@@ -8,6 +8,7 @@ import pytest
 from scipy import stats as sps
 
 from rater1001.stats import ablations, intervals
+from rater1001.stats import zscores as Z
 from rater1001.stats.alpha import alpha_interval_from_sufficient
 
 
@@ -101,6 +102,19 @@ def test_w1sd_interval_covers_the_true_share_at_the_nominal_rate():
         iv = intervals.w1sd_interval(z, replicates=300, seed=s)
         hits += iv.lo <= 0.6827 <= iv.hi
     assert 50 <= hits <= 60
+
+
+def test_w1sd_interval_counts_a_missing_answer_against_the_model():
+    rng = np.random.default_rng(7)
+    z = rng.normal(size=200)
+    missing = np.zeros(200, bool)
+    missing[::5] = True
+    z[missing] = np.nan
+    z[3] = np.nan  # a zero human SD: out of the share, not a missing answer
+    iv = intervals.w1sd_interval(z, replicates=200, seed=1, missing=missing)
+    ref = Z.summarise(z[~missing], n_missing=int(missing.sum()))
+    assert iv.estimate == pytest.approx(ref.w1sd) and iv.n_units == 199
+    assert iv.lo <= iv.estimate <= iv.hi < ref.w1sd_answered_only
 
 
 def test_kappa_interval_point_is_sklearn_kappa_and_interval_brackets_it():

@@ -86,3 +86,21 @@ def test_predictions_outside_the_label_set_are_wrong_not_dropped():
     assert s.kappa == pytest.approx(metrics.cohen_kappa_score(truth, pred))
     cm = C.confusion(truth, pred, ["happy", "sad"]).set_index(["true_emotion", "predicted_emotion"]).n
     assert cm[("happy", "surprised")] == 1 and cm.sum() == 4
+
+
+def test_kappa_of_a_label_nobody_used_is_nan_without_a_warning():
+    """A forced-choice option no image has and nobody chose (FER+'s 'unknown' as a plurality
+    label): its one-vs-rest kappa is 0/0. NaN, decided here, not a scikit-learn warning per call;
+    every other label's kappa is still scikit-learn's."""
+    import warnings
+
+    truth = np.array(["happy", "sad", "sad", "happy", "sad"])
+    pred = np.array(["happy", "sad", "happy", "happy", "sad"])
+    labels = ["happy", "sad", "angry"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table = C.by_label(truth, pred, labels).set_index("emotion")
+        one_label = C.summary(np.array(["sad"] * 3), np.array(["sad"] * 3), labels)
+    assert np.isnan(table.loc["angry", "kappa"])
+    assert table.loc["sad", "kappa"] == pytest.approx(metrics.cohen_kappa_score(truth == "sad", pred == "sad"))
+    assert np.isnan(one_label.kappa) and one_label.band is None and one_label.accuracy == 1.0

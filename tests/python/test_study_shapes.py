@@ -109,7 +109,8 @@ def test_na_is_a_label_where_the_label_set_declares_it_and_missing_elsewhere(tmp
     broken.to_csv(tmp_path / "broken.csv", index=False)
     result = ingest_file(paths, "stimuli", tmp_path / "broken.csv")
     assert result.rows_rejected == 1
-    assert "race: missing (required)" in pd.read_parquet(paths.rejected_table("stimuli"))["_reason"].iloc[0]
+    assert list(pd.read_parquet(paths.rejected_table("stimuli"))["_reason"].iloc[0]) == [
+        "race: missing (required) [required]"]
     # Conditions without strategy, backend or thinking land; kinds llm and human-proxy are accepted.
     conditions = pd.read_parquet(paths.raw_table("model_conditions"))
     assert set(conditions["kind"]) == {"llm", "human-proxy"} and conditions["backend"].isna().all()

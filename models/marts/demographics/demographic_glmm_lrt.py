@@ -5,6 +5,7 @@ adaptive Gauss-Hermite quadrature (nAGQ=25), likelihood-ratio chi-square per (co
 def model(dbt, session):
     dbt.config(materialized="table")
     from rater1001 import demographic_audit as audit
+    from rater1001.agreement_marts import in_pool
 
-    table = audit.glmm_lrt_table(dbt.ref("int_model_vs_human").df())
+    table = audit.glmm_lrt_table(in_pool(dbt.ref("int_model_vs_human").df(), dbt.ref("int_condition_pools").df(), "demographics"))
     return audit.with_origin(table, dbt.ref("int_study_provenance").df())

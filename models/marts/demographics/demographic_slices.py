@@ -5,7 +5,8 @@ largest gap in percentage points (Tables 7, 7a, Figure 7b), models and pooled hu
 def model(dbt, session):
     dbt.config(materialized="table")
     from rater1001 import demographic_audit as audit
+    from rater1001.agreement_marts import in_pool
 
-    table = audit.slices_table(dbt.ref("int_model_vs_human").df(),
+    table = audit.slices_table(in_pool(dbt.ref("int_model_vs_human").df(), dbt.ref("int_condition_pools").df(), "demographics"),
                                dbt.ref("int_human_label_counts").df())
     return audit.with_origin(table, dbt.ref("int_study_provenance").df())

@@ -6,6 +6,7 @@ bias and three nested F tests (race, gender, race:gender), eta squared, BH q wit
 def model(dbt, session):
     dbt.config(materialized="table")
     from rater1001 import demographic_audit as audit
+    from rater1001.agreement_marts import in_pool
 
-    table = audit.stratified_anova_table(dbt.ref("int_model_vs_human").df())
+    table = audit.stratified_anova_table(in_pool(dbt.ref("int_model_vs_human").df(), dbt.ref("int_condition_pools").df(), "demographics"))
     return audit.with_origin(table, dbt.ref("int_study_provenance").df())

@@ -3,11 +3,16 @@
 -- and the condition's pooled over all images: the rules' delta_alpha_scope picks one), Bland-Altman
 -- bias and SD_d and number of distinct values, beside the same emotion's human LOO W1SD, mean |z|
 -- and mean per-image human SD; for classification the one-vs-rest kappa, recall and precision.
--- replaceability_verdicts applies seeds/verdict_rules.csv to exactly these rows.
-with z as (
+-- replaceability_verdicts applies seeds/verdict_rules.csv to exactly these rows. Only conditions of
+-- the 'replaceability' pool (seeds/condition_pools.csv: VLMs; FER baselines are not counted).
+with pool as (
+    select condition_id from {{ ref('int_condition_pools') }} where pool = 'replaceability'
+),
+z as (
     select condition_id, dimension, emotion, w1sd, mean_abs_z
     from {{ ref('zscore_summary') }}
     where condition_id <> 'human_loo' and emotion <> 'all'
+      and condition_id in (select condition_id from pool)
 ),
 loo as (
     select dimension, emotion, w1sd as human_loo_w1sd, mean_abs_z as human_loo_mean_abs_z
@@ -61,7 +66,7 @@ classification_rows as (
         kappa_one_vs_rest, recall, "precision",
         cast(null as double), cast(null as double), cast(null as double)
     from {{ ref('classification_by_emotion') }}
-    where condition_id <> 'human'
+    where condition_id <> 'human' and condition_id in (select condition_id from pool)
 )
 select u.*, p.data_origin
 from (select * from dimension_rows union all select * from classification_rows) u

@@ -5,8 +5,10 @@ import hashlib
 import json
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from ..paths import REPO_ROOT
 from ..runner import CallSpec, Runner, SecretRegistry, call_key
 from ..study import Study
 from .backends import Backend, GenRequest, make_backend
@@ -29,6 +31,7 @@ class InferContext:
     study: Study
     secrets: SecretRegistry = field(default_factory=SecretRegistry)
     timeout_s: float | None = None
+    seeds: Path = REPO_ROOT / "seeds"
     parse_policy: str = DEFAULT_POLICY
     _backends: dict[str, Backend] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -58,6 +61,10 @@ def step_determinants(unit: Unit, step_name: str, template: str, prompt: str,
 def infer_unit(unit: Unit, runner: Runner, ctx: InferContext) -> dict[str, Any]:
     """Run the unit's steps through the runner (ledger first) and return its prediction row."""
     c = unit.condition
+    if c.backend == "fer":
+        from .fer_unit import fer_unit
+
+        return fer_unit(unit, runner, ctx)
     carried: dict[str, Any] = {}
     values: dict[str, Any] = {}
     steps: list[dict[str, Any]] = []

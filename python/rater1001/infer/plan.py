@@ -10,7 +10,7 @@ from ..landing import file_sha256
 from ..paths import ProjectPaths
 from .conditions import Condition
 from .images import ImageFile, inspect, limit_problem, resolve_inside
-from .prompts import Strategy, strategy
+from .prompts import FER_STRATEGY, Strategy, strategy
 
 
 class PlanError(ValueError):
@@ -82,7 +82,7 @@ def plan_units(conditions: list[Condition], images: list[ImageFile], run_id: str
     """One unit per (condition, image); an image the condition's backend does not accept is refused."""
     units, refused = [], []
     for c in conditions:
-        s = strategy(strategy_override or c.strategy or "context-carry")
+        s = FER_STRATEGY if c.backend == "fer" else strategy(strategy_override or c.strategy or "context-carry")
         for im in images:
             why = limit_problem(im, c.backend)
             if why:

@@ -46,6 +46,8 @@ STRATEGIES: dict[str, Strategy] = {
         Step("arousal", "s2_plain_arousal.v1.txt", ("arousal",), ("emotion", "valence"), False),
     )),
 }
+# A facial-expression classifier (Supplement S1): no prompt, one label from the image.
+FER_STRATEGY = Strategy("fer", (Step("classify", "", ("emotion",), (), False),))
 
 
 def strategy(name: str) -> Strategy:

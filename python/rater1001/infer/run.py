@@ -100,7 +100,7 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
     cached: dict[str, int] = {}
     if ledger_path(paths, opts).exists():
         with Ledger(ledger_path(paths, opts), read_only=True) as ledger:
-            cached = _cached_calls(units, ledger, InferContext(study, parse_policy=opts.parse_policy))
+            cached = _cached_calls(units, ledger, InferContext(study, parse_policy=opts.parse_policy, seeds=paths.seeds))
     rows = []
     for c in conditions:
         cu = [u for u in units if u.condition.condition_id == c.condition_id]
@@ -110,6 +110,11 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
         calls_total = len(cu) * len(steps)
         calls_todo = calls_total - cached.get(c.condition_id, 0)
         # Prompt length with typical carried answers; the label list and scale come from the study.
+        if c.backend == "fer":  # in-process classifier: no prompt, no tokens, no cost
+            rows.append({"condition_id": c.condition_id, "units": len(cu), "calls_total": calls_total,
+                         "calls_todo": calls_todo, "est_input_tokens": 0, "est_output_tokens": 0,
+                         "est_thinking_tokens": 0, "est_cost_usd": 0.0, "note": "local model"})
+            continue
         example = {"emotion": study.levels("emotion")[0], "valence": study.scale_max}
         prompt_tokens = sum(len(render(s, study, {k: example[k] for k in s.carries})) for s in steps) / CHARS_PER_TOKEN / len(steps)
         price = table.lookup(c.backend, c.model_id or "")
@@ -169,7 +174,7 @@ def run_infer(paths: ProjectPaths, opts: InferOptions, *, secrets: SecretRegistr
     conditions = select_conditions(paths, opts)
     units, refused = make_plan(paths, opts, conditions)
     secrets = secrets or SecretRegistry()
-    ctx = InferContext(study, secrets=secrets, timeout_s=opts.timeout_s, parse_policy=opts.parse_policy)
+    ctx = InferContext(study, secrets=secrets, timeout_s=opts.timeout_s, parse_policy=opts.parse_policy, seeds=paths.seeds)
     for c in conditions:  # fail before the first call when a key is missing
         ctx.backend(c)
     limits = concurrency_limits(conditions, opts.concurrency)

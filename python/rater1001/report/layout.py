@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .figures import FIGURES
 from .specs import FolderTables, Section
-from .tables_agreement import AROUSAL, CLASSIFICATION, MAE, REPLACEABILITY, VALENCE
+from .tables_agreement import AROUSAL, CLASSIFICATION, FER_BASELINES, MAE, REPLACEABILITY, VALENCE
 from .tables_demographics import DEMOGRAPHICS
 
 _FIG = {f.ours: f for f in FIGURES}
@@ -17,6 +17,7 @@ SECTIONS = (
     Section("diversity", "Response diversity and replaceability (paper 4.4, 4.6)",
             (*REPLACEABILITY[:2], _FIG["F5"], _FIG["F6"], *REPLACEABILITY[2:3], _FIG["F8"], *REPLACEABILITY[3:])),
     Section("mae", "MAE and its baselines (Supplement S5-S8)", tuple(MAE)),
+    Section("fer", "FER baselines beside the VLMs (Supplement S1)", tuple(FER_BASELINES)),
     Section("demographics", "Demographic bias (paper 4.5, Supplement S5.x)",
             (*DEMOGRAPHICS[:3], _FIG["F7"], _FIG["F7a"], _FIG["F7b"], *DEMOGRAPHICS[3:6], _FIG["F7d"],
              *DEMOGRAPHICS[6:])),

@@ -90,13 +90,25 @@ CLASSIFICATION = [
         f"""SELECT {COND} AS condition, x.true_emotion, x.predicted_emotion, x.n
             FROM confusion_matrix x {JOIN_COND} ORDER BY {COND_ORDER}, 2, 3""",
         pivot=Pivot(("condition", "true_emotion"), "predicted_emotion", "n")),
+]
+# Supplement S1: the FER baselines beside the VLMs (Table S1) and their dimensional agreement (S2, S3).
+FER_BASELINES = [
     ReportTable(
-        "TS1", "Table S1", "VLM and FER models ranked together",
-        ("classification_summary", "stg_model_conditions"),
-        f"""SELECT {COND} AS condition, mc.kind, mc.thinking, x.accuracy, x.kappa
-            FROM classification_summary x {JOIN_COND} ORDER BY x.accuracy DESC""",
+        "TS1", "Table S1", "VLM and FER models ranked together by accuracy (paper's numbers beside ours)",
+        ("fer_vlm_ranking",),
+        """SELECT x.rank, x.model, upper(x.kind) AS type, x.thinking, x.accuracy, x.kappa,
+                  x.paper_rank, x.paper_accuracy, x.paper_kappa
+           FROM fer_vlm_ranking x ORDER BY x.rank, x.model""",
         show_if="SELECT count(*) > 0 FROM stg_model_conditions WHERE kind = 'fer'",
         show_if_note="shown when FER conditions exist; this study has none."),
+    *[ReportTable(
+        f"TS{n}", f"Table S{n}", f"{dim.capitalize()} prediction by the FER models (paper's numbers beside ours)",
+        ("fer_dimensional_agreement",),
+        f"""SELECT x.model, x.n, x.pearson_r, x.mae, x.paper_pearson_r, x.paper_mae
+            FROM fer_dimensional_agreement x WHERE x.dimension = '{dim}' ORDER BY x.pearson_r DESC""",
+        show_if=f"SELECT count(*) > 0 FROM fer_dimensional_agreement WHERE dimension = '{dim}'",
+        show_if_note="shown when FER conditions with this dimension exist; this study has none.")
+      for n, dim in ((2, "valence"), (3, "arousal"))],
 ]
 VALENCE = _dimension_tables("valence", "4")
 AROUSAL = _dimension_tables("arousal", "5")

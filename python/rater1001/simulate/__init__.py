@@ -19,6 +19,7 @@ from ..paths import ProjectPaths
 from ..study import load_study
 from .classify import draw_labels
 from .design import Design, DesignError, assign_images, build_raters, build_stimuli
+from .fer import simulate_fer_condition
 from .humans import simulate_ratings
 from .models import label_model, simulate_condition
 from .output import human_alpha, human_parameters, land, read_catalog, typed_catalog, write_study_yml, write_truth
@@ -60,7 +61,8 @@ def simulate_study(
     human_emotion_labels: bool | None = None,
 ) -> SimulationSummary:
     """Write the SIMULATED demo study into paths.raw. `conditions` picks catalog rows (default:
-    all); `profiles` replaces the built-in behaviour profiles (a Profiles or a folder);
+    the paper's, i.e. rows with a `paper_table`; a model to run yourself, such as
+    fer-mini-xception, has none); `profiles` replaces the built-in behaviour profiles (a Profiles or a folder);
     `human_emotion_labels` overrides human.yml's emotion_labels (forced-choice labels by raters)."""
     started = time.perf_counter()
     study = load_study(paths)
@@ -87,8 +89,11 @@ def simulate_study(
                 f"{', '.join(catalog['condition_id'])}"
             )
         catalog = catalog[catalog["condition_id"].isin(conditions)].reset_index(drop=True)
-    for cid in catalog["condition_id"]:
-        prof.condition(cid)  # fail before writing anything
+    else:
+        catalog = catalog[catalog["paper_table"].str.strip() != ""].reset_index(drop=True)
+    is_fer = catalog["kind"] == "fer"
+    for cid, fer in zip(catalog["condition_id"], is_fer):
+        (prof.fer_condition if fer else prof.condition)(cid)  # fail before writing anything
 
     lo, hi = study.scale_min, study.scale_max
     root_rng = np.random.default_rng(seed)
@@ -115,15 +120,18 @@ def simulate_study(
         ratings["emotion"] = None
 
     aliases = {l.label: [a for a in l.aliases if a.isascii()] for l in study.labels if l.factor == "emotion"}
-    results = []
+    results, fer_truth = [], []
+    fer_ids = set(catalog.loc[is_fer, "condition_id"]) | set(prof.fer["condition_id"])
     for _, row in catalog.iterrows():
         cond_rng = np.random.default_rng([seed, *row["condition_id"].encode()])  # stable per condition
-        results.append(
-            simulate_condition(
-                cond_rng, row, prof, stimuli, htruth.image_effects, emotions, races, genders,
-                list(study.model_dimensions), lo, hi, ratings_per_image, aliases,
-            )
-        )
+        args = (cond_rng, row, prof, stimuli, htruth.image_effects, emotions, races, genders,
+                list(study.model_dimensions), lo, hi, ratings_per_image)
+        if row["kind"] == "fer":
+            result, truth = simulate_fer_condition(*args, fer_ids)
+            fer_truth.append(truth)
+        else:
+            result = simulate_condition(*args, aliases)
+        results.append(result)
     predictions = pd.concat([r.predictions for r in results], ignore_index=True) if results else pd.DataFrame(columns=TABLES["model_predictions"].column_names)
 
     paths.raw.mkdir(parents=True, exist_ok=True)
@@ -146,6 +154,7 @@ def simulate_study(
             "human_parameters": human_parameters(prof.human, emotions, dims, htruth.locations),
             "model_values": pd.concat([r.value_truth for r in results], ignore_index=True) if results else pd.DataFrame(),
             "model_cells": pd.concat([r.cell_truth for r in results], ignore_index=True) if results else pd.DataFrame(),
+            "fer_values": pd.concat(fer_truth, ignore_index=True) if fer_truth else pd.DataFrame(),
             "labels": pd.concat(label_truth + [r.label_truth for r in results], ignore_index=True) if label_truth or results else pd.DataFrame(),
             "confusion": prof.confusion[prof.confusion["condition_id"].isin(list(catalog["condition_id"]) + [HUMAN])],
         },

@@ -16,6 +16,8 @@ confusion.csv    P(predicted | true) per condition. The diagonal is Table 3's re
                  not pin down the off-diagonal cells; the prior chooses among the matrices that fit.
 value_bias.csv   Tables 4a / 5a: per emotion bias (human mean minus model) and SD_d.
 demographic_accuracy.csv  Tables 7 / 7a: accuracy per race and per gender (the percentages).
+fer.csv          Tables S1-S3 (Supplement S1): accuracy and kappa of the five FER models, and the
+                 valence / arousal Pearson r and MAE of the three that S2/S3 report.
 value_demographic.csv     Tables 7b / 7c (read from the paper's text, they are not among the TSVs):
                  eta squared of race, gender and race x gender on the per-emotion bias.
 """
@@ -44,7 +46,13 @@ PAPER_NAMES = {
     "gemma3-12b-it": ["Gemma3-12B"],
     "gemma3-27b-it": ["Gemma3-27B"],
     "human": ["Human"],
+    "posterv2": ["PosterV2"],
+    "mobilevit": ["MobileViT"],
+    "efficientnet": ["EfficientNet"],
+    "beit": ["BEiT"],
+    "emonet": ["EmoNet"],
 }
+FER_COLUMNS = ["condition_id", "accuracy", "kappa", "valence_r", "valence_mae", "arousal_r", "arousal_mae", "source"]
 GENDER_NAMES = {"Man": "male", "Woman": "female"}
 
 # Prior weight of "true row -> predicted column" confusions (before fitting to the margins).
@@ -124,6 +132,21 @@ def value_demographic_rows(paper_text: str, ko: dict[str, str]) -> list[tuple]:
     return rows
 
 
+def fer_profiles(tables: Path) -> pd.DataFrame:
+    """One row per FER model of Table S1 (type FER), with S2/S3's r and MAE where printed."""
+    s1 = pd.read_csv(tables / "tableS1_fer_vs_vlm.tsv", sep="\t", dtype=str)
+    s1 = s1[s1["유형"] == "FER"]
+    out = pd.DataFrame({"condition_id": s1["모델"].map(_condition_of), "accuracy": s1["정확도"].map(_number),
+                        "kappa": s1["kappa"].map(_number)})
+    for dim, name in (("valence", "tableS2_fer_valence.tsv"), ("arousal", "tableS3_fer_arousal.tsv")):
+        t = pd.read_csv(tables / name, sep="\t", dtype=str)
+        t = pd.DataFrame({"condition_id": t["Model"].map(_condition_of), f"{dim}_r": t["Pearson r"].map(_number),
+                          f"{dim}_mae": t["MAE"].map(_number)})
+        out = out.merge(t, on="condition_id", how="left")
+    out["source"] = "tableS1-S3"
+    return out[FER_COLUMNS]
+
+
 def derive(tables: Path, paper: Path | None = None) -> None:
     ko = _emotion_of_korean()
     read = lambda name: pd.read_csv(tables / name, sep="\t", dtype=str)  # noqa: E731
@@ -165,6 +188,7 @@ def derive(tables: Path, paper: Path | None = None) -> None:
     pd.DataFrame(rows, columns=["condition_id", "factor", "level", "accuracy", "source"]).to_csv(
         OUT / "demographic_accuracy.csv", index=False
     )
+    fer_profiles(tables).to_csv(OUT / "fer.csv", index=False)
 
 
     if paper is not None:

@@ -15,6 +15,7 @@ import yaml
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "data" / "demo_profiles"
 VALUE_DEMOGRAPHIC_COLUMNS = ["condition_id", "dimension", "emotion", "term", "eta_squared"]
+FER_COLUMNS = ["condition_id", "accuracy", "kappa", "valence_r", "valence_mae", "arousal_r", "arousal_mae"]
 HUMAN = "human"  # profile id of the human raters in confusion.csv / demographic_accuracy.csv
 
 
@@ -31,6 +32,7 @@ class Profiles:
     demographic_accuracy: pd.DataFrame  # condition_id, factor, level, accuracy
     thinking: pd.DataFrame  # condition_id, emotion, mean_length, unit
     value_demographic: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=VALUE_DEMOGRAPHIC_COLUMNS))
+    fer: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=FER_COLUMNS))  # Tables S1-S3
     source: str = "built-in demo profiles"
 
     def without_demographic_gaps(self, condition_ids: list[str] | None = None) -> "Profiles":
@@ -49,6 +51,15 @@ class Profiles:
             raise ProfileError(
                 f"no behaviour profile for condition {condition_id!r} in conditions.csv ({self.source}); "
                 f"profiles exist for {', '.join(self.conditions['condition_id'])}"
+            )
+        return rows.iloc[0]
+
+    def fer_condition(self, condition_id: str) -> pd.Series:
+        rows = self.fer[self.fer["condition_id"] == condition_id]
+        if rows.empty:
+            raise ProfileError(
+                f"no FER profile for condition {condition_id!r} in fer.csv ({self.source}); "
+                f"profiles exist for {', '.join(self.fer['condition_id'])}"
             )
         return rows.iloc[0]
 
@@ -110,5 +121,6 @@ def load_profiles(directory: str | Path | None = None) -> Profiles:
             if (d / "value_demographic.csv").exists()
             else pd.DataFrame(columns=VALUE_DEMOGRAPHIC_COLUMNS)
         ),
+        fer=_read_csv(d / "fer.csv", FER_COLUMNS) if (d / "fer.csv").exists() else pd.DataFrame(columns=FER_COLUMNS),
         source=str(d),
     )

@@ -60,10 +60,18 @@ def _outside(p, labels) -> list:
     return sorted(set(p) - set(labels), key=str)
 
 
+def _kappa(t, p, labels) -> float:
+    """Cohen's kappa; NaN when truth and prediction together use a single label (chance agreement
+    is then 1 and kappa 0/0), decided here rather than left to a warning from scikit-learn."""
+    if len((set(t) | set(p)) & set(labels)) < 2:
+        return float("nan")
+    return float(metrics.cohen_kappa_score(t, p, labels=labels))
+
+
 def summary(truth, predicted, labels) -> ClassificationSummary:
     t, p, n_missing = _clean(truth, predicted, labels)
     all_labels = list(labels) + _outside(p, labels)
-    kappa = float(metrics.cohen_kappa_score(t, p, labels=all_labels))
+    kappa = _kappa(t, p, all_labels)
     return ClassificationSummary(
         n=len(t), n_missing=n_missing,
         accuracy=float(metrics.accuracy_score(t, p)),
@@ -81,7 +89,7 @@ def by_label(truth, predicted, labels) -> pd.DataFrame:
     t, p, _ = _clean(truth, predicted, labels)
     prec, rec, f1, sup = metrics.precision_recall_fscore_support(t, p, labels=list(labels), zero_division=np.nan)
     n_pred = pd.Series(p).value_counts().reindex(list(labels), fill_value=0).to_numpy()
-    kappa = [float(metrics.cohen_kappa_score(t == lab, p == lab, labels=[False, True])) for lab in labels]
+    kappa = [_kappa(t == lab, p == lab, [False, True]) for lab in labels]
     return pd.DataFrame({"emotion": list(labels), "precision": prec, "recall": rec,
                          "f1": np.nan_to_num(f1, nan=0.0), "support": sup, "n_predicted": n_pred,
                          "kappa": kappa})

@@ -78,14 +78,22 @@ def alpha_intervals(m, total, total_sq, extra=None, replicates: int = REPLICATES
 
 
 def w1sd_interval(z, replicates: int = REPLICATES, seed: int = SEED, level: float = LEVEL,
-                  threshold: float = 1.0) -> Interval:
-    """W1SD (share of |z| <= threshold) with images resampled; undefined z (human SD 0) are
-    dropped before resampling, as stats.zscores.summarise does."""
+                  threshold: float = 1.0, missing=None) -> Interval:
+    """W1SD (share of |z| <= threshold) with images resampled. `missing` (aligned with z) marks
+    images the model left unanswered: they stay in the resample and count as outside 1 SD, as in
+    stats.zscores.summarise(n_missing=...). Other undefined z (human SD 0) are dropped before
+    resampling."""
     z = np.asarray(z, dtype=float)
-    z = z[~np.isnan(z)]
-    est = summarise(z, threshold).w1sd
-    reps = np.array([summarise(z[idx], threshold).w1sd for idx in _draws(len(z), replicates, seed)]) \
-        if len(z) else np.full(replicates, np.nan)
+    miss = np.zeros(len(z), bool) if missing is None else np.asarray(missing, dtype=bool)
+    keep = ~np.isnan(z) | miss
+    z, miss = z[keep], miss[keep]
+
+    def w1sd(idx):
+        return summarise(z[idx][~miss[idx]], threshold, n_missing=int(miss[idx].sum())).w1sd
+
+    est = w1sd(slice(None))
+    reps = np.array([w1sd(idx) for idx in _draws(len(z), replicates, seed)]) if len(z) \
+        else np.full(replicates, np.nan)
     return _percentile(est, reps, len(z), seed, level)
 
 

@@ -6,7 +6,7 @@ from ..conditions import Condition
 from .base import Backend, GenRequest, gen_result
 
 # Concurrent calls per provider/server unless the user says otherwise.
-DEFAULT_CONCURRENCY = {"openai": 8, "gemini": 8, "openai-compatible": 2, "mlx": 1}
+DEFAULT_CONCURRENCY = {"openai": 8, "gemini": 8, "openai-compatible": 2, "mlx": 1, "fer": 1}
 
 
 def make_backend(condition: Condition, secrets: SecretRegistry) -> Backend:
@@ -27,6 +27,10 @@ def make_backend(condition: Condition, secrets: SecretRegistry) -> Backend:
         from .mlx_backend import MlxBackend
 
         return MlxBackend()
+    if b == "fer":
+        from .fer_backend import FerBackend
+
+        return FerBackend()
     raise ValueError(f"condition {condition.condition_id}: backend {b!r} cannot be run by `infer` "
                      "(import its predictions with `rater1001 ingest model_predictions`)")
 

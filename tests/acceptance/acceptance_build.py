@@ -1,0 +1,62 @@
+"""Building one dataset of this folder the way a user would (each test module does it once, in a
+module-scoped fixture): convert the raw sample, copy the study's own study.yml and label set into
+an empty project folder, `rater1001 ingest` every table, then `rater1001 run` (gate, dbt build,
+docs, report). README.md has the sources and licences."""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from rater1001 import contract
+from rater1001.cli import main
+from rater1001.paths import ProjectPaths, project
+
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class BuiltStudy:
+    paths: ProjectPaths
+    files: dict[str, Path]  # converted landing files by table
+    ingest_codes: dict[str, int]
+    run_code: int
+    run_stdout: str
+    run_stderr: str
+
+    def query(self, sql: str) -> pd.DataFrame:
+        con = duckdb.connect(str(self.paths.warehouse), read_only=True)
+        try:
+            return con.execute(sql).df()
+        finally:
+            con.close()
+
+
+def converter(name: str):
+    """The dataset's conversion module (tests/acceptance/<name>/convert_<name>.py)."""
+    path = HERE / name / f"convert_{name}.py"
+    spec = importlib.util.spec_from_file_location(f"convert_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def build_study(name: str, root: Path, run_options: tuple[str, ...] = ()) -> BuiltStudy:
+    shutil.copytree(HERE / name / "project", root, dirs_exist_ok=True)
+    files = converter(name).convert(root / "converted")
+    home = ["--home", str(root)]
+    codes = {}
+    for table in contract.LOAD_ORDER:
+        if table in files:
+            with contextlib.redirect_stdout(io.StringIO()):
+                codes[table] = main([*home, "ingest", table, str(files[table])])
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        run_code = main([*home, "run", "--no-progress", *run_options])
+    return BuiltStudy(project(root), files, codes, run_code, out.getvalue(), err.getvalue())

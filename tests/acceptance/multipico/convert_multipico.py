@@ -1,0 +1,63 @@
+"""MultiPICo (LeWiDi 2025 release) -> the rater1001 landing files of a text study with rater
+demographics.
+
+    python convert_multipico.py OUT_DIR      # reads raw/MP_*_sample.json next to this file
+
+Upstream format: MP_dev.json maps an item id to a record with the post and reply texts and
+`annotations` {"Ann<n>": "0" | "1"} (1 = the reply is ironic); MP_annotators_meta.json maps the
+annotator number to self-reported demographics (Age, Gender, ...). Each text's category is its
+majority label (the sample holds items with a strict majority). A text is shown as the post, a
+line '---', then the reply.
+
+Writes stimuli.csv, raters.csv and human_ratings.csv into OUT_DIR.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RAW_ITEMS = HERE / "raw" / "MP_dev_en_sample.json"
+RAW_ANNOTATORS = HERE / "raw" / "MP_annotators_meta_sample.json"
+LABELS = {"0": "not_ironic", "1": "ironic"}
+
+
+def read(items: Path = RAW_ITEMS, annotators: Path = RAW_ANNOTATORS) -> tuple[dict, dict]:
+    return (json.loads(items.read_text(encoding="utf-8")), json.loads(annotators.read_text(encoding="utf-8")))
+
+
+def majority(annotations: dict[str, str]) -> str:
+    ironic = sum(1 for v in annotations.values() if v == "1")
+    return LABELS["1" if 2 * ironic > len(annotations) else "0"]
+
+
+def convert(out_dir: Path, items: Path = RAW_ITEMS, annotators: Path = RAW_ANNOTATORS) -> dict[str, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    records, people = read(items, annotators)
+    stimuli = [{"image_id": f"mp{k}", "emotion": majority(v["annotations"]),
+                "text": f"{v['text']['post']}\n---\n{v['text']['reply']}"} for k, v in records.items()]
+    raters = []
+    for number, person in people.items():
+        age = person["Age"]
+        raters.append({"rater_id": f"Ann{number}", "gender": person["Gender"].lower(),
+                       "age": "" if not isinstance(age, (int, float)) or math.isnan(age) else int(age)})
+    ratings = [{"rater_id": a, "image_id": f"mp{k}", "emotion": LABELS[label]}
+               for k, v in records.items() for a, label in v["annotations"].items()]
+    return {name: _write(out_dir / f"{name}.csv", rows)
+            for name, rows in (("stimuli", stimuli), ("raters", raters), ("human_ratings", ratings))}
+
+
+def _write(path: Path, rows: list[dict]) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+if __name__ == "__main__":
+    for table, path in convert(Path(sys.argv[1])).items():
+        print(f"{table}: {path}")

@@ -1,0 +1,166 @@
+"""HANNA (shape b): three human ratings per story on a 1-5 scale for two criteria, and five LLMs'
+ratings of the same stories. Headlines: interval alpha with and without each LLM, z-score W1SD
+(model and human leave-one-out), Pearson r and MAE to the human mean, and the Alt-Test; each
+recomputed here from the raw sample by brute force or a reference package."""
+from __future__ import annotations
+
+import ast
+import csv
+
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from acceptance_build import HERE, build_study
+
+# One build per dataset: under `make test` (pytest-xdist, --dist loadgroup) the module's tests
+# stay on one worker, so its module-scoped study is built once.
+pytestmark = pytest.mark.xdist_group("acceptance_hanna")
+
+RAW = HERE / "hanna" / "raw" / "hanna_sample.csv"
+CRITERIA = {"CH": "coherence", "EM": "empathy"}
+LLMS = {"Beluga-13B": "beluga-13b", "OrcaPlatypus": "orcaplatypus", "Mistral-7B": "mistral-7b",
+        "Llama-13B": "llama-13b", "ChatGPT": "chatgpt"}
+
+
+def raw() -> tuple[dict[str, np.ndarray], dict[str, pd.DataFrame]]:
+    """humans[dimension]: stories x 3 ratings; llms[dimension]: stories x condition (NaN where the
+    (condition, story) row has a value off the 1-5 scale on either criterion: ingest refuses the
+    whole row). Read straight from the upstream-format sample."""
+    with open(RAW, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    col = {k: np.concatenate([ast.literal_eval(r[k]) for r in rows]) for k in rows[0] if k != "Model"}
+    humans = {d: np.column_stack([col[f"Human {j} {c}"] for j in (1, 2, 3)]).astype(float)
+              for c, d in CRITERIA.items()}
+    llms = {}
+    for c, d in CRITERIA.items():
+        llms[d] = pd.DataFrame({cid: col[f"{name} {c} 1"] for name, cid in LLMS.items()})
+    off_scale = sum(((llms[d] < 1) | (llms[d] > 5)) for d in llms)
+    return humans, {d: frame.mask(off_scale > 0) for d, frame in llms.items()}
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    # The LLMs did not all rate every story (values off the scale are refused), so the gate's
+    # "every condition rated every stimulus" check fails: analysed knowingly, as a user would.
+    return build_study("hanna", tmp_path_factory.mktemp("hanna"), ("--allow-unbalanced",))
+
+
+def test_off_scale_llm_ratings_are_refused_with_reasons_and_the_rest_builds(study):
+    humans, llms = raw()
+    refused = int(llms["coherence"].isna().sum().sum())
+    assert refused == 18  # e.g. Mistral-7B's coherence -1.0 for story 296
+    assert study.ingest_codes == {"stimuli": 0, "raters": 0, "model_conditions": 0,
+                                  "human_ratings": 0, "model_predictions": 3}
+    rejected = pd.read_parquet(study.paths.rejected_table("model_predictions"))
+    assert len(rejected) == refused and rejected["_reason"].str.contains("outside the scale 1-5").all()
+    assert study.run_code == 0, study.run_stdout + study.run_stderr
+    assert "dbt build: ok" in study.run_stdout and "Warning" not in study.run_stderr, study.run_stderr
+
+
+def test_interval_alpha_and_delta_alpha_equal_the_krippendorff_package(study):
+    humans, llms = raw()
+    got = study.query("select dimension, condition_id, alpha, delta_alpha from alpha_delta "
+                      "where metric = 'interval' and emotion = 'all'").set_index(["dimension", "condition_id"])
+    for d, ratings in humans.items():
+        human = krippendorff.alpha(reliability_data=ratings.T, level_of_measurement="interval")
+        assert got.loc[(d, "human"), "alpha"] == pytest.approx(human, abs=1e-9)
+        for cid in LLMS.values():
+            with_model = krippendorff.alpha(reliability_data=np.vstack([ratings.T, llms[d][cid].to_numpy()]),
+                                            level_of_measurement="interval")
+            assert got.loc[(d, cid), "alpha"] == pytest.approx(with_model, abs=1e-9)
+            assert got.loc[(d, cid), "delta_alpha"] == pytest.approx(with_model - human, abs=1e-9)
+
+
+def test_model_z_scores_by_brute_force(study):
+    """A story the LLM has no rating for (refused on ingest) counts against it in W1SD, as an
+    answer outside 1 SD (docs/stats.md, missing answers); answered-only W1SD and mean |z| beside."""
+    humans, llms = raw()
+    got = study.query("select condition_id, dimension, mean_abs_z, w1sd, w1sd_answered_only, n_images "
+                      "from zscore_summary where emotion = 'all'").set_index(["condition_id", "dimension"])
+    for d, ratings in humans.items():
+        mean, sd = ratings.mean(axis=1), ratings.std(axis=1, ddof=1)
+        for cid in LLMS.values():
+            x = llms[d][cid].to_numpy()
+            ok = (sd > 0) & ~np.isnan(x)
+            missing = np.isnan(x)  # any story without its rating, whatever the human SD there
+            z = (x[ok] - mean[ok]) / sd[ok]
+            within = np.sum(np.abs(z) <= 1)
+            row = got.loc[(cid, d)]
+            assert row.n_images == ok.sum()
+            assert row.w1sd == pytest.approx(within / (ok.sum() + missing.sum()), abs=1e-12)
+            assert row.w1sd_answered_only == pytest.approx(within / ok.sum(), abs=1e-12)
+            assert row.mean_abs_z == pytest.approx(np.mean(np.abs(z)), abs=1e-9)
+
+
+def test_the_human_leave_one_out_baseline_by_brute_force(study):
+    """Two equal other ratings (4, 4) leave an SD of exactly 0: that rating is counted as zero-SD,
+    not given a huge z from rounding in a closed form."""
+    humans, _ = raw()
+    got = study.query("select dimension, mean_abs_z, w1sd, n_images, n_zero_sd_images from zscore_summary "
+                      "where emotion = 'all' and condition_id = 'human_loo'").set_index("dimension")
+    for d, ratings in humans.items():
+        loo, zero_sd = [], 0  # each rating against the other two ratings of its story
+        for ratings_of_story in ratings:
+            for j in range(3):
+                others = np.delete(ratings_of_story, j)
+                s = others.std(ddof=1)
+                if s > 0:
+                    loo.append((ratings_of_story[j] - others.mean()) / s)
+                else:
+                    zero_sd += 1
+        row = got.loc[d]
+        assert (row.n_images, row.n_zero_sd_images) == (len(loo), zero_sd)
+        assert row.w1sd == pytest.approx(np.mean(np.abs(loo) <= 1), abs=1e-12)
+        assert row.mean_abs_z == pytest.approx(np.mean(np.abs(loo)), abs=1e-9)
+
+
+def test_pearson_and_mae_to_the_human_mean_equal_scipy(study):
+    humans, llms = raw()
+    got = study.query("select condition_id, dimension, n, pearson_r, mae from dimensional_agreement "
+                      "where emotion = 'all'").set_index(["condition_id", "dimension"])
+    for d, ratings in humans.items():
+        for cid in LLMS.values():
+            x = llms[d][cid].to_numpy()
+            ok = ~np.isnan(x)
+            mean = ratings.mean(axis=1)[ok]
+            row = got.loc[(cid, d)]
+            assert row.n == ok.sum()
+            assert row.pearson_r == pytest.approx(stats.pearsonr(x[ok], mean).statistic, abs=1e-9)
+            assert row.mae == pytest.approx(np.mean(np.abs(x[ok] - mean)), abs=1e-9)
+
+
+def alt_test_by_hand(ratings: np.ndarray, x: np.ndarray, epsilon: float, q: float = 0.05) -> tuple[float, float]:
+    """The Alt-Test (Calderon, Reichart & Dror, ACL 2025) written out from the paper: for each
+    annotator (here a rating position, the paper's 'combined annotator'), on each story both it and
+    the model are scored against the other annotators' mean (negative absolute error); W_h = 1 when
+    the annotator scores at least as well, W_f = 1 when the model does; one-sided one-sample t-test
+    of W_h - W_f < epsilon; Benjamini-Yekutieli over annotators; omega = share rejected, rho = mean
+    W_f. Returns (omega, rho)."""
+    p_values, rho = [], []
+    for j in range(ratings.shape[1]):
+        ok = ~np.isnan(x)
+        others = np.delete(ratings, j, axis=1)[ok].mean(axis=1)
+        s_h = np.round(-np.abs(ratings[ok, j] - others), 9)
+        s_f = np.round(-np.abs(x[ok] - others), 9)
+        w_h, w_f = (s_h >= s_f).astype(float), (s_f >= s_h).astype(float)
+        p_values.append(stats.ttest_1samp(w_h - w_f, epsilon, alternative="less").pvalue)
+        rho.append(w_f.mean())
+    rejected = multipletests(p_values, alpha=q, method="fdr_by")[0]
+    return float(np.mean(rejected)), float(np.mean(rho))
+
+
+def test_the_alt_test_equals_the_procedure_written_out(study):
+    humans, llms = raw()
+    got = study.query("select condition_id, dimension, epsilon, winning_rate, advantage_probability, "
+                      "n_annotators_tested from alt_test_results where scoring = 'neg_abs_error' "
+                      "and emotion = 'all'").set_index(["condition_id", "dimension", "epsilon"])
+    assert len(got) == len(LLMS) * len(humans) * 3
+    for (cid, d, eps), row in got.iterrows():
+        omega, rho = alt_test_by_hand(humans[d], llms[d][cid].to_numpy(), eps)
+        assert row.n_annotators_tested == 3
+        assert row.winning_rate == pytest.approx(omega, abs=1e-12), (cid, d, eps)
+        assert row.advantage_probability == pytest.approx(rho, abs=1e-12), (cid, d, eps)

@@ -1,0 +1,79 @@
+"""A quiet dbt build: nothing from dbt on the console, the full log in logs/dbt.log, progress and
+failures from dbt's structured events (build_events.py)."""
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+import pyarrow.parquet as pq
+
+from rater1001.warehouse import dbt_build
+
+# Seeds and staging models with the tests of those alone (cautious indirect selection: a test
+# whose other parents are not selected stays out): a quick, self-contained part of the DAG.
+SELECT = "path:seeds path:models/staging"
+
+
+@pytest.fixture(autouse=True)
+def _cautious_selection(monkeypatch):
+    monkeypatch.setenv("DBT_INDIRECT_SELECTION", "cautious")
+
+
+def _break_one_race(paths) -> str:
+    """Give one stimulus a race outside the label seed (ingest would refuse it; the landing file is
+    edited directly, as a file written by hand would be)."""
+    t = pq.read_table(paths.raw_table("stimuli"))
+    races = t.column("race").to_pylist()
+    races[0] = "Martian"
+    pq.write_table(t.set_column(t.schema.get_field_index("race"), "race", pa.array(races)),
+                   paths.raw_table("stimuli"))
+    return t.column("image_id")[0].as_py()
+
+
+def test_a_build_is_quiet_reports_progress_and_names_the_failing_test(small_study, capfd):
+    _break_one_race(small_study)
+    seen: list[tuple[int, int, str]] = []
+
+    result = dbt_build(small_study, select=SELECT, on_node=lambda d, t, n: seen.append((d, t, n)))
+
+    out, err = capfd.readouterr()
+    assert "START" not in out + err and "Running with dbt" not in out + err  # dbt's console lines
+    assert not result and result.failed >= 1
+    failing = [f for f in result.failures if "accepted_factor_label_stg_stimuli_race" in f.node]
+    assert failing, result.failures
+    assert failing[0].status == "fail", result.summary()
+    # progress: one call per node, counting up to the total dbt announced
+    assert [d for d, _, _ in seen] == list(range(1, len(seen) + 1))
+    assert seen[-1][0] == seen[-1][1] == result.total
+    assert result.passed + result.failed + result.warned + result.skipped == result.total
+    log = result.log_file.read_text(encoding="utf-8")
+    assert "accepted_factor_label" in log and "FAIL" in log
+    assert "FAILED" in result.summary() and str(result.log_file) in result.summary()
+
+
+def test_a_clean_build_is_truthy_and_counts_every_node(small_study, capfd):
+    seen = []
+    result = dbt_build(small_study, select=SELECT, on_node=lambda d, t, n: seen.append(n))
+    out, err = capfd.readouterr()
+    assert result, result.summary()
+    assert result.failed == result.skipped == 0 and result.failures == ()
+    assert result.total == len(seen) > 2  # seeds, models, their tests: one call each
+    assert {"factor_labels", "stg_stimuli"} <= set(seen)
+    assert "START" not in out + err
+
+
+def test_a_model_warning_goes_to_the_log_and_is_counted_not_printed(tmp_path, capfd):
+    import warnings
+
+    from rater1001.build_events import warnings_to_log
+
+    log = tmp_path / "logs" / "dbt.log"
+    before = warnings.showwarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        with warnings_to_log(log) as count:
+            warnings.warn("Mean of empty slice", RuntimeWarning)
+            warnings.warn("degrees of freedom <= 0", RuntimeWarning)
+    out, err = capfd.readouterr()
+    assert count.n == 2 and "Mean of empty slice" not in out + err
+    assert "RuntimeWarning: Mean of empty slice" in log.read_text(encoding="utf-8")
+    assert warnings.showwarning is before
