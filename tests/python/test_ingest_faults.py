@@ -8,13 +8,12 @@ import os
 import random
 import shutil
 import signal
-import subprocess
 import time
 from collections import Counter
 
 import pytest
 
-from fakes.landing import cli, landing_state, make_rating_project, temporaries, write_ratings
+from fakes.landing import cli, landing_state, make_rating_project, mounted_tmpfs, temporaries, write_ratings
 from rater1001 import landing
 from rater1001.ingest import IngestError, ingest_file
 from rater1001.lock import project_lock
@@ -198,16 +197,8 @@ def test_a_source_replaced_mid_ingest_records_the_checksum_of_what_landed(tmp_pa
 @pytest.fixture
 def small_disk(tmp_path):
     """A 2 MB tmpfs (needs root, or a system that lets this user mount)."""
-    mnt = tmp_path / "disk"
-    mnt.mkdir()
-    try:
-        r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mnt)], capture_output=True, text=True)
-    except FileNotFoundError:
-        pytest.skip("no mount command: cannot make a small disk to fill up")
-    if r.returncode:
-        pytest.skip(f"cannot mount a 2 MB tmpfs here ({r.stderr.strip()}): the full-disk test needs root")
-    yield mnt
-    subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+    with mounted_tmpfs(tmp_path / "disk", "size=2m", "a 2 MB tmpfs to fill up (the full-disk test needs root)") as mnt:
+        yield mnt
 
 
 def _fill(folder, leave: int):

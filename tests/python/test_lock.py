@@ -11,7 +11,7 @@ import sys
 import pandas as pd
 import pytest
 
-from fakes.landing import cli, landing_state, make_rating_project, write_ratings
+from fakes.landing import cli, landing_state, make_rating_project, mounted_tmpfs, write_ratings
 from fakes.models import openai_parts, openai_server, step_of
 from fakes.project import make_infer_project, truth
 from rater1001.cli import EXIT_BUSY
@@ -131,16 +131,8 @@ def test_two_infers_on_one_folder_pay_for_each_call_once(tmp_path):
 
 @pytest.fixture
 def read_only_folder(tmp_path):
-    mnt = tmp_path / "ro"
-    mnt.mkdir()
-    try:
-        r = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(mnt)], capture_output=True, text=True)
-    except FileNotFoundError:
-        pytest.skip("no mount command: cannot make a read-only folder (root ignores permissions)")
-    if r.returncode:
-        pytest.skip(f"cannot mount a read-only tmpfs here ({r.stderr.strip()})")
-    yield mnt
-    subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+    with mounted_tmpfs(tmp_path / "ro", "ro,size=1m", "a read-only tmpfs (root ignores folder permissions)") as mnt:
+        yield mnt
 
 
 def test_a_read_only_project_folder_is_a_message_not_a_traceback(read_only_folder, tmp_path):

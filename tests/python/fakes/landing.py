@@ -3,6 +3,7 @@ landing state of a table (manifest row, landed rows, rejected rows) to compare b
 fault. Used by the fault-injection tests of ingest and of the project lock."""
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -19,6 +20,25 @@ from rater1001.landing import TMP_SUFFIX, read_manifest
 from rater1001.paths import ProjectPaths, project
 
 EMOTIONS = ["happy", "sad", "angry", "fear", "disgust", "neutral"]
+
+
+@contextlib.contextmanager
+def mounted_tmpfs(mnt: Path, options: str, what: str):
+    """Mount a tmpfs with these options on the empty folder mnt for the duration, or skip the test
+    (mounting needs root, or a system that lets this user mount); `what` names it in the reason."""
+    import pytest
+
+    mnt.mkdir()
+    try:
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mnt)], capture_output=True, text=True)
+    except FileNotFoundError:
+        pytest.skip(f"no mount command: cannot make {what}")
+    if r.returncode:
+        pytest.skip(f"cannot mount {what} here ({r.stderr.strip()})")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
 def make_rating_project(root: Path, n_raters: int = 100, n_images: int = 720) -> ProjectPaths:
