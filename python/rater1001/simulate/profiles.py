@@ -46,20 +46,17 @@ class Profiles:
         return replace(self, demographic_accuracy=drop(self.demographic_accuracy), value_demographic=drop(self.value_demographic))
 
     def condition(self, condition_id: str) -> pd.Series:
-        rows = self.conditions[self.conditions["condition_id"] == condition_id]
-        if rows.empty:
-            raise ProfileError(
-                f"no behaviour profile for condition {condition_id!r} in conditions.csv ({self.source}); "
-                f"profiles exist for {', '.join(self.conditions['condition_id'])}"
-            )
-        return rows.iloc[0]
+        return self._profile_row(self.conditions, condition_id, "behaviour profile", "conditions.csv")
 
     def fer_condition(self, condition_id: str) -> pd.Series:
-        rows = self.fer[self.fer["condition_id"] == condition_id]
+        return self._profile_row(self.fer, condition_id, "FER profile", "fer.csv")
+
+    def _profile_row(self, table: pd.DataFrame, condition_id: str, what: str, file: str) -> pd.Series:
+        rows = table[table["condition_id"] == condition_id]
         if rows.empty:
             raise ProfileError(
-                f"no FER profile for condition {condition_id!r} in fer.csv ({self.source}); "
-                f"profiles exist for {', '.join(self.fer['condition_id'])}"
+                f"no {what} for condition {condition_id!r} in {file} ({self.source}); "
+                f"profiles exist for {', '.join(table['condition_id'])}"
             )
         return rows.iloc[0]
 
