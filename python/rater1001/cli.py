@@ -18,17 +18,22 @@ EXIT_BUSY = 75  # EX_TEMPFAIL: another command is writing to the project folder;
 WRITERS = frozenset({"ingest", "simulate", "check", "build", "run", "demo", "report", "infer", "judge"})
 
 
-def _positive(kind):
-    """argparse type: a number > 0 (`--limit -1` or `--timeout 0` would silently mean something odd)."""
+def _at_least(kind, floor: float, *, inclusive: bool):
+    """argparse type: a number above floor (or at least floor); `--limit -1` or `--timeout 0` would
+    silently mean something odd, so they are refused while the command line is read."""
     def parse(text: str):
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if kind is int else ''}number") from None
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"{text!r}: must be greater than 0")
+        if not (value >= floor if inclusive else value > floor):
+            raise argparse.ArgumentTypeError(f"{text!r}: must be {'at least' if inclusive else 'greater than'} {floor:g}")
         return value
     return parse
+
+
+def _positive(kind):
+    return _at_least(kind, 0, inclusive=False)
 
 
 def _cmd_ingest(args: argparse.Namespace) -> int:
@@ -355,7 +360,7 @@ def _cmd_sql(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rater1001", description="Can this AI model replace my human raters?")
     p.add_argument("--home", default=None, help="project folder (default: $RATER1001_HOME or the current folder)")
-    p.add_argument("--wait", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--wait", type=_at_least(float, 0, inclusive=True), default=None, metavar="SECONDS",
                    help="how long a writing command waits for another one on the same project folder (default 30)")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -479,9 +484,6 @@ def main(argv: list[str] | None = None) -> int:
     from .lock import DEFAULT_WAIT_S, ProjectBusy, ProjectLockError, project_lock
 
     wait = DEFAULT_WAIT_S if args.wait is None else args.wait
-    if wait < 0:
-        print(f"error: --wait {args.wait:g}: expected a number of seconds >= 0", file=sys.stderr)
-        return EXIT_UNREADABLE
     try:
         with project_lock(project(args.home), args.command, wait):
             return run(args)

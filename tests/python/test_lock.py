@@ -32,6 +32,10 @@ def test_a_second_writer_waits_a_bounded_time_then_names_the_holder(tmp_path):
     assert "--wait SECONDS" in busy.stderr and "Traceback" not in busy.stderr
     assert landing_state(paths).manifest is None  # nothing landed while the folder was held
 
+    negative = cli(paths, "--wait", "-1", "ingest", "human_ratings", str(source))
+    assert negative.returncode == 2 and "--wait: '-1': must be at least 0" in negative.stderr
+    assert landing_state(paths).manifest is None
+
     done = cli(paths, "--wait", "0", "ingest", "human_ratings", str(source))
     assert done.returncode == 0, done.stderr
     assert landing_state(paths).manifest[2] == 100
