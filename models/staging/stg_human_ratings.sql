@@ -8,5 +8,5 @@ select
     rt_{{ dim }}_ms,
     {%- endfor %}
     trial_index,
-    emotion as chosen_emotion
+    {{ factor_slot('emotion') }} as chosen_emotion
 from {{ source('landing', 'human_ratings') }}

@@ -3,7 +3,7 @@ select
     image_id,
     run_id,
     strategy,
-    emotion as predicted_emotion,
+    {{ factor_slot('emotion') }} as predicted_emotion,
     {%- for dim in var('model_dimensions') %}
     cast({{ dim }} as double) as model_{{ dim }},
     {%- endfor %}

@@ -1,8 +1,10 @@
+-- The declared factors land under the study's own names; each fills its role slot here
+-- (macros/factor_slot.sql), so everything downstream reads emotion / race / gender.
 select
     image_id,
     identity_id,
-    race,
-    gender,
-    emotion,
+    {{ factor_slot('race') }} as race,
+    {{ factor_slot('gender') }} as gender,
+    {{ factor_slot('emotion') }} as emotion,
     file_path
 from {{ source('landing', 'stimuli') }}

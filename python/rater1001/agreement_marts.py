@@ -17,9 +17,15 @@ from .stats import bootstrap, classification, diversity, lmm, verdicts
 ALL = "all"  # the emotion scope that pools every emotion
 
 
-def emotion_labels(factor_labels: pd.DataFrame) -> list[str]:
-    """The study's emotion labels in display order, from the factor_labels seed."""
-    e = factor_labels[factor_labels["factor"] == "emotion"].sort_values("display_order")
+def emotion_labels(factor_labels: pd.DataFrame, study_factors: pd.DataFrame | None = None) -> list[str]:
+    """The labels of the study's category factor (the `emotion` slot; stg_study_factors says which
+    factor fills it, docs/study_shape.md) in display order, from the factor_labels seed. None
+    without a category."""
+    category = "emotion"
+    if study_factors is not None:
+        filled = study_factors.loc[study_factors["slot"] == "emotion", "factor"]
+        category = filled.iloc[0] if len(filled) else None
+    e = factor_labels[factor_labels["factor"] == category].sort_values("display_order")
     return e["label"].astype(str).tolist()
 
 

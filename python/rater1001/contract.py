@@ -266,31 +266,54 @@ def table(name: str) -> TableSpec:
         raise KeyError(f"unknown table {name!r}; expected one of {', '.join(TABLES)}") from None
 
 
+def _factor_column(spec: TableSpec, name: str, doc: str) -> Column:
+    """The column of a declared factor or attribute, by the study's name (docs/study_shape.md,
+    "Factor names"); the paper's own names keep their documented column."""
+    own = spec.column(name) if name in spec.column_names else None
+    return own or Column(name, "string", False, f"factor:{name}", doc)
+
+
 def for_study(spec: TableSpec, study) -> TableSpec:
-    """The table as this study declares it (docs/study_shape.md): a declared stimulus factor or
-    rater attribute is required, an undeclared one optional (a text study's stimuli need their
-    text); human_ratings has one rating and one
-    response-time column per declared dimension, model_predictions one column per model dimension."""
+    """The table as this study declares it (docs/study_shape.md): the stimuli have one required
+    column per declared factor and the raters one per rater attribute, each named as declared (a
+    text study's stimuli need their text); the category's column in human_ratings and
+    model_predictions (the chosen / predicted label) is named after the category factor;
+    human_ratings has one rating and one response-time column per declared dimension,
+    model_predictions one column per model dimension."""
     def own(name: str, make: Column) -> Column:
         return spec.column(name) if name in spec.column_names else make
 
     columns = spec.columns
-    if spec.name in ("stimuli", "raters"):
-        declared = ({f.name for f in study.factors} | ({"text"} if study.stimulus_kind == "text" else set())
-                    if spec.name == "stimuli" else set(study.rater_attributes))
-        columns = tuple(replace(c, required=True) if c.name in declared else c for c in columns)
+    category = study.category.name if study.category is not None else None
+    # the label column of ratings and predictions, renamed to the category factor (or dropped)
+    label = ([] if category is None else
+             [replace(spec.column("emotion"), name=category, rule=f"factor:{category}")]
+             if "emotion" in spec.column_names else [])
+    if spec.name == "stimuli":
+        factors = [replace(_factor_column(spec, f.name, f"The stimulus's {f.name} (a {f.role} factor; "
+                                          "levels in seeds/factor_labels.csv)."), required=True)
+                   for f in study.factors]
+        text = replace(spec.column("text"), required=study.stimulus_kind == "text")
+        columns = (spec.column("image_id"), spec.column("identity_id"), *factors,
+                   spec.column("file_path"), text)
+    elif spec.name == "raters":
+        attributes = [replace(_factor_column(spec, a, f"Rater's {a} (a rater attribute; levels in "
+                                             "seeds/factor_labels.csv)."), required=True)
+                      for a in study.rater_attributes]
+        columns = (spec.column("rater_id"), *attributes, spec.column("age"))
     elif spec.name == "human_ratings":
         ratings = [own(d, Column(d, "int", False, "scale_integer", f"{d} rating, integer on the study scale."))
                    for d in study.dimensions]
         times = [own(f"rt_{d}_ms", Column(f"rt_{d}_ms", "float", False, "positive",
                                           f"Response time of the {d} rating, milliseconds."))
                  for d in study.dimensions]
-        columns = (*columns[:2], *ratings, *times, *(c for c in columns if c.name in ("trial_index", "emotion")))
+        columns = (*columns[:2], *ratings, *times, spec.column("trial_index"), *label)
     elif spec.name == "model_predictions":
         dims = [own(d, Column(d, "float", False, "scale", f"Predicted {d} on the study scale (clamped); NULL when parsing failed."))
                 for d in study.model_dimensions]
-        at = spec.column_names.index("valence")
-        columns = (*columns[:at], *dims, *(c for c in columns[at:] if c.name not in ("valence", "arousal")))
+        at = spec.column_names.index("emotion")
+        rest = [c for c in columns[at + 1:] if c.name not in ("valence", "arousal")]
+        columns = (*columns[:at], *label, *dims, *rest)
     return replace(spec, columns=columns)
 
 

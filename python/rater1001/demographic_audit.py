@@ -17,7 +17,7 @@ from contextlib import contextmanager
 import numpy as np
 import pandas as pd
 
-from .stats import demographics
+from .stats import demographics, rater_slices
 
 HUMAN_CONDITION = "human"  # condition_id of the pooled human forced-choice labels (Table 7's Human row)
 
@@ -47,6 +47,11 @@ OMNIBUS = {
     "condition_id": S, "dimension": S, "factor": S, "term": S, "df_num": I, "df_den": I,
     "f_value": F, "eta_sq": F, "p_raw": F, "ss_term": F, "ss_total": F, "n": I, "n_missing": I,
     "reason": S,
+}
+RATER_AGREEMENT = {
+    "condition_id": S, "attribute": S, "level": S, "n_raters": I, "n_items": I, "n_labels": I,
+    "n_agree": I, "agreement": F, "n_levels": I, "gap_pp": F, "max_level": S, "min_level": S,
+    "chi2": F, "df": I, "p_value": F, "reason": S,
 }
 SIGNIFICANCE_COUNTS = {
     "condition_id": S, "dimension": S, "term": S, "n_significant": I, "n_tested": I,
@@ -78,18 +83,77 @@ def model_dimensions(model_vs_human: pd.DataFrame) -> list[str]:
     return [c[2:] for c in model_vs_human.columns if c.startswith("d_")]
 
 
-def _audited(rows: pd.DataFrame) -> pd.DataFrame:
-    """Rows that have both audit factors. A study that does not declare them (study.yml) has none,
-    so its audit marts are empty, and the report says the audit does not apply."""
-    return rows[rows["race"].notna() & rows["gender"].notna()]
+# --------------------------------------------------------------------------- the study's factors
+# The warehouse carries the category in the slot `emotion` and the first two audit factors in the
+# slots `race` and `gender` (docs/study_shape.md, "Factor names"); stats.demographics computes on
+# the slots. Here the audit uses only the slots the study fills, and the values that name a factor
+# in an output (slice_type, factor, term) are given the study's declared names.
+AUDIT_SLOTS = ("race", "gender")
+CATEGORY_SLOT = "emotion"
+PLACEHOLDER = "(none)"  # the level of an empty slot, so the two-factor statistics can run
 
 
-def audit_rows(model_vs_human: pd.DataFrame) -> pd.DataFrame:
+def slot_names(study_factors: pd.DataFrame | None) -> dict[str, str]:
+    """stg_study_factors -> {slot: declared name} for the slots the study fills. Without it, the
+    paper's shape (every slot named as itself)."""
+    if study_factors is None:
+        return {s: s for s in (*AUDIT_SLOTS, CATEGORY_SLOT)}
+    filled = study_factors[study_factors["slot"].notna()]
+    return dict(zip(filled["slot"].astype(str), filled["factor"].astype(str)))
+
+
+def audit_slots(names: dict[str, str]) -> tuple[str, ...]:
+    return tuple(s for s in AUDIT_SLOTS if s in names)
+
+
+def _renamer(names: dict[str, str]):
+    """A slot-spelled value ('race', 'race:gender', 'race_gender', 'race:emotion') in the study's
+    names; the paper's study maps every value to itself."""
+    full = {**{s: s for s in (*AUDIT_SLOTS, CATEGORY_SLOT)}, **names}
+
+    def rename(value):
+        if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+            return value
+        for sep in (":", "_"):
+            parts = str(value).split(sep)
+            if len(parts) == 2 and all(p in full for p in parts):
+                return sep.join(full[p] for p in parts)
+        return full.get(str(value), value)
+    return rename
+
+
+def _named(frame: pd.DataFrame, names: dict[str, str], columns) -> pd.DataFrame:
+    rename = _renamer(names)
+    return frame.assign(**{c: frame[c].map(rename) for c in columns if c in frame.columns})
+
+
+def _audited(rows: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
+    """Rows with every audit factor the study declares (in its slots); an empty slot gets a single
+    placeholder level, so a one-factor study runs through the same statistics and its outputs
+    drop what needs a second factor. A study without audit factors has no rows: its audit marts
+    are empty and the report says the audit does not apply."""
+    used = audit_slots(names)
+    if not used:
+        return rows.iloc[0:0]
+    rows = rows[rows[list(used)].notna().all(axis=1)]
+    empty = [s for s in (*AUDIT_SLOTS, CATEGORY_SLOT) if s not in names]
+    # a study without a category: one stratum, and no label (true or chosen) to be correct about
+    return rows.assign(**{s: PLACEHOLDER for s in empty})
+
+
+def _unplaced(frame: pd.DataFrame, columns) -> pd.DataFrame:
+    """The placeholder level back to NULL in the output."""
+    return frame.assign(**{c: frame[c].where(frame[c] != PLACEHOLDER, None)
+                           for c in columns if c in frame.columns})
+
+
+def audit_rows(model_vs_human: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
     """int_model_vs_human -> the input shape of stats.demographics (one row per (condition, image)).
 
     `emotion` is the ground truth. An unparsed answer (predicted_emotion NULL, correct NULL in the
     warehouse) is a wrong answer here, as in the slices' accuracy, so the GLMM sees it as 0."""
-    rows = _audited(model_vs_human.rename(columns={"true_emotion": "emotion"}))
+    names = slot_names(None) if names is None else names
+    rows = _audited(model_vs_human.rename(columns={"true_emotion": "emotion"}), names)
     correct = rows["correct"].astype("boolean").fillna(False).astype(bool)
     keep = ["condition_id", "image_id", "race", "gender", "emotion", "predicted_emotion",
             *[f"d_{d}" for d in model_dimensions(model_vs_human)]]
@@ -99,12 +163,12 @@ def audit_rows(model_vs_human: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def human_label_rows(label_counts: pd.DataFrame) -> pd.DataFrame:
+def human_label_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
     """int_human_label_counts (one row per (image, chosen label) with a count) -> one row per human
     forced-choice answer under condition_id 'human', so the human row of Tables 7/7a goes through
     the same slice_metrics as a model. The SQL did the scan over ratings; this only repeats each
     per-image count."""
-    label_counts = _audited(label_counts)
+    label_counts = _audited(label_counts, slot_names(None) if names is None else names)
     counts = label_counts["n_labels"].to_numpy(dtype=int)
     rows = label_counts.loc[np.repeat(label_counts.index.to_numpy(), counts),
                             ["image_id", "race", "gender", "true_emotion", "chosen_emotion"]]
@@ -112,37 +176,64 @@ def human_label_rows(label_counts: pd.DataFrame) -> pd.DataFrame:
                 .assign(condition_id=HUMAN_CONDITION).reset_index(drop=True))
 
 
-def slices_table(model_vs_human: pd.DataFrame, label_counts: pd.DataFrame) -> pd.DataFrame:
+def _slice_types(names: dict[str, str]) -> tuple[str, ...]:
+    used = audit_slots(names)
+    return used + (("race_gender",) if len(used) == 2 else ())
+
+
+def slices_table(model_vs_human: pd.DataFrame, label_counts: pd.DataFrame,
+                 study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
     """demographic_slices: accuracy and macro-F1 per (condition, slice_type, slice) for every
     model condition and, where human forced-choice labels exist, the pooled human raters; each
     row carries its (condition, slice_type)'s largest gap in percentage points."""
+    names = slot_names(study_factors)
+    if CATEGORY_SLOT not in names:  # accuracy and F1 need a category to be right about
+        return typed(pd.DataFrame(), SLICES)
     parts = []
-    models = audit_rows(model_vs_human)
+    models = audit_rows(model_vs_human, names)
     if len(models):
         parts.append(demographics.slice_metrics(models).assign(rater_kind="model"))
-    humans = human_label_rows(label_counts)
+    humans = human_label_rows(label_counts, names)
     if len(humans):
         parts.append(demographics.slice_metrics(humans).assign(rater_kind="human"))
     if not parts:
         return typed(pd.DataFrame(), SLICES)
     slices = pd.concat(parts, ignore_index=True)
+    slices = slices[slices["slice_type"].isin(_slice_types(names))]
     gaps = demographics.slice_gaps(slices).rename(columns={"reason": "gap_reason"})
-    return typed(slices.merge(gaps, on=["condition_id", "slice_type"], how="left"), SLICES)
+    out = _unplaced(slices.merge(gaps, on=["condition_id", "slice_type"], how="left"), AUDIT_SLOTS)
+    return typed(_named(out, names, ["slice_type"]), SLICES)
 
 
-def glmm_lrt_table(model_vs_human: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ) -> pd.DataFrame:
-    rows = audit_rows(model_vs_human)
-    if rows.empty:
+def glmm_lrt_table(model_vs_human: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ,
+                   study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+    names = slot_names(study_factors)
+    rows = audit_rows(model_vs_human, names)
+    if rows.empty or CATEGORY_SLOT not in names:  # correctness needs a category
         return typed(pd.DataFrame(), GLMM_LRT)
-    return typed(demographics.glmm_lrt_table(rows, factors=("race", "gender"), n_agq=n_agq), GLMM_LRT)
+    table = demographics.glmm_lrt_table(rows, factors=audit_slots(names), n_agq=n_agq)
+    return typed(_named(table, names, ["factor"]), GLMM_LRT)
 
 
-def stratified_anova_table(model_vs_human: pd.DataFrame) -> pd.DataFrame:
-    rows = audit_rows(model_vs_human)
+def _stratified_terms(names: dict[str, str]) -> tuple[str, ...]:
+    used = audit_slots(names)
+    return used + (("race:gender",) if len(used) == 2 else ())
+
+
+def stratified_anova_table(model_vs_human: pd.DataFrame,
+                           study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One audit factor: only its own term per stratum (no second factor, no interaction)."""
+    names = slot_names(study_factors)
+    rows = audit_rows(model_vs_human, names)
     if rows.empty:
         return typed(pd.DataFrame(), STRATIFIED_ANOVA)
-    return typed(demographics.stratified_anova(rows, dimensions=model_dimensions(model_vs_human)),
-                 STRATIFIED_ANOVA)
+    table = demographics.stratified_anova(rows, dimensions=model_dimensions(model_vs_human))
+    # The placeholder factor's terms are not estimable (NULL p, outside every BH family), so
+    # dropping them leaves q-values and family sizes as they are.
+    if table.empty:  # no model dimensions: nothing to test
+        return typed(table, STRATIFIED_ANOVA)
+    table = _unplaced(table[table["term"].isin(_stratified_terms(names))], [CATEGORY_SLOT])
+    return typed(_named(table, names, ["term"]), STRATIFIED_ANOVA)
 
 
 @contextmanager
@@ -161,22 +252,33 @@ def _tukey_critical_value_cached():
         multicomp.get_tukeyQcrit2 = original
 
 
-def tukey_table(model_vs_human: pd.DataFrame, anova: pd.DataFrame) -> pd.DataFrame:
-    rows = audit_rows(model_vs_human)
+def tukey_table(model_vs_human: pd.DataFrame, anova: pd.DataFrame,
+                study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+    names = slot_names(study_factors)
+    rows = audit_rows(model_vs_human, names)
     if rows.empty or anova.empty:
         return typed(pd.DataFrame(), TUKEY)
-    anova = anova.assign(significant=anova["significant"].astype("boolean"))
+    # the anova mart names terms as the study does; the statistics read slot names
+    to_slot = _renamer({name: slot for slot, name in names.items()})
+    anova = anova.assign(significant=anova["significant"].astype("boolean"),
+                         term=anova["term"].map(to_slot),
+                         emotion=anova["emotion"].where(anova["emotion"].notna(), PLACEHOLDER))
     with _tukey_critical_value_cached():
         cells = demographics.tukey_cells(rows, anova)
     return typed(cells, TUKEY)
 
 
-def omnibus_table(model_vs_human: pd.DataFrame) -> pd.DataFrame:
-    rows = audit_rows(model_vs_human)
+def omnibus_table(model_vs_human: pd.DataFrame,
+                  study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+    names = slot_names(study_factors)
+    rows = audit_rows(model_vs_human, names)
     if rows.empty:
         return typed(pd.DataFrame(), OMNIBUS)
-    return typed(demographics.omnibus_tests(rows, dimensions=model_dimensions(model_vs_human),
-                                            factors=("race", "gender")), OMNIBUS)
+    table = demographics.omnibus_tests(rows, dimensions=model_dimensions(model_vs_human),
+                                       factors=audit_slots(names))
+    if CATEGORY_SLOT not in names and not table.empty:  # one stratum: no factor x category interaction
+        table = table[table["term"] == table["factor"]]
+    return typed(_named(table, names, ["factor", "term"]), OMNIBUS)
 
 
 def significance_counts_table(anova: pd.DataFrame) -> pd.DataFrame:
@@ -184,3 +286,20 @@ def significance_counts_table(anova: pd.DataFrame) -> pd.DataFrame:
         return typed(pd.DataFrame(), SIGNIFICANCE_COUNTS)
     anova = anova.assign(significant=anova["significant"].astype("boolean"))
     return typed(demographics.significance_counts(anova), SIGNIFICANCE_COUNTS)
+
+
+def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame,
+                          predictions: pd.DataFrame) -> pd.DataFrame:
+    """demographic_rater_agreement: stg_human_ratings' forced-choice labels, stg_rater_attributes
+    and stg_model_predictions (first run of each condition, as the other marts) -> agreement of
+    each condition with the raters of each attribute level, and whether it differs by level."""
+    labelled = ratings.loc[ratings["chosen_emotion"].notna(), ["rater_id", "image_id", "chosen_emotion"]]
+    first = predictions[predictions["run_id"] == predictions.groupby("condition_id")["run_id"].transform("min")]
+    pairs = (labelled.merge(attributes, on="rater_id")
+             .merge(first[["condition_id", "image_id", "predicted_emotion"]], on="image_id")
+             .rename(columns={"chosen_emotion": "chosen", "predicted_emotion": "predicted"}))
+    if pairs.empty or first["predicted_emotion"].isna().all():
+        return typed(pd.DataFrame(), RATER_AGREEMENT)
+    levels = rater_slices.level_agreement(pairs)
+    tests = rater_slices.homogeneity(levels)
+    return typed(levels.merge(tests, on=rater_slices.KEYS, how="left"), RATER_AGREEMENT)

@@ -7,6 +7,7 @@ design with images_per_cell) still reads: it declares the paper's shape.
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,9 +21,16 @@ STIMULUS_KINDS = ("image", "text")
 PAPER_FACTORS = ({"name": "race", "role": "audit"}, {"name": "gender", "role": "audit"},
                  {"name": "emotion", "role": "category"})
 PAPER_RATER_ATTRIBUTES = ({"name": "gender"},)
-# The stimulus factor columns the warehouse analyses, by role (docs/study_shape.md, "Columns").
-FACTOR_COLUMNS = {"category": ("emotion",), "audit": ("race", "gender")}
-RATER_ATTRIBUTE_COLUMNS = ("gender",)
+# The warehouse's role slots (docs/study_shape.md, "Factor names"): staging fills these columns
+# from the declared factors, so the marts read one set of columns whatever a study names its
+# factors. The category fills `emotion`; the first two audit factors fill `race` and `gender`.
+CATEGORY_SLOT = "emotion"
+AUDIT_SLOTS = ("race", "gender")
+# A factor or attribute becomes a column of its landing table: a plain SQL identifier, and not a
+# column the contract already names there.
+NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+RESERVED_STIMULUS = ("image_id", "identity_id", "file_path", "text")
+RESERVED_RATER = ("rater_id", "age")
 
 
 class StudyError(ValueError):
@@ -77,6 +85,25 @@ class Study:
     @property
     def audit_factors(self) -> tuple[Factor, ...]:
         return tuple(f for f in self.factors if f.role == "audit")
+
+    @property
+    def factor_slots(self) -> dict[str, str]:
+        """Warehouse slot -> the declared factor that fills it (only the slots in use)."""
+        slots = dict(zip(AUDIT_SLOTS, (f.name for f in self.audit_factors)))
+        if self.category is not None:
+            slots[CATEGORY_SLOT] = self.category.name
+        return slots
+
+    @property
+    def factor_rows(self) -> list[dict]:
+        """Every declared factor with its role and slot (None beyond the slots), in order."""
+        slot_of = {name: slot for slot, name in self.factor_slots.items()}
+        return [{"name": f.name, "role": f.role, "slot": slot_of.get(f.name)} for f in self.factors]
+
+    @property
+    def unanalysed_audit_factors(self) -> tuple[str, ...]:
+        """Audit factors beyond the slots: declared and landed, but not in the audit marts."""
+        return tuple(f.name for f in self.audit_factors[len(AUDIT_SLOTS):])
 
     @property
     def design_declared(self) -> bool:
@@ -146,18 +173,17 @@ def _factors(cfg: dict, source: Path) -> tuple[Factor, ...]:
             raise StudyError(f"{source}: factors[{i}] = {f!r}: needs a name and a role "
                              f"({' or '.join(FACTOR_ROLES)})")
         out.append(Factor(str(f["name"]), f["role"]))
-    by_role = {r: [f.name for f in out if f.role == r] for r in FACTOR_ROLES}
-    if not by_role["category"]:
-        # The marts break results down by the category; a study without one declares a single
-        # category (one level) instead.
-        raise StudyError(f"{source}: factors declares no category factor; this version needs one "
-                         "(a study without categories declares one with a single level)")
-    for role, allowed in FACTOR_COLUMNS.items():
-        extra = [n for n in by_role[role] if n not in allowed]
-        if extra or len(by_role[role]) > len(allowed):
-            raise StudyError(
-                f"{source}: {role} factor(s) {by_role[role]}: this version analyses "
-                f"{' and '.join(allowed)} as the {role} column(s) (docs/study_shape.md, 'Columns')")
+    names = [f.name for f in out]
+    for f in out:
+        if not NAME.match(f.name) or f.name in RESERVED_STIMULUS:
+            raise StudyError(f"{source}: factor name {f.name!r} must be lower-case letters, digits and "
+                             f"_ (a column name), and not one of {', '.join(RESERVED_STIMULUS)}")
+    if len(set(names)) < len(names):
+        raise StudyError(f"{source}: factors {names}: a name is declared twice")
+    categories = [f.name for f in out if f.role == "category"]
+    if len(categories) > 1:
+        raise StudyError(f"{source}: factors declares {len(categories)} category factors "
+                         f"({', '.join(categories)}); a study has at most one")
     return tuple(out)
 
 
@@ -204,10 +230,15 @@ def parse_study(cfg: dict, labels: tuple[FactorLabel, ...], source: Path) -> Stu
     declared = {l.factor for l in labels}
     attrs = tuple(a["name"] if isinstance(a, dict) else a
                   for a in cfg.get("rater_attributes", list(PAPER_RATER_ATTRIBUTES)))
-    bad_attrs = [a for a in attrs if a not in RATER_ATTRIBUTE_COLUMNS]
+    bad_attrs = [a for a in attrs if not isinstance(a, str) or not NAME.match(a) or a in RESERVED_RATER]
     if bad_attrs:
-        raise StudyError(f"{source}: rater_attributes {bad_attrs}: this version stores "
-                         f"{', '.join(RATER_ATTRIBUTE_COLUMNS)} (docs/study_shape.md)")
+        raise StudyError(f"{source}: rater_attributes {bad_attrs}: a name must be lower-case letters, "
+                         f"digits and _ (a column name), and not one of {', '.join(RESERVED_RATER)} "
+                         "(age in years is a column of its own; declare an age band instead)")
+    category = next((f.name for f in factors if f.role == "category"), None)
+    if category in dimensions:
+        raise StudyError(f"{source}: the category factor {category!r} is also a dimension: the "
+                         "human_ratings file would need two columns of that name")
     missing = [f.name for f in factors if f.name not in declared] + \
         [a for a in attrs if a not in declared]
     if missing:

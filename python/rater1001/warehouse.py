@@ -24,6 +24,8 @@ def dbt_vars(paths: ProjectPaths) -> dict:
         "dimensions": list(study.dimensions),
         "model_dimensions": list(study.model_dimensions),
         "stimulus_factors": [f.name for f in study.factors],
+        "factor_slots": study.factor_slots,
+        "study_factors": study.factor_rows,
         "rater_attributes": list(study.rater_attributes),
         "scale_min": study.scale_min,
         "scale_max": study.scale_max,

@@ -1,5 +1,7 @@
 """MultiPICo (shape c): post-reply texts labelled ironic or not by annotators with self-reported
-gender and age. Headline: the nominal alpha of the labels overall and within each rater gender."""
+gender and age. Headline: the nominal alpha of the labels overall and within each rater gender, and
+how often the crowd's majority label agrees with each gender's and age band's annotators. The
+study names its factors itself (irony, source, language_variety; rater gender and age_band)."""
 from __future__ import annotations
 
 import json
@@ -7,6 +9,7 @@ import json
 import krippendorff
 import numpy as np
 import pytest
+from scipy import stats
 
 from acceptance_build import HERE, build_study
 
@@ -37,7 +40,8 @@ def study(tmp_path_factory):
 
 def test_the_sample_lands_whole_with_the_annotators_demographics(study):
     items, people = raw()
-    assert study.ingest_codes == {"stimuli": 0, "raters": 0, "human_ratings": 0}
+    assert study.ingest_codes == {"stimuli": 0, "raters": 0, "model_conditions": 0, "human_ratings": 0,
+                                  "model_predictions": 0}
     assert study.run_code == 0, study.run_stdout + study.run_stderr
     raters = study.query("select gender, count(*) as n, min(age) as youngest from stg_raters group by gender")
     expected = {g.lower(): sum(1 for p in people.values() if p["Gender"] == g) for g in ("Female", "Male")}
@@ -65,3 +69,57 @@ def test_label_alpha_overall_and_per_rater_gender_equals_the_krippendorff_packag
         assert (row.n_units, row.n_values) == (len(pairable), pairable.sum())
     # irony is hard to agree on: alpha is low, as the MultiPICo paper reports for its annotators
     assert got.loc[("all", "all"), "alpha"] < 0.5
+
+
+def age_band(age) -> str:
+    if age != age:  # NaN: not reported
+        return "unknown"
+    return "18-29" if age < 30 else "30-44" if age < 45 else "45+"
+
+
+def test_the_studys_own_factor_names_land_in_the_role_slots(study):
+    items, _ = raw()
+    factors = study.query("select factor, role, slot from stg_study_factors order by position")
+    assert factors.values.tolist() == [["irony", "category", "emotion"], ["source", "audit", "race"],
+                                       ["language_variety", "audit", "gender"]]
+    stimuli = study.query("select image_id, race as source, gender as variety, emotion as irony from stg_stimuli")
+    by_id = stimuli.set_index("image_id")
+    for k, v in items.items():
+        assert by_id.loc[f"mp{k}", "source"] == v["other_info"]["source"]
+        assert by_id.loc[f"mp{k}", "variety"] == v["other_info"]["language_variety"]
+    # the audit names the factors as the study does
+    slice_types = set(study.query("select distinct slice_type from demographic_slices").slice_type)
+    assert slice_types == {"source", "language_variety", "source_language_variety"}
+    texts = study.query("select image_id, text from stg_stimulus_texts").set_index("image_id")["text"]
+    assert texts["mp" + next(iter(items))].endswith("\n---\n" + next(iter(items.values()))["text"]["reply"])
+
+
+def test_agreement_of_the_majority_label_with_each_rater_group_by_brute_force(study):
+    """The crowd-majority condition against each annotator's label, counted straight from the raw
+    JSON per gender and age band; the chi-square written out as sum (O - E)^2 / E."""
+    items, people = raw()
+    got = study.query("select * from demographic_rater_agreement where condition_id = 'crowd-majority'")
+    assert set(got.attribute) == {"gender", "age_band"}
+    group_of = {"gender": lambda p: p["Gender"].lower(), "age_band": lambda p: age_band(p["Age"])}
+    for attribute, group in group_of.items():
+        counts: dict[str, list[int]] = {}
+        for item in items.values():
+            votes = list(item["annotations"].values())
+            majority = "1" if 2 * votes.count("1") > len(votes) else "0"
+            for annotator, label in item["annotations"].items():
+                level = group(people[annotator.removeprefix("Ann")])
+                agree, total = counts.setdefault(level, [0, 0])
+                counts[level] = [agree + (label == majority), total + 1]
+        mine = got[got.attribute == attribute].set_index("level")
+        assert set(mine.index) == set(counts)
+        for level, (agree, total) in counts.items():
+            assert (mine.loc[level, "n_agree"], mine.loc[level, "n_labels"]) == (agree, total)
+            assert mine.loc[level, "agreement"] == pytest.approx(agree / total, abs=1e-12)
+        observed = np.array([[a, t - a] for a, t in counts.values()], dtype=float)
+        expected = observed.sum(axis=1, keepdims=True) * observed.sum(axis=0) / observed.sum()
+        chi2 = float(((observed - expected) ** 2 / expected).sum())
+        rates = [a / t for a, t in counts.values()]
+        assert mine.chi2.iloc[0] == pytest.approx(chi2, rel=1e-9)
+        assert mine.df.iloc[0] == len(counts) - 1
+        assert mine.p_value.iloc[0] == pytest.approx(stats.chi2.sf(chi2, len(counts) - 1), rel=1e-9)
+        assert mine.gap_pp.iloc[0] == pytest.approx(100 * (max(rates) - min(rates)), abs=1e-9)

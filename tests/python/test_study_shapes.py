@@ -65,8 +65,11 @@ def test_a_study_without_design_counts_is_undeclared_and_may_have_no_dimensions(
     ("scale: {min: 5, max: 1}", "scale min 5 must be below max 1"),
     ("scale: {min: 1, max: 5}\nstimulus_kind: video", "stimulus_kind 'video'"),
     ("scale: {min: 1, max: 5}\nfactors: [{name: emotion, role: boss}]", "factors[0]"),
-    ("scale: {min: 1, max: 5}\nfactors: [{name: topic, role: category}]", "'Columns'"),
-    ("scale: {min: 1, max: 5}\nfactors: [{name: race, role: audit}]", "no category factor"),
+    ("scale: {min: 1, max: 5}\nfactors: [{name: topic, role: category}, {name: mood, role: category}]",
+     "2 category factors (topic, mood)"),
+    ("scale: {min: 1, max: 5}\nfactors: [{name: Topic Area, role: category}]", "factor name 'Topic Area'"),
+    ("scale: {min: 1, max: 5}\nfactors: [{name: text, role: audit}]", "factor name 'text'"),
+    ("scale: {min: 1, max: 5}\nrater_attributes: [age]", "rater_attributes ['age']"),
     ("scale: {min: 1, max: 5}\ndimensions: [valence]\nmodel_dimensions: [arousal]", "must be among dimensions"),
     ("scale: {min: 1, max: 5}\ndesign: {cells: [{factors: [age], stimuli: 3}]}", "design.cells[0].factors"),
     ("scale: {min: 1, max: 5}\ndesign: {ratings_per_image: 0}", "design.ratings_per_image"),
@@ -87,7 +90,7 @@ def test_the_contract_follows_the_declared_dimensions_and_factors():
     assert [c for c in tables["model_predictions"].column_names if c in ("valence", "arousal", "fluency")] == ["fluency"]
     required = {c.name for c in tables["stimuli"].columns if c.required}
     assert required == {"image_id", "emotion"}  # stimulus_kind image: no text needed
-    assert not tables["raters"].column("gender").required
+    assert tables["raters"].column_names == ["rater_id", "age"]  # no rater attributes declared
     # The paper's own declaration leaves the paper's contract as it was, apart from optionality.
     paper = contract.tables_for(load_study(project(REPO_ROOT)))
     assert paper["human_ratings"] == contract.HUMAN_RATINGS

@@ -63,7 +63,8 @@ select
     condition_id,
     dimension,
     scoring,
-    coalesce(emotion, 'all') as emotion,
+    -- grouping(), not coalesce: a study without a category has a NULL stratum besides 'all'
+    case when grouping(emotion) = 1 then 'all' else emotion end as emotion,
     rater_id,
     count(*) filter (where outcome > 0) as n_human_better,
     count(*) filter (where outcome = 0) as n_tie,

@@ -36,6 +36,49 @@ def shape_reasons(study: Study, reader: WarehouseReader) -> dict[str, str]:
     return out
 
 
+# Report columns that carry a role slot (docs/study_shape.md, "Factor names"), by slot.
+SLOT_COLUMNS = {"emotion": ("emotion", "true_emotion", "predicted_emotion", "chosen_emotion"),
+                "race": ("race",), "gender": ("gender",)}
+
+
+def slot_headers(study: Study) -> dict[str, str]:
+    """Report column -> its header in this study's names: the slots' columns are shown under the
+    declared factor names (true_emotion -> true_topic); the paper's study keeps its headers."""
+    out = {}
+    for slot, name in study.factor_slots.items():
+        for column in SLOT_COLUMNS[slot]:
+            header = column.replace(slot, name)
+            if header != column:
+                out[column] = header
+    return out
+
+
+def study_spelling(value: str) -> str:
+    """SQL for how the audit marts spell a slot-spelled value in this study ('race' -> 'source',
+    'race:gender' -> 'source:language_variety'; docs/study_shape.md, "Factor names"), read from
+    stg_study_factors, so a report query can filter the marts by the paper's slot names."""
+    sep = next((c for c in ":_" if c in value), None)
+    parts = value.split(sep) if sep else [value]
+    names = [f"coalesce(max(factor) FILTER (WHERE slot = '{p}'), '{p}')" for p in parts]
+    joined = f" || '{sep}' || ".join(names)
+    return f"(SELECT {joined} FROM stg_study_factors)"
+
+
+def audit_limits(study: Study) -> list[str]:
+    """What the audit marts leave out for this study's audit factors (docs/study_shape.md): they
+    model at most two factors and their interaction."""
+    audit = [f.name for f in study.audit_factors]
+    out = []
+    if len(audit) == 1:
+        out.append(f"one audit factor ({audit[0]}): its slices, its GLMM and F tests; no second "
+                   "factor, so no interaction term and no Tukey cells")
+    if study.unanalysed_audit_factors:
+        out.append(f"the audit models the first two audit factors ({', '.join(audit[:2])}) and "
+                   f"their interaction; {', '.join(study.unanalysed_audit_factors)} "
+                   "are declared and landed but not analysed by the audit marts")
+    return out
+
+
 def not_applicable(reasons: dict[str, str], reader: WarehouseReader, tables) -> str | None:
     """The reason an empty block's first table does not apply to this study, or None."""
     if not tables:
@@ -57,3 +100,11 @@ def not_applicable(reasons: dict[str, str], reader: WarehouseReader, tables) -> 
             needs.append("dimensions")
     found = [reasons[n] for n in needs if n in reasons]
     return f"not applicable to this study: {'; '.join(found)}" if found else None
+
+
+def audit_note(limits: list[str], reader: WarehouseReader, tables) -> str | None:
+    """The audit's limits for this study (audit_limits), on a shown table of the audit marts."""
+    docs = reader.docs.get(tables[0]) if tables else None
+    if limits and docs and docs.folder in AUDIT_FOLDERS:
+        return "for this study's audit factors: " + "; ".join(limits)
+    return None

@@ -17,7 +17,7 @@ from altair.utils.data import to_values
 
 from ..paths import ProjectPaths
 from ..study import load_study
-from .applicability import not_applicable, shape_reasons
+from .applicability import audit_limits, audit_note, not_applicable, shape_reasons, slot_headers
 from .layout import SECTIONS
 from .quality_section import quality_summary
 from .reader import Unavailable, WarehouseReader
@@ -62,8 +62,9 @@ class ReportResult:
 def _context(reader: WarehouseReader, data_origin: str) -> ReportContext:
     ctx = ReportContext(data_origin=data_origin)
     if reader.has("factor_labels"):
+        category = reader.factor_headers.get("emotion", "emotion")  # a checked identifier (study.py)
         ctx.emotions = reader.query(
-            "SELECT label FROM factor_labels WHERE factor = 'emotion' ORDER BY display_order")["label"].tolist()
+            f"SELECT label FROM factor_labels WHERE factor = '{category}' ORDER BY display_order")["label"].tolist()
     if reader.has("stg_model_conditions"):
         ctx.conditions = reader.query(
             "SELECT condition_id FROM stg_model_conditions ORDER BY condition_id")["condition_id"].tolist()
@@ -109,6 +110,9 @@ def table_block(reader: WarehouseReader, spec: ReportTable) -> Block:
         main = spec.reads[0]
         block.frame = reader.query(f"SELECT * FROM {main} LIMIT {FALLBACK_ROWS}")
         block.note = f"{exc}; {main} is shown as stored (first {FALLBACK_ROWS} rows)."
+    if block.frame is not None:
+        block.frame = block.frame.rename(columns=reader.factor_headers)
+        block.note = block.note or audit_note(reader.audit_limits, reader, spec.reads) or ""
     if block.frame is not None and block.frame.empty:
         block.kind = "note"
         block.note = (not_applicable(reader.shape_reasons, reader, spec.reads)
@@ -218,7 +222,10 @@ def build_report(paths: ProjectPaths, write_pngs: bool = True) -> ReportResult:
         out_dir.mkdir(parents=True, exist_ok=True)
         pngs = PngWriter(out_dir / "figures" if write_pngs else None)
         try:
-            reader.shape_reasons = shape_reasons(load_study(paths), reader)
+            study = load_study(paths)
+            reader.shape_reasons = shape_reasons(study, reader)
+            reader.factor_headers = slot_headers(study)
+            reader.audit_limits = audit_limits(study)
             quality = quality_summary(paths, reader)
             ctx = _context(reader, quality.data_origin)
             shown: set[str] = set()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import altair as alt
 
+from .applicability import study_spelling
 from .specs import ReportContext, ReportFigure, Source
 
 VERDICT_COLOURS = {"replaceable": "#1a9850", "partial": "#91cf60", "calibratable": "#fee08b",
@@ -226,16 +227,16 @@ FIGURES = [
                  diversity_boxplots),
     ReportFigure("F7", "Figure 7", "Macro-F1 by race",
                  (Source("demographic_slices", ("condition_id", "slice", "f1_macro", "accuracy", "n"),
-                         "slice_type = 'race'"),), f1_bars("slice", "Macro-F1 by race")),
+                         "slice_type = " + study_spelling("race")),), f1_bars("slice", "Macro-F1 by race")),
     ReportFigure("F7a", "Figure 7a", "Macro-F1 by gender",
                  (Source("demographic_slices", ("condition_id", "slice", "f1_macro", "accuracy", "n"),
-                         "slice_type = 'gender'"),), f1_bars("slice", "Macro-F1 by gender")),
+                         "slice_type = " + study_spelling("gender")),), f1_bars("slice", "Macro-F1 by gender")),
     ReportFigure("F7b", "Figure 7b", "Macro-F1 by race x gender",
                  (Source("demographic_slices", ("condition_id", "race", "gender", "f1_macro", "accuracy", "n"),
-                         "slice_type = 'race_gender'"),), race_gender_bars),
+                         "slice_type = " + study_spelling("race_gender")),), race_gender_bars),
     ReportFigure("F7d", "Figure 7d", "Race x gender interaction eta^2 by emotion and model",
                  (Source("demographic_stratified_anova", ("condition_id", "dimension", "emotion", "eta_sq", "q_bh"),
-                         "term = 'race:gender'"),), interaction_heatmap,
+                         "term = " + study_spelling("race:gender")),), interaction_heatmap,
                  "Stars from Benjamini-Hochberg q: * < .05, ** < .01, *** < .001."),
     ReportFigure("F8", "Table 8 (figure)", "Replaceability matrix",
                  (Source("replaceability_verdicts", ("emotion", "measure", "verdict", "n_conditions_passing",

@@ -55,6 +55,8 @@ class WarehouseReader:
             self.columns.setdefault(table, []).append(column)
         self.docs = read_model_docs(paths.root / "target" / "manifest.json")
         self.shape_reasons: dict[str, str] = {}  # what the study cannot support (applicability.py)
+        self.factor_headers: dict[str, str] = {}  # slot column -> the study's name (applicability.py)
+        self.audit_limits: list[str] = []  # what the audit leaves out for this study (applicability.py)
 
     def close(self) -> None:
         self.con.close()

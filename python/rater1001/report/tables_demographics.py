@@ -2,6 +2,7 @@
 marts of issue 4 (models/marts/demographics)."""
 from __future__ import annotations
 
+from .applicability import study_spelling
 from .specs import Pivot, ReportTable
 from .tables_agreement import COND, COND_ORDER, EMO_ORDER, JOIN_COND, JOIN_EMO
 
@@ -11,11 +12,11 @@ STARS = ("CASE WHEN x.q_bh < .001 THEN '***' WHEN x.q_bh < .01 THEN '**' "
 
 def _slices(ours, paper, title, slice_type):
     return ReportTable(
-        ours, paper, title, ("demographic_slices", "stg_model_conditions"),
+        ours, paper, title, ("demographic_slices", "stg_model_conditions", "stg_study_factors"),
         f"""SELECT {COND} AS condition, x.slice,
                    printf('%.3f (%.1f%%)', x.f1_macro, 100 * x.accuracy) AS cell
             FROM demographic_slices x {JOIN_COND}
-            WHERE x.slice_type = '{slice_type}' ORDER BY x.condition_id <> 'human', {COND_ORDER}, x.slice""",
+            WHERE x.slice_type = {study_spelling(slice_type)} ORDER BY x.condition_id <> 'human', {COND_ORDER}, x.slice""",
         pivot=Pivot(("condition",), "slice", "cell"),
         caption="Each cell: F1-macro (accuracy). The largest gaps are in the full slice table below.")
 

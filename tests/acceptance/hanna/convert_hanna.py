@@ -14,7 +14,7 @@ of different items paired into one column). Alpha and leave-one-out statistics d
 
 That file has no story texts (they are in the upstream hanna_stories_annotations.csv, not in the
 sample), so a stimulus's text names the story instead: its HANNA Story ID and generator. The generator
-(as HANNA spells it; the label set's aliases map it) is the story's category.
+(as HANNA spells it; the label set's aliases map it) is the story's audit factor `generator`.
 
 Writes stimuli.csv, raters.csv, human_ratings.csv, model_conditions.csv and
 model_predictions.csv into OUT_DIR.
@@ -70,7 +70,7 @@ def convert(out_dir: Path, raw: Path = RAW) -> dict[str, Path]:
         row[m["criterion"]] = repr(m["value"])
     conditions = [{"condition_id": cid, "display_name": name, "kind": "llm"} for name, cid in LLMS.items()]
     tables = {
-        "stimuli": [{"image_id": s, "emotion": g,
+        "stimuli": [{"image_id": s, "generator": g,
                      "text": f"[HANNA Story ID {int(s[5:])}, generator {g}; text not in the sample]"}
                     for s, g in sorted(generator_of.items())],
         "raters": [{"rater_id": r} for r in raters],

@@ -5,11 +5,15 @@ demographics.
 
 Upstream format: MP_dev.json maps an item id to a record with the post and reply texts and
 `annotations` {"Ann<n>": "0" | "1"} (1 = the reply is ironic); MP_annotators_meta.json maps the
-annotator number to self-reported demographics (Age, Gender, ...). Each text's category is its
-majority label (the sample holds items with a strict majority). A text is shown as the post, a
-line '---', then the reply.
+annotator number to self-reported demographics (Age, Gender, ...). Each text's category `irony` is
+its majority label (the sample holds items with a strict majority); its audit factors are the
+record's `source` and `language_variety`; an annotator's age becomes an age band as well (the
+band `unknown` where no age was reported). A text is shown as the post, a line '---', then the
+reply. The majority label is also landed as the predictions of a human-proxy condition,
+`crowd-majority`, for the audit by rater attribute (tests/acceptance/README.md).
 
-Writes stimuli.csv, raters.csv and human_ratings.csv into OUT_DIR.
+Writes stimuli.csv, raters.csv, human_ratings.csv, model_conditions.csv and
+model_predictions.csv into OUT_DIR.
 """
 from __future__ import annotations
 
@@ -29,6 +33,15 @@ def read(items: Path = RAW_ITEMS, annotators: Path = RAW_ANNOTATORS) -> tuple[di
     return (json.loads(items.read_text(encoding="utf-8")), json.loads(annotators.read_text(encoding="utf-8")))
 
 
+AGE_BANDS = ((18, 29, "18-29"), (30, 44, "30-44"), (45, 200, "45+"))
+
+
+def age_band(age) -> str:
+    if not isinstance(age, (int, float)) or math.isnan(age):
+        return "unknown"
+    return next(band for lo, hi, band in AGE_BANDS if lo <= age <= hi)
+
+
 def majority(annotations: dict[str, str]) -> str:
     ironic = sum(1 for v in annotations.values() if v == "1")
     return LABELS["1" if 2 * ironic > len(annotations) else "0"]
@@ -37,17 +50,23 @@ def majority(annotations: dict[str, str]) -> str:
 def convert(out_dir: Path, items: Path = RAW_ITEMS, annotators: Path = RAW_ANNOTATORS) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     records, people = read(items, annotators)
-    stimuli = [{"image_id": f"mp{k}", "emotion": majority(v["annotations"]),
+    stimuli = [{"image_id": f"mp{k}", "irony": majority(v["annotations"]),
+                "source": v["other_info"]["source"], "language_variety": v["other_info"]["language_variety"],
                 "text": f"{v['text']['post']}\n---\n{v['text']['reply']}"} for k, v in records.items()]
     raters = []
     for number, person in people.items():
         age = person["Age"]
-        raters.append({"rater_id": f"Ann{number}", "gender": person["Gender"].lower(),
+        raters.append({"rater_id": f"Ann{number}", "gender": person["Gender"].lower(), "age_band": age_band(age),
                        "age": "" if not isinstance(age, (int, float)) or math.isnan(age) else int(age)})
-    ratings = [{"rater_id": a, "image_id": f"mp{k}", "emotion": LABELS[label]}
+    ratings = [{"rater_id": a, "image_id": f"mp{k}", "irony": LABELS[label]}
                for k, v in records.items() for a, label in v["annotations"].items()]
+    conditions = [{"condition_id": "crowd-majority", "display_name": "Majority label of the annotators",
+                   "kind": "human-proxy"}]
+    predictions = [{"condition_id": "crowd-majority", "image_id": s["image_id"], "run_id": "1", "irony": s["irony"]}
+                   for s in stimuli]
     return {name: _write(out_dir / f"{name}.csv", rows)
-            for name, rows in (("stimuli", stimuli), ("raters", raters), ("human_ratings", ratings))}
+            for name, rows in (("stimuli", stimuli), ("raters", raters), ("human_ratings", ratings),
+                               ("model_conditions", conditions), ("model_predictions", predictions))}
 
 
 def _write(path: Path, rows: list[dict]) -> Path:

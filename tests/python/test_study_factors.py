@@ -1,0 +1,218 @@
+"""Free factor names, studies without a category, one or many audit factors, rater attributes
+(docs/study_shape.md, "Factor names"). Fast: declarations, the contract, ingest into a temporary
+folder, and the audit's glue and statistics on small frames. The end-to-end builds are the
+acceptance studies (HANNA: no category, one audit factor named `generator`; MultiPICo: every name
+the study's own, two rater attributes)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from rater1001 import contract
+from rater1001 import demographic_audit as audit
+from rater1001.ingest import ingest_file
+from rater1001.paths import project
+from rater1001.stats import rater_slices
+from rater1001.study import parse_study, read_factor_labels
+
+LABELS_CSV = """factor,label,label_ko,aliases,display_order
+topic,sports,,sport,1
+topic,politics,,,2
+annotator_region,north,,,1
+annotator_region,south,,,2
+venue,web,,,1
+venue,print,,,2
+outlet,a,,,1
+outlet,b,,,2
+age_band,young,,,1
+age_band,old,,,2
+"""
+TOPIC_STUDY = {
+    "name": "topics", "stimulus_kind": "text", "scale": {"min": 1, "max": 5}, "dimensions": ["quality"],
+    "factors": [{"name": "topic", "role": "category"}, {"name": "annotator_region", "role": "audit"},
+                {"name": "venue", "role": "audit"}, {"name": "outlet", "role": "audit"}],
+    "rater_attributes": ["age_band"],
+}
+
+
+def _folder(root: Path, cfg: dict) -> Path:
+    (root / "seeds").mkdir(parents=True, exist_ok=True)
+    (root / "seeds" / "factor_labels.csv").write_text(LABELS_CSV, encoding="utf-8")
+    (root / "study.yml").write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
+    return root
+
+
+def _study(cfg: dict, tmp_path: Path):
+    _folder(tmp_path, cfg)
+    return parse_study(cfg, read_factor_labels(tmp_path / "seeds" / "factor_labels.csv"), Path("study.yml"))
+
+
+def test_free_names_fill_the_role_slots_in_declared_order(tmp_path):
+    study = _study(TOPIC_STUDY, tmp_path)
+    assert study.factor_slots == {"race": "annotator_region", "gender": "venue", "emotion": "topic"}
+    assert study.factor_rows == [
+        {"name": "topic", "role": "category", "slot": "emotion"},
+        {"name": "annotator_region", "role": "audit", "slot": "race"},
+        {"name": "venue", "role": "audit", "slot": "gender"},
+        {"name": "outlet", "role": "audit", "slot": None}]
+    assert study.unanalysed_audit_factors == ("outlet",)
+    tables = contract.tables_for(study)
+    assert tables["stimuli"].column_names == ["image_id", "identity_id", "topic", "annotator_region", "venue",
+                                              "outlet", "file_path", "text"]
+    assert {c.name for c in tables["stimuli"].columns if c.required} == {
+        "image_id", "topic", "annotator_region", "venue", "outlet", "text"}
+    assert tables["stimuli"].column("outlet").rule == "factor:outlet"
+    assert tables["raters"].column_names == ["rater_id", "age_band", "age"]
+    assert tables["human_ratings"].column_names[-1] == "topic"
+    assert tables["human_ratings"].column("topic").rule == "factor:topic"
+    assert "topic" in tables["model_predictions"].column_names
+    assert "emotion" not in tables["model_predictions"].column_names
+
+
+def test_a_study_without_a_category_has_no_label_columns(tmp_path):
+    cfg = {**TOPIC_STUDY, "factors": [{"name": "venue", "role": "audit"}]}
+    study = _study(cfg, tmp_path)
+    assert study.category is None and study.factor_slots == {"race": "venue"}
+    tables = contract.tables_for(study)
+    assert tables["human_ratings"].column_names == ["rater_id", "image_id", "quality", "rt_quality_ms", "trial_index"]
+    assert not {"emotion", "topic"} & set(tables["model_predictions"].column_names)
+
+
+def test_ingest_lands_the_studys_own_column_names_and_names_them_in_errors(tmp_path):
+    root = _folder(tmp_path / "study", TOPIC_STUDY)
+    paths = project(root)
+    stimuli = pd.DataFrame({"image_id": ["t1", "t2", "t3"], "topic": ["sport", "politics", "cooking"],
+                            "annotator_region": ["north", "south", "north"], "venue": ["web", "print", "web"],
+                            "outlet": ["a", "b", "a"], "text": ["one", "two", "three"]})
+    stimuli.to_csv(tmp_path / "stimuli.csv", index=False)
+    result = ingest_file(paths, "stimuli", tmp_path / "stimuli.csv")
+    assert (result.rows_landed, result.rows_rejected) == (2, 1)
+    landed = pd.read_parquet(paths.raw_table("stimuli"))
+    assert landed["topic"].tolist() == ["sports", "politics"]  # the alias 'sport' canonicalised
+    assert landed["outlet"].tolist() == ["a", "b"]
+    reason = list(pd.read_parquet(paths.rejected_table("stimuli"))["_reason"].iloc[0])
+    assert len(reason) == 1 and reason[0].startswith("topic='cooking': not a declared topic label")
+    pd.DataFrame({"rater_id": ["r1", "r2"], "age_band": ["young", "old"], "age": [20, 70]}).to_csv(
+        tmp_path / "raters.csv", index=False)
+    assert ingest_file(paths, "raters", tmp_path / "raters.csv").rows_rejected == 0
+    assert list(pd.read_parquet(paths.raw_table("raters")).columns) == ["rater_id", "age_band", "age"]
+
+
+# --- the audit with one audit factor, or with the study's names ---------------------------------
+
+def _model_vs_human(rng, n_per_cell: int, regions=("north", "south"), topics=("sports", "politics")) -> pd.DataFrame:
+    rows = []
+    for topic in topics:
+        for region in regions:
+            for i in range(n_per_cell):
+                truth = topic
+                pred = truth if rng.random() < (0.8 if region == "north" else 0.6) else topics[0]
+                rows.append(dict(condition_id="m", image_id=f"{topic}-{region}-{i}", race=region, gender=None,
+                                 true_emotion=truth, predicted_emotion=pred, correct=pred == truth,
+                                 d_quality=rng.normal(0.5 if region == "north" else 0.0, 1.0)))
+    return pd.DataFrame(rows)
+
+
+ONE_FACTOR = pd.DataFrame({"factor": ["topic", "annotator_region"], "role": ["category", "audit"],
+                           "slot": ["emotion", "race"], "position": [1, 2]})
+
+
+def test_one_audit_factor_gets_its_own_f_test_per_stratum_equal_to_a_one_way_anova():
+    """With one audit factor the paper's race test (M_gen vs M_add) is a one-way ANOVA within each
+    category stratum: scipy's f_oneway is the independent reference."""
+    frame = _model_vs_human(np.random.default_rng(3), 12)
+    anova = audit.stratified_anova_table(frame, ONE_FACTOR)
+    assert set(anova["term"]) == {"annotator_region"}  # no second factor, no interaction
+    for topic, part in frame.groupby("true_emotion"):
+        row = anova[anova["emotion"] == topic].iloc[0]
+        ref = stats.f_oneway(*[g["d_quality"].to_numpy() for _, g in part.groupby("race")])
+        assert row.f_value == pytest.approx(ref.statistic, rel=1e-9)
+        assert row.p_raw == pytest.approx(ref.pvalue, rel=1e-9)
+        assert (row.df_num, row.df_den) == (1, len(part) - 2)
+    omnibus = audit.omnibus_table(frame, ONE_FACTOR)
+    assert set(omnibus["factor"]) == {"annotator_region"}
+    assert set(omnibus["term"]) == {"annotator_region", "annotator_region:topic"}
+
+
+def test_one_audit_factor_slices_are_named_as_the_study_names_the_factor():
+    frame = _model_vs_human(np.random.default_rng(4), 10)
+    labels = pd.DataFrame(columns=["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"])
+    slices = audit.slices_table(frame, labels, ONE_FACTOR)
+    assert set(slices["slice_type"]) == {"annotator_region"}
+    assert slices["gender"].isna().all()
+    by = slices.set_index("slice")
+    for region, part in frame.groupby("race"):
+        assert by.loc[region, "accuracy"] == pytest.approx(part["correct"].mean(), abs=1e-12)
+        assert by.loc[region, "n"] == len(part)
+
+
+def test_without_a_category_the_classification_audit_is_empty_and_the_ratings_audit_has_one_stratum():
+    frame = _model_vs_human(np.random.default_rng(5), 10).assign(true_emotion=None, predicted_emotion=None,
+                                                                  correct=None)
+    factors = ONE_FACTOR[ONE_FACTOR["role"] == "audit"]
+    labels = pd.DataFrame(columns=["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"])
+    assert audit.slices_table(frame, labels, factors).empty
+    assert audit.glmm_lrt_table(frame, study_factors=factors).empty
+    anova = audit.stratified_anova_table(frame, factors)
+    assert len(anova) == 1 and anova["emotion"].isna().all()
+    ref = stats.f_oneway(*[g["d_quality"].to_numpy() for _, g in frame.groupby("race")])
+    assert anova["f_value"].iloc[0] == pytest.approx(ref.statistic, rel=1e-9)
+    assert set(audit.omnibus_table(frame, factors)["term"]) == {"annotator_region"}
+
+
+def test_the_papers_names_map_to_themselves():
+    rename = audit._renamer(audit.slot_names(None))
+    for value in ("race", "gender", "race_gender", "race:gender", "race:emotion", "Korean:female"):
+        assert rename(value) == value
+    named = audit._renamer({"race": "region", "gender": "venue", "emotion": "topic"})
+    assert [named(v) for v in ("race_gender", "race:gender", "gender:emotion", "north:web")] == [
+        "region_venue", "region:venue", "venue:topic", "north:web"]
+
+
+# --- the audit by rater attribute ----------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(1, 40)), min_size=1, max_size=5))
+def test_rater_agreement_homogeneity_equals_the_pearson_chi_square_written_out(cells):
+    """levels x {agree, disagree}: chi2 = sum (O - E)^2 / E, df = levels - 1, and the gap."""
+    levels = pd.DataFrame({"condition_id": "m", "attribute": "age_band",
+                           "level": [f"l{i}" for i in range(len(cells))],
+                           "n_agree": [min(a, n) for a, n in cells], "n_labels": [n for _, n in cells]})
+    levels["agreement"] = levels["n_agree"] / levels["n_labels"]
+    got = rater_slices.homogeneity(levels).iloc[0]
+    observed = np.column_stack([levels["n_agree"], levels["n_labels"] - levels["n_agree"]]).astype(float)
+    if len(cells) < 2:
+        assert got.reason.startswith("fewer than two levels") and got.chi2 is None
+        return
+    rates = levels["agreement"]
+    assert got.gap_pp == pytest.approx(100 * (rates.max() - rates.min()), abs=1e-9)
+    if (observed.sum(axis=0) == 0).any():
+        assert got.chi2 is None and "does not vary" in got.reason
+        return
+    expected = observed.sum(axis=1, keepdims=True) * observed.sum(axis=0) / observed.sum()
+    chi2 = float(((observed - expected) ** 2 / expected).sum())
+    assert got.chi2 == pytest.approx(chi2, rel=1e-9, abs=1e-12)
+    assert got.df == len(cells) - 1
+    assert got.p_value == pytest.approx(stats.chi2.sf(chi2, len(cells) - 1), rel=1e-9, abs=1e-15)
+
+
+def test_rater_agreement_counts_each_rater_label_against_the_models_first_run():
+    ratings = pd.DataFrame({"rater_id": ["r1", "r2", "r3", "r1", "r2", "r3"],
+                            "image_id": ["a", "a", "a", "b", "b", "b"],
+                            "chosen_emotion": ["x", "x", "y", "y", None, "y"]})
+    attributes = pd.DataFrame({"rater_id": ["r1", "r2", "r3"], "attribute": "age_band",
+                               "level": ["young", "old", "old"]})
+    predictions = pd.DataFrame({"condition_id": ["m", "m", "m"], "image_id": ["a", "b", "a"],
+                                "run_id": ["1", "1", "2"], "predicted_emotion": ["x", None, "y"]})
+    got = audit.rater_agreement_table(ratings, attributes, predictions).set_index("level")
+    # young: r1 on a (x = x) and b (y vs no answer); old: r2 on a (x), r3 on a (y) and b (y vs none)
+    assert (got.loc["young", "n_agree"], got.loc["young", "n_labels"]) == (1, 2)
+    assert (got.loc["old", "n_agree"], got.loc["old", "n_labels"]) == (1, 3)
+    assert got.loc["old", "n_raters"] == 2 and got.loc["old", "n_items"] == 2
