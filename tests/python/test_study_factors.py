@@ -216,3 +216,27 @@ def test_rater_agreement_counts_each_rater_label_against_the_models_first_run():
     assert (got.loc["young", "n_agree"], got.loc["young", "n_labels"]) == (1, 2)
     assert (got.loc["old", "n_agree"], got.loc["old", "n_labels"]) == (1, 3)
     assert got.loc["old", "n_raters"] == 2 and got.loc["old", "n_items"] == 2
+
+
+# --- what the report says for a study's names ------------------------------------------------------
+
+def test_the_report_names_the_slots_as_the_study_does_and_says_what_the_audit_leaves_out(tmp_path):
+    import duckdb
+
+    from rater1001.report.applicability import audit_limits, slot_headers, study_spelling
+
+    study = _study(TOPIC_STUDY, tmp_path)
+    assert slot_headers(study) == {"emotion": "topic", "true_emotion": "true_topic",
+                                   "predicted_emotion": "predicted_topic", "chosen_emotion": "chosen_topic",
+                                   "race": "annotator_region", "gender": "venue"}
+    assert audit_limits(study) == ["the audit models the first two audit factors (annotator_region, venue) "
+                                   "and their interaction; not analysed by the audit marts, though "
+                                   "declared and landed: outlet"]
+    one = _study({**TOPIC_STUDY, "factors": TOPIC_STUDY["factors"][:2]}, tmp_path / "one")
+    assert audit_limits(one)[0].startswith("one audit factor (annotator_region)")
+    con = duckdb.connect()
+    con.execute("CREATE TABLE stg_study_factors AS SELECT * FROM (VALUES ('topic', 'category', 'emotion'), "
+                "('annotator_region', 'audit', 'race')) t(factor, role, slot)")
+    spell = lambda v: con.execute(f"SELECT {study_spelling(v)}").fetchone()[0]  # noqa: E731
+    assert [spell("race"), spell("race_gender"), spell("race:emotion")] == [
+        "annotator_region", "annotator_region_gender", "annotator_region:topic"]

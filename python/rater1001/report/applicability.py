@@ -74,8 +74,8 @@ def audit_limits(study: Study) -> list[str]:
                    "factor, so no interaction term and no Tukey cells")
     if study.unanalysed_audit_factors:
         out.append(f"the audit models the first two audit factors ({', '.join(audit[:2])}) and "
-                   f"their interaction; {', '.join(study.unanalysed_audit_factors)} "
-                   "are declared and landed but not analysed by the audit marts")
+                   f"their interaction; not analysed by the audit marts, though declared and landed: "
+                   f"{', '.join(study.unanalysed_audit_factors)}")
     return out
 
 
