@@ -164,3 +164,38 @@ def test_the_alt_test_equals_the_procedure_written_out(study):
         assert row.n_annotators_tested == 3
         assert row.winning_rate == pytest.approx(omega, abs=1e-12), (cid, d, eps)
         assert row.advantage_probability == pytest.approx(rho, abs=1e-12), (cid, d, eps)
+
+
+def generators() -> np.ndarray:
+    """The generator of each story, in the order raw() gives the stories."""
+    with open(RAW, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    return np.concatenate([[r["Model"]] * len(ast.literal_eval(r["Human 1 CH"])) for r in rows])
+
+
+def test_no_category_and_one_audit_factor_under_its_own_name(study):
+    """The study declares no category and one audit factor, `generator`: the classification marts
+    are empty, and the audit's F test of the rating bias by generator (one stratum) is the one-way
+    ANOVA of human mean - LLM rating across generators (scipy's f_oneway on the raw sample)."""
+    assert study.query("select factor, role, slot from stg_study_factors").values.tolist() == [
+        ["generator", "audit", "race"]]
+    assert study.query("select count(*) as n from classification_summary").n.iloc[0] == 0
+    assert study.query("select count(*) as n from demographic_slices").n.iloc[0] == 0
+    got = study.query("select * from demographic_stratified_anova").set_index(["condition_id", "dimension"])
+    assert set(got.term) == {"generator"} and got.emotion.isna().all()
+    humans, llms = raw()
+    who = generators()
+    for dimension in CRITERIA.values():
+        for condition in LLMS.values():
+            bias = humans[dimension].mean(axis=1) - llms[dimension][condition].to_numpy()
+            keep = ~np.isnan(bias)
+            groups = [bias[keep & (who == g)] for g in np.unique(who[keep])]
+            ref = stats.f_oneway(*groups)
+            row = got.loc[(condition, dimension)]
+            assert row.f_value == pytest.approx(ref.statistic, rel=1e-9)
+            assert row.p_raw == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-300)
+            assert (row.df_num, row.n) == (len(groups) - 1, keep.sum())
+    omnibus = study.query("select distinct term from demographic_omnibus")
+    assert set(omnibus.term) == {"generator"}  # one stratum: no generator x category term
+    report = (study.paths.report / "index.html").read_text(encoding="utf-8")
+    assert "one audit factor (generator)" in report
