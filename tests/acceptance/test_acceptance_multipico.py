@@ -90,6 +90,10 @@ def test_the_studys_own_factor_names_land_in_the_role_slots(study):
     # the audit names the factors as the study does
     slice_types = set(study.query("select distinct slice_type from demographic_slices").slice_type)
     assert slice_types == {"source", "language_variety", "source_language_variety"}
+    # the query view names them as the study does
+    view = study.query("select source, language_variety, true_irony, predicted_irony from query_predictions")
+    assert len(view) == len(items) and set(view.source) == {"reddit", "twitter"}
+    assert (view.true_irony == view.predicted_irony).all()  # the crowd majority is the category
     texts = study.query("select image_id, text from stg_stimulus_texts").set_index("image_id")["text"]
     assert texts["mp" + next(iter(items))].endswith("\n---\n" + next(iter(items.values()))["text"]["reply"])
 

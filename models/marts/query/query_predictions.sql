@@ -1,7 +1,8 @@
 {{ config(materialized='view') }}
 -- For ad hoc queries: every model prediction (every run) with its stimulus and the image's human
 -- mean, SD and count per model dimension. A view, so it costs nothing to build and always reads
--- the tables below it.
+-- the tables below it. The factor columns carry the study's names (race, gender and emotion in the
+-- paper's study).
 select
     p.condition_id,
     p.run_id,
@@ -9,10 +10,11 @@ select
     p.image_id,
     s.file_path,
     s.identity_id,
-    s.race,
-    s.gender,
-    s.emotion as true_emotion,
-    p.predicted_emotion,
+    {#- the factors under the study's own names (docs/study_shape.md, "Factor names") #}
+    s.race as {{ factor_name('race') }},
+    s.gender as {{ factor_name('gender') }},
+    s.emotion as true_{{ factor_name('emotion') }},
+    p.predicted_emotion as predicted_{{ factor_name('emotion') }},
     case when p.predicted_emotion is not null then p.predicted_emotion = s.emotion end as correct,
     p.parse_path
     {%- for dim in var('model_dimensions') %},
