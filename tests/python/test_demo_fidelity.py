@@ -141,7 +141,8 @@ def test_most_vlms_deviate_more_than_an_individual_human(marts):
     assert (p["valence"] >= 0.954).all(), p
     others = [c for c in VLMS if c not in {"gemma3-27b-it", "gemma3-4b-it"}]
     assert (p.loc[others, "arousal"] >= 0.954).all(), p
-    assert p.loc["gemma3-4b-it", "arousal"] <= 0.60 and p["arousal"].idxmin() == "gemma3-4b-it", p
+    # the lowest: no condition below it (on the demo Gemma3-27B ties it at 0, see the xfail below)
+    assert p.loc["gemma3-4b-it", "arousal"] <= 0.60 and p.loc["gemma3-4b-it", "arousal"] == p["arousal"].min(), p
 
 
 @pytest.mark.xfail(strict=True, reason=(
