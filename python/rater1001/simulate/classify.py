@@ -12,10 +12,9 @@ expected number of correct answers (sum of P(correct), stochastically rounded) g
 with the highest ease = -sqrt(w) * difficulty + sqrt(1 - w) * own noise (w = the condition's
 `difficulty_weight`). Two reasons: the paper's cell-level accuracies (Tables 3, 7, 7a) are then
 met without the binomial noise of independent draws (a 480-face race slice has a 2.5 pp SD,
-as large as the race gaps Table 7 compares), and the faces one model misses are the faces the
-others miss too (a low-intensity sad face reads as neutral to most models), which is what keeps
-the models' answers on sad faces closer to one another than to humans (Table 6). The wrong
-labels of each emotion are then shared out by the confusion row (largest remainder), so Table 3a's
+as large as the race gaps Table 7 compares), and the faces one model misses tend to be the faces
+the others miss (a low-intensity sad face reads as neutral to most models). The wrong labels of
+each emotion are then shared out by the confusion row (largest remainder), so Table 3a's
 precision is met the same way.
 """
 from __future__ import annotations

@@ -90,7 +90,7 @@ class Profiles:
         return dict(zip(rows["term"], rows["eta_squared"].astype(float)))
 
     def constant_answer(self, condition_id: str, dimension: str, emotion: str) -> float:
-        """The one value a condition gives every correctly labelled face of an emotion, NaN if none."""
+        """The one value a condition gives every face of an emotion, NaN if none."""
         d = self.constant_answers
         rows = d[(d["condition_id"] == condition_id) & (d["dimension"] == dimension) & (d["emotion"] == emotion)]
         return float(rows["value"].iloc[0]) if len(rows) else float("nan")
