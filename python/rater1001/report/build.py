@@ -17,8 +17,10 @@ from altair.utils.data import to_values
 
 from ..paths import ProjectPaths
 from ..study import load_study
+from .answer import link_numbers, read_answer
 from .applicability import not_applicable, shape_reasons
 from .layout import SECTIONS
+from .paper import follows_paper, paper_for
 from .quality_section import quality_summary
 from .reader import Unavailable, WarehouseReader
 from .png_worker import render_png
@@ -42,6 +44,8 @@ class Block:
     caption: str = ""
     description: str = ""
     column_docs: dict = field(default_factory=dict)   # column -> yml description (header tooltips)
+    paper_frame: pd.DataFrame | None = None           # the paper's table as printed (paper.py)
+    paper_reason: str = ""                            # why no paper table is beside ours
 
 
 @dataclass
@@ -51,6 +55,7 @@ class ReportResult:
     seconds: float
     figures: list[Block] = field(default_factory=list)
     unavailable: list[Block] = field(default_factory=list)
+    answer: object = None
 
     def summary(self) -> str:
         shown = sum(1 for _, bs in self.blocks for b in bs if b.kind != "note")
@@ -211,6 +216,26 @@ def _blocks_for(reader, items, ctx, pngs, shown) -> list[Block]:
     return out
 
 
+def _paper_beside(blocks: list[Block], paper_design: bool) -> None:
+    """The paper's table beside each paper-labelled block; no paper labels at all for a study that
+    is not the paper's design (its numbers would not be comparable)."""
+    for b in blocks:
+        if not paper_design:
+            b.paper = None
+        elif b.paper:
+            b.paper_frame, b.paper_reason = paper_for(b.ours)
+
+
+def _anchors(sections) -> dict[str, str]:
+    """Each table -> the id of the first block that shows it (where the answer's numbers link)."""
+    out: dict[str, str] = {}
+    for _, blocks in sections:
+        for b in blocks:
+            if b.kind == "table" and b.tables and b.tables[0] not in out:
+                out[b.tables[0]] = f"block-{b.ours}"
+    return out
+
+
 def build_report(paths: ProjectPaths, write_pngs: bool = True) -> ReportResult:
     start = time.perf_counter()
     out_dir = paths.report
@@ -218,22 +243,29 @@ def build_report(paths: ProjectPaths, write_pngs: bool = True) -> ReportResult:
         out_dir.mkdir(parents=True, exist_ok=True)
         pngs = PngWriter(out_dir / "figures" if write_pngs else None)
         try:
-            reader.shape_reasons = shape_reasons(load_study(paths), reader)
+            study = load_study(paths)
+            paper_design = follows_paper(study)
+            reader.shape_reasons = shape_reasons(study, reader)
             quality = quality_summary(paths, reader)
             ctx = _context(reader, quality.data_origin)
             shown: set[str] = set()
-            sections = [(s.title, _blocks_for(reader, s.items, ctx, pngs, shown)) for s in SECTIONS]
+            sections = [(s.title if paper_design else (s.question or s.title),
+                         _blocks_for(reader, s.items, ctx, pngs, shown)) for s in SECTIONS]
             leftover = sorted({t for t, d in reader.docs.items() if d.folder and reader.has(t)} - shown)
             if leftover:
                 sections.append(("Other marts (as stored)", [
                     table_block(reader, ReportTable(t, None, f"{reader.docs[t].folder}: {t}", (t,),
                                                     f"SELECT * FROM {t} LIMIT {FALLBACK_ROWS}"))
                     for t in leftover]))
+            for _, blocks in sections:
+                _paper_beside(blocks, paper_design)
+            answer = read_answer(reader, ctx.emotions)
+            link_numbers(answer, _anchors(sections))
             html_path = out_dir / "index.html"
-            html_path.write_text(render_html(quality, sections, ctx), encoding="utf-8")
+            html_path.write_text(render_html(quality, sections, ctx, answer, paper_design), encoding="utf-8")
         finally:
             pngs.wait()
     all_blocks = [b for _, bs in sections for b in bs]
-    return ReportResult(html=html_path, blocks=sections, seconds=time.perf_counter() - start,
+    return ReportResult(html=html_path, blocks=sections, seconds=time.perf_counter() - start, answer=answer,
                         figures=[b for b in all_blocks if b.kind == "figure"],
                         unavailable=[b for b in all_blocks if b.kind == "note"])

@@ -75,6 +75,7 @@ class Section:
     title: str
     items: tuple = ()
     intro: str = ""
+    question: str = ""   # the title for a study that is not the paper's design
 
 
 @dataclass
