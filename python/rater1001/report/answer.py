@@ -44,6 +44,7 @@ class ConditionLine:
     stands_in: str
     not_for: str
     estimates: dict[str, Estimate] = field(default_factory=dict)   # column label -> estimate
+    passes: dict[tuple[str, str], Number] = field(default_factory=dict)   # (emotion, measure) -> passes?
 
 
 @dataclass
@@ -80,6 +81,7 @@ class Answer:
         for c in self.cells:
             yield from (c.verdict, c.passing)
         for line in self.conditions:
+            yield from line.passes.values()
             for e in line.estimates.values():
                 yield from _numbers_of(e)
         for e in self.gaps:
@@ -190,6 +192,10 @@ def _conditions(reader, answer: Answer, names: dict[str, str]) -> None:
         else:
             stands, not_for = "—", "not in the replaceability pool"
         line = ConditionLine(names.get(cid, cid), stands, not_for)
+        if matrix is not None and cid in pooled:
+            for _, r in mine.iterrows():
+                line.passes[(r["emotion"], r["measure"])] = _num(
+                    r, "query_verdict_matrix", "condition_passes", ("emotion", "measure", "condition_id"), "")
         rows = est[est["condition_id"] == cid] if est is not None else pd.DataFrame()
         for stat, label, spec in (("delta_alpha", "Δα", "+.3f"), ("w1sd", "W1SD", ".2f"), ("kappa", "κ", ".3f")):
             for _, r in rows[rows["statistic"] == stat].sort_values("dimension", ascending=False).iterrows():
@@ -219,9 +225,12 @@ def _gaps(reader, answer: Answer, names: dict[str, str]) -> None:
 def _judges(reader, answer: Answer) -> None:
     if not reader.has("judge_win_rates"):
         return
+    # The LLM judges are the candidates for replacing human judges; the human judges' own rows are
+    # in the linked table.
     wins = reader.query("""SELECT judge_id, candidate_id, variant, category, axis, win_rate, win_rate_ci_low,
                                   win_rate_ci_high FROM judge_win_rates
-                           WHERE variant = 'all' AND category = 'all' ORDER BY judge_id, axis, candidate_id""")
+                           WHERE variant = 'all' AND category = 'all' AND judge_kind = 'llm'
+                           ORDER BY judge_id, axis, candidate_id""")
     bias = (reader.query("""SELECT judge_id, check_name, variant, axis, estimate, ci_low, ci_high FROM judge_bias_checks
                             WHERE variant = 'all' AND check_name IN ('position_bias', 'verbosity')
                             ORDER BY judge_id, check_name, axis""")

@@ -19,13 +19,13 @@ from ..paths import ProjectPaths
 from ..study import load_study
 from .answer import link_numbers, read_answer
 from .applicability import not_applicable, shape_reasons
-from .layout import SECTIONS
+from .layout import sections_for
 from .paper import follows_paper, paper_for
 from .quality_section import quality_summary
 from .reader import Unavailable, WarehouseReader
 from .png_worker import render_png
 from .render import render_html, vl_version
-from .specs import FolderTables, ReportContext, ReportFigure, ReportTable
+from .specs import FolderTables, Note, ReportContext, ReportFigure, ReportTable
 
 FALLBACK_ROWS = 300
 
@@ -209,6 +209,8 @@ def _blocks_for(reader, items, ctx, pngs, shown) -> list[Block]:
             new = [table_block(reader, item)]
         elif isinstance(item, ReportFigure):
             new = [figure_block(reader, item, ctx, pngs)]
+        elif isinstance(item, Note):
+            new = [Block("note", item.ours, item.paper, item.title, note=item.note)]
         else:
             new = folder_blocks(reader, item, shown)
         shown.update(t for b in new for t in b.tables)
@@ -250,7 +252,7 @@ def build_report(paths: ProjectPaths, write_pngs: bool = True) -> ReportResult:
             ctx = _context(reader, quality.data_origin)
             shown: set[str] = set()
             sections = [(s.title if paper_design else (s.question or s.title),
-                         _blocks_for(reader, s.items, ctx, pngs, shown)) for s in SECTIONS]
+                         _blocks_for(reader, s.items, ctx, pngs, shown)) for s in sections_for(study.model_dimensions)]
             leftover = sorted({t for t, d in reader.docs.items() if d.folder and reader.has(t)} - shown)
             if leftover:
                 sections.append(("Other marts (as stored)", [

@@ -3,10 +3,13 @@ tables and figures, then what goes beyond the paper, then every other mart as st
 the paper's title and the question it answers (the title of a study that is not the paper's design)."""
 from __future__ import annotations
 
-from .figures import FIGURES
-from .specs import FolderTables, Section
+from dataclasses import replace
+
+from .figures import FIGURES, dimension_figures, space_figures
+from .specs import FolderTables, Note, Section
 from .tables_ablations import ABLATIONS
-from .tables_agreement import AROUSAL, CLASSIFICATION, FER_BASELINES, MAE, REPLACEABILITY, VALENCE
+from .tables_agreement import (AROUSAL, CLASSIFICATION, FER_BASELINES, MAE, REPLACEABILITY, VALENCE,
+                               dimension_tables)
 from .tables_demographics import DEMOGRAPHICS
 
 _FIG = {f.ours: f for f in FIGURES}
@@ -45,3 +48,30 @@ SECTIONS = (
             (_FIG["FJ1"], _FIG["FJ2"], FolderTables("judge", "Judge marts")),
             question="Can an LLM judge replace human judges in pairwise comparisons?"),
 )
+
+PAPER_SPACE = ("valence", "arousal")
+
+
+def sections_for(model_dimensions) -> tuple[Section, ...]:
+    """SECTIONS for the study's model dimensions: the rating space over valence and arousal when
+    the study has both, else over its first two model dimensions (a note with the reason when it has
+    fewer); and one section per model dimension beyond valence and arousal, with the same tables
+    and figures as theirs (no paper numbers: the paper has none)."""
+    dims = tuple(model_dimensions)
+    pair = PAPER_SPACE if set(PAPER_SPACE) <= set(dims) else dims[:2]
+    out = []
+    for s in SECTIONS:
+        if s.key == "space" and pair != PAPER_SPACE:
+            if len(pair) < 2:
+                why = (f"not applicable to this study: the rating space needs two model dimensions; "
+                       f"the study declares {len(dims)} (study.yml model_dimensions)")
+                s = replace(s, items=(Note("F4a", "Figure 4a", "The rating space", why),))
+            else:
+                s = replace(s, title=f"The {pair[0]}-{pair[1]} space", items=space_figures(*pair))
+        out.append(s)
+    for dim in (d for d in dims if d not in PAPER_SPACE):
+        bias, z = dimension_figures(dim, None, None, None, None)
+        tables = [replace(t, paper=None) for t in dimension_tables(dim, f"-{dim}")]
+        out.append(Section(f"dimension-{dim}", f"{dim.capitalize()} agreement", (*tables, bias, z),
+                           question=f"How close are the models' {dim} ratings to the human raters'?"))
+    return tuple(out)

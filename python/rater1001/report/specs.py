@@ -70,6 +70,15 @@ class FolderTables:
 
 
 @dataclass(frozen=True)
+class Note:
+    """A block that does not apply to this study, with the reason shown in its place."""
+    ours: str
+    paper: str | None
+    title: str
+    note: str
+
+
+@dataclass(frozen=True)
 class Section:
     key: str
     title: str

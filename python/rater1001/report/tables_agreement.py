@@ -26,7 +26,7 @@ def _by_emotion(ours, paper, title, table, dimension, cell, reads_extra=(), wher
         pivot=Pivot(("emotion",), "condition", "cell"), caption=caption)
 
 
-def _dimension_tables(dim: str, n: str) -> list[ReportTable]:
+def dimension_tables(dim: str, n: str) -> list[ReportTable]:
     name = dim.capitalize()
     return [
         ReportTable(
@@ -110,8 +110,8 @@ FER_BASELINES = [
         show_if_note="shown when FER conditions with this dimension exist; this study has none.")
       for n, dim in ((2, "valence"), (3, "arousal"))],
 ]
-VALENCE = _dimension_tables("valence", "4")
-AROUSAL = _dimension_tables("arousal", "5")
+VALENCE = dimension_tables("valence", "4")
+AROUSAL = dimension_tables("arousal", "5")
 
 REPLACEABILITY = [
     ReportTable(
