@@ -231,10 +231,13 @@ def _paper_beside(blocks: list[Block], paper_design: bool) -> None:
 def _anchors(sections) -> dict[str, str]:
     """Each table -> the id of the first block that shows it (where the answer's numbers link)."""
     out: dict[str, str] = {}
-    for _, blocks in sections:
-        for b in blocks:
-            if b.kind == "table" and b.tables and b.tables[0] not in out:
-                out[b.tables[0]] = f"block-{b.ours}"
+    blocks = [b for _, bs in sections for b in bs if b.kind != "note"]
+    for b in blocks:  # a table that shows it as its main table first, else a figure drawing it
+        if b.kind == "table" and b.tables and b.tables[0] not in out:
+            out[b.tables[0]] = f"block-{b.ours}"
+    for b in blocks:
+        for t in b.tables:
+            out.setdefault(t, f"block-{b.ours}")
     return out
 
 
