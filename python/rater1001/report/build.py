@@ -186,7 +186,7 @@ def figure_block(reader: WarehouseReader, spec: ReportFigure, ctx: ReportContext
 
 
 def folder_blocks(reader: WarehouseReader, spec: FolderTables, shown: set[str]) -> list[Block]:
-    tables = [t for t in reader.mart_folder_tables(spec.folder) if t not in shown]
+    tables = [t for t in reader.mart_folder_tables(spec.folder) if t not in shown and t not in spec.skip]
     if not tables:
         return [Block("note", spec.folder, spec.paper, spec.title,
                       note=f"not available: no table of models/marts/{spec.folder} has been built")]

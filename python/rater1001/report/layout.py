@@ -6,13 +6,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .figures import FIGURES, dimension_figures, space_figures
-from .specs import FolderTables, Note, Section
+from .specs import FolderTables, Note, ReportTable, Section
 from .tables_ablations import ABLATIONS
 from .tables_agreement import (AROUSAL, CLASSIFICATION, FER_BASELINES, MAE, REPLACEABILITY, VALENCE,
                                dimension_tables)
 from .tables_demographics import DEMOGRAPHICS
 
 _FIG = {f.ours: f for f in FIGURES}
+# Not in the paper's appendix 4A: agreement and replaceability split by how much humans disagree.
+DISAGREEMENT_SPLIT = ReportTable(
+    "TDS", None, "Agreement and replaceability split by how much the human raters disagree (terciles of the human SD)",
+    ("ablation_disagreement_split",),
+    "SELECT * FROM ablation_disagreement_split ORDER BY dimension DESC, condition_id, tercile")
 
 SECTIONS = (
     Section("classification", "Emotion classification (paper 4.1)", tuple(CLASSIFICATION),
@@ -36,10 +41,11 @@ SECTIONS = (
             question="Do the models treat groups of stimuli differently?"),
     Section("ablations", "Thinking and scaling (paper appendix 4A)", (
         *ABLATIONS,
-        FolderTables("ablations", "Ablation marts as stored", paper_numbers=(
+        FolderTables("ablations", "Ablation marts as stored", skip=(DISAGREEMENT_SPLIT.reads[0],), paper_numbers=(
             ("ablation_thinking_rt", "section 4A.3 (text)"),)),
     ), question="Do thinking and model size change the answers?"),
-    Section("beyond", "Beyond the paper: calibration, small pools, the Alternative Annotator Test", (
+    Section("beyond", "Beyond the paper: disagreement, calibration, small pools, the Alternative Annotator Test", (
+        DISAGREEMENT_SPLIT,
         FolderTables("calibration", "Per-emotion affine calibration, scored out of sample"),
         FolderTables("small_pools", "Small rater pools: alpha and delta alpha as k shrinks"),
         FolderTables("alt_test", "Alternative Annotator Test per condition"),

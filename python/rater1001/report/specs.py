@@ -67,6 +67,7 @@ class FolderTables:
     paper: str | None = None
     caption: str = ""
     paper_numbers: tuple[tuple[str, str], ...] = ()   # (mart name, the paper's number) where known
+    skip: tuple[str, ...] = ()                        # marts of the folder shown in another section
 
 
 @dataclass(frozen=True)
