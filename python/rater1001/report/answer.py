@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from .applicability import not_applicable
 from .reader import Unavailable, WarehouseReader
 
 MEASURE_ORDER = ("classification",)  # then the model dimensions in the order the marts give them
@@ -132,7 +133,11 @@ def _verdicts(reader, answer: Answer, emotions: list[str], names: dict[str, str]
     v = _try(reader, ["replaceability_verdicts"],
              "SELECT emotion, measure, verdict, n_conditions_passing, n_conditions, calibration_candidates "
              "FROM replaceability_verdicts", answer.notes, "verdict matrix")
-    if v is None or v.empty:
+    if v is None:
+        return
+    if v.empty:
+        answer.notes.append("no verdict: " + (not_applicable(reader.shape_reasons, reader, ["replaceability_verdicts"])
+                                              or "replaceability_verdicts has no rows"))
         return
     found = list(dict.fromkeys(v["emotion"]))
     answer.emotions = [e for e in emotions if e in found] + [e for e in found if e not in emotions]
