@@ -357,9 +357,38 @@ def test_the_answer_covers_what_the_marts_hold(answer_numbers, demo_warehouse):
                                                    "WHERE coalesce(calibration_candidates, '') <> ''").iloc[0, 0]
     assert len(shown[("replaceability_verdicts", "calibration_candidates")]) == calibratable > 0
     judges = query_warehouse(demo_warehouse, "SELECT DISTINCT judge_id FROM judge_win_rates WHERE judge_kind = 'llm'")
-    assert {k["judge_id"] for k in shown[("judge_win_rates", "win_rate")]} == set(judges["judge_id"]) != set()
-    assert {k["check_name"] for k in shown[("judge_bias_checks", "estimate")]} == {"position_bias", "verbosity"}
-    assert shown[("judge_agreement", "kappa")]
+    assert {k["judge_id"] for k in shown.get(("judge_win_rates", "win_rate"), [])} == set(judges["judge_id"])
+
+
+def test_the_answer_for_each_llm_judge(tmp_path):
+    """The judge part from hand-made mart rows: each LLM judge's win rates with intervals, position
+    and verbosity checks and kappa with the human majority, per axis; human judges are left out."""
+    from rater1001.report.answer import read_answer
+    from rater1001.report.reader import WarehouseReader
+
+    paths = project(tmp_path)
+    paths.warehouse.parent.mkdir(parents=True)
+    con = duckdb.connect(str(paths.warehouse))
+    con.execute("""CREATE TABLE judge_win_rates AS SELECT * FROM (VALUES
+        ('j1', 'llm', 'K', 'all', 'all', 'overall', 0.61, 0.52, 0.70), ('j1', 'llm', 'Q', 'all', 'all', 'overall', 0.31, 0.22, 0.40),
+        ('j1', 'llm', 'K', 'text', 'all', 'overall', 0.99, 0.9, 1.0), ('h1', 'human', 'K', 'all', 'all', 'overall', 0.5, 0.4, 0.6))
+        t(judge_id, judge_kind, candidate_id, variant, category, axis, win_rate, win_rate_ci_low, win_rate_ci_high)""")
+    con.execute("""CREATE TABLE judge_bias_checks AS SELECT * FROM (VALUES
+        ('j1', 'position_bias', 'all', 'overall', 0.58, 0.55, 0.61), ('j1', 'verbosity', 'all', 'overall', 0.41, 0.1, 0.7),
+        ('j1', 'inconsistency', 'all', 'overall', 0.2, 0.1, 0.3)) t(judge_id, check_name, variant, axis, estimate, ci_low, ci_high)""")
+    con.execute("""CREATE TABLE judge_agreement AS SELECT * FROM (VALUES
+        ('j1', 'human-majority', 'human-majority-llm', 'overall', 0.37), ('j1', 'h1', 'human-llm', 'overall', 0.1))
+        t(judge_1, judge_2, comparison, axis, kappa)""")
+    con.close()
+    with WarehouseReader(paths) as reader:
+        answer = read_answer(reader, [])
+    assert [j.judge for j in answer.judges] == ["j1"]
+    cells = {k: (e.estimate.value, e.lo.value if e.lo else None, e.hi.value if e.hi else None)
+             for k, e in answer.judges[0].cells.items()}
+    assert cells == {("overall", "K"): (0.61, 0.52, 0.70), ("overall", "Q"): (0.31, 0.22, 0.40),
+                     ("overall", "position_bias"): (0.58, 0.55, 0.61), ("overall", "verbosity"): (0.41, 0.1, 0.7),
+                     ("overall", "kappa"): (0.37, None, None)}
+    assert answer.judges[0].cells[("overall", "verbosity")].estimate.text == "+0.41"
 
 
 def _visible_text(html: str) -> str:
@@ -421,6 +450,8 @@ def test_a_study_not_of_the_papers_design_has_no_paper_labels(demo_warehouse, tm
     result = build_report(paths, write_pngs=False)
     html = result.html.read_text(encoding="utf-8")
     assert "paper:" not in html and "as printed" not in html and "beyond the paper" not in html
+    assert ">paper_accuracy<" not in html and "paper_" not in "".join(
+        str(c) for _, bs in result.blocks for b in bs if b.frame is not None for c in b.frame.columns)
     titles = [t for t, _ in result.blocks]
     assert "How often does each model give the intended category?" in titles
     assert not any("paper" in t.lower() for t in titles), titles

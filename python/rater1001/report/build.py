@@ -224,6 +224,8 @@ def _paper_beside(blocks: list[Block], paper_design: bool) -> None:
     for b in blocks:
         if not paper_design:
             b.paper = None
+            if b.frame is not None:  # marts that carry the paper's numbers in paper_ columns (FER)
+                b.frame = b.frame[[c for c in b.frame.columns if not str(c).startswith("paper_")]]
         elif b.paper:
             b.paper_frame, b.paper_reason = paper_for(b.ours)
 
