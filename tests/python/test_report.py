@@ -404,7 +404,7 @@ def test_no_issue_numbers_or_internal_names_in_the_text(report):
         assert not found, text[max(0, found.start() - 120):found.end() + 60]
 
 
-def test_every_paper_labelled_block_shows_the_paper_or_says_why(report):
+def test_every_paper_labelled_block_shows_the_paper_or_says_why(report, demo_warehouse):
     html = report.html.read_text(encoding="utf-8")
     labelled = [b for _, bs in report.blocks for b in bs if b.paper]
     assert len(labelled) > 30
@@ -416,6 +416,15 @@ def test_every_paper_labelled_block_shows_the_paper_or_says_why(report):
     assert "The paper's Table 4c, as printed" in t4c and "<td>0.498</td>" in t4c and "<td>+0.006</td>" in t4c
     t2 = html[html.index('id="block-T2"'):html.index('id="block-T3"')]
     assert "<td>Gemini 2.5 Flash (NoThink)</td>" in t2 and "<td>0.878</td>" in t2
+    # Where the cells are plain numbers per model, ours minus the paper's (Table 4c: Gemma3-27B's
+    # printed delta alpha is +0.006, the human-only alpha 0.498).
+    diff = next(b for _, bs in report.blocks for b in bs if b.ours == "T4c").paper_diff.set_index("condition")
+    stored = query_warehouse(demo_warehouse, "SELECT condition_id, alpha, delta_alpha FROM alpha_delta WHERE "
+                                             "dimension = 'valence' AND emotion = 'all' AND metric = 'interval' "
+                                             "AND condition_id IN ('gemma3-27b-it', 'human')").set_index("condition_id")
+    assert diff.loc["Gemma3-27B", "delta_alpha ours - paper"] == pytest.approx(stored.loc["gemma3-27b-it", "delta_alpha"] - 0.006)
+    assert diff.loc["human", "alpha ours - paper"] == pytest.approx(stored.loc["human", "alpha"] - 0.498)
+    assert len(diff) == 9 and "Ours beside the paper's, and the difference" in t4c
 
 
 def test_the_packaged_paper_tables_are_the_reference_transcription():

@@ -20,7 +20,7 @@ from ..study import load_study
 from .answer import link_numbers, read_answer
 from .applicability import not_applicable, shape_reasons
 from .layout import sections_for
-from .paper import follows_paper, paper_for
+from .paper import follows_paper, paper_difference, paper_for
 from .quality_section import quality_summary
 from .reader import Unavailable, WarehouseReader
 from .png_worker import render_png
@@ -46,6 +46,7 @@ class Block:
     column_docs: dict = field(default_factory=dict)   # column -> yml description (header tooltips)
     paper_frame: pd.DataFrame | None = None           # the paper's table as printed (paper.py)
     paper_reason: str = ""                            # why no paper table is beside ours
+    paper_diff: pd.DataFrame | None = None            # ours, the paper's and the difference per model
 
 
 @dataclass
@@ -218,9 +219,19 @@ def _blocks_for(reader, items, ctx, pngs, shown) -> list[Block]:
     return out
 
 
-def _paper_beside(blocks: list[Block], paper_design: bool) -> None:
-    """The paper's table beside each paper-labelled block; no paper labels at all for a study that
-    is not the paper's design (its numbers would not be comparable)."""
+def _paper_names(reader: WarehouseReader) -> dict[str, str]:
+    """The paper's model names -> our condition labels (seeds/paper_supplement_s1.csv)."""
+    if not (reader.has("paper_supplement_s1") and reader.has("stg_model_conditions")):
+        return {}
+    rows = reader.query("SELECT DISTINCT p.paper_model, coalesce(c.short_name, p.condition_id) AS label "
+                        "FROM paper_supplement_s1 p LEFT JOIN stg_model_conditions c USING (condition_id)")
+    return dict(zip(rows["paper_model"], rows["label"]))
+
+
+def _paper_beside(blocks: list[Block], paper_design: bool, names: dict[str, str]) -> None:
+    """The paper's table beside each paper-labelled block (with the difference where the cells are
+    plain numbers per model); no paper labels at all for a study that is not the paper's design (its
+    numbers would not be comparable)."""
     for b in blocks:
         if not paper_design:
             b.paper = None
@@ -228,6 +239,8 @@ def _paper_beside(blocks: list[Block], paper_design: bool) -> None:
                 b.frame = b.frame[[c for c in b.frame.columns if not str(c).startswith("paper_")]]
         elif b.paper:
             b.paper_frame, b.paper_reason = paper_for(b.ours)
+            if b.paper_frame is not None and b.kind == "table":
+                b.paper_diff = paper_difference(b.ours, b.frame, b.paper_frame, names)
 
 
 def _anchors(sections) -> dict[str, str]:
@@ -264,8 +277,9 @@ def build_report(paths: ProjectPaths, write_pngs: bool = True) -> ReportResult:
                     table_block(reader, ReportTable(t, None, f"{reader.docs[t].folder}: {t}", (t,),
                                                     f"SELECT * FROM {t} LIMIT {FALLBACK_ROWS}"))
                     for t in leftover]))
+            names = _paper_names(reader) if paper_design else {}
             for _, blocks in sections:
-                _paper_beside(blocks, paper_design)
+                _paper_beside(blocks, paper_design, names)
             answer = read_answer(reader, ctx.emotions)
             link_numbers(answer, _anchors(sections))
             html_path = out_dir / "index.html"

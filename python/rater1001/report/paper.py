@@ -72,3 +72,44 @@ def follows_paper(study: Study) -> bool:
     except KeyError:
         return False
     return {"valence", "arousal"} <= set(study.model_dimensions) and (study.scale_min, study.scale_max) == (1, 9)
+
+
+# Tables keyed by model whose cells are plain numbers: our block -> (the paper table's model column,
+# {our column: the paper table's column}), by position (the paper's headings are Korean or LaTeX).
+PAPER_DIFFERENCES = {
+    "T2": (1, {"accuracy": 4, "f1_macro": 5, "kappa": 6}),
+    **{f"T{n}": (0, {"pearson_r": 2, "bias": 3, "sd_d": 4}) for n in (4, 5)},
+    **{f"T{n}c": (0, {"alpha": 1, "delta_alpha": 2}) for n in (4, 5)},
+    **{f"T{n}d": (0, {"mean_abs_z": 1, "w1sd": 2}) for n in (4, 5)},
+}
+PAPER_HUMAN_ROWS = {"Human": "human", "Human-only (baseline)": "human", "Human (LOO)": "human_loo"}
+
+
+def _number(cell: str) -> float | None:
+    try:
+        return float(cell.replace("−", "-"))
+    except ValueError:  # "—" and other marks of an empty cell
+        return None
+
+
+def paper_difference(ours: str, frame: pd.DataFrame, paper: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame | None:
+    """Ours, the paper's and ours minus the paper's, per model row both tables have, for the
+    PAPER_DIFFERENCES tables. `names` maps the paper's model names to our condition labels."""
+    if ours not in PAPER_DIFFERENCES or frame is None or "condition" not in frame.columns:
+        return None
+    model_col, columns = PAPER_DIFFERENCES[ours]
+    rows = []
+    for _, p in paper.iterrows():
+        printed = p.iloc[model_col]
+        label = PAPER_HUMAN_ROWS.get(printed) or names.get(printed)
+        match = frame[frame["condition"] == label]
+        if label is None or len(match) != 1:
+            continue
+        row = {"condition": label}
+        for col, idx in columns.items():
+            mine, theirs = match[col].iloc[0], _number(p.iloc[idx])
+            mine = None if pd.isna(mine) else float(mine)
+            row[f"{col} ours"], row[f"{col} paper"] = mine, theirs
+            row[f"{col} ours - paper"] = mine - theirs if mine is not None and theirs is not None else None
+        rows.append(row)
+    return pd.DataFrame(rows) if rows else None
