@@ -203,6 +203,11 @@ LAYOUT_JS = """JSON.stringify({
   charts: Array.from(document.querySelectorAll('.block-figure .chart svg')).map(
     s => [s.parentNode.id, s.getBoundingClientRect().height]),
   breakInside: Array.from(document.querySelectorAll('.block-figure')).map(e => getComputedStyle(e).breakInside)})"""
+# Click Table 4c's alpha header twice: the column's numbers in order, then reversed.
+SORT_JS = """(() => { const t = document.querySelector('#block-T4c table.sortable');
+  const th = Array.from(t.tHead.rows[0].cells).find(c => c.textContent === 'alpha');
+  const col = () => Array.from(t.tBodies[0].rows).map(r => parseFloat(r.cells[th.cellIndex].textContent)).filter(x => !isNaN(x));
+  th.click(); const up = col(); th.click(); return [up, col()]; })()"""
 
 
 def test_report_renders_in_headless_chromium(report, tmp_path):
@@ -212,11 +217,14 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
 
     require_chromium()
     run = open_page(report.html, tmp_path / "chromium-profile", "window.reportRendered",
-                    f"JSON.stringify({{charts: JSON.parse({CHART_CHECK_JS}), layout: JSON.parse({LAYOUT_JS})}})",
+                    f"JSON.stringify({{charts: JSON.parse({CHART_CHECK_JS}), layout: JSON.parse({LAYOUT_JS}), "
+                    f"sorted: {SORT_JS}}})",
                     print_js=LAYOUT_JS)
     assert run.errors == []
     screen, printed = run.value["layout"], run.print_value
     assert screen["answer"]["top"] < 300 and screen["matrix"]["bottom"] < 1000, screen
+    up, down = run.value["sorted"]
+    assert len(up) > 3 and up == sorted(up) and down == sorted(up, reverse=True)
     page_height = A4_TEXT_PX[1]
     assert printed["answer"]["bottom"] <= page_height, f"the printed answer ends at {printed['answer']['bottom']} px"
     assert printed["charts"] and all(h <= page_height for _, h in printed["charts"]), printed["charts"]
