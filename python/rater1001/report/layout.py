@@ -6,11 +6,15 @@ from .figures import FIGURES
 from .specs import FolderTables, Section
 from .tables_agreement import AROUSAL, CLASSIFICATION, FER_BASELINES, MAE, REPLACEABILITY, VALENCE
 from .tables_demographics import DEMOGRAPHICS
+from .tables_paper_extras import CLASSIFICATION_TRUTH, DIFFICULTY, FIGURE_1, HUMAN_BASELINE, STUDY_DESIGN
 
 _FIG = {f.ours: f for f in FIGURES}
 
 SECTIONS = (
-    Section("classification", "Emotion classification (paper 4.1)", tuple(CLASSIFICATION)),
+    Section("design", "Study design and human baseline (paper 2.5, 3.2, 3.3)",
+            (*STUDY_DESIGN, FIGURE_1, *HUMAN_BASELINE)),
+    Section("classification", "Emotion classification (paper 4.1)",
+            (CLASSIFICATION_TRUTH, *CLASSIFICATION)),
     Section("valence", "Valence agreement (paper 4.2)", (*VALENCE, _FIG["F2"], _FIG["F4f"])),
     Section("arousal", "Arousal agreement (paper 4.3)", (*AROUSAL, _FIG["F3"], _FIG["F5f"])),
     Section("space", "The valence-arousal space (Figures 4a, 4b)", (_FIG["F4a"], _FIG["F4b"])),
@@ -30,6 +34,7 @@ SECTIONS = (
         FolderTables("small_pools", "Small rater pools: alpha and delta alpha as k shrinks"),
         FolderTables("alt_test", "Alternative Annotator Test per condition"),
     )),
+    Section("difficulty", "Processing difficulty: humans and models (paper 5.3)", tuple(DIFFICULTY)),
     Section("judge", "The pairwise judge (seed 001)",
             (_FIG["FJ1"], _FIG["FJ2"], FolderTables("judge", "Judge marts"))),
 )
