@@ -35,6 +35,7 @@ FIGURE_CLAIMS = {
     "F8": ("replaceability_verdicts", ""),
     "FJ1": ("judge_win_rates", ""),
     "FJ2": ("judge_bradley_terry", ""),
+    "F1": [("pipeline_stages", "element = 'node'"), ("pipeline_stages", "element = 'edge'")],
 }
 
 
@@ -92,8 +93,11 @@ def test_paper_tables_show_warehouse_numbers(report, demo_warehouse):
     stored = query_warehouse(demo_warehouse, "SELECT condition_id, alpha FROM alpha_delta WHERE dimension = 'valence' "
                                              "AND emotion = 'all' AND metric = 'interval'")
     # a condition without valence answers (a FER model that outputs labels only) has no alpha
-    assert sorted(t4c.frame["alpha"].dropna().round(12)) == sorted(stored["alpha"].dropna().round(12))
-    assert t4c.frame["alpha"].isna().sum() == stored["alpha"].isna().sum()
+    assert sorted(t4c.frame["alpha_interval"].dropna().round(12)) == sorted(stored["alpha"].dropna().round(12))
+    assert t4c.frame["alpha_interval"].isna().sum() == stored["alpha"].isna().sum()
+    ordinal = query_warehouse(demo_warehouse, "SELECT alpha FROM alpha_delta WHERE dimension = 'valence' "
+                                              "AND emotion = 'all' AND metric = 'ordinal'")
+    assert sorted(t4c.frame["alpha_ordinal"].dropna().round(12)) == sorted(ordinal["alpha"].dropna().round(12))
     t3 = blocks["T3"]
     recall = query_warehouse(demo_warehouse, "SELECT c.short_name, r.emotion, r.recall FROM classification_by_emotion r "
                                              "JOIN stg_model_conditions c USING (condition_id)")

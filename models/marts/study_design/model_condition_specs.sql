@@ -32,6 +32,12 @@ select
         when c.backend in ('openai', 'gemini', 'anthropic') then 'API'
         when c.backend in ('mlx', 'huggingface', 'fer') then 'local'
     end as deployment,
+    -- Table 1's Backend cell: 'API', or the local back-end's name with '(local)'
+    case
+        when c.backend in ('openai', 'gemini', 'anthropic') then 'API'
+        when c.backend in ('mlx', 'huggingface', 'fer') then upper(c.backend) || ' (local)'
+        else c.backend
+    end as backend_label,
     c.strategy,
     c.temperature,
     c.seed,

@@ -21,7 +21,7 @@ STUDY_DESIGN = [
         "T1", "Table 1", "Model conditions and their settings (from the landed model_conditions)",
         ("model_condition_specs",),
         f"""SELECT x.display_name AS model, x.provider, x.parameters, x.quantization,
-                   x.thinking_label AS thinking, x.backend, x.deployment, x.key_settings, x.n_images_predicted
+                   x.thinking_label AS thinking, x.backend_label AS backend, x.key_settings, x.n_images_predicted
             FROM {CONDITIONS}""",
         caption="Thinking and Key Settings are derived from each condition's settings "
                 "(thinking, thinking_budget, temperature, seed, image_detail, repetition_penalty)."),
