@@ -23,12 +23,12 @@ with nodes as (
     union all
     select 'human_ratings', 'human', 'Human ratings',
            (select count(distinct rater_id) || ' raters, ' || count(*) || ' ratings' from {{ ref('stg_human_ratings') }}),
-           1, {{ mid - 0.5 }}
+           1, {{ mid - 1 }}
     union all
     select 'model_runs', 'models', 'Model runs',
            (select count(*) || ' conditions' from {{ ref('stg_model_conditions') }}) || ', '
            || (select count(*) from {{ ref('stg_model_predictions') }}) || ' predictions',
-           1, {{ mid + 0.5 }}
+           1, {{ mid + 1 }}
     union all
     select 'quality_gate', 'warehouse', 'Quality gate',
            (select coalesce(gate_status, 'not checked') from {{ ref('int_study_provenance') }}), 2, {{ mid }}

@@ -11,8 +11,10 @@ from .figures import data
 from .specs import ReportFigure, ReportTable, Source
 from .tables_agreement import EMO_ORDER, JOIN_EMO
 
-LANE_COLOURS = {"stimuli": "#0288d1", "human": "#f57c00", "models": "#388e3c", "warehouse": "#757575",
-                "analysis": "#7b1fa2"}
+# (fill, stroke) per lane: the paper's Figure 1 colours
+LANE_COLOURS = {"stimuli": ("#e1f5fe", "#0288d1"), "human": ("#fff3e0", "#f57c00"),
+                "models": ("#e8f5e9", "#388e3c"), "warehouse": ("#eeeeee", "#757575"),
+                "analysis": ("#f3e5f5", "#7b1fa2")}
 
 CONDITIONS = "model_condition_specs x ORDER BY x.kind <> 'vlm', x.paper_table, x.condition_id"
 
@@ -45,22 +47,29 @@ STUDY_DESIGN = [
 
 
 def pipeline(frames, ctx):
-    """Figure 1: the stages as boxes on their grid, edges as lines, coloured by lane."""
-    nodes = alt.Chart(data(0))
-    edges = alt.Chart(data(1)).mark_rule(color="#9e9e9e", strokeWidth=0.8).encode(
-        x=alt.X("col:Q", axis=None), y=alt.Y("row:Q", axis=None, scale=alt.Scale(reverse=True)),
-        x2="to_col:Q", y2="to_row:Q")
-    colour = alt.Color("lane:N", scale=alt.Scale(domain=list(LANE_COLOURS), range=list(LANE_COLOURS.values())),
-                       legend=alt.Legend(title="stage", orient="bottom"))
-    boxes = nodes.mark_square(size=900, opacity=0.25).encode(
-        x="col:Q", y=alt.Y("row:Q", scale=alt.Scale(reverse=True)), color=colour,
-        tooltip=["label:N", "detail:N"])
-    labels = nodes.mark_text(fontSize=10, fontWeight="bold", dy=-6).encode(
-        x="col:Q", y=alt.Y("row:Q", scale=alt.Scale(reverse=True)), text="label:N")
-    details = nodes.mark_text(fontSize=9, dy=7).encode(
-        x="col:Q", y=alt.Y("row:Q", scale=alt.Scale(reverse=True)), text="detail:N")
+    """Figure 1: one box per stage on its grid cell (drawn over the edges), coloured by lane."""
     n_rows = int(frames[0]["row"].max()) + 1 if len(frames[0]) else 1
-    return (edges + boxes + labels + details).properties(width=900, height=max(220, 30 * n_rows))
+    n_cols = int(frames[0]["col"].max()) + 1 if len(frames[0]) else 1
+    x_scale = alt.Scale(domain=[-0.5, n_cols - 0.5])
+    y_scale = alt.Scale(domain=[-0.6, n_rows - 0.4], reverse=True)
+    lanes = list(LANE_COLOURS)
+    edges = alt.Chart(data(1)).mark_rule(color="#9e9e9e", strokeWidth=0.8).encode(
+        x=alt.X("col:Q", axis=None, scale=x_scale), y=alt.Y("row:Q", axis=None, scale=y_scale),
+        x2="to_col:Q", y2="to_row:Q")
+    nodes = alt.Chart(data(0)).transform_calculate(
+        x0="datum.col - 0.45", x1="datum.col + 0.45", y0="datum.row - 0.42", y1="datum.row + 0.42")
+    boxes = nodes.mark_rect(strokeWidth=1.2, cornerRadius=3).encode(
+        x=alt.X("x0:Q", scale=x_scale, axis=None), x2="x1:Q",
+        y=alt.Y("y0:Q", scale=y_scale, axis=None), y2="y1:Q",
+        fill=alt.Fill("lane:N", scale=alt.Scale(domain=lanes, range=[LANE_COLOURS[k][0] for k in lanes]),
+                      legend=alt.Legend(title="stage", orient="bottom")),
+        stroke=alt.Stroke("lane:N", scale=alt.Scale(domain=lanes, range=[LANE_COLOURS[k][1] for k in lanes]),
+                          legend=None),
+        tooltip=["label:N", "detail:N"])
+    text = nodes.encode(x=alt.X("col:Q", scale=x_scale), y=alt.Y("row:Q", scale=y_scale))
+    labels = text.mark_text(fontSize=10, fontWeight="bold", dy=-6).encode(text="label:N")
+    details = text.mark_text(fontSize=9, dy=7).encode(text="detail:N")
+    return (edges + boxes + labels + details).properties(width=160 * n_cols, height=max(160, 38 * n_rows))
 
 
 FIGURE_1 = ReportFigure(
