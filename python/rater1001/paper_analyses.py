@@ -66,7 +66,7 @@ def rt_accuracy(human_rt: pd.DataFrame, by_emotion: pd.DataFrame, paper: pd.Data
            .reset_index())
     acc["mean_error_rate"] = 1 - acc["mean_accuracy"]
     rows = []
-    for dim, rt in human_rt.groupby("dimension", sort=True):
+    for dim, rt in human_rt.dropna(subset=["emotion"]).groupby("dimension", sort=True):
         merged = rt[["emotion", "median_rt_ms"]].merge(acc, on="emotion", how="left")
         for rec in merged.to_dict("records"):
             rows.append({"rt_dimension": dim, **rec})

@@ -19,12 +19,15 @@ per_emotion as (
         stddev_samp(rating) as sd_ratings
     from nat
     group by grouping sets ((emotion), ())
+    -- a study without the category factor has no per-emotion rows, only 'all'
+    having grouping(emotion) = 1 or emotion is not null
 ),
 image_spread as (
     select case when grouping(emotion) = 1 then 'all' else emotion end as emotion,
            stddev_samp(image_mean) as sd_image_means
     from image_means
     group by grouping sets ((emotion), ())
+    having grouping(emotion) = 1 or emotion is not null
 ),
 paper as (
     select emotion, value as paper_mean
