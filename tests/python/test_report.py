@@ -232,3 +232,17 @@ def test_judge_figures_draw_their_rows():
         assert spec["datasets"]["source_0"] == frame.to_dict("records")
         svg = vl_convert.vegalite_to_svg(spec, vl_version=vl_version())
         assert svg.count('aria-roledescription="point"') == len(frame), ours
+
+
+def test_paper_analyses_without_a_table_are_shown_with_the_paper_beside(report, demo_warehouse):
+    """Tables 1, S4, S6, sections 3.2, 2.5, 5.3 and the classification truth are tables on the demo;
+    the paper's numbers sit beside ours and the truth in force is named."""
+    blocks = {b.ours: b for _, bs in report.blocks for b in bs}
+    for ours in ("T1", "TS4", "TS6", "T3.2", "T2.5", "T5.3", "T3t"):
+        assert blocks[ours].kind == "table" and not blocks[ours].note, (ours, blocks[ours].note)
+    baseline = blocks["T3.2"].frame.set_index("dimension")
+    assert baseline.loc["valence", "paper_alpha_ordinal"] == 0.498
+    assert {"alpha_ordinal", "alpha_interval"} <= set(baseline.columns)
+    assert blocks["T3t"].frame["truth"].tolist() == ["intended"]
+    assert len(blocks["T1"].frame) == len(query_warehouse(demo_warehouse, "SELECT * FROM stg_model_conditions"))
+    assert blocks["F1"].kind == "figure"
