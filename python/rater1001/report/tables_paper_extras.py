@@ -35,7 +35,7 @@ STUDY_DESIGN = [
         caption="The back-end and strategy each condition actually declares; the paper's S4 names "
                 "other back-ends (Ollama, HuggingFace) than its Table 1 (MLX) for some local models."),
     ReportTable(
-        "TS6", "Table S6", "Developer, release, size, reasoning and weights of each condition",
+        "TS6p", "Table S6 (model profiles)", "Developer, release, size, reasoning and weights of each condition",
         ("model_condition_specs",),
         """SELECT x.display_name AS model, x.developer, x.released, x.parameters_s6 AS parameters,
                   x.reasoning, x.weights
@@ -82,7 +82,7 @@ FIGURE_1 = ReportFigure(
 
 HUMAN_BASELINE = [
     ReportTable(
-        "T3.2", "Section 3.2", "Human baseline: alpha at both levels and rater vs image variance (paper beside ours)",
+        "T3.2", "Section 3.2", "Human baseline: alpha at both levels and rater vs image variance",
         ("human_reliability",),
         """SELECT x.dimension, x.alpha_ordinal, x.paper_alpha_ordinal, x.alpha_interval, x.rater_variance,
                   x.paper_rater_variance, x.image_variance, x.rater_to_image_ratio, x.paper_rater_to_image_ratio,
@@ -91,7 +91,7 @@ HUMAN_BASELINE = [
         caption="Section 3.2 reports the human alpha at the ordinal level; delta alpha (Tables 4c/5c) uses the "
                 "interval level. Variances: REML fit of the variance_formula; the ratio is rater / image variance."),
     ReportTable(
-        "T2.5", "Section 2.5", "Naturalness per emotion (paper beside ours)",
+        "T2.5", "Section 2.5", "Naturalness per emotion",
         ("naturalness_by_emotion", "factor_labels"),
         f"""SELECT x.emotion, x.mean_naturalness, x.paper_mean, x.sd_ratings, x.sd_image_means, x.n_images,
                    x.n_ratings
@@ -102,7 +102,7 @@ HUMAN_BASELINE = [
 
 DIFFICULTY = [
     ReportTable(
-        "T5.3", "Section 5.3", "Human response time against the models' mean accuracy per emotion (paper beside ours)",
+        "T5.3", "Section 5.3", "Human response time against the models' mean accuracy per emotion",
         ("difficulty_rt_accuracy", "factor_labels"),
         f"""SELECT x.rt_dimension, x.emotion, x.median_rt_ms, x.paper_median_rt_ms, x.mean_accuracy,
                    x.paper_mean_accuracy, x.spearman_rho, x.paper_spearman_rho, x.p_value, x.p_method,
