@@ -59,15 +59,6 @@ class BlandAltman:
     mae_folded_normal: float
 
 
-def folded_normal_mae(bias: float, sd: float) -> float:
-    """Exact E|D| for D ~ N(bias, sd^2) (mean of the folded normal). Reported next to the paper's
-    approximation (mae_approximation) so users can see how far the S4 shortcut is from the exact
-    value; both agree at bias = 0 and as |bias| / sd grows."""
-    if sd == 0:
-        return abs(bias)
-    return sd * math.sqrt(2 / math.pi) * math.exp(-bias**2 / (2 * sd**2)) + bias * math.erf(bias / (sd * math.sqrt(2)))
-
-
 def systematicity(bias, sd_d) -> np.ndarray:
     """|bias| / SD_d elementwise: +inf when SD_d is 0 and the bias is not (a pure offset, the most
     correctable bias there is), NaN when both are 0 or either is missing. The SQL twin is the

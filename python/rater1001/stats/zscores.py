@@ -58,11 +58,6 @@ def loo_sd(n, total, total_sq, y) -> np.ndarray:
         return np.where(n >= 3, np.sqrt(loo_ss(n, total, total_sq, y) / (n - 2)), np.nan)
 
 
-def loo_z(n, total, total_sq, y) -> np.ndarray:
-    """z of each human rating against the other ratings of its image (closed form)."""
-    return zscore(y, loo_mean(n, total, y), loo_sd(n, total, total_sq, y))
-
-
 @dataclass(frozen=True)
 class ZSummary:
     mean_abs_z: float  # over rows with a defined z; NaN when there is none
