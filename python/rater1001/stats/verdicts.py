@@ -111,6 +111,12 @@ def load_rules(path: Path) -> VerdictRules:
     ValueError
         An unknown or missing parameter, or a bad value, naming the file, row and value.
 
+    Notes
+    -----
+    ``verdict_order`` is a ``|``-separated permutation of the four verdicts; ``delta_alpha_scope``
+    is ``pooled`` or ``per_category``; every other parameter is a number. Every field of
+    VerdictRules must be declared: there are no defaults in code.
+
     References
     ----------
     Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.3
@@ -144,6 +150,11 @@ def rules_from_records(records, source: str = "verdict rules") -> VerdictRules:
     ------
     ValueError
         Naming the source, the row (counting the CSV header as row 1), the parameter and value.
+
+    Notes
+    -----
+    The one parser of the rules: the CSV route (:func:`load_rules`) and the warehouse's seed table
+    both come here, so an edited seed moves every verdict together.
 
     References
     ----------
@@ -213,6 +224,11 @@ def scoped_delta_alpha(conditions: pd.DataFrame, rules: VerdictRules) -> pd.Seri
     ValueError
         When the frame carries only the other scope's column, so a scope is never swapped
         silently.
+
+    Notes
+    -----
+    ``pooled``: the condition's delta alpha over all images of the dimension (the only one the
+    paper reports, Tables 4c/5c); ``per_category``: the emotion's own.
 
     References
     ----------
@@ -290,6 +306,11 @@ def rule_text(rules: VerdictRules, loo_w1sd: float) -> str:
     Returns
     -------
     str
+
+    Notes
+    -----
+    The human baseline is printed to 3 decimals; the comparison itself is at full precision
+    (:func:`condition_passes`).
 
     References
     ----------
