@@ -1,5 +1,5 @@
 """Classification metrics against hand computation from the confusion counts (the paper's 3.4.1
-formulas) and scikit-learn; the Landis-Koch band in Python and SQL against the paper's cut-offs."""
+formulas) and scikit-learn; the Landis-Koch band against the paper's cut-offs."""
 from __future__ import annotations
 
 import numpy as np
