@@ -19,7 +19,7 @@ answers is reported beside every score.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
@@ -192,7 +192,22 @@ def calibrate_out_of_sample(frame: pd.DataFrame, method: str, folds: np.ndarray,
     return out, pd.DataFrame(maps)
 
 
-def score(model, human_mean, human_sd) -> dict:
+@dataclass(frozen=True)
+class CalibrationScore:
+    """Scores of one emotion's answers (fields in the marts' column order)."""
+    w1sd: float  # a missing answer counts as outside 1 SD
+    w1sd_answered_only: float
+    n_missing: int
+    mean_abs_z: float
+    n_scored: int
+    n_zero_sd: int
+    mae: float
+    bias: float  # M - x
+    sd_d: float
+    n_unique: int  # distinct answers
+
+
+def score(model, human_mean, human_sd) -> CalibrationScore:
     """Score one emotion's answers (raw or calibrated) against the human distribution.
 
     Parameters
@@ -202,7 +217,7 @@ def score(model, human_mean, human_sd) -> dict:
 
     Returns
     -------
-    dict
+    CalibrationScore
         ``w1sd`` (a missing answer counted as outside 1 SD, as every verdict does),
         ``w1sd_answered_only``, ``n_missing``, ``mean_abs_z``, ``n_scored``, ``n_zero_sd``,
         ``mae``, ``bias`` (M - x), ``sd_d`` and ``n_unique`` (distinct answers).
@@ -223,7 +238,7 @@ def score(model, human_mean, human_sd) -> dict:
     z = 0 and 2 for the two answers, one missing: W1SD 1 / 3; d = (0, -1): bias -0.5, MAE 0.5.
 
     >>> r = score([5.0, 6.0, float("nan")], [5, 5, 5], [1.0, 0.5, 1.0])
-    >>> round(r["w1sd"], 6), r["w1sd_answered_only"], r["bias"], r["mae"], r["n_unique"]
+    >>> round(r.w1sd, 6), r.w1sd_answered_only, r.bias, r.mae, r.n_unique
     (0.333333, 0.5, -0.5, 0.5, 2)
     """
     model = np.asarray(model, dtype=float)
@@ -232,9 +247,8 @@ def score(model, human_mean, human_sd) -> dict:
     zs = summarise(zscore(model[answered], hm[answered], hs[answered]), n_missing=int((~answered).sum()))
     ba = bland_altman(human_mean, model)
     finite = model[~np.isnan(model)]
-    return {"w1sd": zs.w1sd, "w1sd_answered_only": zs.w1sd_answered_only, "n_missing": zs.n_missing,
-            "mean_abs_z": zs.mean_abs_z, "n_scored": zs.n_images, "n_zero_sd": zs.n_zero_sd,
-            "mae": ba.mae, "bias": ba.bias, "sd_d": ba.sd_d, "n_unique": int(len(np.unique(np.round(finite, 9))))}
+    return CalibrationScore(zs.w1sd, zs.w1sd_answered_only, zs.n_missing, zs.mean_abs_z, zs.n_images, zs.n_zero_sd,
+                            ba.mae, ba.bias, ba.sd_d, int(len(np.unique(np.round(finite, 9)))))
 
 
 def calibration_table(images: pd.DataFrame, n_folds: int = 5, seed: int = SEED,
@@ -293,7 +307,7 @@ def calibration_table(images: pd.DataFrame, n_folds: int = 5, seed: int = SEED,
                 values, maps = part["model"].to_numpy(dtype=float), None
             else:
                 values, maps = calibrate_out_of_sample(part, method, folds, scale)
-            row = {"emotion": emotion, "method": method, **score(values, part["human_mean"], part["human_sd"])}
+            row = {"emotion": emotion, "method": method, **asdict(score(values, part["human_mean"], part["human_sd"]))}
             if maps is not None:
                 row.update({"mean_a": float(maps["a"].mean()), "mean_b": float(maps["b"].mean()),
                             "n_folds": len(maps), "n_folds_offset_fallback": int(maps["note"].notna().sum())})

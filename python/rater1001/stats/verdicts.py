@@ -30,7 +30,7 @@ is below precision_calibration_max (the emotion absorbs others, as neutral does)
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -66,6 +66,34 @@ class VerdictRules:
     kappa_pass: float
     kappa_fail: float
     precision_calibration_max: float
+
+
+@dataclass(frozen=True)
+class DimensionVerdict:
+    """One emotion x dimension cell of the verdict matrix (fields in the marts' column order)."""
+    verdict: str
+    n_conditions: int
+    n_conditions_passing: int
+    passing_conditions: str  # comma-separated, best W1SD first
+    stereotyped: bool
+    stereotyped_conditions: str
+    calibration_candidates: str  # most systematic first
+    n_conditions_delta_alpha_below_min: int
+    delta_alpha_scope: str
+    human_loo_w1sd: float
+    human_loo_mean_abs_z: float
+    rule: str
+
+
+@dataclass(frozen=True)
+class ClassificationVerdict:
+    """One emotion's classification cell of the verdict matrix."""
+    verdict: str
+    n_conditions: int
+    n_conditions_passing: int
+    passing_conditions: str  # comma-separated, highest kappa first
+    model_dependent: bool
+    rule: str
 
 
 @lru_cache(maxsize=1)
@@ -328,7 +356,7 @@ def rule_text(rules: VerdictRules, loo_w1sd: float) -> str:
 
 
 def dimension_verdict(conditions: pd.DataFrame, loo_w1sd: float, loo_mean_abs_z: float = np.nan,
-                      human_sd: float = np.nan, rules: VerdictRules | None = None) -> dict:
+                      human_sd: float = np.nan, rules: VerdictRules | None = None) -> DimensionVerdict:
     """Verdict of one emotion x dimension cell.
 
     Parameters
@@ -348,7 +376,7 @@ def dimension_verdict(conditions: pd.DataFrame, loo_w1sd: float, loo_mean_abs_z:
 
     Returns
     -------
-    dict
+    DimensionVerdict
         ``verdict``, counts and names of passing conditions (best W1SD first), ``stereotyped``
         (and which), ``calibration_candidates``, the baseline used, the scope and the ``rule``.
 
@@ -373,7 +401,7 @@ def dimension_verdict(conditions: pd.DataFrame, loo_w1sd: float, loo_mean_abs_z:
 
     >>> c = pd.DataFrame({"condition_id": ["a", "b", "c"], "w1sd": [0.72, 0.70, 0.65]})
     >>> v = dimension_verdict(c, loo_w1sd=0.70)
-    >>> v["verdict"], v["n_conditions_passing"], v["passing_conditions"]
+    >>> v.verdict, v.n_conditions_passing, v.passing_conditions
     ('replaceable', 2, 'a,b')
     """
     rules = rules or default_rules()
@@ -397,23 +425,23 @@ def dimension_verdict(conditions: pd.DataFrame, loo_w1sd: float, loo_mean_abs_z:
         "not_replaceable": True,
     }
     verdict = _first(rules.verdict_order, holds)
-    return {
-        "verdict": verdict,
-        "n_conditions": n,
-        "n_conditions_passing": n_pass,
-        "passing_conditions": _names(c, passes, "w1sd"),
-        "stereotyped": bool(stereo.any()),
-        "stereotyped_conditions": _names(c, stereo, "w1sd"),
-        "calibration_candidates": _names(c.assign(_s=syst), candidate, "_s"),
-        "n_conditions_delta_alpha_below_min": int((~eligible).sum()),
-        "delta_alpha_scope": rules.delta_alpha_scope,
-        "human_loo_w1sd": loo_w1sd,
-        "human_loo_mean_abs_z": loo_mean_abs_z,
-        "rule": rule_text(rules, loo_w1sd),
-    }
+    return DimensionVerdict(
+        verdict=verdict,
+        n_conditions=n,
+        n_conditions_passing=n_pass,
+        passing_conditions=_names(c, passes, "w1sd"),
+        stereotyped=bool(stereo.any()),
+        stereotyped_conditions=_names(c, stereo, "w1sd"),
+        calibration_candidates=_names(c.assign(_s=syst), candidate, "_s"),
+        n_conditions_delta_alpha_below_min=int((~eligible).sum()),
+        delta_alpha_scope=rules.delta_alpha_scope,
+        human_loo_w1sd=loo_w1sd,
+        human_loo_mean_abs_z=loo_mean_abs_z,
+        rule=rule_text(rules, loo_w1sd),
+    )
 
 
-def classification_verdict(conditions: pd.DataFrame, rules: VerdictRules | None = None) -> dict:
+def classification_verdict(conditions: pd.DataFrame, rules: VerdictRules | None = None) -> ClassificationVerdict:
     """Classification verdict of one emotion.
 
     Parameters
@@ -426,7 +454,7 @@ def classification_verdict(conditions: pd.DataFrame, rules: VerdictRules | None 
 
     Returns
     -------
-    dict
+    ClassificationVerdict
         ``verdict``, counts and names of passing conditions, ``model_dependent`` and the ``rule``.
 
     Notes
@@ -450,7 +478,7 @@ def classification_verdict(conditions: pd.DataFrame, rules: VerdictRules | None 
     >>> c = pd.DataFrame({"condition_id": ["a", "b", "c"], "kappa": [0.85, 0.90, 0.30],
     ...                   "recall": [0.9, 0.95, 0.3], "precision": [0.9, 0.9, 0.5]})
     >>> v = classification_verdict(c)
-    >>> v["verdict"], v["n_conditions_passing"], v["model_dependent"]
+    >>> v.verdict, v.n_conditions_passing, v.model_dependent
     ('replaceable', 2, True)
     """
     rules = rules or default_rules()
@@ -468,16 +496,16 @@ def classification_verdict(conditions: pd.DataFrame, rules: VerdictRules | None 
     # Over-absorption is a calibration problem even when kappa is high: try it before 'partial'.
     order = tuple(v for v in rules.verdict_order if v != "calibratable")
     order = order[:1] + ("calibratable",) + order[1:]
-    return {
-        "verdict": _first(order, holds),
-        "n_conditions": n,
-        "n_conditions_passing": n_pass,
-        "passing_conditions": _names(c, passes, "kappa"),
-        "model_dependent": bool(n_pass > 0 and (c["kappa"] < rules.kappa_fail).any()),
-        "rule": (f"pass: one-vs-rest kappa >= {rules.kappa_pass:g}; model dependent if another < "
-                 f"{rules.kappa_fail:g}; calibratable if most recall >= {rules.kappa_pass:g} but median "
-                 f"precision < {rules.precision_calibration_max:g}"),
-    }
+    return ClassificationVerdict(
+        verdict=_first(order, holds),
+        n_conditions=n,
+        n_conditions_passing=n_pass,
+        passing_conditions=_names(c, passes, "kappa"),
+        model_dependent=bool(n_pass > 0 and (c["kappa"] < rules.kappa_fail).any()),
+        rule=(f"pass: one-vs-rest kappa >= {rules.kappa_pass:g}; model dependent if another < "
+              f"{rules.kappa_fail:g}; calibratable if most recall >= {rules.kappa_pass:g} but median "
+              f"precision < {rules.precision_calibration_max:g}"),
+    )
 
 
 def verdict_matrix(dimension_inputs: pd.DataFrame, human_baseline: pd.DataFrame,
@@ -532,10 +560,10 @@ def verdict_matrix(dimension_inputs: pd.DataFrame, human_baseline: pd.DataFrame,
         if (emotion, measure) not in base.index:
             raise ValueError(f"no human LOO baseline for emotion {emotion!r}, measure {measure!r}")
         b = base.loc[(emotion, measure)]
-        rows.append({"emotion": emotion, "measure": measure, **dimension_verdict(
+        rows.append({"emotion": emotion, "measure": measure, **asdict(dimension_verdict(
             cell, float(b["loo_w1sd"]), float(b.get("loo_mean_abs_z", np.nan)),
-            float(b.get("human_sd", np.nan)), rules)})
+            float(b.get("human_sd", np.nan)), rules))})
     if classification_inputs is not None:
         for emotion, cell in classification_inputs.groupby("emotion", sort=False):
-            rows.append({"emotion": emotion, "measure": "classification", **classification_verdict(cell, rules)})
+            rows.append({"emotion": emotion, "measure": "classification", **asdict(classification_verdict(cell, rules))})
     return pd.DataFrame(rows)
