@@ -13,8 +13,8 @@ import pytest
 import rater1001.stats
 
 MODULES = sorted(m.name for m in pkgutil.iter_modules(rater1001.stats.__path__))
-# Modules whose every public function is documented like pingouin (docs/stats.md, "Where each
-# formula lives"); the others follow as their engineers finish them.
+# Modules whose every public function is documented like pingouin (docs/stats.md, "Docstrings");
+# the others join as their docstrings are written.
 DOCUMENTED = ["ablations", "agreement", "calibration", "fits", "lmm", "verdicts", "zscores"]
 SECTIONS = ("Parameters", "Notes", "References", "Examples")
 
