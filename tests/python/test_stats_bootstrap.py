@@ -7,6 +7,7 @@ import pytest
 
 from rater1001.stats import bootstrap as B
 from rater1001.stats import zscores as Z
+from stats_helpers import loo_z
 
 
 def human_pool(rng, n_images=300, n_raters=50):
@@ -18,7 +19,7 @@ def human_pool(rng, n_images=300, n_raters=50):
 def abs_z_inputs(ratings, model):
     n = ratings.shape[1]
     mean, s = ratings.mean(axis=1), ratings.std(axis=1, ddof=1)
-    loo = np.abs(Z.loo_z(n, ratings.sum(axis=1)[:, None], (ratings**2).sum(axis=1)[:, None], ratings))
+    loo = np.abs(loo_z(n, ratings.sum(axis=1)[:, None], (ratings**2).sum(axis=1)[:, None], ratings))
     return np.abs(Z.zscore(model, mean, s)), loo
 
 

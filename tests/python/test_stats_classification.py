@@ -1,5 +1,5 @@
 """Classification metrics against hand computation from the confusion counts (the paper's 3.4.1
-formulas) and scikit-learn; the Landis-Koch band in Python and SQL against the paper's cut-offs."""
+formulas) and scikit-learn; the Landis-Koch band against the paper's cut-offs."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +8,7 @@ import pytest
 from sklearn import metrics
 
 from rater1001.stats import classification as C
-from stats_sql import macros, run
+
 
 LABELS = ["happy", "sad", "angry", "fearful", "disgusted", "neutral"]
 
@@ -71,11 +71,9 @@ def test_missing_predictions_count_as_wrong_and_never_predicted_label_is_visible
 @pytest.mark.parametrize("kappa,band", [(-0.1, "poor"), (0.0, "slight"), (0.20, "slight"), (0.21, "fair"),
                                         (0.536, "moderate"), (0.668, "substantial"), (0.80, "substantial"),
                                         (0.853, "almost perfect"), (1.0, "almost perfect")])
-def test_landis_koch_band_python_and_sql(kappa, band):
+def test_landis_koch_band(kappa, band):
     # 0.536 (LLaMA), 0.668 (Gemma3-4B), 0.853 (Gemini NoThink): the paper's Table 2 kappas.
     assert C.landis_koch_band(kappa) == band
-    sql = run(f"select {macros('landis_koch_band').landis_koch_band('k')} as b from t", t=pd.DataFrame({"k": [kappa]}))
-    assert sql.b[0] == band
 
 
 def test_predictions_outside_the_label_set_are_wrong_not_dropped():

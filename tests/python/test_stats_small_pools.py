@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from rater1001.stats import small_pools
-from rater1001.stats.alpha import alpha_interval_from_sufficient, delta_alpha_interval, sufficient_statistics
+from rater1001.stats.alpha import alpha_interval_from_sufficient, sufficient_statistics
+from stats_helpers import delta_alpha_interval
 
 
 def _study(n_images=80, n_per=12, seed=0):

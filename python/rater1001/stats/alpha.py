@@ -92,14 +92,6 @@ def delta_alpha(m, total, total_sq, extra) -> tuple[AlphaResult, AlphaResult, fl
     return base, plus, plus.alpha - base.alpha
 
 
-def delta_alpha_interval(stats: pd.DataFrame, extra: pd.Series) -> tuple[AlphaResult, AlphaResult, float]:
-    """delta_alpha for a stats frame (index = unit) and the extra rater's values by unit; units the
-    new rater rated but nobody else did are added."""
-    extra = extra.dropna().astype(float)
-    out = stats.reindex(stats.index.union(extra.index), fill_value=0.0).astype(float)
-    return delta_alpha(out["m"], out["total"], out["total_sq"], extra.reindex(out.index))
-
-
 def value_count_matrix(ratings: pd.DataFrame, unit: str = "image_id", value: str = "rating",
                        value_domain=None) -> tuple[np.ndarray, np.ndarray]:
     """Unit x value count table (rows: units, columns: the value domain in its given order, or the
@@ -167,10 +159,3 @@ def alpha(ratings: pd.DataFrame, level: str = "interval", unit: str = "image_id"
         return alpha_interval_from_sufficient(s["m"], s["total"], s["total_sq"])
     counts, domain = value_count_matrix(ratings, unit, value, value_domain=order)
     return alpha_from_value_counts(counts, domain, level)
-
-
-def reliability_matrix_to_long(data) -> pd.DataFrame:
-    """Rater x unit matrix (NaN = missing) -> long frame (rater, image_id, rating)."""
-    arr = np.asarray(data, dtype=float)
-    raters, units = np.nonzero(~np.isnan(arr))
-    return pd.DataFrame({"rater": raters, "image_id": units, "rating": arr[raters, units]})
