@@ -3,7 +3,9 @@
 p_sig: the share of bootstrap replicates in which the model deviates from the human mean
 significantly more than an individual human does. Replicate b (generator seeded with 42):
   1. resample the images with replacement (same count as the input);
-  2. for each drawn image, draw one of its human raters uniformly at random;
+  2. for each drawn image, draw one of its human raters uniformly at random
+     (replicates are drawn in blocks of 250, fewer above 16,777 images: per block first the
+     image indices, then one uniform per drawn image for the rater);
   3. one-sided paired Wilcoxon signed-rank test (scipy, zero_method='wilcox', normal
      alternative 'greater'; scipy's method='auto': exact for <= 50 pairs without ties, normal
      approximation otherwise) of model |z| against that human's LOO |z|;
@@ -15,7 +17,8 @@ removed before resampling and counted.
 
 k-human diversity (section 3.4.3, Table 6): the mean over images of an emotion of the spread
 (SD and variance, ddof=1) of the k model predictions of each image, against the same statistic for
-k humans drawn without replacement from each image's raters, repeated (1,000 replicates, seed 42).
+k humans drawn without replacement from each image's raters, repeated (1,000 replicates, seed 42;
+the draws are small_pools.subset_sums', a block of replicates at a time).
 Table 6 prints the SD version ("mean of the per-image SD"); the paper's 3.4.3 formula is the
 variance version; both are returned.
 """
@@ -25,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as sps
+
+from . import small_pools
 
 SEED = 42
 TEST = "one-sided paired Wilcoxon signed-rank (model |z| > human LOO |z|), alpha 0.05"
@@ -126,14 +131,17 @@ class PSig:
 
 
 def p_sig(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int = SEED,
-          alpha: float = 0.05, chunk: int = 250) -> PSig:
+          alpha: float = 0.05, chunk: int = 250, cells: int = 1 << 22) -> PSig:
     """model_abs_z: (images,) |z| of the model. human_loo_abs_z: (images, max_raters) LOO |z| of
     each image's humans, NaN-padded (see ragged_to_padded).
 
     Every difference a replicate can contain is one of the (image, human) cells, so their |d| are
     ranked once (signed_codes) and a replicate sorts its drawn integer codes instead of arg-sorting
     floats; the p-values are the same to the last bit as ranking each replicate's |d| afresh. The
-    draws are those of the seed policy above (unchanged); memory is `chunk` x images per step."""
+    draws are those of the seed policy above; memory is one block of replicates x images, the
+    block being `chunk` replicates, or fewer when chunk x images would pass `cells` (the block
+    size is part of the random stream: an image count below cells / chunk, 16,777 by default,
+    gives the draws of every earlier version)."""
     mz = np.abs(np.asarray(model_abs_z, dtype=float))
     hz = np.abs(np.asarray(human_loo_abs_z, dtype=float))
     if hz.ndim != 2 or hz.shape[0] != mz.shape[0]:
@@ -152,8 +160,9 @@ def p_sig(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int = SEED
     codes = signed_codes(d) if n > 50 else None
     rng = np.random.default_rng(seed)
     significant = 0
-    for start in range(0, replicates, chunk):
-        b = min(chunk, replicates - start)
+    block = max(1, min(chunk, cells // n))
+    for start in range(0, replicates, block):
+        b = min(block, replicates - start)
         img = rng.integers(0, n, size=(b, n))
         who = (rng.random((b, n)) * n_h[img]).astype(int)
         if codes is None:  # <= 50 pairs: scipy's exact test where there are no ties
@@ -181,8 +190,8 @@ class DiversityComparison:
     n_excluded_images: int
 
 
-def k_human_variance(model_predictions, human_ratings, replicates: int = 1000, seed: int = SEED,
-                     chunk: int = 50) -> DiversityComparison:
+def k_human_variance(model_predictions, human_ratings, replicates: int = 1000,
+                     seed: int = SEED) -> DiversityComparison:
     """model_predictions: (images, k) predictions of the k conditions compared. human_ratings:
     (images, max_raters) NaN-padded human ratings of the same images."""
     x = np.asarray(model_predictions, dtype=float)
@@ -201,7 +210,7 @@ def k_human_variance(model_predictions, human_ratings, replicates: int = 1000, s
     model_var_img = x.var(axis=1, ddof=1)
     model_sd, model_var = float(np.sqrt(model_var_img).mean()), float(model_var_img.mean())
     sd_stat, var_stat = np.empty(replicates), np.empty(replicates)
-    for start, v in _k_human_variances(h, k, replicates, seed, chunk):
+    for start, v in _k_human_variances(h, k, replicates, seed):
         sd_stat[start:start + len(v)] = np.sqrt(v).mean(axis=1)
         var_stat[start:start + len(v)] = v.mean(axis=1)
     lo, hi = np.quantile(sd_stat, [0.025, 0.975])
@@ -210,22 +219,24 @@ def k_human_variance(model_predictions, human_ratings, replicates: int = 1000, s
                                k, replicates, seed, n, int((~keep).sum()))
 
 
-def _k_human_variances(h: np.ndarray, k: int, replicates: int, seed: int, chunk: int):
-    """Yield (first replicate, variances (replicates in chunk, images)) of k humans drawn without
-    replacement from each image's defined ratings: the k smallest random keys among them."""
+def _k_human_variances(h: np.ndarray, k: int, replicates: int, seed: int):
+    """Yield (first replicate, variances (replicates in block, images)) of k humans drawn without
+    replacement from each image's defined ratings (small_pools.subset_sums on the ratings centred
+    on the image mean, so the sums stay small and the variance precise)."""
     rng = np.random.default_rng(seed)
-    missing = np.isnan(h)
-    for start in range(0, replicates, chunk):
-        b = min(chunk, replicates - start)
-        keys = rng.random((b, *h.shape))
-        keys[:, missing] = np.inf
-        pick = np.argpartition(keys, k - 1, axis=2)[:, :, :k]
-        drawn = np.take_along_axis(np.broadcast_to(h, keys.shape), pick, axis=2)
-        yield start, drawn.var(axis=2, ddof=1)
+    order = np.argsort(np.isnan(h), axis=1, kind="stable")
+    h = np.take_along_axis(h, order, axis=1)
+    pool = small_pools.Pool.of(h - np.nanmean(h, axis=1, keepdims=True))
+    n = len(h)
+    block = max(1, small_pools.CELLS // (n * max(min(k, h.shape[1] - k), 1)))
+    for start in range(0, replicates, block):
+        b = min(block, replicates - start)
+        s1, s2 = small_pools.subset_sums(pool, np.broadcast_to(np.arange(n), (b, n)), k, rng)
+        yield start, np.maximum(s2 - s1**2 / k, 0.0) / (k - 1)
 
 
-def k_human_image_sd(model_predictions, human_ratings, replicates: int = 1000, seed: int = SEED,
-                     chunk: int = 50) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def k_human_image_sd(model_predictions, human_ratings, replicates: int = 1000,
+                     seed: int = SEED) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per image (Figure 6): the SD of its k model predictions and the mean over replicates of the
     SD of k of its humans drawn without replacement, with the same draws as k_human_variance (same
     seed), so the mean over images of the human column is that function's human_sd. Returns
@@ -242,7 +253,7 @@ def k_human_image_sd(model_predictions, human_ratings, replicates: int = 1000, s
     if keep.any():
         model_sd[keep] = x[keep].std(axis=1, ddof=1)
         total = np.zeros(int(keep.sum()))
-        for _, v in _k_human_variances(h[keep], k, replicates, seed, chunk):
+        for _, v in _k_human_variances(h[keep], k, replicates, seed):
             total += np.sqrt(v).sum(axis=0)
         human_sd[keep] = total / replicates
     return model_sd, human_sd, keep
