@@ -116,7 +116,7 @@ def w1sd_interval(z, replicates: int = REPLICATES, seed: int = SEED, level: floa
     est = summarise(z[~miss], threshold, n_missing=int(miss.sum())).w1sd
     if n == 0:
         return _percentile(est, np.full(replicates, np.nan), n, seed, level)
-    inside = np.where(miss, False, np.abs(np.where(miss, 0.0, z)) <= threshold)
+    inside = ~miss & (np.abs(z) <= threshold)  # a NaN z compares False
     within, scored = replicate_sums(np.vstack([inside, ~miss]).astype(float), replicates, seed).T
     with np.errstate(divide="ignore", invalid="ignore"):
         answered = within / scored
