@@ -6,8 +6,9 @@ of the replicates. The point estimate is the full-sample value, not the replicat
 
 Every statistic here is a function of sums over the drawn images, so a block of replicates is one
 weights matrix (how often each image was drawn) times the per-image terms: no loop over
-replicates, and memory bounded by the block (about CELLS numbers), whatever the replicate count.
-The draws are the same as drawing the replicates x images index matrix in one call.
+replicates, and the work space bounded by the block (about CELLS numbers). The draws are the same
+as drawing the replicates x images index matrix in one call; their counts are kept (one byte per
+replicate x image, up to CACHED_CELLS) for the other statistics with the same image count.
 
 Resampling images treats the image set as the sample of interest; rater-level uncertainty (which
 humans rated) is the small-pool question (stats.small_pools).
@@ -15,6 +16,7 @@ humans rated) is the small-pool question (stats.small_pools).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -61,15 +63,43 @@ def index_blocks(n: int, replicates: int, seed: int):
         yield start, rng.integers(0, n, size=(min(block, replicates - start), n))
 
 
+CACHED_CELLS = 1 << 27  # replicates x images up to which the draw counts are kept for reuse
+
+
+def weight_blocks(n: int, replicates: int, seed: int):
+    """Yield (first replicate, block x n counts: how often each image was drawn in each replicate)
+    for the draws of index_blocks. Every condition, dimension and emotion with the same image count
+    reuses the same draws (same seed), so the counts are kept (one byte each) up to CACHED_CELLS."""
+    if replicates * n <= CACHED_CELLS:
+        yield from _cached_weights(n, replicates, seed, CELLS)
+    else:
+        for start, idx in index_blocks(n, replicates, seed):
+            yield start, _counts(idx, n)
+
+
+def _counts(idx: np.ndarray, n: int) -> np.ndarray:
+    b = len(idx)
+    return np.bincount((idx + n * np.arange(b)[:, None]).ravel(), minlength=b * n).reshape(b, n)
+
+
+@lru_cache(maxsize=8)
+def _cached_weights(n: int, replicates: int, seed: int, cells: int) -> tuple:  # cells: part of the key
+    blocks = []
+    for start, idx in index_blocks(n, replicates, seed):
+        w = _counts(idx, n)
+        w = w.astype(np.uint8) if w.max(initial=0) < 256 else w
+        w.flags.writeable = False
+        blocks.append((start, w))
+    return tuple(blocks)
+
+
 def replicate_sums(terms: np.ndarray, replicates: int, seed: int) -> np.ndarray:
     """terms: (p, n) per-image terms. Returns (replicates, p): for every replicate, the sum of each
     term over its drawn images (images drawn twice count twice)."""
     p, n = terms.shape
     out = np.empty((replicates, p))
-    for start, idx in index_blocks(n, replicates, seed):
-        b = len(idx)
-        weights = np.bincount((idx + n * np.arange(b)[:, None]).ravel(), minlength=b * n).reshape(b, n)
-        out[start:start + b] = weights @ terms.T
+    for start, weights in weight_blocks(n, replicates, seed):
+        out[start:start + len(weights)] = weights.astype(float) @ terms.T
     return out
 
 
@@ -130,7 +160,7 @@ def kappa_interval(truth, predicted, labels, replicates: int = REPLICATES, seed:
     estimate is stats.classification.summary's kappa (missing predictions count as wrong). Each
     replicate builds its confusion table with one bincount over integer-coded labels (the study's
     labels plus one code per label outside the set, '__missing__' included), a block of
-    replicates per bincount, and takes kappa of every table at once (classification.
+    replicates at a time from the draw counts, and takes kappa of every table at once (classification.
     kappa_from_tables: statsmodels' cohens_kappa formula; tests/python/test_stats_ablations.py
     checks replicate by replicate against classification.summary)."""
     t = pd.Series(truth, dtype="object").to_numpy()
@@ -142,9 +172,12 @@ def kappa_interval(truth, predicted, labels, replicates: int = REPLICATES, seed:
     codes = {lab: i for i, lab in enumerate(list(labels) + sorted(set(p_filled) - set(labels), key=str))}
     k = len(codes)
     cell = np.array([codes[v] for v in t]) * k + np.array([codes[v] for v in p_filled])
+    # confusion tables of a block: the draw counts summed over the images of each cell
+    order = np.argsort(cell, kind="stable")
+    used, starts = np.unique(cell[order], return_index=True)
     reps = np.empty(replicates)
-    for start, idx in index_blocks(len(t), replicates, seed):
-        b = len(idx)
-        tables = np.bincount((cell[idx] + k * k * np.arange(b)[:, None]).ravel(), minlength=b * k * k)
-        reps[start:start + b] = kappa_from_tables(tables.reshape(b, k, k))
+    for start, weights in weight_blocks(len(t), replicates, seed):
+        tables = np.zeros((len(weights), k * k))
+        tables[:, used] = np.add.reduceat(weights[:, order].astype(float), starts, axis=1)
+        reps[start:start + len(weights)] = kappa_from_tables(tables.reshape(-1, k, k))
     return _percentile(est, reps, len(t), seed, level)

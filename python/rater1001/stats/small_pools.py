@@ -49,30 +49,40 @@ def padded_ratings(value_counts: pd.DataFrame, unit: str = "image_id", value: st
 CELLS = 1 << 22  # replicates x images x drawn positions per block
 
 
-def draw_positions(m, size, rng: np.random.Generator) -> np.ndarray:
-    """For every entry of the integer array m, size[entry] distinct positions in [0, m) drawn
-    uniformly without replacement (Floyd's algorithm: one uniform per drawn position, no random
-    key per available one). Rows draw different sizes: shape (*m.shape, max size), unused slots
-    -1. Random numbers used: max(size) arrays of m's shape."""
+def floyd_steps(m, size, rng: np.random.Generator):
+    """Draw, for every entry of the integer array m, size[entry] distinct positions in [0, m)
+    uniformly without replacement by Floyd's algorithm: one uniform per drawn position instead of
+    a random key per available one. Yields one array of m's shape per step (max(size) steps; an
+    entry drawing fewer starts later and holds -1 until then). The taken positions are kept as the
+    bits of one word when every m <= 64 (the usual pool), else compared with the earlier steps."""
     m = np.asarray(m, dtype=np.int64)
     size = np.broadcast_to(np.asarray(size, dtype=np.int64), m.shape)
     steps = int(size.max(initial=0))
-    picks = np.full((*m.shape, steps), -1, dtype=np.int64)
-    # positions taken so far as bits of one word when every row has at most 64 (the usual pool)
+    late = None if (size == steps).all() else steps - size
     taken = np.zeros(m.shape, dtype=np.uint64) if m.max(initial=0) <= 64 else None
+    earlier = []
     one = np.uint64(1)
     for s in range(steps):
-        j = m - steps + s  # Floyd: the candidate range grows to [0, j]
+        j = m - steps + s  # the candidate range grows to [0, j]
         t = (rng.random(m.shape) * (j + 1)).astype(np.int64)
         if taken is not None:
             t = np.where((taken >> t.astype(np.uint64)) & one, j, t)
-        elif s:
-            t = np.where((picks[..., :s] == t[..., None]).any(axis=-1), j, t)
-        t = np.where(s >= steps - size, t, -1)
+        elif earlier:
+            t = np.where(np.any([e == t for e in earlier], axis=0), j, t)
+        if late is not None:
+            t = np.where(s >= late, t, -1)
         if taken is not None:
             taken |= np.where(t >= 0, one << np.maximum(t, 0).astype(np.uint64), np.uint64(0))
-        picks[..., s] = t
-    return picks
+        else:
+            earlier.append(t)
+        yield t
+
+
+def draw_positions(m, size, rng: np.random.Generator) -> np.ndarray:
+    """floyd_steps stacked: shape (*m.shape, max size), unused slots -1."""
+    m = np.asarray(m)
+    steps = list(floyd_steps(m, size, rng))
+    return np.stack(steps, axis=-1) if steps else np.full((*m.shape, 0), -1, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -93,15 +103,18 @@ def subset_sums(pool: Pool, rows, k: int, rng: np.random.Generator) -> tuple[np.
     """Sum and sum of squares of k of the ratings of each unit in `rows` (an index array of any
     shape into the pool; each unit needs >= k), drawn without replacement independently for every
     entry. Where k is more than half a unit's ratings the m - k left out are drawn instead and
-    subtracted from the unit's totals (same distribution, fewer draws). Never materialises
-    rows x max_m."""
+    subtracted from the unit's totals (same distribution, fewer draws). Accumulated step by step:
+    never materialises rows x max_m, nor rows x k."""
     rows = np.asarray(rows, dtype=np.int64)
     m = pool.m[rows]
     left_out = k > m - k
-    picks = draw_positions(m, np.where(left_out, m - k, k), rng)
-    width = pool.filled.shape[1]
-    got = np.where(picks >= 0, pool.filled.ravel()[rows[..., None] * width + np.maximum(picks, 0)], 0.0)
-    s1, s2 = got.sum(axis=-1), (got**2).sum(axis=-1)
+    flat = pool.filled.ravel()
+    offset = rows * pool.filled.shape[1]
+    s1, s2 = np.zeros(rows.shape), np.zeros(rows.shape)
+    for t in floyd_steps(m, np.where(left_out, m - k, k), rng):
+        v = np.where(t >= 0, flat[offset + np.maximum(t, 0)], 0.0)
+        s1 += v
+        s2 += v * v
     return np.where(left_out, pool.total[rows] - s1, s1), np.where(left_out, pool.total_sq[rows] - s2, s2)
 
 
