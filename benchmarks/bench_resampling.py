@@ -4,7 +4,8 @@ response_diversity_k_human, response_diversity_images) at 1x, 10x, ... the demo 
 Reads the marts' inputs (int_model_vs_human_long, int_model_vs_human, int_image_human_lists,
 int_image_human_stats, int_image_value_counts, int_condition_pools, int_study_provenance) from a
 built warehouse, repeats every image `scale` times under new image ids (so a 10x study has 10x the
-images, each with its 50 humans, as the simulated scale studies do), and runs each mart's Python
+images, each with its 50 humans, as the simulated scale studies do; the copies' |z| are moved by
+1e-9 per copy so they do not tie with the original), and runs each mart's Python
 body (the same calls as models/marts/...) in a child process of its own, printing wall and CPU
 seconds (CPU is the steadier figure on a shared machine) and the child's peak RSS (the whole
 child: inputs read included). The dbt start-up and the warehouse read are not included: this measures the
@@ -38,9 +39,14 @@ def scaled_inputs(source: str, scale: int, out: str) -> None:
     con = duckdb.connect() if folder else duckdb.connect(source, read_only=True)
     for t in TABLES:
         rel = f"'{source}/{t}.parquet'" if folder else t
-        has_image = "image_id" in [c[0] for c in con.execute(f"describe select * from {rel}").fetchall()]
-        sql = (f"select * replace (image_id || '~' || r.i as image_id) from {rel}, range({scale}) r(i)"
-               if has_image and scale > 1 else f"select * from {rel}")
+        columns = [c[0] for c in con.execute(f"describe select * from {rel}").fetchall()]
+        # a copy's |z| moves by i * 1e-9 so that it does not tie with its original, as a new
+        # image would not (exact copies would make the signed-rank ties unrealistically dense)
+        shifted = {"z": "z + r.i * 1e-9", "loo_abs_z": "list_transform(loo_abs_z, x -> x + r.i * 1e-9)"}
+        replace = ", ".join([f"image_id || '~' || r.i as image_id"]
+                            + [f"{e} as {c}" for c, e in shifted.items() if c in columns])
+        sql = (f"select * replace ({replace}) from {rel}, range({scale}) r(i)"
+               if "image_id" in columns and scale > 1 else f"select * from {rel}")
         con.execute(f"copy ({sql}) to '{out}/{t}.parquet' (format parquet)")
 
 

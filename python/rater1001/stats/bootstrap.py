@@ -158,17 +158,19 @@ def p_sig(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int = SEED
         return PSig(float("nan"), replicates, seed, 0, int((~keep).sum()), alpha=alpha)
     d = mz[:, None] - hz  # the float difference of every (image, human) cell, as each replicate drew it
     codes = signed_codes(d) if n > 50 else None
+    width, same_pool = d.shape[1], bool((n_h == n_h[0]).all())
     rng = np.random.default_rng(seed)
     significant = 0
     block = max(1, min(chunk, cells // n))
     for start in range(0, replicates, block):
         b = min(block, replicates - start)
         img = rng.integers(0, n, size=(b, n))
-        who = (rng.random((b, n)) * n_h[img]).astype(int)
+        who = (rng.random((b, n)) * (n_h[0] if same_pool else n_h[img])).astype(np.int64)
+        cell = img * width + who  # flat (image, human) cell: one 1-D take instead of a 2-D index
         if codes is None:  # <= 50 pairs: scipy's exact test where there are no ties
-            pvalue = _wilcoxon_greater(d[img, who])
+            pvalue = _wilcoxon_greater(np.take(d, cell))
         else:
-            pvalue = signed_rank_p(np.sort(codes[img, who], axis=1))
+            pvalue = signed_rank_p(np.sort(np.take(codes, cell), axis=1))
         p = np.where(np.isnan(pvalue), 1.0, pvalue)  # all-zero differences: not significant
         significant += int((p < alpha).sum())
     return PSig(significant / replicates, replicates, seed, n, int((~keep).sum()), alpha=alpha)
