@@ -3,14 +3,15 @@ docs/ablations.md).
 
 Each image keeps only k of its human ratings, drawn without replacement; then human interval alpha
 and alpha with each model condition added as one more rater are computed from the per-image
-sufficient statistics (stats.alpha.delta_alpha, the one home of the formula).
+sufficient statistics (stats.alpha.unit_terms and alpha_from_sums, the formula's one home, for
+every replicate of a block at once).
 Repeated `replicates` times from one seeded generator. In every replicate the images are also
 resampled with replacement (resample_images=True, the default), so the reported percentile
 interval covers both which raters a study of that size would have had and which images; with
 resample_images=False it covers the rater draw only. Seed policy: per k in the given order and
-per block of replicates, first the image draws (integers), then the k ratings of every drawn image
-(draw_positions); blocks are vectorised, so the stream is not the one of a replicate-by-replicate
-loop (docs/ablations.md).
+per block of replicates, first the image draws (integers), then the k (or the m - k left out)
+ratings of every drawn image by Floyd's algorithm (floyd_steps); docs/stats.md, "Resampling at
+scale".
 
 Input is the per-image value counts (image, value, count): the multiset of an image's ratings is
 all a without-replacement draw needs, so no rater identities enter. Images with fewer than k
