@@ -219,5 +219,5 @@ def test_weighted_unit_terms_give_the_alpha_of_the_repeated_units(units, seed, c
     assume(weights.sum() > 0)
     idx = np.repeat(np.arange(units), weights)
     ref = A.alpha_interval_from_sufficient(m[idx], total[idx], total_sq[idx]).alpha
-    got = A.alpha_from_sums(*(A.unit_terms(m, total, total_sq, centre) @ weights))
+    got = A.alpha_from_sums(*(np.stack(A.unit_terms(m, total, total_sq, centre)) @ weights))
     assert (np.isnan(ref) and np.isnan(got)) or got == pytest.approx(ref, abs=1e-10)

@@ -60,21 +60,21 @@ def alpha_interval_from_sufficient(m, total, total_sq) -> AlphaResult:
     return AlphaResult(alpha, n_units, int(n))
 
 
-def unit_terms(m, total, total_sq, centre: float) -> np.ndarray:
-    """Per unit, the four additive terms of interval alpha, stacked as rows: pairable count m,
-    m * s_u^2 (m times the unit's sample variance), and the sum and sum of squares of its values
-    centred on `centre` (any constant near the grand mean, for precision). Units with m < 2 are
-    not pairable and contribute zeros. Alpha of any weighted set of units (a bootstrap replicate:
-    weights = how often each unit was drawn) is alpha_from_sums of the weighted sums of the rows."""
+def unit_terms(m, total, total_sq, centre: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per unit, the four additive terms of interval alpha: pairable count m, m * s_u^2 (m times
+    the unit's sample variance), and the sum and sum of squares of its values centred on `centre`
+    (any constant near the grand mean, for precision). Units with m < 2 are not pairable and
+    contribute zeros. Alpha of any weighted set of units (a bootstrap replicate: weights = how
+    often each unit was drawn) is alpha_from_sums of the weighted sums of the terms. Arrays of
+    any shape (e.g. replicates x units)."""
     m, total, total_sq = (np.asarray(a, dtype=float) for a in (m, total, total_sq))
-    pairable = m >= 2
-    m = np.where(pairable, m, 0.0)
-    centred_sum = np.where(pairable, total - m * centre, 0.0)
-    centred_sq = np.where(pairable, total_sq - 2 * centre * total + m * centre**2, 0.0)
+    centred_sum = total - m * centre
+    centred_sq = total_sq - 2 * centre * total + m * centre**2
     with np.errstate(divide="ignore", invalid="ignore"):
-        ss_within = np.maximum(centred_sq - centred_sum**2 / m, 0.0)
-        within = np.where(pairable, m * (ss_within / (m - 1)), 0.0)
-    return np.stack([m, within, centred_sum, centred_sq])
+        within = m * (np.maximum(centred_sq - centred_sum**2 / m, 0.0) / (m - 1))
+    terms = (m, within, centred_sum, centred_sq)
+    pairable = m >= 2
+    return terms if pairable.all() else tuple(np.where(pairable, t, 0.0) for t in terms)
 
 
 def alpha_from_sums(n, within, centred_sum, centred_sq):

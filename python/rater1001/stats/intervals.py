@@ -119,7 +119,7 @@ def alpha_intervals(m, total, total_sq, extra=None, replicates: int = REPLICATES
         pooled = with_extra_rater(m, total, total_sq, x)
         pairable = pooled[0] >= 2
         centre = pooled[1][pairable].sum() / pooled[0][pairable].sum() if pairable.any() else 0.0
-        sums = replicate_sums(np.vstack([unit_terms(m, total, total_sq, centre), unit_terms(*pooled, centre)]),
+        sums = replicate_sums(np.vstack([*unit_terms(m, total, total_sq, centre), *unit_terms(*pooled, centre)]),
                               replicates, seed)
         a_base, a_plus = alpha_from_sums(*sums[:, :4].T), alpha_from_sums(*sums[:, 4:].T)
         reps = np.column_stack([a_base, a_plus, a_plus - a_base])

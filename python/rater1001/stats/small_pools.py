@@ -148,10 +148,10 @@ def _replicate_alphas(pool, x_all, eligible, k, replicates, rng, resample_images
         units = eligible[rng.integers(0, n, size=(b, n))] if resample_images else np.broadcast_to(eligible, (b, n))
         total, total_sq = subset_sums(pool, units, k, rng)
         m = np.full((b, n), float(k))
-        base[start:start + b] = alpha_from_sums(*unit_terms(m, total, total_sq, centre).sum(axis=-1))
+        base[start:start + b] = alpha_from_sums(*(t.sum(axis=-1) for t in unit_terms(m, total, total_sq, centre)))
         for j in range(c):
             pooled = with_extra_rater(m, total, total_sq, x_all[units, j])
-            plus[start:start + b, j] = alpha_from_sums(*unit_terms(*pooled, centre).sum(axis=-1))
+            plus[start:start + b, j] = alpha_from_sums(*(t.sum(axis=-1) for t in unit_terms(*pooled, centre)))
     return base, plus
 
 
