@@ -38,12 +38,14 @@ def padded_ratings(value_counts: pd.DataFrame, unit: str = "image_id", value: st
         bad = vc[(vc[count] < 0) | (vc[count] % 1 != 0)].iloc[0]
         raise ValueError(f"value count must be a non-negative integer; {unit}={bad[unit]!r} has {bad[count]!r}")
     vc = vc[vc[count] > 0].sort_values([unit, value])
-    rep = vc.loc[vc.index.repeat(vc[count].astype(int)), [unit, value]]
-    units, inverse = np.unique(rep[unit].to_numpy(), return_inverse=True)
-    m = np.bincount(inverse, minlength=len(units))
-    pos = np.arange(len(rep)) - np.repeat(np.cumsum(m) - m, m)
+    # repeat plain arrays, not frame rows: one row per rating would be the long table again
+    units, inverse = np.unique(vc[unit].to_numpy(), return_inverse=True)
+    n = vc[count].to_numpy(dtype=np.int64)
+    row = np.repeat(inverse, n)
+    m = np.bincount(row, minlength=len(units))
+    pos = np.arange(len(row)) - np.repeat(np.cumsum(m) - m, m)
     out = np.full((len(units), int(m.max()) if len(m) else 0), np.nan)
-    out[inverse, pos] = rep[value].to_numpy(dtype=float)
+    out[row, pos] = np.repeat(vc[value].to_numpy(dtype=float), n)
     return units, out
 
 
