@@ -186,14 +186,18 @@ def bootstrap_psig(model_long: pd.DataFrame, human_lists: pd.DataFrame, origin: 
     humans = {dim: (pd.Index(h["image_id"]), _padded(pd.concat([h["loo_abs_z"], pd.Series([[]])])))
               for dim, h in human_lists.groupby("dimension", sort=True)}
     # resampling draws by position: fix the order (image_id) so the result does not depend on
-    # the order DuckDB returned the rows in
-    model_long = model_long.sort_values(["condition_id", "dimension", "image_id"], kind="stable")
+    # the order DuckDB returned the rows in; only the columns used, and the 'all' scope as the
+    # whole group rather than a second copy of every row (with_scopes), which at 100x held GBs
+    model_long = model_long[["condition_id", "dimension", "emotion", "image_id", "z"]].sort_values(
+        ["condition_id", "dimension", "image_id"], kind="stable")
     rows = []
-    for (cond, dim, emotion), g in with_scopes(model_long).groupby(["condition_id", "dimension", "emotion"], sort=True):
+    for (cond, dim), g in model_long.groupby(["condition_id", "dimension"], sort=True):
         index, matrix = humans.get(dim, (pd.Index([]), np.full((1, 0), np.nan)))
-        human = matrix[index.get_indexer(g["image_id"])]
-        res = bootstrap.p_sig(g["z"].abs().to_numpy(float), human, replicates=replicates, seed=seed)
-        rows.append({"condition_id": cond, "dimension": dim, "emotion": emotion, **asdict(res)})
+        scopes = sorted([(ALL, g), *g.groupby("emotion", sort=True)], key=lambda scope: scope[0])
+        for emotion, part in scopes:
+            human = matrix[index.get_indexer(part["image_id"])]
+            res = bootstrap.p_sig(part["z"].abs().to_numpy(float), human, replicates=replicates, seed=seed)
+            rows.append({"condition_id": cond, "dimension": dim, "emotion": emotion, **asdict(res)})
     return typed(rows, PSIG_COLUMNS, origin)
 
 
