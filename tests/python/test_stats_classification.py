@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn import metrics
 
 from rater1001.stats import classification as C
@@ -102,3 +104,16 @@ def test_kappa_of_a_label_nobody_used_is_nan_without_a_warning():
     assert np.isnan(table.loc["angry", "kappa"])
     assert table.loc["sad", "kappa"] == pytest.approx(metrics.cohen_kappa_score(truth == "sad", pred == "sad"))
     assert np.isnan(one_label.kappa) and one_label.band is None and one_label.accuracy == 1.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.integers(1, 5), n=st.integers(1, 60), seed=st.integers(0, 2**16))
+def test_kappa_from_tables_is_statsmodels_cohens_kappa_for_each_table(k, n, seed):
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    rng = np.random.default_rng(seed)
+    tables = np.stack([np.bincount(rng.integers(0, k * k, n), minlength=k * k).reshape(k, k) for _ in range(4)])
+    got = C.kappa_from_tables(tables)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ref = np.array([cohens_kappa(t, return_results=False) for t in tables], dtype=float)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-14)
