@@ -19,7 +19,7 @@ ALL = "all"  # the emotion scope that pools every emotion
 
 def emotion_labels(factor_labels: pd.DataFrame, study_factors: pd.DataFrame | None = None) -> list[str]:
     """The labels of the study's category factor (the `emotion` slot; stg_study_factors says which
-    factor fills it, docs/study_shape.md) in display order, from the factor_labels seed. None
+    factor fills it, docs/study_shape.md) in display order, from the factor_labels seed; empty
     without a category."""
     category = "emotion"
     if study_factors is not None:
