@@ -203,7 +203,8 @@ def bench_scale(scale: int, cache: Path, seed: int, keep: Path | None) -> dict:
         nodes = node_seconds(Path(tmp) / "run_results_build.json")
         import duckdb  # the count the floor scanned, from the same file
 
-        n_ratings = duckdb.sql(f"select count(*) from read_parquet('{work}/data/raw/human_ratings.parquet')").fetchone()[0]
+        n_ratings = duckdb.connect().execute("select count(*) from read_parquet(?)",
+                                             [str(work / "data" / "raw" / "human_ratings.parquet")]).fetchone()[0]
         if keep is not None:
             dest = keep / f"scale{scale}"
             shutil.rmtree(dest, ignore_errors=True)
