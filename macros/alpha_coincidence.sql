@@ -77,9 +77,23 @@
         from _pairable a join _pairable b using ({{ gsel }} _unit)
         group by {{ gsel }} a._value, b._value
     ),
-    _marginals as (
+    _unit_counts as (
+        select {{ gsel }} count(*) as n_units from _units {% if group_by %}group by {{ gcols }}{% endif %}
+    )
+    select * from ({{ alpha_from_coincidence('_coincidence', '_unit_counts', level, group_by) }})
+{%- endmacro %}
+
+{#- The alpha of a coincidence matrix: `coincidence` has the group_by columns, c, k and o_ck (one row
+    per value pair that occurs); `unit_counts` the group_by columns and n_units (pairable units).
+    Split from alpha_coincidence so that a caller who builds o_ck another way (alpha_delta adds a
+    model's values to the human matrix without repeating the human ratings per condition) shares
+    the same marginals, distances and alpha. -#}
+{% macro alpha_from_coincidence(coincidence, unit_counts, level='interval', group_by=[]) -%}
+    {%- set gcols = group_by | join(', ') -%}
+    {%- set gsel %}{% for g in group_by %}{{ g }}, {% endfor %}{% endset -%}
+    with _marginals as (
         select {{ gsel }} c as v, sum(o_ck) as n_v
-        from _coincidence group by {{ gsel }} c
+        from {{ coincidence }} group by {{ gsel }} c
     ),
     _cumulative as (
         select *, sum(n_v) over (
@@ -92,7 +106,7 @@
     ),
     _observed as (
         select {% for g in group_by %}o.{{ g }}, {% endfor %}sum(o.o_ck * {{ alpha_delta(level, 'o.c', 'o.k', 'mc.cum_v', 'mk.cum_v', 'mc.n_v', 'mk.n_v') }}) as d_obs
-        from _coincidence o
+        from {{ coincidence }} o
         join _cumulative mc on mc.v = o.c {% for g in group_by %}and mc.{{ g }} = o.{{ g }} {% endfor %}
         join _cumulative mk on mk.v = o.k {% for g in group_by %}and mk.{{ g }} = o.{{ g }} {% endfor %}
         {% if group_by %}group by {% for g in group_by %}o.{{ g }}{% if not loop.last %}, {% endif %}{% endfor %}{% endif %}
@@ -103,9 +117,6 @@
         from _cumulative mc
         join _cumulative mk on true {% for g in group_by %}and mk.{{ g }} = mc.{{ g }} {% endfor %}
         {% if group_by %}group by {% for g in group_by %}mc.{{ g }}{% if not loop.last %}, {% endif %}{% endfor %}{% endif %}
-    ),
-    _unit_counts as (
-        select {{ gsel }} count(*) as n_units from _units {% if group_by %}group by {{ gcols }}{% endif %}
     )
     select
         {% for g in group_by %}_n.{{ g }}, {% endfor %}
@@ -122,8 +133,8 @@
     {% if group_by -%}
     join _observed using ({{ gcols }})
     join _expected using ({{ gcols }})
-    join _unit_counts using ({{ gcols }})
+    join {{ unit_counts }} as _unit_counts using ({{ gcols }})
     {%- else -%}
-    cross join _observed cross join _expected cross join _unit_counts
+    cross join _observed cross join _expected cross join {{ unit_counts }} as _unit_counts
     {%- endif %}
 {%- endmacro %}
