@@ -131,12 +131,18 @@ def _drop_incompatible_warehouse(paths: ProjectPaths) -> bool:
     return True
 
 
+def dbt_threads() -> int:
+    """One dbt thread per core this process may run on, at most 4: the Python models hold their
+    frames while they run, so more threads than cores only add memory (docs/performance.md)."""
+    return max(1, min(len(os.sched_getaffinity(0)), 4))
+
+
 def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | None = None) -> BuildSummary:
     """`on_node(done, total, node_name)` is called as each node finishes (a progress bar)."""
     created = ensure_landing_tables(paths)
     if _drop_incompatible_warehouse(paths):
         select = None
-    args = ["build", "--vars", json.dumps(dbt_vars(paths))]
+    args = ["build", "--vars", json.dumps(dbt_vars(paths)), "--threads", str(dbt_threads())]
     if select:
         args += ["--select", select]
     events = BuildEvents(on_node=on_node)
