@@ -78,11 +78,25 @@ def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = N
         "--log-level", "none",
         "--log-level-file", "debug",
     ]
-    with _dbt_environment(paths):
+    with _dbt_environment(paths), _one_blas_thread():
         try:
             return dbtRunner(callbacks=[events] if events else None).invoke([*args, *common])
         finally:
             _release_warehouse()
+
+
+@contextmanager
+def _one_blas_thread():
+    """dbt already runs one Python model per core; OpenBLAS adding a thread per core inside each
+    made small dense steps (mixedlm's rank check of a 2,880 x 12 matrix) wait on each other: the
+    LMM mart took half the time with one BLAS thread, with bit-identical results. numpy's and
+    scipy's OpenBLAS are loaded first so that the limit reaches both."""
+    import numpy  # noqa: F401
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 def dbt_log_file(paths: ProjectPaths) -> Path:
