@@ -415,6 +415,38 @@ def test_bad_input_gives_defined_results(small_study):
     assert alpha.loc[(partial, "valence"), "n_model_values"] == 36
     verdicts = query_warehouse(paths, "select * from replaceability_verdicts")
     assert verdicts["verdict"].notna().all() and len(verdicts) == 18
+    _every_alpha_delta_row_equals_the_package(paths, stimuli)
+
+
+def _every_alpha_delta_row_equals_the_package(paths, stimuli):
+    """Every (condition, dimension, emotion, metric) row of alpha_delta against the `krippendorff`
+    package on the landed ratings plus the condition's values, on a study with a condition that
+    rated half the images, one with no arousal values and an image with one rating: the mart adds
+    a condition's values to the human coincidence matrix algebraically, this rebuilds it."""
+    ratings = pd.read_parquet(paths.raw_table("human_ratings")).merge(stimuli[["image_id", "emotion"]].rename(
+        columns={"emotion": "true_emotion"}), on="image_id")
+    model = query_warehouse(paths, "select condition_id, dimension, image_id, model_value from int_model_vs_human_long "
+                                   "where model_value is not null")
+    mart = query_warehouse(paths, "select * from alpha_delta")
+    assert set(mart["metric"]) == {"interval", "ordinal", "nominal"}
+    checked = 0
+    for row in mart.itertuples():
+        r = ratings if row.emotion == "all" else ratings[ratings["true_emotion"] == row.emotion]
+        long = r[["image_id", row.dimension]].rename(columns={row.dimension: "v"}).dropna()
+        if row.condition_id != "human":
+            m = model[(model["condition_id"] == row.condition_id) & (model["dimension"] == row.dimension)]
+            m = m[m["image_id"].isin(set(long["image_id"]))]
+            if m.empty:
+                assert pd.isna(row.alpha)
+                continue
+            long = pd.concat([long, m[["image_id", "model_value"]].rename(columns={"model_value": "v"})])
+        counts, domain = AL.value_count_matrix(long, value="v")
+        expected = krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=row.metric)
+        assert row.alpha == pytest.approx(expected, abs=1e-12), row
+        pairable = counts.sum(axis=1) >= 2
+        assert (row.n_units, row.n_values) == (pairable.sum(), counts[pairable].sum()), row
+        checked += 1
+    assert checked > 100
 
 
 def test_no_predictions_builds_empty_marts(small_warehouse_without_predictions):

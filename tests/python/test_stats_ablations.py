@@ -181,6 +181,31 @@ def test_alt_test_from_counts_equals_reference_alt_test_including_degenerate_rat
         assert per[2] == 0.0 and got["per_annotator"].set_index("annotator_id").loc[2, "rejected"]
 
 
+def test_alt_test_from_counts_with_a_weight_equals_one_row_per_annotator():
+    """Annotators with equal outcome counts passed as one row with their number (what the mart
+    does) give the omega, rho, decisions and counts of one row per annotator."""
+    from rater1001.stats.alt_test_ratings import alt_test_from_counts
+
+    rng = np.random.default_rng(11)
+    n = rng.integers(5, 40, 600)
+    plus = rng.binomial(n, rng.uniform(0.05, 0.4, len(n)))
+    minus = rng.binomial(n - plus, 0.6)
+    per = pd.DataFrame({"n_human_better": plus, "n_tie": n - plus - minus, "n_model_better": minus})
+    keys = list(per.columns)
+    grouped = per.groupby(keys).size().rename("n_annotators").reset_index()
+    assert len(grouped) < len(per) and (grouped["n_annotators"] > 1).any()
+    rates = []
+    for eps, min_n in ((0.1, 10), (0.2, 30), (0.3, 41)):
+        plain = alt_test_from_counts(per, epsilon=eps, min_instances_per_human=min_n)
+        weighted = alt_test_from_counts(grouped, epsilon=eps, min_instances_per_human=min_n, weight="n_annotators")
+        for key in ("winning_rate", "advantage_probability", "passed", "n_annotators_tested", "n_annotators_skipped"):
+            assert weighted[key] == pytest.approx(plain[key], abs=1e-12, nan_ok=True), (eps, key)
+        back = plain["per_annotator"].merge(weighted["per_annotator"], on=keys, suffixes=("", "_w"))
+        assert len(back) == len(per) and (back["rejected"] == back["rejected_w"]).all()
+        rates.append(plain["winning_rate"])
+    assert 0 < np.nanmax(rates) < 1 and np.isnan(rates[-1])  # decisions exercised; nobody tested at 41
+
+
 def test_thinking_pairs_pick_same_model_different_setting_with_more_thinking_first():
     from rater1001.ablation_tables import scaling_conditions, thinking_pairs
 
