@@ -23,7 +23,7 @@ from .plan import PlanError, Refusal, Unit, concurrency_group, plan_units, read_
 from .prompts import render
 
 CHARS_PER_TOKEN = 4.0  # rough text-token estimate for the dry run only
-URL_BACKENDS = ("openai", "openai-compatible", "gemini")  # backends that talk to a URL
+URL_BACKENDS = ("openai", "openai-compatible", "gemini", "anthropic")  # backends that talk to a URL
 
 
 @dataclass

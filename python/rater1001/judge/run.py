@@ -17,6 +17,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ..contract import JUDGE_VERDICTS
+from ..infer.backends import DEFAULT_CONCURRENCY
 from ..landing import ManifestEntry, read_manifest, record_landing, to_arrow, write_parquet_atomic
 from ..paths import ProjectPaths
 from ..runner import CallSpec, Ledger, RetryPolicy, Runner, SecretRegistry, call_key, load_prices
@@ -26,8 +27,7 @@ from .parse import VerdictParser
 from .plan import JudgeCall, PairPlan, PlanError, build_plan
 from .prompt import DEFAULT_TEMPLATE, parse_turns, render, template_id
 
-BACKENDS = ("openai", "openai-compatible", "gemini")
-DEFAULT_CONCURRENCY = {"openai": 8, "openai-compatible": 2, "gemini": 8}
+BACKENDS = ("openai", "openai-compatible", "gemini", "anthropic")
 UTF8_BYTES_PER_TOKEN = 3.0  # rough (Korean is ~3 bytes a syllable, ~1 token); dry run only
 DEFAULT_OUTPUT_TOKENS = 200  # the log's estimate per call
 
@@ -122,6 +122,10 @@ def make_text_backend(opts: JudgeOptions, secrets: SecretRegistry):
         from ..infer.backends.gemini_backend import GeminiBackend
 
         return GeminiBackend(base_url=opts.base_url, api_key_env=opts.api_key_env, secrets=secrets)
+    if opts.backend == "anthropic":
+        from ..infer.backends.anthropic_backend import AnthropicBackend
+
+        return AnthropicBackend(base_url=opts.base_url, api_key_env=opts.api_key_env, secrets=secrets)
     raise PlanError(f"unknown judge backend {opts.backend!r}; expected one of {', '.join(BACKENDS)}")
 
 
