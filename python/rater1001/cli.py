@@ -229,7 +229,7 @@ def _cmd_infer(args: argparse.Namespace) -> int:
             return EXIT_UNREADABLE
         concurrency[name] = int(n)
     opts = InferOptions(
-        condition_ids=args.conditions, images_dir=Path(args.images).resolve(),
+        condition_ids=args.conditions, images_dir=Path(args.images).resolve() if args.images else None,
         conditions_file=Path(args.conditions_file) if args.conditions_file else None,
         strategy=args.strategy, run_id=args.run_id, limit=args.limit, base_url=args.base_url,
         concurrency=concurrency, timeout_s=args.timeout,
@@ -386,9 +386,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=_cmd_build)
 
-    s = sub.add_parser("infer", help="run vision-language models on the stimuli (resumable; --dry-run first)")
+    s = sub.add_parser("infer", help="run models on the stimuli, images or texts (resumable; --dry-run first)")
     s.add_argument("conditions", nargs="+", help="condition ids from seeds/model_condition_catalog.csv or --conditions-file")
-    s.add_argument("--images", required=True, help="folder the stimuli's file_path values are relative to")
+    s.add_argument("--images", default=None, help="folder the stimuli's file_path values are relative to "
+                   "(not needed when the study's stimuli are texts)")
     s.add_argument("--conditions-file", default=None, help="YAML file adding or overriding conditions")
     s.add_argument("--strategy", default=None, choices=["context-carry", "json-single", "plain"],
                    help="override the condition's prompt strategy")

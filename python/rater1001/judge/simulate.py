@@ -68,6 +68,9 @@ class JudgeDemoParameters:
         JudgeProfile("claude-sonnet-4.6", "claude-sonnet-4-6", position_bias=0.0, verbosity=0.1, tie_prob=0.15,
                      discrimination=2.0, input_usd_per_mtok=3.0, output_usd_per_mtok=15.0),
     )
+    # The judges and input variants that also judge every model-vs-model pair (round-robin).
+    round_robin_judges: tuple = ("gpt-5.1",)
+    round_robin_variants: tuple = ("text",)
     n_human_annotators: int = 3
     n_human_pairs: int = 40
     human_discrimination: float = 2.0
@@ -224,38 +227,39 @@ def simulate_judge_study(paths: ProjectPaths, seed: int = 20251129,
 
     plan = build_plan(candidates, catalog, plan="anchor")
     dlg = dialogues.set_index("sample_id")
-    verdict_rows = []
-    for judge in p.judges:
-        for call in plan.calls:
-            first, second = ((call.candidate_a, call.candidate_b) if call.order == "AB"
-                             else (call.candidate_b, call.candidate_a))
-            q1, l1 = q_of(call.sample_id, first, call.variant)
-            q2, l2 = q_of(call.sample_id, second, call.variant)
-            d = np.append(q1 - q2, (q1 - q2).mean())
-            u = judge.discrimination * d + judge.position_bias + judge.verbosity * (l1 - l2) / 100.0
-            tie = rng.random(4) < judge.tie_prob
-            first_wins = rng.random(4) < _sigmoid(u)
-            v = {axis: ("tie" if t else ("1" if w else "2"))
-                 for axis, t, w in zip((*AXES, "overall"), tie, first_wins)}
-            raw = _raw_answer(rng, v)
-            if rng.random() < judge.parse_failure_prob:
-                raw = "죄송합니다. 두 응답 모두 적절하여 판단하기 어렵습니다."
-            parsed = parser.parse(raw)
-            d_row = dlg.loc[call.sample_id]
-            prompt = render(next_speaker=d_row["next_speaker"], situation=d_row["situation"],
-                            turns=[(t["speaker"], t["text"]) for t in json.loads(d_row["turns"])],
-                            response_1=call.response_1, response_2=call.response_2)
-            in_tok, out_tok = int(len(prompt) * 1.1), int(rng.integers(120, 260))
-            verdict_rows.append({
-                "judge_id": judge.judge_id, "judge_kind": "llm", "judge_model": judge.judge_model,
-                "sample_id": call.sample_id, "variant": call.variant, "candidate_a": call.candidate_a,
-                "candidate_b": call.candidate_b, "order": call.order,
-                **{f"verdict_{a}": parsed.verdicts[a] for a in (*AXES, "overall")},
-                "reason": parsed.reason, "raw_text": raw, "parse_status": parsed.status,
-                "prompt_version": prompt_version, "input_tokens": in_tok, "output_tokens": out_tok,
-                "cost_usd": (in_tok * judge.input_usd_per_mtok + out_tok * judge.output_usd_per_mtok) / 1e6,
-                "latency_ms": float(rng.gamma(4.0, 900.0)),
-            })
+
+    def judge_call(rng: np.random.Generator, judge: JudgeProfile, call) -> dict:
+        first, second = ((call.candidate_a, call.candidate_b) if call.order == "AB"
+                         else (call.candidate_b, call.candidate_a))
+        q1, l1 = q_of(call.sample_id, first, call.variant)
+        q2, l2 = q_of(call.sample_id, second, call.variant)
+        d = np.append(q1 - q2, (q1 - q2).mean())
+        u = judge.discrimination * d + judge.position_bias + judge.verbosity * (l1 - l2) / 100.0
+        tie = rng.random(4) < judge.tie_prob
+        first_wins = rng.random(4) < _sigmoid(u)
+        v = {axis: ("tie" if t else ("1" if w else "2"))
+             for axis, t, w in zip((*AXES, "overall"), tie, first_wins)}
+        raw = _raw_answer(rng, v)
+        if rng.random() < judge.parse_failure_prob:
+            raw = "죄송합니다. 두 응답 모두 적절하여 판단하기 어렵습니다."
+        parsed = parser.parse(raw)
+        d_row = dlg.loc[call.sample_id]
+        prompt = render(next_speaker=d_row["next_speaker"], situation=d_row["situation"],
+                        turns=[(t["speaker"], t["text"]) for t in json.loads(d_row["turns"])],
+                        response_1=call.response_1, response_2=call.response_2)
+        in_tok, out_tok = int(len(prompt) * 1.1), int(rng.integers(120, 260))
+        return {
+            "judge_id": judge.judge_id, "judge_kind": "llm", "judge_model": judge.judge_model,
+            "sample_id": call.sample_id, "variant": call.variant, "candidate_a": call.candidate_a,
+            "candidate_b": call.candidate_b, "order": call.order,
+            **{f"verdict_{a}": parsed.verdicts[a] for a in (*AXES, "overall")},
+            "reason": parsed.reason, "raw_text": raw, "parse_status": parsed.status,
+            "prompt_version": prompt_version, "input_tokens": in_tok, "output_tokens": out_tok,
+            "cost_usd": (in_tok * judge.input_usd_per_mtok + out_tok * judge.output_usd_per_mtok) / 1e6,
+            "latency_ms": float(rng.gamma(4.0, 900.0)),
+        }
+
+    verdict_rows = [judge_call(rng, judge, call) for judge in p.judges for call in plan.calls]
 
     # Human-labelled subset: n_human_pairs anchor pairs of the text variant, each annotator sees one
     # order (drawn per annotator and pair) and labels every axis.
@@ -279,6 +283,14 @@ def simulate_judge_study(paths: ProjectPaths, seed: int = 20251129,
                 "reason": None, "raw_text": None, "parse_status": "ok", "prompt_version": None,
                 "input_tokens": None, "output_tokens": None, "cost_usd": None, "latency_ms": None,
             })
+    # The log's future work, a round-robin: the model-vs-model pairs of the round-robin plan for the
+    # named judges and variants (the anchor pairs are already judged above). Drawn from a stream of
+    # their own, so the anchor study above is the same with or without them.
+    rr_rng = np.random.default_rng([seed, 7])
+    round_robin = build_plan(candidates, catalog, plan="round-robin", variants=list(p.round_robin_variants))
+    model_pairs = [c for c in round_robin.calls if not (catalog[c.candidate_a].is_anchor or catalog[c.candidate_b].is_anchor)]
+    verdict_rows += [judge_call(rr_rng, judge, call) for judge in p.judges if judge.judge_id in p.round_robin_judges
+                     for call in model_pairs]
     verdicts = pd.DataFrame(verdict_rows)
 
     for spec, frame in ((DIALOGUES, dialogues.drop(columns="_key")), (CANDIDATES, candidates),
