@@ -8,7 +8,7 @@ import pytest
 import statsmodels.api as sm
 
 from rater1001.contract import TABLES
-from rater1001.judge.simulate import AXES, simulate_judge_study
+from rater1001.judge.simulate import AXES, CATEGORIES, simulate_judge_study
 from rater1001.landing import read_manifest
 from rater1001.paths import project
 
@@ -45,11 +45,14 @@ def test_lands_in_the_logs_shape(sim):
     assert humans["judge_id"].nunique() == 3 and humans.groupby("judge_id").size().min() >= 30
 
 
-def _design(paths, summary, judge_id):
-    """Decisive single-order verdicts of one judge on the three axes, with the true quality and
-    length differences (position 1 minus position 2)."""
+def _design(paths, summary, judge_id, categories=None):
+    """Decisive single-order verdicts of one judge on the three axes (on the dialogues of the given
+    categories, default all), with the true quality and length differences (position 1 minus 2)."""
     v = pd.read_parquet(paths.raw_table("judge_verdicts"))
     v = v[v["judge_id"] == judge_id]
+    if categories is not None:
+        dialogues = pd.read_parquet(paths.raw_table("dialogues"))
+        v = v[v["sample_id"].isin(dialogues.loc[dialogues["category"].isin(categories), "sample_id"])]
     lat = summary.latent.copy()
     invariant = lat[lat["candidate_id"] == "P"][["sample_id"] + list(AXES) + ["chars"]]
     rows = []
@@ -77,12 +80,38 @@ def _design(paths, summary, judge_id):
 def test_planted_position_and_verbosity_bias_are_recovered(sim, judge_index):
     paths, summary = sim
     judge = summary.parameters.judges[judge_index]
-    data = _design(paths, summary, judge.judge_id)
+    # the categories where the judge's discrimination is the planted one (not a Korean-blind one)
+    plain = sorted(set(CATEGORIES) - {c for c, m in judge.category_discrimination.items() if m != 1.0})
+    data = _design(paths, summary, judge.judge_id, plain)
     assert not data.isna().any().any()
     fit = sm.Logit(data["y"], sm.add_constant(data[["dq", "dl"]])).fit(disp=0)
     ci = fit.conf_int(alpha=0.01)
     for name, planted in (("const", judge.position_bias), ("dl", judge.verbosity), ("dq", judge.discrimination)):
         assert ci.loc[name, 0] < planted < ci.loc[name, 1], (judge.judge_id, name, fit.params[name], planted)
+
+
+def test_a_planted_korean_blind_judge_is_recovered_on_its_category(sim):
+    """The second judge reads 한 with a quarter of its discrimination (the log's Bias 4, planted):
+    the logit slope on the quality difference, fitted on the 한 dialogues alone, covers 2.0 x 0.25
+    and lies below the first judge's on the same dialogues."""
+    paths, summary = sim
+    slopes = {}
+    for judge in summary.parameters.judges:
+        data = _design(paths, summary, judge.judge_id, ["한"])
+        fit = sm.Logit(data["y"], sm.add_constant(data[["dq", "dl"]])).fit(disp=0)
+        slopes[judge.judge_id] = (fit.params["dq"], fit.conf_int(alpha=0.01).loc["dq"])
+        planted = judge.discrimination * judge.category_discrimination.get("한", 1.0)
+        assert slopes[judge.judge_id][1][0] < planted < slopes[judge.judge_id][1][1], (judge.judge_id, slopes)
+    assert slopes["claude-sonnet-4.6"][1][1] < slopes["gpt-5.1"][1][0]
+
+
+def test_reasons_name_what_the_judge_saw_in_the_response_it_did_not_choose(sim):
+    paths, _ = sim
+    v = pd.read_parquet(paths.raw_table("judge_verdicts"))
+    llm = v[(v["judge_kind"] == "llm") & (v["parse_status"] == "ok")]
+    assert llm["reason"].notna().all() and llm["reason"].nunique() > 100
+    ties = llm[llm["verdict_empathy"] == "tie"]
+    assert ties["reason"].str.contains("공감 면에서는 두 응답이 비슷하다").all()
 
 
 def test_landed_verdicts_are_what_the_parser_reads_from_the_raw_text(sim):

@@ -47,6 +47,9 @@ class JudgeProfile:
     input_usd_per_mtok: float
     output_usd_per_mtok: float
     parse_failure_prob: float = 0.01
+    # Discrimination multiplier per dialogue category: below 1 where the judge reads a category's
+    # emotion poorly (the log's Bias 4, a foreign judge on Korean-specific emotions).
+    category_discrimination: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,8 @@ class JudgeDemoParameters:
         JudgeProfile("gpt-5.1", "gpt-5.1", position_bias=0.4, verbosity=1.0, tie_prob=0.12, discrimination=2.5,
                      input_usd_per_mtok=1.25, output_usd_per_mtok=10.0),
         JudgeProfile("claude-sonnet-4.6", "claude-sonnet-4-6", position_bias=0.0, verbosity=0.1, tie_prob=0.15,
-                     discrimination=2.0, input_usd_per_mtok=3.0, output_usd_per_mtok=15.0),
+                     discrimination=2.0, input_usd_per_mtok=3.0, output_usd_per_mtok=15.0,
+                     category_discrimination={"한": 0.25}),
     )
     # The judges and input variants that also judge every model-vs-model pair (round-robin).
     round_robin_judges: tuple = ("gpt-5.1",)
@@ -159,7 +163,27 @@ def _dialogues(rng: np.random.Generator, n: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _raw_answer(rng: np.random.Generator, verdicts: dict[str, str]) -> str:
+def _reason(verdicts: dict[str, str], response_1: str, response_2: str) -> str:
+    """The judge's reason, one sentence per axis, naming what it saw in the responses: a formulaic
+    consolation, translationese or an off-context remark in the response it did not choose, else a
+    strength of the one it chose, or that the two are alike (a tie). Deterministic: no draw."""
+    sentences = []
+    for axis, label, flaws, flaw_text, strength in (
+            ("empathy", "공감", _BAD_EMPATHY, "같은 형식적 위로에 그친다", "화자의 감정을 더 구체적으로 짚어 공명한다"),
+            ("naturalness", "자연스러움", ("당신의", "그것은", "유감을"), "같은 번역체 표현이 어색하다",
+             "구어체와 어미가 더 자연스럽다"),
+            ("coherence", "맥락", _BAD_CONTEXT, "같은 일반론으로 앞 발화의 흐름을 놓친다", "앞 발화의 맥락을 더 잘 잇는다")):
+        v = verdicts[axis]
+        if v not in ("1", "2"):
+            sentences.append(f"{label} 면에서는 두 응답이 비슷하다.")
+            continue
+        loser_n, loser = ("2", response_2) if v == "1" else ("1", response_1)
+        flaw = next((f for f in flaws if f in loser), None)
+        sentences.append(f"응답 {loser_n}은 '{flaw}' {flaw_text}." if flaw else f"응답 {v}이 {strength}.")
+    return " ".join(sentences)
+
+
+def _raw_answer(rng: np.random.Generator, verdicts: dict[str, str], reason: str) -> str:
     """A judge answer in the log's format, with the formatting noise real judges produce."""
     labels = {"empathy": "1축 (공감 반응)", "naturalness": "2축 (한국어 자연)", "coherence": "3축 (맥락 일관)",
               "overall": "종합"}
@@ -175,7 +199,7 @@ def _raw_answer(rng: np.random.Generator, verdicts: dict[str, str]) -> str:
             lines.append(f"{label} :  {v}")
         else:
             lines.append(f"{label}: {v}")
-    lines.append("이유: 응답의 공감 표현과 대화 맥락 반영 정도에서 차이가 있다. 어미와 구어체는 비슷하다.")
+    lines.append(f"이유: {reason}")
     return "\n".join(lines)
 
 
@@ -234,12 +258,13 @@ def simulate_judge_study(paths: ProjectPaths, seed: int = 20251129,
         q1, l1 = q_of(call.sample_id, first, call.variant)
         q2, l2 = q_of(call.sample_id, second, call.variant)
         d = np.append(q1 - q2, (q1 - q2).mean())
-        u = judge.discrimination * d + judge.position_bias + judge.verbosity * (l1 - l2) / 100.0
+        discrimination = judge.discrimination * judge.category_discrimination.get(category_of[call.sample_id], 1.0)
+        u = discrimination * d + judge.position_bias + judge.verbosity * (l1 - l2) / 100.0
         tie = rng.random(4) < judge.tie_prob
         first_wins = rng.random(4) < _sigmoid(u)
         v = {axis: ("tie" if t else ("1" if w else "2"))
              for axis, t, w in zip((*AXES, "overall"), tie, first_wins)}
-        raw = _raw_answer(rng, v)
+        raw = _raw_answer(rng, v, _reason(v, call.response_1, call.response_2))
         if rng.random() < judge.parse_failure_prob:
             raw = "죄송합니다. 두 응답 모두 적절하여 판단하기 어렵습니다."
         parsed = parser.parse(raw)
