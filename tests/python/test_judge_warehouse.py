@@ -318,3 +318,29 @@ def test_korean_specific_against_general_categories(built):
     kappa = query(built, "select * from judge_category_group_agreement where comparison = 'llm-llm' "
                          "and axis = 'overall'").set_index("category_group")
     assert kappa.loc["korean_specific", "kappa"] < kappa.loc["general", "kappa"] - 0.1
+
+
+def test_the_report_lays_out_the_judge_tables(built):
+    """The judge section's tables on the judge marts: every one lays out (no duplicated cell), the
+    win-rate cells match judge_win_rates, and every cell of the win-rate table has its reasons."""
+    from rater1001.report.build import table_block
+    from rater1001.report.reader import WarehouseReader
+    from rater1001.report.tables_judge import JUDGE
+
+    with WarehouseReader(built) as reader:
+        blocks = {spec.ours: table_block(reader, spec) for spec in JUDGE}
+    for ours, block in blocks.items():
+        assert block.kind == "table" and block.note in (None, ""), (ours, block.note)
+        assert len(block.frame) > 0, ours
+    wr = query(built, "select * from judge_win_rates where variant = 'all'").set_index(["judge_id", "candidate_id", "axis"])
+    t1 = blocks["TJ1"].frame.set_index(["judge", "candidate"])
+    for (judge, cand, axis), r in wr.iterrows():
+        assert t1.loc[(judge, cand), axis] == f"{r['win_rate']:.2f} ({r['wins']}/{r['ties']}/{r['losses']})"
+    t2 = blocks["TJ2"].frame
+    llm_cells = wr[wr.index.get_level_values(0).isin(["gpt-5.1", "claude-sonnet-4.6"])]
+    for (judge, cand, axis), r in llm_cells.iterrows():
+        for outcome, n in (("win", r["wins"]), ("tie", r["ties"]), ("loss", r["losses"])):
+            row = t2[(t2["judge"] == judge) & (t2["candidate"] == cand) & (t2["outcome"] == outcome)]
+            assert (len(row) == 1 and isinstance(row[axis].iloc[0], str)) or n == 0, (judge, cand, axis, outcome)
+    assert set(blocks["TJ4"].frame["korean_categories"].dropna()) == {"한"}
+    assert {"text", "image", "audio_neutral", "audio_emotion", "all"} <= set(blocks["TJ5"].frame.columns)

@@ -6,6 +6,7 @@ from .figures import FIGURES
 from .specs import FolderTables, Section
 from .tables_agreement import AROUSAL, CLASSIFICATION, FER_BASELINES, MAE, REPLACEABILITY, VALENCE
 from .tables_demographics import DEMOGRAPHICS
+from .tables_judge import JUDGE
 
 _FIG = {f.ours: f for f in FIGURES}
 
@@ -31,5 +32,5 @@ SECTIONS = (
         FolderTables("alt_test", "Alternative Annotator Test per condition"),
     )),
     Section("judge", "The pairwise judge (seed 001)",
-            (_FIG["FJ1"], _FIG["FJ2"], FolderTables("judge", "Judge marts"))),
+            (*JUDGE[:2], _FIG["FJ1"], _FIG["FJ2"], *JUDGE[2:], FolderTables("judge", "Judge marts"))),
 )
