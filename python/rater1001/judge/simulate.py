@@ -1,6 +1,7 @@
 """The SIMULATED judge demo study: 56 Korean dialogue samples x 4 input variants, candidate responses
 K/H/Q/M of planted quality and length against the human reference P, a simulated judge with a
-known position bias and verbosity bias, a second judge, and a human-labelled subset.
+known position bias and verbosity bias, a second judge that reads 한 poorly, a round-robin of the
+model pairs for the first judge on the text variant, and a human-labelled subset.
 
 Everything lands through the contract (landing.to_arrow / write_parquet_atomic / record_landing
 with is_simulated=True), and the verdict columns come from the real pair plan (judge.plan) and the
@@ -10,7 +11,8 @@ what a real judge run would land.
 Generating model of one judge call (one axis): with d = quality(shown 1st) - quality(shown 2nd) on
 the logit scale and dl = (length 1st - length 2nd) / 100 characters, the judge writes "tie" with
 probability tie_prob, otherwise "1" with probability
-sigmoid(discrimination * d + position_bias + verbosity * dl). Among decisive verdicts the log-odds
+sigmoid(discrimination * c * d + position_bias + verbosity * dl), c the judge's multiplier for the
+dialogue's category (1 unless planted). Among decisive verdicts the log-odds
 of choosing the first response are exactly linear in d and dl; the tests recover position_bias and
 verbosity from the landed verdicts (the overall axis uses the mean of the three axes' d). Human
 annotators follow the same model without position or verbosity bias and see one order each.
