@@ -144,8 +144,11 @@ def test_claude_judge_through_the_anthropic_sdk_with_retries_cost_and_resume(pro
     with anthropic_judge_server() as srv:
         srv.queue(anthropic_error(429, "rate_limit_error", "slow down", {"retry-after": "0"}),
                   anthropic_error(529, "overloaded_error", "Overloaded"))
+        est = dry_run(proj, replace(claude, base_url=srv.url))  # priced from the seed's Claude row
         result = run_judge(proj, replace(claude, base_url=srv.url))
         again = run_judge(proj, replace(claude, base_url=srv.url))
+    assert est["calls_todo"] == 10 and est["note"] == ""
+    assert est["est_cost_usd"] == pytest.approx(round((est["est_input_tokens"] * 3.0 + 10 * 200 * 15.0) / 1e6, 4), abs=1e-4)
     assert len(srv.requests) == 12 and result.retries == 2 and result.calls_failed == 0
     assert again.calls_made == 0 and again.calls_cached == 10
     for req in srv.requests:
