@@ -71,8 +71,8 @@ def test_the_prior_keeps_a_term_seen_once_from_ranking_first():
 
 def test_tokenize_keeps_korean_words_and_drops_positions():
     assert tokenize("응답 2은 '힘내세요.' 같은 형식적 위로에 그친다. Tie!") == \
-        ["응답", "은", "힘내세요", "같은", "형식적", "위로에", "그친다", "tie"]
-    assert tokenize("１축： 응답 １") == ["축", "응답"]  # NFKC: full-width digits are digits
+        ["응답", "힘내세요", "같은", "형식적", "위로에", "그친다", "tie"]
+    assert tokenize("１축： 응답 １, 정이 깊다") == ["응답", "정이", "깊다"]  # NFKC: full-width digits are digits
     assert tokenize(None) == [] and tokenize("") == []
 
 

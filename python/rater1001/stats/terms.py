@@ -24,16 +24,16 @@ import numpy as np
 import pandas as pd
 
 DEFAULT_PRIOR_TOTAL = 500.0
-_TOKEN = re.compile(r"[^\W\d_]+")  # runs of letters: digits and underscores split words
+_TOKEN = re.compile(r"\w+")
 
 
 def tokenize(text: str | None) -> list[str]:
-    """Runs of letters of a text after NFKC normalisation and case folding: digits are dropped (in
-    a judge's reason they are the positions "응답 1" / "응답 2은", not content). No morphological
-    analysis: a Korean word keeps its particle (공감을, 공감이 are two terms)."""
+    """Words of a text after NFKC normalisation and case folding. A word that starts with a digit
+    is dropped: in a judge's reason it names a position ("응답 2은", "1번"), not content. No
+    morphological analysis: a Korean word keeps its particle (공감을, 공감이 are two terms)."""
     if not text:
         return []
-    return _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+    return [w for w in _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold()) if not w[0].isdigit()]
 
 
 def log_odds_dirichlet(group: Counter, rest: Counter, prior: Counter | None = None,
