@@ -205,12 +205,14 @@ def test_bootstraps_equal_the_stats_functions_on_raw_inputs(raw):
                   f"and emotion = '{emotion}'").iloc[0]
     assert mart["p_sig"] == ref.p_sig and mart["replicates"] == 2000 and mart["seed"] == 42
 
+    # Table 6's pool: the paper's 7 VLMs, without the thinking-suppressed repeat of Gemini
+    pool = sorted(set(raw["conditions"]) - {"gemini-2.5-flash-nothink"})
     wide = raw["preds"].pivot(index="image_id", columns="condition_id", values=f"model_{dim}")
-    wide = wide.loc[j.index, sorted(wide.columns)]
+    wide = wide.loc[j.index, pool]
     ratings = BS.ragged_to_padded(r["image_id"].map({m: i for i, m in enumerate(j.index)}), r[dim])
     k = BS.k_human_variance(wide.to_numpy(float), ratings)
     mart = q(raw, f"select * from response_diversity_k_human where dimension = '{dim}' and emotion = '{emotion}'").iloc[0]
-    assert mart["k"] == len(raw["conditions"])
+    assert mart["k"] == len(pool) == 7 and mart["conditions"] == ",".join(pool)
     assert mart["model_sd"] == pytest.approx(k.model_sd, abs=1e-12)
     assert mart["human_sd"] == pytest.approx(k.human_sd, abs=1e-12)
 
