@@ -77,9 +77,23 @@
         from _pairable a join _pairable b using ({{ gsel }} _unit)
         group by {{ gsel }} a._value, b._value
     ),
-    _marginals as (
+    _unit_counts as (
+        select {{ gsel }} count(*) as n_units from _units {% if group_by %}group by {{ gcols }}{% endif %}
+    )
+    select * from ({{ alpha_from_coincidence('_coincidence', '_unit_counts', level, group_by) }})
+{%- endmacro %}
+
+{#- The alpha of a coincidence matrix: `coincidence` has the group_by columns, c, k and o_ck (one row
+    per value pair that occurs); `unit_counts` the group_by columns and n_units (pairable units).
+    Split from alpha_coincidence so that a caller who builds o_ck another way (alpha_delta adds a
+    model's values to the human matrix without repeating the human ratings per condition) shares
+    the same marginals, distances and alpha. -#}
+{% macro alpha_from_coincidence(coincidence, unit_counts, level='interval', group_by=[]) -%}
+    {%- set gcols = group_by | join(', ') -%}
+    {%- set gsel %}{% for g in group_by %}{{ g }}, {% endfor %}{% endset -%}
+    with _marginals as (
         select {{ gsel }} c as v, sum(o_ck) as n_v
-        from _coincidence group by {{ gsel }} c
+        from {{ coincidence }} group by {{ gsel }} c
     ),
     _cumulative as (
         select *, sum(n_v) over (
@@ -90,23 +104,48 @@
     _n as (
         select {{ gsel }} sum(n_v) as n_values from _marginals {% if group_by %}group by {{ gcols }}{% endif %}
     ),
-    _observed as (
-        select {% for g in group_by %}o.{{ g }}, {% endfor %}sum(o.o_ck * {{ alpha_delta(level, 'o.c', 'o.k', 'mc.cum_v', 'mk.cum_v', 'mc.n_v', 'mk.n_v') }}) as d_obs
-        from _coincidence o
+    -- one join at a time: left to itself, the planner joined the marginals with themselves on
+    -- the group columns first (values x values rows per group), then with the matrix
+    _with_c as materialized (
+        select o.*, mc.cum_v as cum_c, mc.n_v as n_c
+        from {{ coincidence }} o
         join _cumulative mc on mc.v = o.c {% for g in group_by %}and mc.{{ g }} = o.{{ g }} {% endfor %}
+    ),
+    _observed as (
+        select {% for g in group_by %}o.{{ g }}, {% endfor %}sum(o.o_ck * {{ alpha_delta(level, 'o.c', 'o.k', 'o.cum_c', 'mk.cum_v', 'o.n_c', 'mk.n_v') }}) as d_obs
+        from _with_c o
         join _cumulative mk on mk.v = o.k {% for g in group_by %}and mk.{{ g }} = o.{{ g }} {% endfor %}
         {% if group_by %}group by {% for g in group_by %}o.{{ g }}{% if not loop.last %}, {% endif %}{% endfor %}{% endif %}
     ),
+    {%- if level in ('nominal', 'interval', 'ordinal') %}
+    -- sum_ck n_c n_k d_ck without the values x values join (continuous model values make that
+    -- quadratic in the study's size): nominal n^2 - sum n_v^2; interval 2 n sum n_v (v - mean)^2;
+    -- ordinal the same on the mid-rank position cum_v - n_v / 2, since its d_ck is the squared
+    -- difference of those positions
+    _positions as (
+        select *, {% if level == 'ordinal' %}cum_v - n_v / 2.0{% else %}cast(v as double){% endif %} as _x,
+               sum(n_v) over ({% if group_by %}partition by {{ gcols }}{% endif %}) as _n
+        from _cumulative
+    ),
+    _centred as (
+        select *, _x - sum(n_v * _x) over ({% if group_by %}partition by {{ gcols }}{% endif %}) / _n as _dx
+        from _positions
+    ),
+    _expected as (
+        select {{ gsel }}
+               {% if level == 'nominal' %}max(_n) * max(_n) - sum(n_v * n_v){% else %}2 * max(_n) * sum(n_v * _dx * _dx){% endif %} as d_exp
+        from _centred
+        {% if group_by %}group by {{ gcols }}{% endif %}
+    )
+    {%- else %}
     _expected as (
         select {% for g in group_by %}mc.{{ g }}, {% endfor %}
                sum(mc.n_v * mk.n_v * {{ alpha_delta(level, 'mc.v', 'mk.v', 'mc.cum_v', 'mk.cum_v', 'mc.n_v', 'mk.n_v') }}) as d_exp
         from _cumulative mc
         join _cumulative mk on true {% for g in group_by %}and mk.{{ g }} = mc.{{ g }} {% endfor %}
         {% if group_by %}group by {% for g in group_by %}mc.{{ g }}{% if not loop.last %}, {% endif %}{% endfor %}{% endif %}
-    ),
-    _unit_counts as (
-        select {{ gsel }} count(*) as n_units from _units {% if group_by %}group by {{ gcols }}{% endif %}
     )
+    {%- endif %}
     select
         {% for g in group_by %}_n.{{ g }}, {% endfor %}
         '{{ level }}' as metric,
@@ -122,8 +161,8 @@
     {% if group_by -%}
     join _observed using ({{ gcols }})
     join _expected using ({{ gcols }})
-    join _unit_counts using ({{ gcols }})
+    join {{ unit_counts }} as _unit_counts using ({{ gcols }})
     {%- else -%}
-    cross join _observed cross join _expected cross join _unit_counts
+    cross join _observed cross join _expected cross join {{ unit_counts }} as _unit_counts
     {%- endif %}
 {%- endmacro %}

@@ -78,11 +78,25 @@ def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = N
         "--log-level", "none",
         "--log-level-file", "debug",
     ]
-    with _dbt_environment(paths):
+    with _dbt_environment(paths), _one_blas_thread():
         try:
             return dbtRunner(callbacks=[events] if events else None).invoke([*args, *common])
         finally:
             _release_warehouse()
+
+
+@contextmanager
+def _one_blas_thread():
+    """dbt already runs one Python model per core; OpenBLAS adding a thread per core inside each
+    made small dense steps (mixedlm's rank check of a 2,880 x 12 matrix) wait on each other: the
+    LMM mart took half the time with one BLAS thread, with bit-identical results. numpy's and
+    scipy's OpenBLAS are loaded first so that the limit reaches both."""
+    import numpy  # noqa: F401
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 def dbt_log_file(paths: ProjectPaths) -> Path:
@@ -131,12 +145,18 @@ def _drop_incompatible_warehouse(paths: ProjectPaths) -> bool:
     return True
 
 
+def dbt_threads() -> int:
+    """One dbt thread per core this process may run on, at most 4: the Python models hold their
+    frames while they run, so more threads than cores only add memory (docs/performance.md)."""
+    return max(1, min(len(os.sched_getaffinity(0)), 4))
+
+
 def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | None = None) -> BuildSummary:
     """`on_node(done, total, node_name)` is called as each node finishes (a progress bar)."""
     created = ensure_landing_tables(paths)
     if _drop_incompatible_warehouse(paths):
         select = None
-    args = ["build", "--vars", json.dumps(dbt_vars(paths))]
+    args = ["build", "--vars", json.dumps(dbt_vars(paths)), "--threads", str(dbt_threads())]
     if select:
         args += ["--select", select]
     events = BuildEvents(on_node=on_node)
@@ -148,8 +168,12 @@ def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | 
 
 
 def dbt_docs(paths: ProjectPaths) -> Path | None:
-    """One offline HTML file (dbt docs generate --static) at target/static_index.html."""
-    result = _invoke(paths, ["docs", "generate", "--static", "--vars", json.dumps(dbt_vars(paths))])
+    """One offline HTML file (dbt docs generate --static) at target/static_index.html.
+
+    --no-compile: after a build, the manifest dbt keeps in target/ already holds every node's
+    compiled SQL; compiling all ~470 nodes again took 8x the rest of the docs step (docs/performance.md)
+    and gave the same page (it is only called after a build)."""
+    result = _invoke(paths, ["docs", "generate", "--static", "--no-compile", "--vars", json.dumps(dbt_vars(paths))])
     out = paths.root / "target" / "static_index.html"
     return out if result.success and out.exists() else None
 

@@ -19,6 +19,7 @@ from rater1001.stats import bootstrap as BS
 from rater1001.stats import classification as CL
 from rater1001.stats import diversity as DV
 from rater1001.stats import zscores as ZS
+from stats_helpers import delta_alpha_interval, loo_z
 
 PROFILES = REPO_ROOT / "python" / "rater1001" / "data" / "demo_profiles"
 DIMS = ("valence", "arousal")
@@ -169,7 +170,7 @@ def test_dimensional_agreement_and_zscores_equal_the_stats_functions(raw, emotio
         r = r if emotion == "all" else r[r["emotion"] == emotion]
         h = raw["human"][dim].reindex(r["image_id"]).to_numpy()
         y = r[dim].to_numpy(float)
-        z = ZS.summarise(ZS.loo_z(h[:, 0], h[:, 4], h[:, 5], y))
+        z = ZS.summarise(loo_z(h[:, 0], h[:, 4], h[:, 5], y))
         assert zsum.loc[("human_loo", dim), "w1sd"] == pytest.approx(z.w1sd, abs=1e-12)
         counts, _ = AL.value_count_matrix(r.rename(columns={dim: "v"}), value="v", value_domain=np.arange(1, 10))
         stats = raw["human"][dim].loc[sorted(r["image_id"].unique())]
@@ -197,7 +198,7 @@ def test_bootstraps_equal_the_stats_functions_on_raw_inputs(raw):
     j = _pairs(raw, cond, dim, emotion).sort_index()
     r = raw["ratings"][raw["ratings"]["image_id"].isin(j.index)].sort_values(["image_id", "rater_id"])
     h = raw["human"][dim].reindex(r["image_id"]).to_numpy()
-    r = r.assign(loo=np.abs(ZS.loo_z(h[:, 0], h[:, 4], h[:, 5], r[dim].to_numpy(float))))
+    r = r.assign(loo=np.abs(loo_z(h[:, 0], h[:, 4], h[:, 5], r[dim].to_numpy(float))))
     loo = r.dropna(subset=["loo"])
     padded = BS.ragged_to_padded(loo["image_id"].map({m: i for i, m in enumerate(j.index)}), loo["loo"])
     ref = BS.p_sig(np.abs(ZS.zscore(j["model"], j["mean"], j["sd"])), padded)
@@ -281,12 +282,12 @@ def test_verdict_counts_follow_from_independently_computed_inputs(raw):
         h = raw["human"][dim]
         r = raw["rated"]
         all_stats = AL.sufficient_statistics(r.rename(columns={dim: "rating"}))
-        pooled = {cond: AL.delta_alpha_interval(all_stats, _pairs(raw, cond, dim, "all")["model"])[2]
+        pooled = {cond: delta_alpha_interval(all_stats, _pairs(raw, cond, dim, "all")["model"])[2]
                   for cond in raw["conditions"]}
         for emotion, images in h.groupby("emotion"):
             ri = r[r["emotion"] == emotion]
             hh = h.reindex(ri["image_id"]).to_numpy()
-            loo = ZS.summarise(ZS.loo_z(hh[:, 0], hh[:, 4], hh[:, 5], ri[dim].to_numpy(float))).w1sd
+            loo = ZS.summarise(loo_z(hh[:, 0], hh[:, 4], hh[:, 5], ri[dim].to_numpy(float))).w1sd
             passing = []
             for cond in raw["conditions"]:
                 j = _pairs(raw, cond, dim, emotion)
@@ -414,6 +415,38 @@ def test_bad_input_gives_defined_results(small_study):
     assert alpha.loc[(partial, "valence"), "n_model_values"] == 36
     verdicts = query_warehouse(paths, "select * from replaceability_verdicts")
     assert verdicts["verdict"].notna().all() and len(verdicts) == 18
+    _every_alpha_delta_row_equals_the_package(paths, stimuli)
+
+
+def _every_alpha_delta_row_equals_the_package(paths, stimuli):
+    """Every (condition, dimension, emotion, metric) row of alpha_delta against the `krippendorff`
+    package on the landed ratings plus the condition's values, on a study with a condition that
+    rated half the images, one with no arousal values and an image with one rating: the mart adds
+    a condition's values to the human coincidence matrix algebraically, this rebuilds it."""
+    ratings = pd.read_parquet(paths.raw_table("human_ratings")).merge(stimuli[["image_id", "emotion"]].rename(
+        columns={"emotion": "true_emotion"}), on="image_id")
+    model = query_warehouse(paths, "select condition_id, dimension, image_id, model_value from int_model_vs_human_long "
+                                   "where model_value is not null")
+    mart = query_warehouse(paths, "select * from alpha_delta")
+    assert set(mart["metric"]) == {"interval", "ordinal", "nominal"}
+    checked = 0
+    for row in mart.itertuples():
+        r = ratings if row.emotion == "all" else ratings[ratings["true_emotion"] == row.emotion]
+        long = r[["image_id", row.dimension]].rename(columns={row.dimension: "v"}).dropna()
+        if row.condition_id != "human":
+            m = model[(model["condition_id"] == row.condition_id) & (model["dimension"] == row.dimension)]
+            m = m[m["image_id"].isin(set(long["image_id"]))]
+            if m.empty:
+                assert pd.isna(row.alpha)
+                continue
+            long = pd.concat([long, m[["image_id", "model_value"]].rename(columns={"model_value": "v"})])
+        counts, domain = AL.value_count_matrix(long, value="v")
+        expected = krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=row.metric)
+        assert row.alpha == pytest.approx(expected, abs=1e-12), row
+        pairable = counts.sum(axis=1) >= 2
+        assert (row.n_units, row.n_values) == (pairable.sum(), counts[pairable].sum()), row
+        checked += 1
+    assert checked > 100
 
 
 def test_no_predictions_builds_empty_marts(small_warehouse_without_predictions):

@@ -181,6 +181,31 @@ def test_alt_test_from_counts_equals_reference_alt_test_including_degenerate_rat
         assert per[2] == 0.0 and got["per_annotator"].set_index("annotator_id").loc[2, "rejected"]
 
 
+def test_alt_test_from_counts_with_a_weight_equals_one_row_per_annotator():
+    """Annotators with equal outcome counts passed as one row with their number (what the mart
+    does) give the omega, rho, decisions and counts of one row per annotator."""
+    from rater1001.stats.alt_test_ratings import alt_test_from_counts
+
+    rng = np.random.default_rng(11)
+    n = rng.integers(5, 40, 600)
+    plus = rng.binomial(n, rng.uniform(0.05, 0.4, len(n)))
+    minus = rng.binomial(n - plus, 0.6)
+    per = pd.DataFrame({"n_human_better": plus, "n_tie": n - plus - minus, "n_model_better": minus})
+    keys = list(per.columns)
+    grouped = per.groupby(keys).size().rename("n_annotators").reset_index()
+    assert len(grouped) < len(per) and (grouped["n_annotators"] > 1).any()
+    rates = []
+    for eps, min_n in ((0.1, 10), (0.2, 30), (0.3, 41)):
+        plain = alt_test_from_counts(per, epsilon=eps, min_instances_per_human=min_n)
+        weighted = alt_test_from_counts(grouped, epsilon=eps, min_instances_per_human=min_n, weight="n_annotators")
+        for key in ("winning_rate", "advantage_probability", "passed", "n_annotators_tested", "n_annotators_skipped"):
+            assert weighted[key] == pytest.approx(plain[key], abs=1e-12, nan_ok=True), (eps, key)
+        back = plain["per_annotator"].merge(weighted["per_annotator"], on=keys, suffixes=("", "_w"))
+        assert len(back) == len(per) and (back["rejected"] == back["rejected_w"]).all()
+        rates.append(plain["winning_rate"])
+    assert 0 < np.nanmax(rates) < 1 and np.isnan(rates[-1])  # decisions exercised; nobody tested at 41
+
+
 def test_thinking_pairs_pick_same_model_different_setting_with_more_thinking_first():
     from rater1001.ablation_tables import scaling_conditions, thinking_pairs
 
@@ -199,3 +224,37 @@ def test_thinking_pairs_pick_same_model_different_setting_with_more_thinking_fir
     assert "z" not in pairs.index and "s-4" not in pairs.index
     # scaling: only non-thinking conditions of families with >= 2 sizes
     assert sorted(scaling_conditions(cat)["condition_id"]) == ["s12", "s4"]
+
+
+def test_w1sd_replicates_equal_summarise_of_each_draw(monkeypatch):
+    # brute force: the same draws, one summarise() per replicate; tiny blocks (CELLS) as well
+    rng = np.random.default_rng(12)
+    z = rng.normal(0, 1.2, 70)
+    missing = rng.random(70) < 0.15
+    z[missing] = np.nan
+    z[5] = np.nan if not missing[5] else z[5]
+    keep = ~np.isnan(z) | missing
+    zk, mk = z[keep], missing[keep]
+    reps = [Z.summarise(zk[i][~mk[i]], n_missing=int(mk[i].sum())).w1sd
+            for i in np.random.default_rng(3).integers(0, len(zk), (90, len(zk)))]
+    lo, hi = np.quantile(reps, [0.025, 0.975])
+    for cells in (intervals.CELLS, 3 * len(zk)):
+        monkeypatch.setattr(intervals, "CELLS", cells)
+        iv = intervals.w1sd_interval(z, replicates=90, seed=3, missing=missing)
+        assert (iv.lo, iv.hi) == pytest.approx((lo, hi), abs=1e-12)
+
+
+def test_index_blocks_are_the_rows_of_one_draw_of_the_whole_matrix(monkeypatch):
+    monkeypatch.setattr(intervals, "CELLS", 5 * 61)  # blocks of 5 replicates
+    blocks = list(intervals.index_blocks(61, 23, 4))
+    assert [s for s, _ in blocks] == [0, 5, 10, 15, 20]
+    whole = np.random.default_rng(4).integers(0, 61, size=(23, 61))
+    np.testing.assert_array_equal(np.vstack([b for _, b in blocks]), whole)
+
+
+def test_replicate_sums_are_the_sums_over_each_draw():
+    rng = np.random.default_rng(6)
+    terms = rng.normal(size=(3, 40))
+    draws = np.random.default_rng(9).integers(0, 40, (25, 40))
+    np.testing.assert_allclose(intervals.replicate_sums(terms, 25, 9),
+                               np.stack([terms[:, i].sum(axis=1) for i in draws]), rtol=1e-12)

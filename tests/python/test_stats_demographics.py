@@ -120,6 +120,20 @@ def test_slice_metrics_match_sklearn(study):
     assert out["n_unparsed"].sum() == 3 * d["predicted_emotion"].isna().sum() > 0
 
 
+def test_weighted_slice_metrics_equal_the_expanded_rows(study):
+    """Per-(image, label) counts with a weight column give the statistics of one row per answer:
+    the pooled human labels reach slice_metrics as counts (7.2 million rows at 100x otherwise)."""
+    rng = np.random.default_rng(9)
+    rows = study.assign(predicted_emotion=study["predicted_emotion"].astype(object))
+    rows.loc[rng.choice(len(rows), 50, replace=False), "predicted_emotion"] = None
+    rows["n_answers"] = rng.integers(1, 6, len(rows))
+    expanded = rows.loc[rows.index.repeat(rows["n_answers"])].drop(columns="n_answers")
+    weighted = dm.slice_metrics(rows, weight="n_answers")
+    plain = dm.slice_metrics(expanded)
+    pd.testing.assert_frame_equal(weighted, plain, check_exact=False, rtol=0, atol=1e-12)
+    assert weighted["n"].sum() == 3 * len(expanded) and weighted["n_unparsed"].sum() > 0
+
+
 def _paper_slices(table: str) -> tuple[pd.DataFrame, pd.Series]:
     t = pd.read_csv(io.StringIO(PAPER_TABLES[table]), sep="\t")
     rows = []

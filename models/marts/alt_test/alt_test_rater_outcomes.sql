@@ -52,23 +52,31 @@ scored as (
     from human h
     join model_position m on m.image_id = h.image_id and m.dimension = h.dimension
 ),
+-- both scorings counted in one pass over the comparisons (one row per comparison, two outcome
+-- columns), then one output row per scoring: half the rows through the grouping of a union
 outcomes as (
-    select condition_id, dimension, emotion, rater_id, model_missing, 'neg_abs_error' as scoring,
-           case when model_missing then 1 else sign(s_h_abs - s_f_abs) end as outcome from scored
-    union all
-    select condition_id, dimension, emotion, rater_id, model_missing, 'rank' as scoring,
-           case when model_missing then 1 else sign(s_h_rank - s_f_rank) end as outcome from scored
+    select condition_id, dimension, emotion, rater_id, model_missing,
+           case when model_missing then 1 else sign(s_h_abs - s_f_abs) end as outcome_abs,
+           case when model_missing then 1 else sign(s_h_rank - s_f_rank) end as outcome_rank
+    from scored
+),
+counted as (
+    select
+        condition_id, dimension, emotion, rater_id,
+        count(*) filter (where outcome_abs > 0) as abs_human_better,
+        count(*) filter (where outcome_abs = 0) as abs_tie,
+        count(*) filter (where outcome_abs < 0) as abs_model_better,
+        count(*) filter (where outcome_rank > 0) as rank_human_better,
+        count(*) filter (where outcome_rank = 0) as rank_tie,
+        count(*) filter (where outcome_rank < 0) as rank_model_better,
+        count(*) filter (where model_missing) as n_model_missing
+    from outcomes
+    group by grouping sets ((condition_id, dimension, emotion, rater_id), (condition_id, dimension, rater_id))
 )
-select
-    condition_id,
-    dimension,
-    scoring,
-    coalesce(emotion, 'all') as emotion,
-    rater_id,
-    count(*) filter (where outcome > 0) as n_human_better,
-    count(*) filter (where outcome = 0) as n_tie,
-    count(*) filter (where outcome < 0) as n_model_better,
-    count(*) filter (where model_missing) as n_model_missing
-from outcomes
-group by grouping sets ((condition_id, dimension, scoring, emotion, rater_id),
-                        (condition_id, dimension, scoring, rater_id))
+select condition_id, dimension, 'neg_abs_error' as scoring, coalesce(emotion, 'all') as emotion, rater_id,
+       abs_human_better as n_human_better, abs_tie as n_tie, abs_model_better as n_model_better, n_model_missing
+from counted
+union all
+select condition_id, dimension, 'rank' as scoring, coalesce(emotion, 'all') as emotion, rater_id,
+       rank_human_better, rank_tie, rank_model_better, n_model_missing
+from counted

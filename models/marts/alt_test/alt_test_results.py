@@ -15,7 +15,11 @@ def model(dbt, session):
     from rater1001.ablation_tables import finish
     from rater1001.stats.alt_test_ratings import alt_test_from_counts, annotator_p_values
 
-    counts = dbt.ref("alt_test_rater_outcomes").df().reset_index(drop=True)
+    # raters with equal outcome counts share their p-value and decision: one row per distinct count
+    # tuple with the number of raters (a few hundred rows per group, not one per rater)
+    keys = "condition_id, dimension, scoring, emotion, n_human_better, n_tie, n_model_better, n_model_missing"
+    counts = (dbt.ref("alt_test_rater_outcomes").aggregate(f"{keys}, count(*) as n_annotators", keys)
+              .order(keys).df().reset_index(drop=True))
     epsilons = [float(e) for e in str(dbt.config.get("alt_test_epsilons") or "0.1,0.15,0.2").split(",")]
     q = float(dbt.config.get("alt_test_q") or 0.05)
     min_all = int(dbt.config.get("alt_test_min_instances") or 30)
@@ -28,16 +32,19 @@ def model(dbt, session):
     p_answered = {eps: annotator_p_values(answered["n_human_better"], answered["n_tie"], answered["n_model_better"], eps)
                   for eps in epsilons}
     rows = []
-    for (cond, dim, scoring, emotion), part in counts.groupby(["condition_id", "dimension", "scoring", "emotion"], sort=True):
+    group = ["condition_id", "dimension", "scoring", "emotion"]
+    for ((cond, dim, scoring, emotion), part), (_, answered_part) in zip(counts.groupby(group, sort=True),
+                                                                        answered.groupby(group, sort=True)):
         min_n = min_all if emotion == "all" else min_emotion
+        rows_of = part.index.to_numpy()
         for eps in epsilons:
-            r = alt_test_from_counts(part, epsilon=eps, q=q, min_instances_per_human=min_n,
-                                     p_values=p_by_eps[eps][part.index.to_numpy()])
-            a = alt_test_from_counts(answered.loc[part.index], epsilon=eps, q=q, min_instances_per_human=min_n,
-                                     p_values=p_answered[eps][part.index.to_numpy()])
+            r = alt_test_from_counts(part, epsilon=eps, q=q, min_instances_per_human=min_n, p_values=p_by_eps[eps][rows_of],
+                                     weight="n_annotators", per_annotator_frame=False)
+            a = alt_test_from_counts(answered_part, epsilon=eps, q=q, min_instances_per_human=min_n,
+                                     p_values=p_answered[eps][rows_of], weight="n_annotators", per_annotator_frame=False)
             rows.append({"condition_id": cond, "dimension": dim, "scoring": scoring, "emotion": emotion,
                          "epsilon": eps, "q": q, "min_instances_per_human": min_n,
                          **{k: v for k, v in r.items() if k != "per_annotator"},
-                         "n_model_missing": int(part["n_model_missing"].sum()),
+                         "n_model_missing": int((part["n_model_missing"] * part["n_annotators"]).sum()),
                          "winning_rate_answered_only": a["winning_rate"]})
     return finish(pd.DataFrame(rows), COLUMNS, dbt.ref("int_study_provenance").df())

@@ -72,16 +72,22 @@ def is_missing(answer) -> bool:
         return False
 
 
-def benjamini_yekutieli(p_values: np.ndarray, q: float = 0.05) -> np.ndarray:
+def benjamini_yekutieli(p_values: np.ndarray, q: float = 0.05, weight=None) -> np.ndarray:
     """Rejections of the Benjamini-Yekutieli step-up procedure at level q (statsmodels fdr_by).
     A NaN p-value is never rejected but still counts in m, as in the reference procedure (it is
-    entered as p = 1, which BY rejects for no q < 1)."""
+    entered as p = 1, which BY rejects for no q < 1). `weight` (optional, integers >= 1): how many
+    annotators share each row's p-value; the procedure runs on the repeated p-values, where tied
+    p-values always get the same decision, and each row takes its first copy's."""
     from statsmodels.stats.multitest import multipletests
 
     p = np.asarray(p_values, float)
     if p.size == 0:
         return np.zeros(0, bool)
     filled = np.where(np.isnan(p), 1.0, p)
+    if weight is not None:
+        w = np.asarray(weight, dtype=np.int64)
+        reject, *_ = multipletests(np.repeat(filled, w), alpha=q, method="fdr_by")
+        return reject[np.cumsum(w) - w] & ~np.isnan(p)
     reject, *_ = multipletests(filled, alpha=q, method="fdr_by")
     return reject & ~np.isnan(p)
 
@@ -170,13 +176,19 @@ def alt_test(
                          n_missing_model=n_missing, winning_rate_answered_only=answered_only)
 
 
-def decide(p_values: np.ndarray, mean_w_model: np.ndarray, tested: np.ndarray, q: float = 0.05):
+def decide(p_values: np.ndarray, mean_w_model: np.ndarray, tested: np.ndarray, q: float = 0.05, weight=None):
     """The test's decision over annotators: Benjamini-Yekutieli at q among the tested annotators,
     the winning rate omega (share of tested annotators whose H0 is rejected; the model passes at
     omega >= 0.5) and the advantage probability rho (mean W^f over tested annotators).
-    Returns (rejected per annotator, omega, rho); omega and rho are NaN when nobody was tested."""
+    Returns (rejected per annotator, omega, rho); omega and rho are NaN when nobody was tested.
+    `weight` (optional): how many annotators each row stands for (rows of equal outcome counts)."""
     rejected = np.zeros(len(p_values), bool)
     if not tested.any():
         return rejected, float("nan"), float("nan")
-    rejected[tested] = benjamini_yekutieli(p_values[tested], q)
-    return rejected, float(rejected[tested].mean()), float(mean_w_model[tested].mean())
+    if weight is None:
+        rejected[tested] = benjamini_yekutieli(p_values[tested], q)
+        return rejected, float(rejected[tested].mean()), float(mean_w_model[tested].mean())
+    w = np.asarray(weight, dtype=np.int64)[tested]
+    rejected[tested] = benjamini_yekutieli(p_values[tested], q, weight=w)
+    return (rejected, float(w[rejected[tested]].sum() / w.sum()),
+            float(np.average(mean_w_model[tested], weights=w)))

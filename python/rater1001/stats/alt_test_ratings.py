@@ -42,11 +42,16 @@ def annotator_p_values(n_human_better, n_tie, n_model_better, epsilon: float) ->
 
 
 def alt_test_from_counts(per_annotator: pd.DataFrame, *, epsilon: float, q: float = 0.05,
-                         min_instances_per_human: int = 30, p_values: np.ndarray | None = None) -> dict:
+                         min_instances_per_human: int = 30, p_values: np.ndarray | None = None,
+                         weight: str | None = None, per_annotator_frame: bool = True) -> dict:
     """`per_annotator`: one row per annotator with n_human_better, n_tie, n_model_better.
     Returns omega (winning rate), rho (advantage probability), passed (omega >= 0.5),
     n_annotators_tested / skipped, and the per-annotator frame with p_value and rejected.
-    `p_values` (aligned with the rows) may be passed when already computed for this epsilon."""
+    `p_values` (aligned with the rows) may be passed when already computed for this epsilon.
+    `weight` names a column of how many annotators have the row's counts: annotators with equal
+    counts have equal p-values and decisions, so a study of 100,000 raters passes a few hundred
+    rows (the outcome counts take few distinct values). per_annotator_frame=False leaves the
+    per-annotator frame out (None): a mart looping over a thousand groups needs only the totals."""
     plus = per_annotator["n_human_better"].to_numpy(dtype=int)
     zero = per_annotator["n_tie"].to_numpy(dtype=int)
     minus = per_annotator["n_model_better"].to_numpy(dtype=int)
@@ -59,13 +64,16 @@ def alt_test_from_counts(per_annotator: pd.DataFrame, *, epsilon: float, q: floa
         p[tested] = annotator_p_values(plus[tested], zero[tested], minus[tested], epsilon)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean_w_model = (zero + minus) / n
-    rejected, omega, rho = decide(p, mean_w_model, tested, q)
-    per = per_annotator.assign(n_instances=n, p_value=p, mean_w_model=mean_w_model, rejected=rejected)
-    n_tested = int(tested.sum())
+    w = None if weight is None else per_annotator[weight].to_numpy(dtype=np.int64)
+    rejected, omega, rho = decide(p, mean_w_model, tested, q, weight=w)
+    per = (per_annotator.assign(n_instances=n, p_value=p, mean_w_model=mean_w_model, rejected=rejected)
+           if per_annotator_frame else None)
+    count = np.ones(len(n), dtype=np.int64) if w is None else w
+    n_tested, n_skipped = int(count[tested].sum()), int(count[~tested].sum())
     if n_tested == 0:
         return {"winning_rate": np.nan, "advantage_probability": np.nan, "passed": False, "n_annotators_tested": 0,
-                "n_annotators_skipped": int((~tested).sum()), "per_annotator": per,
+                "n_annotators_skipped": n_skipped, "per_annotator": per,
                 "note": f"no annotator has at least {min_instances_per_human} instances"}
     return {"winning_rate": omega, "advantage_probability": rho, "passed": omega >= 0.5,
-            "n_annotators_tested": n_tested, "n_annotators_skipped": int((~tested).sum()),
+            "n_annotators_tested": n_tested, "n_annotators_skipped": n_skipped,
             "per_annotator": per, "note": None}

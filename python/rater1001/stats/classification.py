@@ -60,24 +60,43 @@ def _outside(p, labels) -> list:
     return sorted(set(p) - set(labels), key=str)
 
 
-def _kappa(t, p, labels) -> float:
+def _kappa(t, p, labels, weight=None) -> float:
     """Cohen's kappa; NaN when truth and prediction together use a single label (chance agreement
     is then 1 and kappa 0/0), decided here rather than left to a warning from scikit-learn."""
     if len((set(t) | set(p)) & set(labels)) < 2:
         return float("nan")
-    return float(metrics.cohen_kappa_score(t, p, labels=labels))
+    return float(metrics.cohen_kappa_score(t, p, labels=labels, sample_weight=weight))
 
 
-def summary(truth, predicted, labels) -> ClassificationSummary:
+def kappa_from_tables(tables) -> np.ndarray:
+    """Unweighted Cohen's kappa of each (truth x prediction) count table in a (..., k, k) stack:
+    statsmodels' cohens_kappa formula (observed agreement and chance agreement from the margins),
+    vectorised over the stack; NaN where chance agreement is 1."""
+    t = np.asarray(tables, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nobs = t.sum(axis=(-2, -1))
+        agree = np.trace(t, axis1=-2, axis2=-1) / nobs
+        expected = (t.sum(axis=-1) * t.sum(axis=-2)).sum(axis=-1) / nobs**2
+        return (agree - expected) / (1 - expected)
+
+
+def summary(truth, predicted, labels, weight=None) -> ClassificationSummary:
+    """weight (optional): how many identical (truth, predicted) answers each row stands for, so a
+    caller can pass per-image label counts instead of one row per answer (the same statistics)."""
     t, p, n_missing = _clean(truth, predicted, labels)
+    w = None if weight is None else np.asarray(weight, dtype=float)
+    if w is not None:
+        n_missing = int(w[p == "__missing__"].sum())
+    n = len(t) if w is None else int(w.sum())
     all_labels = list(labels) + _outside(p, labels)
-    kappa = _kappa(t, p, all_labels)
+    kappa = _kappa(t, p, all_labels, w)
+    n_right = float((t == p).sum() if w is None else w[t == p].sum())
     return ClassificationSummary(
-        n=len(t), n_missing=n_missing,
-        accuracy=float(metrics.accuracy_score(t, p)),
-        f1_macro=float(metrics.f1_score(t, p, labels=list(labels), average="macro", zero_division=0)),
+        n=n, n_missing=n_missing,
+        accuracy=float(metrics.accuracy_score(t, p, sample_weight=w)),
+        f1_macro=float(metrics.f1_score(t, p, labels=list(labels), average="macro", zero_division=0, sample_weight=w)),
         kappa=kappa, band=landis_koch_band(kappa),
-        accuracy_answered_only=float((t == p).sum() / (len(t) - n_missing)) if len(t) > n_missing else float("nan"),
+        accuracy_answered_only=n_right / (n - n_missing) if n > n_missing else float("nan"),
     )
 
 

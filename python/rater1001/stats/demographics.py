@@ -67,7 +67,7 @@ def _slice_keys(frame: pd.DataFrame) -> dict[str, pd.Series]:
     }
 
 
-def slice_metrics(predictions: pd.DataFrame) -> pd.DataFrame:
+def slice_metrics(predictions: pd.DataFrame, weight: str | None = None) -> pd.DataFrame:
     """Accuracy and macro-F1 per (condition_id, slice_type, slice) (Tables 7, 7a, Figure 7b).
 
     Macro-F1 averages over the ground-truth labels present in the slice (classification.summary
@@ -75,7 +75,8 @@ def slice_metrics(predictions: pd.DataFrame) -> pd.DataFrame:
     its F1 would be 0 or undefined only because of how the slice was cut, not because of the
     model; predicting it still costs recall of the true label. A NULL prediction is wrong.
     Columns: condition_id, slice_type, slice, race, gender, n, n_unparsed, accuracy, f1_macro,
-    n_labels (labels averaged in F1)."""
+    n_labels (labels averaged in F1). `weight` names a column of how many identical answers a row
+    stands for (pooled human labels come as per-image counts, not one row per rating)."""
     _require(predictions, ["condition_id", "race", "gender", "emotion", "predicted_emotion"],
              "slice_metrics")
     _require_complete(predictions, ["condition_id", "race", "gender", "emotion"], "slice_metrics")
@@ -85,7 +86,8 @@ def slice_metrics(predictions: pd.DataFrame) -> pd.DataFrame:
         for (condition, value), part in d.groupby([d["condition_id"], key], sort=True):
             labels = sorted(part["emotion"].dropna().astype(str).unique())
             s = classification.summary(part["emotion"].astype(str),
-                                       part["predicted_emotion"].astype(object), labels)
+                                       part["predicted_emotion"].astype(object), labels,
+                                       weight=None if weight is None else part[weight])
             race = part["race"].iloc[0] if slice_type in ("race", "race_gender") else None
             gender = part["gender"].iloc[0] if slice_type in ("gender", "race_gender") else None
             rows.append(dict(condition_id=condition, slice_type=slice_type, slice=value,

@@ -1,0 +1,258 @@
+"""The main job at scale: the full `rater1001 run` (quality gate, dbt build of every model and test,
+dbt docs, report) on simulated studies of 1x, 10x, 100x the paper's 72,000 ratings.
+
+Per scale it prints the wall time of the run and of its phases, the peak RSS of the whole process
+tree (sampled from /proc every 0.2 s, and the kernel's own high-water mark of the largest process),
+the slowest dbt nodes (execution_time from the build's run_results.json), and each figure's ratio
+to a floor measured in the same run: one DuckDB aggregate over the ratings Parquet (per image and
+image: count, mean, SD of each dimension), in a process of its own. The floor moves with the machine's load as
+the pipeline does, so the ratios compare across machines and busy hours better than the seconds.
+
+The simulated landing of each scale is cached on disk (--cache, keyed by scale, seed and a digest
+of the simulator's code and profiles), so a second run of the benchmark skips the simulation.
+Every run starts from a fresh copy of the landing: no warehouse, no target/, no report.
+
+    .venv/bin/python benchmarks/bench_pipeline.py --scales 1 10 100 [--top 12] [--json out.json]
+
+Method and results: docs/performance.md.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SEED = 20251129
+PAPER_IDENTITIES = 40  # 1x: 1,440 images x 50 ratings = 72,000 ratings
+
+# Runs inside the measured child process: the unchanged `rater1001 run` entry point, with its
+# phases' start and end times recorded, and the build's run_results.json kept before `dbt docs`
+# overwrites it (the CLI imports these functions late, so patching the modules is enough).
+_CHILD = r"""
+import json, shutil, sys, time
+from pathlib import Path
+import rater1001.quality, rater1001.report, rater1001.warehouse
+from rater1001 import cli
+
+home, out = Path(sys.argv[1]), Path(sys.argv[2])
+phases = {}
+
+def timed(module, name, phase, after=None):
+    inner = getattr(module, name)
+    def wrapper(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            phases[phase] = time.perf_counter() - t0
+            if after:
+                after()
+    setattr(module, name, wrapper)
+
+keep = lambda: shutil.copy(home / "target" / "run_results.json", out.with_name("run_results_build.json"))
+timed(rater1001.quality, "run_quality_gate", "gate")
+timed(rater1001.warehouse, "dbt_build", "dbt build", keep)
+timed(rater1001.warehouse, "dbt_docs", "dbt docs")
+timed(rater1001.report, "build_report", "report")
+t0 = time.perf_counter()
+rc = cli.main(["--home", str(home), "run", "--no-progress"])
+phases["in-process total"] = time.perf_counter() - t0
+out.write_text(json.dumps({"rc": rc, "phases": phases}))
+"""
+
+_FLOOR = r"""
+import json, resource, sys, time, duckdb
+t0 = time.perf_counter()
+con = duckdb.connect()
+rows = con.execute(
+    "select image_id, count(valence), avg(valence), stddev_samp(valence), count(arousal), avg(arousal), "
+    "stddev_samp(arousal), count(naturalness), avg(naturalness), stddev_samp(naturalness) "
+    "from read_parquet(?) group by image_id", [sys.argv[1]]
+).fetchall()
+print(json.dumps({"seconds": time.perf_counter() - t0, "groups": len(rows),
+                  "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def simulator_digest() -> str:
+    """The cache key's code part: the simulator's sources, its profiles and the study defaults."""
+    h = hashlib.sha256()
+    roots = [REPO / "python" / "rater1001" / "simulate", REPO / "python" / "rater1001" / "data" / "demo_profiles",
+             REPO / "python" / "rater1001" / "judge" / "simulate.py", REPO / "seeds", REPO / "study.yml"]
+    for root in roots:
+        files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        for p in files:
+            h.update(str(p.relative_to(REPO)).encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def simulated_landing(cache: Path, scale: int, seed: int) -> tuple[Path, float | None]:
+    """The cached project folder holding the scale's landing; simulated when absent. Returns the
+    folder and the simulation's seconds (None when it came from the cache)."""
+    folder = cache / f"scale{scale}-seed{seed}-{simulator_digest()}"
+    if (folder / ".complete").exists():
+        return folder, None
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    t0 = time.perf_counter()
+    code = ("import sys; from rater1001.paths import project; from rater1001.simulate import simulate_study; "
+            "from rater1001.judge.simulate import simulate_judge_study; p = project(sys.argv[1]); "
+            "simulate_study(p, seed=int(sys.argv[2]), n_identities=int(sys.argv[3])); "
+            "simulate_judge_study(p, seed=int(sys.argv[2]))")
+    subprocess.run([sys.executable, "-c", code, str(folder), str(seed), str(PAPER_IDENTITIES * scale)], check=True)
+    seconds = time.perf_counter() - t0
+    (folder / ".complete").write_text(f"{seconds:.1f}\n")
+    return folder, seconds
+
+
+def fresh_copy(landing: Path, work: Path) -> Path:
+    """The landing (data/raw, study.yml, the project's own seeds when it has them) in an empty folder."""
+    shutil.copytree(landing / "data" / "raw", work / "data" / "raw")
+    for extra in ("study.yml", "seeds"):
+        src = landing / extra
+        if src.is_dir():
+            shutil.copytree(src, work / extra)
+        elif src.exists():
+            shutil.copy(src, work / extra)
+    return work
+
+
+def _tree_rss_kib(root: int) -> int:
+    """Resident memory of `root` and all its descendants now, from /proc (KiB)."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as fh:
+                stat = fh.read()
+            with open(f"/proc/{entry.name}/statm") as fh:
+                pages = int(fh.read().split()[1])
+        except OSError:
+            continue
+        pid = int(entry.name)
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(pid)
+        rss[pid] = pages * os.sysconf("SC_PAGE_SIZE") // 1024
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo.extend(children.get(pid, []))
+    return total
+
+
+def measured_run(cmd: list[str], env: dict) -> tuple[float, int, int]:
+    """Runs cmd; returns wall seconds, peak sampled RSS of its process tree, and the kernel's
+    high-water mark of its largest process (both KiB)."""
+    peak = 0
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.wait(0.2):
+            peak = max(peak, _tree_rss_kib(proc.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    done.set()
+    sampler.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:3])} ... exited {proc.returncode}")
+    return wall, peak, usage.ru_maxrss
+
+
+def floor(ratings: Path) -> dict:
+    out = subprocess.run([sys.executable, "-c", _FLOOR, str(ratings)], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def node_seconds(run_results: Path) -> list[tuple[str, float]]:
+    results = json.loads(run_results.read_text())["results"]
+    return sorted(((r["unique_id"].split(".", 2)[-1], r["execution_time"]) for r in results),
+                  key=lambda x: -x[1])
+
+
+def bench_scale(scale: int, cache: Path, seed: int, keep: Path | None) -> dict:
+    landing, sim_seconds = simulated_landing(cache, scale, seed)
+    with tempfile.TemporaryDirectory(prefix=f"bench{scale}x-") as tmp:
+        work = fresh_copy(landing, Path(tmp) / "project")
+        fl = floor(work / "data" / "raw" / "human_ratings.parquet")
+        out = Path(tmp) / "phases.json"
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        wall, peak_tree, peak_one = measured_run([sys.executable, "-c", _CHILD, str(work), str(out)], env)
+        child = json.loads(out.read_text())
+        if child["rc"] != 0:
+            raise SystemExit(f"rater1001 run exited {child['rc']} at scale {scale}; see {work}/logs/dbt.log")
+        nodes = node_seconds(Path(tmp) / "run_results_build.json")
+        import duckdb  # the count the floor scanned, from the same file
+
+        n_ratings = duckdb.connect().execute("select count(*) from read_parquet(?)",
+                                             [str(work / "data" / "raw" / "human_ratings.parquet")]).fetchone()[0]
+        if keep is not None:
+            dest = keep / f"scale{scale}"
+            shutil.rmtree(dest, ignore_errors=True)
+            shutil.copytree(work, dest, ignore=shutil.ignore_patterns("data"))
+    return {"scale": scale, "ratings": n_ratings, "simulate_s": sim_seconds, "wall_s": wall,
+            "phases": child["phases"], "peak_rss_tree_kib": peak_tree, "peak_rss_largest_kib": peak_one,
+            "floor": fl, "nodes": nodes}
+
+
+def report(r: dict, top: int) -> None:
+    f = r["floor"]["seconds"]
+    gib = lambda kib: kib / 2**20  # noqa: E731
+    sim = "cached" if r["simulate_s"] is None else f"{r['simulate_s']:.1f} s"
+    print(f"\n== {r['scale']}x: {r['ratings']:,} ratings (simulation: {sim}); floor {f:.3f} s, "
+          f"{gib(r['floor']['maxrss_kib']):.2f} GiB")
+    peak = max(r["peak_rss_tree_kib"], r["peak_rss_largest_kib"])
+    print(f"   {'figure':<44} {'seconds':>9} {'x floor':>9}")
+    print(f"   {'wall (rater1001 run, process start to exit)':<44} {r['wall_s']:>9.1f} {r['wall_s'] / f:>9.0f}")
+    for name, s in r["phases"].items():
+        print(f"   {name:<44} {s:>9.1f} {s / f:>9.0f}")
+    nodes = r["nodes"]
+    print(f"   {'sum of dbt node execution times':<44} {sum(s for _, s in nodes):>9.1f} "
+          f"{sum(s for _, s in nodes) / f:>9.0f}   ({len(nodes)} nodes)")
+    print(f"   peak RSS: {gib(peak):.2f} GiB (tree sampled {gib(r['peak_rss_tree_kib']):.2f}, largest process "
+          f"{gib(r['peak_rss_largest_kib']):.2f}), {peak / r['floor']['maxrss_kib']:.1f} x floor's")
+    print(f"   slowest {top} dbt nodes:")
+    for name, s in nodes[:top]:
+        print(f"     {name:<60} {s:>8.2f} {s / f:>9.0f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--scales", type=int, nargs="+", default=[1, 10])
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--top", type=int, default=12, help="slowest dbt nodes listed per scale")
+    ap.add_argument("--cache", type=Path, default=Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "rater1001-bench",
+                    help="folder of the cached simulated landings")
+    ap.add_argument("--json", type=Path, default=None, help="also write every figure (all nodes) as JSON")
+    ap.add_argument("--keep", type=Path, default=None, help="keep each scale's warehouse, target/ and report here")
+    args = ap.parse_args()
+    results = []
+    for scale in args.scales:
+        r = bench_scale(scale, args.cache, args.seed, args.keep)
+        report(r, args.top)
+        results.append(r)
+        if args.json:
+            args.json.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
