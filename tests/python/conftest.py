@@ -75,7 +75,8 @@ def pytest_xdist_make_scheduler(config, log):
 
         def _split_scope(self, nodeid: str) -> str:
             if self.groups is None:  # called once every worker has collected
-                self.groups = json.loads(_xdist_groups_file(config).read_text())
+                groups = _xdist_groups_file(config)
+                self.groups = json.loads(groups.read_text()) if groups.exists() else {}
             if nodeid in self.groups:
                 return "@" + self.groups[nodeid]
             return nodeid.split("::", 1)[0]
