@@ -232,6 +232,18 @@ def test_stereotyped_answers(demo):
     assert model_sd < human_sd  # Table 6: VLM SDs are below the human SDs
 
 
+def test_one_value_cells_answer_their_constant_on_every_face(demo):
+    constants = load_profiles().constant_answers
+    assert len(constants) >= 2
+    j = demo["joined"]
+    for _, c in constants.iterrows():
+        faces = j[(j["condition_id"] == c["condition_id"]) & (j["emotion_true"] == c["emotion"])]
+        assert len(faces) == 240 and (faces[c["dimension"]] == c["value"]).all(), c.to_dict()
+    # the other cells of the same conditions still vary
+    other = j[(j["condition_id"] == "llama-3.2-11b-vision") & (j["emotion_true"] == "sad")]
+    assert other["valence"].nunique() > 1
+
+
 def test_fer_baselines_recover_tables_s1_to_s3(demo):
     """Accuracy within 4 binomial SE of Table S1, kappa within .03 (the profile plants per-emotion
     accuracy only: kappa follows from it); Pearson r and MAE against the human image means within
@@ -463,3 +475,43 @@ def test_a_projects_own_study_yml_keeps_its_text_and_gets_the_design_counts(tmp_
         "ratings_per_image: 50", "ratings_per_image: 2").replace("images_per_rater: 72", "images_per_rater: 36").replace(
         # the race x emotion cell: 2 genders x 1 identity
         "{factors: [race, emotion], stimuli: 80}", "{factors: [race, emotion], stimuli: 2}")
+
+
+# --- shared-difficulty label draws (classify.py) -------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as hst  # noqa: E402
+
+from rater1001.simulate.classify import correct_by_ease, wrong_labels_by_share  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(hst.lists(hst.tuples(hst.integers(0, 3), hst.floats(0, 1)), min_size=1, max_size=60), hst.integers(0, 2**32 - 1))
+def test_correct_by_ease_gives_each_cell_its_expected_count_to_its_easiest_rows(rows, seed):
+    cell = np.array([c for c, _ in rows])
+    p = np.array([q for _, q in rows])
+    rng = np.random.default_rng(seed)
+    ease = rng.standard_normal(len(rows))
+    correct = correct_by_ease(rng, cell, p, ease)
+    for c in np.unique(cell):
+        m = cell == c
+        k = correct[m].sum()
+        assert np.floor(p[m].sum() + 1e-9) <= k <= np.ceil(p[m].sum() - 1e-9)  # brute force: the sum's floor or ceiling
+        if 0 < k < m.sum():  # the correct rows are the easiest ones
+            assert ease[m][correct[m]].min() >= ease[m][~correct[m]].max()
+
+
+def test_correct_by_ease_rounds_without_bias():
+    # one cell with expected count 0.3: over many draws the count is 1 in ~30 % of them
+    hits = [correct_by_ease(np.random.default_rng(s), np.zeros(3, int), np.full(3, 0.1), np.arange(3.0)).sum() for s in range(4000)]
+    assert set(hits) <= {0, 1} and abs(np.mean(hits) - 0.3) < 0.03
+
+
+def test_wrong_labels_follow_the_confusion_shares_exactly():
+    confusion = np.array([[0.55, 0.35, 0.1], [0.0, 1.0, 0.0], [0.25, 0.25, 0.5]])
+    true = np.array([0] * 50 + [2] * 7 + [1] * 3)
+    wrong = true != 1
+    got = wrong_labels_by_share(np.random.default_rng(1), true, wrong, confusion)
+    assert np.bincount(got[true == 0], minlength=3).tolist() == [0, 39, 11]  # 50 * (.778, .222) = 38.9 / 11.1
+    assert np.bincount(got[true == 2], minlength=3).tolist() in ([4, 3, 0], [3, 4, 0])  # 7 * (.5, .5)
+    assert (got[true == 1] == -1).all()  # rows that are not wrong get no wrong label

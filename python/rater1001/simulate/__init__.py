@@ -97,9 +97,11 @@ def simulate_study(
 
     lo, hi = study.scale_min, study.scale_max
     root_rng = np.random.default_rng(seed)
-    rng_design, rng_humans, rng_labels = (np.random.default_rng(s) for s in root_rng.spawn(3))
+    # spawn keys are sequential: the fourth child leaves the first three streams as they were
+    rng_design, rng_humans, rng_labels, rng_difficulty = (np.random.default_rng(s) for s in root_rng.spawn(4))
 
     stimuli = build_stimuli(design)
+    difficulty = rng_difficulty.standard_normal(len(stimuli))  # per image, shared by the model conditions (classify.py)
     raters = build_raters(design, rng_design, prof.human["raters"])
     assignment = assign_images(design, stimuli, rng_design)
     dims = list(study.dimensions)
@@ -130,7 +132,7 @@ def simulate_study(
             result, truth = simulate_fer_condition(*args, fer_ids)
             fer_truth.append(truth)
         else:
-            result = simulate_condition(*args, aliases)
+            result = simulate_condition(*args, aliases, difficulty)
         results.append(result)
     predictions = pd.concat([r.predictions for r in results], ignore_index=True) if results else pd.DataFrame(columns=TABLES["model_predictions"].column_names)
 

@@ -90,6 +90,7 @@ def plant_values(
     lo: float,
     hi: float,
     step: float,
+    constant: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Latent locations per (true, predicted) emotion and spread per true emotion that plant the
     profile's per-emotion bias; and the exactly expected mean answer per emotion and per
@@ -100,17 +101,25 @@ def plant_values(
     off_mass = confusion @ target - diag * target  # sum_{p != e} C[e, p] target[p]
     # Spread Table 4a/5a's SD_d leaves for the model once the human means' own spread is counted.
     # It is spent in this order: label coupling, demographic cell shifts, the model's own spread.
-    budget = np.maximum(sd_d**2 - var_image_mean + (2 * tracking - tracking**2) * var_image_effect, 0.0)
+    # Rounding the answer to the grid adds about step^2 / 12 (Sheppard), so the budget leaves it out.
+    budget = np.maximum(sd_d**2 - var_image_mean + (2 * tracking - tracking**2) * var_image_effect - step**2 / 12, 0.0)
+
+    # A one-value cell (paper 4.4: every happy face 9, every neutral face 5; Table 4b's SD-0 cells)
+    # answers its constant on every face of the emotion, whatever the label, with no spread, shift
+    # or tracking.
+    fixed = np.full(n, np.nan) if constant is None else np.asarray(constant, dtype=float)
+    is_fixed = ~np.isnan(fixed)
 
     def split(w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        own = (target - w * off_mass) / (1 - w * (1 - diag))
+        own = np.where(is_fixed, fixed, (target - w * off_mass) / (1 - w * (1 - diag)))
         mean_ep = np.where(np.eye(n, dtype=bool), own[:, None], w[:, None] * target[None, :] + (1 - w[:, None]) * own[:, None])
+        mean_ep = np.where(is_fixed[:, None], fixed[:, None], mean_ep)
         return own, mean_ep, (confusion * (mean_ep - target[:, None]) ** 2).sum(axis=1)
 
     # Coupling spreads answers by label; where the paper's SD_d leaves no room for that spread the
     # coupling of that emotion is lowered until it fits (the profile's value is an upper bound).
     grid = np.linspace(0.0, 1.0, 101) * coupling
-    fits = np.stack([split(np.full(n, w))[2] <= budget + 1e-12 for w in grid])  # (grid, n)
+    fits = np.stack([(split(np.full(n, w))[2] <= budget + 1e-12) | is_fixed for w in grid])  # (grid, n)
     w_eff = np.array([grid[np.flatnonzero(fits[:, e])].max() for e in range(n)])
     own, mean_ep, mix_var = split(w_eff)
     # Demographic shifts get what is left; part of Table 7b/7c's effects in the paper may itself
@@ -118,9 +127,9 @@ def plant_values(
     left = np.clip(budget - mix_var, 0.0, None)
     demo_var = shifts.var(axis=1)
     scale = np.where(demo_var > left, np.sqrt(np.divide(left, demo_var, out=np.ones_like(left), where=demo_var > 0)), 1.0)
-    shifts = shifts * scale[:, None]
-    sigma = np.sqrt(np.clip(left - shifts.var(axis=1), 0.0, None))
-    normal_sd = np.sqrt((1 - stereotypy) * sigma**2 + tracking**2 * var_image_effect)
+    shifts = np.where(is_fixed[:, None], 0.0, shifts * scale[:, None])
+    sigma = np.where(is_fixed, 0.0, np.sqrt(np.clip(left - shifts.var(axis=1), 0.0, None)))
+    normal_sd = np.where(is_fixed, 0.0, np.sqrt((1 - stereotypy) * sigma**2 + tracking**2 * var_image_effect))
     offset = np.sqrt(stereotypy) * sigma
 
     n_cells = shifts.shape[1]
@@ -146,6 +155,7 @@ def plant_values(
         "shift_scale": scale,
         "sigma": sigma,
         "normal_sd": normal_sd,
+        "tracking": np.where(is_fixed, 0.0, tracking),
         "offset": offset,
         "location": loc,
         "expected_mean": cell_mean.mean(axis=1),
@@ -192,6 +202,7 @@ def simulate_condition(
     hi: int,
     ratings_per_image: int,
     aliases: dict[str, list[str]],
+    difficulty: np.ndarray | None = None,
 ) -> ConditionResult:
     cid = catalog_row["condition_id"]
     prof = profiles.condition(cid)
@@ -204,7 +215,7 @@ def simulate_condition(
     e_idx = stimuli["emotion"].map({e: i for i, e in enumerate(emotions)}).to_numpy()
     r_idx = stimuli["race"].map({r: i for i, r in enumerate(races)}).to_numpy()
     g_idx = stimuli["gender"].map({g: i for i, g in enumerate(genders)}).to_numpy()
-    pred, p_correct = draw_labels(rng, e_idx, r_idx, g_idx, logits, conf)
+    pred, p_correct = draw_labels(rng, e_idx, r_idx, g_idx, logits, conf, difficulty, float(prof.get("difficulty_weight", 0) or 0))
 
     human = profiles.human
     n_g = len(genders)
@@ -223,12 +234,13 @@ def simulate_condition(
         planted = plant_values(
             conf, p_cells, shifts, mu, bt["bias"].to_numpy(float), bt["sd_d"].to_numpy(float), var_mean, var_u,
             float(prof["coupling"]), float(prof["stereotypy"]), float(prof["tracking"]), lo, hi, float(prof["value_step"]),
+            np.array([profiles.constant_answer(cid, d, e) for e in emotions], dtype=float),
         )
         sign = np.where(rng.random(n) < 0.5, -1.0, 1.0)
         latent = (
             planted["location"][e_idx, pred]
             + planted["shifts"][e_idx, cell]
-            + float(prof["tracking"]) * image_effects[d].to_numpy()
+            + planted["tracking"][e_idx] * image_effects[d].to_numpy()
             + planted["offset"][e_idx] * sign
             + np.sqrt(1 - float(prof["stereotypy"])) * planted["sigma"][e_idx] * rng.standard_normal(n)
         )
@@ -242,6 +254,7 @@ def simulate_condition(
                     "model_mean_expected": planted["expected_mean"][i],
                     "own_mean": planted["own_mean"][i], "coupling": planted["coupling"][i], "sigma": planted["sigma"][i],
                     "normal_sd": planted["normal_sd"][i], "two_point_offset": planted["offset"][i],
+                    "constant_answer": profiles.constant_answer(cid, d, e),
                     "recall_profile": recall[i],
                     **{f"eta2_{t.replace(':', '_x_')}": etas[i].get(t, 0.0) * planted["shift_scale"][i] ** 2 for t in ("race", "gender", "race:gender")},
                     **{f"eta2_{t.replace(':', '_x_')}_profile": etas[i].get(t, 0.0) for t in ("race", "gender", "race:gender")},

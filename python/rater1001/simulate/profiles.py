@@ -16,6 +16,7 @@ import yaml
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "data" / "demo_profiles"
 VALUE_DEMOGRAPHIC_COLUMNS = ["condition_id", "dimension", "emotion", "term", "eta_squared"]
 FER_COLUMNS = ["condition_id", "accuracy", "kappa", "valence_r", "valence_mae", "arousal_r", "arousal_mae"]
+CONSTANT_COLUMNS = ["condition_id", "dimension", "emotion", "value"]
 HUMAN = "human"  # profile id of the human raters in confusion.csv / demographic_accuracy.csv
 
 
@@ -33,6 +34,8 @@ class Profiles:
     thinking: pd.DataFrame  # condition_id, emotion, mean_length, unit
     value_demographic: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=VALUE_DEMOGRAPHIC_COLUMNS))
     fer: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=FER_COLUMNS))  # Tables S1-S3
+    # one-value cells (paper 4.4 / Table 4b): condition_id, dimension, emotion, value
+    constant_answers: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=CONSTANT_COLUMNS))
     source: str = "built-in demo profiles"
 
     def without_demographic_gaps(self, condition_ids: list[str] | None = None) -> "Profiles":
@@ -86,6 +89,12 @@ class Profiles:
         rows = d[(d["condition_id"] == condition_id) & (d["dimension"] == dimension) & (d["emotion"] == emotion)]
         return dict(zip(rows["term"], rows["eta_squared"].astype(float)))
 
+    def constant_answer(self, condition_id: str, dimension: str, emotion: str) -> float:
+        """The one value a condition gives every face of an emotion, NaN if none."""
+        d = self.constant_answers
+        rows = d[(d["condition_id"] == condition_id) & (d["dimension"] == dimension) & (d["emotion"] == emotion)]
+        return float(rows["value"].iloc[0]) if len(rows) else float("nan")
+
     def accuracy_targets(self, condition_id: str, factor: str) -> dict[str, float]:
         d = self.demographic_accuracy
         rows = d[(d["condition_id"] == condition_id) & (d["factor"] == factor)]
@@ -119,5 +128,10 @@ def load_profiles(directory: str | Path | None = None) -> Profiles:
             else pd.DataFrame(columns=VALUE_DEMOGRAPHIC_COLUMNS)
         ),
         fer=_read_csv(d / "fer.csv", FER_COLUMNS) if (d / "fer.csv").exists() else pd.DataFrame(columns=FER_COLUMNS),
+        constant_answers=(
+            _read_csv(d / "constant_answers.csv", CONSTANT_COLUMNS)
+            if (d / "constant_answers.csv").exists()
+            else pd.DataFrame(columns=CONSTANT_COLUMNS)
+        ),
         source=str(d),
     )
