@@ -153,7 +153,7 @@ def demo_warehouse(tmp_path_factory, request) -> ProjectPaths:
 
 @pytest.fixture(scope="session")
 def small_warehouse(tmp_path_factory) -> ProjectPaths:
-    """The small study (seed 7, SMALL_DESIGN) and the judge demo study (seed 5), checked by the
+    """The small study (seed 5, SMALL_DESIGN) and the judge demo study (seed 5), checked by the
     quality gate and built by a full `dbt build`, with the static dbt docs (target/static_index.html,
     catalog.json), once per session. The docs are written here, before any test reads the
     warehouse, because `dbt docs generate` opens it for writing. Read it; do not change it (copy
@@ -164,7 +164,7 @@ def small_warehouse(tmp_path_factory) -> ProjectPaths:
     from rater1001.warehouse import dbt_build, dbt_docs
 
     def build(paths):
-        simulate_study(paths, seed=7, **SMALL_DESIGN)
+        simulate_study(paths, seed=5, **SMALL_DESIGN)
         simulate_judge_study(paths, seed=5)
         ok = run_quality_gate(paths).passed and bool(dbt_build(paths))
         return ok and dbt_docs(paths) is not None
