@@ -46,6 +46,8 @@ class PageRun:
     value: object = None
     requests: list[str] = field(default_factory=list)  # every URL the page asked for
     screenshot_png: bytes = b""
+    pdf: bytes = b""              # the page printed to PDF (A4), when asked for
+    print_value: object = None    # what `print_js` evaluates to under print media at the A4 text width
 
 
 class _Session:
@@ -77,10 +79,16 @@ def _error_text(event: dict) -> str | None:
     return None
 
 
+# A4 with the report's 12 mm print margins, in CSS pixels (96 per inch).
+A4_TEXT_PX = (round((210 - 24) / 25.4 * 96), round((297 - 24) / 25.4 * 96))
+
+
 def open_page(html: Path, user_data_dir: Path, ready_js: str, result_js: str, timeout: float = 60,
-              init_js: str | None = None) -> PageRun:
+              init_js: str | None = None, print_js: str | None = None) -> PageRun:
     """Load `html`, wait until `ready_js` is truthy, then evaluate `result_js` (JSON-returning).
-    `init_js` runs in the page before any of its own scripts (e.g. to record alert() calls)."""
+    `init_js` runs in the page before any of its own scripts (e.g. to record alert() calls).
+    With `print_js`, the page is also printed to PDF (A4, the page's own @page margins) and
+    `print_js` is evaluated under print media with the viewport at the A4 text area."""
     user_data_dir.mkdir(parents=True, exist_ok=True)
     proc = subprocess.Popen([str(CHROMIUM), *FLAGS, f"--user-data-dir={user_data_dir}", "about:blank"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -110,6 +118,15 @@ def open_page(html: Path, user_data_dir: Path, ready_js: str, result_js: str, ti
             shot = s.call("Page.captureScreenshot", format="png", captureBeyondViewport=False)
             run = PageRun(value=json.loads(value) if isinstance(value, str) else value,
                           screenshot_png=base64.b64decode(shot["data"]))
+            if print_js:
+                printed = s.call("Page.printToPDF", timeout=120, paperWidth=210 / 25.4, paperHeight=297 / 25.4,
+                                 preferCSSPageSize=True, printBackground=True)
+                run.pdf = base64.b64decode(printed["data"])
+                s.call("Emulation.setEmulatedMedia", media="print")
+                s.call("Emulation.setDeviceMetricsOverride", width=A4_TEXT_PX[0], height=A4_TEXT_PX[1],
+                       deviceScaleFactor=1, mobile=False)
+                value = s.call("Runtime.evaluate", expression=print_js, returnByValue=True)["result"].get("value")
+                run.print_value = json.loads(value) if isinstance(value, str) else value
             run.errors = [t for t in map(_error_text, s.events) if t]
             run.requests = [e["params"]["request"]["url"] for e in s.events
                             if e.get("method") == "Network.requestWillBeSent"]

@@ -3,15 +3,21 @@ visible notes instead of failures, the HTML is self-contained and renders in hea
 without console errors, and every figure has a PNG."""
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
 import shutil
 import struct
+from html import unescape
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote
 
 import duckdb
 import pandas as pd
 import pytest
+import yaml
 
 from conftest import query_warehouse
 from rater1001.paths import project
@@ -191,13 +197,41 @@ CHART_CHECK_JS = """JSON.stringify(Array.from(document.querySelectorAll('.block-
 }))"""
 
 
+LAYOUT_JS = """JSON.stringify({
+  answer: document.getElementById('answer').getBoundingClientRect().toJSON(),
+  matrix: document.getElementById('answer-verdict-matrix').getBoundingClientRect().toJSON(),
+  charts: Array.from(document.querySelectorAll('.block-figure .chart svg')).map(
+    s => [s.parentNode.id, s.getBoundingClientRect().height]),
+  breakInside: Array.from(document.querySelectorAll('.block-figure')).map(e => getComputedStyle(e).breakInside)})"""
+# Click Table 4c's alpha header twice: the column's numbers in order, then reversed.
+SORT_JS = """(() => { const t = document.querySelector('#block-T4c table.sortable');
+  const th = Array.from(t.tHead.rows[0].cells).find(c => c.textContent === 'alpha');
+  const col = () => Array.from(t.tBodies[0].rows).map(r => parseFloat(r.cells[th.cellIndex].textContent)).filter(x => !isNaN(x));
+  th.click(); const up = col(); th.click(); return [up, col()]; })()"""
+
+
 def test_report_renders_in_headless_chromium(report, tmp_path):
-    from report_browser import open_page, require_chromium
+    """Charts render without errors; the first 1,000 px show the answer with its verdict matrix;
+    printed to A4 PDF the answer fits page 1 and no figure is taller than a page or breaks inside."""
+    from report_browser import A4_TEXT_PX, open_page, require_chromium
 
     require_chromium()
-    run = open_page(report.html, tmp_path / "chromium-profile", "window.reportRendered", CHART_CHECK_JS)
+    run = open_page(report.html, tmp_path / "chromium-profile", "window.reportRendered",
+                    f"JSON.stringify({{charts: JSON.parse({CHART_CHECK_JS}), layout: JSON.parse({LAYOUT_JS}), "
+                    f"sorted: {SORT_JS}}})",
+                    print_js=LAYOUT_JS)
     assert run.errors == []
-    charts = run.value
+    screen, printed = run.value["layout"], run.print_value
+    assert screen["answer"]["top"] < 300 and screen["matrix"]["bottom"] < 1000, screen
+    up, down = run.value["sorted"]
+    assert len(up) > 3 and up == sorted(up) and down == sorted(up, reverse=True)
+    page_height = A4_TEXT_PX[1]
+    assert printed["answer"]["bottom"] <= page_height, f"the printed answer ends at {printed['answer']['bottom']} px"
+    assert printed["charts"] and all(h <= page_height for _, h in printed["charts"]), printed["charts"]
+    assert printed["breakInside"] and set(printed["breakInside"]) <= {"avoid", "avoid-page"}
+    pages = len(re.findall(rb"/Type\s*/Page(?!s)", run.pdf))
+    assert run.pdf[:5] == b"%PDF-" and 5 < pages < 200, pages
+    charts = run.value["charts"]
     assert len(charts) == len(report.figures) > 0
     for chart in charts:
         assert chart["svg"] and chart["marks"] > 10 and chart["width"] > 50 and chart["height"] > 50, chart
@@ -228,3 +262,264 @@ def test_judge_figures_draw_their_rows():
         assert spec["datasets"]["source_0"] == frame.to_dict("records")
         svg = vl_convert.vegalite_to_svg(spec, vl_version=vl_version())
         assert svg.count('aria-roledescription="point"') == len(frame), ours
+
+
+# --- The answer first -------------------------------------------------------------------------
+
+class _Numbers(HTMLParser):
+    """Every <a class="n"> inside the answer section: its address in the warehouse and its text."""
+
+    def __init__(self):
+        super().__init__()
+        self.depth, self.numbers, self.current, self.ids = 0, [], None, {}
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids[a["id"]] = a
+        if tag == "section" and a.get("id") == "answer":
+            self.depth = 1
+        elif self.depth and tag == "section":
+            self.depth += 1
+        if self.depth and tag == "a" and a.get("class") == "n":
+            self.current = dict(a, text="")
+
+    def handle_endtag(self, tag):
+        if tag == "section" and self.depth:
+            self.depth -= 1
+        if tag == "a" and self.current is not None:
+            self.numbers.append(self.current)
+            self.current = None
+
+    def handle_data(self, data):
+        if self.current is not None:
+            self.current["text"] += data
+
+
+@pytest.fixture(scope="module")
+def answer_numbers(report):
+    parser = _Numbers()
+    parser.feed(report.html.read_text(encoding="utf-8"))
+    return parser
+
+
+def _stored(paths, table, column, key):
+    where = " AND ".join(f'"{k}" = ?' for k in key)
+    con = duckdb.connect(str(paths.warehouse), read_only=True)
+    try:
+        return con.execute(f'SELECT "{column}" FROM {table} WHERE {where}', list(key.values())).fetchall()
+    finally:
+        con.close()
+
+
+def test_the_answer_comes_first_with_the_verdict_matrix(report):
+    html = report.html.read_text(encoding="utf-8")
+    banner, answer = html.index('id="simulated-banner"'), html.index('<section id="answer">')
+    assert banner < answer < html.index('id="answer-verdict-matrix"') < html.index('id="quality-status"')
+    assert answer < html.index("<nav>") < html.index('id="data-quality"') < html.index('id="section-1"')
+    between = re.sub(r'<p class="banner stale-banner">.*?</p>', "", html[html.index("</p>", banner):answer])
+    between = re.sub(r"<[^>]+>|\s", "", between)
+    assert between == "", f"something stands between the banner and the answer: {between[:200]}"
+
+
+def test_every_number_of_the_answer_is_a_mart_cell_and_links_to_its_table(answer_numbers, demo_warehouse):
+    numbers = answer_numbers.numbers
+    assert len(numbers) > 100, len(numbers)
+    for n in numbers:
+        key = json.loads(n["data-key"])
+        rows = _stored(demo_warehouse, n["data-table"], n["data-column"], key)
+        assert len(rows) == 1, (n, rows)
+        stored, shown = rows[0][0], json.loads(n["data-value"])
+        if isinstance(stored, float):
+            assert shown == pytest.approx(stored, rel=1e-12, abs=1e-15), n
+            text = n["text"].strip()
+            decimals = len(text.split(".")[1]) if "." in text and "e" not in text else None
+            if decimals is not None:  # the text is the stored value rounded to the digits it shows
+                assert abs(float(text) - stored) <= 0.5 * 10 ** -decimals + 1e-12, n
+            else:
+                assert float(text) == pytest.approx(stored, rel=0.06), n
+        else:
+            assert shown == stored, n
+        target = n["href"].lstrip("#")
+        assert target in answer_numbers.ids, f"{n['text']} links to {n['href']}, which is not in the page"
+        assert n["data-table"] in answer_numbers.ids[target].get("data-tables", "").split(","), n
+
+
+def test_the_answer_covers_what_the_marts_hold(answer_numbers, demo_warehouse):
+    shown = {}
+    for n in answer_numbers.numbers:
+        shown.setdefault((n["data-table"], n["data-column"]), []).append(json.loads(n["data-key"]))
+    cells = query_warehouse(demo_warehouse, "SELECT emotion, measure FROM replaceability_verdicts")
+    assert sorted((k["emotion"], k["measure"]) for k in shown[("replaceability_verdicts", "verdict")]) == \
+        sorted(cells.itertuples(index=False, name=None))
+    heads = query_warehouse(demo_warehouse, "SELECT condition_id, dimension, statistic FROM headline_intervals "
+                                            "WHERE emotion = 'all' AND statistic IN ('delta_alpha', 'w1sd', 'kappa') "
+                                            "AND condition_id <> 'human'")
+    assert sorted((k["condition_id"], k["dimension"], k["statistic"]) for k in shown[("headline_intervals", "estimate")]) \
+        == sorted(heads.itertuples(index=False, name=None))
+    gaps = query_warehouse(demo_warehouse, "SELECT condition_id, dimension, emotion, term FROM demographic_stratified_anova "
+                                           "WHERE q_bh < 0.05 ORDER BY eta_sq DESC LIMIT 5")
+    assert [tuple(k.values()) for k in shown[("demographic_stratified_anova", "eta_sq")]] == \
+        list(gaps.itertuples(index=False, name=None))
+    calibratable = query_warehouse(demo_warehouse, "SELECT count(*) FROM replaceability_verdicts "
+                                                   "WHERE coalesce(calibration_candidates, '') <> ''").iloc[0, 0]
+    assert len(shown[("replaceability_verdicts", "calibration_candidates")]) == calibratable > 0
+    judges = query_warehouse(demo_warehouse, "SELECT DISTINCT judge_id FROM judge_win_rates WHERE judge_kind = 'llm'")
+    assert {k["judge_id"] for k in shown.get(("judge_win_rates", "win_rate"), [])} == set(judges["judge_id"])
+
+
+def test_the_answer_for_each_llm_judge(tmp_path):
+    """The judge part from hand-made mart rows: each LLM judge's win rates with intervals, position
+    and verbosity checks and kappa with the human majority, per axis; human judges are left out."""
+    from rater1001.report.answer import read_answer
+    from rater1001.report.reader import WarehouseReader
+
+    paths = project(tmp_path)
+    paths.warehouse.parent.mkdir(parents=True)
+    con = duckdb.connect(str(paths.warehouse))
+    con.execute("""CREATE TABLE judge_win_rates AS SELECT * FROM (VALUES
+        ('j1', 'llm', 'K', 'all', 'all', 'overall', 0.61, 0.52, 0.70), ('j1', 'llm', 'Q', 'all', 'all', 'overall', 0.31, 0.22, 0.40),
+        ('j1', 'llm', 'K', 'text', 'all', 'overall', 0.99, 0.9, 1.0), ('h1', 'human', 'K', 'all', 'all', 'overall', 0.5, 0.4, 0.6))
+        t(judge_id, judge_kind, candidate_id, variant, category, axis, win_rate, win_rate_ci_low, win_rate_ci_high)""")
+    con.execute("""CREATE TABLE judge_bias_checks AS SELECT * FROM (VALUES
+        ('j1', 'position_bias', 'all', 'overall', 0.58, 0.55, 0.61), ('j1', 'verbosity', 'all', 'overall', 0.41, 0.1, 0.7),
+        ('j1', 'inconsistency', 'all', 'overall', 0.2, 0.1, 0.3)) t(judge_id, check_name, variant, axis, estimate, ci_low, ci_high)""")
+    con.execute("""CREATE TABLE judge_agreement AS SELECT * FROM (VALUES
+        ('j1', 'human-majority', 'human-majority-llm', 'overall', 0.37), ('j1', 'h1', 'human-llm', 'overall', 0.1))
+        t(judge_1, judge_2, comparison, axis, kappa)""")
+    con.close()
+    with WarehouseReader(paths) as reader:
+        answer = read_answer(reader, [])
+    assert [j.judge for j in answer.judges] == ["j1"]
+    cells = {k: (e.estimate.value, e.lo.value if e.lo else None, e.hi.value if e.hi else None)
+             for k, e in answer.judges[0].cells.items()}
+    assert cells == {("overall", "K"): (0.61, 0.52, 0.70), ("overall", "Q"): (0.31, 0.22, 0.40),
+                     ("overall", "position_bias"): (0.58, 0.55, 0.61), ("overall", "verbosity"): (0.41, 0.1, 0.7),
+                     ("overall", "kappa"): (0.37, None, None)}
+    assert answer.judges[0].cells[("overall", "verbosity")].estimate.text == "+0.41"
+
+
+def _visible_text(html: str) -> str:
+    body = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S)
+    body = re.sub(r'title="[^"]*"', lambda m: " " + m.group(0)[7:-1] + " ", body)  # tooltips are read too
+    return unescape(re.sub(r"<[^>]+>", " ", body))
+
+
+def test_no_issue_numbers_or_internal_names_in_the_text(report):
+    text = _visible_text(report.html.read_text(encoding="utf-8"))
+    for pattern in (r"(?i)\bissue \d", r"(?i)\bissue\b", r"(?i)\bseed 0\d\d\b", r"\b00[01]_"):
+        found = re.search(pattern, text)
+        assert not found, text[max(0, found.start() - 120):found.end() + 60]
+
+
+def test_every_paper_labelled_block_shows_the_paper_or_says_why(report, demo_warehouse):
+    html = report.html.read_text(encoding="utf-8")
+    labelled = [b for _, bs in report.blocks for b in bs if b.paper]
+    assert len(labelled) > 30
+    for b in labelled:
+        assert b.paper_frame is not None or b.paper_reason, f"{b.ours} ({b.paper}): no paper numbers and no reason"
+    # Spot check against the transcription in tests/reference: Table 4c's human baseline and Table 2's
+    # first model row appear beside ours.
+    t4c = html[html.index('id="block-T4c"'):html.index('id="block-T4d"')]
+    assert "The paper's Table 4c, as printed" in t4c and "<td>0.498</td>" in t4c and "<td>+0.006</td>" in t4c
+    t2 = html[html.index('id="block-T2"'):html.index('id="block-T3"')]
+    assert "<td>Gemini 2.5 Flash (NoThink)</td>" in t2 and "<td>0.878</td>" in t2
+    # Where the cells are plain numbers per model, ours minus the paper's (Table 4c: Gemma3-27B's
+    # printed delta alpha is +0.006, the human-only alpha 0.498).
+    diff = next(b for _, bs in report.blocks for b in bs if b.ours == "T4c").paper_diff.set_index("condition")
+    stored = query_warehouse(demo_warehouse, "SELECT condition_id, alpha, delta_alpha FROM alpha_delta WHERE "
+                                             "dimension = 'valence' AND emotion = 'all' AND metric = 'interval' "
+                                             "AND condition_id IN ('gemma3-27b-it', 'human')").set_index("condition_id")
+    assert diff.loc["Gemma3-27B", "delta_alpha ours - paper"] == pytest.approx(stored.loc["gemma3-27b-it", "delta_alpha"] - 0.006)
+    assert diff.loc["human", "alpha ours - paper"] == pytest.approx(stored.loc["human", "alpha"] - 0.498)
+    assert len(diff) == 9 and "Ours beside the paper's, and the difference" in t4c
+
+
+def test_the_packaged_paper_tables_are_the_reference_transcription():
+    from rater1001.report.paper import PAPER_TABLES, PAPER_TABLES_DIR
+
+    reference = Path(__file__).resolve().parents[1] / "reference" / "paper_tables"
+    for tsv in reference.glob("*.tsv"):
+        assert (PAPER_TABLES_DIR / tsv.name).read_bytes() == tsv.read_bytes(), tsv.name
+    for stem in PAPER_TABLES.values():
+        assert (PAPER_TABLES_DIR / f"{stem}.tsv").exists(), stem
+
+
+def test_long_tables_fold_and_every_table_has_its_csv(report):
+    html = report.html.read_text(encoding="utf-8")
+    tables = [b for _, bs in report.blocks for b in bs if b.kind == "table"]
+    assert any(len(b.frame) > 20 for b in tables) and any(len(b.frame) <= 20 for b in tables)
+    for b in tables:
+        start = html.index(f'id="block-{b.ours}"')
+        block = html[start:html.index("</section>", start)]
+        assert ('<details class="fold">' in block) == (len(b.frame) > 20), b.ours
+        href = re.search(r'<a class="csv" download="[^"]+" href="data:text/csv;charset=utf-8,([^"]*)"', block).group(1)
+        csv = pd.read_csv(io.StringIO(unquote(href)), dtype=str, keep_default_na=False)
+        assert list(csv.columns) == [str(c) for c in b.frame.columns] and len(csv) == len(b.frame), b.ours
+    assert "table.data sortable" not in html and 'class="data sortable"' in html
+
+
+def test_a_study_not_of_the_papers_design_has_no_paper_labels(demo_warehouse, tmp_path):
+    paths = _warehouse_copy(demo_warehouse, tmp_path)
+    study = yaml.safe_load(paths.study_file.read_text(encoding="utf-8"))
+    study["scale"] = {"min": 1, "max": 7}  # another scale: the paper's numbers are not comparable
+    (paths.root / "study.yml").write_text(yaml.safe_dump(study), encoding="utf-8")
+    result = build_report(paths, write_pngs=False)
+    html = result.html.read_text(encoding="utf-8")
+    assert "paper:" not in html and "as printed" not in html and "beyond the paper" not in html
+    assert ">paper_accuracy<" not in html and "paper_" not in "".join(
+        str(c) for _, bs in result.blocks for b in bs if b.frame is not None for c in b.frame.columns)
+    titles = [t for t, _ in result.blocks]
+    assert "How often does each model give the intended category?" in titles
+    assert not any("paper" in t.lower() for t in titles), titles
+    assert all(b.paper is None for _, bs in result.blocks for b in bs)
+
+
+def test_sections_follow_the_declared_model_dimensions():
+    from rater1001.report.layout import sections_for
+    from rater1001.report.specs import Note
+
+    one = {s.key: s for s in sections_for(("valence",))}
+    assert isinstance(one["space"].items[0], Note) and "needs two model dimensions" in one["space"].items[0].note
+    other = sections_for(("pleasantness", "dominance"))
+    space = next(s for s in other if s.key == "space")
+    assert [src.columns[-2:] for f in space.items for src in f.sources][1] == ("model_pleasantness", "model_dominance")
+    extra = [s for s in other if s.key.startswith("dimension-")]
+    assert [s.key for s in extra] == ["dimension-pleasantness", "dimension-dominance"]
+    assert all(item.paper is None for s in extra for item in s.items)
+    assert {s.key for s in sections_for(("valence", "arousal"))} == {s.key for s in sections_for(("valence", "arousal", "x"))} - {"dimension-x"}
+
+
+def test_figures_draw_any_model_dimensions():
+    """The rating space, the bias heatmap, the z distribution and the interaction heatmap drawn for
+    dimensions other than valence and arousal from a few hand-made rows: one mark per row."""
+    import vl_convert
+
+    from rater1001.report.build import figure_spec
+    from rater1001.report.figures import FIGURES, dimension_figures, space_figures
+    from rater1001.report.render import vl_version
+    from rater1001.report.specs import ReportContext
+
+    ctx = ReportContext(emotions=["a", "b"], conditions=["m1", "m2"])
+    human = pd.DataFrame([dict(image_id=f"i{i}", emotion=e, dimension=d, human_mean=float(i + j))
+                          for i, e in enumerate("ab") for j, d in enumerate(("pleasantness", "dominance"))])
+    model = pd.DataFrame([dict(condition_id=c, image_id=f"i{i}", true_emotion=e, model_pleasantness=1.0 + i,
+                               model_dominance=2.0 + k) for k, c in enumerate(("m1", "m2")) for i, e in enumerate("ab")])
+    bias = pd.DataFrame([dict(condition_id=c, emotion=e, bias=0.1 * k, sd_d=1.0) for k, c in enumerate(("m1", "m2"))
+                         for e in "ab"])
+    density = pd.DataFrame([dict(dimension="dominance", emotion=e, bin_lower=x, bin_upper=x + 0.5, density=0.2)
+                            for e in "ab" for x in (-1.0, -0.5, 0.0, 0.5)])
+    zs = pd.DataFrame([dict(condition_id=c, image_id="i0", true_emotion=e, z_dominance=0.3) for c in ("m1", "m2") for e in "ab"])
+    anova = pd.DataFrame([dict(condition_id="m1", dimension=d, emotion="a", eta_sq=0.2, q_bh=0.01)
+                          for d in ("pleasantness", "dominance", "third")])
+    human_fig, model_fig = space_figures("pleasantness", "dominance")
+    bias_fig, z_fig = dimension_figures("dominance", None, None, None, None)
+    interaction = next(f for f in FIGURES if f.ours == "F7d")
+    for fig, frames, marks, role in (
+            (human_fig, [human], 2, "circle"), (model_fig, [model], 4, "circle"),
+            (bias_fig, [bias], 4, "rect"), (z_fig, [density, zs], 4, "tick"), (interaction, [anova], 3, "rect")):
+        spec = figure_spec(fig, frames, ctx)
+        svg = vl_convert.vegalite_to_svg(spec, vl_version=vl_version())
+        drawn = len(re.findall(f'aria-roledescription="{role}( mark)?"', svg))
+        assert drawn == marks, (fig.ours, role, drawn)
+    assert "pleasantness" in vl_convert.vegalite_to_svg(figure_spec(human_fig, [human], ctx), vl_version=vl_version())

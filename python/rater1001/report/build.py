@@ -17,13 +17,15 @@ from altair.utils.data import to_values
 
 from ..paths import ProjectPaths
 from ..study import load_study
+from .answer import link_numbers, read_answer
 from .applicability import not_applicable, shape_reasons
-from .layout import SECTIONS
+from .layout import sections_for
+from .paper import follows_paper, paper_difference, paper_for
 from .quality_section import quality_summary
 from .reader import Unavailable, WarehouseReader
 from .png_worker import render_png
 from .render import render_html, vl_version
-from .specs import FolderTables, ReportContext, ReportFigure, ReportTable
+from .specs import FolderTables, Note, ReportContext, ReportFigure, ReportTable
 
 FALLBACK_ROWS = 300
 
@@ -42,6 +44,9 @@ class Block:
     caption: str = ""
     description: str = ""
     column_docs: dict = field(default_factory=dict)   # column -> yml description (header tooltips)
+    paper_frame: pd.DataFrame | None = None           # the paper's table as printed (paper.py)
+    paper_reason: str = ""                            # why no paper table is beside ours
+    paper_diff: pd.DataFrame | None = None            # ours, the paper's and the difference per model
 
 
 @dataclass
@@ -51,6 +56,7 @@ class ReportResult:
     seconds: float
     figures: list[Block] = field(default_factory=list)
     unavailable: list[Block] = field(default_factory=list)
+    answer: object = None
 
     def summary(self) -> str:
         shown = sum(1 for _, bs in self.blocks for b in bs if b.kind != "note")
@@ -181,7 +187,7 @@ def figure_block(reader: WarehouseReader, spec: ReportFigure, ctx: ReportContext
 
 
 def folder_blocks(reader: WarehouseReader, spec: FolderTables, shown: set[str]) -> list[Block]:
-    tables = [t for t in reader.mart_folder_tables(spec.folder) if t not in shown]
+    tables = [t for t in reader.mart_folder_tables(spec.folder) if t not in shown and t not in spec.skip]
     if not tables:
         return [Block("note", spec.folder, spec.paper, spec.title,
                       note=f"not available: no table of models/marts/{spec.folder} has been built")]
@@ -204,10 +210,49 @@ def _blocks_for(reader, items, ctx, pngs, shown) -> list[Block]:
             new = [table_block(reader, item)]
         elif isinstance(item, ReportFigure):
             new = [figure_block(reader, item, ctx, pngs)]
+        elif isinstance(item, Note):
+            new = [Block("note", item.ours, item.paper, item.title, note=item.note)]
         else:
             new = folder_blocks(reader, item, shown)
         shown.update(t for b in new for t in b.tables)
         out.extend(new)
+    return out
+
+
+def _paper_names(reader: WarehouseReader) -> dict[str, str]:
+    """The paper's model names -> our condition labels (seeds/paper_supplement_s1.csv)."""
+    if not (reader.has("paper_supplement_s1") and reader.has("stg_model_conditions")):
+        return {}
+    rows = reader.query("SELECT DISTINCT p.paper_model, coalesce(c.short_name, p.condition_id) AS label "
+                        "FROM paper_supplement_s1 p LEFT JOIN stg_model_conditions c USING (condition_id)")
+    return dict(zip(rows["paper_model"], rows["label"]))
+
+
+def _paper_beside(blocks: list[Block], paper_design: bool, names: dict[str, str]) -> None:
+    """The paper's table beside each paper-labelled block (with the difference where the cells are
+    plain numbers per model); no paper labels at all for a study that is not the paper's design (its
+    numbers would not be comparable)."""
+    for b in blocks:
+        if not paper_design:
+            b.paper = None
+            if b.frame is not None:  # marts that carry the paper's numbers in paper_ columns (FER)
+                b.frame = b.frame[[c for c in b.frame.columns if not str(c).startswith("paper_")]]
+        elif b.paper:
+            b.paper_frame, b.paper_reason = paper_for(b.ours)
+            if b.paper_frame is not None and b.kind == "table":
+                b.paper_diff = paper_difference(b.ours, b.frame, b.paper_frame, names)
+
+
+def _anchors(sections) -> dict[str, str]:
+    """Each table -> the id of the first block that shows it (where the answer's numbers link)."""
+    out: dict[str, str] = {}
+    blocks = [b for _, bs in sections for b in bs if b.kind != "note"]
+    for b in blocks:  # a table that shows it as its main table first, else a figure drawing it
+        if b.kind == "table" and b.tables and b.tables[0] not in out:
+            out[b.tables[0]] = f"block-{b.ours}"
+    for b in blocks:
+        for t in b.tables:
+            out.setdefault(t, f"block-{b.ours}")
     return out
 
 
@@ -218,22 +263,30 @@ def build_report(paths: ProjectPaths, write_pngs: bool = True) -> ReportResult:
         out_dir.mkdir(parents=True, exist_ok=True)
         pngs = PngWriter(out_dir / "figures" if write_pngs else None)
         try:
-            reader.shape_reasons = shape_reasons(load_study(paths), reader)
+            study = load_study(paths)
+            paper_design = follows_paper(study)
+            reader.shape_reasons = shape_reasons(study, reader)
             quality = quality_summary(paths, reader)
             ctx = _context(reader, quality.data_origin)
             shown: set[str] = set()
-            sections = [(s.title, _blocks_for(reader, s.items, ctx, pngs, shown)) for s in SECTIONS]
+            sections = [(s.title if paper_design else (s.question or s.title),
+                         _blocks_for(reader, s.items, ctx, pngs, shown)) for s in sections_for(study.model_dimensions)]
             leftover = sorted({t for t, d in reader.docs.items() if d.folder and reader.has(t)} - shown)
             if leftover:
                 sections.append(("Other marts (as stored)", [
                     table_block(reader, ReportTable(t, None, f"{reader.docs[t].folder}: {t}", (t,),
                                                     f"SELECT * FROM {t} LIMIT {FALLBACK_ROWS}"))
                     for t in leftover]))
+            names = _paper_names(reader) if paper_design else {}
+            for _, blocks in sections:
+                _paper_beside(blocks, paper_design, names)
+            answer = read_answer(reader, ctx.emotions)
+            link_numbers(answer, _anchors(sections))
             html_path = out_dir / "index.html"
-            html_path.write_text(render_html(quality, sections, ctx), encoding="utf-8")
+            html_path.write_text(render_html(quality, sections, ctx, answer, paper_design), encoding="utf-8")
         finally:
             pngs.wait()
     all_blocks = [b for _, bs in sections for b in bs]
-    return ReportResult(html=html_path, blocks=sections, seconds=time.perf_counter() - start,
+    return ReportResult(html=html_path, blocks=sections, seconds=time.perf_counter() - start, answer=answer,
                         figures=[b for b in all_blocks if b.kind == "figure"],
                         unavailable=[b for b in all_blocks if b.kind == "note"])

@@ -43,37 +43,40 @@ def bias_heatmap(dimension: str):
     return chart
 
 
-def _va_scatter(base, x, y, colour, ctx, jitter: float, title: str, size: int = 260):
+def _va_scatter(base, x, y, colour, ctx, jitter: float, title: str, size: int = 260, axes=("valence", "arousal")):
     if jitter:
         base = base.transform_calculate(
-            jx=f"datum.{x} + (random() - 0.5) * {jitter}", jy=f"datum.{y} + (random() - 0.5) * {jitter}")
+            jx=f"datum['{x}'] + (random() - 0.5) * {jitter}", jy=f"datum['{y}'] + (random() - 0.5) * {jitter}")
         xf, yf = "jx", "jy"
     else:
         xf, yf = x, y
-    colour_enc = alt.Color(f"{colour}:N", title="emotion", sort=_emotion_sort(ctx))
+    colour_enc = alt.Color(f"{colour}:N", title="category", sort=_emotion_sort(ctx))
     points = base.mark_circle(size=8, opacity=0.35).encode(
-        x=alt.X(f"{xf}:Q", title="valence", scale=alt.Scale(zero=False)),
-        y=alt.Y(f"{yf}:Q", title="arousal", scale=alt.Scale(zero=False)), color=colour_enc)
+        x=alt.X(f"{xf}:Q", title=axes[0], scale=alt.Scale(zero=False)),
+        y=alt.Y(f"{yf}:Q", title=axes[1], scale=alt.Scale(zero=False)), color=colour_enc)
     centroids = base.mark_point(shape="diamond", size=140, filled=True, stroke="black", strokeWidth=1).encode(
         x=alt.X(f"mean({x}):Q"), y=alt.Y(f"mean({y}):Q"), color=colour_enc)
     return (points + centroids).properties(width=size, height=size, title=title)
 
 
-def human_va(frames, ctx):
-    wide = alt.Chart(data(0)).transform_pivot(
-        "dimension", value="human_mean", groupby=["image_id", "emotion"])
-    return _va_scatter(wide, "valence", "arousal", "emotion", ctx, 0,
-                       "Human per-image means (diamond = emotion centroid)", size=360)
+def human_space(x: str, y: str):
+    def chart(frames, ctx):
+        wide = alt.Chart(data(0)).transform_pivot("dimension", value="human_mean", groupby=["image_id", "emotion"])
+        return _va_scatter(wide, x, y, "emotion", ctx, 0, "Human per-image means (diamond = category centroid)",
+                           size=360, axes=(x, y))
+    return chart
 
 
-def model_va(frames, ctx):
-    conditions = ctx.conditions or sorted(frames[0]["condition_id"].unique())
-    panels = [
-        _va_scatter(alt.Chart(data(0)).transform_filter(alt.datum.condition_id == c),
-                    "model_valence", "model_arousal", "true_emotion", ctx, 0.4, c, size=200)
-        for c in conditions]
-    rows = [alt.hconcat(*panels[i:i + 4]) for i in range(0, len(panels), 4)]
-    return alt.vconcat(*rows).resolve_scale(color="shared")
+def model_space(x: str, y: str):
+    def chart(frames, ctx):
+        conditions = ctx.conditions or sorted(frames[0]["condition_id"].unique())
+        panels = [
+            _va_scatter(alt.Chart(data(0)).transform_filter(alt.datum.condition_id == c),
+                        f"model_{x}", f"model_{y}", "true_emotion", ctx, 0.4, c, size=200, axes=(x, y))
+            for c in conditions]
+        rows = [alt.hconcat(*panels[i:i + 4]) for i in range(0, len(panels), 4)]
+        return alt.vconcat(*rows).resolve_scale(color="shared")
+    return chart
 
 
 def z_distribution(dimension: str):
@@ -140,7 +143,7 @@ def interaction_heatmap(frames, ctx):
     base = alt.Chart(data(0)).transform_calculate(
         stars="datum.q_bh < 0.001 ? '***' : datum.q_bh < 0.01 ? '**' : datum.q_bh < 0.05 ? '*' : ''")
     panels = []
-    for dim in ("valence", "arousal"):
+    for dim in dict.fromkeys(frames[0]["dimension"]):
         b = base.transform_filter(alt.datum.dimension == dim).encode(
             x=alt.X("condition_id:N", title="condition", sort=ctx.conditions or "ascending"),
             y=alt.Y("emotion:N", sort=_emotion_sort(ctx)))
@@ -193,31 +196,43 @@ def judge_bradley_terry(frames, ctx):
 
 
 NOT_HUMAN = "condition_id NOT LIKE 'human%'"
+
+
+def space_figures(x: str, y: str, ours=("F4a", "F4b"), paper=("Figure 4a", "Figure 4b")) -> tuple[ReportFigure, ReportFigure]:
+    """Figures 4a and 4b for any two model dimensions of the study (valence and arousal in the paper)."""
+    return (
+        ReportFigure(ours[0], paper[0], f"Human {x}-{y} space",
+                     (Source("int_image_human_stats", ("image_id", "emotion", "dimension", "human_mean"),
+                             f"dimension IN ('{x}', '{y}')"),),
+                     human_space(x, y), "One point per stimulus (mean of its human ratings)."),
+        ReportFigure(ours[1], paper[1], f"Model {x}-{y} space, one panel per condition",
+                     (Source("int_model_vs_human", ("condition_id", "image_id", "true_emotion", f"model_{x}",
+                                                    f"model_{y}")),),
+                     model_space(x, y), "Jitter of +-0.2 separates identical integer answers; diamonds mark centroids."))
+
+
+def dimension_figures(dim: str, z_ours, z_paper, bias_ours, bias_paper) -> tuple[ReportFigure, ReportFigure]:
+    """The Bland-Altman bias heatmap (Figures 2, 3) and the z distribution (Figures 4f, 5f) of one
+    model dimension; numbered by the caller (the paper's numbers for valence and arousal)."""
+    label = dim.capitalize()
+    bias = ReportFigure(bias_ours or f"F-{dim}-bias", bias_paper, f"{label} Bland-Altman bias by model and category",
+                        (Source("dimensional_agreement", ("condition_id", "emotion", "bias", "sd_d"),
+                                f"dimension = '{dim}' AND emotion <> 'all' AND {NOT_HUMAN}"),),
+                        bias_heatmap(dim), "Red = the model rates lower than humans (bias > 0), blue = higher.")
+    z = ReportFigure(z_ours or f"F-{dim}-z", z_paper, f"{label} z-scores by category against the human LOO density",
+                     (Source("report_loo_z_histogram", ("dimension", "emotion", "bin_lower", "bin_upper", "density"),
+                             f"dimension = '{dim}'"),
+                      Source("int_model_vs_human", ("condition_id", "image_id", "true_emotion", f"z_{dim}"),
+                             f"z_{dim} IS NOT NULL")),
+                     z_distribution(dim), "Grey: density of each human's z against the other raters (LOO); "
+                     "ticks: each model's z per stimulus; blue band: |z| <= 1.")
+    return bias, z
+
+
 FIGURES = [
-    ReportFigure("F2", "Figure 2", "Valence Bland-Altman bias by model and emotion",
-                 (Source("dimensional_agreement", ("condition_id", "emotion", "bias", "sd_d"),
-                         f"dimension = 'valence' AND emotion <> 'all' AND {NOT_HUMAN}"),),
-                 bias_heatmap("valence"), "Red = the model rates lower than humans (bias > 0), blue = higher."),
-    ReportFigure("F3", "Figure 3", "Arousal Bland-Altman bias by model and emotion",
-                 (Source("dimensional_agreement", ("condition_id", "emotion", "bias", "sd_d"),
-                         f"dimension = 'arousal' AND emotion <> 'all' AND {NOT_HUMAN}"),),
-                 bias_heatmap("arousal"), "Red = the model rates lower than humans (bias > 0), blue = higher."),
-    ReportFigure("F4a", "Figure 4a", "Human valence-arousal space",
-                 (Source("int_image_human_stats", ("image_id", "emotion", "dimension", "human_mean"),
-                         "dimension IN ('valence', 'arousal')"),),
-                 human_va, "One point per image (mean of its human ratings)."),
-    ReportFigure("F4b", "Figure 4b", "Model valence-arousal space, one panel per condition",
-                 (Source("int_model_vs_human", ("condition_id", "image_id", "true_emotion", "model_valence",
-                                                "model_arousal")),),
-                 model_va, "Jitter of +-0.2 separates identical integer answers; diamonds mark centroids."),
-    *[ReportFigure(f"F{n}f", f"Figure {n}f", f"{dim.capitalize()} z-scores by emotion against the human LOO density",
-                   (Source("report_loo_z_histogram", ("dimension", "emotion", "bin_lower", "bin_upper", "density"),
-                           f"dimension = '{dim}'"),
-                    Source("int_model_vs_human", ("condition_id", "image_id", "true_emotion", f"z_{dim}"),
-                           f"z_{dim} IS NOT NULL")),
-                   z_distribution(dim), "Grey: density of each human's z against the other raters (LOO); "
-                   "ticks: each model's z per image; blue band: |z| <= 1.")
-      for n, dim in ((4, "valence"), (5, "arousal"))],
+    *[dimension_figures(dim, None, None, f"F{n}", f"Figure {n}")[0] for n, dim in ((2, "valence"), (3, "arousal"))],
+    *space_figures("valence", "arousal"),
+    *[dimension_figures(dim, f"F{n}f", f"Figure {n}f", None, None)[1] for n, dim in ((4, "valence"), (5, "arousal"))],
     ReportFigure("F5", "Figure 5", "Inter-model SD against the k-human bootstrap SD",
                  (Source("response_diversity_k_human", ("dimension", "emotion", "model_sd", "human_sd")),),
                  diversity_scatter),

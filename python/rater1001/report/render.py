@@ -7,6 +7,7 @@ import math
 import os
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import quote
 
 import jinja2
 from markupsafe import Markup, escape
@@ -60,6 +61,14 @@ def _cell(value) -> str:
     return str(value)
 
 
+FOLD_ROWS = 20  # longer tables are folded behind a summary line
+
+
+def csv_href(frame: pd.DataFrame) -> str:
+    """The table as an embedded CSV (a data: URI), so the download works offline from disk."""
+    return "data:text/csv;charset=utf-8," + quote(frame.to_csv(index=False), safe="")
+
+
 def frame_html(frame: pd.DataFrame, column_docs: dict[str, str] | None = None) -> str:
     column_docs = column_docs or {}
     head = "".join(
@@ -68,7 +77,7 @@ def frame_html(frame: pd.DataFrame, column_docs: dict[str, str] | None = None) -
     body = "".join(
         "<tr>" + "".join(f"<td>{escape(_cell(v))}</td>" for v in row) + "</tr>"
         for row in frame.astype(object).itertuples(index=False))
-    return f'<table class="data"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return f'<table class="data sortable"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
 def _script_json(obj) -> str:
@@ -78,13 +87,19 @@ def _script_json(obj) -> str:
             .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
-def render_html(quality, sections, ctx) -> str:
+def render_html(quality, sections, ctx, answer=None, paper_design: bool = False) -> str:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined)
     env.filters["frame_html"] = lambda f, docs=None: Markup(frame_html(f, docs)) if f is not None else ""
     env.filters["script_json"] = lambda o: Markup(_script_json(o))
+    env.filters["csv_href"] = csv_href
+    env.filters["json"] = lambda o: json.dumps(o, default=str, sort_keys=True)
+    if answer is None:
+        from .answer import Answer
+        answer = Answer()
     figure_specs = [{"id": f"chart-{b.ours}", "ours": b.ours, "tables": list(b.tables), "spec": b.spec}
                     for _, bs in sections for b in bs if b.kind == "figure"]
     return env.get_template("index.html.j2").render(
-        quality=quality, sections=sections, ctx=ctx, figure_specs=figure_specs,
+        quality=quality, sections=sections, ctx=ctx, figure_specs=figure_specs, answer=answer,
+        paper_design=paper_design, fold_rows=FOLD_ROWS,
         vega_bundle=Markup(javascript_bundle()))

@@ -67,6 +67,16 @@ class FolderTables:
     paper: str | None = None
     caption: str = ""
     paper_numbers: tuple[tuple[str, str], ...] = ()   # (mart name, the paper's number) where known
+    skip: tuple[str, ...] = ()                        # marts of the folder shown in another section
+
+
+@dataclass(frozen=True)
+class Note:
+    """A block that does not apply to this study, with the reason shown in its place."""
+    ours: str
+    paper: str | None
+    title: str
+    note: str
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,7 @@ class Section:
     title: str
     items: tuple = ()
     intro: str = ""
+    question: str = ""   # the title for a study that is not the paper's design
 
 
 @dataclass

@@ -26,7 +26,7 @@ def _by_emotion(ours, paper, title, table, dimension, cell, reads_extra=(), wher
         pivot=Pivot(("emotion",), "condition", "cell"), caption=caption)
 
 
-def _dimension_tables(dim: str, n: str) -> list[ReportTable]:
+def dimension_tables(dim: str, n: str) -> list[ReportTable]:
     name = dim.capitalize()
     return [
         ReportTable(
@@ -94,7 +94,7 @@ CLASSIFICATION = [
 # Supplement S1: the FER baselines beside the VLMs (Table S1) and their dimensional agreement (S2, S3).
 FER_BASELINES = [
     ReportTable(
-        "TS1", "Table S1", "VLM and FER models ranked together by accuracy (paper's numbers beside ours)",
+        "TS1", "Table S1", "VLM and FER models ranked together by accuracy",
         ("fer_vlm_ranking",),
         """SELECT x.rank, x.model, upper(x.kind) AS type, x.thinking, x.accuracy, x.kappa,
                   x.paper_rank, x.paper_accuracy, x.paper_kappa
@@ -102,7 +102,7 @@ FER_BASELINES = [
         show_if="SELECT count(*) > 0 FROM stg_model_conditions WHERE kind = 'fer'",
         show_if_note="shown when FER conditions exist; this study has none."),
     *[ReportTable(
-        f"TS{n}", f"Table S{n}", f"{dim.capitalize()} prediction by the FER models (paper's numbers beside ours)",
+        f"TS{n}", f"Table S{n}", f"{dim.capitalize()} prediction by the FER models",
         ("fer_dimensional_agreement",),
         f"""SELECT x.model, x.n, x.pearson_r, x.mae, x.paper_pearson_r, x.paper_mae
             FROM fer_dimensional_agreement x WHERE x.dimension = '{dim}' ORDER BY x.pearson_r DESC""",
@@ -110,8 +110,8 @@ FER_BASELINES = [
         show_if_note="shown when FER conditions with this dimension exist; this study has none.")
       for n, dim in ((2, "valence"), (3, "arousal"))],
 ]
-VALENCE = _dimension_tables("valence", "4")
-AROUSAL = _dimension_tables("arousal", "5")
+VALENCE = dimension_tables("valence", "4")
+AROUSAL = dimension_tables("arousal", "5")
 
 REPLACEABILITY = [
     ReportTable(
