@@ -67,7 +67,8 @@ def python_route(humans, models) -> dict[str, float]:
     stats = A.sufficient_statistics(humans)
     out = {"human": A.alpha_interval_from_sufficient(stats.m, stats.total, stats.total_sq).alpha}
     for cond, p in models.groupby("condition_id"):
-        out[cond] = A.delta_alpha_interval(stats, p.set_index("image_id")["rating"])[1].alpha
+        out[cond] = A.delta_alpha(stats.m, stats.total, stats.total_sq,
+                                 p.set_index("image_id")["rating"].reindex(stats.index))[1].alpha
     return out
 
 

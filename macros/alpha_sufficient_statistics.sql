@@ -55,10 +55,3 @@
         end as alpha_null_reason
     from _per_group
 {%- endmacro %}
-
-{% macro alpha_interval(relation, unit, value, group_by=[]) -%}
-    {%- set unit_stats -%}
-    ({{ alpha_unit_stats(relation, unit, value, group_by) }})
-    {%- endset -%}
-    {{ alpha_interval_from_stats(unit_stats, group_by) }}
-{%- endmacro %}

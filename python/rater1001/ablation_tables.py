@@ -4,6 +4,8 @@ models read from the warehouse, group them and call rater1001.stats; no statisti
 """
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 import pandas as pd
 
@@ -253,7 +255,7 @@ def calibration_verdicts(scores: pd.DataFrame, loo: pd.DataFrame, rules: Verdict
         v = dimension_verdict(part[["condition_id", "w1sd", "mean_abs_z", "delta_alpha", "delta_alpha_pooled", "bias",
                                     "sd_d", "n_unique"]],
                               lw, lz, hs, rules)
-        rows.append({"dimension": dim, "emotion": emotion, "method": method, **v})
+        rows.append({"dimension": dim, "emotion": emotion, "method": method, **asdict(v)})
     out = pd.DataFrame(rows)
     none = out[out.method == "none"].set_index(["dimension", "emotion"])["verdict"]
     out["verdict_uncalibrated"] = none.reindex(pd.MultiIndex.from_frame(out[["dimension", "emotion"]])).to_numpy()

@@ -114,12 +114,14 @@ K_HUMAN_COLUMNS = {"dimension": "string", "emotion": "string", "k": "Int64", "co
 
 
 def _padded(lists: pd.Series) -> np.ndarray:
-    """Series of per-image lists -> images x max_len array padded with NaN."""
+    """Series of per-image lists -> images x max_len array padded with NaN (one concatenation,
+    not one row assignment per image)."""
     seqs = [np.asarray(v if v is not None else [], dtype=float) for v in lists]
-    width = max((len(s) for s in seqs), default=0)
-    out = np.full((len(seqs), width), np.nan)
-    for i, s in enumerate(seqs):
-        out[i, : len(s)] = s
+    lengths = np.array([len(v) for v in seqs], dtype=int)
+    out = np.full((len(seqs), int(lengths.max(initial=0))), np.nan)
+    if lengths.sum():
+        rows = np.repeat(np.arange(len(seqs)), lengths)
+        out[rows, np.arange(len(rows)) - np.repeat(np.cumsum(lengths) - lengths, lengths)] = np.concatenate(seqs)
     return out
 
 
@@ -179,16 +181,23 @@ PSIG_COLUMNS = {"condition_id": "string", "dimension": "string", "emotion": "str
 
 def bootstrap_psig(model_long: pd.DataFrame, human_lists: pd.DataFrame, origin: str,
                    replicates: int = 2000, seed: int = bootstrap.SEED) -> pd.DataFrame:
-    hz = human_lists.set_index(["image_id", "dimension"])["loo_abs_z"]
+    # One padded |z| matrix per dimension, built once, with a last all-NaN row for images without
+    # human lists (get_indexer's -1): p_sig excludes and counts them.
+    humans = {dim: (pd.Index(h["image_id"]), _padded(pd.concat([h["loo_abs_z"], pd.Series([[]])])))
+              for dim, h in human_lists.groupby("dimension", sort=True)}
     # resampling draws by position: fix the order (image_id) so the result does not depend on
-    # the order DuckDB returned the rows in
-    model_long = model_long.sort_values(["condition_id", "dimension", "image_id"], kind="stable")
+    # the order DuckDB returned the rows in; only the columns used, and the 'all' scope as the
+    # whole group rather than a second copy of every row (with_scopes), which at 100x held GBs
+    model_long = model_long[["condition_id", "dimension", "emotion", "image_id", "z"]].sort_values(
+        ["condition_id", "dimension", "image_id"], kind="stable")
     rows = []
-    for (cond, dim, emotion), g in with_scopes(model_long).groupby(["condition_id", "dimension", "emotion"], sort=True):
-        key = pd.MultiIndex.from_arrays([g["image_id"], g["dimension"]])
-        human = _padded(hz.reindex(key).map(lambda v: v if isinstance(v, (list, np.ndarray)) else []))
-        res = bootstrap.p_sig(g["z"].abs().to_numpy(float), human, replicates=replicates, seed=seed)
-        rows.append({"condition_id": cond, "dimension": dim, "emotion": emotion, **asdict(res)})
+    for (cond, dim), g in model_long.groupby(["condition_id", "dimension"], sort=True):
+        index, matrix = humans.get(dim, (pd.Index([]), np.full((1, 0), np.nan)))
+        scopes = sorted([(ALL, g), *g.groupby("emotion", sort=True)], key=lambda scope: scope[0])
+        for emotion, part in scopes:
+            human = matrix[index.get_indexer(part["image_id"])]
+            res = bootstrap.p_sig(part["z"].abs().to_numpy(float), human, replicates=replicates, seed=seed)
+            rows.append({"condition_id": cond, "dimension": dim, "emotion": emotion, **asdict(res)})
     return typed(rows, PSIG_COLUMNS, origin)
 
 

@@ -22,3 +22,9 @@ def run(sql: str, **frames: pd.DataFrame) -> pd.DataFrame:
     for name, df in frames.items():
         con.register(name, df)
     return con.execute(sql).df()
+
+
+def alpha_interval_sql(relation: str, unit: str, value: str, group_by=()) -> str:
+    """Interval alpha of a long relation as the marts compose it: per-unit statistics, then alpha."""
+    m = macros("alpha_sufficient_statistics")
+    return m.alpha_interval_from_stats(f"({m.alpha_unit_stats(relation, unit, value, list(group_by))})", list(group_by))

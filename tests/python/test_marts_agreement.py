@@ -19,6 +19,7 @@ from rater1001.stats import bootstrap as BS
 from rater1001.stats import classification as CL
 from rater1001.stats import diversity as DV
 from rater1001.stats import zscores as ZS
+from stats_helpers import delta_alpha_interval, loo_z
 
 PROFILES = REPO_ROOT / "python" / "rater1001" / "data" / "demo_profiles"
 DIMS = ("valence", "arousal")
@@ -169,7 +170,7 @@ def test_dimensional_agreement_and_zscores_equal_the_stats_functions(raw, emotio
         r = r if emotion == "all" else r[r["emotion"] == emotion]
         h = raw["human"][dim].reindex(r["image_id"]).to_numpy()
         y = r[dim].to_numpy(float)
-        z = ZS.summarise(ZS.loo_z(h[:, 0], h[:, 4], h[:, 5], y))
+        z = ZS.summarise(loo_z(h[:, 0], h[:, 4], h[:, 5], y))
         assert zsum.loc[("human_loo", dim), "w1sd"] == pytest.approx(z.w1sd, abs=1e-12)
         counts, _ = AL.value_count_matrix(r.rename(columns={dim: "v"}), value="v", value_domain=np.arange(1, 10))
         stats = raw["human"][dim].loc[sorted(r["image_id"].unique())]
@@ -197,7 +198,7 @@ def test_bootstraps_equal_the_stats_functions_on_raw_inputs(raw):
     j = _pairs(raw, cond, dim, emotion).sort_index()
     r = raw["ratings"][raw["ratings"]["image_id"].isin(j.index)].sort_values(["image_id", "rater_id"])
     h = raw["human"][dim].reindex(r["image_id"]).to_numpy()
-    r = r.assign(loo=np.abs(ZS.loo_z(h[:, 0], h[:, 4], h[:, 5], r[dim].to_numpy(float))))
+    r = r.assign(loo=np.abs(loo_z(h[:, 0], h[:, 4], h[:, 5], r[dim].to_numpy(float))))
     loo = r.dropna(subset=["loo"])
     padded = BS.ragged_to_padded(loo["image_id"].map({m: i for i, m in enumerate(j.index)}), loo["loo"])
     ref = BS.p_sig(np.abs(ZS.zscore(j["model"], j["mean"], j["sd"])), padded)
@@ -205,12 +206,14 @@ def test_bootstraps_equal_the_stats_functions_on_raw_inputs(raw):
                   f"and emotion = '{emotion}'").iloc[0]
     assert mart["p_sig"] == ref.p_sig and mart["replicates"] == 2000 and mart["seed"] == 42
 
+    # Table 6's pool: the paper's 7 VLMs, without the thinking-suppressed repeat of Gemini
+    pool = sorted(set(raw["conditions"]) - {"gemini-2.5-flash-nothink"})
     wide = raw["preds"].pivot(index="image_id", columns="condition_id", values=f"model_{dim}")
-    wide = wide.loc[j.index, sorted(wide.columns)]
+    wide = wide.loc[j.index, pool]
     ratings = BS.ragged_to_padded(r["image_id"].map({m: i for i, m in enumerate(j.index)}), r[dim])
     k = BS.k_human_variance(wide.to_numpy(float), ratings)
     mart = q(raw, f"select * from response_diversity_k_human where dimension = '{dim}' and emotion = '{emotion}'").iloc[0]
-    assert mart["k"] == len(raw["conditions"])
+    assert mart["k"] == len(pool) == 7 and mart["conditions"] == ",".join(pool)
     assert mart["model_sd"] == pytest.approx(k.model_sd, abs=1e-12)
     assert mart["human_sd"] == pytest.approx(k.human_sd, abs=1e-12)
 
@@ -279,12 +282,12 @@ def test_verdict_counts_follow_from_independently_computed_inputs(raw):
         h = raw["human"][dim]
         r = raw["rated"]
         all_stats = AL.sufficient_statistics(r.rename(columns={dim: "rating"}))
-        pooled = {cond: AL.delta_alpha_interval(all_stats, _pairs(raw, cond, dim, "all")["model"])[2]
+        pooled = {cond: delta_alpha_interval(all_stats, _pairs(raw, cond, dim, "all")["model"])[2]
                   for cond in raw["conditions"]}
         for emotion, images in h.groupby("emotion"):
             ri = r[r["emotion"] == emotion]
             hh = h.reindex(ri["image_id"]).to_numpy()
-            loo = ZS.summarise(ZS.loo_z(hh[:, 0], hh[:, 4], hh[:, 5], ri[dim].to_numpy(float))).w1sd
+            loo = ZS.summarise(loo_z(hh[:, 0], hh[:, 4], hh[:, 5], ri[dim].to_numpy(float))).w1sd
             passing = []
             for cond in raw["conditions"]:
                 j = _pairs(raw, cond, dim, emotion)

@@ -41,6 +41,7 @@ FIGURE_CLAIMS = {
     "F8": ("replaceability_verdicts", ""),
     "FJ1": ("judge_win_rates", ""),
     "FJ2": ("judge_bradley_terry", ""),
+    "F1": [("pipeline_stages", "element = 'node'"), ("pipeline_stages", "element = 'edge'")],
 }
 
 
@@ -100,6 +101,9 @@ def test_paper_tables_show_warehouse_numbers(report, demo_warehouse):
     # a condition without valence answers (a FER model that outputs labels only) has no alpha
     assert sorted(t4c.frame["alpha"].dropna().round(12)) == sorted(stored["alpha"].dropna().round(12))
     assert t4c.frame["alpha"].isna().sum() == stored["alpha"].isna().sum()
+    ordinal = query_warehouse(demo_warehouse, "SELECT alpha FROM alpha_delta WHERE dimension = 'valence' "
+                                              "AND emotion = 'all' AND metric = 'ordinal'")
+    assert sorted(t4c.frame["alpha_ordinal"].dropna().round(12)) == sorted(ordinal["alpha"].dropna().round(12))
     t3 = blocks["T3"]
     recall = query_warehouse(demo_warehouse, "SELECT c.short_name, r.emotion, r.recall FROM classification_by_emotion r "
                                              "JOIN stg_model_conditions c USING (condition_id)")
@@ -262,6 +266,20 @@ def test_judge_figures_draw_their_rows():
         assert spec["datasets"]["source_0"] == frame.to_dict("records")
         svg = vl_convert.vegalite_to_svg(spec, vl_version=vl_version())
         assert svg.count('aria-roledescription="point"') == len(frame), ours
+
+
+def test_paper_analyses_without_a_table_are_shown_with_the_paper_beside(report, demo_warehouse):
+    """Tables 1, S4, S6, sections 3.2, 2.5, 5.3 and the classification truth are tables on the demo;
+    the paper's numbers sit beside ours and the truth in force is named."""
+    blocks = {b.ours: b for _, bs in report.blocks for b in bs}
+    for ours in ("T1", "TS4", "TS6p", "T3.2", "T2.5", "T5.3", "T3t"):
+        assert blocks[ours].kind == "table" and not blocks[ours].note, (ours, blocks[ours].note)
+    baseline = blocks["T3.2"].frame.set_index("dimension")
+    assert baseline.loc["valence", "paper_alpha_ordinal"] == 0.498
+    assert {"alpha_ordinal", "alpha_interval"} <= set(baseline.columns)
+    assert blocks["T3t"].frame["truth"].tolist() == ["intended"]
+    assert len(blocks["T1"].frame) == len(query_warehouse(demo_warehouse, "SELECT * FROM stg_model_conditions"))
+    assert blocks["F1"].kind == "figure"
 
 
 # --- The answer first -------------------------------------------------------------------------

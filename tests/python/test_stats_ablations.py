@@ -199,3 +199,37 @@ def test_thinking_pairs_pick_same_model_different_setting_with_more_thinking_fir
     assert "z" not in pairs.index and "s-4" not in pairs.index
     # scaling: only non-thinking conditions of families with >= 2 sizes
     assert sorted(scaling_conditions(cat)["condition_id"]) == ["s12", "s4"]
+
+
+def test_w1sd_replicates_equal_summarise_of_each_draw(monkeypatch):
+    # brute force: the same draws, one summarise() per replicate; tiny blocks (CELLS) as well
+    rng = np.random.default_rng(12)
+    z = rng.normal(0, 1.2, 70)
+    missing = rng.random(70) < 0.15
+    z[missing] = np.nan
+    z[5] = np.nan if not missing[5] else z[5]
+    keep = ~np.isnan(z) | missing
+    zk, mk = z[keep], missing[keep]
+    reps = [Z.summarise(zk[i][~mk[i]], n_missing=int(mk[i].sum())).w1sd
+            for i in np.random.default_rng(3).integers(0, len(zk), (90, len(zk)))]
+    lo, hi = np.quantile(reps, [0.025, 0.975])
+    for cells in (intervals.CELLS, 3 * len(zk)):
+        monkeypatch.setattr(intervals, "CELLS", cells)
+        iv = intervals.w1sd_interval(z, replicates=90, seed=3, missing=missing)
+        assert (iv.lo, iv.hi) == pytest.approx((lo, hi), abs=1e-12)
+
+
+def test_index_blocks_are_the_rows_of_one_draw_of_the_whole_matrix(monkeypatch):
+    monkeypatch.setattr(intervals, "CELLS", 5 * 61)  # blocks of 5 replicates
+    blocks = list(intervals.index_blocks(61, 23, 4))
+    assert [s for s, _ in blocks] == [0, 5, 10, 15, 20]
+    whole = np.random.default_rng(4).integers(0, 61, size=(23, 61))
+    np.testing.assert_array_equal(np.vstack([b for _, b in blocks]), whole)
+
+
+def test_replicate_sums_are_the_sums_over_each_draw():
+    rng = np.random.default_rng(6)
+    terms = rng.normal(size=(3, 40))
+    draws = np.random.default_rng(9).integers(0, 40, (25, 40))
+    np.testing.assert_allclose(intervals.replicate_sums(terms, 25, 9),
+                               np.stack([terms[:, i].sum(axis=1) for i in draws]), rtol=1e-12)

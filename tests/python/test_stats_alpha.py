@@ -9,9 +9,12 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rater1001.stats import alpha as A
-from stats_sql import macros, run
+from stats_helpers import delta_alpha_interval, reliability_matrix_to_long
+from stats_sql import alpha_interval_sql, macros, run
 from conftest import REFERENCE
 
 EXAMPLES = json.loads((REFERENCE / "krippendorff_examples.json").read_text())
@@ -21,7 +24,7 @@ CASES = [(name, level, published) for name, ex in EXAMPLES.items() for level, pu
 
 def long(name):
     data = np.array(EXAMPLES[name]["reliability_data"], dtype=float)
-    return A.reliability_matrix_to_long(data)
+    return reliability_matrix_to_long(data)
 
 
 def decimals(published: float) -> int:
@@ -30,7 +33,7 @@ def decimals(published: float) -> int:
 
 def sql_alpha(df: pd.DataFrame, level: str, group_by=()) -> pd.DataFrame:
     if level == "interval":
-        sql = macros("alpha_sufficient_statistics").alpha_interval("ratings", "image_id", "rating", list(group_by))
+        sql = alpha_interval_sql("ratings", "image_id", "rating", list(group_by))
     else:
         sql = macros("alpha_coincidence").alpha_coincidence("ratings", "image_id", "rating", level, list(group_by))
     return run(sql, ratings=df)
@@ -68,7 +71,7 @@ def random_matrix(rng, raters=12, units=40, missing=0.5, values=9):
 def test_all_routes_equal_krippendorff_package_on_random_matrices(seed):
     rng = np.random.default_rng(seed)
     data = random_matrix(rng)
-    df = A.reliability_matrix_to_long(data)
+    df = reliability_matrix_to_long(data)
     for level in A.LEVELS:
         ref = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
         assert A.alpha(df, level).alpha == pytest.approx(ref, abs=1e-10)
@@ -82,7 +85,7 @@ def test_grouped_sql_alpha_equals_per_group_package():
     frames = []
     for dim in ("valence", "arousal"):
         for emo in ("happy", "sad", "fear"):
-            d = A.reliability_matrix_to_long(random_matrix(rng, raters=8, units=25)).assign(dimension=dim, emotion=emo)
+            d = reliability_matrix_to_long(random_matrix(rng, raters=8, units=25)).assign(dimension=dim, emotion=emo)
             frames.append(d)
     df = pd.concat(frames, ignore_index=True)
     df["image_id"] = df["emotion"] + "_" + df["image_id"].astype(str)
@@ -99,18 +102,17 @@ def test_delta_alpha_of_adding_a_full_rater_equals_package():
     rng = np.random.default_rng(3)
     data = random_matrix(rng, raters=30, units=60, missing=0.8)
     model = np.clip(np.nanmean(data, axis=0).round() + 1, 1, 9)  # a biased model who rated every unit
-    df = A.reliability_matrix_to_long(data)
+    df = reliability_matrix_to_long(data)
     stats = A.sufficient_statistics(df)
-    base, plus, delta = A.delta_alpha_interval(stats, pd.Series(model, index=range(60)))
+    base, plus, delta = delta_alpha_interval(stats, pd.Series(model, index=range(60)))
     ref_base = krippendorff.alpha(reliability_data=data, level_of_measurement="interval")
     ref_plus = krippendorff.alpha(reliability_data=np.vstack([data, model]), level_of_measurement="interval")
     assert base.alpha == pytest.approx(ref_base, abs=1e-10)
     assert plus.alpha == pytest.approx(ref_plus, abs=1e-10)
     assert delta == pytest.approx(ref_plus - ref_base, abs=1e-10)
     # The SQL route adds the model as rows to the stats relation: same number.
-    sql_stats = macros("alpha_sufficient_statistics")
     both = pd.concat([df, pd.DataFrame({"rater": -1, "image_id": range(60), "rating": model})])
-    got = run(sql_stats.alpha_interval("ratings", "image_id", "rating"), ratings=both)
+    got = run(alpha_interval_sql("ratings", "image_id", "rating"), ratings=both)
     assert float(got.alpha[0]) == pytest.approx(ref_plus, abs=1e-10)
 
 
@@ -120,7 +122,7 @@ def test_closed_form_is_precise_at_scale():
     signal = rng.normal(5, 1.2, 1440)
     data = np.clip(np.round(signal + rng.normal(0, 1.5, (50, 1440))), 1, 9)
     ref = krippendorff.alpha(reliability_data=data, level_of_measurement="interval")
-    df = A.reliability_matrix_to_long(data)
+    df = reliability_matrix_to_long(data)
     assert A.alpha(df).alpha == pytest.approx(ref, abs=1e-10)
     assert float(sql_alpha(df, "interval").alpha[0]) == pytest.approx(ref, abs=1e-10)
 
@@ -145,21 +147,20 @@ def test_sql_and_package_agree_on_a_simulated_study_human_only_and_plus_each_mod
     preds = pd.read_parquet(small_study.raw_table("model_predictions"))
     preds = preds.sort_values("run_id").drop_duplicates(["condition_id", "image_id"])
     images = sorted(humans.image_id.unique())
-    sql_macro = macros("alpha_sufficient_statistics")
     for dim in ("valence", "arousal"):
         h = humans[["rater_id", "image_id", dim]].rename(columns={dim: "rating"})
         wide = h.pivot(index="rater_id", columns="image_id", values="rating").reindex(columns=images)
         base_ref = krippendorff.alpha(reliability_data=wide.to_numpy(float), level_of_measurement="interval")
-        base_sql = float(run(sql_macro.alpha_interval("r", "image_id", "rating"), r=h).alpha[0])
+        base_sql = float(run(alpha_interval_sql("r", "image_id", "rating"), r=h).alpha[0])
         assert base_sql == pytest.approx(base_ref, abs=1e-9)
         for cond, p in preds.groupby("condition_id"):
             model_row = p.set_index("image_id")[dim].reindex(images).to_numpy(float)
             ref = krippendorff.alpha(reliability_data=np.vstack([wide.to_numpy(float), model_row]),
                                      level_of_measurement="interval")
             both = pd.concat([h, p[["image_id", dim]].rename(columns={dim: "rating"}).assign(rater_id=cond)])
-            got = float(run(sql_macro.alpha_interval("r", "image_id", "rating"), r=both).alpha[0])
+            got = float(run(alpha_interval_sql("r", "image_id", "rating"), r=both).alpha[0])
             assert got == pytest.approx(ref, abs=1e-9), (dim, cond)
-            _, plus, delta = A.delta_alpha_interval(A.sufficient_statistics(h), p.set_index("image_id")[dim])
+            _, plus, delta = delta_alpha_interval(A.sufficient_statistics(h), p.set_index("image_id")[dim])
             assert delta == pytest.approx(ref - base_ref, abs=1e-9)
 
 
@@ -200,3 +201,22 @@ def test_ordinal_alpha_on_labels_without_an_order_is_an_error():
         run(m.alpha_coincidence("ratings", "image_id", "rating", "ordinal", order=WORDS[:4]), ratings=df)
     # nominal alpha has no order to get wrong
     assert A.alpha(df, "nominal").alpha == pytest.approx(EXAMPLES["krippendorff_2011"]["alpha"]["nominal"], abs=5e-4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(units=st.integers(1, 15), seed=st.integers(0, 2**16), centre=st.floats(-3, 12))
+def test_weighted_unit_terms_give_the_alpha_of_the_repeated_units(units, seed, centre):
+    # a bootstrap replicate as weights: alpha_from_sums of the weighted unit_terms (any centre)
+    # equals alpha of the units written out as often as they were drawn
+    from hypothesis import assume
+
+    rng = np.random.default_rng(seed)
+    m = rng.integers(0, 6, units).astype(float)
+    values = [rng.integers(1, 10, int(k)).astype(float) for k in m]
+    total, total_sq = np.array([v.sum() for v in values]), np.array([(v**2).sum() for v in values])
+    weights = rng.integers(0, 4, units)
+    assume(weights.sum() > 0)
+    idx = np.repeat(np.arange(units), weights)
+    ref = A.alpha_interval_from_sufficient(m[idx], total[idx], total_sq[idx]).alpha
+    got = A.alpha_from_sums(*(np.stack(A.unit_terms(m, total, total_sq, centre)) @ weights))
+    assert (np.isnan(ref) and np.isnan(got)) or got == pytest.approx(ref, abs=1e-10)

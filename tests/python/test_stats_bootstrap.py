@@ -7,6 +7,7 @@ import pytest
 
 from rater1001.stats import bootstrap as B
 from rater1001.stats import zscores as Z
+from stats_helpers import loo_z
 
 
 def human_pool(rng, n_images=300, n_raters=50):
@@ -18,7 +19,7 @@ def human_pool(rng, n_images=300, n_raters=50):
 def abs_z_inputs(ratings, model):
     n = ratings.shape[1]
     mean, s = ratings.mean(axis=1), ratings.std(axis=1, ddof=1)
-    loo = np.abs(Z.loo_z(n, ratings.sum(axis=1)[:, None], (ratings**2).sum(axis=1)[:, None], ratings))
+    loo = np.abs(loo_z(n, ratings.sum(axis=1)[:, None], (ratings**2).sum(axis=1)[:, None], ratings))
     return np.abs(Z.zscore(model, mean, s)), loo
 
 
@@ -112,3 +113,91 @@ def test_small_samples_use_exact_without_ties_and_normal_approximation_with_ties
     approx = sps.wilcoxon(d[:5], alternative="greater", zero_method="wilcox", method="asymptotic", axis=1).pvalue
     np.testing.assert_allclose(got[5:], exact, rtol=1e-12)
     np.testing.assert_allclose(got[:5], approx, rtol=1e-12)
+
+
+# --- the vectorised bootstraps against straightforward per-replicate references ----------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _p_sig_reference(mz, hz, replicates, seed, alpha=0.05, chunk=250):
+    """p_sig as documented, one replicate at a time with scipy's signed-rank test: the same draws
+    (blocks of `chunk`: image indices, then one uniform per drawn image for the rater)."""
+    from scipy import stats as sps
+
+    rng = np.random.default_rng(seed)
+    packed = [row[~np.isnan(row)] for row in hz]
+    n = len(mz)
+    hits = 0
+    for start in range(0, replicates, chunk):
+        b = min(chunk, replicates - start)
+        img = rng.integers(0, n, size=(b, n))
+        u = rng.random((b, n))
+        for r in range(b):
+            d = np.array([mz[i] - packed[i][int(u[r, c] * len(packed[i]))] for c, i in enumerate(img[r])])
+            untied = n <= 50 and np.all(np.diff(np.sort(np.abs(d))) > 0) and np.all(d != 0)
+            if (d == 0).all():
+                continue
+            p = sps.wilcoxon(d, alternative="greater", zero_method="wilcox",
+                             method="exact" if untied else "asymptotic").pvalue
+            hits += p < alpha
+    return hits / replicates
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(40, 90), raters=st.integers(2, 9), step=st.sampled_from([0.25, 0.5, 1.0]),
+       seed=st.integers(0, 2**16), chunk=st.sampled_from([7, 250]))
+def test_p_sig_equals_the_per_replicate_scipy_loop(n, raters, step, seed, chunk):
+    # coarse values make ties and zero differences; n straddles 50 (exact test below, codes above)
+    rng = np.random.default_rng(seed)
+    hz = np.round(np.abs(rng.normal(0.8, 0.7, (n, raters))) / step) * step
+    hz[rng.random((n, raters)) < 0.2] = np.nan
+    mz = np.round(np.abs(rng.normal(1.0, 0.8, n)) / step) * step
+    keep = ~np.isnan(hz).all(axis=1)
+    got = B.p_sig(mz, hz, replicates=23, seed=seed, chunk=chunk)
+    assert got.p_sig == _p_sig_reference(mz[keep], hz[keep], 23, seed, chunk=chunk)
+
+
+def test_p_sig_blocks_are_bounded_by_cells_and_keep_the_draws_below_the_bound():
+    rng = np.random.default_rng(8)
+    mz, hz = np.abs(rng.normal(0.3, 1, 120)), np.abs(rng.normal(size=(120, 6)))
+    default = B.p_sig(mz, hz, replicates=60)
+    assert B.p_sig(mz, hz, replicates=60, cells=250 * 120) == default  # bound not reached: same draws
+    small = B.p_sig(mz, hz, replicates=60, cells=1000)  # 8 replicates per block
+    assert small.p_sig == _p_sig_reference(mz, hz, 60, 42, chunk=1000 // 120)
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.integers(1, 6), width=st.integers(1, 80), step=st.sampled_from([0.5, 1.0, 2.0]),
+       seed=st.integers(0, 2**16))
+def test_signed_rank_p_from_codes_equals_scipy_with_heavy_ties(rows, width, step, seed):
+    from scipy import stats as sps
+
+    d = np.round(np.random.default_rng(seed).normal(0.2, 2, (rows, width)) / step) * step
+    got = B.wilcoxon_greater_asymptotic(d)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ref = np.array([sps.wilcoxon(r, alternative="greater", zero_method="wilcox", method="asymptotic").pvalue
+                        if (r != 0).any() else np.nan for r in d])
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-15)
+
+
+def test_k_human_variance_is_unbiased_for_each_images_sample_variance():
+    # closed form: a without-replacement sample's variance (ddof=1) has expectation the pool's
+    # sample variance, image by image; and the mean SD equals the exhaustive mean over subsets
+    from itertools import combinations
+
+    rng = np.random.default_rng(11)
+    ratings = rng.integers(1, 10, (12, 7)).astype(float)
+    ratings[:4, 6] = np.nan  # some images have 6 ratings, the rest 7
+    models = rng.normal(5, 1, (12, 3))
+    res = B.k_human_variance(models, ratings, replicates=4000, seed=3)
+    pools = [r[~np.isnan(r)] for r in ratings]
+    exact_var = np.mean([p.var(ddof=1) for p in pools])
+    exact_sd = np.mean([np.mean([np.std(c, ddof=1) for c in combinations(p, 3)]) for p in pools])
+    assert res.human_variance == pytest.approx(exact_var, rel=0.01)
+    assert res.human_sd == pytest.approx(exact_sd, rel=0.01)
+    model_sd, human_sd, kept = B.k_human_image_sd(models, ratings, replicates=4000, seed=3)
+    assert kept.all() and human_sd.mean() == pytest.approx(res.human_sd, abs=1e-12)  # same draws
+    exact_image = [np.mean([np.std(c, ddof=1) for c in combinations(p, 3)]) for p in pools]
+    np.testing.assert_allclose(human_sd, exact_image, atol=0.05)

@@ -1,14 +1,16 @@
 """Classification metrics against hand computation from the confusion counts (the paper's 3.4.1
-formulas) and scikit-learn; the Landis-Koch band in Python and SQL against the paper's cut-offs."""
+formulas) and scikit-learn; the Landis-Koch band against the paper's cut-offs."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn import metrics
 
 from rater1001.stats import classification as C
-from stats_sql import macros, run
+
 
 LABELS = ["happy", "sad", "angry", "fearful", "disgusted", "neutral"]
 
@@ -71,11 +73,9 @@ def test_missing_predictions_count_as_wrong_and_never_predicted_label_is_visible
 @pytest.mark.parametrize("kappa,band", [(-0.1, "poor"), (0.0, "slight"), (0.20, "slight"), (0.21, "fair"),
                                         (0.536, "moderate"), (0.668, "substantial"), (0.80, "substantial"),
                                         (0.853, "almost perfect"), (1.0, "almost perfect")])
-def test_landis_koch_band_python_and_sql(kappa, band):
+def test_landis_koch_band(kappa, band):
     # 0.536 (LLaMA), 0.668 (Gemma3-4B), 0.853 (Gemini NoThink): the paper's Table 2 kappas.
     assert C.landis_koch_band(kappa) == band
-    sql = run(f"select {macros('landis_koch_band').landis_koch_band('k')} as b from t", t=pd.DataFrame({"k": [kappa]}))
-    assert sql.b[0] == band
 
 
 def test_predictions_outside_the_label_set_are_wrong_not_dropped():
@@ -104,3 +104,16 @@ def test_kappa_of_a_label_nobody_used_is_nan_without_a_warning():
     assert np.isnan(table.loc["angry", "kappa"])
     assert table.loc["sad", "kappa"] == pytest.approx(metrics.cohen_kappa_score(truth == "sad", pred == "sad"))
     assert np.isnan(one_label.kappa) and one_label.band is None and one_label.accuracy == 1.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.integers(1, 5), n=st.integers(1, 60), seed=st.integers(0, 2**16))
+def test_kappa_from_tables_is_statsmodels_cohens_kappa_for_each_table(k, n, seed):
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    rng = np.random.default_rng(seed)
+    tables = np.stack([np.bincount(rng.integers(0, k * k, n), minlength=k * k).reshape(k, k) for _ in range(4)])
+    got = C.kappa_from_tables(tables)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ref = np.array([cohens_kappa(t, return_results=False) for t in tables], dtype=float)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-14)

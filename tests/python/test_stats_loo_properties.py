@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from rater1001.stats import alpha as A
 from rater1001.stats import zscores as Z
-from stats_sql import macros, run
+from stats_helpers import loo_z
+from stats_sql import alpha_interval_sql, macros, run
 
 
 @st.composite
@@ -94,7 +95,7 @@ def test_python_loo_mean_sd_z_and_summary_equal_brute_force(df):
     s = with_sums(df)
     assert_same(Z.loo_mean(s.n, s.total, s.rating), ref.loo_mean, "mean")
     assert_same(Z.loo_sd(s.n, s.total, s.total_sq, s.rating), ref.loo_sd, "sd")
-    z = Z.loo_z(s.n, s.total, s.total_sq, s.rating)
+    z = loo_z(s.n, s.total, s.total_sq, s.rating)
     assert_same(z, ref.loo_z, "z")
     got, want = Z.summarise(z), Z.summarise(ref.loo_z.to_numpy())
     assert (got.n_images, got.n_zero_sd) == (want.n_images, want.n_zero_sd)
@@ -120,7 +121,7 @@ def test_sql_loo_mean_sd_z_and_summary_equal_brute_force(df):
 def test_python_and_sql_interval_alpha_equal_brute_force(df):
     ref = brute_alpha(df)
     assert_same([A.alpha(df, "interval").alpha], [ref], "python alpha")
-    sql = run(macros("alpha_sufficient_statistics").alpha_interval("ratings", "image_id", "rating"), ratings=df)
+    sql = run(alpha_interval_sql("ratings", "image_id", "rating"), ratings=df)
     got = float(sql.alpha.iloc[0]) if len(sql) and pd.notna(sql.alpha.iloc[0]) else math.nan
     assert_same([got], [ref], "sql alpha")
 
@@ -137,5 +138,5 @@ def test_the_strategy_reaches_the_edges():
     edge = (ref.loo_sd == 0) & (s.groupby("image_id").rating.transform("nunique") > 1)
     assert edge.sum() > 50
     assert (sd[edge.to_numpy()] == 0).all()
-    assert pytest.approx(float(np.nanmean(np.abs(Z.loo_z(s.n, s.total, s.total_sq, s.rating))))) == \
+    assert pytest.approx(float(np.nanmean(np.abs(loo_z(s.n, s.total, s.total_sq, s.rating))))) == \
         float(np.nanmean(np.abs(ref.loo_z)))

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from rater1001.stats import small_pools
-from rater1001.stats.alpha import alpha_interval_from_sufficient, delta_alpha_interval, sufficient_statistics
+from rater1001.stats.alpha import alpha_interval_from_sufficient, sufficient_statistics
+from stats_helpers import delta_alpha_interval
 
 
 def _study(n_images=80, n_per=12, seed=0):
@@ -72,3 +73,107 @@ def test_small_pools_excluded_images_and_model_help_more_when_pool_is_small():
     assert out.loc[2, "delta_alpha"] > out.loc[12, "delta_alpha"] > 0
     assert out.loc[2, "delta_alpha_lo"] <= out.loc[2, "delta_alpha"] <= out.loc[2, "delta_alpha_hi"]
     assert out.loc[2, "share_delta_positive"] > 0.9
+
+
+# --- the vectorised draws against brute force ---------------------------------------------------
+
+from itertools import combinations  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(m=st.lists(st.integers(1, 90), min_size=1, max_size=6), k=st.integers(0, 90), seed=st.integers(0, 2**16))
+def test_draw_positions_are_distinct_and_in_range_for_both_bookkeepings(m, k, seed):
+    # m <= 64 keeps taken positions as bits, larger m compares with the earlier picks
+    m = np.array(m)
+    size = np.minimum(k, m)
+    picks = small_pools.draw_positions(np.tile(m, (40, 1)), np.tile(size, (40, 1)), np.random.default_rng(seed))
+    for r in range(40):
+        for u in range(len(m)):
+            got = picks[r, u][picks[r, u] >= 0]
+            assert len(got) == size[u] and len(set(got.tolist())) == size[u] and (got < m[u]).all()
+
+
+@pytest.mark.parametrize("m", [5, 70])
+def test_draw_positions_gives_every_subset_the_same_chance(m):
+    # 3 of m: every position is in the subset with probability 3/m, every pair with 3*2/(m(m-1))
+    reps = 60000
+    picks = small_pools.draw_positions(np.full(reps, m), 3, np.random.default_rng(0))
+    hit = np.zeros((reps, m), bool)
+    np.put_along_axis(hit, picks, True, axis=1)
+    share = hit.mean(axis=0)
+    se = np.sqrt(3 / m * (1 - 3 / m) / reps)
+    assert np.abs(share - 3 / m).max() < 5 * se
+    pair = (hit[:, 0] & hit[:, m - 1]).mean()  # first and last: Floyd's edge cases
+    assert pair == pytest.approx(6 / (m * (m - 1)), abs=5 * np.sqrt(6 / (m * (m - 1)) / reps))
+
+
+@settings(max_examples=25, deadline=None)
+@given(m=st.integers(1, 8), k=st.integers(1, 8), seed=st.integers(0, 2**16))
+def test_subset_sums_are_sums_of_a_k_subset_of_the_units_ratings(m, k, seed):
+    k = min(k, m)
+    rng = np.random.default_rng(seed)
+    ratings = np.full((3, 9), np.nan)
+    ratings[:, :m] = rng.integers(1, 10, (3, m))
+    pool = small_pools.Pool.of(ratings)
+    rows = rng.integers(0, 3, (5, 4))
+    total, total_sq = small_pools.subset_sums(pool, rows, k, rng)
+    for (r, c), u in np.ndenumerate(rows):
+        options = {(sum(s), sum(v * v for v in s)) for s in combinations(ratings[u, :m].tolist(), k)}
+        assert (total[r, c], total_sq[r, c]) in options
+
+
+def test_subset_sums_are_unbiased_whichever_side_is_drawn():
+    ratings = np.array([[1, 2, 4, 8, 16, 32.0]])  # k = 2 draws 2, k = 5 draws the 1 left out
+    pool = small_pools.Pool.of(ratings)
+    for k in (2, 5):
+        total, _ = small_pools.subset_sums(pool, np.zeros(200000, int), k, np.random.default_rng(k))
+        assert total.mean() == pytest.approx(k * ratings.mean(), rel=0.01)
+
+
+def _small_pool_reference(pad, model, k, replicates, seed, resample_images=True):
+    """One replicate at a time, with the draws of small_pool_alpha when each block holds one
+    replicate: image indices, then Floyd's k-of-m (or the left-out m-k) per image from the same
+    uniforms, then alpha of the explicit subsampled matrix from the `krippendorff` package."""
+    rng = np.random.default_rng(seed)
+    m_all = (~np.isnan(pad)).sum(axis=1)
+    eligible = np.flatnonzero(m_all >= k)
+    n = len(eligible)
+    base, plus = [], []
+    for _ in range(replicates):
+        units = eligible[rng.integers(0, n, size=(1, n))][0] if resample_images else eligible
+        m = m_all[units]
+        size = np.where(k > m - k, m - k, k)
+        steps = int(size.max())
+        chosen = [[] for _ in units]
+        for s in range(steps):
+            u = rng.random((1, n))[0]
+            for i in range(n):
+                if s < steps - size[i]:
+                    continue
+                j = m[i] - steps + s
+                t = int(u[i] * (j + 1))
+                chosen[i].append(j if t in chosen[i] else t)
+        drawn = np.array([pad[unit, sorted(c)] if k <= m[i] - k else np.delete(pad[unit, :m[i]], c)
+                          for i, (unit, c) in enumerate(zip(units, chosen))])
+        base.append(krippendorff.alpha(reliability_data=drawn.T, level_of_measurement="interval"))
+        full = np.column_stack([drawn, model[units]])
+        plus.append(krippendorff.alpha(reliability_data=full.T, level_of_measurement="interval"))
+    return np.array(base), np.array(plus)
+
+
+@pytest.mark.parametrize("k", [2, 9])
+def test_small_pool_alpha_equals_the_per_replicate_krippendorff_loop(k, monkeypatch):
+    true, r, vc = _study(n_images=30, n_per=12, seed=4)
+    _, pad = small_pools.padded_ratings(vc)
+    model = true + np.random.default_rng(1).normal(0, 0.4, 30)
+    monkeypatch.setattr(small_pools, "CELLS", 1)  # one replicate per block: the reference's stream
+    out = small_pools.small_pool_alpha(pad, pd.DataFrame({"m": model}), ks=(k,), replicates=15, seed=6).iloc[0]
+    base, plus = _small_pool_reference(pad, model, k, 15, 6)
+    assert out["human_alpha"] == pytest.approx(base.mean(), abs=1e-12)
+    assert out["delta_alpha"] == pytest.approx((plus - base).mean(), abs=1e-12)
+    lo, hi = np.quantile(plus - base, [0.025, 0.975])
+    assert (out["delta_alpha_lo"], out["delta_alpha_hi"]) == pytest.approx((lo, hi), abs=1e-12)
+    assert out["share_delta_positive"] == pytest.approx(((plus - base) > 0).mean())

@@ -109,18 +109,18 @@ def test_stereotyped_flags_match_the_papers_uniform_response_cells():
 def test_ties_pass_and_strict_majority_decides_replaceable():
     base = dict(loo_w1sd=0.70)
     cells = lambda ws: pd.DataFrame({"condition_id": [f"m{i}" for i in range(len(ws))], "w1sd": ws})
-    assert V.dimension_verdict(cells([0.70, 0.1]), **base)["n_conditions_passing"] == 1  # exact tie passes
-    assert V.dimension_verdict(cells([0.71, 0.72, 0.1, 0.1]), **base)["verdict"] == "partial"  # 2 of 4
-    assert V.dimension_verdict(cells([0.71, 0.72, 0.73, 0.1]), **base)["verdict"] == "replaceable"  # 3 of 4
-    assert V.dimension_verdict(cells([0.1, 0.2]), **base)["verdict"] == "not_replaceable"
+    assert V.dimension_verdict(cells([0.70, 0.1]), **base).n_conditions_passing == 1  # exact tie passes
+    assert V.dimension_verdict(cells([0.71, 0.72, 0.1, 0.1]), **base).verdict == "partial"  # 2 of 4
+    assert V.dimension_verdict(cells([0.71, 0.72, 0.73, 0.1]), **base).verdict == "replaceable"  # 3 of 4
+    assert V.dimension_verdict(cells([0.1, 0.2]), **base).verdict == "not_replaceable"
 
 
 def test_negative_delta_alpha_blocks_a_pass():
     c = pd.DataFrame({"condition_id": ["a", "b"], "w1sd": [0.9, 0.9], "delta_alpha_pooled": [-0.001, 0.002]})
     out = V.dimension_verdict(c, loo_w1sd=0.7)
-    assert (out["n_conditions_passing"], out["passing_conditions"], out["n_conditions_delta_alpha_below_min"]) == (1, "b", 1)
+    assert (out.n_conditions_passing, out.passing_conditions, out.n_conditions_delta_alpha_below_min) == (1, "b", 1)
     c["delta_alpha_pooled"] = -0.01
-    assert V.dimension_verdict(c, loo_w1sd=0.7)["verdict"] == "not_replaceable"
+    assert V.dimension_verdict(c, loo_w1sd=0.7).verdict == "not_replaceable"
 
 
 def test_delta_alpha_scope_is_a_declared_rule():
@@ -129,10 +129,10 @@ def test_delta_alpha_scope_is_a_declared_rule():
     c = pd.DataFrame({"condition_id": ["a", "b", "c"], "w1sd": [0.9, 0.9, 0.5],
                       "delta_alpha": [-0.0002, 0.001, 0.001], "delta_alpha_pooled": [0.004, 0.004, 0.004]})
     pooled = V.dimension_verdict(c, loo_w1sd=0.7)
-    assert (pooled["verdict"], pooled["passing_conditions"], pooled["delta_alpha_scope"]) == ("replaceable", "a,b", "pooled")
-    assert "pooled delta alpha >= 0" in pooled["rule"]
+    assert (pooled.verdict, pooled.passing_conditions, pooled.delta_alpha_scope) == ("replaceable", "a,b", "pooled")
+    assert "pooled delta alpha >= 0" in pooled.rule
     per = V.dimension_verdict(c, loo_w1sd=0.7, rules=dataclasses.replace(V.default_rules(), delta_alpha_scope="per_category"))
-    assert (per["verdict"], per["passing_conditions"], per["delta_alpha_scope"]) == ("partial", "b", "per_category")
+    assert (per.verdict, per.passing_conditions, per.delta_alpha_scope) == ("partial", "b", "per_category")
     # inputs that carry only the other scope's delta alpha are an error, never a silent swap
     with pytest.raises(ValueError, match="pooled delta alpha"):
         V.dimension_verdict(c.drop(columns="delta_alpha_pooled"), loo_w1sd=0.7)
@@ -151,20 +151,20 @@ def test_calibratable_order_is_data_paper_anger_valence():
     c = pd.DataFrame({"condition_id": ["Gemini-T", "Qwen3-VL"], "w1sd": [0.06, 0.49],
                       "bias": [2.358, 1.466], "sd_d": [0.45, 0.79]})
     table8_order = V.dimension_verdict(c, loo_w1sd=0.70, human_sd=1.5)
-    assert table8_order["verdict"] == "not_replaceable"
-    assert table8_order["calibration_candidates"] == "Gemini-T"  # Qwen: 1.466/0.79 = 1.86 < 2
+    assert table8_order.verdict == "not_replaceable"
+    assert table8_order.calibration_candidates == "Gemini-T"  # Qwen: 1.466/0.79 = 1.86 < 2
     text_order = dataclasses.replace(V.default_rules(), verdict_order=("replaceable", "partial", "calibratable", "not_replaceable"))
-    assert V.dimension_verdict(c, loo_w1sd=0.70, human_sd=1.5, rules=text_order)["verdict"] == "calibratable"
+    assert V.dimension_verdict(c, loo_w1sd=0.70, human_sd=1.5, rules=text_order).verdict == "calibratable"
 
 
 def test_classification_verdicts():
     mk = lambda k, r, p: pd.DataFrame({"condition_id": list("abcd"), "kappa": k, "recall": r, "precision": p})
-    assert V.classification_verdict(mk([.9, .9, .85, .3], [.9] * 4, [.95] * 4))["verdict"] == "replaceable"
+    assert V.classification_verdict(mk([.9, .9, .85, .3], [.9] * 4, [.95] * 4)).verdict == "replaceable"
     dep = V.classification_verdict(mk([.9, .5, .5, .3], [.9, .5, .5, .3], [.95] * 4))
-    assert (dep["verdict"], dep["model_dependent"]) == ("partial", True)
+    assert (dep.verdict, dep.model_dependent) == ("partial", True)
     # Neutral-like: everyone recalls it, but it absorbs other emotions (precision ~0.6).
-    assert V.classification_verdict(mk([.7, .7, .75, .6], [1, 1, .98, 1], [.6, .55, .7, .5]))["verdict"] == "calibratable"
-    assert V.classification_verdict(mk([.3, .2, .5, .1], [.2] * 4, [.9] * 4))["verdict"] == "not_replaceable"
+    assert V.classification_verdict(mk([.7, .7, .75, .6], [1, 1, .98, 1], [.6, .55, .7, .5])).verdict == "calibratable"
+    assert V.classification_verdict(mk([.3, .2, .5, .1], [.2] * 4, [.9] * 4)).verdict == "not_replaceable"
 
 
 def test_bad_seed_is_reported_with_file_row_and_value(tmp_path):

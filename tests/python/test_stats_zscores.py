@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from rater1001.stats import zscores as Z
+from stats_helpers import loo_z
 from stats_sql import macros, run
 
 
@@ -38,7 +39,7 @@ def with_image_stats(df):
 
 def test_python_loo_closed_form_equals_brute_force():
     df = with_image_stats(ragged_images())
-    got = Z.loo_z(df.n, df.total, df.total_sq, df.rating)
+    got = loo_z(df.n, df.total, df.total_sq, df.rating)
     ref = brute_force_loo(df)
     assert np.array_equal(np.isnan(got), np.isnan(ref))
     np.testing.assert_allclose(got[~np.isnan(ref)], ref[~np.isnan(ref)], rtol=1e-12, atol=1e-12)
@@ -62,7 +63,7 @@ def test_equal_others_give_sd_exactly_zero_and_no_z():
     # undefined. The earlier closed form SS - (y - M)^2 n / (n - 1) left SD 1.8e-8 and z 5.5e7.
     df = with_image_stats(pd.DataFrame({"image_id": 0, "rater": [0, 1, 2], "rating": [3, 3, 4]}))
     sd = Z.loo_sd(df.n, df.total, df.total_sq, df.rating)
-    assert sd[2] == 0.0 and np.isnan(Z.loo_z(df.n, df.total, df.total_sq, df.rating)[2])
+    assert sd[2] == 0.0 and np.isnan(loo_z(df.n, df.total, df.total_sq, df.rating)[2])
     np.testing.assert_allclose(sd[:2], np.std([3, 4], ddof=1), rtol=1e-15)  # leaving out a 3: (3, 4)
     m = macros("zscore", "leave_one_out")
     got = run(f"""select {m.loo_sd('n', 'total', 'total_sq', 'rating')} as sd,

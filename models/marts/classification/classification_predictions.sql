@@ -3,6 +3,9 @@
 -- condition holds each image's majority (plurality) label; a tie between top labels has no
 -- majority and gives NULL, which the classification marts count as a miss (as an unparsed model
 -- answer), with the tie shown in human_vote_tied. Conditions that do not classify are left out.
+-- The truth every row is scored against is the declared choice classification_truth
+-- (seeds/analysis_choices.csv): the intended label (default) or the human majority label, which
+-- is NULL where the humans tied or gave no label (such an image is then left out).
 with votes as (
     select image_id, chosen_emotion, count(*) as n
     from {{ ref('stg_human_ratings') }}
@@ -23,6 +26,13 @@ majority as (
            min(chosen_emotion) filter (where n = top_n) as top_label
     from ranked
     group by image_id
+),
+truth as (
+    select coalesce(max(value) filter (where choice = 'classification_truth'), 'intended') as truth
+    from {{ ref('analysis_choices') }}
+),
+majority_label as (
+    select image_id, case when n_top_labels = 1 then top_label end as label from majority
 ),
 human as (
     select
@@ -51,7 +61,16 @@ models as (
     where true_emotion is not null
       and condition_id in (select condition_id from {{ ref('int_model_vs_human') }}
                            where predicted_emotion is not null or parse_path = 'failed')
+),
+scored as (
+    select u.* replace (
+               case when t.truth = 'human_majority' then ml.label else u.true_emotion end as true_emotion),
+           t.truth
+    from (select * from models union all select * from human) u
+    cross join truth t
+    left join majority_label ml using (image_id)
 )
-select u.*, p.data_origin
-from (select * from models union all select * from human) u
+select s.*, p.data_origin
+from scored s
 cross join {{ ref('int_study_provenance') }} p
+where s.true_emotion is not null

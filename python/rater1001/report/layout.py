@@ -11,6 +11,7 @@ from .tables_ablations import ABLATIONS
 from .tables_agreement import (AROUSAL, CLASSIFICATION, FER_BASELINES, MAE, REPLACEABILITY, VALENCE,
                                dimension_tables)
 from .tables_demographics import DEMOGRAPHICS
+from .tables_paper_extras import CLASSIFICATION_TRUTH, DIFFICULTY, FIGURE_1, HUMAN_BASELINE, STUDY_DESIGN
 
 _FIG = {f.ours: f for f in FIGURES}
 # Not in the paper's appendix 4A: agreement and replaceability split by how much humans disagree.
@@ -20,7 +21,10 @@ DISAGREEMENT_SPLIT = ReportTable(
     "SELECT * FROM ablation_disagreement_split ORDER BY dimension DESC, condition_id, tercile")
 
 SECTIONS = (
-    Section("classification", "Emotion classification (paper 4.1)", tuple(CLASSIFICATION),
+    Section("design", "Study design and human baseline (paper 2.5, 3.2, 3.3)",
+            (*STUDY_DESIGN, FIGURE_1, *HUMAN_BASELINE),
+            question="What was run, on what, and how much do the human raters agree among themselves?"),
+    Section("classification", "Emotion classification (paper 4.1)", (CLASSIFICATION_TRUTH, *CLASSIFICATION),
             question="How often does each model give the intended category?"),
     Section("valence", "Valence agreement (paper 4.2)", (*VALENCE, _FIG["F2"], _FIG["F4f"]),
             question="How close are the models' valence ratings to the human raters'?"),
@@ -50,6 +54,8 @@ SECTIONS = (
         FolderTables("small_pools", "Small rater pools: alpha and delta alpha as k shrinks"),
         FolderTables("alt_test", "Alternative Annotator Test per condition"),
     ), question="Would calibration, a smaller human pool or a formal test change the answer?"),
+    Section("difficulty", "Processing difficulty: humans and models (paper 5.3)", tuple(DIFFICULTY),
+            question="Are the emotions that are slow for humans also hard for the models?"),
     Section("judge", "The pairwise judge (LLM-as-a-judge study)",
             (_FIG["FJ1"], _FIG["FJ2"], FolderTables("judge", "Judge marts")),
             question="Can an LLM judge replace human judges in pairwise comparisons?"),

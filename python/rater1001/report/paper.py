@@ -24,6 +24,7 @@ PAPER_TABLES = {
     "T8": "table8_verdicts", "F8": "table8_verdicts", "TS8": "tableS8_human_mae_baselines",
     "T4A1": "table4A1_thinking_suppression", "T4A2": "table4A2_gemma_scaling",
     "T4A2d": "table4A2b_gemma_scaling_dimensional", "T4A3": "table4A3_thinking_length",
+    "T1": "table1_model_conditions",
 }
 
 _FIGURE = "the paper shows this as a figure and prints no numbers for it"
@@ -42,6 +43,12 @@ PAPER_REASONS = {
     "TS7": "the paper's MAE per model is in Tables 4 and 5 (MAE column), beside T4 and T5",
     "TS5.1": "the paper's archived omnibus tests (Supplement S5) are described in words, without a table",
     "ablation_thinking_rt": "the paper gives one number in the text of 4A.3: rho = +0.899 (p = .015)",
+    "TS4": "the paper's Table S4 lists back-ends and strategies as text (some differ from its Table 1); "
+           "each condition's own declaration is shown",
+    "TS6p": "the paper's Table S6 profiles are transcribed in seeds/model_condition_profiles.csv and shown here",
+    "F1": "the paper's Figure 1 is a diagram of its pipeline; this one is drawn from the project's own stages",
+    **{b: _BESIDE for b in ("T3.2", "T2.5", "T5.3")},
+    "T3t": "Table 3's caption names the human majority label; its numbers use the intended label (docs/decisions.md)",
 }
 
 

@@ -49,11 +49,19 @@ def dimension_tables(dim: str, n: str) -> list[ReportTable]:
         ReportTable(
             f"T{n}c", f"Table {n}c", f"{name} Krippendorff's alpha with the model as one more rater",
             ("alpha_delta", "stg_model_conditions"),
-            f"""SELECT {COND} AS condition, x.alpha, x.delta_alpha, x.n_units, x.n_values
+            f"""SELECT {COND} AS condition,
+                       max(x.alpha) FILTER (WHERE x.metric = 'interval') AS alpha,
+                       max(x.delta_alpha) FILTER (WHERE x.metric = 'interval') AS delta_alpha,
+                       max(x.alpha) FILTER (WHERE x.metric = 'ordinal') AS alpha_ordinal,
+                       max(x.delta_alpha) FILTER (WHERE x.metric = 'ordinal') AS delta_alpha_ordinal,
+                       max(x.n_units) FILTER (WHERE x.metric = 'interval') AS n_units,
+                       max(x.n_values) FILTER (WHERE x.metric = 'interval') AS n_values
                 FROM alpha_delta x {JOIN_COND}
-                WHERE x.dimension = '{dim}' AND x.emotion = 'all' AND x.metric = 'interval'
-                ORDER BY x.condition_id <> 'human', x.delta_alpha DESC""",
-            caption="Interval metric; the 'human' row is the human-only baseline."),
+                WHERE x.dimension = '{dim}' AND x.emotion = 'all'
+                GROUP BY x.condition_id, mc.short_name
+                ORDER BY x.condition_id <> 'human', delta_alpha DESC""",
+            caption="alpha, delta_alpha: interval (as 3.4.3 computes delta alpha); beside them ordinal (as 3.2 reports the human baseline); "
+                    "the 'human' row is the human-only baseline."),
         ReportTable(
             f"T{n}d", f"Table {n}d", f"{name} z-score summary",
             ("zscore_summary", "stg_model_conditions"),

@@ -40,8 +40,41 @@ class McNemar:
 
 
 def mcnemar_paired(correct_a, correct_b) -> McNemar:
-    """Paired McNemar test of two conditions' correct (True/False) outcomes on the same images;
-    pairs where either side is missing (NaN / None) are dropped."""
+    """Paired McNemar test of two conditions' correct / wrong outcomes on the same images.
+
+    Parameters
+    ----------
+    correct_a, correct_b : array_like of bool
+        Aligned per-image outcomes (True = correct); pairs where either is missing (NaN / None)
+        are dropped.
+
+    Returns
+    -------
+    McNemar
+        The 2 x 2 counts, ``statistic``, two-sided ``p_value``, ``method`` and, when there are no
+        discordant pairs, NaN with a ``reason``.
+
+    Notes
+    -----
+    With b = a right / b wrong and c = a wrong / b right: below ``EXACT_DISCORDANT_MAX`` discordant
+    pairs the exact binomial test, ``p = min(1, 2 P(Binom(b + c, 1/2) <= min(b, c)))`` (statistic
+    ``min(b, c)``); otherwise ``(|b - c| - 1)^2 / (b + c)`` against chi-square(1). statsmodels'
+    ``mcnemar`` computes both.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 4A-1 (the paper reports no test); docs/ablations.md. McNemar (1947), Note on the
+    sampling error of the difference between correlated proportions or percentages,
+    *Psychometrika* 12(2), 153-157.
+
+    Examples
+    --------
+    A is right and B wrong on 6 images, never the reverse: p = 2 x (1/2)^6 = 0.03125.
+
+    >>> r = mcnemar_paired([True] * 7 + [False], [False] * 6 + [True, False])
+    >>> (r.only_a_correct, r.only_b_correct, r.both_correct, r.both_wrong), r.p_value, r.method
+    ((6, 0, 1, 1), 0.03125, 'exact binomial')
+    """
     a = pd.Series(correct_a, dtype="object").reset_index(drop=True)
     b = pd.Series(correct_b, dtype="object").reset_index(drop=True)
     if len(a) != len(b):
@@ -73,7 +106,37 @@ class MannWhitney:
 
 
 def mann_whitney(x, y) -> MannWhitney:
-    """Two-sided Mann-Whitney U of x against y (NaNs dropped); undefined when a side is empty."""
+    """Two-sided Mann-Whitney U test of x against y, with the rank-biserial correlation.
+
+    Parameters
+    ----------
+    x, y : array_like
+        The two samples (e.g. thinking length of wrong and of correct answers); NaNs dropped.
+
+    Returns
+    -------
+    MannWhitney
+        Sizes, medians, ``u`` (of x), two-sided ``p_value`` (scipy), ``rank_biserial``; NaN with a
+        ``reason`` when a side is empty.
+
+    Notes
+    -----
+    ``U_x = #{(i, j): x_i > y_j} + #{ties} / 2``; rank-biserial
+    ``r = 2 U_x / (n_x n_y) - 1 = P(x > y) - P(x < y)``.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 4A-3; docs/ablations.md. Mann & Whitney (1947), *Ann. Math. Statist.* 18(1),
+    50-60; Kerby (2014), The simple difference formula, *Comprehensive Psychology* 3, 11.IT.3.1.
+
+    Examples
+    --------
+    Every x is below every y: U = 0, r = -1; exact p = 2 / C(5, 2) = 0.2.
+
+    >>> r = mann_whitney([1, 2, 3], [4, 5])
+    >>> r.u, r.rank_biserial, round(r.p_value, 6)
+    (0.0, -1.0, 0.2)
+    """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     x, y = x[~np.isnan(x)], y[~np.isnan(y)]
@@ -110,8 +173,41 @@ def _exact_permutation_p(x: np.ndarray, y: np.ndarray, rho: float) -> float:
 
 
 def spearman_small_n(x, y) -> Spearman:
-    """Spearman rho with a two-sided p that is exact (all orderings) for n <= 8 and scipy's t
-    approximation above, and a caveat for n < 10 saying how coarse rho and p are at that n."""
+    """Spearman rank correlation for very few points, with an exact p and a caveat.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Aligned values (e.g. per-emotion thinking length and human median response time); pairs
+        with a NaN are dropped.
+
+    Returns
+    -------
+    Spearman
+        ``rho``, two-sided ``p_value``, ``n``, ``method``; ``caveat`` for n < 10 (how far one swap
+        of adjacent ranks moves rho, and the smallest attainable p); NaN with a ``reason`` when
+        n < 3 or a side is constant.
+
+    Notes
+    -----
+    Without ties ``rho = 1 - 6 sum d_i^2 / (n (n^2 - 1))`` (the Pearson r of the ranks in
+    general). For n <= ``EXACT_PERMUTATION_MAX_N`` p is the share of all n! orderings of y whose
+    |rho| reaches the observed |rho|; above, scipy's t approximation.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 4A-3; docs/ablations.md. Spearman (1904), The proof and measurement of
+    association between two things, *Am. J. Psychol.* 15(1), 72-101.
+
+    Examples
+    --------
+    One adjacent swap among 4: sum d^2 = 2, rho = 1 - 12/60 = 0.8; 8 of the 24 orderings have
+    |rho| >= 0.8 (sum d^2 of 0 or 2, and their reverses), p = 1/3.
+
+    >>> r = spearman_small_n([1, 2, 3, 4], [1, 3, 2, 4])
+    >>> round(r.rho, 6), round(r.p_value, 6), r.method
+    (0.8, 0.333333, 'exact permutation (24 orderings)')
+    """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     ok = ~(np.isnan(x) | np.isnan(y))
@@ -135,8 +231,41 @@ def spearman_small_n(x, y) -> Spearman:
 
 
 def size_deltas(frame: pd.DataFrame, by: list[str], size: str, value_columns: list[str]) -> pd.DataFrame:
-    """For each group in `by` (e.g. family, emotion), sort by `size` and add delta_<col> = value at
-    this size minus value at the next smaller size (NaN for the smallest) and the previous size."""
+    """Size-to-size differences of a scaling series.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per group x size.
+    by : list of str
+        Group columns (e.g. family, emotion).
+    size : str
+        The size column (e.g. parameters in billions).
+    value_columns : list of str
+        Columns to difference.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``frame`` sorted by ``by`` and ``size`` with ``previous_size`` and ``delta_<col>``.
+
+    Notes
+    -----
+    ``delta_col(s_k) = col(s_k) - col(s_(k-1))`` within a group; NaN for the smallest size.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 4A-2; docs/ablations.md.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"family": "gemma", "size": [12, 4, 27], "accuracy": [0.625, 0.5, 0.75]})
+    >>> size_deltas(f, ["family"], "size", ["accuracy"])[["size", "previous_size", "delta_accuracy"]]
+       size  previous_size  delta_accuracy
+    0     4            NaN             NaN
+    1    12            4.0           0.125
+    2    27           12.0           0.125
+    """
     out = frame.sort_values(by + [size]).copy()
     g = out.groupby(by, sort=False, dropna=False)
     out["previous_size"] = g[size].shift(1)

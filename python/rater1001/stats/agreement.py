@@ -32,9 +32,41 @@ class Correlation:
 
 
 def pearson(human_mean, model) -> Correlation:
-    """Pearson r and its p-value over the pairs where both sides are present; NaN with a reason
-    when fewer than 3 pairs or a side has zero variance (e.g. a model that gives every happy face
-    valence 9, Table 4b's dashes). The one Pearson of the package (the judge marts use it too)."""
+    """Pearson correlation of a model's answers with the per-image human means.
+
+    Parameters
+    ----------
+    human_mean, model : array_like
+        Aligned per-image values; pairs where either is NaN are dropped.
+
+    Returns
+    -------
+    Correlation
+        ``r``, ``n`` (pairs used), ``reason`` (why ``r`` is NaN: fewer than 3 pairs, or a side with
+        zero variance, e.g. a model that gives every happy face valence 9, Table 4b's dashes) and
+        the two-sided ``p_value`` of ``scipy.stats.pearsonr``.
+
+    Notes
+    -----
+    ``r = sum_j (M_j - M)(x_j - x) / sqrt(sum_j (M_j - M)^2 sum_j (x_j - x)^2)``. The one Pearson of
+    the package (the judge marts use it too).
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.2 (Tables 4b/5b);
+    docs/stats.md, "Pearson". Pearson, K. (1895), Note on regression and
+    inheritance in the case of two parents, *Proc. R. Soc. Lond.* 58, 240-242.
+
+    Examples
+    --------
+    Deviations (-1, 0, 1) and (-1, 1, 0): r = 1 / sqrt(2 * 2) = 0.5.
+
+    >>> c = pearson([1, 2, 3], [1, 3, 2])
+    >>> round(c.r, 6), c.n, c.reason
+    (0.5, 3, None)
+    >>> pearson([1, 2, 3], [9, 9, 9]).reason
+    'model gives one constant value (SD 0)'
+    """
     h, x, _ = _pairs(human_mean, model)
     if len(h) < 3:
         return Correlation(float("nan"), len(h), "fewer than 3 images with both values")
@@ -59,19 +91,36 @@ class BlandAltman:
     mae_folded_normal: float
 
 
-def folded_normal_mae(bias: float, sd: float) -> float:
-    """Exact E|D| for D ~ N(bias, sd^2) (mean of the folded normal). Reported next to the paper's
-    approximation (mae_approximation) so users can see how far the S4 shortcut is from the exact
-    value; both agree at bias = 0 and as |bias| / sd grows."""
-    if sd == 0:
-        return abs(bias)
-    return sd * math.sqrt(2 / math.pi) * math.exp(-bias**2 / (2 * sd**2)) + bias * math.erf(bias / (sd * math.sqrt(2)))
-
-
 def systematicity(bias, sd_d) -> np.ndarray:
-    """|bias| / SD_d elementwise: +inf when SD_d is 0 and the bias is not (a pure offset, the most
-    correctable bias there is), NaN when both are 0 or either is missing. The SQL twin is the
-    systematicity column of macros/bland_altman.sql; stats.verdicts reads it from here."""
+    """How systematic a Bland-Altman bias is: |bias| / SD_d, elementwise.
+
+    Parameters
+    ----------
+    bias, sd_d : array_like
+        Mean and sample SD of the differences d_j = M_j - x_j.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``|bias| / SD_d``; +inf when SD_d is 0 and the bias is not (a pure offset, the most
+        correctable bias there is), NaN when both are 0 or either is missing.
+
+    Notes
+    -----
+    Section 3.4.2 contrasts ``|bias| >> SD_d`` (systematic, correctable) with ``|bias| <~ SD_d``.
+    The SQL twin is the systematicity column of macros/bland_altman.sql; stats.verdicts reads it
+    from here.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.2;
+    docs/stats.md, "Bland-Altman and MAE".
+
+    Examples
+    --------
+    >>> systematicity([1.0, -1.0, 0.0], [0.5, 0.0, 0.0])
+    array([ 2., inf, nan])
+    """
     bias, sd_d = np.asarray(bias, dtype=float), np.asarray(sd_d, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(sd_d > 0, np.abs(bias) / np.where(sd_d > 0, sd_d, 1.0),
@@ -79,11 +128,83 @@ def systematicity(bias, sd_d) -> np.ndarray:
 
 
 def mae_approximation(bias: float, sd: float) -> float:
-    """The paper's Supplement S4 approximation MAE ~ sqrt(bias^2 + (2/pi) SD_d^2) (DESIGN.md 4)."""
+    """The paper's Supplement S4 approximation of the MAE from the Bland-Altman bias and SD_d.
+
+    Parameters
+    ----------
+    bias, sd : float
+        Bland-Altman bias and SD of the differences.
+
+    Returns
+    -------
+    float
+        ``sqrt(bias^2 + (2/pi) SD_d^2)``.
+
+    Notes
+    -----
+    For ``D ~ N(bias, SD_d^2)`` this equals ``E|D|`` (the folded-normal mean) at bias 0 and as
+    ``|bias| / SD_d`` grows; in between it is an approximation. Table S5 follows the printed
+    formula only for its Gemini rows (docs/stats.md records the inconsistency); this is the printed
+    formula.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Supplement S4 and Table S5;
+    docs/stats.md, "Bland-Altman and MAE". Leone, Nelson & Nottingham
+    (1961), The folded normal distribution, *Technometrics* 3(4), 543-550.
+
+    Examples
+    --------
+    Table S5's Gemini row (bias 1.280, SD_d 1.617) prints 1.82; at bias 0 the value is
+    SD_d sqrt(2/pi):
+
+    >>> round(mae_approximation(1.280, 1.617), 2)
+    1.82
+    >>> round(mae_approximation(0.0, 1.0), 6)
+    0.797885
+    """
     return math.sqrt(bias**2 + (2 / math.pi) * sd**2)
 
 
 def bland_altman(human_mean, model, z: float = 1.96) -> BlandAltman:
+    """Bland-Altman agreement of a model's answers with the per-image human means.
+
+    Parameters
+    ----------
+    human_mean, model : array_like
+        Aligned per-image values; pairs where either is NaN are dropped and counted.
+    z : float, default 1.96
+        Multiplier of SD_d for the limits of agreement (95 % under normality).
+
+    Returns
+    -------
+    BlandAltman
+        ``n``, ``n_missing``, ``bias``, ``sd_d``, ``loa_lower``/``loa_upper``, ``systematicity``,
+        the observed ``mae`` and ``mae_folded_normal`` (:func:`mae_approximation`). With no pair
+        every statistic is NaN; with one pair SD_d (and what needs it) is NaN.
+
+    Notes
+    -----
+    ``d_j = M_j - x_j`` (positive: the model rates lower than humans); ``bias = mean(d)``,
+    ``SD_d = SD(d)`` with ddof = 1, ``LoA = bias -/+ z SD_d``, ``MAE = mean |d_j|``. SQL twin:
+    ``bland_altman_columns`` (macros/bland_altman.sql).
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.2 (Tables 4/4a/5/5a), Supplement S4;
+    docs/stats.md, "Bland-Altman and MAE".
+    Bland & Altman (1986), Statistical methods for assessing agreement between two methods of
+    clinical measurement, *The Lancet* 327(8476), 307-310.
+
+    Examples
+    --------
+    d = (1, 1, 0, 2): bias 1, SD_d = sqrt(2/3) = 0.8165, LoA 1 -/+ 1.96 x 0.8165; the missing
+    fifth answer is counted:
+
+    >>> ba = bland_altman([5, 6, 7, 8, 5], [4, 5, 7, 6, float("nan")])
+    >>> ba.n, ba.n_missing, ba.bias, round(ba.sd_d, 4), round(ba.loa_upper, 4), ba.mae
+    (4, 1, 1.0, 0.8165, 2.6003, 1.0)
+    """
     h, x, n_missing = _pairs(human_mean, model)
     n = len(h)
     nan = float("nan")
@@ -101,12 +222,39 @@ def bland_altman(human_mean, model, z: float = 1.96) -> BlandAltman:
 
 
 def human_loo_mae(n, mean, values_by_count) -> float:
-    """Mean over all human ratings of |y_h - M^(-h)| (Table S8 "human LOO MAE").
+    """Human leave-one-out MAE: mean over all human ratings of |y_h - M^(-h)| (Table S8).
 
-    Closed form per rating: |y_h - M^(-h)| = n/(n-1) |y_h - M|, so per image it is
-    n/(n-1) * sum_v c_v |v - M| with c_v the count of value v. `values_by_count` is an
-    (images x values) count matrix whose columns are the scale values 1..K in order; `n` and `mean`
-    per image. Images with n < 2 have no LOO mean and are skipped.
+    Parameters
+    ----------
+    n, mean : array_like
+        Per image: number of ratings and their mean M.
+    values_by_count : array_like
+        (images x values) count matrix whose columns are the scale values 1..K in order.
+
+    Returns
+    -------
+    float
+        The MAE pooled over all ratings of the images with n >= 2 (images with fewer have no LOO
+        mean and are skipped).
+
+    Notes
+    -----
+    Per rating ``|y_h - M^(-h)| = n/(n-1) |y_h - M|``, so an image contributes
+    ``n/(n-1) sum_v c_v |v - M|`` with c_v the count of value v; the sum over images is divided by
+    the number of ratings.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Supplement Table S8;
+    docs/stats.md, "Bland-Altman and MAE".
+
+    Examples
+    --------
+    Ratings (2, 3, 4): leaving out 2 gives |2 - 3.5|, out 3 gives 0, out 4 gives |4 - 2.5|;
+    mean (1.5 + 0 + 1.5) / 3 = 1.
+
+    >>> human_loo_mae([3], [3.0], [[0, 1, 1, 1]])
+    1.0
     """
     counts = np.asarray(values_by_count, dtype=float)
     n = np.asarray(n, dtype=float)
@@ -118,8 +266,38 @@ def human_loo_mae(n, mean, values_by_count) -> float:
 
 
 def human_pairwise_mae(values_by_count, scale_values=None) -> float:
-    """Mean |y_a - y_b| over all unordered pairs of ratings of the same image, pooled over images
-    (Table S8 "human pairwise MAE"). From value counts c_v: sum_{v<w} c_v c_w |v - w| per image."""
+    """Human pairwise MAE: mean |y_a - y_b| over all pairs of ratings of the same image (Table S8).
+
+    Parameters
+    ----------
+    values_by_count : array_like
+        (images x values) count matrix.
+    scale_values : array_like, optional
+        The value of each column; default 1..K.
+
+    Returns
+    -------
+    float
+        The mean over all unordered pairs of ratings of one image, pooled over images; NaN when
+        no image has two ratings.
+
+    Notes
+    -----
+    Per image ``sum_{v<w} c_v c_w |v - w|`` over its ``m (m - 1) / 2`` pairs ("모든 평정자 쌍의
+    평균"); pooled over images by summing both.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Supplement Table S8;
+    docs/stats.md, "Bland-Altman and MAE".
+
+    Examples
+    --------
+    Ratings (2, 3, 4): pairs differ by 1, 2 and 1, mean 4 / 3.
+
+    >>> round(human_pairwise_mae([[0, 1, 1, 1]]), 6)
+    1.333333
+    """
     counts = np.asarray(values_by_count, dtype=float)
     v = np.arange(1, counts.shape[1] + 1, dtype=float) if scale_values is None else np.asarray(scale_values, float)
     dist = np.abs(v[:, None] - v[None, :])

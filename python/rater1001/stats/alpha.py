@@ -53,18 +53,38 @@ def alpha_interval_from_sufficient(m, total, total_sq) -> AlphaResult:
     n_units = int(keep.sum())
     if n < 2:
         return AlphaResult(float("nan"), n_units, int(n), "fewer than two pairable values")
-    grand = total.sum() / n
-    # Within-unit sum of squares, computed around the grand mean for numerical stability.
-    centred_sum = total - m * grand
-    centred_sq = total_sq - 2 * grand * total + m * grand**2
-    ss_within_u = np.maximum(centred_sq - centred_sum**2 / m, 0.0)
-    ss_total = np.maximum(centred_sq.sum() - centred_sum.sum() ** 2 / n, 0.0)
-    if ss_total == 0:
+    within, centred_sum, centred_sq = unit_terms(m, total, total_sq, total.sum() / n)[1:]
+    alpha = float(alpha_from_sums(n, within.sum(), centred_sum.sum(), centred_sq.sum()))
+    if np.isnan(alpha):
         return AlphaResult(float("nan"), n_units, int(n), "no variation among pairable values")
-    s2_units = ss_within_u / (m - 1)
-    s2_total = ss_total / (n - 1)
-    alpha = 1.0 - float((m * s2_units).sum()) / (n * s2_total)
     return AlphaResult(alpha, n_units, int(n))
+
+
+def unit_terms(m, total, total_sq, centre: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per unit, the four additive terms of interval alpha: pairable count m, m * s_u^2 (m times
+    the unit's sample variance), and the sum and sum of squares of its values centred on `centre`
+    (any constant near the grand mean, for precision). Units with m < 2 are not pairable and
+    contribute zeros. Alpha of any weighted set of units (a bootstrap replicate: weights = how
+    often each unit was drawn) is alpha_from_sums of the weighted sums of the terms. Arrays of
+    any shape (e.g. replicates x units)."""
+    m, total, total_sq = (np.asarray(a, dtype=float) for a in (m, total, total_sq))
+    centred_sum = total - m * centre
+    centred_sq = total_sq - 2 * centre * total + m * centre**2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        within = m * (np.maximum(centred_sq - centred_sum**2 / m, 0.0) / (m - 1))
+    terms = (m, within, centred_sum, centred_sq)
+    pairable = m >= 2
+    return terms if pairable.all() else tuple(np.where(pairable, t, 0.0) for t in terms)
+
+
+def alpha_from_sums(n, within, centred_sum, centred_sq):
+    """Interval alpha = 1 - sum_u m_u s_u^2 / (n s_tot^2) from the summed unit_terms (arrays
+    broadcast: one alpha per replicate). NaN with fewer than two pairable values or none varying."""
+    n, within, centred_sum, centred_sq = (np.asarray(a, dtype=float) for a in (n, within, centred_sum, centred_sq))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ss_total = np.maximum(centred_sq - centred_sum**2 / n, 0.0)
+        alpha = 1.0 - within / (n * (ss_total / (n - 1)))
+    return np.where((n >= 2) & (ss_total > 0), alpha, np.nan)
 
 
 def sufficient_statistics(ratings: pd.DataFrame, unit: str = "image_id", value: str = "rating") -> pd.DataFrame:
@@ -90,14 +110,6 @@ def delta_alpha(m, total, total_sq, extra) -> tuple[AlphaResult, AlphaResult, fl
     base = alpha_interval_from_sufficient(m, total, total_sq)
     plus = alpha_interval_from_sufficient(*with_extra_rater(m, total, total_sq, extra))
     return base, plus, plus.alpha - base.alpha
-
-
-def delta_alpha_interval(stats: pd.DataFrame, extra: pd.Series) -> tuple[AlphaResult, AlphaResult, float]:
-    """delta_alpha for a stats frame (index = unit) and the extra rater's values by unit; units the
-    new rater rated but nobody else did are added."""
-    extra = extra.dropna().astype(float)
-    out = stats.reindex(stats.index.union(extra.index), fill_value=0.0).astype(float)
-    return delta_alpha(out["m"], out["total"], out["total_sq"], extra.reindex(out.index))
 
 
 def value_count_matrix(ratings: pd.DataFrame, unit: str = "image_id", value: str = "rating",
@@ -167,10 +179,3 @@ def alpha(ratings: pd.DataFrame, level: str = "interval", unit: str = "image_id"
         return alpha_interval_from_sufficient(s["m"], s["total"], s["total_sq"])
     counts, domain = value_count_matrix(ratings, unit, value, value_domain=order)
     return alpha_from_value_counts(counts, domain, level)
-
-
-def reliability_matrix_to_long(data) -> pd.DataFrame:
-    """Rater x unit matrix (NaN = missing) -> long frame (rater, image_id, rating)."""
-    arr = np.asarray(data, dtype=float)
-    raters, units = np.nonzero(~np.isnan(arr))
-    return pd.DataFrame({"rater": raters, "image_id": units, "rating": arr[raters, units]})

@@ -3,7 +3,9 @@
 p_sig: the share of bootstrap replicates in which the model deviates from the human mean
 significantly more than an individual human does. Replicate b (generator seeded with 42):
   1. resample the images with replacement (same count as the input);
-  2. for each drawn image, draw one of its human raters uniformly at random;
+  2. for each drawn image, draw one of its human raters uniformly at random
+     (replicates are drawn in blocks of 250, fewer above 16,777 images: per block first the
+     image indices, then one uniform per drawn image for the rater);
   3. one-sided paired Wilcoxon signed-rank test (scipy, zero_method='wilcox', normal
      alternative 'greater'; scipy's method='auto': exact for <= 50 pairs without ties, normal
      approximation otherwise) of model |z| against that human's LOO |z|;
@@ -15,7 +17,8 @@ removed before resampling and counted.
 
 k-human diversity (section 3.4.3, Table 6): the mean over images of an emotion of the spread
 (SD and variance, ddof=1) of the k model predictions of each image, against the same statistic for
-k humans drawn without replacement from each image's raters, repeated (1,000 replicates, seed 42).
+k humans drawn without replacement from each image's raters, repeated (1,000 replicates, seed 42;
+the draws are small_pools.subset_sums', a block of replicates at a time).
 Table 6 prints the SD version ("mean of the per-image SD"); the paper's 3.4.3 formula is the
 variance version; both are returned.
 """
@@ -25,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as sps
+
+from . import small_pools
 
 SEED = 42
 TEST = "one-sided paired Wilcoxon signed-rank (model |z| > human LOO |z|), alpha 0.05"
@@ -47,30 +52,53 @@ def wilcoxon_greater_asymptotic(d) -> np.ndarray:
     """Row-wise p of the one-sided Wilcoxon signed-rank test that d is shifted above 0, exactly
     scipy.stats.wilcoxon(d, alternative='greater', zero_method='wilcox', method='asymptotic',
     correction=False, axis=1): zeros dropped, average ranks of |d| for ties, tie-corrected normal
-    approximation. One argsort per call instead of scipy's stable-sort ranking and per-call
-    overhead, which dominated the 2,000-replicate bootstrap (tested against scipy)."""
+    approximation. The |d| are ranked once into integer codes and each row sorts its codes,
+    instead of scipy's per-row stable-sort ranking and per-call overhead, which dominated the
+    2,000-replicate bootstrap (tested against scipy)."""
     d = np.asarray(d, dtype=float)
-    b, m = d.shape
+    return signed_rank_p(np.sort(signed_codes(d), axis=1))
+
+
+def signed_codes(d: np.ndarray) -> np.ndarray:
+    """int32 code per cell of d, ordered as |d| (NaN cells get -1): 2 * rank of |d| among the
+    distinct non-zero |d| of the whole array (1-based; 0 for d = 0) + (d > 0). Equal codes are
+    exactly the equal |d| a float sort would tie."""
     a = np.abs(d)
-    valid_in = a > 0
-    a = np.where(valid_in, a, -1.0)  # zeros sort first as one run and are then ignored
-    order = np.argsort(a, axis=1)
-    s = np.take_along_axis(a, order, axis=1)
-    positive = np.take_along_axis(d > 0, order, axis=1)
-    valid = s > 0
-    idx = np.broadcast_to(np.arange(m), (b, m))
-    starts = np.ones((b, m), dtype=bool)
-    starts[:, 1:] = s[:, 1:] != s[:, :-1]
-    ends = np.ones((b, m), dtype=bool)
-    ends[:, :-1] = starts[:, 1:]
-    first = np.maximum.accumulate(np.where(starts, idx, 0), axis=1)
-    last = np.minimum.accumulate(np.where(ends, idx, m)[:, ::-1], axis=1)[:, ::-1]
-    n_zero = (~valid_in).sum(axis=1, keepdims=True)
-    rank = (first + last) / 2.0 + 1.0 - n_zero
-    r_plus = np.where(positive & valid, rank, 0.0).sum(axis=1)
-    n = valid.sum(axis=1).astype(float)
-    run = (last - first + 1).astype(float)
-    ties = np.where(valid, run**2 - 1.0, 0.0).sum(axis=1)  # each run of t adds t * (t^2 - 1)
+    ok = ~np.isnan(a)
+    values = np.unique(a[ok & (a > 0)])
+    if 2 * len(values) + 1 >= np.iinfo(np.int32).max:
+        raise ValueError(f"{len(values)} distinct differences do not fit the int32 codes")
+    rank = np.searchsorted(values, np.where(ok, a, 0.0)) + (a > 0)
+    return np.where(ok, 2 * rank + (d > 0), -1).astype(np.int32)
+
+
+def signed_rank_p(keys: np.ndarray) -> np.ndarray:
+    """The signed-rank p of wilcoxon_greater_asymptotic from each row's signed_codes sorted
+    ascending. Within a run of tied |d| the positive differences sort last (code 2c+1 after 2c),
+    so W+ is the sum of the positives' positions (ranks as if untied, after the zeros) minus
+    k(t - k)/2 per run of t ties holding k positives; the runs are found sparsely, since most
+    differences are untied. Ranks are half-integers and counts integers: the sums are exact."""
+    b, m = keys.shape
+    if m == 0:
+        return np.full(b, np.nan)
+    positive = (keys & 1).astype(float)
+    n_zero = (keys < 2).sum(axis=1)
+    code = keys >> 1
+    r_plus = positive @ np.arange(1.0, m + 1) - n_zero * positive.sum(axis=1)
+    ties = np.zeros(b)
+    tied = np.flatnonzero(code[:, 1:] == code[:, :-1])  # element j equals element j + 1
+    if len(tied):
+        row = tied // (m - 1)
+        element = tied + row  # flat index into the b x m array
+        run = np.cumsum(np.diff(element, prepend=-2) != 1) - 1
+        first = element[np.flatnonzero(np.diff(run, prepend=-1))]
+        t = np.bincount(run).astype(float) + 1
+        k = np.bincount(run, weights=positive.ravel()[element + 1]) + positive.ravel()[first]
+        run_row = first // m
+        nonzero = code.ravel()[first] > 0
+        r_plus -= np.bincount(run_row, weights=k * (t - k) / 2, minlength=b)
+        ties = np.bincount(run_row, weights=np.where(nonzero, t**3 - t, 0.0), minlength=b)
+    n = (m - n_zero).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         se = np.sqrt((n * (n + 1) * (2 * n + 1) - ties / 2) / 24)
         z = (r_plus - n * (n + 1) / 4) / se
@@ -103,9 +131,17 @@ class PSig:
 
 
 def p_sig(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int = SEED,
-          alpha: float = 0.05, chunk: int = 250) -> PSig:
+          alpha: float = 0.05, chunk: int = 250, cells: int = 1 << 22) -> PSig:
     """model_abs_z: (images,) |z| of the model. human_loo_abs_z: (images, max_raters) LOO |z| of
-    each image's humans, NaN-padded (see ragged_to_padded)."""
+    each image's humans, NaN-padded (see ragged_to_padded).
+
+    Every difference a replicate can contain is one of the (image, human) cells, so their |d| are
+    ranked once (signed_codes) and a replicate sorts its drawn integer codes instead of arg-sorting
+    floats; the p-values are the same to the last bit as ranking each replicate's |d| afresh. The
+    draws are those of the seed policy above; memory is one block of replicates x images, the
+    block being `chunk` replicates, or fewer when chunk x images would pass `cells` (the block
+    size is part of the random stream: an image count below cells / chunk, 16,777 by default,
+    gives the draws of every earlier version)."""
     mz = np.abs(np.asarray(model_abs_z, dtype=float))
     hz = np.abs(np.asarray(human_loo_abs_z, dtype=float))
     if hz.ndim != 2 or hz.shape[0] != mz.shape[0]:
@@ -120,14 +156,21 @@ def p_sig(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int = SEED
     n = len(mz)
     if n == 0:
         return PSig(float("nan"), replicates, seed, 0, int((~keep).sum()), alpha=alpha)
+    d = mz[:, None] - hz  # the float difference of every (image, human) cell, as each replicate drew it
+    codes = signed_codes(d) if n > 50 else None
+    width, same_pool = d.shape[1], bool((n_h == n_h[0]).all())
     rng = np.random.default_rng(seed)
     significant = 0
-    for start in range(0, replicates, chunk):
-        b = min(chunk, replicates - start)
+    block = max(1, min(chunk, cells // n))
+    for start in range(0, replicates, block):
+        b = min(block, replicates - start)
         img = rng.integers(0, n, size=(b, n))
-        who = (rng.random((b, n)) * n_h[img]).astype(int)
-        diff = mz[img] - hz[img, who]
-        pvalue = _wilcoxon_greater(diff)
+        who = (rng.random((b, n)) * (n_h[0] if same_pool else n_h[img])).astype(np.int64)
+        cell = img * width + who  # flat (image, human) cell: one 1-D take instead of a 2-D index
+        if codes is None:  # <= 50 pairs: scipy's exact test where there are no ties
+            pvalue = _wilcoxon_greater(np.take(d, cell))
+        else:
+            pvalue = signed_rank_p(np.sort(np.take(codes, cell), axis=1))
         p = np.where(np.isnan(pvalue), 1.0, pvalue)  # all-zero differences: not significant
         significant += int((p < alpha).sum())
     return PSig(significant / replicates, replicates, seed, n, int((~keep).sum()), alpha=alpha)
@@ -149,8 +192,8 @@ class DiversityComparison:
     n_excluded_images: int
 
 
-def k_human_variance(model_predictions, human_ratings, replicates: int = 1000, seed: int = SEED,
-                     chunk: int = 50) -> DiversityComparison:
+def k_human_variance(model_predictions, human_ratings, replicates: int = 1000,
+                     seed: int = SEED) -> DiversityComparison:
     """model_predictions: (images, k) predictions of the k conditions compared. human_ratings:
     (images, max_raters) NaN-padded human ratings of the same images."""
     x = np.asarray(model_predictions, dtype=float)
@@ -169,7 +212,7 @@ def k_human_variance(model_predictions, human_ratings, replicates: int = 1000, s
     model_var_img = x.var(axis=1, ddof=1)
     model_sd, model_var = float(np.sqrt(model_var_img).mean()), float(model_var_img.mean())
     sd_stat, var_stat = np.empty(replicates), np.empty(replicates)
-    for start, v in _k_human_variances(h, k, replicates, seed, chunk):
+    for start, v in _k_human_variances(h, k, replicates, seed):
         sd_stat[start:start + len(v)] = np.sqrt(v).mean(axis=1)
         var_stat[start:start + len(v)] = v.mean(axis=1)
     lo, hi = np.quantile(sd_stat, [0.025, 0.975])
@@ -178,22 +221,24 @@ def k_human_variance(model_predictions, human_ratings, replicates: int = 1000, s
                                k, replicates, seed, n, int((~keep).sum()))
 
 
-def _k_human_variances(h: np.ndarray, k: int, replicates: int, seed: int, chunk: int):
-    """Yield (first replicate, variances (replicates in chunk, images)) of k humans drawn without
-    replacement from each image's defined ratings: the k smallest random keys among them."""
+def _k_human_variances(h: np.ndarray, k: int, replicates: int, seed: int):
+    """Yield (first replicate, variances (replicates in block, images)) of k humans drawn without
+    replacement from each image's defined ratings (small_pools.subset_sums on the ratings centred
+    on the image mean, so the sums stay small and the variance precise)."""
     rng = np.random.default_rng(seed)
-    missing = np.isnan(h)
-    for start in range(0, replicates, chunk):
-        b = min(chunk, replicates - start)
-        keys = rng.random((b, *h.shape))
-        keys[:, missing] = np.inf
-        pick = np.argpartition(keys, k - 1, axis=2)[:, :, :k]
-        drawn = np.take_along_axis(np.broadcast_to(h, keys.shape), pick, axis=2)
-        yield start, drawn.var(axis=2, ddof=1)
+    order = np.argsort(np.isnan(h), axis=1, kind="stable")
+    h = np.take_along_axis(h, order, axis=1)
+    pool = small_pools.Pool.of(h - np.nanmean(h, axis=1, keepdims=True))
+    n = len(h)
+    block = max(1, small_pools.CELLS // (n * max(min(k, h.shape[1] - k), 1)))
+    for start in range(0, replicates, block):
+        b = min(block, replicates - start)
+        s1, s2 = small_pools.subset_sums(pool, np.broadcast_to(np.arange(n), (b, n)), k, rng)
+        yield start, np.maximum(s2 - s1**2 / k, 0.0) / (k - 1)
 
 
-def k_human_image_sd(model_predictions, human_ratings, replicates: int = 1000, seed: int = SEED,
-                     chunk: int = 50) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def k_human_image_sd(model_predictions, human_ratings, replicates: int = 1000,
+                     seed: int = SEED) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per image (Figure 6): the SD of its k model predictions and the mean over replicates of the
     SD of k of its humans drawn without replacement, with the same draws as k_human_variance (same
     seed), so the mean over images of the human column is that function's human_sd. Returns
@@ -210,7 +255,7 @@ def k_human_image_sd(model_predictions, human_ratings, replicates: int = 1000, s
     if keep.any():
         model_sd[keep] = x[keep].std(axis=1, ddof=1)
         total = np.zeros(int(keep.sum()))
-        for _, v in _k_human_variances(h[keep], k, replicates, seed, chunk):
+        for _, v in _k_human_variances(h[keep], k, replicates, seed):
             total += np.sqrt(v).sum(axis=0)
         human_sd[keep] = total / replicates
     return model_sd, human_sd, keep

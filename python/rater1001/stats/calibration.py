@@ -19,7 +19,7 @@ answers is reported beside every score.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,40 @@ STEREOTYPY_NOTE = ("an affine map y' = a x + b sends equal answers to equal answ
 
 
 def identity_folds(identity_ids, n_folds: int = 5, seed: int = SEED) -> np.ndarray:
-    """Fold number (0..n_folds-1) of each row; all rows of one identity share a fold."""
+    """Deal identities into cross-validation folds; every row of an identity shares its fold.
+
+    Parameters
+    ----------
+    identity_ids : array_like
+        Identity of each row (image); a missing identity is an error naming the row.
+    n_folds : int, default 5
+    seed : int, default 42
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Fold (0 .. n_folds - 1) of each row.
+
+    Notes
+    -----
+    The sorted identities are shuffled with ``numpy.random.default_rng(seed)`` and dealt round
+    robin, so fold sizes (in identities) differ by at most one and no face is in both the fit and
+    the score of a fold.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.2
+    (a systematic bias "correctable by affine calibration") and 5.4 (stereotypy);
+    docs/ablations.md.
+
+    Examples
+    --------
+    Four identities in two folds: two each, and both rows of "a" together.
+
+    >>> f = identity_folds(["a", "a", "b", "c", "d"], n_folds=2)
+    >>> bool(f[0] == f[1]), np.bincount(f[1:]).tolist()
+    (True, [2, 2])
+    """
     ids = pd.Series(identity_ids, dtype="object")
     if ids.isna().any():
         raise ValueError(f"identity_id is missing in row {int(np.flatnonzero(ids.isna())[0])}; folds need it")
@@ -55,7 +88,39 @@ class LinearMap:
 
 
 def fit_map(x, y, method: str) -> LinearMap:
-    """Map model answers x onto human means y (NaN pairs dropped)."""
+    """Fit a map from model answers onto human means.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Model answers and human image means; NaN pairs dropped.
+    method : {'offset', 'affine'}
+
+    Returns
+    -------
+    LinearMap
+        ``a``, ``b`` of ``y ~ a x + b`` and the method used; ``note`` says when the affine map fell
+        back to offset-only (constant answers or fewer than 3 images) or nothing could be fitted.
+
+    Notes
+    -----
+    offset: ``a = 1``, ``b = mean(y - x)`` (the Bland-Altman bias); affine: ordinary least squares,
+    ``a = cov(x, y) / var(x)``, ``b = mean(y) - a mean(x)``.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.2
+    (a systematic bias "correctable by affine calibration") and 5.4 (stereotypy);
+    docs/ablations.md.
+
+    Examples
+    --------
+    >>> m = fit_map([1, 2, 3], [3, 5, 7], "affine")
+    >>> round(m.a, 6), round(m.b, 6), m.method
+    (2.0, 1.0, 'affine')
+    >>> fit_map([1, 2], [2, 4], "offset")
+    LinearMap(a=1.0, b=1.5, method='offset', note=None)
+    """
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     ok = ~(np.isnan(x) | np.isnan(y))
     x, y = x[ok], y[ok]
@@ -74,8 +139,45 @@ def fit_map(x, y, method: str) -> LinearMap:
 
 def calibrate_out_of_sample(frame: pd.DataFrame, method: str, folds: np.ndarray,
                             scale: tuple[float, float] | None = None) -> tuple[np.ndarray, pd.DataFrame]:
-    """`frame`: one emotion's images with columns model, human_mean. Returns the calibrated answers
-    (aligned with frame) and one row per fold with the map used (fold, a, b, method, note)."""
+    """Calibrate each fold's answers with the map fitted on the other folds.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One emotion's images with columns ``model`` and ``human_mean``.
+    method : {'offset', 'affine'}
+    folds : numpy.ndarray of int
+        Fold of each row (:func:`identity_folds`).
+    scale : (float, float), optional
+        Rating scale; calibrated answers are clipped to it.
+
+    Returns
+    -------
+    (numpy.ndarray, pandas.DataFrame)
+        Calibrated answers aligned with ``frame``, and one row per fold with the map used
+        (fold, a, b, method, note).
+
+    Notes
+    -----
+    ``x'_j = a_(-k) x_j + b_(-k)`` for image j in fold k, the map fitted without fold k
+    (:func:`fit_map`), then clipped to the scale.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.2
+    (a systematic bias "correctable by affine calibration") and 5.4 (stereotypy);
+    docs/ablations.md.
+
+    Examples
+    --------
+    The model rates 1 lower everywhere; fitted on the other fold, the offset is 1 and calibration
+    gives the human means back (the last answer is clipped to the scale's 9):
+
+    >>> frame = pd.DataFrame({"model": [1, 2, 3, 8.5], "human_mean": [2, 3, 4, 9.5]})
+    >>> values, maps = calibrate_out_of_sample(frame, "offset", np.array([0, 0, 1, 1]), scale=(1, 9))
+    >>> values.tolist(), maps["b"].tolist()
+    ([2.0, 3.0, 4.0, 9.0], [1.0, 1.0])
+    """
     x = frame["model"].to_numpy(dtype=float)
     y = frame["human_mean"].to_numpy(dtype=float)
     out = np.full(len(x), np.nan)
@@ -90,26 +192,111 @@ def calibrate_out_of_sample(frame: pd.DataFrame, method: str, folds: np.ndarray,
     return out, pd.DataFrame(maps)
 
 
-def score(model, human_mean, human_sd) -> dict:
-    """W1SD (a missing answer counted as outside 1 SD, as every verdict does), mean |z|, MAE, bias
-    (M - x), SD_d and the number of distinct answers; n_missing and the answered-only W1SD beside."""
+@dataclass(frozen=True)
+class CalibrationScore:
+    """Scores of one emotion's answers (fields in the marts' column order)."""
+    w1sd: float  # a missing answer counts as outside 1 SD
+    w1sd_answered_only: float
+    n_missing: int
+    mean_abs_z: float
+    n_scored: int
+    n_zero_sd: int
+    mae: float
+    bias: float  # M - x
+    sd_d: float
+    n_unique: int  # distinct answers
+
+
+def score(model, human_mean, human_sd) -> CalibrationScore:
+    """Score one emotion's answers (raw or calibrated) against the human distribution.
+
+    Parameters
+    ----------
+    model, human_mean, human_sd : array_like
+        Aligned per-image model answer (NaN = missing), human mean and human SD.
+
+    Returns
+    -------
+    CalibrationScore
+        ``w1sd`` (a missing answer counted as outside 1 SD, as every verdict does),
+        ``w1sd_answered_only``, ``n_missing``, ``mean_abs_z``, ``n_scored``, ``n_zero_sd``,
+        ``mae``, ``bias`` (M - x), ``sd_d`` and ``n_unique`` (distinct answers).
+
+    Notes
+    -----
+    ``z_j = (x_j - M_j) / S_j`` summarised by :func:`rater1001.stats.zscores.summarise`; MAE, bias
+    and SD_d from :func:`rater1001.stats.agreement.bland_altman`.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.2
+    (a systematic bias "correctable by affine calibration") and 5.4 (stereotypy);
+    docs/ablations.md.
+
+    Examples
+    --------
+    z = 0 and 2 for the two answers, one missing: W1SD 1 / 3; d = (0, -1): bias -0.5, MAE 0.5.
+
+    >>> r = score([5.0, 6.0, float("nan")], [5, 5, 5], [1.0, 0.5, 1.0])
+    >>> round(r.w1sd, 6), r.w1sd_answered_only, r.bias, r.mae, r.n_unique
+    (0.333333, 0.5, -0.5, 0.5, 2)
+    """
     model = np.asarray(model, dtype=float)
     answered = ~np.isnan(model)
     hm, hs = np.asarray(human_mean, dtype=float), np.asarray(human_sd, dtype=float)
     zs = summarise(zscore(model[answered], hm[answered], hs[answered]), n_missing=int((~answered).sum()))
     ba = bland_altman(human_mean, model)
     finite = model[~np.isnan(model)]
-    return {"w1sd": zs.w1sd, "w1sd_answered_only": zs.w1sd_answered_only, "n_missing": zs.n_missing,
-            "mean_abs_z": zs.mean_abs_z, "n_scored": zs.n_images, "n_zero_sd": zs.n_zero_sd,
-            "mae": ba.mae, "bias": ba.bias, "sd_d": ba.sd_d, "n_unique": int(len(np.unique(np.round(finite, 9))))}
+    return CalibrationScore(zs.w1sd, zs.w1sd_answered_only, zs.n_missing, zs.mean_abs_z, zs.n_images, zs.n_zero_sd,
+                            ba.mae, ba.bias, ba.sd_d, int(len(np.unique(np.round(finite, 9)))))
 
 
 def calibration_table(images: pd.DataFrame, n_folds: int = 5, seed: int = SEED,
                       scale: tuple[float, float] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """`images`: one condition x dimension, one row per image with image_id, identity_id, emotion,
-    model, human_mean, human_sd. Returns (scores: one row per emotion x method, answers: the
-    out-of-sample calibrated answer of every image and method). Folds are drawn once over all
-    identities, so an emotion's folds are the same faces for every condition and dimension."""
+    """Out-of-sample calibration of one condition x dimension, per emotion and method.
+
+    Parameters
+    ----------
+    images : pandas.DataFrame
+        One row per image with image_id, identity_id, emotion, model, human_mean, human_sd.
+    n_folds : int, default 5
+    seed : int, default 42
+    scale : (float, float), optional
+        Rating scale to clip calibrated answers to.
+
+    Returns
+    -------
+    (pandas.DataFrame, pandas.DataFrame)
+        scores: one row per emotion x method ('none', 'offset', 'affine') with :func:`score`'s
+        columns and, for the calibrated methods, mean_a, mean_b, n_folds and
+        n_folds_offset_fallback; answers: the calibrated answer of every image and method.
+
+    Notes
+    -----
+    Folds are drawn once over all identities (:func:`identity_folds`), so an emotion's folds are
+    the same faces for every condition and dimension; each method is
+    :func:`calibrate_out_of_sample` then :func:`score`.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.2
+    (a systematic bias "correctable by affine calibration") and 5.4 (stereotypy);
+    docs/ablations.md.
+
+    Examples
+    --------
+    A model 1 below the humans on every image: offset calibration removes the whole error; the
+    affine map, fitted on 2 images per fold, falls back to offset-only and says so.
+
+    >>> images = pd.DataFrame({"image_id": range(4), "identity_id": list("abcd"), "emotion": "sad",
+    ...                        "model": [2.0, 3, 4, 5], "human_mean": [3.0, 4, 5, 6], "human_sd": 1.0})
+    >>> scores, answers = calibration_table(images, n_folds=2)
+    >>> scores[["method", "mae", "w1sd", "n_folds_offset_fallback"]]
+       method  mae  w1sd  n_folds_offset_fallback
+    0    none  1.0   1.0                      NaN
+    1  offset  0.0   1.0                      0.0
+    2  affine  0.0   1.0                      2.0
+    """
     folds_all = identity_folds(images["identity_id"], n_folds, seed)
     rows, answers = [], []
     for emotion, idx in images.groupby("emotion", sort=True).indices.items():
@@ -120,7 +307,7 @@ def calibration_table(images: pd.DataFrame, n_folds: int = 5, seed: int = SEED,
                 values, maps = part["model"].to_numpy(dtype=float), None
             else:
                 values, maps = calibrate_out_of_sample(part, method, folds, scale)
-            row = {"emotion": emotion, "method": method, **score(values, part["human_mean"], part["human_sd"])}
+            row = {"emotion": emotion, "method": method, **asdict(score(values, part["human_mean"], part["human_sd"]))}
             if maps is not None:
                 row.update({"mean_a": float(maps["a"].mean()), "mean_b": float(maps["b"].mean()),
                             "n_folds": len(maps), "n_folds_offset_fallback": int(maps["note"].notna().sum())})

@@ -68,6 +68,18 @@ def _kappa(t, p, labels) -> float:
     return float(metrics.cohen_kappa_score(t, p, labels=labels))
 
 
+def kappa_from_tables(tables) -> np.ndarray:
+    """Unweighted Cohen's kappa of each (truth x prediction) count table in a (..., k, k) stack:
+    statsmodels' cohens_kappa formula (observed agreement and chance agreement from the margins),
+    vectorised over the stack; NaN where chance agreement is 1."""
+    t = np.asarray(tables, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nobs = t.sum(axis=(-2, -1))
+        agree = np.trace(t, axis1=-2, axis2=-1) / nobs
+        expected = (t.sum(axis=-1) * t.sum(axis=-2)).sum(axis=-1) / nobs**2
+        return (agree - expected) / (1 - expected)
+
+
 def summary(truth, predicted, labels) -> ClassificationSummary:
     t, p, n_missing = _clean(truth, predicted, labels)
     all_labels = list(labels) + _outside(p, labels)

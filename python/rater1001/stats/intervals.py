@@ -4,6 +4,12 @@ count, one generator seeded with 42); each replicate recomputes the statistic wi
 (stats.alpha, stats.zscores, stats.classification), and the interval is the percentile interval
 of the replicates. The point estimate is the full-sample value, not the replicate mean.
 
+Every statistic here is a function of sums over the drawn images, so a block of replicates is one
+weights matrix (how often each image was drawn) times the per-image terms: no loop over
+replicates, and the work space bounded by the block (about CELLS numbers). The draws are the same
+as drawing the replicates x images index matrix in one call; their counts are kept (one byte per
+replicate x image, up to CACHED_CELLS) for the other statistics with the same image count.
+
 Resampling images treats the image set as the sample of interest; rater-level uncertainty (which
 humans rated) is the small-pool question (stats.small_pools).
 """
@@ -15,9 +21,10 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from .alpha import alpha_interval_from_sufficient, delta_alpha
+from .alpha import alpha_from_sums, delta_alpha, unit_terms, with_extra_rater
+from .classification import kappa_from_tables
 from .classification import summary as classification_summary
-from .zscores import summarise
+from .zscores import summarise, w1sd_counting_missing
 
 SEED = 42
 REPLICATES = 1000
@@ -43,12 +50,56 @@ def _percentile(estimate: float, reps: np.ndarray, n_units: int, seed: int, leve
     return Interval(float(estimate), float(lo), float(hi), len(reps), n_units, seed, level)
 
 
-@lru_cache(maxsize=32)
-def _draws(n: int, replicates: int, seed: int) -> np.ndarray:
-    """Replicate x n image indices; cached because every condition and emotion of a study with
-    the same image count reuses the same draws (same seed), read-only."""
-    out = np.random.default_rng(seed).integers(0, n, size=(replicates, n))
-    out.flags.writeable = False
+CELLS = 1 << 22  # replicates x images per block of draws
+
+
+def index_blocks(n: int, replicates: int, seed: int):
+    """Yield (first replicate, block x n image indices): the rows of
+    default_rng(seed).integers(0, n, size=(replicates, n)), a block at a time (numpy draws the
+    same stream in blocks as in one call; a test checks it)."""
+    rng = np.random.default_rng(seed)
+    block = max(1, CELLS // max(n, 1))
+    for start in range(0, replicates, block):
+        yield start, rng.integers(0, n, size=(min(block, replicates - start), n))
+
+
+CACHED_CELLS = 1 << 27  # replicates x images up to which the draw counts are kept for reuse
+
+
+def weight_blocks(n: int, replicates: int, seed: int):
+    """Yield (first replicate, block x n counts: how often each image was drawn in each replicate)
+    for the draws of index_blocks. Every condition, dimension and emotion with the same image count
+    reuses the same draws (same seed), so the counts are kept (one byte each) up to CACHED_CELLS."""
+    if replicates * n <= CACHED_CELLS:
+        yield from _cached_weights(n, replicates, seed, CELLS)
+    else:
+        for start, idx in index_blocks(n, replicates, seed):
+            yield start, _counts(idx, n)
+
+
+def _counts(idx: np.ndarray, n: int) -> np.ndarray:
+    b = len(idx)
+    return np.bincount((idx + n * np.arange(b)[:, None]).ravel(), minlength=b * n).reshape(b, n)
+
+
+@lru_cache(maxsize=8)
+def _cached_weights(n: int, replicates: int, seed: int, cells: int) -> tuple:  # cells: part of the key
+    blocks = []
+    for start, idx in index_blocks(n, replicates, seed):
+        w = _counts(idx, n)
+        w = w.astype(np.uint8) if w.max(initial=0) < 256 else w
+        w.flags.writeable = False
+        blocks.append((start, w))
+    return tuple(blocks)
+
+
+def replicate_sums(terms: np.ndarray, replicates: int, seed: int) -> np.ndarray:
+    """terms: (p, n) per-image terms. Returns (replicates, p): for every replicate, the sum of each
+    term over its drawn images (images drawn twice count twice)."""
+    p, n = terms.shape
+    out = np.empty((replicates, p))
+    for start, weights in weight_blocks(n, replicates, seed):
+        out[start:start + len(weights)] = weights.astype(float) @ terms.T
     return out
 
 
@@ -62,14 +113,18 @@ def alpha_intervals(m, total, total_sq, extra=None, replicates: int = REPLICATES
     n = len(m)
     has = extra is not None
     x = np.asarray(extra, dtype=float) if has else np.full(n, np.nan)
-
-    def three(idx):
-        base, plus, delta = delta_alpha(m[idx], total[idx], total_sq[idx], x[idx])
-        return base.alpha, plus.alpha, delta
-
-    est = three(slice(None))
-    reps = (np.array([three(idx) for idx in _draws(n, replicates, seed)]) if n
-            else np.full((replicates, 3), np.nan))
+    base, plus, delta = delta_alpha(m, total, total_sq, x)
+    est = (base.alpha, plus.alpha, delta)
+    if n:
+        pooled = with_extra_rater(m, total, total_sq, x)
+        pairable = pooled[0] >= 2
+        centre = pooled[1][pairable].sum() / pooled[0][pairable].sum() if pairable.any() else 0.0
+        sums = replicate_sums(np.vstack([*unit_terms(m, total, total_sq, centre), *unit_terms(*pooled, centre)]),
+                              replicates, seed)
+        a_base, a_plus = alpha_from_sums(*sums[:, :4].T), alpha_from_sums(*sums[:, 4:].T)
+        reps = np.column_stack([a_base, a_plus, a_plus - a_base])
+    else:
+        reps = np.full((replicates, 3), np.nan)
     out = {"alpha": _percentile(est[0], reps[:, 0], n, seed, level)}
     if has:
         out["alpha_with_model"] = _percentile(est[1], reps[:, 1], n, seed, level)
@@ -87,14 +142,16 @@ def w1sd_interval(z, replicates: int = REPLICATES, seed: int = SEED, level: floa
     miss = np.zeros(len(z), bool) if missing is None else np.asarray(missing, dtype=bool)
     keep = ~np.isnan(z) | miss
     z, miss = z[keep], miss[keep]
-
-    def w1sd(idx):
-        return summarise(z[idx][~miss[idx]], threshold, n_missing=int(miss[idx].sum())).w1sd
-
-    est = w1sd(slice(None))
-    reps = np.array([w1sd(idx) for idx in _draws(len(z), replicates, seed)]) if len(z) \
-        else np.full(replicates, np.nan)
-    return _percentile(est, reps, len(z), seed, level)
+    n = len(z)
+    est = summarise(z[~miss], threshold, n_missing=int(miss.sum())).w1sd
+    if n == 0:
+        return _percentile(est, np.full(replicates, np.nan), n, seed, level)
+    inside = ~miss & (np.abs(z) <= threshold)  # a NaN z compares False
+    within, scored = replicate_sums(np.vstack([inside, ~miss]).astype(float), replicates, seed).T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        answered = within / scored
+    reps = w1sd_counting_missing(answered, scored, n - scored)
+    return _percentile(est, reps, n, seed, level)
 
 
 def kappa_interval(truth, predicted, labels, replicates: int = REPLICATES, seed: int = SEED,
@@ -102,11 +159,10 @@ def kappa_interval(truth, predicted, labels, replicates: int = REPLICATES, seed:
     """Unweighted Cohen's kappa of predicted vs intended label with images resampled. The point
     estimate is stats.classification.summary's kappa (missing predictions count as wrong). Each
     replicate builds its confusion table with one bincount over integer-coded labels (the study's
-    labels plus one code per label outside the set, '__missing__' included) and hands it to
-    statsmodels' cohens_kappa: the same kappa as scikit-learn's, ~70x faster than calling it per
-    replicate (tests/python/test_stats_ablations.py checks replicate by replicate)."""
-    from statsmodels.stats.inter_rater import cohens_kappa
-
+    labels plus one code per label outside the set, '__missing__' included), a block of
+    replicates at a time from the draw counts, and takes kappa of every table at once (classification.
+    kappa_from_tables: statsmodels' cohens_kappa formula; tests/python/test_stats_ablations.py
+    checks replicate by replicate against classification.summary)."""
     t = pd.Series(truth, dtype="object").to_numpy()
     p = pd.Series(predicted, dtype="object").to_numpy()
     if len(t) == 0:
@@ -116,7 +172,12 @@ def kappa_interval(truth, predicted, labels, replicates: int = REPLICATES, seed:
     codes = {lab: i for i, lab in enumerate(list(labels) + sorted(set(p_filled) - set(labels), key=str))}
     k = len(codes)
     cell = np.array([codes[v] for v in t]) * k + np.array([codes[v] for v in p_filled])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        reps = np.array([cohens_kappa(np.bincount(cell[idx], minlength=k * k).reshape(k, k), return_results=False)
-                         for idx in _draws(len(t), replicates, seed)], dtype=float)
+    # confusion tables of a block: the draw counts summed over the images of each cell
+    order = np.argsort(cell, kind="stable")
+    used, starts = np.unique(cell[order], return_index=True)
+    reps = np.empty(replicates)
+    for start, weights in weight_blocks(len(t), replicates, seed):
+        tables = np.zeros((len(weights), k * k))
+        tables[:, used] = np.add.reduceat(weights[:, order].astype(float), starts, axis=1)
+        reps[start:start + len(weights)] = kappa_from_tables(tables.reshape(-1, k, k))
     return _percentile(est, reps, len(t), seed, level)

@@ -77,8 +77,64 @@ def _converged(fit, which: str):
 
 
 def fit_rater_type_lmm(human_mean, model, emotion, image_id, emotions) -> LmmResult:
-    """Per-image arrays (human mean, model prediction, emotion, image id). Images missing either
-    value are dropped (their count is n_all - n_images)."""
+    """Fit rating ~ rater_type * emotion + (1 | image_id) to a model's answers and the human means.
+
+    Parameters
+    ----------
+    human_mean, model, emotion, image_id : array_like
+        Aligned per-image human mean, model prediction, emotion label and image id. Images missing
+        either value are dropped and counted.
+    emotions : sequence of str
+        The declared labels in the study's order; the first present is the reference emotion. A
+        label outside it is an error naming it.
+
+    Returns
+    -------
+    LmmResult
+        ``fixed_effects`` (term, estimate, se, Satterthwaite df, t, p, df_method), the image and
+        residual variances (REML), sizes, the likelihood-ratio test of the interaction (chi-square,
+        df, p), ``n_excluded_images`` and ``singular``.
+
+    Raises
+    ------
+    FitDidNotConverge
+        When the REML fit or either ML fit does not converge.
+
+    Notes
+    -----
+    Two rows per image: ``y_ir = b0 + b1 model_r + g_e + d_e model_r + u_i + e_ir`` with
+    ``u_i ~ N(0, s_img^2)``, ``e_ir ~ N(0, s^2)``, treatment coding (reference: human and the first
+    emotion). On a balanced design (images within emotion, rater type within image) the REML
+    estimates are the ANOVA ones: ``b1`` = mean(model - human) of the reference emotion,
+    ``s^2 = MS_res``, ``s_img^2 = (MS_img - MS_res) / 2``; within-image terms have
+    ``N_images - N_emotions`` df and between-image terms the Satterthwaite
+    ``(MS_img + MS_res)^2 / (MS_img^2 / d + MS_res^2 / d)`` with ``d = N_images - N_emotions``.
+    The interaction LRT compares ML fits with and without it on K - 1 df.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.2
+    and 3.4.5; docs/stats.md, "LMM and the df it reports". Satterthwaite (1946), An approximate
+    distribution of estimates of variance components, *Biometrics Bulletin* 2(6), 110-114;
+    Kuznetsova, Brockhoff & Christensen (2017), lmerTest package, *J. Stat. Softw.* 82(13).
+
+    Examples
+    --------
+    Model - human differences (1, 2, 0) for happy and (0, 1, -1) for sad: rater type +1, the
+    interaction -1; MS_res = 4 / 2 / 4 = 0.5, MS_img = 2 x 3 / 4 = 1.5, so s_img^2 = 0.5; df 4
+    within images and 4 / (2.5 / 4) = 6.4 between:
+
+    >>> r = fit_rater_type_lmm([5.0, 6, 7, 3, 4, 5], [6.0, 8, 7, 3, 5, 4], ["happy"] * 3 + ["sad"] * 3,
+    ...                        range(6), ["happy", "sad"])
+    >>> r.fixed_effects[["term", "estimate", "df"]].round(4)
+                                 term  estimate   df
+    0                     (Intercept)       6.0  6.4
+    1               rater_type[model]       1.0  4.0
+    2                    emotion[sad]      -2.0  6.4
+    3  rater_type[model]:emotion[sad]      -1.0  4.0
+    >>> round(r.image_variance, 6), round(r.residual_variance, 6), r.interaction_df
+    (0.5, 0.5, 1)
+    """
     import mixedlm  # heavy import, only when an LMM is actually fitted
 
     long, terms, names, n_excluded = _design(human_mean, model, emotion, image_id, emotions)

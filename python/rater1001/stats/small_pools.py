@@ -3,11 +3,15 @@ docs/ablations.md).
 
 Each image keeps only k of its human ratings, drawn without replacement; then human interval alpha
 and alpha with each model condition added as one more rater are computed from the per-image
-sufficient statistics (stats.alpha.delta_alpha, the one home of the formula).
+sufficient statistics (stats.alpha.unit_terms and alpha_from_sums, the formula's one home, for
+every replicate of a block at once).
 Repeated `replicates` times from one seeded generator. In every replicate the images are also
 resampled with replacement (resample_images=True, the default), so the reported percentile
 interval covers both which raters a study of that size would have had and which images; with
-resample_images=False it covers the rater draw only.
+resample_images=False it covers the rater draw only. Seed policy: per k in the given order and
+per block of replicates, first the image draws (integers), then the k (or the m - k left out)
+ratings of every drawn image by Floyd's algorithm (floyd_steps); docs/stats.md, "Resampling at
+scale".
 
 Input is the per-image value counts (image, value, count): the multiset of an image's ratings is
 all a without-replacement draw needs, so no rater identities enter. Images with fewer than k
@@ -15,10 +19,12 @@ ratings are left out at that k and counted.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
-from .alpha import alpha_interval_from_sufficient, delta_alpha
+from .alpha import alpha_from_sums, unit_terms, with_extra_rater
 
 SEED = 42
 DEFAULT_KS = (2, 3, 5, 10, 20, 50)
@@ -32,22 +38,94 @@ def padded_ratings(value_counts: pd.DataFrame, unit: str = "image_id", value: st
         bad = vc[(vc[count] < 0) | (vc[count] % 1 != 0)].iloc[0]
         raise ValueError(f"value count must be a non-negative integer; {unit}={bad[unit]!r} has {bad[count]!r}")
     vc = vc[vc[count] > 0].sort_values([unit, value])
-    rep = vc.loc[vc.index.repeat(vc[count].astype(int)), [unit, value]]
-    units, inverse = np.unique(rep[unit].to_numpy(), return_inverse=True)
-    m = np.bincount(inverse, minlength=len(units))
-    pos = np.arange(len(rep)) - np.repeat(np.cumsum(m) - m, m)
+    # repeat plain arrays, not frame rows: one row per rating would be the long table again
+    units, inverse = np.unique(vc[unit].to_numpy(), return_inverse=True)
+    n = vc[count].to_numpy(dtype=np.int64)
+    row = np.repeat(inverse, n)
+    m = np.bincount(row, minlength=len(units))
+    pos = np.arange(len(row)) - np.repeat(np.cumsum(m) - m, m)
     out = np.full((len(units), int(m.max()) if len(m) else 0), np.nan)
-    out[inverse, pos] = rep[value].to_numpy(dtype=float)
+    out[row, pos] = np.repeat(vc[value].to_numpy(dtype=float), n)
     return units, out
+
+
+CELLS = 1 << 22  # replicates x images x drawn positions per block
+
+
+def floyd_steps(m, size, rng: np.random.Generator):
+    """Draw, for every entry of the integer array m, size[entry] distinct positions in [0, m)
+    uniformly without replacement by Floyd's algorithm: one uniform per drawn position instead of
+    a random key per available one. Yields one array of m's shape per step (max(size) steps; an
+    entry drawing fewer starts later and holds -1 until then). The taken positions are kept as the
+    bits of one word when every m <= 64 (the usual pool), else compared with the earlier steps."""
+    m = np.asarray(m, dtype=np.int64)
+    size = np.broadcast_to(np.asarray(size, dtype=np.int64), m.shape)
+    steps = int(size.max(initial=0))
+    late = None if (size == steps).all() else steps - size
+    taken = np.zeros(m.shape, dtype=np.uint64) if m.max(initial=0) <= 64 else None
+    earlier = []
+    one = np.uint64(1)
+    for s in range(steps):
+        j = m - steps + s  # the candidate range grows to [0, j]
+        t = (rng.random(m.shape) * (j + 1)).astype(np.int64)
+        if taken is not None:
+            t = np.where((taken >> t.astype(np.uint64)) & one, j, t)
+        elif earlier:
+            t = np.where(np.any([e == t for e in earlier], axis=0), j, t)
+        if late is not None:
+            t = np.where(s >= late, t, -1)
+        if taken is not None:
+            taken |= np.where(t >= 0, one << np.maximum(t, 0).astype(np.uint64), np.uint64(0))
+        else:
+            earlier.append(t)
+        yield t
+
+
+def draw_positions(m, size, rng: np.random.Generator) -> np.ndarray:
+    """floyd_steps stacked: shape (*m.shape, max size), unused slots -1."""
+    m = np.asarray(m)
+    steps = list(floyd_steps(m, size, rng))
+    return np.stack(steps, axis=-1) if steps else np.full((*m.shape, 0), -1, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A NaN-padded U x max_m rating matrix (packed left) with what every draw from it needs."""
+    filled: np.ndarray  # NaN -> 0
+    m: np.ndarray  # ratings per unit
+    total: np.ndarray
+    total_sq: np.ndarray
+
+    @classmethod
+    def of(cls, ratings: np.ndarray) -> "Pool":
+        filled = np.nan_to_num(np.asarray(ratings, dtype=float))
+        return cls(filled, (~np.isnan(ratings)).sum(axis=1), filled.sum(axis=1), (filled**2).sum(axis=1))
+
+
+def subset_sums(pool: Pool, rows, k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Sum and sum of squares of k of the ratings of each unit in `rows` (an index array of any
+    shape into the pool; each unit needs >= k), drawn without replacement independently for every
+    entry. Where k is more than half a unit's ratings the m - k left out are drawn instead and
+    subtracted from the unit's totals (same distribution, fewer draws). Accumulated step by step:
+    never materialises rows x max_m, nor rows x k."""
+    rows = np.asarray(rows, dtype=np.int64)
+    m = pool.m[rows]
+    left_out = k > m - k
+    flat = pool.filled.ravel()
+    offset = rows * pool.filled.shape[1]
+    s1, s2 = np.zeros(rows.shape), np.zeros(rows.shape)
+    for t in floyd_steps(m, np.where(left_out, m - k, k), rng):
+        v = np.where(t >= 0, flat[offset + np.maximum(t, 0)], 0.0)
+        s1 += v
+        s2 += v * v
+    return np.where(left_out, pool.total[rows] - s1, s1), np.where(left_out, pool.total_sq[rows] - s2, s2)
 
 
 def subsample(ratings: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
     """U x k matrix: for each row, k of its non-NaN entries drawn without replacement (rows must
-    have at least k). Random keys with NaN positions pushed last, then the k smallest."""
-    keys = rng.random(ratings.shape)
-    keys[np.isnan(ratings)] = np.inf
-    idx = np.argpartition(keys, k - 1, axis=1)[:, :k] if k < ratings.shape[1] else np.argsort(keys, axis=1)[:, :k]
-    return np.take_along_axis(ratings, idx, axis=1)
+    have at least k; packed left as padded_ratings gives them)."""
+    picks = draw_positions((~np.isnan(ratings)).sum(axis=1), k, rng)
+    return np.take_along_axis(ratings, picks, axis=1)
 
 
 def _interval(values: np.ndarray, level: float) -> tuple[float, float, float]:
@@ -56,6 +134,27 @@ def _interval(values: np.ndarray, level: float) -> tuple[float, float, float]:
         return float("nan"), float("nan"), float("nan")
     lo, hi = np.quantile(v, [(1 - level) / 2, (1 + level) / 2])
     return float(v.mean()), float(lo), float(hi)
+
+
+def _replicate_alphas(pool, x_all, eligible, k, replicates, rng, resample_images, centre):
+    """(replicates,) human alpha and (replicates, C) alpha with each condition, a block of
+    replicates at a time: draw the images (with replacement) and k ratings of each, then alpha
+    from the summed unit_terms (stats.alpha)."""
+    n, c = len(eligible), x_all.shape[1]
+    base, plus = np.full(replicates, np.nan), np.full((replicates, c), np.nan)
+    if n == 0:
+        return base, plus
+    block = max(1, CELLS // (n * max(min(k, pool.filled.shape[1] - k), 1)))
+    for start in range(0, replicates, block):
+        b = min(block, replicates - start)
+        units = eligible[rng.integers(0, n, size=(b, n))] if resample_images else np.broadcast_to(eligible, (b, n))
+        total, total_sq = subset_sums(pool, units, k, rng)
+        m = np.full((b, n), float(k))
+        base[start:start + b] = alpha_from_sums(*(t.sum(axis=-1) for t in unit_terms(m, total, total_sq, centre)))
+        for j in range(c):
+            pooled = with_extra_rater(m, total, total_sq, x_all[units, j])
+            plus[start:start + b, j] = alpha_from_sums(*(t.sum(axis=-1) for t in unit_terms(*pooled, centre)))
+    return base, plus
 
 
 def small_pool_alpha(ratings: np.ndarray, model: pd.DataFrame | None = None, ks=DEFAULT_KS,
@@ -68,20 +167,14 @@ def small_pool_alpha(ratings: np.ndarray, model: pd.DataFrame | None = None, ks=
     model = pd.DataFrame(index=range(len(ratings))) if model is None else model
     x_all = model.to_numpy(dtype=float)
     m_all = (~np.isnan(ratings)).sum(axis=1)
+    centre = float(np.nanmean(ratings)) if m_all.sum() else 0.0  # any constant: for precision only
+    pool = Pool.of(ratings)
     rng = np.random.default_rng(seed)
     rows = []
     for k in ks:
         eligible = np.flatnonzero(m_all >= k)
-        base = np.full(replicates, np.nan)
-        plus, delta = np.full((replicates, x_all.shape[1]), np.nan), np.full((replicates, x_all.shape[1]), np.nan)
-        for r in range(replicates):
-            units = rng.choice(eligible, len(eligible), replace=True) if resample_images else eligible
-            drawn = subsample(ratings[units], k, rng) if len(units) else np.zeros((0, k))
-            total, total_sq, m = drawn.sum(axis=1), (drawn**2).sum(axis=1), np.full(len(units), float(k))
-            base[r] = alpha_interval_from_sufficient(m, total, total_sq).alpha
-            for c in range(x_all.shape[1]):
-                _, with_model, delta[r, c] = delta_alpha(m, total, total_sq, x_all[units, c])
-                plus[r, c] = with_model.alpha
+        base, plus = _replicate_alphas(pool, x_all, eligible, k, replicates, rng, resample_images, centre)
+        delta = plus - base[:, None]
         h_mean, h_lo, h_hi = _interval(base, level)
         common = {"k": k, "n_images": len(eligible), "n_images_excluded": int(len(m_all) - len(eligible)),
                   "replicates": replicates, "seed": seed, "resample_images": resample_images,

@@ -30,7 +30,7 @@ is below precision_calibration_max (the emotion absorbs others, as neutral does)
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -68,22 +68,134 @@ class VerdictRules:
     precision_calibration_max: float
 
 
+@dataclass(frozen=True)
+class DimensionVerdict:
+    """One emotion x dimension cell of the verdict matrix (fields in the marts' column order)."""
+    verdict: str
+    n_conditions: int
+    n_conditions_passing: int
+    passing_conditions: str  # comma-separated, best W1SD first
+    stereotyped: bool
+    stereotyped_conditions: str
+    calibration_candidates: str  # most systematic first
+    n_conditions_delta_alpha_below_min: int
+    delta_alpha_scope: str
+    human_loo_w1sd: float
+    human_loo_mean_abs_z: float
+    rule: str
+
+
+@dataclass(frozen=True)
+class ClassificationVerdict:
+    """One emotion's classification cell of the verdict matrix."""
+    verdict: str
+    n_conditions: int
+    n_conditions_passing: int
+    passing_conditions: str  # comma-separated, highest kappa first
+    model_dependent: bool
+    rule: str
+
+
 @lru_cache(maxsize=1)
 def default_rules() -> VerdictRules:
-    """The rules of the repository's seeds/verdict_rules.csv."""
+    """The rules of the repository's seeds/verdict_rules.csv (read once, cached).
+
+    Returns
+    -------
+    VerdictRules
+
+    Notes
+    -----
+    The rules have no defaults in code; this is :func:`load_rules` of ``SEED_FILE``.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.3
+    and 4.6, Table 8; docs/stats.md, "Replaceability verdicts (Table 8)".
+
+    Examples
+    --------
+    >>> r = default_rules()
+    >>> r.delta_alpha_scope, r.w1sd_margin, r.replaceable_min_share, r.kappa_pass
+    ('pooled', 0.0, 0.5, 0.8)
+    """
     return load_rules(SEED_FILE)
 
 
 def load_rules(path: Path) -> VerdictRules:
-    """Read seeds/verdict_rules.csv (parameter,value,...) into VerdictRules; unknown parameters and
-    bad values are errors naming the file, row and value."""
+    """Read a verdict rules CSV (parameter, value, ...) into VerdictRules.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The CSV, laid out as seeds/verdict_rules.csv.
+
+    Returns
+    -------
+    VerdictRules
+
+    Raises
+    ------
+    ValueError
+        An unknown or missing parameter, or a bad value, naming the file, row and value.
+
+    Notes
+    -----
+    ``verdict_order`` is a ``|``-separated permutation of the four verdicts; ``delta_alpha_scope``
+    is ``pooled`` or ``per_category``; every other parameter is a number. Every field of
+    VerdictRules must be declared: there are no defaults in code.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.3
+    and 4.6, Table 8; docs/stats.md, "Replaceability verdicts (Table 8)".
+
+    Examples
+    --------
+    >>> load_rules(SEED_FILE).verdict_order
+    ('replaceable', 'partial', 'not_replaceable', 'calibratable')
+    """
     with open(path, newline="", encoding="utf-8") as fh:
         return rules_from_records(list(csv.DictReader(fh)), source=str(path))
 
 
 def rules_from_records(records, source: str = "verdict rules") -> VerdictRules:
-    """The same parsing as load_rules for rows already read (e.g. the verdict_rules seed table in
-    the warehouse, which a dbt Python model receives as a frame). Row numbers count the CSV header."""
+    """Parse rule rows already read, as :func:`load_rules` does for the file.
+
+    Parameters
+    ----------
+    records : iterable of mapping
+        Rows with ``parameter`` and ``value`` (e.g. the verdict_rules seed table in the warehouse,
+        which a dbt Python model receives as a frame).
+    source : str
+        Named in error messages.
+
+    Returns
+    -------
+    VerdictRules
+
+    Raises
+    ------
+    ValueError
+        Naming the source, the row (counting the CSV header as row 1), the parameter and value.
+
+    Notes
+    -----
+    The one parser of the rules: the CSV route (:func:`load_rules`) and the warehouse's seed table
+    both come here, so an edited seed moves every verdict together.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.3
+    and 4.6, Table 8; docs/stats.md, "Replaceability verdicts (Table 8)".
+
+    Examples
+    --------
+    >>> rules_from_records([{"parameter": "kappa_pass", "value": "high"}], source="rules.csv")
+    Traceback (most recent call last):
+    ...
+    ValueError: rules.csv: row 2: parameter 'kappa_pass' needs a number, got 'high'
+    """
     fields = VerdictRules.__dataclass_fields__
     values: dict = {}
     for row_no, row in enumerate(records, start=2):
@@ -121,9 +233,42 @@ def _names(frame: pd.DataFrame, mask, sort_by: str) -> str:
 
 
 def scoped_delta_alpha(conditions: pd.DataFrame, rules: VerdictRules) -> pd.Series:
-    """The delta alpha the rules gate on (rules.delta_alpha_scope). A frame without any delta
-    alpha is not checked (NaN); a frame with only the other scope's column is an error, so a
-    scope is never swapped silently."""
+    """The delta alpha the rules gate on, per condition.
+
+    Parameters
+    ----------
+    conditions : pandas.DataFrame
+        One row per condition, with ``delta_alpha_pooled`` (pooled scope) and/or ``delta_alpha``
+        (per-category scope).
+    rules : VerdictRules
+
+    Returns
+    -------
+    pandas.Series
+        The column of ``rules.delta_alpha_scope``; NaN (not checked) when the frame has neither.
+
+    Raises
+    ------
+    ValueError
+        When the frame carries only the other scope's column, so a scope is never swapped
+        silently.
+
+    Notes
+    -----
+    ``pooled``: the condition's delta alpha over all images of the dimension (the only one the
+    paper reports, Tables 4c/5c); ``per_category``: the emotion's own.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.3
+    and 4.6, Table 8; docs/stats.md, "Replaceability verdicts (Table 8)".
+
+    Examples
+    --------
+    >>> c = pd.DataFrame({"delta_alpha_pooled": [0.01, -0.02], "delta_alpha": [-0.001, 0.0]})
+    >>> scoped_delta_alpha(c, default_rules()).tolist()
+    [0.01, -0.02]
+    """
     col = SCOPE_COLUMN[rules.delta_alpha_scope]
     if col in conditions:
         return conditions[col].astype(float)
@@ -134,25 +279,131 @@ def scoped_delta_alpha(conditions: pd.DataFrame, rules: VerdictRules) -> pd.Seri
 
 
 def condition_passes(w1sd, loo_w1sd, delta_alpha, rules: VerdictRules) -> tuple[np.ndarray, np.ndarray]:
-    """The one home of the per-condition pass rule (Table 8): (eligible, passes) with
-    eligible = delta alpha >= delta_alpha_min (missing delta alpha = not checked) and
-    passes = eligible and W1SD >= human LOO W1SD + w1sd_margin (full precision; ties pass)."""
+    """The per-condition pass rule of Table 8 (its one home).
+
+    Parameters
+    ----------
+    w1sd : array_like
+        Each condition's W1SD in the cell.
+    loo_w1sd : float or array_like
+        The human leave-one-out W1SD of the cell.
+    delta_alpha : array_like
+        Each condition's delta alpha of the rules' scope (NaN = not checked).
+    rules : VerdictRules
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ``eligible`` and ``passes``, boolean per condition.
+
+    Notes
+    -----
+    ``eligible = delta_alpha >= delta_alpha_min`` (or missing);
+    ``passes = eligible and W1SD >= W1SD_LOO + w1sd_margin``, compared at full precision so exact
+    ties pass.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.3
+    and 4.6, Table 8; docs/stats.md, "Replaceability verdicts (Table 8)".
+
+    Examples
+    --------
+    Section 4.3's disgust x arousal cell: LLaMA 0.691 falls short of the human 0.692; a tie passes;
+    a negative delta alpha keeps a condition out:
+
+    >>> eligible, passes = condition_passes([0.691, 0.692, 0.75], 0.692, [0.01, 0.0, -0.01],
+    ...                                     default_rules())
+    >>> eligible.tolist(), passes.tolist()
+    ([True, True, False], [False, True, False])
+    """
     w1sd, loo_w1sd, delta_alpha = (np.asarray(a, dtype=float) for a in (w1sd, loo_w1sd, delta_alpha))
     eligible = np.isnan(delta_alpha) | (delta_alpha >= rules.delta_alpha_min)
     return eligible, eligible & (w1sd >= loo_w1sd + rules.w1sd_margin)
 
 
 def rule_text(rules: VerdictRules, loo_w1sd: float) -> str:
+    """The dimension rule as shown beside each verdict.
+
+    Parameters
+    ----------
+    rules : VerdictRules
+    loo_w1sd : float
+        The cell's human leave-one-out W1SD.
+
+    Returns
+    -------
+    str
+
+    Notes
+    -----
+    The human baseline is printed to 3 decimals; the comparison itself is at full precision
+    (:func:`condition_passes`).
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.3
+    and 4.6, Table 8; docs/stats.md, "Replaceability verdicts (Table 8)".
+
+    Examples
+    --------
+    >>> rule_text(default_rules(), 0.692)[:60]
+    'pass: W1SD >= human LOO W1SD (0.692) + 0 and pooled delta al'
+    """
     return (f"pass: W1SD >= human LOO W1SD ({loo_w1sd:.3f}) + {rules.w1sd_margin:g} and "
             f"{rules.delta_alpha_scope} delta alpha >= {rules.delta_alpha_min:g}; replaceable if share passing > "
             f"{rules.replaceable_min_share:g}; order {'>'.join(rules.verdict_order)}")
 
 
 def dimension_verdict(conditions: pd.DataFrame, loo_w1sd: float, loo_mean_abs_z: float = np.nan,
-                      human_sd: float = np.nan, rules: VerdictRules | None = None) -> dict:
-    """One emotion x dimension cell. `conditions`: one row per condition with condition_id, w1sd
-    and optionally mean_abs_z, delta_alpha (the emotion's), delta_alpha_pooled (the condition's
-    over all images), bias, sd_d, n_unique (missing columns = not checked)."""
+                      human_sd: float = np.nan, rules: VerdictRules | None = None) -> DimensionVerdict:
+    """Verdict of one emotion x dimension cell.
+
+    Parameters
+    ----------
+    conditions : pandas.DataFrame
+        One row per condition: condition_id, w1sd and optionally mean_abs_z, delta_alpha (the
+        emotion's), delta_alpha_pooled (the condition's over all images), bias, sd_d, n_unique
+        (missing columns = not checked). Rows without w1sd are left out.
+    loo_w1sd : float
+        Human leave-one-out W1SD of the cell.
+    loo_mean_abs_z : float, optional
+        Human leave-one-out mean |z| (for the stereotyped flag).
+    human_sd : float, optional
+        Mean human SD of the emotion (for the LoA-width test of calibration candidates).
+    rules : VerdictRules, optional
+        Default :func:`default_rules`.
+
+    Returns
+    -------
+    DimensionVerdict
+        ``verdict``, counts and names of passing conditions (best W1SD first), ``stereotyped``
+        (and which), ``calibration_candidates``, the baseline used, the scope and the ``rule``.
+
+    Notes
+    -----
+    Passing is :func:`condition_passes`. The verdicts are tried in ``rules.verdict_order``:
+    replaceable when ``n_pass / n > replaceable_min_share``; partial when
+    ``n_pass >= partial_min_passing``; calibratable when some eligible, non-passing condition has
+    ``|bias| / SD_d >= systematicity_min`` and ``2 x 1.96 x SD_d <= loa_width_max_human_sd x
+    human_sd``; otherwise not_replaceable. A passing condition is stereotyped when its mean |z| <
+    ``stereotyped_mean_abs_z_ratio`` x the human's, or it used at most
+    ``stereotyped_max_unique`` distinct values.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.3
+    and 4.6, Table 8; docs/stats.md, "Replaceability verdicts (Table 8)".
+
+    Examples
+    --------
+    2 of 3 conditions reach the human W1SD 0.70: a strict majority, replaceable.
+
+    >>> c = pd.DataFrame({"condition_id": ["a", "b", "c"], "w1sd": [0.72, 0.70, 0.65]})
+    >>> v = dimension_verdict(c, loo_w1sd=0.70)
+    >>> v.verdict, v.n_conditions_passing, v.passing_conditions
+    ('replaceable', 2, 'a,b')
+    """
     rules = rules or default_rules()
     c = conditions.copy()
     for col in ("mean_abs_z", "bias", "sd_d", "n_unique"):
@@ -174,25 +425,62 @@ def dimension_verdict(conditions: pd.DataFrame, loo_w1sd: float, loo_mean_abs_z:
         "not_replaceable": True,
     }
     verdict = _first(rules.verdict_order, holds)
-    return {
-        "verdict": verdict,
-        "n_conditions": n,
-        "n_conditions_passing": n_pass,
-        "passing_conditions": _names(c, passes, "w1sd"),
-        "stereotyped": bool(stereo.any()),
-        "stereotyped_conditions": _names(c, stereo, "w1sd"),
-        "calibration_candidates": _names(c.assign(_s=syst), candidate, "_s"),
-        "n_conditions_delta_alpha_below_min": int((~eligible).sum()),
-        "delta_alpha_scope": rules.delta_alpha_scope,
-        "human_loo_w1sd": loo_w1sd,
-        "human_loo_mean_abs_z": loo_mean_abs_z,
-        "rule": rule_text(rules, loo_w1sd),
-    }
+    return DimensionVerdict(
+        verdict=verdict,
+        n_conditions=n,
+        n_conditions_passing=n_pass,
+        passing_conditions=_names(c, passes, "w1sd"),
+        stereotyped=bool(stereo.any()),
+        stereotyped_conditions=_names(c, stereo, "w1sd"),
+        calibration_candidates=_names(c.assign(_s=syst), candidate, "_s"),
+        n_conditions_delta_alpha_below_min=int((~eligible).sum()),
+        delta_alpha_scope=rules.delta_alpha_scope,
+        human_loo_w1sd=loo_w1sd,
+        human_loo_mean_abs_z=loo_mean_abs_z,
+        rule=rule_text(rules, loo_w1sd),
+    )
 
 
-def classification_verdict(conditions: pd.DataFrame, rules: VerdictRules | None = None) -> dict:
-    """One emotion's classification cell. `conditions`: condition_id, kappa (one-vs-rest for the
-    emotion), recall, precision."""
+def classification_verdict(conditions: pd.DataFrame, rules: VerdictRules | None = None) -> ClassificationVerdict:
+    """Classification verdict of one emotion.
+
+    Parameters
+    ----------
+    conditions : pandas.DataFrame
+        One row per condition: condition_id, kappa (one-vs-rest for the emotion), recall,
+        precision. Rows without kappa are left out.
+    rules : VerdictRules, optional
+        Default :func:`default_rules`.
+
+    Returns
+    -------
+    ClassificationVerdict
+        ``verdict``, counts and names of passing conditions, ``model_dependent`` and the ``rule``.
+
+    Notes
+    -----
+    A condition passes at ``kappa >= kappa_pass``. The emotion "absorbs" others when most
+    conditions have ``recall >= kappa_pass`` but the median precision is below
+    ``precision_calibration_max``; that is calibratable, tried right after replaceable.
+    Model dependent (Table 8 note 1): some condition passes and another has
+    ``kappa < kappa_fail``.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.3
+    and 4.6, Table 8; docs/stats.md, "Replaceability verdicts (Table 8)". Cohen (1960), A coefficient of agreement for nominal scales, *Educ.
+    Psychol. Meas.* 20(1), 37-46.
+
+    Examples
+    --------
+    2 of 3 conditions reach kappa .80 and one is below .40: replaceable, model dependent.
+
+    >>> c = pd.DataFrame({"condition_id": ["a", "b", "c"], "kappa": [0.85, 0.90, 0.30],
+    ...                   "recall": [0.9, 0.95, 0.3], "precision": [0.9, 0.9, 0.5]})
+    >>> v = classification_verdict(c)
+    >>> v.verdict, v.n_conditions_passing, v.model_dependent
+    ('replaceable', 2, True)
+    """
     rules = rules or default_rules()
     c = conditions.dropna(subset=["kappa"])
     passes = c["kappa"] >= rules.kappa_pass
@@ -208,24 +496,63 @@ def classification_verdict(conditions: pd.DataFrame, rules: VerdictRules | None 
     # Over-absorption is a calibration problem even when kappa is high: try it before 'partial'.
     order = tuple(v for v in rules.verdict_order if v != "calibratable")
     order = order[:1] + ("calibratable",) + order[1:]
-    return {
-        "verdict": _first(order, holds),
-        "n_conditions": n,
-        "n_conditions_passing": n_pass,
-        "passing_conditions": _names(c, passes, "kappa"),
-        "model_dependent": bool(n_pass > 0 and (c["kappa"] < rules.kappa_fail).any()),
-        "rule": (f"pass: one-vs-rest kappa >= {rules.kappa_pass:g}; model dependent if another < "
-                 f"{rules.kappa_fail:g}; calibratable if most recall >= {rules.kappa_pass:g} but median "
-                 f"precision < {rules.precision_calibration_max:g}"),
-    }
+    return ClassificationVerdict(
+        verdict=_first(order, holds),
+        n_conditions=n,
+        n_conditions_passing=n_pass,
+        passing_conditions=_names(c, passes, "kappa"),
+        model_dependent=bool(n_pass > 0 and (c["kappa"] < rules.kappa_fail).any()),
+        rule=(f"pass: one-vs-rest kappa >= {rules.kappa_pass:g}; model dependent if another < "
+              f"{rules.kappa_fail:g}; calibratable if most recall >= {rules.kappa_pass:g} but median "
+              f"precision < {rules.precision_calibration_max:g}"),
+    )
 
 
 def verdict_matrix(dimension_inputs: pd.DataFrame, human_baseline: pd.DataFrame,
                    classification_inputs: pd.DataFrame | None = None,
                    rules: VerdictRules | None = None) -> pd.DataFrame:
-    """All cells. dimension_inputs: emotion, measure, condition_id, w1sd [, mean_abs_z, delta_alpha,
-    delta_alpha_pooled, bias, sd_d, n_unique]. human_baseline: emotion, measure, loo_w1sd [, loo_mean_abs_z, human_sd].
-    classification_inputs: emotion, condition_id, kappa, recall, precision."""
+    """The verdict matrix: every emotion x measure cell.
+
+    Parameters
+    ----------
+    dimension_inputs : pandas.DataFrame
+        emotion, measure, condition_id, w1sd [, mean_abs_z, delta_alpha, delta_alpha_pooled, bias,
+        sd_d, n_unique].
+    human_baseline : pandas.DataFrame
+        emotion, measure, loo_w1sd [, loo_mean_abs_z, human_sd]; a cell without a baseline is an
+        error naming it.
+    classification_inputs : pandas.DataFrame, optional
+        emotion, condition_id, kappa, recall, precision.
+    rules : VerdictRules, optional
+        Default :func:`default_rules`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cell: emotion, measure and :func:`dimension_verdict`'s (or
+        :func:`classification_verdict`'s) fields.
+
+    Notes
+    -----
+    Each cell is decided on its own; see :func:`dimension_verdict` and
+    :func:`classification_verdict` for the rules.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.3
+    and 4.6, Table 8; docs/stats.md, "Replaceability verdicts (Table 8)".
+
+    Examples
+    --------
+    One model of two reaches the human W1SD: partial (1 of 2 is not a strict majority).
+
+    >>> d = pd.DataFrame({"emotion": "fear", "measure": "arousal", "condition_id": ["a", "b"],
+    ...                   "w1sd": [0.70, 0.60]})
+    >>> base = pd.DataFrame({"emotion": ["fear"], "measure": ["arousal"], "loo_w1sd": [0.70]})
+    >>> verdict_matrix(d, base)[["emotion", "measure", "verdict", "passing_conditions"]]
+      emotion  measure  verdict passing_conditions
+    0    fear  arousal  partial                  a
+    """
     rules = rules or default_rules()
     base = human_baseline.set_index(["emotion", "measure"])
     rows = []
@@ -233,10 +560,10 @@ def verdict_matrix(dimension_inputs: pd.DataFrame, human_baseline: pd.DataFrame,
         if (emotion, measure) not in base.index:
             raise ValueError(f"no human LOO baseline for emotion {emotion!r}, measure {measure!r}")
         b = base.loc[(emotion, measure)]
-        rows.append({"emotion": emotion, "measure": measure, **dimension_verdict(
+        rows.append({"emotion": emotion, "measure": measure, **asdict(dimension_verdict(
             cell, float(b["loo_w1sd"]), float(b.get("loo_mean_abs_z", np.nan)),
-            float(b.get("human_sd", np.nan)), rules)})
+            float(b.get("human_sd", np.nan)), rules))})
     if classification_inputs is not None:
         for emotion, cell in classification_inputs.groupby("emotion", sort=False):
-            rows.append({"emotion": emotion, "measure": "classification", **classification_verdict(cell, rules)})
+            rows.append({"emotion": emotion, "measure": "classification", **asdict(classification_verdict(cell, rules))})
     return pd.DataFrame(rows)

@@ -1,0 +1,40 @@
+"""Helpers the tests need that no mart uses: reshaping a published reliability matrix, delta alpha
+from a stats frame, a human's leave-one-out z in one call, and the exact folded-normal mean the
+S4 approximation is checked against. The formulas themselves stay in rater1001.stats."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from rater1001.stats.alpha import AlphaResult, delta_alpha
+from rater1001.stats.zscores import loo_mean, loo_sd, zscore
+
+
+def reliability_matrix_to_long(data) -> pd.DataFrame:
+    """Rater x unit matrix (NaN = missing) -> long frame (rater, image_id, rating)."""
+    arr = np.asarray(data, dtype=float)
+    raters, units = np.nonzero(~np.isnan(arr))
+    return pd.DataFrame({"rater": raters, "image_id": units, "rating": arr[raters, units]})
+
+
+def delta_alpha_interval(stats: pd.DataFrame, extra: pd.Series) -> tuple[AlphaResult, AlphaResult, float]:
+    """delta_alpha for a stats frame (index = unit) and the extra rater's values by unit; units the
+    new rater rated but nobody else did are added."""
+    extra = extra.dropna().astype(float)
+    out = stats.reindex(stats.index.union(extra.index), fill_value=0.0).astype(float)
+    return delta_alpha(out["m"], out["total"], out["total_sq"], extra.reindex(out.index))
+
+
+def loo_z(n, total, total_sq, y) -> np.ndarray:
+    """z of each human rating against the other ratings of its image (closed form)."""
+    return zscore(y, loo_mean(n, total, y), loo_sd(n, total, total_sq, y))
+
+
+def folded_normal_mae(bias: float, sd: float) -> float:
+    """Exact E|D| for D ~ N(bias, sd^2), the mean of the folded normal."""
+    if sd == 0:
+        return abs(bias)
+    return (sd * math.sqrt(2 / math.pi) * math.exp(-bias**2 / (2 * sd**2))
+            + bias * math.erf(bias / (sd * math.sqrt(2))))
