@@ -24,10 +24,12 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/rater1001 demo
 
-# One pytest worker per core, a test file's tests on one worker (a file's module fixtures are
-# built once); each shared warehouse is still built once per run (tests/python/conftest.py).
+# One pytest worker per core. A test file's tests run on one worker (a file's module fixtures are
+# built once), except xdist groups (each shape of the shape matrix, each acceptance study, the
+# demo's modules), which are handed out first so both workers stay busy; each shared warehouse is
+# still built once per run (tests/python/conftest.py).
 test: $(STAMP)
-	$(BIN)/python -m pytest -n auto --dist loadfile
+	$(BIN)/python -m pytest -n auto --dist loadgroup
 
 # Re-resolve the lock file after editing requirements.in.
 lock: $(STAMP)

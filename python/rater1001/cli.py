@@ -229,7 +229,7 @@ def _cmd_infer(args: argparse.Namespace) -> int:
             return EXIT_UNREADABLE
         concurrency[name] = int(n)
     opts = InferOptions(
-        condition_ids=args.conditions, images_dir=Path(args.images).resolve(),
+        condition_ids=args.conditions, images_dir=Path(args.images).resolve() if args.images else None,
         conditions_file=Path(args.conditions_file) if args.conditions_file else None,
         strategy=args.strategy, run_id=args.run_id, limit=args.limit, base_url=args.base_url,
         concurrency=concurrency, timeout_s=args.timeout,
@@ -386,9 +386,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=_cmd_build)
 
-    s = sub.add_parser("infer", help="run vision-language models on the stimuli (resumable; --dry-run first)")
+    s = sub.add_parser("infer", help="run models on the stimuli, images or texts (resumable; --dry-run first)")
     s.add_argument("conditions", nargs="+", help="condition ids from seeds/model_condition_catalog.csv or --conditions-file")
-    s.add_argument("--images", required=True, help="folder the stimuli's file_path values are relative to")
+    s.add_argument("--images", default=None, help="folder the stimuli's file_path values are relative to "
+                   "(not needed when the study's stimuli are texts)")
     s.add_argument("--conditions-file", default=None, help="YAML file adding or overriding conditions")
     s.add_argument("--strategy", default=None, choices=["context-carry", "json-single", "plain"],
                    help="override the condition's prompt strategy")
@@ -396,7 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--limit", type=_positive(int), default=None, help="only the first N images (by image_id)")
     s.add_argument("--base-url", default=None, help="send every selected condition to this server")
     s.add_argument("--concurrency", action="append", metavar="BACKEND=N",
-                   help="calls in flight per provider (default openai=8, gemini=8, openai-compatible=2, mlx=1)")
+                   help="calls in flight per provider (default openai=8, gemini=8, anthropic=4, openai-compatible=2, mlx=1)")
     s.add_argument("--timeout", type=_positive(float), default=None, help="seconds before one call times out (default 120)")
     s.add_argument("--max-attempts", type=_positive(int), default=8, help="attempts per call before it is recorded as failed")
     s.add_argument("--max-retry-time", type=_positive(float), default=600.0, help="cap, in seconds, on the time one call may spend retrying")
@@ -435,9 +436,10 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("judge", help="pairwise LLM-as-a-judge over landed dialogues and candidates (seed 001)")
     s.add_argument("--model", default="gpt-5.1", help="judge model id (default gpt-5.1, the log's judge)")
     s.add_argument("--judge-id", default=None, help="name of the judge in judge_verdicts (default: the model id)")
-    s.add_argument("--backend", default="openai", choices=["openai", "openai-compatible", "gemini"])
+    s.add_argument("--backend", default="openai", choices=["openai", "openai-compatible", "gemini", "anthropic"])
     s.add_argument("--base-url", default=None, help="server URL for openai-compatible backends")
-    s.add_argument("--api-key-env", default=None, help="environment variable holding the key (default OPENAI_API_KEY; GEMINI_API_KEY with --backend gemini)")
+    s.add_argument("--api-key-env", default=None, help="environment variable holding the key (default OPENAI_API_KEY; GEMINI_API_KEY with --backend gemini, "
+                   "ANTHROPIC_API_KEY with --backend anthropic)")
     s.add_argument("--plan", default="anchor", choices=["anchor", "round-robin"])
     s.add_argument("--anchor", default=None, help="anchor candidate (default: is_anchor in the catalog, P)")
     s.add_argument("--candidates", default=None, help="comma-separated candidate ids (default: all)")

@@ -6,12 +6,14 @@ fixtures shared by every test that only reads them: the paper-scale demo study (
 the small study (`small_warehouse`) and the small study before any model has run
 (`small_warehouse_without_predictions`), each built once per run also when `make test` spreads the
 tests over pytest-xdist workers (`build_once`). A test that changes a landing table builds its own
-project, selecting only the models it checks where it asserts only on those."""
+project, selecting only the models it checks where it asserts only on those. `make test` hands the
+builds out to the workers so that neither waits for the other (pytest_xdist_make_scheduler)."""
 from __future__ import annotations
 
 import json
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import pytest
@@ -24,6 +26,68 @@ REFERENCE = REPO_ROOT / "tests" / "reference"
 # A small design that keeps the paper's structure (3 races x 2 genders x 6 emotions) but only
 # 2 identities per cell: 72 images, 5 ratings per image, 12 images per rater -> 30 raters.
 SMALL_DESIGN = dict(n_identities=2, ratings_per_image=5, images_per_rater=12)
+
+
+# --- spreading the tests over pytest-xdist workers (`make test`: -n auto --dist loadgroup) ---------
+
+def _xdist_groups_file(config) -> Path:
+    """Where the workers leave each test's xdist group for the scheduler: the run's base folder
+    (a worker's base folder is a subfolder of the controller's)."""
+    base = config._tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "xdist_groups.json"
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k / -m deselect: the whole modules count
+def pytest_collection_modifyitems(session, config, items):
+    """Every test module that reads the paper-scale demo warehouse joins one xdist group, which the
+    scheduler below hands out first: the worker that takes it builds the demo (the longest single
+    build) while the other runs everything else, instead of both waiting for it mid-run. Under
+    xdist each test's group is written down for the scheduler: pytest 9 test ids no longer take
+    the `@group` suffix that xdist's own loadgroup relies on."""
+    demo_modules = {item.module for item in items
+                    if "demo_warehouse" in getattr(item, "fixturenames", ()) and hasattr(item, "module")}
+    groups = {}
+    for item in items:
+        if getattr(item, "module", None) in demo_modules:
+            item.add_marker(pytest.mark.xdist_group("demo_warehouse"))
+        marks = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                        for m in item.iter_markers("xdist_group")})
+        if marks:
+            groups[item.nodeid] = "_".join(marks)
+    if os.environ.get("PYTEST_XDIST_WORKER") and config.getvalue("loadgroup"):
+        target = _xdist_groups_file(config)
+        part = target.with_name(f"{target.name}.{os.environ['PYTEST_XDIST_WORKER']}")
+        part.write_text(json.dumps(groups))
+        os.replace(part, target)  # every worker collects the same tests: any one file will do
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadgroup as `make test` runs it: a test file is one unit of work (its module fixtures
+    are built once), except that tests marked `xdist_group(name)` form their own unit: a shape of
+    the shape matrix, an acceptance study, the demo's modules. Units are handed out groups first
+    (each holds a build), the demo's first of all, then the files in collection order."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupOrFileScheduling(LoadScopeScheduling):
+        groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:  # called once every worker has collected
+                groups = _xdist_groups_file(config)
+                self.groups = json.loads(groups.read_text()) if groups.exists() else {}
+            if nodeid in self.groups:
+                return "@" + self.groups[nodeid]
+            return nodeid.split("::", 1)[0]
+
+        def _assign_work_unit(self, node) -> None:
+            first = sorted((s for s in self.workqueue if s.startswith("@")), key=lambda s: s != "@demo_warehouse")
+            for scope in reversed(first):
+                self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
+
+    return GroupOrFileScheduling(config, log)
 
 
 @pytest.fixture
@@ -89,17 +153,24 @@ def demo_warehouse(tmp_path_factory, request) -> ProjectPaths:
 
 @pytest.fixture(scope="session")
 def small_warehouse(tmp_path_factory) -> ProjectPaths:
-    """The small study (seed 7, SMALL_DESIGN) with its warehouse built by a full `dbt build`, once
-    per session. Read it; do not change it (copy what you need into tmp_project)."""
+    """The small study (seed 5, SMALL_DESIGN) and the judge demo study (seed 5), checked by the
+    quality gate and built by a full `dbt build`, with the static dbt docs (target/static_index.html,
+    catalog.json), once per session. The docs are written here, before any test reads the
+    warehouse, because `dbt docs generate` opens it for writing. Read it; do not change it (copy
+    what you need into tmp_project)."""
+    from rater1001.judge.simulate import simulate_judge_study
+    from rater1001.quality import run_quality_gate
     from rater1001.simulate import simulate_study
-    from rater1001.warehouse import dbt_build
+    from rater1001.warehouse import dbt_build, dbt_docs
 
     def build(paths):
-        simulate_study(paths, seed=7, **SMALL_DESIGN)
-        return dbt_build(paths)
+        simulate_study(paths, seed=5, **SMALL_DESIGN)
+        simulate_judge_study(paths, seed=5)
+        ok = run_quality_gate(paths).passed and bool(dbt_build(paths))
+        return ok and dbt_docs(paths) is not None
 
     paths, ok = build_once(tmp_path_factory, "small_wh", build)
-    assert ok, "dbt build of the small study failed"
+    assert ok, "the quality gate, dbt build or dbt docs of the small study failed"
     return paths
 
 

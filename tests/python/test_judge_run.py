@@ -4,6 +4,7 @@ rate limits retried, a refused call recorded and redone on the next run, the key
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -127,6 +128,42 @@ def test_gemini_judge_sends_text_only_and_lands_the_same_verdicts(proj, monkeypa
     kp = landed[(landed["candidate_a"] == "K") & (landed["sample_id"] == "s1")].set_index("order")
     assert kp.loc["AB", "verdict_overall"] == "2" and kp.loc["BA", "verdict_overall"] == "1"
     assert KEY.encode() not in proj.raw_table("judge_verdicts").read_bytes()
+
+
+def test_claude_judge_through_the_anthropic_sdk_with_retries_cost_and_resume(proj, monkeypatch):
+    """The log's second judge (Claude Sonnet 4.6) on the anthropic SDK: text-only Messages requests,
+    429 and 529 (overloaded) retried, the verdicts landed beside the first judge's, cost from the
+    price seed ($3 / $15 per million), a rerun served from the ledger."""
+    from fakes.judge import anthropic_judge_server
+    from fakes.models import anthropic_error
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    with judge_server() as first:
+        run_judge(proj, opts(first))
+    claude = JudgeOptions(model_id="claude-sonnet-4-6", backend="anthropic", concurrency=1, retry=FAST, progress=False)
+    with anthropic_judge_server() as srv:
+        srv.queue(anthropic_error(429, "rate_limit_error", "slow down", {"retry-after": "0"}),
+                  anthropic_error(529, "overloaded_error", "Overloaded"))
+        est = dry_run(proj, replace(claude, base_url=srv.url))  # priced from the seed's Claude row
+        result = run_judge(proj, replace(claude, base_url=srv.url))
+        again = run_judge(proj, replace(claude, base_url=srv.url))
+    assert est["calls_todo"] == 10 and est["note"] == ""
+    assert est["est_cost_usd"] == pytest.approx(round((est["est_input_tokens"] * 3.0 + 10 * 200 * 15.0) / 1e6, 4), abs=1e-4)
+    assert len(srv.requests) == 12 and result.retries == 2 and result.calls_failed == 0
+    assert again.calls_made == 0 and again.calls_cached == 10
+    for req in srv.requests:
+        content = req.body["messages"][0]["content"]
+        assert [b["type"] for b in content] == ["text"] and content[0]["text"].startswith("다음은 한국어 대화입니다.")
+        assert req.body["model"] == "claude-sonnet-4-6" and req.body["max_tokens"] > 0
+    landed = pd.read_parquet(proj.raw_table("judge_verdicts"))
+    assert landed.groupby("judge_id").size().to_dict() == {"judge-x": 10, "claude-sonnet-4-6": 10}
+    c = landed[landed["judge_id"] == "claude-sonnet-4-6"]
+    kp = c[(c["candidate_a"] == "K") & (c["sample_id"] == "s1")].set_index("order")
+    assert kp.loc["AB", "verdict_overall"] == "2" and kp.loc["BA", "verdict_overall"] == "1"
+    assert c["cost_usd"].to_numpy() == pytest.approx((900 * 3.0 + 150 * 15.0) / 1e6)
+    assert result.cost_usd == pytest.approx(10 * (900 * 3.0 + 150 * 15.0) / 1e6)
+    for path in (proj.raw_table("judge_verdicts"), ledger_path(proj, claude)):
+        assert KEY.encode() not in path.read_bytes()
 
 
 def test_odd_responses_fail_their_calls_only_and_successes_are_never_marked_failed(proj, capsys):

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import SMALL_DESIGN, query_warehouse
+from conftest import query_warehouse
 from rater1001.cli import main
 from rater1001.paths import REPO_ROOT, project
 
@@ -27,19 +27,10 @@ VIEWS = ("query_predictions", "query_condition_headline", "query_verdict_matrix"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """A small simulated face study plus the judge demo study, checked by the gate and built."""
-    from rater1001.judge.simulate import simulate_judge_study
-    from rater1001.quality import run_quality_gate
-    from rater1001.simulate import simulate_study
-    from rater1001.warehouse import dbt_build
-
-    paths = project(tmp_path_factory.mktemp("sql"))
-    simulate_study(paths, seed=5, **SMALL_DESIGN)
-    simulate_judge_study(paths, seed=5)
-    assert run_quality_gate(paths).passed
-    assert dbt_build(paths), "dbt build failed"
-    return paths
+def built(small_warehouse):
+    """A small simulated face study plus the judge demo study, checked by the gate and built (the
+    shared session warehouse)."""
+    return small_warehouse
 
 
 def run_cli(paths, *args, capsys):

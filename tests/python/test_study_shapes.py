@@ -6,12 +6,21 @@ set (three categories, one of them `na`, on a 1-5 scale), so they also show that
 RATER1001_HOME are honoured by every step, dbt's seeds included.
 
 The shape matrix {labels only, ratings only, both} x {1, 2, 3 dimensions} x {balanced, unbalanced}
-x {2-5 ratings per item, 50} is covered by four builds (labels only has no dimensions):
-    labels only     -            unbalanced  2-5 ratings
-    ratings only    1 dimension  balanced    50 ratings
-    both            2 dimensions balanced    3 ratings
-    both            3 dimensions unbalanced  2-5 ratings (a dimension the contract does not name;
-                                             no audit factors, no rater attributes, no design)
+x {2-5 ratings per item, 50} is covered pairwise (every value of any two factors together in at
+least one build; labels only has no dimensions) by eight studies, seven built here (SHAPES) and the
+HANNA acceptance study (tests/acceptance, built the same way through `rater1001 run`):
+    labels-only        labels only   -             unbalanced  50 ratings
+    labels-balanced    labels only   -             balanced    3 ratings
+    ratings-1dim       ratings only  1 dimension   balanced    50 ratings
+    (HANNA sample)     ratings only  2 dimensions  unbalanced  3 ratings
+    ratings-3dim       ratings only  3 dimensions  balanced    50 ratings
+    both-1dim          both          1 dimension   unbalanced  2-5 ratings
+    both-2dim          both          2 dimensions  balanced    50 ratings
+    both-3dim          both          3 dimensions  unbalanced  2-5 ratings (a dimension the contract
+                                                               does not name; no audit factors, no
+                                                               rater attributes, no design)
+A balanced study declares its design counts; an unbalanced one declares none. Each shape is its
+own xdist group, so `make test` spreads the builds over the workers.
 """
 from __future__ import annotations
 
@@ -121,15 +130,43 @@ def test_na_is_a_label_where_the_label_set_declares_it_and_missing_elsewhere(tmp
 
 # --- the shape matrix, end to end through the CLI ------------------------------------------------
 
-SHAPES = {
-    "labels-only": Shape("labels-only", True, (), False, (2, 5), seed=1),
-    "ratings-1dim": Shape("ratings-1dim", False, ("valence",), True, (50, 50), per_cell=1, text=False, seed=2),
-    "both-2dim": Shape("both-2dim", True, ("valence", "arousal"), True, (3, 3), seed=3),
-    "both-3dim": Shape("both-3dim", True, ("valence", "arousal", "fluency"), False, (2, 5), seed=4, audit=False),
-}
+# One small data description per shape (fakes/shapes.py): what the raters give, the dimensions,
+# whether the design is balanced (and declared), the ratings per item (min, max).
+SHAPES = {s.name: s for s in (
+    Shape("labels-only", True, (), False, (50, 50), per_cell=1, seed=1),
+    Shape("labels-balanced", True, (), True, (3, 3), seed=5),
+    Shape("ratings-1dim", False, ("valence",), True, (50, 50), per_cell=1, text=False, seed=2),
+    Shape("ratings-3dim", False, ("valence", "arousal", "fluency"), True, (50, 50), per_cell=1, seed=6),
+    Shape("both-1dim", True, ("valence",), False, (2, 5), seed=7),
+    Shape("both-2dim", True, ("valence", "arousal"), True, (50, 50), per_cell=1, seed=3),
+    Shape("both-3dim", True, ("valence", "arousal", "fluency"), False, (2, 5), seed=4, audit=False),
+)}
 
 
-@pytest.fixture(scope="module", params=list(SHAPES))
+def test_the_shapes_and_the_hanna_study_cover_every_pair_of_the_matrix():
+    """The covering claim above, checked on the definitions; the HANNA study's from its study.yml
+    (ratings only, no design declared) and its three ratings per story (tests/acceptance/README.md)."""
+    hanna = yaml.safe_load((REPO_ROOT / "tests" / "acceptance" / "hanna" / "project" / "study.yml").read_text())
+
+    def row(content, dims, balanced, ratings):
+        return {"content": content, "dims": dims, "balance": balanced, "ratings": "50" if ratings == (50, 50) else "2-5"}
+
+    rows = [row("both" if s.labels and s.dimensions else "labels" if s.labels else "ratings",
+                len(s.dimensions) or None, s.balanced, s.ratings) for s in SHAPES.values()]
+    rows.append(row("ratings", len(hanna["dimensions"]), "design" in hanna, (3, 3)))
+    assert all(2 <= s.ratings[0] <= s.ratings[1] <= 5 or s.ratings == (50, 50) for s in SHAPES.values())
+    values = {"content": {"labels", "ratings", "both"}, "dims": {1, 2, 3}, "balance": {True, False},
+              "ratings": {"2-5", "50"}}
+    for a, b in [("content", "dims"), ("content", "balance"), ("content", "ratings"), ("dims", "balance"),
+                 ("dims", "ratings"), ("balance", "ratings")]:
+        for va in values[a]:
+            for vb in values[b]:
+                if "labels" in (va, vb) and {a, b} == {"content", "dims"}:
+                    continue  # labels only has no dimensions
+                assert any(r[a] == va and r[b] == vb for r in rows), (a, va, b, vb)
+
+
+@pytest.fixture(scope="module", params=[pytest.param(n, marks=pytest.mark.xdist_group(f"shape-{n}")) for n in SHAPES])
 def built(request, tmp_path_factory, monkeypatch_module):
     shape = SHAPES[request.param]
     root = tmp_path_factory.mktemp(shape.name)

@@ -121,12 +121,13 @@ def read_conditions_yaml(path: Path, catalog: dict[str, Condition]) -> dict[str,
         entry = dict(entry)
         extends = entry.pop("extends", None)
         _check_fields(entry, where)
-        if extends is not None and extends not in catalog:
+        # A condition may extend a catalog row or one defined earlier in the same file.
+        if extends is not None and extends not in out:
             raise ValueError(f"{where}: extends unknown condition {extends!r}")
         base_id = extends or entry.get("condition_id")
-        if base_id in catalog:
+        if base_id in out:
             overrides = {k: _convert(k, v, where) for k, v in entry.items()}
-            c = dataclasses.replace(catalog[base_id], **overrides)
+            c = dataclasses.replace(out[base_id], **overrides)
         else:
             c = _build(entry, where)
         out[c.condition_id] = c

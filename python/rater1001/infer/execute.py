@@ -69,16 +69,17 @@ def infer_unit(unit: Unit, runner: Runner, ctx: InferContext) -> dict[str, Any]:
     values: dict[str, Any] = {}
     steps: list[dict[str, Any]] = []
     for step in unit.strategy.steps:
-        prompt = render(step, ctx.study, carried)
+        prompt = render(step, ctx.study, carried, text=unit.text)
         det = step_determinants(unit, step.name, step.template, prompt, carried)
         spec = CallSpec(key=call_key(det), group=concurrency_group(c),
                         meta={"condition_id": c.condition_id, "image_id": unit.image_id,
                               "run_id": unit.run_id, "strategy": unit.strategy.name, "step": step.name})
 
         def call(prompt=prompt) -> dict[str, Any]:
+            image = unit.image_path  # None for a text stimulus: the prompt carries the text
             req = GenRequest(
-                prompt=prompt, image=unit.image_path.read_bytes(), image_mime=unit.image_mime,
-                image_path=str(unit.image_path), model_id=c.model_id or c.condition_id,
+                prompt=prompt, image=image.read_bytes() if image else None, image_mime=unit.image_mime if image else None,
+                image_path=str(image) if image else None, model_id=c.model_id or c.condition_id,
                 temperature=c.temperature, seed=c.seed, image_detail=c.image_detail,
                 thinking_budget=c.thinking_budget, include_thoughts=c.include_thoughts,
                 repetition_penalty=c.repetition_penalty, max_tokens=c.max_tokens,
@@ -93,7 +94,7 @@ def infer_unit(unit: Unit, runner: Runner, ctx: InferContext) -> dict[str, Any]:
             # The next prompt would have to carry an answer we do not have: stop here.
             break
         carried = {k: values[k] for k in ("emotion", "valence") if k in values}
-    return prediction_row(unit, steps, values)
+    return prediction_row(unit, steps, values, ctx.parser.label_field)
 
 
 def _sum(items, key):
@@ -101,7 +102,8 @@ def _sum(items, key):
     return sum(vals) if vals else None
 
 
-def prediction_row(unit: Unit, steps: list[dict[str, Any]], values: dict[str, Any]) -> dict[str, Any]:
+def prediction_row(unit: Unit, steps: list[dict[str, Any]], values: dict[str, Any],
+                   label: str = "emotion") -> dict[str, Any]:
     expected = [f for s in unit.strategy.steps for f in s.fields]
     complete = all(f in values for f in expected)
     paths = [s["parse"].path for s in steps]
@@ -115,7 +117,10 @@ def prediction_row(unit: Unit, steps: list[dict[str, Any]], values: dict[str, An
         "image_id": unit.image_id,
         "run_id": unit.run_id,
         "strategy": unit.strategy.name,
-        "emotion": values.get("emotion"),
+        # The label lands in the category column; each dimension in its own column (the landing
+        # keeps the columns the study declares).
+        **{k: v for k, v in values.items() if k != label},
+        "emotion": values.get(label),
         "valence": values.get("valence"),
         "arousal": values.get("arousal"),
         "raw_responses": json.dumps([s["result"].get("text") for s in steps], ensure_ascii=False),

@@ -22,12 +22,14 @@ class Limits:
 
 
 # From the providers' vision documentation (OpenAI: PNG, JPEG, WEBP, non-animated GIF, up to 20 MB
-# per image; Gemini: PNG, JPEG, WEBP, HEIC/HEIF inline up to a 20 MB request). Check before relying
+# per image; Gemini: PNG, JPEG, WEBP, HEIC/HEIF inline up to a 20 MB request; Anthropic: PNG, JPEG,
+# WEBP, GIF up to 5 MB per image through the API). Check before relying
 # on a limit close to the edge: providers change them.
 LIMITS = {
     "openai": Limits(frozenset({"PNG", "JPEG", "WEBP", "GIF"}), 20 * MB),
     "openai-compatible": Limits(frozenset({"PNG", "JPEG", "WEBP", "GIF"}), 20 * MB),
     "gemini": Limits(frozenset({"PNG", "JPEG", "WEBP", "HEIF"}), 20 * MB),
+    "anthropic": Limits(frozenset({"PNG", "JPEG", "WEBP", "GIF"}), 5 * MB),
     "mlx": Limits(None, None, animated=True),
 }
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..study import Study
+from .prompts import label_field
 
 PATH_ORDER = ("json", "fenced", "regex", "failed")  # best to worst
 PARSE_POLICIES = ("strict", "paper")
@@ -175,15 +176,17 @@ class StepParser:
             raise ValueError(f"unknown parse policy {policy!r}; expected one of {', '.join(PARSE_POLICIES)}")
         self.study = study
         self.policy = policy
-        self.labels = LabelMatcher(study)
+        # The label answer is named after the study's category factor (emotion in the paper).
+        self.label_field = label_field(study)
+        self.labels = LabelMatcher(study, self.label_field)
         self.lo, self.hi = float(study.scale_min), float(study.scale_max)
 
     # --- one field ------------------------------------------------------------------------
     def _read_label(self, raw) -> tuple[str | None, str | None]:
         if not isinstance(raw, str):
-            return None, f"emotion is not text: {raw!r}"
+            return None, f"{self.label_field} is not text: {raw!r}"
         lab = self.labels.match(raw)
-        return (lab, None) if lab else (None, f"emotion {raw!r} matches no label of the study")
+        return (lab, None) if lab else (None, f"{self.label_field} {raw!r} matches no label of the study")
 
     def _read_number(self, raw) -> tuple[float | None, str | None]:
         if isinstance(raw, bool):
@@ -197,7 +200,7 @@ class StepParser:
         return None, f"not a number: {raw!r}"
 
     def _accept(self, out: StepParse, name: str, raw, path: str) -> bool:
-        if name == "emotion":
+        if name == self.label_field:
             value, err = self._read_label(raw)
         else:
             value, err = self._read_number(raw)
@@ -234,7 +237,7 @@ class StepParser:
         # a number's first sentence: "1. The valence is 7" is a numbered list, not a rating of 1.
         first_line = plain.splitlines()[0] if plain else ""
         parts = [plain, first_line]
-        if name == "emotion":
+        if name == self.label_field:
             parts.append(re.split(r"(?<=[.!。])\s+", first_line)[0])
         for part in dict.fromkeys(parts):
             value = self._bare_answer(re.sub(r"[.!。]+$", "", part).strip(), name)
@@ -243,7 +246,7 @@ class StepParser:
         return None
 
     def _bare_answer(self, bare: str, name: str) -> str | None:
-        if name == "emotion":
+        if name == self.label_field:
             if bare.casefold() in self.labels.exact or (bare and len(bare.split()) == 1):
                 return bare
             m = _ASKED_LABEL.fullmatch(bare)
@@ -257,7 +260,7 @@ class StepParser:
         keyed = re.search(rf"[\"']?{name}[\"']?\s*[:=]\s*[\"']?([^\"',}}\n]+)", text, re.I)
         if keyed:
             return keyed.group(1).strip()
-        if name == "emotion":
+        if name == self.label_field:
             found = self.labels.mentioned(text)
             if len(found) == 1:
                 return next(iter(found))

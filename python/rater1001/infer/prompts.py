@@ -48,6 +48,22 @@ STRATEGIES: dict[str, Strategy] = {
 }
 # A facial-expression classifier (Supplement S1): no prompt, one label from the image.
 FER_STRATEGY = Strategy("fer", (Step("classify", "", ("emotion",), (), False),))
+TEXT_TEMPLATE = "text_json_single.v1.txt"
+
+
+def label_field(study: Study) -> str:
+    """The answer field holding the category label: the category factor's name (emotion in the paper)."""
+    return study.category.name if study.category is not None else "emotion"
+
+
+def text_strategy(study: Study, name: str | None = None) -> Strategy:
+    """A text stimulus (stimulus_kind: text) is asked once, as json-single is, for the category label
+    and every model dimension the study declares; the text stands where the image would."""
+    if (name or "json-single") != "json-single":
+        raise ValueError(f"strategy {name!r} is for images; a text study is asked with json-single "
+                         "(one JSON answer with the label and each model dimension)")
+    fields = (label_field(study), *study.model_dimensions)
+    return Strategy("json-single", (Step("all", TEXT_TEMPLATE, fields, (), True),))
 
 
 def strategy(name: str) -> Strategy:
@@ -76,17 +92,21 @@ def format_value(value) -> str:
 
 
 def study_variables(study: Study) -> dict[str, str]:
-    return {
-        "labels": ", ".join(study.levels("emotion")),
-        "scale_min": str(study.scale_min),
-        "scale_max": str(study.scale_max),
-    }
+    labels = ", ".join(study.levels(label_field(study)))
+    lo, hi = study.scale_min, study.scale_max
+    # The JSON a text prompt asks for, from the study's declaration: the label, then one integer
+    # per model dimension on the study's scale.
+    fields = [f'"{label_field(study)}": "<one of: {labels}>"'] + \
+        [f'"{d}": <integer {lo}-{hi}, your rating of the text\'s {d}>' for d in study.model_dimensions]
+    return {"labels": labels, "scale_min": str(lo), "scale_max": str(hi), "answer_fields": ", ".join(fields)}
 
 
-def render(step: Step, study: Study, carried: dict[str, object] | None = None) -> str:
+def render(step: Step, study: Study, carried: dict[str, object] | None = None, text: str | None = None) -> str:
     carried = carried or {}
     missing = [c for c in step.carries if c not in carried]
     if missing:
         raise ValueError(f"step {step.name!r} needs the earlier answer(s) {missing}")
     values = {**study_variables(study), **{k: format_value(v) for k, v in carried.items()}}
+    if text is not None:
+        values["text"] = text
     return Template(template_text(step.template)).substitute(values)

@@ -9,7 +9,7 @@ from typing import Callable
 import pandas as pd
 import pyarrow.parquet as pq
 
-from ..contract import MODEL_CONDITIONS, MODEL_PREDICTIONS
+from ..contract import MODEL_CONDITIONS, MODEL_PREDICTIONS, for_study
 from ..landing import ManifestEntry, read_manifest, record_landing, to_arrow, write_parquet_atomic
 from ..paths import ProjectPaths
 from ..runner import Ledger, NotInLedger, PriceTable, Runner, RetryPolicy, SecretRegistry, load_prices
@@ -19,17 +19,17 @@ from .backends import DEFAULT_CONCURRENCY
 from .conditions import Condition, load_conditions
 from .execute import InferContext, infer_unit
 from .parse import DEFAULT_POLICY, PATH_ORDER
-from .plan import PlanError, Refusal, Unit, concurrency_group, plan_units, read_images
+from .plan import PlanError, Refusal, Unit, concurrency_group, plan_text_units, plan_units, read_images, read_texts
 from .prompts import render
 
 CHARS_PER_TOKEN = 4.0  # rough text-token estimate for the dry run only
-URL_BACKENDS = ("openai", "openai-compatible", "gemini")  # backends that talk to a URL
+URL_BACKENDS = ("openai", "openai-compatible", "gemini", "anthropic")  # backends that talk to a URL
 
 
 @dataclass
 class InferOptions:
     condition_ids: list[str]
-    images_dir: Path
+    images_dir: Path | None  # the folder image stimuli's file_path values are relative to; None for texts
     conditions_file: Path | None = None
     strategy: str | None = None
     run_id: str = "r1"
@@ -65,10 +65,18 @@ def select_conditions(paths: ProjectPaths, opts: InferOptions) -> list[Condition
 
 def make_plan(paths: ProjectPaths, opts: InferOptions, conditions: list[Condition]) -> tuple[list[Unit], list[Refusal]]:
     """The units to run and the stimuli refused (outside the images folder, not an image, beyond a
-    provider's limits). Refused stimuli do not stop the others; a plan with nothing left does."""
-    images, refused = read_images(paths, opts.images_dir, limit=opts.limit, image_ids=opts.image_ids)
-    units, too_big = plan_units(conditions, images, opts.run_id, opts.strategy)
-    refused += too_big
+    provider's limits, an empty text). Refused stimuli do not stop the others; a plan with nothing
+    left does."""
+    study = load_study(paths)
+    if study.stimulus_kind == "text":
+        texts, refused = read_texts(paths, limit=opts.limit, image_ids=opts.image_ids)
+        units = plan_text_units(conditions, texts, opts.run_id, study, opts.strategy)
+    else:
+        if opts.images_dir is None:
+            raise PlanError("this study's stimuli are images: say where they are with --images DIR")
+        images, refused = read_images(paths, opts.images_dir, limit=opts.limit, image_ids=opts.image_ids)
+        units, too_big = plan_units(conditions, images, opts.run_id, opts.strategy)
+        refused += too_big
     if refused and not units:
         more = f"\n(and {len(refused) - 10} more)" if len(refused) > 10 else ""
         raise PlanError("no stimulus can be sent:\n" + "\n".join(r.message for r in refused[:10]) + more)
@@ -115,8 +123,11 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
                          "calls_todo": calls_todo, "est_input_tokens": 0, "est_output_tokens": 0,
                          "est_thinking_tokens": 0, "est_cost_usd": 0.0, "note": "local model"})
             continue
-        example = {"emotion": study.levels("emotion")[0], "valence": study.scale_max}
-        prompt_tokens = sum(len(render(s, study, {k: example[k] for k in s.carries})) for s in steps) / CHARS_PER_TOKEN / len(steps)
+        if cu[0].text is not None:  # the prompt carries the text itself, and there is no image
+            prompt_tokens = sum(len(render(steps[0], study, text=u.text)) for u in cu) / CHARS_PER_TOKEN / len(cu)
+        else:
+            example = {"emotion": study.levels("emotion")[0], "valence": study.scale_max}
+            prompt_tokens = sum(len(render(s, study, {k: example[k] for k in s.carries})) for s in steps) / CHARS_PER_TOKEN / len(steps)
         price = table.lookup(c.backend, c.model_id or "")
         if price is None:
             rows.append({"condition_id": c.condition_id, "units": len(cu), "calls_total": calls_total,
@@ -124,7 +135,7 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
                          "est_thinking_tokens": None, "est_cost_usd": None,
                          "note": f"no price row for ({c.backend}, {c.model_id}) in seeds/api_prices.csv"})
             continue
-        in_tok = calls_todo * (prompt_tokens + price.image_input_tokens)
+        in_tok = calls_todo * (prompt_tokens + (price.image_input_tokens if cu[0].text is None else 0))
         out_tok = calls_todo * price.est_output_tokens_per_call
         think_tok = calls_todo * price.est_thinking_tokens_per_call if c.thinking else 0
         rows.append({"condition_id": c.condition_id, "units": len(cu), "calls_total": calls_total,
@@ -211,9 +222,10 @@ def compact(paths: ProjectPaths, units: list[Unit], ledger: Ledger, ctx: InferCo
             last = failures.get((unit.condition.condition_id, unit.image_id, unit.run_id))
             why = "not run yet" if isinstance(err, NotInLedger) else f"{type(err).__name__}: {err}"
             incomplete.append((unit.condition.condition_id, unit.image_id, last or why))
-    new = pd.DataFrame(rows, columns=MODEL_PREDICTIONS.column_names)
+    spec = for_study(MODEL_PREDICTIONS, ctx.study)  # one column per model dimension the study declares
+    new = pd.DataFrame(rows, columns=spec.column_names)
     out_path = paths.raw_table("model_predictions")
-    kept_simulated = _write_predictions(paths, new, {(c.condition_id, units[0].run_id) for c in conditions} if units else set())
+    kept_simulated = _write_predictions(paths, new, {(c.condition_id, units[0].run_id) for c in conditions} if units else set(), spec)
     _upsert_conditions(paths, conditions)
     record_landing(paths, ManifestEntry("model_predictions",
                                         f"rater1001 infer ({ledger.path}; parse policy {ctx.parse_policy})", None,
@@ -231,7 +243,7 @@ def _failures(ledger: Ledger) -> dict[tuple[str, str, str], str]:
     return out
 
 
-def _write_predictions(paths: ProjectPaths, new: pd.DataFrame, replaced: set[tuple[str, str]]) -> bool:
+def _write_predictions(paths: ProjectPaths, new: pd.DataFrame, replaced: set[tuple[str, str]], spec) -> bool:
     """Returns whether rows kept from the previous file came from a simulated landing."""
     target = paths.raw_table("model_predictions")
     kept_simulated = False
@@ -244,9 +256,9 @@ def _write_predictions(paths: ProjectPaths, new: pd.DataFrame, replaced: set[tup
             manifest = read_manifest(paths)
             prev = manifest[manifest["table_name"] == "model_predictions"]
             kept_simulated = bool(len(prev)) and bool(prev["is_simulated"].any())
-            frames.insert(0, old.reindex(columns=MODEL_PREDICTIONS.column_names))
+            frames.insert(0, old.reindex(columns=spec.column_names))
     merged = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else new
-    write_parquet_atomic(to_arrow(merged, MODEL_PREDICTIONS), target)
+    write_parquet_atomic(to_arrow(merged, spec), target)
     return kept_simulated
 
 

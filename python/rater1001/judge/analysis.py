@@ -90,12 +90,11 @@ def win_rates(pairs: pd.DataFrame, anchor: str, *, by_category: bool = False) ->
     o = anchor_outcomes(pairs, anchor)
     rows = []
     if len(o):
-        frames = [o] + ([] if by_category else [o.assign(variant=ALL)])
-        o = pd.concat(frames, ignore_index=True)
+        # Per variant and pooled ('all'); by category, the category x variant split of the log's
+        # per-category and per-variant patterns.
+        o = pd.concat([o, o.assign(variant=ALL)], ignore_index=True)
         if not by_category:
             o["category"] = ALL
-        else:
-            o["variant"] = ALL
         for (judge_id, kind, cid, variant, category, axis), g in o.groupby(
                 ["judge_id", "judge_kind", "candidate_id", "variant", "category", "axis"], dropna=False):
             rows.append({"judge_id": judge_id, "judge_kind": kind, "candidate_id": cid, "anchor_id": anchor,

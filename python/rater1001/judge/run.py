@@ -17,6 +17,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ..contract import JUDGE_VERDICTS
+from ..infer.backends import DEFAULT_CONCURRENCY
 from ..landing import ManifestEntry, read_manifest, record_landing, to_arrow, write_parquet_atomic
 from ..paths import ProjectPaths
 from ..runner import CallSpec, Ledger, RetryPolicy, Runner, SecretRegistry, call_key, load_prices
@@ -26,8 +27,7 @@ from .parse import VerdictParser
 from .plan import JudgeCall, PairPlan, PlanError, build_plan
 from .prompt import DEFAULT_TEMPLATE, parse_turns, render, template_id
 
-BACKENDS = ("openai", "openai-compatible", "gemini")
-DEFAULT_CONCURRENCY = {"openai": 8, "openai-compatible": 2, "gemini": 8}
+BACKENDS = ("openai", "openai-compatible", "gemini", "anthropic")
 UTF8_BYTES_PER_TOKEN = 3.0  # rough (Korean is ~3 bytes a syllable, ~1 token); dry run only
 DEFAULT_OUTPUT_TOKENS = 200  # the log's estimate per call
 
@@ -111,18 +111,16 @@ def determinants(call: JudgeCall, prompt: str, opts: JudgeOptions) -> dict[str, 
 # --- backends (text-only requests on the infer backends) --------------------------------------------
 
 def make_text_backend(opts: JudgeOptions, secrets: SecretRegistry):
-    """The infer backends, sent text-only requests (GenRequest.image is None)."""
-    if opts.backend in ("openai", "openai-compatible"):
-        from ..infer.backends.openai_backend import OpenAIBackend
+    """The infer backends (one place builds them), sent text-only requests (GenRequest.image is None)."""
+    from ..infer.backends import make_backend
+    from ..infer.conditions import Condition
 
-        if opts.backend == "openai-compatible" and not opts.base_url:
-            raise PlanError("backend openai-compatible needs --base-url")
-        return OpenAIBackend(base_url=opts.base_url, api_key_env=opts.api_key_env, secrets=secrets, name=opts.backend)
-    if opts.backend == "gemini":
-        from ..infer.backends.gemini_backend import GeminiBackend
-
-        return GeminiBackend(base_url=opts.base_url, api_key_env=opts.api_key_env, secrets=secrets)
-    raise PlanError(f"unknown judge backend {opts.backend!r}; expected one of {', '.join(BACKENDS)}")
+    if opts.backend not in BACKENDS:
+        raise PlanError(f"unknown judge backend {opts.backend!r}; expected one of {', '.join(BACKENDS)}")
+    if opts.backend == "openai-compatible" and not opts.base_url:
+        raise PlanError("backend openai-compatible needs --base-url")
+    return make_backend(Condition(condition_id=opts.judge, display_name=opts.judge, kind="llm", backend=opts.backend,
+                                  thinking=False, base_url=opts.base_url, api_key_env=opts.api_key_env), secrets)
 
 
 def _request(prompt: str, opts: JudgeOptions):

@@ -1,6 +1,7 @@
 """The SIMULATED judge demo study: 56 Korean dialogue samples x 4 input variants, candidate responses
 K/H/Q/M of planted quality and length against the human reference P, a simulated judge with a
-known position bias and verbosity bias, a second judge, and a human-labelled subset.
+known position bias and verbosity bias, a second judge that reads 한 poorly, a round-robin of the
+model pairs for the first judge on the text variant, and a human-labelled subset.
 
 Everything lands through the contract (landing.to_arrow / write_parquet_atomic / record_landing
 with is_simulated=True), and the verdict columns come from the real pair plan (judge.plan) and the
@@ -10,7 +11,8 @@ what a real judge run would land.
 Generating model of one judge call (one axis): with d = quality(shown 1st) - quality(shown 2nd) on
 the logit scale and dl = (length 1st - length 2nd) / 100 characters, the judge writes "tie" with
 probability tie_prob, otherwise "1" with probability
-sigmoid(discrimination * d + position_bias + verbosity * dl). Among decisive verdicts the log-odds
+sigmoid(discrimination * c * d + position_bias + verbosity * dl), c the judge's multiplier for the
+dialogue's category (1 unless planted). Among decisive verdicts the log-odds
 of choosing the first response are exactly linear in d and dl; the tests recover position_bias and
 verbosity from the landed verdicts (the overall axis uses the mean of the three axes' d). Human
 annotators follow the same model without position or verbosity bias and see one order each.
@@ -47,6 +49,9 @@ class JudgeProfile:
     input_usd_per_mtok: float
     output_usd_per_mtok: float
     parse_failure_prob: float = 0.01
+    # Discrimination multiplier per dialogue category: below 1 where the judge reads a category's
+    # emotion poorly (the log's Bias 4, a foreign judge on Korean-specific emotions).
+    category_discrimination: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -66,8 +71,12 @@ class JudgeDemoParameters:
         JudgeProfile("gpt-5.1", "gpt-5.1", position_bias=0.4, verbosity=1.0, tie_prob=0.12, discrimination=2.5,
                      input_usd_per_mtok=1.25, output_usd_per_mtok=10.0),
         JudgeProfile("claude-sonnet-4.6", "claude-sonnet-4-6", position_bias=0.0, verbosity=0.1, tie_prob=0.15,
-                     discrimination=2.0, input_usd_per_mtok=3.0, output_usd_per_mtok=15.0),
+                     discrimination=2.0, input_usd_per_mtok=3.0, output_usd_per_mtok=15.0,
+                     category_discrimination={"한": 0.25}),
     )
+    # The judges and input variants that also judge every model-vs-model pair (round-robin).
+    round_robin_judges: tuple = ("gpt-5.1",)
+    round_robin_variants: tuple = ("text",)
     n_human_annotators: int = 3
     n_human_pairs: int = 40
     human_discrimination: float = 2.0
@@ -156,7 +165,27 @@ def _dialogues(rng: np.random.Generator, n: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _raw_answer(rng: np.random.Generator, verdicts: dict[str, str]) -> str:
+def _reason(verdicts: dict[str, str], response_1: str, response_2: str) -> str:
+    """The judge's reason, one sentence per axis, naming what it saw in the responses: a formulaic
+    consolation, translationese or an off-context remark in the response it did not choose, else a
+    strength of the one it chose, or that the two are alike (a tie). Deterministic: no draw."""
+    sentences = []
+    for axis, label, flaws, flaw_text, strength in (
+            ("empathy", "공감", _BAD_EMPATHY, "같은 형식적 위로에 그친다", "화자의 감정을 더 구체적으로 짚어 공명한다"),
+            ("naturalness", "자연스러움", ("당신의", "그것은", "유감을"), "같은 번역체 표현이 어색하다",
+             "구어체와 어미가 더 자연스럽다"),
+            ("coherence", "맥락", _BAD_CONTEXT, "같은 일반론으로 앞 발화의 흐름을 놓친다", "앞 발화의 맥락을 더 잘 잇는다")):
+        v = verdicts[axis]
+        if v not in ("1", "2"):
+            sentences.append(f"{label} 면에서는 두 응답이 비슷하다.")
+            continue
+        loser_n, loser = ("2", response_2) if v == "1" else ("1", response_1)
+        flaw = next((f for f in flaws if f in loser), None)
+        sentences.append(f"응답 {loser_n}은 '{flaw}' {flaw_text}." if flaw else f"응답 {v}이 {strength}.")
+    return " ".join(sentences)
+
+
+def _raw_answer(rng: np.random.Generator, verdicts: dict[str, str], reason: str) -> str:
     """A judge answer in the log's format, with the formatting noise real judges produce."""
     labels = {"empathy": "1축 (공감 반응)", "naturalness": "2축 (한국어 자연)", "coherence": "3축 (맥락 일관)",
               "overall": "종합"}
@@ -172,7 +201,7 @@ def _raw_answer(rng: np.random.Generator, verdicts: dict[str, str]) -> str:
             lines.append(f"{label} :  {v}")
         else:
             lines.append(f"{label}: {v}")
-    lines.append("이유: 응답의 공감 표현과 대화 맥락 반영 정도에서 차이가 있다. 어미와 구어체는 비슷하다.")
+    lines.append(f"이유: {reason}")
     return "\n".join(lines)
 
 
@@ -224,38 +253,40 @@ def simulate_judge_study(paths: ProjectPaths, seed: int = 20251129,
 
     plan = build_plan(candidates, catalog, plan="anchor")
     dlg = dialogues.set_index("sample_id")
-    verdict_rows = []
-    for judge in p.judges:
-        for call in plan.calls:
-            first, second = ((call.candidate_a, call.candidate_b) if call.order == "AB"
-                             else (call.candidate_b, call.candidate_a))
-            q1, l1 = q_of(call.sample_id, first, call.variant)
-            q2, l2 = q_of(call.sample_id, second, call.variant)
-            d = np.append(q1 - q2, (q1 - q2).mean())
-            u = judge.discrimination * d + judge.position_bias + judge.verbosity * (l1 - l2) / 100.0
-            tie = rng.random(4) < judge.tie_prob
-            first_wins = rng.random(4) < _sigmoid(u)
-            v = {axis: ("tie" if t else ("1" if w else "2"))
-                 for axis, t, w in zip((*AXES, "overall"), tie, first_wins)}
-            raw = _raw_answer(rng, v)
-            if rng.random() < judge.parse_failure_prob:
-                raw = "죄송합니다. 두 응답 모두 적절하여 판단하기 어렵습니다."
-            parsed = parser.parse(raw)
-            d_row = dlg.loc[call.sample_id]
-            prompt = render(next_speaker=d_row["next_speaker"], situation=d_row["situation"],
-                            turns=[(t["speaker"], t["text"]) for t in json.loads(d_row["turns"])],
-                            response_1=call.response_1, response_2=call.response_2)
-            in_tok, out_tok = int(len(prompt) * 1.1), int(rng.integers(120, 260))
-            verdict_rows.append({
-                "judge_id": judge.judge_id, "judge_kind": "llm", "judge_model": judge.judge_model,
-                "sample_id": call.sample_id, "variant": call.variant, "candidate_a": call.candidate_a,
-                "candidate_b": call.candidate_b, "order": call.order,
-                **{f"verdict_{a}": parsed.verdicts[a] for a in (*AXES, "overall")},
-                "reason": parsed.reason, "raw_text": raw, "parse_status": parsed.status,
-                "prompt_version": prompt_version, "input_tokens": in_tok, "output_tokens": out_tok,
-                "cost_usd": (in_tok * judge.input_usd_per_mtok + out_tok * judge.output_usd_per_mtok) / 1e6,
-                "latency_ms": float(rng.gamma(4.0, 900.0)),
-            })
+
+    def judge_call(rng: np.random.Generator, judge: JudgeProfile, call) -> dict:
+        first, second = ((call.candidate_a, call.candidate_b) if call.order == "AB"
+                         else (call.candidate_b, call.candidate_a))
+        q1, l1 = q_of(call.sample_id, first, call.variant)
+        q2, l2 = q_of(call.sample_id, second, call.variant)
+        d = np.append(q1 - q2, (q1 - q2).mean())
+        discrimination = judge.discrimination * judge.category_discrimination.get(category_of[call.sample_id], 1.0)
+        u = discrimination * d + judge.position_bias + judge.verbosity * (l1 - l2) / 100.0
+        tie = rng.random(4) < judge.tie_prob
+        first_wins = rng.random(4) < _sigmoid(u)
+        v = {axis: ("tie" if t else ("1" if w else "2"))
+             for axis, t, w in zip((*AXES, "overall"), tie, first_wins)}
+        raw = _raw_answer(rng, v, _reason(v, call.response_1, call.response_2))
+        if rng.random() < judge.parse_failure_prob:
+            raw = "죄송합니다. 두 응답 모두 적절하여 판단하기 어렵습니다."
+        parsed = parser.parse(raw)
+        d_row = dlg.loc[call.sample_id]
+        prompt = render(next_speaker=d_row["next_speaker"], situation=d_row["situation"],
+                        turns=[(t["speaker"], t["text"]) for t in json.loads(d_row["turns"])],
+                        response_1=call.response_1, response_2=call.response_2)
+        in_tok, out_tok = int(len(prompt) * 1.1), int(rng.integers(120, 260))
+        return {
+            "judge_id": judge.judge_id, "judge_kind": "llm", "judge_model": judge.judge_model,
+            "sample_id": call.sample_id, "variant": call.variant, "candidate_a": call.candidate_a,
+            "candidate_b": call.candidate_b, "order": call.order,
+            **{f"verdict_{a}": parsed.verdicts[a] for a in (*AXES, "overall")},
+            "reason": parsed.reason, "raw_text": raw, "parse_status": parsed.status,
+            "prompt_version": prompt_version, "input_tokens": in_tok, "output_tokens": out_tok,
+            "cost_usd": (in_tok * judge.input_usd_per_mtok + out_tok * judge.output_usd_per_mtok) / 1e6,
+            "latency_ms": float(rng.gamma(4.0, 900.0)),
+        }
+
+    verdict_rows = [judge_call(rng, judge, call) for judge in p.judges for call in plan.calls]
 
     # Human-labelled subset: n_human_pairs anchor pairs of the text variant, each annotator sees one
     # order (drawn per annotator and pair) and labels every axis.
@@ -279,6 +310,14 @@ def simulate_judge_study(paths: ProjectPaths, seed: int = 20251129,
                 "reason": None, "raw_text": None, "parse_status": "ok", "prompt_version": None,
                 "input_tokens": None, "output_tokens": None, "cost_usd": None, "latency_ms": None,
             })
+    # The log's future work, a round-robin: the model-vs-model pairs of the round-robin plan for the
+    # named judges and variants (the anchor pairs are already judged above). Drawn from a stream of
+    # their own, so the anchor study above is the same with or without them.
+    rr_rng = np.random.default_rng([seed, 7])
+    round_robin = build_plan(candidates, catalog, plan="round-robin", variants=list(p.round_robin_variants))
+    model_pairs = [c for c in round_robin.calls if not (catalog[c.candidate_a].is_anchor or catalog[c.candidate_b].is_anchor)]
+    verdict_rows += [judge_call(rr_rng, judge, call) for judge in p.judges if judge.judge_id in p.round_robin_judges
+                     for call in model_pairs]
     verdicts = pd.DataFrame(verdict_rows)
 
     for spec, frame in ((DIALOGUES, dialogues.drop(columns="_key")), (CANDIDATES, candidates),

@@ -11,6 +11,7 @@ from .tables_ablations import ABLATIONS
 from .tables_agreement import (AROUSAL, CLASSIFICATION, FER_BASELINES, MAE, REPLACEABILITY, VALENCE,
                                dimension_tables)
 from .tables_demographics import DEMOGRAPHICS
+from .tables_judge import JUDGE
 from .tables_paper_extras import CLASSIFICATION_TRUTH, DIFFICULTY, FIGURE_1, HUMAN_BASELINE, STUDY_DESIGN
 
 _FIG = {f.ours: f for f in FIGURES}
@@ -57,7 +58,7 @@ SECTIONS = (
     Section("difficulty", "Processing difficulty: humans and models (paper 5.3)", tuple(DIFFICULTY),
             question="Are the emotions that are slow for humans also hard for the models?"),
     Section("judge", "The pairwise judge (LLM-as-a-judge study)",
-            (_FIG["FJ1"], _FIG["FJ2"], FolderTables("judge", "Judge marts")),
+            (*JUDGE[:2], _FIG["FJ1"], _FIG["FJ2"], *JUDGE[2:], FolderTables("judge", "Judge marts")),
             question="Can an LLM judge replace human judges in pairwise comparisons?"),
 )
 

@@ -121,6 +121,23 @@ def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> dict:
             "win_rate_answered_only": (wins + 0.5 * ties) / judged if judged else float("nan")}
 
 
+def score_difference(scores_1, scores_2, alpha: float = 0.05) -> dict:
+    """Difference of two groups' mean pair scores (1 win / 0.5 tie / 0 loss, so the mean is the win
+    rate): Welch's t-test and its interval (the scores are three-valued, so a proportion test
+    would treat a tie as a coin). NaN with fewer than two scores in a group."""
+    a, b = np.asarray(scores_1, float), np.asarray(scores_2, float)
+    out = {"difference": float("nan"), "ci_low": float("nan"), "ci_high": float("nan"), "p_value": float("nan")}
+    if len(a) < 2 or len(b) < 2:
+        return out
+    out["difference"] = float(a.mean() - b.mean())
+    if a.var(ddof=1) + b.var(ddof=1) == 0:
+        return out  # no spread at all: no interval, no test
+    res = stats.ttest_ind(a, b, equal_var=False)
+    ci = res.confidence_interval(1 - alpha)
+    out.update(ci_low=float(ci.low), ci_high=float(ci.high), p_value=float(res.pvalue))
+    return out
+
+
 # --- Bradley-Terry with Davidson ties -------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -50,3 +50,18 @@ def gemini_judge_server(answer=verdict_text) -> FakeServer:
         return gemini_reply(answer(parts[0]["text"]), model=req.path.split("/models/")[-1].split(":")[0])
 
     return FakeServer(respond)
+
+
+def anthropic_judge_server(answer=verdict_text) -> FakeServer:
+    """The same judge behind a fake Anthropic Messages endpoint; refuses requests with an image."""
+    from .models import anthropic_error, anthropic_parts, anthropic_reply
+
+    def respond(req: Request) -> Reply:
+        if not req.path.endswith("/v1/messages"):
+            return anthropic_error(404, "not_found_error", f"no route {req.path}")
+        prompt, image_id, image = anthropic_parts(req.body)
+        if image is not None:
+            return anthropic_error(400, "invalid_request_error", "judge requests must be text-only")
+        return anthropic_reply(answer(prompt), model=req.body.get("model", "?"), input_tokens=900, output_tokens=150)
+
+    return FakeServer(respond)

@@ -101,3 +101,49 @@ def gemini_server(answer: Answer, thinking: Callable[[dict], tuple[str | None, i
 
 def gemini_error(status: int, reason: str, headers: dict | None = None, **kw) -> Reply:
     return Reply(status, {"error": {"code": status, "message": f"fake {reason}", "status": reason}}, headers or {}, **kw)
+
+
+# --- Anthropic (Messages API) ---------------------------------------------------------------
+
+def anthropic_parts(body: dict) -> tuple[str, str | None, dict | None]:
+    """(prompt, image id or None, image source block or None) of a Messages API request."""
+    content = body["messages"][0]["content"]
+    if isinstance(content, str):
+        return content, None, None
+    prompt = next(p["text"] for p in content if p["type"] == "text")
+    image = next((p["source"] for p in content if p["type"] == "image"), None)
+    return prompt, (image_id_of(base64.b64decode(image["data"])) if image else None), image
+
+
+def anthropic_reply(text: str | None, model: str = "claude-sonnet-4-6", input_tokens: int = 410,
+                    output_tokens: int = 11, thinking: str | None = None, thinking_tokens: int | None = None,
+                    stop_reason: str = "end_turn") -> Reply:
+    content = ([{"type": "thinking", "thinking": thinking, "signature": "sig-fake"}] if thinking else []) + \
+        ([{"type": "text", "text": text}] if text is not None else [])
+    usage = {"input_tokens": input_tokens, "output_tokens": output_tokens}
+    if thinking_tokens is not None:
+        usage["output_tokens_details"] = {"thinking_tokens": thinking_tokens}
+    return Reply(200, {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+                       "content": content, "stop_reason": stop_reason, "stop_sequence": None, "usage": usage})
+
+
+def anthropic_server(answer: Answer, thinking: Callable[[dict], tuple[str | None, int | None]] | None = None,
+                     latency_s: float = 0.0) -> FakeServer:
+    """`thinking(request body)` -> (thinking text or None, thinking tokens or None), like the API
+    answers for a request with or without an extended-thinking budget."""
+
+    def respond(req: Request) -> Reply:
+        if not req.path.endswith("/v1/messages"):
+            return Reply(404, {"type": "error", "error": {"type": "not_found_error", "message": f"no route {req.path}"}})
+        if "max_tokens" not in req.body:  # the real API refuses a request without it
+            return anthropic_error(400, "invalid_request_error", "max_tokens: Field required")
+        prompt, image_id, _ = anthropic_parts(req.body)
+        thought, tokens = thinking(req.body) if thinking else (None, None)
+        return anthropic_reply(answer(image_id, step_of(prompt), prompt), model=req.body.get("model", "?"),
+                               thinking=thought, thinking_tokens=tokens, output_tokens=11 + (tokens or 0))
+
+    return FakeServer(respond, latency_s)
+
+
+def anthropic_error(status: int, kind: str, message: str = "error", headers: dict | None = None, **kw) -> Reply:
+    return Reply(status, {"type": "error", "error": {"type": kind, "message": message}}, headers or {}, **kw)

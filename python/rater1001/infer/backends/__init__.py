@@ -6,7 +6,7 @@ from ..conditions import Condition
 from .base import Backend, GenRequest, gen_result
 
 # Concurrent calls per provider/server unless the user says otherwise.
-DEFAULT_CONCURRENCY = {"openai": 8, "gemini": 8, "openai-compatible": 2, "mlx": 1, "fer": 1}
+DEFAULT_CONCURRENCY = {"openai": 8, "gemini": 8, "anthropic": 4, "openai-compatible": 2, "mlx": 1, "fer": 1}
 
 
 def make_backend(condition: Condition, secrets: SecretRegistry) -> Backend:
@@ -23,6 +23,10 @@ def make_backend(condition: Condition, secrets: SecretRegistry) -> Backend:
         from .gemini_backend import GeminiBackend
 
         return GeminiBackend(base_url=condition.base_url, api_key_env=condition.api_key_env, secrets=secrets)
+    if b == "anthropic":
+        from .anthropic_backend import AnthropicBackend
+
+        return AnthropicBackend(base_url=condition.base_url, api_key_env=condition.api_key_env, secrets=secrets)
     if b == "mlx":
         from .mlx_backend import MlxBackend
 

@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import base64
+import email.utils
+import time
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from ...runner import FatalCallError, RetryableCallError
 
 DEFAULT_TIMEOUT_S = 120.0
 
@@ -29,6 +33,39 @@ class GenRequest:
         return f"data:{self.image_mime};base64,{base64.b64encode(self.image).decode('ascii')}"
 
 
+def retry_after_seconds(headers) -> float | None:
+    """Seconds from Retry-After / retry-after-ms (a number or an HTTP date); None when absent or
+    unreadable ("soon"): the backoff then decides, and an odd header never ends the call."""
+    if headers is None:
+        return None
+    for name in ("retry-after-ms", "retry-after"):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value)
+        except ValueError:
+            try:
+                seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
+            except (TypeError, ValueError, IndexError, OverflowError):
+                return None
+        if seconds != seconds:  # NaN
+            return None
+        return max(0.0, seconds / 1000.0 if name == "retry-after-ms" else seconds)
+    return None
+
+
+def status_error(status: int, excerpt: str, headers=None):
+    """An HTTP error status -> the runner's error: 429, 5xx (Anthropic's 529 "overloaded" too), 408
+    and 409 are retried (honouring Retry-After), the other 4xx are not. One mapping for every SDK."""
+    if status == 429:
+        return RetryableCallError("rate_limit", excerpt, status=status, retry_after=retry_after_seconds(headers))
+    if status >= 500 or status in (408, 409):
+        return RetryableCallError("server", excerpt, status=status, retry_after=retry_after_seconds(headers))
+    kind = {400: "bad_request", 401: "auth", 403: "auth", 404: "not_found", 422: "bad_request"}.get(status, "client")
+    return FatalCallError(kind, excerpt, status=status)
+
+
 def call_translated(call, translate_error, secrets):
     """Run one SDK call; an SDK exception becomes the runner's retryable / fatal error (or is
     re-raised when the backend does not recognise it), with the key scrubbed from its text because
@@ -41,6 +78,11 @@ def call_translated(call, translate_error, secrets):
             raise
         err.args = tuple(secrets.scrub(str(a)) for a in err.args)
         raise err from None
+
+
+def int_or_none(value) -> int | None:
+    # Usage counts go to integer columns; a server that sends "12" or 1.5 must not break landing.
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def gen_result(text: str | None, *, thinking_text: str | None = None, input_tokens: int | None = None,

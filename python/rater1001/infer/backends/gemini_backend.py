@@ -10,9 +10,8 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from ...runner import FatalCallError, RetryableCallError, SecretRegistry
-from .base import GenRequest, call_translated, gen_result
-from .openai_backend import _retry_after
+from ...runner import RetryableCallError, SecretRegistry
+from .base import GenRequest, call_translated, gen_result, status_error
 
 
 def translate_error(exc: Exception):
@@ -21,15 +20,8 @@ def translate_error(exc: Exception):
     if isinstance(exc, (httpx2.TransportError,)):
         return RetryableCallError("connection", type(exc).__name__)
     if isinstance(exc, genai_errors.APIError):
-        status = int(exc.code or 0)
-        excerpt = str(exc.message or exc.status or "")[:200]
-        headers = getattr(getattr(exc, "response", None), "headers", None)
-        if status == 429:
-            return RetryableCallError("rate_limit", excerpt, status=status, retry_after=_retry_after(headers))
-        if status >= 500 or status == 408:
-            return RetryableCallError("server", excerpt, status=status, retry_after=_retry_after(headers))
-        kind = {400: "bad_request", 401: "auth", 403: "auth", 404: "not_found"}.get(status, "client")
-        return FatalCallError(kind, excerpt, status=status)
+        return status_error(int(exc.code or 0), str(exc.message or exc.status or "")[:200],
+                            getattr(getattr(exc, "response", None), "headers", None))
     if isinstance(exc, ValueError):  # a body that is not JSON (truncated)
         return RetryableCallError("truncated", type(exc).__name__)
     return None

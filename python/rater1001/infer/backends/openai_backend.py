@@ -2,36 +2,13 @@
 llama.cpp, mlx_vlm.server), through the official `openai` SDK."""
 from __future__ import annotations
 
-import email.utils
 import time
 from typing import Any
 
 import openai
 
-from ...runner import FatalCallError, RetryableCallError, SecretRegistry
-from .base import GenRequest, call_translated, gen_result
-
-
-def _retry_after(headers) -> float | None:
-    """Seconds from Retry-After / retry-after-ms (a number or an HTTP date); None when absent or
-    unreadable ("soon"): the backoff then decides, and an odd header never ends the call."""
-    if headers is None:
-        return None
-    for name in ("retry-after-ms", "retry-after"):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value)
-        except ValueError:
-            try:
-                seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
-            except (TypeError, ValueError, IndexError, OverflowError):
-                return None
-        if seconds != seconds:  # NaN
-            return None
-        return max(0.0, seconds / 1000.0 if name == "retry-after-ms" else seconds)
-    return None
+from ...runner import RetryableCallError, SecretRegistry
+from .base import GenRequest, call_translated, gen_result, int_or_none, status_error
 
 
 def translate_error(exc: Exception):
@@ -41,16 +18,7 @@ def translate_error(exc: Exception):
     if isinstance(exc, openai.APIConnectionError):
         return RetryableCallError("connection", type(exc.__cause__ or exc).__name__)
     if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        excerpt = str(getattr(exc, "message", ""))[:200]
-        if status == 429:
-            return RetryableCallError("rate_limit", excerpt, status=status,
-                                      retry_after=_retry_after(exc.response.headers))
-        if status >= 500 or status in (408, 409):
-            return RetryableCallError("server", excerpt, status=status,
-                                      retry_after=_retry_after(exc.response.headers))
-        kind = {400: "bad_request", 401: "auth", 403: "auth", 404: "not_found", 422: "bad_request"}.get(status, "client")
-        return FatalCallError(kind, excerpt, status=status)
+        return status_error(exc.status_code, str(getattr(exc, "message", ""))[:200], exc.response.headers)
     if isinstance(exc, (openai.APIResponseValidationError, ValueError)):
         # A truncated or garbled body: the server may do better next time.
         return RetryableCallError("truncated", type(exc).__name__)
@@ -128,15 +96,11 @@ class OpenAIBackend:
         return gen_result(
             content,
             thinking_text=thinking if isinstance(thinking, str) else None,
-            input_tokens=_int_or_none(getattr(usage, "prompt_tokens", None)),
-            output_tokens=_int_or_none(getattr(usage, "completion_tokens", None)),
-            thinking_tokens=_int_or_none(reasoning_tokens),
+            input_tokens=int_or_none(getattr(usage, "prompt_tokens", None)),
+            output_tokens=int_or_none(getattr(usage, "completion_tokens", None)),
+            thinking_tokens=int_or_none(reasoning_tokens),
             model_version=resp.model if isinstance(resp.model, str) else None,
             finish_reason=choice.finish_reason if isinstance(choice.finish_reason, str) else None,
             latency_ms=latency_ms,
         )
 
-
-def _int_or_none(value) -> int | None:
-    # Usage counts go to integer columns; a server that sends "12" or 1.5 must not break landing.
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
