@@ -289,6 +289,10 @@ def headline_intervals(predictions: pd.DataFrame, image_stats: pd.DataFrame, dim
     numbers of the report: human alpha (condition_id 'human'), alpha_with_model and delta_alpha
     over all images (Tables 4c/5c), W1SD over all images and per emotion (Tables 4d/4e), kappa
     (dimension 'classification', Table 2). Per emotion, that emotion's images are resampled."""
+    # The replicates draw positions, so the same rows in another order would give other intervals;
+    # a warehouse returns rows in no fixed order, hence one order here.
+    image_stats = image_stats.sort_values(["dimension", "image_id"], kind="stable")
+    predictions = predictions.sort_values(["condition_id", "image_id"], kind="stable")
     rows = []
 
     def add(cond, dim, emotion, stat, iv: intervals.Interval):

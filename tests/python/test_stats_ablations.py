@@ -258,3 +258,28 @@ def test_replicate_sums_are_the_sums_over_each_draw():
     draws = np.random.default_rng(9).integers(0, 40, (25, 40))
     np.testing.assert_allclose(intervals.replicate_sums(terms, 25, 9),
                                np.stack([terms[:, i].sum(axis=1) for i in draws]), rtol=1e-12)
+
+
+def test_headline_intervals_do_not_depend_on_the_order_rows_arrive_in():
+    # A warehouse returns a model's rows in no fixed order; the bootstrap draws positions, so the
+    # function must fix the order itself or the same data gives other intervals from build to build.
+    from rater1001.ablation_tables import headline_intervals
+
+    rng = np.random.default_rng(3)
+    images = [f"img{i:02d}" for i in range(30)]
+    emotions = ["happy", "sad", "fear"]
+    n = rng.integers(3, 8, size=30)
+    sums = [rng.integers(1, 10, size=k) for k in n]
+    stats = pd.DataFrame({"dimension": "valence", "image_id": images, "emotion": [emotions[i % 3] for i in range(30)],
+                          "n_ratings": n, "rating_sum": [s.sum() for s in sums],
+                          "rating_sumsq": [(s ** 2).sum() for s in sums]})
+    preds = pd.concat([pd.DataFrame({
+        "condition_id": cond, "image_id": images, "true_emotion": stats["emotion"],
+        "predicted_emotion": rng.choice(emotions, size=30), "model_valence": rng.integers(1, 10, size=30).astype(float),
+        "human_mean_valence": stats["rating_sum"] / n, "human_sd_valence": [s.std(ddof=1) for s in sums]})
+        for cond in ("m1", "m2")], ignore_index=True)
+    ordered = headline_intervals(preds, stats, ["valence"], emotions, replicates=200, seed=7)
+    shuffled = headline_intervals(preds.sample(frac=1, random_state=1), stats.sample(frac=1, random_state=2),
+                                  ["valence"], emotions, replicates=200, seed=7)
+    pd.testing.assert_frame_equal(ordered, shuffled)
+    assert ordered["lo"].notna().any() and (ordered["lo"] < ordered["hi"]).any()
