@@ -1,4 +1,4 @@
-"""Speed of the bootstrap p_sig (issue 3: 2,000 replicates at paper scale in seconds).
+"""Speed of the bootstrap p_sig (2,000 replicates at paper scale in seconds).
 
 Times rater1001.stats.bootstrap.p_sig on 1,440 images x 50 humans (2,000 replicates) against a
 baseline measured in the same run: the straightforward loop that calls scipy.stats.wilcoxon once

@@ -1,5 +1,5 @@
 """Table builders behind the dbt Python models of models/marts/{ablations,calibration,small_pools,
-intervals,alt_test} (issue 8; docs/ablations.md). They take the per-image / per-cell frames the
+intervals,alt_test} (docs/ablations.md). They take the per-image / per-cell frames the
 models read from the warehouse, group them and call rater1001.stats; no statistic is defined here.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Glue for the dbt Python marts of issue 3 (models/marts/{classification,agreement,diversity,
+"""Glue for the dbt Python marts (models/marts/{classification,agreement,diversity,
 zscores,replaceability}): group per-image / per-cell frames and call rater1001.stats. No
 statistic is computed here; every number comes from a rater1001.stats function. Each function
 takes plain pandas frames (what dbt.ref(...).df() returns) and returns a frame with fixed columns

@@ -274,7 +274,7 @@ def _cmd_infer(args: argparse.Namespace) -> int:
 
 
 def _cmd_judge(args: argparse.Namespace) -> int:
-    """The pairwise judge (seed 001): dry run, or the resumable run over a pair plan."""
+    """The pairwise judge (the lab log's protocol): dry run, or the resumable run over a pair plan."""
     from .judge.plan import PlanError
     from .judge.run import JudgeOptions, dry_run, run_judge
     from .runner import RetryPolicy
@@ -433,7 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--write", action="store_true", help="open the warehouse writable (default: read-only)")
     s.set_defaults(func=_cmd_sql)
 
-    s = sub.add_parser("judge", help="pairwise LLM-as-a-judge over landed dialogues and candidates (seed 001)")
+    s = sub.add_parser("judge", help="pairwise LLM-as-a-judge over landed dialogues and candidates (the lab log's protocol)")
     s.add_argument("--model", default="gpt-5.1", help="judge model id (default gpt-5.1, the log's judge)")
     s.add_argument("--judge-id", default=None, help="name of the judge in judge_verdicts (default: the model id)")
     s.add_argument("--backend", default="openai", choices=["openai", "openai-compatible", "gemini", "anthropic"])

@@ -180,7 +180,7 @@ MODEL_PREDICTIONS = TableSpec(
     ),
 )
 
-# --- The pairwise judge study (seed 001, DESIGN.md section 7; docs/judge.md) -------------------
+# --- The pairwise judge study (the lab log's protocol; docs/judge.md) -------------------
 
 CANDIDATE_STATUS = "ok|error|missing"
 JUDGE_ORDERS = "AB|BA"

@@ -1,4 +1,4 @@
-"""Glue between the warehouse and the demographic bias audit (issue 4; docs/marts_demographics.md).
+"""Glue between the warehouse and the demographic bias audit (docs/marts_demographics.md).
 
 The dbt Python models in models/marts/demographics/ are one line each: they hand their refs to the
 functions here. This module only reshapes and types frames; every statistic is a call into

@@ -1,7 +1,7 @@
 """The headline table of a built warehouse (`rater1001 summary`): per condition accuracy, kappa,
 delta alpha and W1SD per model dimension against the human leave-one-out W1SD, and how many
 replaceability cells the condition passes, followed by the verdict counts. Reads only the marts
-of issue 3 (docs/marts_agreement.md); labelled SIMULATED when the data are.
+of the agreement areas (docs/marts_agreement.md); labelled SIMULATED when the data are.
 """
 from __future__ import annotations
 

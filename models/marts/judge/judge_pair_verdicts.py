@@ -1,4 +1,4 @@
-"""The consistency rule of seed 001 (Bias 1): one row per (judge, sample, variant, pair, axis);
+"""The lab log's consistency rule (Bias 1): one row per (judge, sample, variant, pair, axis);
 both orders agree -> that verdict, otherwise tie. Logic: rater1001.stats.judge.consolidate_orders."""
 
 

@@ -1,4 +1,4 @@
-"""The Great Expectations quality gate over the landing zone (issue 2, item 4).
+"""The Great Expectations quality gate over the landing zone.
 
 `run_quality_gate(paths, allow_unbalanced=False)` checks the landed Parquet against the data
 contract and the declared design, writes the data-quality report and data/raw/_quality.json, and returns a

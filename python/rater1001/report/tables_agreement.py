@@ -1,5 +1,5 @@
 """The paper's sections 4.1-4.4 and 4.6 (Tables 2-6, 8, S1, S5-S8): queries over the marts of
-issue 3. Every number is a column of a mart; these queries only filter, join labels, format and
+the agreement areas. Every number is a column of a mart; these queries only filter, join labels, format and
 reshape."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The paper's section 4.5 and Supplement S5 (Tables 7, 7a, 7b, 7c, S5.1-S5.4): queries over the
-marts of issue 4 (models/marts/demographics)."""
+marts (models/marts/demographics)."""
 from __future__ import annotations
 
 from .applicability import study_spelling

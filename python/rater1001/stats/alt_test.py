@@ -12,7 +12,7 @@ humans whose H0 is rejected (the model passes at omega >= 0.5) and the average a
 probability rho is the mean over humans of mean(W^f).
 
 Generic: annotations are a long frame (annotator_id, instance_id, label); the judge study uses
-pair verdicts as labels, issue 8 will use valence/arousal ratings with neg_rmse.
+pair verdicts as labels, the ablations' Alt-Test uses valence/arousal ratings with neg_rmse.
 
 A missing model answer counts against the model (the tool's one missing-answer policy,
 docs/stats.md). An instance the model was asked about (present in `model`) but left unanswered

@@ -1,4 +1,4 @@
-"""Statistics of the pairwise judge (seed 001, DESIGN.md section 7). Pure functions on frames.
+"""Statistics of the pairwise judge (the lab log's protocol). Pure functions on frames.
 
 Conventions. A pair is (candidate_a, candidate_b); `order` AB shows candidate_a as 응답 1, BA shows
 candidate_b as 응답 1. A judge writes a *position* verdict ("1", "2", "tie"); `winner_of` turns it
