@@ -48,7 +48,7 @@ def the_text(prompt: str) -> str:
 
 def irony_answer(prompt: str) -> str:
     """The fake model: ironic when the text says "yeah right"."""
-    return json.dumps({"emotion": "ironic" if "yeah right" in the_text(prompt).lower() else "not_ironic"})
+    return json.dumps({"irony": "ironic" if "yeah right" in the_text(prompt).lower() else "not_ironic"})
 
 
 def prompt_of(req: Request) -> tuple[str, bool]:
@@ -85,8 +85,9 @@ def text_project(root: Path, sample: str, texts: dict[str, str], monkeypatch):
     shutil.copytree(ACCEPTANCE / sample / "project", root, dirs_exist_ok=True)
     paths = project(root)
     study = load_study(paths)
-    labels = study.levels("emotion")
-    rows = [{"image_id": i, "emotion": labels[n % len(labels)], "text": t} for n, (i, t) in enumerate(texts.items())]
+    # every declared stimulus factor gets a level, under the study's own name
+    rows = [{"image_id": i, "text": t, **{f.name: study.levels(f.name)[n % len(study.levels(f.name))] for f in study.factors}}
+            for n, (i, t) in enumerate(texts.items())]
     write_parquet_atomic(to_arrow(pd.DataFrame(rows), for_study(STIMULI, study)), paths.raw_table("stimuli"))
     (root / "conditions.yml").write_text(CONDITIONS)
     return paths, study
@@ -111,12 +112,12 @@ def test_a_labels_only_text_study_runs_on_three_backends_and_resumes(tmp_path, m
     for req in srv.requests:
         prompt, _ = prompt_of(req)
         assert the_text(prompt) in TEXTS.values()
-        assert '"emotion": "<one of: ironic, not_ironic>"' in prompt and "integer" not in prompt
+        assert '"irony": "<one of: ironic, not_ironic>"' in prompt and "integer" not in prompt
     assert set(est["calls_todo"]) == {4} and (est["est_input_tokens"] < 4 * 200).all()  # no image tokens
     landed = pq.read_table(paths.raw_table("model_predictions")).to_pandas()
     assert "valence" not in landed.columns and len(landed) == 12 and set(landed["parse_path"]) == {"json"}
     truth = {i: ("ironic" if "yeah right" in t.lower() else "not_ironic") for i, t in TEXTS.items()}
-    assert all(landed["emotion"] == landed["image_id"].map(truth))
+    assert "emotion" not in landed.columns and all(landed["irony"] == landed["image_id"].map(truth))
     assert set(landed["strategy"]) == {"json-single"}
 
 
@@ -124,12 +125,11 @@ def test_a_rated_text_study_lands_each_dimension_and_an_edited_text_is_asked_aga
     paths, study = text_project(tmp_path, "hanna", TEXTS, monkeypatch)
     dims = study.model_dimensions
     assert dims == ("coherence", "empathy")
-    labels = study.levels("emotion")
+    assert study.category is None  # ratings only: the prompt asks for no label
 
     def hanna_answer(prompt):
         text = the_text(prompt)
-        return json.dumps({"emotion": labels[len(text) % len(labels)],
-                           **{d: (len(text.split()) + i) % 5 + 1 for i, d in enumerate(dims)}})
+        return json.dumps({d: (len(text.split()) + i) % 5 + 1 for i, d in enumerate(dims)})
 
     def respond(req):
         prompt, _ = prompt_of(req)
@@ -146,11 +146,11 @@ def test_a_rated_text_study_lands_each_dimension_and_an_edited_text_is_asked_aga
     assert len(prompts) == 4 and second.calls_made == 1 and second.calls_cached == 3
     assert the_text(prompt_of(srv.requests[-1])[0]) == edited["t02"]
     for p in prompts:
-        assert '"coherence": <integer 1-5' in p and '"empathy": <integer 1-5' in p
+        assert '"coherence": <integer 1-5' in p and '"empathy": <integer 1-5' in p and "one of:" not in p
     landed = pq.read_table(paths.raw_table("model_predictions")).to_pandas().set_index("image_id")
-    assert {"coherence", "empathy"} <= set(landed.columns) and "arousal" not in landed.columns
+    assert {"coherence", "empathy"} <= set(landed.columns) and not {"arousal", "emotion"} & set(landed.columns)
+    assert set(landed["parse_path"]) == {"json"}
     for image_id, text in edited.items():
-        assert landed.loc[image_id, "emotion"] == labels[len(text) % len(labels)]
         assert landed.loc[image_id, "coherence"] == (len(text.split())) % 5 + 1
         assert landed.loc[image_id, "empathy"] == (len(text.split()) + 1) % 5 + 1
 

@@ -103,7 +103,7 @@ def _sum(items, key):
 
 
 def prediction_row(unit: Unit, steps: list[dict[str, Any]], values: dict[str, Any],
-                   label: str = "emotion") -> dict[str, Any]:
+                   label: str | None = "emotion") -> dict[str, Any]:
     expected = [f for s in unit.strategy.steps for f in s.fields]
     complete = all(f in values for f in expected)
     paths = [s["parse"].path for s in steps]
@@ -120,7 +120,8 @@ def prediction_row(unit: Unit, steps: list[dict[str, Any]], values: dict[str, An
         # The label lands in the category column; each dimension in its own column (the landing
         # keeps the columns the study declares).
         **{k: v for k, v in values.items() if k != label},
-        "emotion": values.get(label),
+        # named after the category (the landing's column); no label column without a category
+        **({label: values.get(label)} if label else {}),
         "valence": values.get("valence"),
         "arousal": values.get("arousal"),
         "raw_responses": json.dumps([s["result"].get("text") for s in steps], ensure_ascii=False),

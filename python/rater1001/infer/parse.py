@@ -178,7 +178,7 @@ class StepParser:
         self.policy = policy
         # The label answer is named after the study's category factor (emotion in the paper).
         self.label_field = label_field(study)
-        self.labels = LabelMatcher(study, self.label_field)
+        self.labels = LabelMatcher(study, self.label_field) if self.label_field else None
         self.lo, self.hi = float(study.scale_min), float(study.scale_max)
 
     # --- one field ------------------------------------------------------------------------

@@ -51,9 +51,10 @@ FER_STRATEGY = Strategy("fer", (Step("classify", "", ("emotion",), (), False),))
 TEXT_TEMPLATE = "text_json_single.v1.txt"
 
 
-def label_field(study: Study) -> str:
-    """The answer field holding the category label: the category factor's name (emotion in the paper)."""
-    return study.category.name if study.category is not None else "emotion"
+def label_field(study: Study) -> str | None:
+    """The answer field holding the category label: the category factor's name (emotion in the paper);
+    None for a study without a category (ratings only), whose prompts ask for no label."""
+    return study.category.name if study.category is not None else None
 
 
 def text_strategy(study: Study, name: str | None = None) -> Strategy:
@@ -62,7 +63,10 @@ def text_strategy(study: Study, name: str | None = None) -> Strategy:
     if (name or "json-single") != "json-single":
         raise ValueError(f"strategy {name!r} is for images; a text study is asked with json-single "
                          "(one JSON answer with the label and each model dimension)")
-    fields = (label_field(study), *study.model_dimensions)
+    label = label_field(study)
+    fields = (*([label] if label else []), *study.model_dimensions)
+    if not fields:
+        raise ValueError("the study declares no category and no model dimension: a text prompt would ask for nothing")
     return Strategy("json-single", (Step("all", TEXT_TEMPLATE, fields, (), True),))
 
 
@@ -92,11 +96,12 @@ def format_value(value) -> str:
 
 
 def study_variables(study: Study) -> dict[str, str]:
-    labels = ", ".join(study.levels(label_field(study)))
+    label = label_field(study)
+    labels = ", ".join(study.levels(label)) if label else ""
     lo, hi = study.scale_min, study.scale_max
-    # The JSON a text prompt asks for, from the study's declaration: the label, then one integer
-    # per model dimension on the study's scale.
-    fields = [f'"{label_field(study)}": "<one of: {labels}>"'] + \
+    # The JSON a text prompt asks for, from the study's declaration: the label (when the study has a
+    # category), then one integer per model dimension on the study's scale.
+    fields = ([f'"{label}": "<one of: {labels}>"'] if label else []) + \
         [f'"{d}": <integer {lo}-{hi}, your rating of the text\'s {d}>' for d in study.model_dimensions]
     return {"labels": labels, "scale_min": str(lo), "scale_max": str(hi), "answer_fields": ", ".join(fields)}
 

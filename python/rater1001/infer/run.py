@@ -20,7 +20,7 @@ from .conditions import Condition, load_conditions
 from .execute import InferContext, infer_unit
 from .parse import DEFAULT_POLICY, PATH_ORDER
 from .plan import PlanError, Refusal, Unit, concurrency_group, plan_text_units, plan_units, read_images, read_texts
-from .prompts import render
+from .prompts import label_field, render
 
 CHARS_PER_TOKEN = 4.0  # rough text-token estimate for the dry run only
 URL_BACKENDS = ("openai", "openai-compatible", "gemini", "anthropic")  # backends that talk to a URL
@@ -126,7 +126,8 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
         if cu[0].text is not None:  # the prompt carries the text itself, and there is no image
             prompt_tokens = sum(len(render(steps[0], study, text=u.text)) for u in cu) / CHARS_PER_TOKEN / len(cu)
         else:
-            example = {"emotion": study.levels("emotion")[0], "valence": study.scale_max}
+            label = label_field(study)
+            example = {"emotion": study.levels(label)[0] if label else "", "valence": study.scale_max}
             prompt_tokens = sum(len(render(s, study, {k: example[k] for k in s.carries})) for s in steps) / CHARS_PER_TOKEN / len(steps)
         price = table.lookup(c.backend, c.model_id or "")
         if price is None:
