@@ -1,5 +1,5 @@
 {#-
-  Krippendorff's interval alpha from per-unit sufficient statistics (DESIGN.md section 4; paper
+  Krippendorff's interval alpha from per-unit sufficient statistics (docs/stats.md; paper
   section 3.4.3). Python twin: rater1001.stats.alpha.alpha_interval_from_sufficient; both are
   tested against Krippendorff (2011) and the `krippendorff` package (tests/python/test_stats_alpha.py).
 

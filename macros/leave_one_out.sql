@@ -1,6 +1,6 @@
 {#-
   Leave-one-out statistics of one rating y_h among an image's n ratings with sum T and sum of
-  squares Q (DESIGN.md section 4). Removing y_h leaves n' = n - 1 ratings with T' = T - y_h and
+  squares Q. Removing y_h leaves n' = n - 1 ratings with T' = T - y_h and
   Q' = Q - y_h^2, and
       M^(-h)  = T' / n'
       SS^(-h) = (n' Q' - T'^2) / n'

@@ -1,5 +1,5 @@
 {#-
-  z of a value against a human distribution with mean `mean` and sample SD `sd` (DESIGN.md 4):
+  z of a value against a human distribution with mean `mean` and sample SD `sd`:
   z = (x - M) / S. NULL when S is 0 or NULL: such images are counted and reported by the marts,
   never given an infinite z.
 -#}

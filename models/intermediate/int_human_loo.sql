@@ -1,5 +1,5 @@
 -- Per human rating: where it falls against the OTHER raters of the same image (the human
--- leave-one-out baseline of DESIGN.md section 4), from the image's sufficient statistics via the
+-- leave-one-out baseline), from the image's sufficient statistics via the
 -- closed forms in macros/leave_one_out.sql (exact integer sums, so an SD that is 0 is exactly 0).
 -- loo_z is NULL when the other ratings have SD 0.
 select

@@ -1,4 +1,4 @@
-"""The data contract of the landing zone (DESIGN.md section 3).
+"""The data contract of the landing zone (docs/ingest.md).
 
 One home for what each landed table holds: its columns, their types, which may be null, the
 rules a value must satisfy, the key, and which other tables its ids must exist in. `ingest`

@@ -1,5 +1,5 @@
 """The embedded demo study: a seeded, SIMULATED study with the paper's design that lands in the
-landing zone exactly like real data (DESIGN.md section 5; docs/simulate.md).
+landing zone exactly like real data (docs/simulate.md).
 
 simulate_study writes the five landing tables (contract schemas), one manifest row per table with
 is_simulated=True, the study.yml that declares the generated design, and the generating truth

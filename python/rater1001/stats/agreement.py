@@ -1,5 +1,5 @@
 """Dimensional agreement between a model and the per-image human mean (paper section 3.4.2,
-Tables 4, 4a, 4b, 5, 5a, 5b; Supplement S4, Table S8; DESIGN.md section 4).
+Tables 4, 4a, 4b, 5, 5a, 5b; Supplement S4, Table S8; docs/stats.md).
 
 Every function takes aligned per-image arrays: human mean M_j (and, for the baselines, the
 image's n, mean, SS or value counts) and model prediction x_j. Images where either side is missing

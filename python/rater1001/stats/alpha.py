@@ -1,4 +1,4 @@
-"""Krippendorff's alpha (paper section 3.4.3, Tables 4c/5c; DESIGN.md section 4).
+"""Krippendorff's alpha (paper section 3.4.3, Tables 4c/5c; docs/stats.md).
 
 Two routes, one definition:
 

@@ -1,4 +1,4 @@
-"""Bootstraps (paper Discussion 5.1 and section 3.4.3 / Table 6; DESIGN.md section 4).
+"""Bootstraps (paper Discussion 5.1 and section 3.4.3 / Table 6; docs/stats.md).
 
 p_sig: the share of bootstrap replicates in which the model deviates from the human mean
 significantly more than an individual human does. Replicate b (generator seeded with 42):

@@ -1,4 +1,4 @@
-"""Demographic bias audit (paper 3.4.4 and 4.5, Supplement S5; DESIGN.md section 4).
+"""Demographic bias audit (paper 3.4.4 and 4.5, Supplement S5; docs/stats.md).
 
 Expected input (`predictions`): one row per (condition_id, image_id) with
 
@@ -10,7 +10,7 @@ Expected input (`predictions`): one row per (condition_id, image_id) with
     correct            bool, predicted_emotion == emotion
     d_valence, d_arousal, ...
                        Bland-Altman difference per dimension, d = human_mean - model_value
-                       (DESIGN.md 4). The paper's 3.4.4 writes model - human; F, eta^2 and p are
+                       (docs/demographics.md). The paper's 3.4.4 writes model - human; F, eta^2 and p are
                        sign-free, Tukey mean differences carry the sign of the input column.
 
 Every function is pure (frames in, frames out). Rows where a test is undefined carry NULL

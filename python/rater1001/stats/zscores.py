@@ -1,5 +1,5 @@
 """z-scores against the human distribution and the human leave-one-out baseline (paper section
-3.4.3, Tables 4d/4e/5d/5e; DESIGN.md section 4).
+3.4.3, Tables 4d/4e/5d/5e; docs/stats.md).
 
     z_ij = (x_ij - M_j) / S_j                 S_j the sample SD (ddof=1) of image j's ratings
     W1SD = share of images with |z| <= 1      (1.0 inclusive, as the paper's 1[|z| <= 1.0])
