@@ -129,3 +129,21 @@ def test_every_model_and_column_is_documented(built, static_docs):
         built_columns = catalog["nodes"].get(uid, {}).get("columns", {})
         undocumented += [f"{node['name']}.{c}" for c in built_columns if c.lower() not in described]
     assert undocumented == []
+
+
+def test_a_seed_whose_columns_changed_reloads_into_a_warehouse_built_before(tmp_project):
+    # A warehouse left by an older version (or by a project's own seeds/) holds a seed table with
+    # other columns; dbt's default truncate-and-insert then fails on the new file ("make demo" on
+    # an updated clone did). Seeds are reloaded whole on every build instead.
+    from rater1001 import warehouse
+
+    repo_seed = warehouse.REPO_ROOT / "seeds" / "condition_pools.csv"
+    old = pd.read_csv(repo_seed).drop(columns=["excluded_conditions"])
+    (tmp_project.root / "seeds").mkdir(exist_ok=True)
+    old.to_csv(tmp_project.root / "seeds" / "condition_pools.csv", index=False)
+    assert warehouse.dbt_build(tmp_project, select="condition_pools")
+    assert "excluded_conditions" not in query_warehouse(tmp_project, "select * from condition_pools").columns
+    (tmp_project.root / "seeds" / "condition_pools.csv").unlink()
+    assert warehouse.dbt_build(tmp_project, select="condition_pools")
+    rebuilt = query_warehouse(tmp_project, "select * from condition_pools")
+    assert list(rebuilt.columns) == list(pd.read_csv(repo_seed).columns) and len(rebuilt) == len(old)
