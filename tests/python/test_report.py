@@ -370,9 +370,12 @@ def test_the_answer_covers_what_the_marts_hold(answer_numbers, demo_warehouse):
     cells = query_warehouse(demo_warehouse, "SELECT emotion, measure FROM replaceability_verdicts")
     assert sorted((k["emotion"], k["measure"]) for k in shown[("replaceability_verdicts", "verdict")]) == \
         sorted(cells.itertuples(index=False, name=None))
-    heads = query_warehouse(demo_warehouse, "SELECT condition_id, dimension, statistic FROM headline_intervals "
+    # every headline number, except a dimension on which the condition gave no answer at all
+    heads = query_warehouse(demo_warehouse, "SELECT condition_id, dimension, statistic FROM headline_intervals h "
                                             "WHERE emotion = 'all' AND statistic IN ('delta_alpha', 'w1sd', 'kappa') "
-                                            "AND condition_id <> 'human'")
+                                            "AND condition_id <> 'human' AND (statistic = 'kappa' OR NOT EXISTS ("
+                                            "SELECT 1 FROM zscore_summary z WHERE z.condition_id = h.condition_id "
+                                            "AND z.dimension = h.dimension AND z.emotion = 'all' AND z.n_images = 0))")
     assert sorted((k["condition_id"], k["dimension"], k["statistic"]) for k in shown[("headline_intervals", "estimate")]) \
         == sorted(heads.itertuples(index=False, name=None))
     gaps = query_warehouse(demo_warehouse, "SELECT condition_id, dimension, emotion, term FROM demographic_stratified_anova "
@@ -384,6 +387,20 @@ def test_the_answer_covers_what_the_marts_hold(answer_numbers, demo_warehouse):
     assert len(shown[("replaceability_verdicts", "calibration_candidates")]) == calibratable > 0
     judges = query_warehouse(demo_warehouse, "SELECT DISTINCT judge_id FROM judge_win_rates WHERE judge_kind = 'llm'")
     assert {k["judge_id"] for k in shown.get(("judge_win_rates", "win_rate"), [])} == set(judges["judge_id"])
+
+
+def test_a_condition_without_answers_on_a_dimension_shows_a_dash_and_says_why(report, demo_warehouse):
+    # The demo's FER classifiers BEiT and POSTER++ give labels only: their headline rows exist (W1SD 0
+    # under the missing-answer policy), but the answer must not show them as results.
+    silent = query_warehouse(demo_warehouse, "SELECT z.dimension, coalesce(c.short_name, z.condition_id) AS name "
+                                             "FROM zscore_summary z JOIN stg_model_conditions c USING (condition_id) "
+                                             "WHERE z.emotion = 'all' AND z.n_images = 0 ORDER BY z.dimension, z.condition_id")
+    assert len(silent) > 0
+    html = report.html.read_text(encoding="utf-8")
+    answer = html[html.index('<section id="answer">'):html.index("</section>", html.index('<section id="answer">'))]
+    for dim, part in silent.groupby("dimension"):
+        note = f"No {dim} answers from {', '.join(part['name'])}: their Δα and W1SD {dim} are shown as —."
+        assert note in answer
 
 
 def test_the_answer_for_each_llm_judge(tmp_path):

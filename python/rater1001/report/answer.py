@@ -180,6 +180,13 @@ def _conditions(reader, answer: Answer, names: dict[str, str]) -> None:
     loo = _try(reader, ["zscore_summary"],
                "SELECT condition_id, dimension, emotion, w1sd FROM zscore_summary "
                "WHERE condition_id = 'human_loo' AND emotion = 'all'", answer.notes, "human baseline W1SD")
+    # A condition that gave no answer on a dimension (a FER classifier has no valence) still has
+    # headline rows: the missing-answer policy makes its W1SD 0 and adds nothing to alpha. Shown as
+    # numbers they read as a result, so the line shows a dash and the note says why.
+    silent = _try(reader, ["zscore_summary"],
+                  "SELECT condition_id, dimension FROM zscore_summary WHERE emotion = 'all' AND n_images = 0 "
+                  "AND condition_id <> 'human_loo' ORDER BY dimension, condition_id", answer.notes, "unanswered dimensions")
+    unanswered = set(silent.itertuples(index=False, name=None)) if silent is not None else set()
     if matrix is None and est is None:
         return
     pooled = list(matrix["condition_id"].unique()) if matrix is not None else []
@@ -204,6 +211,8 @@ def _conditions(reader, answer: Answer, names: dict[str, str]) -> None:
         rows = est[est["condition_id"] == cid] if est is not None else pd.DataFrame()
         for stat, label, spec in (("delta_alpha", "Δα", "+.3f"), ("w1sd", "W1SD", ".2f"), ("kappa", "κ", ".3f")):
             for _, r in rows[rows["statistic"] == stat].sort_values("dimension", ascending=False).iterrows():
+                if stat != "kappa" and (cid, r["dimension"]) in unanswered:
+                    continue
                 dim = "" if stat == "kappa" else f" {r['dimension']}"
                 if f"{label}{dim}" not in answer.columns:
                     answer.columns.append(f"{label}{dim}")
@@ -212,6 +221,9 @@ def _conditions(reader, answer: Answer, names: dict[str, str]) -> None:
                     _num(r, "headline_intervals", "lo", key, spec), _num(r, "headline_intervals", "hi", key, spec),
                     baseline.get(r["dimension"]) if stat == "w1sd" else None))
         answer.conditions.append(line)
+    for dim in sorted({d for _, d in unanswered}):
+        who = ", ".join(names.get(c, c) for c, d in sorted(unanswered) if d == dim)
+        answer.notes.append(f"No {dim} answers from {who}: their Δα and W1SD {dim} are shown as —.")
 
 
 def _gaps(reader, answer: Answer, names: dict[str, str]) -> None:
