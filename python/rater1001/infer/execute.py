@@ -94,7 +94,7 @@ def infer_unit(unit: Unit, runner: Runner, ctx: InferContext) -> dict[str, Any]:
             # The next prompt would have to carry an answer we do not have: stop here.
             break
         carried = {k: values[k] for k in ("emotion", "valence") if k in values}
-    return prediction_row(unit, steps, values, ctx.parser.label_field)
+    return prediction_row(unit, steps, values)
 
 
 def _sum(items, key):
@@ -102,8 +102,7 @@ def _sum(items, key):
     return sum(vals) if vals else None
 
 
-def prediction_row(unit: Unit, steps: list[dict[str, Any]], values: dict[str, Any],
-                   label: str | None = "emotion") -> dict[str, Any]:
+def prediction_row(unit: Unit, steps: list[dict[str, Any]], values: dict[str, Any]) -> dict[str, Any]:
     expected = [f for s in unit.strategy.steps for f in s.fields]
     complete = all(f in values for f in expected)
     paths = [s["parse"].path for s in steps]
@@ -117,11 +116,9 @@ def prediction_row(unit: Unit, steps: list[dict[str, Any]], values: dict[str, An
         "image_id": unit.image_id,
         "run_id": unit.run_id,
         "strategy": unit.strategy.name,
-        # The label lands in the category column; each dimension in its own column (the landing
-        # keeps the columns the study declares).
-        **{k: v for k, v in values.items() if k != label},
-        # named after the category (the landing's column); no label column without a category
-        **({label: values.get(label)} if label else {}),
+        # The answers are named as the landing's columns: the label after the category, each
+        # dimension after itself (the landing keeps the columns the study declares).
+        **values,
         "valence": values.get("valence"),
         "arousal": values.get("arousal"),
         "raw_responses": json.dumps([s["result"].get("text") for s in steps], ensure_ascii=False),

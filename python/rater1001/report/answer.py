@@ -177,16 +177,17 @@ def _conditions(reader, answer: Answer, names: dict[str, str]) -> None:
                "SELECT condition_id, dimension, emotion, statistic, estimate, lo, hi FROM headline_intervals "
                "WHERE emotion = 'all' AND statistic IN ('delta_alpha', 'w1sd', 'kappa') AND condition_id <> 'human'",
                answer.notes, "headline numbers")
-    loo = _try(reader, ["zscore_summary"],
-               "SELECT condition_id, dimension, emotion, w1sd FROM zscore_summary "
-               "WHERE condition_id = 'human_loo' AND emotion = 'all'", answer.notes, "human baseline W1SD")
-    # A condition that gave no answer on a dimension (a FER classifier has no valence) still has
-    # headline rows: the missing-answer policy makes its W1SD 0 and adds nothing to alpha. Shown as
-    # numbers they read as a result, so the line shows a dash and the note says why.
-    silent = _try(reader, ["zscore_summary"],
-                  "SELECT condition_id, dimension FROM zscore_summary WHERE emotion = 'all' AND n_images = 0 "
-                  "AND condition_id <> 'human_loo' ORDER BY dimension, condition_id", answer.notes, "unanswered dimensions")
-    unanswered = set(silent.itertuples(index=False, name=None)) if silent is not None else set()
+    # One read of zscore_summary: the human baseline's W1SD, and the dimensions a condition never
+    # answered (a FER classifier has no valence). Those still have headline rows (the missing-answer
+    # policy makes W1SD 0 and adds nothing to alpha); shown as numbers they read as a result, so the
+    # line shows a dash and the note says why.
+    zs = _try(reader, ["zscore_summary"],
+              "SELECT condition_id, dimension, emotion, w1sd, n_images FROM zscore_summary WHERE emotion = 'all'",
+              answer.notes, "human baseline W1SD")
+    loo = zs[zs["condition_id"] == "human_loo"] if zs is not None else None
+    unanswered = set() if zs is None else \
+        set(zs.loc[(zs["n_images"] == 0) & (zs["condition_id"] != "human_loo"), ["condition_id", "dimension"]]
+            .itertuples(index=False, name=None))
     if matrix is None and est is None:
         return
     pooled = list(matrix["condition_id"].unique()) if matrix is not None else []
