@@ -84,7 +84,17 @@ def alpha_from_sums(n, within, centred_sum, centred_sq):
     with np.errstate(divide="ignore", invalid="ignore"):
         ss_total = np.maximum(centred_sq - centred_sum**2 / n, 0.0)
         alpha = 1.0 - within / (n * (ss_total / (n - 1)))
-    return np.where((n >= 2) & (ss_total > 0), alpha, np.nan)
+    # The difference above cancels: values that are all equal but not equal to `centre` leave a
+    # rounding residue of a few ulps of centred_sq instead of 0, and alpha of that residue is
+    # noise (-0.5 was seen) where the exact answer is undefined. A total sum of squares within
+    # _CANCELLATION ulps of centred_sq is read as no variation.
+    varies = ss_total > _CANCELLATION * np.finfo(float).eps * centred_sq
+    return np.where((n >= 2) & varies, alpha, np.nan)
+
+
+# Rounding of centred_sq - centred_sum**2 / n is at most a few ulps of centred_sq; a genuine
+# spread of rating-scale values is many orders of magnitude above this bound.
+_CANCELLATION = 64
 
 
 def sufficient_statistics(ratings: pd.DataFrame, unit: str = "image_id", value: str = "rating") -> pd.DataFrame:
