@@ -3,6 +3,8 @@ Each subcommand calls one function of a module and reports what it returned."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
 import sys
 from pathlib import Path
 
@@ -458,37 +460,58 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _reporting_ledger_warnings(func, args) -> int:
-    """Unreadable ledger lines are skipped by the ledger; say so once, as a message."""
-    import warnings
+class _Once(logging.Filter):
+    """A message said once per command: the ledger is opened by the plan, the run and the landing."""
 
-    from .runner.ledger import LedgerWarning
+    def __init__(self) -> None:
+        super().__init__()
+        self._seen: set[str] = set()
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", LedgerWarning)
-        try:
-            return func(args)
-        finally:
-            for w in caught:
-                if not issubclass(w.category, LedgerWarning):
-                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-            for text in dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, LedgerWarning)):
-                print(f"warning: {text}", file=sys.stderr)
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        if text in self._seen:
+            return False
+        self._seen.add(text)
+        return True
+
+
+class _Prefixed(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{record.levelname.lower()}: {record.getMessage()}"
+
+
+@contextlib.contextmanager
+def _messages_to_stderr():
+    """The package logs (`logging.getLogger("rater1001...")`); the command shows its warnings and
+    errors on stderr as "warning: ..." for as long as it runs. Retries and failed calls are logged
+    at INFO: the ledger keeps them, the terminal shows the progress bar's counts."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(_Prefixed())
+    handler.addFilter(_Once())
+    logger = logging.getLogger("rater1001")
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    run = args.func
-    if args.func in (_cmd_infer, _cmd_judge):
-        run = lambda a: _reporting_ledger_warnings(args.func, a)  # noqa: E731
+    with _messages_to_stderr():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command not in WRITERS or getattr(args, "dry_run", False):
-        return run(args)
+        return args.func(args)
     from .lock import DEFAULT_WAIT_S, ProjectBusy, ProjectLockError, project_lock
 
     wait = DEFAULT_WAIT_S if args.wait is None else args.wait
     try:
         with project_lock(project(args.home), args.command, wait):
-            return run(args)
+            return args.func(args)
     except ProjectBusy as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BUSY

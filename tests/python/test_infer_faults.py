@@ -289,3 +289,23 @@ def test_a_full_disk_stops_the_run_instead_of_paying_for_calls_it_cannot_record(
     oks = [r for r in Ledger(ledger_path(paths, opts(images, srv))).records() if r["status"] == "ok"]
     # what was recorded before the disk filled is kept (the 4th line was written but not synced)
     assert len(oks) >= 3
+
+
+def test_unreadable_ledger_lines_are_one_warning_on_stderr_and_retries_stay_off_the_terminal(proj, capsys):
+    """The ledger logs (logging, not print); the command shows the warning once although the plan,
+    the run and the landing each open the ledger, and keeps the INFO lines about retries to itself."""
+    paths, images = proj
+    path = paths.root / "data" / "ledger" / "infer.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("typed by hand\n")
+    with openai_server(answer) as srv:
+        srv.queue(openai_error(429, "slow down", {"Retry-After": "0.01"}))
+        rc = cli.main(["--home", str(paths.root), "infer", "gpt-4o-mini", "--images", str(images), "--no-progress",
+                       "--base-url", srv.url + "/v1", "--strategy", "json-single", "--limit", "1"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    warned = [line for line in out.err.splitlines() if "not ledger records" in line]
+    assert warned == [f"warning: {path}: 1 line(s) are not ledger records and were skipped: line 1 (not valid JSON: "
+                      "Expecting value). They stay in the file; a call they may have recorded is made again."]
+    assert "retrying" not in out.err and "retries 1" in out.out
+    assert [r["status"] for r in Ledger(path).records()] == ["run", "retry", "ok"]

@@ -2,6 +2,8 @@
 wire, context is carried, faults are retried or recorded, and the key never lands anywhere."""
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -74,8 +76,17 @@ def test_rate_limit_server_error_timeout_truncated_and_garbled_bodies_are_retrie
     assert times[1] - times[0] >= 0.4  # Retry-After honoured
     row = result.rows.iloc[0]
     assert (row["emotion"], row["valence"], row["arousal"]) == (truth("img0000"), 4.0, 6.0)
-    rec = next(r for r in Ledger(ledger_path(paths, opts(images, srv))).records() if r["status"] != "run")
-    assert rec["status"] == "ok" and rec["attempts"] == 6
+    lines = [r for r in Ledger(ledger_path(paths, opts(images, srv))).records() if r["status"] != "run"]
+    # Each failed attempt is its own event before the call's final line, as the server answered it.
+    assert [(r["status"], r.get("attempt")) for r in lines] == [("retry", n) for n in range(1, 6)] + [("ok", None)]
+    assert [(r["error"]["kind"], r["error"]["status"]) for r in lines[:2]] == [("rate_limit", 429), ("server", 500)]
+    assert lines[0]["wait_s"] >= 0.4 and lines[-1]["attempts"] == 6
+    # The final line keeps what the prompt was made of (the image by its digest, never its bytes).
+    inputs = lines[-1]["inputs"]
+    assert inputs["stimulus_id"] == "img0000" and inputs["template"].startswith("s2_json_single.v1.txt@")
+    assert inputs["image_sha256"] == hashlib.sha256((images / "img0000.png").read_bytes()).hexdigest()
+    assert inputs["variables"]["scale_min"] == "1" and "happy" in inputs["variables"]["labels"]
+    assert base64.b64encode((images / "img0000.png").read_bytes())[:40].decode() not in json.dumps(lines)
 
 
 def test_a_bad_request_is_recorded_as_failed_and_retried_on_the_next_run(proj):

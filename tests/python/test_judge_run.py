@@ -3,6 +3,7 @@
 rate limits retried, a refused call recorded and redone on the next run, the key never on disk."""
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import replace
 
@@ -16,7 +17,7 @@ from rater1001.contract import CANDIDATES, DIALOGUES
 from rater1001.judge.run import JudgeOptions, dry_run, ledger_path, run_judge
 from rater1001.landing import ManifestEntry, record_landing, to_arrow, write_parquet_atomic
 from rater1001.paths import project
-from rater1001.runner import RetryPolicy
+from rater1001.runner import Ledger, RetryPolicy
 
 KEY = "sk-judge-test-0123456789-abcdefghij"
 FAST = RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.05, max_retry_time_s=20)
@@ -98,8 +99,21 @@ def test_rate_limits_are_retried_and_a_refused_call_is_redone_next_run(proj):
         assert first.retries == 2 and first.calls_failed == 1
         assert (landed["parse_status"] == "call_failed").sum() == 1
         n = len(srv.requests)
+        lines = list(Ledger(ledger_path(proj, opts(srv))).records())
+        sent = {hashlib.sha256(r.body["messages"][0]["content"].encode("utf-8")).hexdigest() for r in srv.requests}
         second = run_judge(proj, opts(srv))
     assert len(srv.requests) == n + 1 and second.calls_made == 1
+    # The two retries are events of their own; the call's final line keeps what its prompt was made of.
+    retries = [r for r in lines if r["status"] == "retry"]
+    assert [(r["error"]["kind"], r["error"]["status"], r["attempt"]) for r in retries] == \
+        [("rate_limit", 429, 1), ("server", 503, 1)] or \
+        [(r["error"]["status"], r["attempt"]) for r in retries] == [(429, 1), (503, 2)]
+    final = [r for r in lines if r["status"] in ("ok", "failed")]
+    assert len(final) == 10 and {r["inputs"]["prompt_sha256"] for r in final} <= sent
+    for r in final:
+        m, i = r["meta"], r["inputs"]
+        shown = (m["candidate_a"], m["candidate_b"]) if m["order"] == "AB" else (m["candidate_b"], m["candidate_a"])
+        assert (i["stimulus_id"], i["variables"]["response_1"], i["variables"]["response_2"]) == (m["sample_id"], *shown)
     landed = pd.read_parquet(proj.raw_table("judge_verdicts"))
     assert len(landed) == 10 and set(landed["parse_status"]) == {"ok"}
 

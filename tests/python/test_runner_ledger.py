@@ -3,6 +3,8 @@ bounds concurrency per group and scrubs secrets."""
 from __future__ import annotations
 
 import json
+import logging
+import re
 import threading
 
 import pytest
@@ -11,7 +13,6 @@ from rater1001.runner import (
     CallFailed, CallSpec, FatalCallError, Ledger, NotInLedger, RetryableCallError, RetryPolicy, Runner,
     SecretRegistry, call_key,
 )
-from rater1001.runner.ledger import LedgerWarning
 
 
 def test_key_is_order_independent_and_sensitive_to_every_determinant():
@@ -35,19 +36,22 @@ def test_torn_tail_is_cut_and_earlier_records_survive(tmp_path):
         assert [r["key"] for r in led.records()] == ["k1", "k2", "k3"]
 
 
-def test_a_corrupt_middle_line_is_reported_with_its_line_number_and_the_rest_kept(tmp_path):
+def test_a_corrupt_middle_line_is_reported_with_its_line_number_and_the_rest_kept(tmp_path, caplog):
     path = tmp_path / "ledger.jsonl"
     good = '{"key": "k1", "status": "ok", "result": {}}\n'
     body = (good + "not json\n" + '{"key": "k2", "status": "ok", "result": {}}\n' + "[1, 2]\n").encode()
     path.write_bytes(body + b'{"key": "k4", "status": "ok", "result": {"text": "\xff"}}\n')
-    with pytest.warns(LedgerWarning, match=r"3 line\(s\).*line 2 \(not valid JSON.*line 4 \(a JSON list.*line 5 \(not UTF-8"):
+    with caplog.at_level(logging.WARNING, logger="rater1001.runner.ledger"):
         led = Ledger(path)
+    [message] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert re.search(r"3 line\(s\).*line 2 \(not valid JSON.*line 4 \(a JSON list.*line 5 \(not UTF-8", message)
+    caplog.clear()
     with led:
         assert "k1" in led and "k2" in led and "k4" not in led and sorted(led.unreadable) == [2, 4, 5]
         led.append({"key": "k4", "status": "ok", "result": {"text": "d"}})
     assert path.read_bytes().startswith(body)  # nothing of the old ledger was removed
-    with pytest.warns(LedgerWarning), Ledger(path, read_only=True) as led:
-        assert "k4" in led
+    with caplog.at_level(logging.WARNING, logger="rater1001.runner.ledger"), Ledger(path, read_only=True) as led:
+        assert "k4" in led and "not ledger records" in caplog.text
         with pytest.raises(RuntimeError, match="read-only"):
             led.append({"key": "k5", "status": "ok", "result": {}})
 
@@ -118,11 +122,65 @@ def test_retries_then_success_counts_attempts(tmp_path):
             raise errors.pop(0)
         return {"text": "ok"}
 
+    waits = []
     with Ledger(tmp_path / "l.jsonl") as led:
-        runner = Runner(led, policy=RetryPolicy(initial_backoff_s=0.001, max_backoff_s=0.001))
-        runner.call(CallSpec("k", "g"), call)
+        runner = Runner(led, policy=RetryPolicy(initial_backoff_s=0.001, max_backoff_s=0.001), sleep=waits.append)
+        runner.call(CallSpec("k", "g", {"what": "x"}), call)
         rec = led.get_ok("k")
     assert rec["attempts"] == 3 and runner.stats.retries == 2
+    # Each retry is its own line before the call's final line: which attempt failed, how, and the
+    # wait that followed it (the very seconds the runner slept).
+    lines = list(Ledger(tmp_path / "l.jsonl").records())
+    assert [r["status"] for r in lines] == ["retry", "retry", "ok"]
+    assert [(r["attempt"], r["error"]["kind"], r["error"]["status"]) for r in lines[:2]] == \
+        [(1, "server", 500), (2, "timeout", None)]
+    assert [r["wait_s"] for r in lines[:2]] == waits and all(r["meta"] == {"what": "x"} for r in lines)
+
+
+def test_a_call_killed_in_its_backoff_or_given_up_after_retries_is_made_again(tmp_path):
+    """Retry lines are never answers: a key with only retry lines (a run killed while waiting) or
+    ending in `failed` is called again, and a failed call has attempts - 1 retry lines."""
+    path = tmp_path / "l.jsonl"
+    with Ledger(path) as led:
+        runner = Runner(led, policy=RetryPolicy(max_attempts=3, initial_backoff_s=0.001, max_backoff_s=0.001),
+                        sleep=lambda s: None)
+        with pytest.raises(CallFailed):
+            runner.call(CallSpec("gives-up", "g"), lambda: (_ for _ in ()).throw(RetryableCallError("rate_limit", "429", status=429)))
+        led.append({"key": "killed", "status": "retry", "attempt": 1, "wait_s": 60.0,
+                    "error": {"kind": "rate_limit", "status": 429, "message": "429"}})
+    statuses = [(r["key"], r["status"]) for r in Ledger(path).records()]
+    assert statuses == [("gives-up", "retry"), ("gives-up", "retry"), ("gives-up", "failed"), ("killed", "retry")]
+    calls = []
+    with Ledger(path) as led:
+        assert "gives-up" not in led and "killed" not in led and led.n_ok == 0
+        runner = Runner(led)
+        for key in ("gives-up", "killed"):
+            assert runner.call(CallSpec(key, "g"), lambda key=key: calls.append(key) or {"text": key}) == {"text": key}
+    assert calls == ["gives-up", "killed"]
+    with Ledger(path) as led:
+        assert led.get_ok("killed")["result"] == {"text": "killed"} and led.n_ok == 2
+
+
+def test_the_final_line_keeps_the_prompts_inputs_scrubbed_and_retries_are_logged(tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("SOME_API_KEY", "sk-very-secret-value-456")
+    secrets = SecretRegistry()
+    key = secrets.from_env("SOME_API_KEY")
+    inputs = {"template": "t.v1.txt@abc", "variables": {"emotion": "happy", "note": f"pasted {key}"},
+              "stimulus_id": "img1", "image_sha256": "0" * 64}
+    errors = [RetryableCallError("server", f"500 for key {key}", status=500)]
+
+    def call():
+        if errors:
+            raise errors.pop(0)
+        return {"text": "ok"}
+
+    path = tmp_path / "l.jsonl"
+    with caplog.at_level(logging.INFO, logger="rater1001.runner"), Ledger(path, secrets) as led:
+        Runner(led, sleep=lambda s: None).call(CallSpec("k", "g", {"u": 1}, inputs), call)
+    retry, ok = Ledger(path).records()
+    assert "inputs" not in retry and ok["inputs"] == {**inputs, "variables": {"emotion": "happy", "note": "pasted [REDACTED]"}}
+    assert key not in path.read_text() and key not in caplog.text
+    assert "attempt 1 failed (server: 500 for key [REDACTED]): retrying in" in caplog.text
 
 
 def test_secrets_are_scrubbed_from_what_the_ledger_writes(tmp_path, monkeypatch):

@@ -16,7 +16,7 @@ from .backends.base import DEFAULT_TIMEOUT_S
 from .conditions import Condition
 from .parse import DEFAULT_POLICY, StepParser, weakest
 from .plan import Unit, concurrency_group
-from .prompts import render, template_id
+from .prompts import prompt_variables, render, template_id
 
 
 def generation_settings(c: Condition) -> dict[str, Any]:
@@ -58,6 +58,14 @@ def step_determinants(unit: Unit, step_name: str, template: str, prompt: str,
     }
 
 
+def prompt_inputs(unit: Unit, template: str | None, variables: dict[str, Any]) -> dict[str, Any]:
+    """What a call's prompt was made of, for its ledger line: the stimulus by id and digest (a text
+    stimulus by the digest of its text), never the image bytes or the text itself."""
+    digest = {"text_sha256": hashlib.sha256(unit.text.encode("utf-8")).hexdigest()} if unit.text is not None \
+        else {"image_sha256": unit.image_sha256}
+    return {"template": template, "variables": variables, "stimulus_id": unit.image_id, **digest}
+
+
 def infer_unit(unit: Unit, runner: Runner, ctx: InferContext) -> dict[str, Any]:
     """Run the unit's steps through the runner (ledger first) and return its prediction row."""
     c = unit.condition
@@ -73,7 +81,8 @@ def infer_unit(unit: Unit, runner: Runner, ctx: InferContext) -> dict[str, Any]:
         det = step_determinants(unit, step.name, step.template, prompt, carried)
         spec = CallSpec(key=call_key(det), group=concurrency_group(c),
                         meta={"condition_id": c.condition_id, "image_id": unit.image_id,
-                              "run_id": unit.run_id, "strategy": unit.strategy.name, "step": step.name})
+                              "run_id": unit.run_id, "strategy": unit.strategy.name, "step": step.name},
+                        inputs=prompt_inputs(unit, det["template"], prompt_variables(ctx.study, carried)))
 
         def call(prompt=prompt) -> dict[str, Any]:
             image = unit.image_path  # None for a text stimulus: the prompt carries the text

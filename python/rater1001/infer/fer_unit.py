@@ -15,6 +15,7 @@ from typing import Any
 
 from ..runner import CallSpec, Runner, call_key
 from .backends.base import GenRequest
+from .execute import prompt_inputs
 from .fer_model import study_label
 from .plan import Unit, concurrency_group
 
@@ -48,7 +49,8 @@ def fer_unit(unit: Unit, runner: Runner, ctx) -> dict[str, Any]:
            **backend.classifier.identity()}
     spec = CallSpec(key=call_key(det), group=concurrency_group(c),
                     meta={"condition_id": c.condition_id, "image_id": unit.image_id, "run_id": unit.run_id,
-                          "strategy": "fer", "step": "classify"})
+                          "strategy": "fer", "step": "classify"},
+                    inputs=prompt_inputs(unit, None, {}))
     result = runner.call(spec, lambda: backend.generate(GenRequest(
         prompt="", image=None, image_mime=None, image_path=str(unit.image_path), model_id=c.model_id or "")))
     answer = json.loads(result["text"])

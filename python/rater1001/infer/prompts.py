@@ -111,7 +111,12 @@ def render(step: Step, study: Study, carried: dict[str, object] | None = None, t
     missing = [c for c in step.carries if c not in carried]
     if missing:
         raise ValueError(f"step {step.name!r} needs the earlier answer(s) {missing}")
-    values = {**study_variables(study), **{k: format_value(v) for k, v in carried.items()}}
+    values = prompt_variables(study, carried)
     if text is not None:
         values["text"] = text
     return Template(template_text(step.template)).substitute(values)
+
+
+def prompt_variables(study: Study, carried: dict[str, object]) -> dict[str, str]:
+    """What a template's placeholders are filled with, except a text stimulus itself."""
+    return {**study_variables(study), **{k: format_value(v) for k, v in carried.items()}}

@@ -162,7 +162,17 @@ def _work(call: JudgeCall, runner: Runner, ctx: dict) -> dict[str, Any]:
     meta = {"judge_id": opts.judge, "sample_id": call.sample_id, "variant": call.variant,
             "candidate_a": call.candidate_a, "candidate_b": call.candidate_b, "order": call.order}
     group = backend.concurrency_group() if backend is not None else f"{opts.backend}:{opts.base_url or 'default'}"
-    return runner.call(CallSpec(key, group, meta), lambda: backend.generate(_request(prompt, opts)))
+    return runner.call(CallSpec(key, group, meta, prompt_inputs(call, prompt, opts)),
+                       lambda: backend.generate(_request(prompt, opts)))
+
+
+def prompt_inputs(call: JudgeCall, prompt: str, opts: JudgeOptions) -> dict[str, Any]:
+    """What the call's prompt was made of, for its ledger line: the dialogue and the two responses
+    by id (their texts are in the landed tables) and the rendered prompt by its digest."""
+    return {"template": template_id(opts.template), "stimulus_id": call.sample_id,
+            "variables": {"variant": call.variant, "response_1": call.candidate_a if call.order == "AB" else call.candidate_b,
+                          "response_2": call.candidate_b if call.order == "AB" else call.candidate_a},
+            "prompt_sha256": hashlib.sha256(prompt.encode("utf-8")).hexdigest()}
 
 
 def verdict_row(call: JudgeCall, result: dict[str, Any] | None, opts: JudgeOptions, parser: VerdictParser,

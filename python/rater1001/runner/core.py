@@ -11,6 +11,7 @@ closed; `Interrupted` says how many were recorded and how many abandoned.
 """
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -26,6 +27,8 @@ U = TypeVar("U")
 R = TypeVar("R")
 T = TypeVar("T")
 
+log = logging.getLogger(__name__)
+
 # How long Ctrl-C waits for calls in flight: long enough for a normal call to come back, short
 # enough to feel like an answer to Ctrl-C. A second Ctrl-C stops the wait at once.
 DRAIN_S = 30.0
@@ -36,6 +39,9 @@ class CallSpec:
     key: str  # runner.keys.call_key of the call's determinants
     group: str  # concurrency group (provider / server)
     meta: dict[str, Any] = field(default_factory=dict)  # stored for people and compaction
+    # What the prompt was made of (template id, variables, stimulus id, image digest), kept on the
+    # call's final ledger line so a reader can see what was asked without the bytes that were sent.
+    inputs: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -115,24 +121,31 @@ class Runner:
     def _call_and_record(self, spec: CallSpec, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         started = time.perf_counter()
         try:
-            result, attempts = call_with_retry(lambda: _guarded(fn), self.policy, on_retry=self._on_retry,
+            result, attempts = call_with_retry(lambda: _guarded(fn), self.policy,
+                                               on_retry=lambda exc, wait, attempt: self._on_retry(spec, exc, wait, attempt),
                                                sleep=self._tracked_sleep)
         except CallError as exc:
             attempts = getattr(exc, "attempts", 1)
-            self.ledger.append({"key": spec.key, "status": "failed", "meta": spec.meta,
-                                "error": {"kind": exc.kind, "status": exc.status, "message": str(exc)},
-                                "attempts": attempts})
+            self.ledger.append({"key": spec.key, "status": "failed", "meta": spec.meta, **_inputs(spec),
+                                "error": _error(exc), "attempts": attempts})
             self._count("calls_failed")
             self.progress.failed_call()
+            log.info("call %s %s failed after %d attempt(s): %s", spec.key[:12], spec.meta, attempts,
+                     self.ledger.secrets.scrub(str(exc)))
             raise CallFailed(spec.key, exc, attempts) from None
         wall_ms = (time.perf_counter() - started) * 1000.0
-        self.ledger.append({"key": spec.key, "status": "ok", "meta": spec.meta, "result": result,
+        self.ledger.append({"key": spec.key, "status": "ok", "meta": spec.meta, **_inputs(spec), "result": result,
                             "attempts": attempts, "wall_ms": wall_ms})
         self._count("calls_made")
         return result
 
-    def _on_retry(self, exc: CallError, wait: float, attempt: int) -> None:
+    def _on_retry(self, spec: CallSpec, exc: CallError, wait: float, attempt: int) -> None:
+        # Written before the backoff starts, so a run killed while waiting still shows why it waited.
+        self.ledger.append({"key": spec.key, "status": "retry", "meta": spec.meta, "attempt": attempt,
+                            "error": _error(exc), "wait_s": wait})
         self._count("retries")
+        log.info("call %s %s attempt %d failed (%s): retrying in %.1f s", spec.key[:12], spec.meta, attempt,
+                 self.ledger.secrets.scrub(str(exc)), wait)
 
     def _tracked_sleep(self, seconds: float) -> None:
         # Shown as "retrying" in the progress bar for as long as the backoff lasts.
@@ -218,6 +231,14 @@ class Runner:
         with self._lock:
             recorded = self.stats.calls_made + self.stats.calls_failed - finished_before
             return Interrupted(in_flight, recorded, self._in_flight, time.monotonic() - started)
+
+
+def _error(exc: CallError) -> dict[str, Any]:
+    return {"kind": exc.kind, "status": exc.status, "message": str(exc)}
+
+
+def _inputs(spec: CallSpec) -> dict[str, Any]:
+    return {"inputs": spec.inputs} if spec.inputs else {}
 
 
 def _guarded(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:

@@ -6,27 +6,33 @@ detected and cut off when the ledger is next opened. Many worker threads append 
 without a database's single-writer transaction machinery, the file is readable with `grep`/`jq`
 and DuckDB's `read_json`, and compaction to Parquet is a separate, atomic step. A record is never
 rewritten: a call that failed and later succeeded has a `failed` line and then an `ok` line.
+
+Every line is an event; `status` says which kind (docs/infer.md, "Ledger lines"):
+`run` (a command started, with its settings), `retry` (one attempt of a call failed and the call
+waits `wait_s` before attempt `attempt` + 1; `error` has kind, HTTP status and message), `failed`
+(the call gave up after `attempts`) and `ok` (its `result`). `failed` and `ok` are a call's final
+line and carry its `inputs` (template id, variables, stimulus id, image digest; never image bytes).
+Only `ok` lines answer a call: resume and compaction read those, the report of incomplete units
+reads `failed`, and every other kind is for people and audits.
 """
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
-import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
 from .secrets import SecretRegistry
 
+log = logging.getLogger(__name__)
+
 
 class LedgerWriteError(OSError):
     """The ledger cannot be appended to (full disk, lost mount): a call that cannot be recorded
     must not be paid for again and again, so the run stops."""
-
-
-class LedgerWarning(UserWarning):
-    """A line of the ledger could not be read; it is skipped (and left in the file)."""
 
 
 class Ledger:
@@ -49,9 +55,8 @@ class Ledger:
         if self.unreadable:
             first = ", ".join(f"line {n} ({why})" for n, why in list(self.unreadable.items())[:3])
             more = f" and {len(self.unreadable) - 3} more" if len(self.unreadable) > 3 else ""
-            warnings.warn(LedgerWarning(
-                f"{self.path}: {len(self.unreadable)} line(s) are not ledger records and were skipped: {first}{more}. "
-                "They stay in the file; a call they may have recorded is made again."), stacklevel=2)
+            log.warning("%s: %d line(s) are not ledger records and were skipped: %s%s. They stay in the file; "
+                        "a call they may have recorded is made again.", self.path, len(self.unreadable), first, more)
         self._fh = None if read_only else open(self.path, "a", encoding="utf-8")
 
     def _cut_torn_tail(self) -> None:
