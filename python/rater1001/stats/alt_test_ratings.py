@@ -25,8 +25,44 @@ from .alt_test import decide
 
 
 def annotator_p_values(n_human_better, n_tie, n_model_better, epsilon: float) -> np.ndarray:
-    """One-sided one-sample t-test p of mean(W^h - W^f) < epsilon for each annotator, from counts
-    of +1 / 0 / -1 differences (scipy.stats.ttest_1samp on the rebuilt vectors, as alt_test)."""
+    """One-sided t-test p-value of each annotator from its win / tie / loss counts.
+
+    Parameters
+    ----------
+    n_human_better, n_tie, n_model_better : array_like of int
+        Per annotator, the instances where the human scored better than the model
+        (W^h - W^f = +1), tied (0) and worse (-1).
+    epsilon : float
+        The test's cost-benefit allowance (0.2 expert, 0.15 skilled, 0.1 crowd annotators).
+
+    Returns
+    -------
+    numpy.ndarray
+        p of H1: mean(W^h - W^f) < epsilon per annotator; NaN below two instances. A constant
+        difference gives p = 0 below epsilon, 1 above it and NaN at it, as scipy does.
+
+    Notes
+    -----
+    With n = n_+ + n_0 + n_- differences d in {+1, 0, -1}: mean d = (n_+ - n_-) / n,
+    s^2 = (n_+ + n_- - n (mean d)^2) / (n - 1), t = (mean d - epsilon) / (s / sqrt(n)) on n - 1
+    degrees of freedom, p = F_t(t). The counts fix the vector up to order, so the vector is rebuilt
+    and passed to ``scipy.stats.ttest_1samp`` exactly as :func:`rater1001.stats.alt_test.alt_test`
+    does with the per-instance indicators.
+
+    References
+    ----------
+    Calderon, Reichart & Dror (2025), "The Alternative Annotator Test for LLM-as-a-Judge", ACL
+    (the test's step 2); docs/ablations.md, the Alt-Test on ratings.
+
+    Examples
+    --------
+    Differences (+1, +1, 0) against epsilon 0: mean 2/3, s = 1/sqrt(3), t = 2 on 2 df, whose CDF
+    is 1/2 + t / (2 sqrt(2 + t^2)) = 1/2 + 1/sqrt(6); the mirror image (-1, -1, 0) gives
+    1/2 - 1/sqrt(6):
+
+    >>> annotator_p_values([2, 0], [1, 1], [0, 2], epsilon=0.0).round(6)
+    array([0.908248, 0.091752])
+    """
     plus, zero, minus = (np.asarray(a, dtype=int) for a in (n_human_better, n_tie, n_model_better))
     n = plus + zero + minus
     p = np.full(len(n), np.nan)
@@ -44,14 +80,60 @@ def annotator_p_values(n_human_better, n_tie, n_model_better, epsilon: float) ->
 def alt_test_from_counts(per_annotator: pd.DataFrame, *, epsilon: float, q: float = 0.05,
                          min_instances_per_human: int = 30, p_values: np.ndarray | None = None,
                          weight: str | None = None, per_annotator_frame: bool = True) -> dict:
-    """`per_annotator`: one row per annotator with n_human_better, n_tie, n_model_better.
-    Returns omega (winning rate), rho (advantage probability), passed (omega >= 0.5),
-    n_annotators_tested / skipped, and the per-annotator frame with p_value and rejected.
-    `p_values` (aligned with the rows) may be passed when already computed for this epsilon.
-    `weight` names a column of how many annotators have the row's counts: annotators with equal
-    counts have equal p-values and decisions, so a study of 100,000 raters passes a few hundred
-    rows (the outcome counts take few distinct values). per_annotator_frame=False leaves the
-    per-annotator frame out (None): a mart looping over a thousand groups needs only the totals."""
+    """The Alt-Test's decision (winning rate, advantage probability, pass) from outcome counts.
+
+    Parameters
+    ----------
+    per_annotator : pandas.DataFrame
+        One row per annotator with ``n_human_better``, ``n_tie``, ``n_model_better``.
+    epsilon : float
+        The cost-benefit allowance of the t-test (:func:`annotator_p_values`).
+    q : float, default 0.05
+        Benjamini-Yekutieli level over the tested annotators.
+    min_instances_per_human : int, default 30
+        Annotators with fewer instances are skipped (counted in ``n_annotators_skipped``).
+    p_values : array_like, optional
+        The rows' p-values when already computed for this epsilon.
+    weight : str, optional
+        A column of how many annotators have the row's counts: annotators with equal counts have
+        equal p-values and decisions, so a study of 100,000 raters passes a few hundred rows.
+    per_annotator_frame : bool, default True
+        False leaves the per-annotator frame out (None): a mart looping over a thousand groups
+        needs only the totals.
+
+    Returns
+    -------
+    dict
+        ``winning_rate`` (omega), ``advantage_probability`` (rho), ``passed`` (omega >= 0.5),
+        ``n_annotators_tested``, ``n_annotators_skipped``, ``per_annotator`` (the input with
+        n_instances, p_value, mean_w_model, rejected) and ``note`` (why nothing was tested).
+
+    Notes
+    -----
+    Per tested annotator h: mean W^f_h = (n_0 + n_-) / n (the model at least as good), p_h from
+    :func:`annotator_p_values`; H0_h rejected by Benjamini-Yekutieli at q over the tested
+    annotators; omega = share of tested annotators rejected; rho = mean over them of mean W^f_h.
+    The decision step is :func:`rater1001.stats.alt_test.decide`, shared with the raw-label test.
+
+    References
+    ----------
+    Calderon, Reichart & Dror (2025), "The Alternative Annotator Test for LLM-as-a-Judge", ACL
+    (the winning rate and the advantage probability); reference procedure
+    github.com/nitaytech/AltTest; docs/ablations.md.
+
+    Examples
+    --------
+    Annotator a loses all 3 instances to the model (differences -1, a constant below epsilon:
+    p = 0, rejected), b wins all 3 (p = 1), c has 2 instances and is skipped: omega = 1/2 passes,
+    rho = (1 + 0) / 2:
+
+    >>> import pandas as pd
+    >>> per = pd.DataFrame({"annotator_id": ["a", "b", "c"], "n_human_better": [0, 3, 1],
+    ...                     "n_tie": [0, 0, 0], "n_model_better": [3, 0, 1]})
+    >>> r = alt_test_from_counts(per, epsilon=0.2, min_instances_per_human=3)
+    >>> r["winning_rate"], r["advantage_probability"], r["passed"], r["n_annotators_skipped"]
+    (0.5, 0.5, True, 1)
+    """
     plus = per_annotator["n_human_better"].to_numpy(dtype=int)
     zero = per_annotator["n_tie"].to_numpy(dtype=int)
     minus = per_annotator["n_model_better"].to_numpy(dtype=int)

@@ -20,6 +20,37 @@ LANDIS_KOCH = ((0.0, "poor"), (0.20, "slight"), (0.40, "fair"), (0.60, "moderate
 
 
 def landis_koch_band(kappa: float) -> str | None:
+    """The Landis & Koch (1977) agreement band of a kappa.
+
+    Parameters
+    ----------
+    kappa : float
+        A Cohen kappa (NaN or None when undefined).
+
+    Returns
+    -------
+    str or None
+        "poor", "slight", "fair", "moderate", "substantial" or "almost perfect"; None for an
+        undefined kappa.
+
+    Notes
+    -----
+    kappa < 0 poor; 0 <= kappa <= .20 slight; <= .40 fair; <= .60 moderate; <= .80 substantial;
+    above almost perfect. The paper's ".00-.20 slight, .21-.40 fair ..." leaves gaps such as .205;
+    upper edges inclusive on the unrounded kappa close them (docs/stats.md, "Classification").
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.1
+    (Tables 2, 3, 3a); Landis & Koch (1977), "The measurement of observer agreement for
+    categorical data", Biometrics 33(1), 159-174.
+
+
+    Examples
+    --------
+    >>> landis_koch_band(0.20), landis_koch_band(0.205), landis_koch_band(0.81), landis_koch_band(-0.1)
+    ('slight', 'fair', 'almost perfect', 'poor')
+    """
     if kappa is None or np.isnan(kappa):
         return None
     if kappa < 0:
@@ -69,9 +100,38 @@ def _kappa(t, p, labels, weight=None) -> float:
 
 
 def kappa_from_tables(tables) -> np.ndarray:
-    """Unweighted Cohen's kappa of each (truth x prediction) count table in a (..., k, k) stack:
-    statsmodels' cohens_kappa formula (observed agreement and chance agreement from the margins),
-    vectorised over the stack; NaN where chance agreement is 1."""
+    """Unweighted Cohen's kappa of each (truth x prediction) count table in a stack.
+
+    Parameters
+    ----------
+    tables : array_like, shape (..., k, k)
+        Count tables, truth in rows and prediction in columns.
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        kappa per table; NaN where chance agreement is 1 (or a table is empty).
+
+    Notes
+    -----
+    With N the table's total, p_o = trace / N and p_e = sum_c (row_c x col_c) / N^2,
+    kappa = (p_o - p_e) / (1 - p_e): statsmodels' ``cohens_kappa`` formula, vectorised.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.1
+    (Tables 2, 3, 3a); Cohen (1960), "A coefficient of agreement for nominal scales",
+    Educational and Psychological Measurement 20(1), 37-46.
+
+
+    Examples
+    --------
+    Two of two "a" right, one of two "b": p_o = 3/4, p_e = (2 x 3 + 2 x 1) / 16 = 1/2, so kappa =
+    (3/4 - 1/2) / (1/2); a table with agreement at chance level gives 0:
+
+    >>> kappa_from_tables([[[2, 0], [1, 1]], [[1, 1], [1, 1]]])
+    array([0.5, 0. ])
+    """
     t = np.asarray(tables, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         nobs = t.sum(axis=(-2, -1))
@@ -81,8 +141,46 @@ def kappa_from_tables(tables) -> np.ndarray:
 
 
 def summary(truth, predicted, labels, weight=None) -> ClassificationSummary:
-    """weight (optional): how many identical (truth, predicted) answers each row stands for, so a
-    caller can pass per-image label counts instead of one row per answer (the same statistics)."""
+    """Accuracy, macro-F1, Cohen kappa and its band of predicted labels against the true ones.
+
+    Parameters
+    ----------
+    truth, predicted : array_like
+        The intended label and the model's label per image; a missing prediction (None / NaN)
+        counts as wrong, a label outside ``labels`` is kept as its own category (wrong).
+    labels : sequence
+        The study's label set (every true label must be in it).
+    weight : array_like, optional
+        How many identical (truth, predicted) answers each row stands for, so a caller can pass
+        per-image label counts instead of one row per answer (the same statistics).
+
+    Returns
+    -------
+    ClassificationSummary
+        n, n_missing, accuracy, f1_macro (over ``labels``, 0 for an undefined F1), kappa (NaN when
+        only one label occurs), band (:func:`landis_koch_band`), accuracy_answered_only.
+
+    Notes
+    -----
+    accuracy = sum_i 1[t_i = p_i] / n; macro-F1 = mean over labels of 2 P R / (P + R);
+    kappa = (p_o - p_e) / (1 - p_e) with p_e from the truth and prediction margins
+    (:func:`kappa_from_tables`). scikit-learn does the arithmetic.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.1
+    (Tables 2, 3, 3a); Cohen (1960); Landis & Koch (1977); docs/stats.md, "Classification".
+
+
+    Examples
+    --------
+    Truth (a, a, b, b), predicted (a, a, b, a): accuracy 3/4; F1 of a = 2 (2/3)(1) / (5/3) = .8,
+    of b = 2 (1)(1/2) / (3/2) = 2/3, macro .7333; kappa = (3/4 - 1/2) / (1/2) = .5, moderate:
+
+    >>> s = summary(["a", "a", "b", "b"], ["a", "a", "b", "a"], ["a", "b"])
+    >>> s.accuracy, round(s.f1_macro, 4), s.kappa, s.band
+    (0.75, 0.7333, 0.5, 'moderate')
+    """
     t, p, n_missing = _clean(truth, predicted, labels)
     w = None if weight is None else np.asarray(weight, dtype=float)
     if w is not None:
@@ -101,10 +199,43 @@ def summary(truth, predicted, labels, weight=None) -> ClassificationSummary:
 
 
 def by_label(truth, predicted, labels) -> pd.DataFrame:
-    """Per emotion: precision, recall, f1, support (true count), n_predicted, and the one-vs-rest
-    Cohen kappa (emotion vs everything else; the per-emotion kappa the verdict rule uses).
-    Precision is NaN (not 0) when the model never predicted the label, so "never says sad" is
-    visible."""
+    """Per label: precision, recall, F1, support and the one-vs-rest Cohen kappa.
+
+    Parameters
+    ----------
+    truth, predicted : array_like
+        As in :func:`summary` (a missing prediction counts as wrong).
+    labels : sequence
+        The study's label set; every label gets a row, predicted or not.
+
+    Returns
+    -------
+    pandas.DataFrame
+        emotion, precision (NaN, not 0, when the model never predicted the label, so "never says
+        sad" is visible), recall, f1 (0 when undefined), support (true count), n_predicted, kappa
+        (the label against everything else; the per-emotion kappa the verdict rule uses).
+
+    Notes
+    -----
+    For label c: P = TP / (TP + FP), R = TP / (TP + FN), F1 = 2 P R / (P + R); kappa is Cohen's
+    kappa of the 2 x 2 table [t = c] x [p = c].
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.1
+    (Tables 2, 3, 3a); Table 8 note 1 (per-emotion kappa); docs/stats.md, "Classification".
+
+
+    Examples
+    --------
+    Truth (a, a, b, b), predicted (a, a, b, a): a has P = 2/3, R = 1; b has P = 1, R = 1/2; with
+    two labels each one-vs-rest kappa is the overall kappa, .5:
+
+    >>> print(by_label(["a", "a", "b", "b"], ["a", "a", "b", "a"], ["a", "b"]).round(3).to_string(index=False))
+    emotion  precision  recall    f1  support  n_predicted  kappa
+          a      0.667     1.0 0.800        2            3    0.5
+          b      1.000     0.5 0.667        2            1    0.5
+    """
     t, p, _ = _clean(truth, predicted, labels)
     prec, rec, f1, sup = metrics.precision_recall_fscore_support(t, p, labels=list(labels), zero_division=np.nan)
     n_pred = pd.Series(p).value_counts().reindex(list(labels), fill_value=0).to_numpy()
@@ -115,9 +246,42 @@ def by_label(truth, predicted, labels) -> pd.DataFrame:
 
 
 def confusion(truth, predicted, labels) -> pd.DataFrame:
-    """Long confusion matrix (true_emotion, predicted_emotion, n) over labels x labels, plus a
-    'missing' predicted column when some predictions are missing and a column for each predicted
-    value outside the label set."""
+    """The confusion matrix in long form.
+
+    Parameters
+    ----------
+    truth, predicted : array_like
+        As in :func:`summary`.
+    labels : sequence
+        The study's label set.
+
+    Returns
+    -------
+    pandas.DataFrame
+        true_emotion, predicted_emotion, n over labels x labels, plus a ``missing`` predicted
+        column when some predictions are missing and a column for each predicted value outside
+        the label set.
+
+    Notes
+    -----
+    n(c, d) = sum_i 1[t_i = c, p_i = d]; the rows of each true label add up to its support, the
+    missing predictions included (they are counted, never dropped).
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.1
+    (Tables 2, 3, 3a); docs/stats.md, "Classification".
+
+
+    Examples
+    --------
+    The second b was not answered: it lands in the ``missing`` column of row b:
+
+    >>> m = confusion(["a", "a", "b", "b"], ["a", "a", "b", None], ["a", "b"])
+    >>> m.pivot(index="true_emotion", columns="predicted_emotion", values="n")[["a", "b", "missing"]].to_numpy()
+    array([[2, 0, 0],
+           [0, 1, 1]])
+    """
     t, p, n_missing = _clean(truth, predicted, labels)
     cols = list(labels) + _outside(p, labels)
     cm = metrics.confusion_matrix(t, p, labels=cols)[: len(labels)]
