@@ -17,8 +17,44 @@ KEYS = ["condition_id", "attribute"]
 
 
 def level_agreement(pairs: pd.DataFrame) -> pd.DataFrame:
-    """Per (condition_id, attribute, level): n_raters, n_items, n_labels (rater-stimulus pairs),
-    n_agree (the condition's label equals the rater's) and agreement = n_agree / n_labels."""
+    """Agreement of a condition's labels with the labels of the raters in each level of an attribute.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        One row per (condition_id, attribute, level, rater_id, image_id) with the rater's label
+        ``chosen`` and the condition's label ``predicted`` (NULL when the model gave none).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per (condition_id, attribute, level): n_raters, n_items, n_labels (rater-stimulus
+        pairs), n_agree, agreement.
+
+    Notes
+    -----
+    agreement = n_agree / n_labels with n_agree = sum 1[predicted = chosen]; a missing prediction
+    is a disagreement, as an unparsed answer is a wrong one elsewhere in the audit.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.4
+    (the demographic audit, here by rater instead of by stimulus); Cabitza, Campagner & Basile
+    (2023), "Toward a perspectivist turn in ground truthing for predictive computing", AAAI;
+    docs/marts_demographics.md, "By rater attribute".
+
+    Examples
+    --------
+    The model says a for both images; the young rater chose a, a and the old rater a, b:
+
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"condition_id": "m", "attribute": "age",
+    ...                       "level": ["young", "young", "old", "old"], "rater_id": ["r1", "r1", "r2", "r2"],
+    ...                       "image_id": ["i1", "i2", "i1", "i2"], "chosen": ["a", "a", "a", "b"],
+    ...                       "predicted": "a"})
+    >>> level_agreement(pairs)[["level", "n_labels", "n_agree", "agreement"]].to_numpy().tolist()
+    [['old', 2, 1, 0.5], ['young', 2, 2, 1.0]]
+    """
     agree = pairs["predicted"].notna() & (pairs["predicted"] == pairs["chosen"])
     g = pairs.assign(agree=agree.astype(int)).groupby([*KEYS, "level"], sort=True)
     out = g.agg(n_raters=("rater_id", "nunique"), n_items=("image_id", "nunique"),
@@ -28,10 +64,44 @@ def level_agreement(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def homogeneity(levels: pd.DataFrame) -> pd.DataFrame:
-    """Per (condition_id, attribute): the largest agreement gap across levels in percentage points
-    with the levels at either end, and Pearson's chi-square test that agreement is the same in
-    every level (levels x {agree, disagree}, no continuity correction). The test counts labels
-    as independent; a rater's labels are not, so p is a screening number, not a verdict."""
+    """Largest agreement gap across an attribute's levels and the chi-square test of equal agreement.
+
+    Parameters
+    ----------
+    levels : pandas.DataFrame
+        The output of :func:`level_agreement`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per (condition_id, attribute): n_levels, gap_pp (largest minus smallest agreement, in
+        percentage points), max_level, min_level, chi2, df, p_value, and a reason when there is
+        nothing to test (one level; every or no label agrees).
+
+    Notes
+    -----
+    Pearson's X^2 = sum (O - E)^2 / E over the levels x {agree, disagree} table, E = row total x
+    column total / N, on (levels - 1) df, no continuity correction (scipy's
+    ``chi2_contingency``). The test counts labels as independent; a rater's labels are not, so p
+    is a screening number, not a verdict.
+
+    References
+    ----------
+    Pearson (1900), "On the criterion that a given system of deviations ...", Philosophical
+    Magazine 50, 157-175; docs/marts_demographics.md, "By rater attribute".
+
+    Examples
+    --------
+    Agree / disagree 1 / 1 (old) and 2 / 0 (young): E = (1.5, .5) in each row, X^2 = 2 (.25 / 1.5 +
+    .25 / .5) = 4/3 on 1 df, p = 2 (1 - Phi(sqrt(4/3))) = .2482; the gap is 50 points:
+
+    >>> import pandas as pd
+    >>> levels = pd.DataFrame({"condition_id": "m", "attribute": "age", "level": ["old", "young"],
+    ...                        "n_labels": [2, 2], "n_agree": [1, 2], "agreement": [0.5, 1.0]})
+    >>> r = homogeneity(levels).to_dict("records")[0]
+    >>> r["gap_pp"], r["min_level"], round(r["chi2"], 6), r["df"], round(r["p_value"], 4)
+    (50.0, 'old', 1.333333, 1, 0.2482)
+    """
     rows = []
     for (condition, attribute), part in levels.groupby(KEYS, sort=True):
         row = dict(condition_id=condition, attribute=attribute, n_levels=len(part), gap_pp=None,
