@@ -41,8 +41,39 @@ class AlphaResult:
 def alpha_interval_from_sufficient(m, total, total_sq) -> AlphaResult:
     """Interval alpha from per-unit (count, sum, sum of squares) arrays of equal length.
 
-    Uses shifted moments (values minus the grand mean of pairable values) so the closed form keeps
-    ~1e-12 precision even on a 1-9 scale with millions of values.
+    Parameters
+    ----------
+    m, total, total_sq : array_like
+        Per unit, the number of values m_u, their sum and their sum of squares.
+
+    Returns
+    -------
+    AlphaResult
+        alpha (NaN with a reason when fewer than two pairable values or none varying), n_units
+        and n_values of the pairable units (m_u >= 2).
+
+    Notes
+    -----
+    alpha = 1 - sum_u m_u s_u^2 / (n s_tot^2) over pairable units, s_u^2 the unit's sample
+    variance, n = sum m_u, s_tot^2 the sample variance of all pairable values: Krippendorff's
+    1 - D_o / D_e for the interval metric with sum_{i != j} (v_i - v_j)^2 = 2 m SS. Shifted
+    moments (values minus the grand mean) keep ~1e-12 precision even on a 1-9 scale with
+    millions of values.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.3
+    (Tables 4c/5c); Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", Annenberg School for
+    Communication, University of Pennsylvania; docs/stats.md, "Krippendorff's alpha".
+
+    Examples
+    --------
+    Units (1, 2) and (3, 4) and a unit with one value: sum m_u s_u^2 = 2 x 2 x 0.5 = 2,
+    s_tot^2 = var(1, 2, 3, 4) = 5/3, so alpha = 1 - 2 / (4 x 5/3) = .7; the single value is not
+    pairable:
+
+    >>> alpha_interval_from_sufficient([2, 2, 1], [3, 7, 9], [5, 25, 81])
+    AlphaResult(alpha=0.7, n_units=2, n_values=4, reason=None)
     """
     m = np.asarray(m, dtype=float)
     total = np.asarray(total, dtype=float)
@@ -61,12 +92,39 @@ def alpha_interval_from_sufficient(m, total, total_sq) -> AlphaResult:
 
 
 def unit_terms(m, total, total_sq, centre: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per unit, the four additive terms of interval alpha: pairable count m, m * s_u^2 (m times
-    the unit's sample variance), and the sum and sum of squares of its values centred on `centre`
-    (any constant near the grand mean, for precision). Units with m < 2 are not pairable and
-    contribute zeros. Alpha of any weighted set of units (a bootstrap replicate: weights = how
-    often each unit was drawn) is alpha_from_sums of the weighted sums of the terms. Arrays of
-    any shape (e.g. replicates x units)."""
+    """Per unit, the four additive terms of interval alpha.
+
+    Parameters
+    ----------
+    m, total, total_sq : array_like
+        Per unit count, sum and sum of squares; arrays of any shape (e.g. replicates x units).
+    centre : float
+        Any constant near the grand mean, subtracted for precision.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (m, m s_u^2, sum of (v - centre), sum of (v - centre)^2); units with m < 2 are not
+        pairable and contribute zeros.
+
+    Notes
+    -----
+    m s_u^2 = m (S2 - S1^2 / m) / (m - 1) with S1, S2 the centred sum and sum of squares. The
+    terms add up: alpha of any weighted set of units (a bootstrap replicate, weights = how often
+    each unit was drawn) is :func:`alpha_from_sums` of the weighted sums of the terms.
+
+    References
+    ----------
+    Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", Annenberg School for
+    Communication, University of Pennsylvania; docs/stats.md, "Resampling at scale".
+
+    Examples
+    --------
+    Units (1, 2) and (3, 4) centred on 2.5: sums -2 and 2, sums of squares 2.25 + 0.25 each:
+
+    >>> [t.tolist() for t in unit_terms([2, 2], [3, 7], [5, 25], centre=2.5)]
+    [[2.0, 2.0], [1.0, 1.0], [-2.0, 2.0], [2.5, 2.5]]
+    """
     m, total, total_sq = (np.asarray(a, dtype=float) for a in (m, total, total_sq))
     centred_sum = total - m * centre
     centred_sq = total_sq - 2 * centre * total + m * centre**2
@@ -78,8 +136,36 @@ def unit_terms(m, total, total_sq, centre: float) -> tuple[np.ndarray, np.ndarra
 
 
 def alpha_from_sums(n, within, centred_sum, centred_sq):
-    """Interval alpha = 1 - sum_u m_u s_u^2 / (n s_tot^2) from the summed unit_terms (arrays
-    broadcast: one alpha per replicate). NaN with fewer than two pairable values or none varying."""
+    """Interval alpha from the summed :func:`unit_terms`.
+
+    Parameters
+    ----------
+    n, within, centred_sum, centred_sq : array_like
+        Sums over units of m, m s_u^2, the centred sum and the centred sum of squares (arrays
+        broadcast: one alpha per replicate).
+
+    Returns
+    -------
+    numpy.ndarray
+        alpha; NaN with fewer than two pairable values or none varying (a total sum of squares
+        within rounding of 0).
+
+    Notes
+    -----
+    alpha = 1 - within / (n s_tot^2), s_tot^2 = (centred_sq - centred_sum^2 / n) / (n - 1).
+
+    References
+    ----------
+    Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", Annenberg School for
+    Communication, University of Pennsylvania; docs/stats.md, "Krippendorff's alpha".
+
+    Examples
+    --------
+    The sums of the two units of :func:`unit_terms`' example: 1 - 2 / (4 x 5/3):
+
+    >>> float(alpha_from_sums(4, 2.0, 0.0, 5.0))
+    0.7
+    """
     n, within, centred_sum, centred_sq = (np.asarray(a, dtype=float) for a in (n, within, centred_sum, centred_sq))
     with np.errstate(divide="ignore", invalid="ignore"):
         ss_total = np.maximum(centred_sq - centred_sum**2 / n, 0.0)
@@ -98,7 +184,37 @@ _CANCELLATION = 64
 
 
 def sufficient_statistics(ratings: pd.DataFrame, unit: str = "image_id", value: str = "rating") -> pd.DataFrame:
-    """Per unit: m (non-missing values), total, total_sq. Missing values are ignored."""
+    """Per-unit sufficient statistics of interval alpha from a long frame.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        One row per rating.
+    unit, value : str
+        The unit column (default image_id) and the value column (default rating).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by unit: m (non-missing values), total, total_sq. Missing values are ignored.
+
+    Notes
+    -----
+    m_u = sum_i 1, total_u = sum_i v_i, total_sq_u = sum_i v_i^2 over the unit's non-missing
+    values; macros/alpha_sufficient_statistics.sql (``alpha_unit_stats``) is the SQL twin.
+
+    References
+    ----------
+    Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", Annenberg School for
+    Communication, University of Pennsylvania; docs/stats.md, "How the marts call the macros".
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> r = pd.DataFrame({"image_id": ["i1", "i1", "i2", "i2", "i2"], "rating": [1, 2, 3, 4, None]})
+    >>> sufficient_statistics(r).to_dict("list")
+    {'m': [2, 2], 'total': [3.0, 7.0], 'total_sq': [5.0, 25.0]}
+    """
     r = ratings[[unit, value]].dropna()
     v = r[value].astype(float)
     g = r.assign(_sq=v * v, _v=v).groupby(unit, sort=True)
@@ -106,8 +222,36 @@ def sufficient_statistics(ratings: pd.DataFrame, unit: str = "image_id", value: 
 
 
 def with_extra_rater(m, total, total_sq, extra) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-unit sufficient statistics (aligned arrays) after one more rater whose value for unit u
-    is extra[u] (NaN = did not rate u): each rated unit gains (1, x, x^2)."""
+    """Per-unit sufficient statistics after one more rater.
+
+    Parameters
+    ----------
+    m, total, total_sq : array_like
+        Per-unit sufficient statistics of the pool (aligned arrays).
+    extra : array_like
+        The extra rater's value per unit; NaN where it did not rate the unit.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (m, total, total_sq) with the extra rater's values added.
+
+    Notes
+    -----
+    Each rated unit gains (1, x_u, x_u^2), so "human + model" alpha never rebuilds the rater x
+    image matrix; a missing answer adds nothing (the model skipped that unit).
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.3
+    (Tables 4c/5c); docs/stats.md, "Krippendorff's alpha" ("Human + model").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> [a.tolist() for a in with_extra_rater([2, 2], [3, 7], [5, 25], [2, np.nan])]
+    [[3.0, 2.0], [5.0, 7.0], [9.0, 25.0]]
+    """
     x = np.asarray(extra, dtype=float)
     has = ~np.isnan(x)
     xv = np.where(has, x, 0.0)
@@ -115,8 +259,41 @@ def with_extra_rater(m, total, total_sq, extra) -> tuple[np.ndarray, np.ndarray,
 
 
 def delta_alpha(m, total, total_sq, extra) -> tuple[AlphaResult, AlphaResult, float]:
-    """The one home of delta alpha: (alpha of the pool, alpha of the pool + one extra rater,
-    delta = with - without) from aligned per-unit arrays and the extra rater's value per unit."""
+    """Delta alpha of one more rater: alpha of the pool with it minus alpha without it.
+
+    Parameters
+    ----------
+    m, total, total_sq : array_like
+        Per-unit sufficient statistics of the pool.
+    extra : array_like
+        The extra rater's (the model's) value per unit; NaN where it gave none.
+
+    Returns
+    -------
+    tuple of (AlphaResult, AlphaResult, float)
+        (alpha of the pool, alpha of the pool + the extra rater, delta = with - without).
+
+    Notes
+    -----
+    Delta alpha = alpha(humans + model) - alpha(humans), both interval alpha
+    (:func:`alpha_interval_from_sufficient`, the extra rater added by :func:`with_extra_rater`).
+    The one home of delta alpha: intervals, small pools and calibration call it.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.3
+    (Tables 4c/5c); docs/stats.md, "Krippendorff's alpha".
+
+    Examples
+    --------
+    Units (1, 2) and (3, 4) (alpha .7) and a rater who answers each unit's mean, 1.5 and 3.5:
+    sum m_u s_u^2 = 2 x 3 x 0.25 = 1.5, s_tot^2 of (1, 1.5, 2, 3, 3.5, 4) = 7 / 5, so alpha =
+    1 - 1.5 / (6 x 1.4) = .821429:
+
+    >>> base, plus, delta = delta_alpha([2, 2], [3, 7], [5, 25], [1.5, 3.5])
+    >>> base.alpha, round(plus.alpha, 6), round(delta, 6)
+    (0.7, 0.821429, 0.121429)
+    """
     base = alpha_interval_from_sufficient(m, total, total_sq)
     plus = alpha_interval_from_sufficient(*with_extra_rater(m, total, total_sq, extra))
     return base, plus, plus.alpha - base.alpha
@@ -124,8 +301,46 @@ def delta_alpha(m, total, total_sq, extra) -> tuple[AlphaResult, AlphaResult, fl
 
 def value_count_matrix(ratings: pd.DataFrame, unit: str = "image_id", value: str = "rating",
                        value_domain=None) -> tuple[np.ndarray, np.ndarray]:
-    """Unit x value count table (rows: units, columns: the value domain in its given order, or the
-    sorted values that occur). A value outside a given domain is an error naming it."""
+    """Unit x value count table, the input of the coincidence matrix.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        One row per rating.
+    unit, value : str
+        The unit and value columns.
+    value_domain : sequence, optional
+        The values in their order (the declared level order for labels); default the sorted
+        values that occur.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray)
+        (counts, domain): rows are units (sorted), columns the domain in its order.
+
+    Raises
+    ------
+    ValueError
+        A value outside a given domain, naming the column and the value.
+
+    Notes
+    -----
+    counts[u, c] = number of values c in unit u (the GROUP BY (unit, value) output);
+    macros/alpha_coincidence.sql builds the same table in SQL.
+
+    References
+    ----------
+    Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", Annenberg School for
+    Communication, University of Pennsylvania, section C (the values-by-units matrix).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> r = pd.DataFrame({"image_id": ["i1", "i1", "i2", "i2"], "rating": ["low", "high", "mid", "mid"]})
+    >>> counts, domain = value_count_matrix(r, value_domain=["low", "mid", "high"])
+    >>> counts.tolist(), domain.tolist()
+    ([[1.0, 0.0, 1.0], [0.0, 2.0, 0.0]], ['low', 'mid', 'high'])
+    """
     r = ratings[[unit, value]].dropna()
     counts = r.groupby([unit, value]).size().unstack(fill_value=0)
     domain = np.sort(r[value].unique()) if value_domain is None else np.asarray(value_domain)
@@ -143,9 +358,43 @@ def _is_numeric(values) -> bool:
 def alpha_from_value_counts(counts, value_domain, level: str = "interval") -> AlphaResult:
     """Alpha for any metric from a unit x value count table (the GROUP BY (unit, value) output).
 
-    Ordinal alpha uses the ranks implied by the value domain *including values nobody used*
-    only through their marginal counts, exactly as Krippendorff (2011) does, so pass the domain of
-    values that occur (or the full scale; unused values have zero marginals and change nothing).
+    Parameters
+    ----------
+    counts : array_like, shape (units, values)
+        Counts of each value in each unit.
+    value_domain : array_like
+        The values of the columns, in order.
+    level : {"nominal", "ordinal", "interval", "ratio"}
+        The metric.
+
+    Returns
+    -------
+    AlphaResult
+        alpha (NaN with a reason when fewer than two pairable values or one value only),
+        n_units, n_values (pairable ones).
+
+    Notes
+    -----
+    alpha = 1 - (n - 1) sum_{c,k} o_ck delta^2_ck / sum_{c,k} n_c n_k delta^2_ck, with the
+    coincidences o_ck = sum_u (number of c-k pairs in u) / (m_u - 1) and the metric delta^2
+    (nominal 0/1, ordinal from the marginal counts n_g between c and k, interval (c - k)^2, ratio
+    ((c - k) / (c + k))^2). Ordinal ranks come from the domain's order, but values nobody used
+    enter only through their (zero) marginals, exactly as Krippendorff (2011) does. The
+    ``krippendorff`` package does the arithmetic.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.3
+    (Tables 4c/5c); Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", Annenberg School for
+    Communication, University of Pennsylvania; Castro, S. (2017), Fast Krippendorff (the ``krippendorff`` package).
+
+    Examples
+    --------
+    Units (1, 2) and (3, 4) as counts over the domain 1-4 give the interval alpha .7 of
+    :func:`alpha_interval_from_sufficient`'s example:
+
+    >>> alpha_from_value_counts([[1, 1, 0, 0], [0, 0, 1, 1]], [1, 2, 3, 4], "interval").alpha
+    0.7
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
@@ -165,13 +414,59 @@ def alpha_from_value_counts(counts, value_domain, level: str = "interval") -> Al
 
 def alpha(ratings: pd.DataFrame, level: str = "interval", unit: str = "image_id",
           value: str = "rating", order=None) -> AlphaResult:
-    """Alpha of a long (unit, value) frame, one row per rating; rater identity is not needed.
+    """Krippendorff's alpha of a long (unit, value) frame, one row per rating.
 
-    Labels (text values) have no order of their own: ordinal alpha on them needs `order`, the
-    declared level order (Study.levels(factor), i.e. seeds/factor_labels.csv display_order), and
-    is computed on the labels' ranks in it; without it, or on a label outside it, this raises.
-    Sorting the labels alphabetically would silently give another statistic (.702 instead of
-    Krippendorff's .815 on his 2011 example with the values spelt as words)."""
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        One row per rating; rater identity is not needed.
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "interval"
+        The metric.
+    unit, value : str
+        The unit column (default image_id) and the value column (default rating).
+    order : sequence, optional
+        The declared level order of text labels (``Study.levels(factor)``, i.e.
+        seeds/factor_labels.csv display_order); needed for ordinal alpha on labels.
+
+    Returns
+    -------
+    AlphaResult
+        alpha, n_units, n_values (pairable ones) and the reason when alpha is undefined.
+
+    Raises
+    ------
+    ValueError
+        Ordinal alpha on labels without ``order``, a label outside it, or interval / ratio
+        alpha on labels. Sorting labels alphabetically would silently give another statistic
+        (.702 instead of .815 on Krippendorff's 2011 example with the values spelt as words).
+
+    Notes
+    -----
+    Interval alpha goes through the sufficient statistics (:func:`alpha_interval_from_sufficient`),
+    the other metrics through the count table (:func:`alpha_from_value_counts`); both are
+    1 - D_o / D_e. Units with fewer than two values are not pairable and left out of every count.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.3
+    (Tables 4c/5c); Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", Annenberg School for
+    Communication, University of Pennsylvania; docs/stats.md, "Krippendorff's alpha".
+
+    Examples
+    --------
+    Krippendorff's (2011) worked example (4 observers x 12 units, missing values; unit 12 has
+    one value and is not pairable), published as .849 interval, .743 nominal, .815 ordinal:
+
+    >>> import pandas as pd
+    >>> units = {1: [1, 1, 1], 2: [2, 2, 3, 2], 3: [3, 3, 3, 3], 4: [3, 3, 3, 3], 5: [2, 2, 2, 2],
+    ...          6: [1, 2, 3, 4], 7: [4, 4, 4, 4], 8: [1, 1, 2, 1], 9: [2, 2, 2, 2], 10: [5, 5, 5],
+    ...          11: [1, 1], 12: [3]}
+    >>> ratings = pd.DataFrame([(u, v) for u, vs in units.items() for v in vs], columns=["image_id", "rating"])
+    >>> [round(alpha(ratings, level).alpha, 3) for level in ("interval", "nominal", "ordinal")]
+    [0.849, 0.743, 0.815]
+    >>> alpha(ratings).n_units, alpha(ratings).n_values
+    (11, 40)
+    """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
     present = ratings[value].dropna()
