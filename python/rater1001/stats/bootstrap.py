@@ -36,7 +36,35 @@ TEST = "one-sided paired Wilcoxon signed-rank (model |z| > human LOO |z|), alpha
 
 
 def ragged_to_padded(groups, values) -> np.ndarray:
-    """Long (group index 0..G-1, value) -> G x max_n array padded with NaN, rows in group order."""
+    """A long (group, value) list as a NaN-padded groups x values array.
+
+    Parameters
+    ----------
+    groups : array_like of int
+        Group index 0..G-1 per value (e.g. the image of each human's LOO |z|).
+    values : array_like
+        The values.
+
+    Returns
+    -------
+    numpy.ndarray, shape (G, max_n)
+        Row g holds group g's values in input order, padded with NaN.
+
+    Notes
+    -----
+    out[g, j] = the j-th value of group g; the layout :func:`p_sig` and :func:`k_human_variance`
+    take for ragged images (different numbers of raters per image).
+
+    References
+    ----------
+    docs/stats.md, "Bootstrap p_sig".
+
+    Examples
+    --------
+    >>> ragged_to_padded([0, 0, 1], [1.0, 2.0, 3.0])
+    array([[ 1.,  2.],
+           [ 3., nan]])
+    """
     groups = np.asarray(groups)
     values = np.asarray(values, dtype=float)
     order = np.argsort(groups, kind="stable")
@@ -49,20 +77,81 @@ def ragged_to_padded(groups, values) -> np.ndarray:
 
 
 def wilcoxon_greater_asymptotic(d) -> np.ndarray:
-    """Row-wise p of the one-sided Wilcoxon signed-rank test that d is shifted above 0, exactly
-    scipy.stats.wilcoxon(d, alternative='greater', zero_method='wilcox', method='asymptotic',
-    correction=False, axis=1): zeros dropped, average ranks of |d| for ties, tie-corrected normal
-    approximation. The |d| are ranked once into integer codes and each row sorts its codes,
-    instead of scipy's per-row stable-sort ranking and per-call overhead, which dominated the
-    2,000-replicate bootstrap (tested against scipy)."""
+    """Row-wise p of the one-sided Wilcoxon signed-rank test that d is shifted above 0 (normal
+    approximation).
+
+    Parameters
+    ----------
+    d : array_like, shape (rows, pairs)
+        Paired differences (model |z| - human |z|), one test per row.
+
+    Returns
+    -------
+    numpy.ndarray, shape (rows,)
+        p per row; NaN when every difference is 0.
+
+    Notes
+    -----
+    Zeros dropped (n non-zero left), average ranks of |d| for ties, W+ = sum of the positive
+    differences' ranks, z = (W+ - n(n + 1)/4) / sqrt(n(n + 1)(2n + 1)/24 - sum(t^3 - t)/48) over
+    runs of t tied |d|, p = 1 - Phi(z): exactly ``scipy.stats.wilcoxon(d, alternative='greater',
+    zero_method='wilcox', method='asymptotic', correction=False, axis=1)``. The |d| are ranked
+    once into integer codes (:func:`signed_codes`) and each row sorts its codes, instead of
+    scipy's per-row ranking and per-call overhead (tested against scipy).
+
+    References
+    ----------
+    Wilcoxon (1945), "Individual comparisons by ranking methods", Biometrics Bulletin 1(6),
+    80-83; Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Discussion 5.1 (p_sig); docs/stats.md, "Bootstrap p_sig".
+
+    Examples
+    --------
+    Differences 1, 2, 3, 4: W+ = 10, mean 5, SD sqrt(4 x 5 x 9 / 24) = sqrt(7.5), so
+    p = 1 - Phi(5 / sqrt(7.5)) = 1 - Phi(1.8257):
+
+    >>> wilcoxon_greater_asymptotic([[1, 2, 3, 4]]).round(6)
+    array([0.033945])
+    """
     d = np.asarray(d, dtype=float)
     return signed_rank_p(np.sort(signed_codes(d), axis=1))
 
 
 def signed_codes(d: np.ndarray) -> np.ndarray:
-    """int32 code per cell of d, ordered as |d| (NaN cells get -1): 2 * rank of |d| among the
-    distinct non-zero |d| of the whole array (1-based; 0 for d = 0) + (d > 0). Equal codes are
-    exactly the equal |d| a float sort would tie."""
+    """An integer code per difference that sorts as |d| and carries its sign.
+
+    Parameters
+    ----------
+    d : numpy.ndarray
+        Differences (NaN where undefined).
+
+    Returns
+    -------
+    numpy.ndarray of int32
+        Same shape; -1 for NaN.
+
+    Raises
+    ------
+    ValueError
+        More distinct differences than int32 codes can hold.
+
+    Notes
+    -----
+    code = 2 r + 1[d > 0], r the 1-based rank of |d| among the distinct non-zero |d| of the whole
+    array (0 for d = 0). Equal codes are exactly the equal |d| a float sort would tie, so a
+    replicate can sort its drawn codes instead of ranking floats afresh.
+
+    References
+    ----------
+    docs/stats.md, "Resampling at scale".
+
+    Examples
+    --------
+    |d| 1.5 has rank 1 and 2 rank 2: +1.5 -> 3, -1.5 -> 2, 0 -> 0, +2 -> 5:
+
+    >>> import numpy as np
+    >>> signed_codes(np.array([[1.5, -1.5, 0.0, 2.0]]))
+    array([[3, 2, 0, 5]], dtype=int32)
+    """
     a = np.abs(d)
     ok = ~np.isnan(a)
     values = np.unique(a[ok & (a > 0)])
@@ -73,11 +162,37 @@ def signed_codes(d: np.ndarray) -> np.ndarray:
 
 
 def signed_rank_p(keys: np.ndarray) -> np.ndarray:
-    """The signed-rank p of wilcoxon_greater_asymptotic from each row's signed_codes sorted
-    ascending. Within a run of tied |d| the positive differences sort last (code 2c+1 after 2c),
-    so W+ is the sum of the positives' positions (ranks as if untied, after the zeros) minus
-    k(t - k)/2 per run of t ties holding k positives; the runs are found sparsely, since most
-    differences are untied. Ranks are half-integers and counts integers: the sums are exact."""
+    """The signed-rank p of :func:`wilcoxon_greater_asymptotic` from sorted :func:`signed_codes`.
+
+    Parameters
+    ----------
+    keys : numpy.ndarray, shape (rows, pairs)
+        Each row's signed codes, sorted ascending.
+
+    Returns
+    -------
+    numpy.ndarray, shape (rows,)
+        One-sided p per row (normal approximation, tie-corrected); NaN when all differences are 0.
+
+    Notes
+    -----
+    Within a run of tied |d| the positive differences sort last (code 2c + 1 after 2c), so W+ is
+    the sum of the positives' positions (ranks as if untied, after the zeros) minus k(t - k)/2
+    per run of t ties holding k positives (average ranks); the tie correction of the variance is
+    sum(t^3 - t)/48. Ranks are half-integers and counts integers: the sums are exact.
+
+    References
+    ----------
+    Wilcoxon (1945); docs/stats.md, "Bootstrap p_sig".
+
+    Examples
+    --------
+    The same p as :func:`wilcoxon_greater_asymptotic`'s example (differences 1, 2, 3, 4):
+
+    >>> import numpy as np
+    >>> signed_rank_p(np.sort(signed_codes(np.array([[1.0, 2.0, 3.0, 4.0]])), axis=1)).round(6)
+    array([0.033945])
+    """
     b, m = keys.shape
     if m == 0:
         return np.full(b, np.nan)
@@ -132,16 +247,58 @@ class PSig:
 
 def p_sig(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int = SEED,
           alpha: float = 0.05, chunk: int = 250, cells: int = 1 << 22) -> PSig:
-    """model_abs_z: (images,) |z| of the model. human_loo_abs_z: (images, max_raters) LOO |z| of
-    each image's humans, NaN-padded (see ragged_to_padded).
+    """Share of bootstrap replicates in which the model deviates from the human mean
+    significantly more than an individual human does.
 
-    Every difference a replicate can contain is one of the (image, human) cells, so their |d| are
-    ranked once (signed_codes) and a replicate sorts its drawn integer codes instead of arg-sorting
-    floats; the p-values are the same to the last bit as ranking each replicate's |d| afresh. The
-    draws are those of the seed policy above; memory is one block of replicates x images, the
-    block being `chunk` replicates, or fewer when chunk x images would pass `cells` (the block
-    size is part of the random stream: an image count below cells / chunk, 16,777 by default,
-    gives the draws of every earlier version)."""
+    Parameters
+    ----------
+    model_abs_z : array_like, shape (images,)
+        The model's |z| per image (NaN where undefined).
+    human_loo_abs_z : array_like, shape (images, max_raters)
+        Each image's humans' leave-one-out |z|, NaN-padded (:func:`ragged_to_padded`).
+    replicates : int, default 2000
+    seed : int, default 42
+    alpha : float, default 0.05
+        Significance level of each replicate's test.
+    chunk, cells : int
+        Replicates per block, fewer when chunk x images would pass ``cells`` (memory bound; the
+        block size is part of the random stream: below cells / chunk images, 16,777 by default,
+        the draws are those of every earlier version).
+
+    Returns
+    -------
+    PSig
+        p_sig, replicates, seed, n_images used, n_excluded_images (model |z| undefined or no
+        human LOO |z|), the test's description and alpha.
+
+    Notes
+    -----
+    Replicate b: resample the images with replacement; for each drawn image draw one of its
+    humans uniformly; one-sided paired Wilcoxon signed-rank test of model |z| > that human's LOO
+    |z| (exact for <= 50 pairs without ties, normal approximation otherwise); significant at
+    p < alpha. p_sig = significant replicates / replicates: a model that behaves like one more
+    human gets about alpha or less, one far outside the human spread about 1. Every difference a
+    replicate can contain is one of the (image, human) cells, so their |d| are ranked once
+    (:func:`signed_codes`); the p-values equal ranking each replicate afresh to the last bit.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Discussion 5.1 and section 3.4.3; Efron & Tibshirani (1993), *An Introduction to the
+    Bootstrap*; docs/stats.md, "Bootstrap p_sig".
+
+    Examples
+    --------
+    20 images where the model is 2.5 |z| further out than every human: each replicate's 20
+    differences are positive and tied (W+ = 210, z = 105 / sqrt(717.5 - 166.25) = 4.47), so every
+    replicate is significant; a model that is exactly like its humans never is (all differences
+    0, no test):
+
+    >>> import numpy as np
+    >>> p_sig(np.full(20, 3.0), np.full((20, 5), 0.5), replicates=10).p_sig
+    1.0
+    >>> p_sig(np.full(20, 0.5), np.full((20, 5), 0.5), replicates=10).p_sig
+    0.0
+    """
     mz = np.abs(np.asarray(model_abs_z, dtype=float))
     hz = np.abs(np.asarray(human_loo_abs_z, dtype=float))
     if hz.ndim != 2 or hz.shape[0] != mz.shape[0]:
@@ -194,8 +351,46 @@ class DiversityComparison:
 
 def k_human_variance(model_predictions, human_ratings, replicates: int = 1000,
                      seed: int = SEED) -> DiversityComparison:
-    """model_predictions: (images, k) predictions of the k conditions compared. human_ratings:
-    (images, max_raters) NaN-padded human ratings of the same images."""
+    """Spread of k models' predictions per image against the spread of k humans drawn from the
+    same image's raters.
+
+    Parameters
+    ----------
+    model_predictions : array_like, shape (images, k)
+        Predictions of the k >= 2 conditions compared.
+    human_ratings : array_like, shape (images, max_raters)
+        NaN-padded human ratings of the same images.
+    replicates : int, default 1000
+    seed : int, default 42
+
+    Returns
+    -------
+    DiversityComparison
+        model_sd and model_variance (means over images), human_sd and human_variance (means over
+        replicates of the same statistic for k humans), the 2.5 / 97.5 % quantiles of the human
+        SD statistic, share_human_sd_at_or_below_model, k, replicates, seed, n_images,
+        n_excluded_images (a missing prediction or fewer than k humans).
+
+    Notes
+    -----
+    Model: mean over images of var(x_i1..x_ik) (ddof = 1) and of its square root. Humans: per
+    replicate, k of each image's ratings drawn without replacement, the same two means; Table 6
+    prints the SD version, the paper's 3.4.3 formula is the variance version.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.3 and Table 6; docs/stats.md.
+
+    Examples
+    --------
+    With exactly k = 2 humans per image every draw is the whole pool, so the human statistic is
+    exact: models (1, 3) and (2, 2), humans (4, 6) and (5, 5) both have variances 2 and 0, mean 1,
+    and SDs sqrt 2 and 0, mean .707107:
+
+    >>> r = k_human_variance([[1, 3], [2, 2]], [[4, 6], [5, 5]], replicates=10)
+    >>> r.model_variance, round(r.human_variance, 6), round(r.model_sd, 6), round(r.human_sd, 6)
+    (1.0, 1.0, 0.707107, 0.707107)
+    """
     x = np.asarray(model_predictions, dtype=float)
     h = np.asarray(human_ratings, dtype=float)
     if x.ndim != 2 or h.ndim != 2 or x.shape[0] != h.shape[0]:
@@ -239,11 +434,40 @@ def _k_human_variances(h: np.ndarray, k: int, replicates: int, seed: int):
 
 def k_human_image_sd(model_predictions, human_ratings, replicates: int = 1000,
                      seed: int = SEED) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per image (Figure 6): the SD of its k model predictions and the mean over replicates of the
-    SD of k of its humans drawn without replacement, with the same draws as k_human_variance (same
-    seed), so the mean over images of the human column is that function's human_sd. Returns
-    (model_sd, human_sd, kept) over the input rows; excluded rows (a missing prediction, fewer than
-    k humans) are NaN and kept is False."""
+    """Per image: the SD of its k model predictions and the mean SD of k of its humans.
+
+    Parameters
+    ----------
+    model_predictions : array_like, shape (images, k)
+    human_ratings : array_like, shape (images, max_raters)
+        As in :func:`k_human_variance`.
+    replicates : int, default 1000
+    seed : int, default 42
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (model_sd, human_sd, kept) over the input rows; excluded rows (a missing prediction,
+        fewer than k humans) are NaN and kept is False.
+
+    Notes
+    -----
+    human_sd_i = mean over replicates of SD(k of image i's humans, without replacement), with the
+    draws of :func:`k_human_variance` (same seed), so the mean over images of the human column is
+    that function's human_sd.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Figure 6 and Table 6.
+
+    Examples
+    --------
+    The data of :func:`k_human_variance`'s example, image by image:
+
+    >>> model_sd, human_sd, kept = k_human_image_sd([[1, 3], [2, 2]], [[4, 6], [5, 5]], replicates=10)
+    >>> model_sd.round(6).tolist(), human_sd.round(6).tolist(), kept.tolist()
+    ([1.414214, 0.0], [1.414214, 0.0], [True, True])
+    """
     x = np.asarray(model_predictions, dtype=float)
     h = np.asarray(human_ratings, dtype=float)
     k = x.shape[1]
