@@ -54,9 +54,38 @@ CELLS = 1 << 22  # replicates x images per block of draws
 
 
 def index_blocks(n: int, replicates: int, seed: int):
-    """Yield (first replicate, block x n image indices): the rows of
-    default_rng(seed).integers(0, n, size=(replicates, n)), a block at a time (numpy draws the
-    same stream in blocks as in one call; a test checks it)."""
+    """The bootstrap's image draws, a block of replicates at a time.
+
+    Parameters
+    ----------
+    n : int
+        Images (drawn with replacement, n per replicate).
+    replicates : int
+    seed : int
+
+    Yields
+    ------
+    tuple of (int, numpy.ndarray)
+        (first replicate of the block, block x n image indices).
+
+    Notes
+    -----
+    The rows are those of ``default_rng(seed).integers(0, n, size=(replicates, n))``: numpy draws
+    the same stream in blocks as in one call, so the block size (about CELLS numbers) changes
+    memory, not results.
+
+    References
+    ----------
+    Efron & Tibshirani (1993), *An Introduction to the Bootstrap*, ch. 13 (percentile
+    intervals); docs/ablations.md, "Resampling at scale" in docs/stats.md.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> blocks = np.vstack([b for _, b in index_blocks(5, 4, 42)])
+    >>> np.array_equal(blocks, np.random.default_rng(42).integers(0, 5, size=(4, 5)))
+    True
+    """
     rng = np.random.default_rng(seed)
     block = max(1, CELLS // max(n, 1))
     for start in range(0, replicates, block):
@@ -67,9 +96,41 @@ CACHED_CELLS = 1 << 27  # replicates x images up to which the draw counts are ke
 
 
 def weight_blocks(n: int, replicates: int, seed: int):
-    """Yield (first replicate, block x n counts: how often each image was drawn in each replicate)
-    for the draws of index_blocks. Every condition, dimension and emotion with the same image count
-    reuses the same draws (same seed), so the counts are kept (one byte each) up to CACHED_CELLS."""
+    """How often each image was drawn in each replicate, a block of replicates at a time.
+
+    Parameters
+    ----------
+    n : int
+        Images.
+    replicates : int
+    seed : int
+
+    Yields
+    ------
+    tuple of (int, numpy.ndarray)
+        (first replicate of the block, block x n draw counts).
+
+    Notes
+    -----
+    w[b, i] = sum_j 1[idx[b, j] = i] for the draws of :func:`index_blocks`; every row sums to n.
+    Every condition, dimension and emotion with the same image count reuses the same draws (same
+    seed), so the counts are kept (one byte each) up to CACHED_CELLS.
+
+    References
+    ----------
+    Efron & Tibshirani (1993), *An Introduction to the Bootstrap*, ch. 13 (percentile
+    intervals); docs/ablations.md.
+
+    Examples
+    --------
+    The first replicate of seed 42 over 5 images draws images 0, 3, 3, 2, 2:
+
+    >>> import numpy as np
+    >>> np.random.default_rng(42).integers(0, 5, size=(4, 5))[0].tolist()
+    [0, 3, 3, 2, 2]
+    >>> next(weight_blocks(5, 4, 42))[1][0].tolist()
+    [1, 0, 2, 2, 0]
+    """
     if replicates * n <= CACHED_CELLS:
         yield from _cached_weights(n, replicates, seed, CELLS)
     else:
@@ -94,8 +155,39 @@ def _cached_weights(n: int, replicates: int, seed: int, cells: int) -> tuple:  #
 
 
 def replicate_sums(terms: np.ndarray, replicates: int, seed: int) -> np.ndarray:
-    """terms: (p, n) per-image terms. Returns (replicates, p): for every replicate, the sum of each
-    term over its drawn images (images drawn twice count twice)."""
+    """For every replicate, the sum of each per-image term over its drawn images.
+
+    Parameters
+    ----------
+    terms : numpy.ndarray, shape (p, n)
+        Per-image terms (e.g. :func:`rater1001.stats.alpha.unit_terms`).
+    replicates : int
+    seed : int
+
+    Returns
+    -------
+    numpy.ndarray, shape (replicates, p)
+        Sums; an image drawn twice counts twice.
+
+    Notes
+    -----
+    S[b, k] = sum_i w[b, i] terms[k, i] with w the draw counts of :func:`weight_blocks`: one
+    matrix product per block, no loop over replicates.
+
+    References
+    ----------
+    Efron & Tibshirani (1993), *An Introduction to the Bootstrap*, ch. 13 (percentile
+    intervals); docs/ablations.md.
+
+    Examples
+    --------
+    An indicator of image 0 counts how often it was drawn (1 in the first replicate of
+    :func:`weight_blocks`' example); a term of ones sums to n = 5 in every replicate:
+
+    >>> import numpy as np
+    >>> replicate_sums(np.array([[1.0, 0, 0, 0, 0], [1, 1, 1, 1, 1]]), 4, 42).tolist()
+    [[1.0, 5.0], [2.0, 5.0], [0.0, 5.0], [1.0, 5.0]]
+    """
     p, n = terms.shape
     out = np.empty((replicates, p))
     for start, weights in weight_blocks(n, replicates, seed):
@@ -105,10 +197,46 @@ def replicate_sums(terms: np.ndarray, replicates: int, seed: int) -> np.ndarray:
 
 def alpha_intervals(m, total, total_sq, extra=None, replicates: int = REPLICATES, seed: int = SEED,
                     level: float = LEVEL) -> dict[str, Interval]:
-    """Per-image sufficient statistics (m, total, total_sq) of the human ratings and optionally one
-    extra rater's value per image (NaN = not rated). Returns 'alpha' and, with extra,
-    'alpha_with_model' and 'delta_alpha' (same replicate images for both, so the delta's interval
-    is paired)."""
+    """Percentile bootstrap intervals of interval alpha and, with a model, of alpha with it and
+    delta alpha.
+
+    Parameters
+    ----------
+    m, total, total_sq : array_like
+        Per-image sufficient statistics of the human ratings.
+    extra : array_like, optional
+        One extra rater's (the model's) value per image; NaN = not rated.
+    replicates : int, default 1000
+    seed : int, default 42
+    level : float, default 0.95
+
+    Returns
+    -------
+    dict of str to Interval
+        'alpha' and, with ``extra``, 'alpha_with_model' and 'delta_alpha' (same replicate images
+        for both, so the delta's interval is paired). The estimate is the full-sample value.
+
+    Notes
+    -----
+    Replicate b draws n images with replacement; its alpha is
+    :func:`rater1001.stats.alpha.alpha_from_sums` of the draw-weighted sums of the per-image
+    :func:`rater1001.stats.alpha.unit_terms` (equal to recomputing alpha on the drawn images).
+    The interval is the (1 - level)/2 and (1 + level)/2 quantiles of the defined replicates.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.3 (Tables 4c/5c); Efron & Tibshirani (1993), *An Introduction to the Bootstrap*, ch. 13 (percentile
+    intervals); docs/ablations.md.
+
+    Examples
+    --------
+    Every image's two humans agree and the model gives their value too: every replicate has
+    alpha 1 with and without the model, so the intervals collapse on the point:
+
+    >>> r = alpha_intervals([2, 2, 2, 2], [2, 4, 6, 8], [2, 8, 18, 32], extra=[1, 2, 3, 4], replicates=200)
+    >>> [(r[k].estimate, r[k].lo, r[k].hi) for k in ("alpha", "alpha_with_model", "delta_alpha")]
+    [(1.0, 1.0, 1.0), (1.0, 1.0, 1.0), (0.0, 0.0, 0.0)]
+    """
     m, total, total_sq = (np.asarray(a, dtype=float) for a in (m, total, total_sq))
     n = len(m)
     has = extra is not None
@@ -134,10 +262,47 @@ def alpha_intervals(m, total, total_sq, extra=None, replicates: int = REPLICATES
 
 def w1sd_interval(z, replicates: int = REPLICATES, seed: int = SEED, level: float = LEVEL,
                   threshold: float = 1.0, missing=None) -> Interval:
-    """W1SD (share of |z| <= threshold) with images resampled. `missing` (aligned with z) marks
-    images the model left unanswered: they stay in the resample and count as outside 1 SD, as in
-    stats.zscores.summarise(n_missing=...). Other undefined z (human SD 0) are dropped before
-    resampling."""
+    """Percentile bootstrap interval of W1SD with images resampled.
+
+    Parameters
+    ----------
+    z : array_like
+        The model's z per image.
+    replicates : int, default 1000
+    seed : int, default 42
+    level : float, default 0.95
+    threshold : float, default 1.0
+        |z| <= threshold counts as within.
+    missing : array_like of bool, optional
+        Images the model left unanswered (aligned with z): they stay in the resample and count
+        as outside 1 SD, as in :func:`rater1001.stats.zscores.summarise` (``n_missing``). Other
+        undefined z (human SD 0) are dropped before resampling.
+
+    Returns
+    -------
+    Interval
+        estimate (the full-sample W1SD), lo, hi, replicates, n_units.
+
+    Notes
+    -----
+    W1SD_b = (sum_i w_bi 1[|z_i| <= threshold]) / (sum_i w_bi) over the drawn images (missing
+    ones in the denominator); percentile interval over the replicates.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.3 (Tables 4e/5e); Efron & Tibshirani (1993), *An Introduction to the Bootstrap*, ch. 13 (percentile
+    intervals); docs/ablations.md.
+
+    Examples
+    --------
+    Six of ten images within 1 SD: the estimate is .6; all ten within gives 1 in every replicate:
+
+    >>> w1sd_interval([0.5] * 6 + [2.0] * 4, replicates=200).estimate
+    0.6
+    >>> i = w1sd_interval([0.5] * 10, replicates=50)
+    >>> i.estimate, i.lo, i.hi
+    (1.0, 1.0, 1.0)
+    """
     z = np.asarray(z, dtype=float)
     miss = np.zeros(len(z), bool) if missing is None else np.asarray(missing, dtype=bool)
     keep = ~np.isnan(z) | miss
@@ -156,13 +321,43 @@ def w1sd_interval(z, replicates: int = REPLICATES, seed: int = SEED, level: floa
 
 def kappa_interval(truth, predicted, labels, replicates: int = REPLICATES, seed: int = SEED,
                    level: float = LEVEL) -> Interval:
-    """Unweighted Cohen's kappa of predicted vs intended label with images resampled. The point
-    estimate is stats.classification.summary's kappa (missing predictions count as wrong). Each
-    replicate builds its confusion table with one bincount over integer-coded labels (the study's
-    labels plus one code per label outside the set, '__missing__' included), a block of
-    replicates at a time from the draw counts, and takes kappa of every table at once (classification.
-    kappa_from_tables: statsmodels' cohens_kappa formula; tests/python/test_stats_ablations.py
-    checks replicate by replicate against classification.summary)."""
+    """Percentile bootstrap interval of Cohen's kappa of predicted vs intended label.
+
+    Parameters
+    ----------
+    truth, predicted : array_like
+        Intended and predicted label per image (a missing prediction counts as wrong).
+    labels : sequence
+        The study's label set.
+    replicates : int, default 1000
+    seed : int, default 42
+    level : float, default 0.95
+
+    Returns
+    -------
+    Interval
+        estimate (:func:`rater1001.stats.classification.summary`'s kappa), lo, hi.
+
+    Notes
+    -----
+    Each replicate's confusion table is the draw-weighted count of each (truth, prediction)
+    cell, the study's labels plus one code per label outside the set ('__missing__' included);
+    kappa of every table at once by :func:`rater1001.stats.classification.kappa_from_tables`
+    (tests/python/test_stats_ablations.py checks replicate by replicate against ``summary``).
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.1 (Table 2); Cohen (1960); Efron & Tibshirani (1993), *An Introduction to the Bootstrap*, ch. 13 (percentile
+    intervals); docs/ablations.md.
+
+    Examples
+    --------
+    Every prediction right: kappa 1 in every replicate that draws both labels:
+
+    >>> i = kappa_interval(list("aabbab"), list("aabbab"), ["a", "b"], replicates=100)
+    >>> i.estimate, i.lo, i.hi
+    (1.0, 1.0, 1.0)
+    """
     t = pd.Series(truth, dtype="object").to_numpy()
     p = pd.Series(predicted, dtype="object").to_numpy()
     if len(t) == 0:
