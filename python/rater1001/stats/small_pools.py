@@ -32,7 +32,43 @@ DEFAULT_KS = (2, 3, 5, 10, 20, 50)
 
 def padded_ratings(value_counts: pd.DataFrame, unit: str = "image_id", value: str = "value",
                    count: str = "n") -> tuple[np.ndarray, np.ndarray]:
-    """(units, U x max_m matrix of each unit's ratings, NaN-padded) from a long value-count frame."""
+    """Each unit's ratings as a NaN-padded matrix, from a long value-count frame.
+
+    Parameters
+    ----------
+    value_counts : pandas.DataFrame
+        One row per (unit, value) with how many ratings gave it.
+    unit, value, count : str
+        Column names (default image_id, value, n).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray)
+        (units sorted, U x max_m matrix of each unit's ratings in value order, packed left and
+        NaN-padded).
+
+    Raises
+    ------
+    ValueError
+        A count that is negative or not whole, naming the unit and the count.
+
+    Notes
+    -----
+    Row u holds value v repeated n_uv times; the multiset of an image's ratings is all a
+    without-replacement draw needs, so no rater identities enter.
+
+    References
+    ----------
+    docs/ablations.md (small pools).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> vc = pd.DataFrame({"image_id": ["i1", "i1", "i2"], "value": [1, 3, 2], "n": [2, 1, 1]})
+    >>> units, ratings = padded_ratings(vc)
+    >>> units.tolist(), ratings.tolist()
+    (['i1', 'i2'], [[1.0, 1.0, 3.0], [2.0, nan, nan]])
+    """
     vc = value_counts[[unit, value, count]].dropna()
     if (vc[count] < 0).any() or (vc[count] % 1 != 0).any():
         bad = vc[(vc[count] < 0) | (vc[count] % 1 != 0)].iloc[0]
@@ -53,11 +89,44 @@ CELLS = 1 << 22  # replicates x images x drawn positions per block
 
 
 def floyd_steps(m, size, rng: np.random.Generator):
-    """Draw, for every entry of the integer array m, size[entry] distinct positions in [0, m)
-    uniformly without replacement by Floyd's algorithm: one uniform per drawn position instead of
-    a random key per available one. Yields one array of m's shape per step (max(size) steps; an
-    entry drawing fewer starts later and holds -1 until then). The taken positions are kept as the
-    bits of one word when every m <= 64 (the usual pool), else compared with the earlier steps."""
+    """Distinct positions drawn uniformly without replacement for every entry, by Floyd's
+    algorithm.
+
+    Parameters
+    ----------
+    m : numpy.ndarray of int
+        Positions available per entry, [0, m).
+    size : array_like of int
+        How many to draw per entry (broadcast against m; at most m).
+    rng : numpy.random.Generator
+
+    Yields
+    ------
+    numpy.ndarray
+        One array of m's shape per step (max(size) steps); an entry drawing fewer starts later
+        and holds -1 until then.
+
+    Notes
+    -----
+    Floyd: for j = m - s, ..., m - 1 draw t uniform in [0, j]; take t unless already taken, else
+    take j. One uniform per drawn position instead of a random key per available one; every
+    s-subset is equally likely. Taken positions are the bits of one word when every m <= 64 (the
+    usual pool), else compared with the earlier steps.
+
+    References
+    ----------
+    Bentley & Floyd (1987), "Programming pearls: a sample of brilliance", Communications of the
+    ACM 30(9), 754-757; docs/stats.md, "Resampling at scale".
+
+    Examples
+    --------
+    Drawing all 4 of 4 positions gives each exactly once:
+
+    >>> import numpy as np
+    >>> steps = np.stack(list(floyd_steps(np.array([4]), np.array([4]), np.random.default_rng(0))), axis=-1)
+    >>> sorted(steps[0].tolist())
+    [0, 1, 2, 3]
+    """
     m = np.asarray(m, dtype=np.int64)
     size = np.broadcast_to(np.asarray(size, dtype=np.int64), m.shape)
     steps = int(size.max(initial=0))
@@ -82,7 +151,38 @@ def floyd_steps(m, size, rng: np.random.Generator):
 
 
 def draw_positions(m, size, rng: np.random.Generator) -> np.ndarray:
-    """floyd_steps stacked: shape (*m.shape, max size), unused slots -1."""
+    """:func:`floyd_steps` stacked.
+
+    Parameters
+    ----------
+    m : array_like of int
+        Positions available per entry.
+    size : array_like of int
+        How many to draw per entry.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Shape (*m.shape, max size); unused slots -1.
+
+    Notes
+    -----
+    The positions of one entry are distinct and uniform over the size-subsets of [0, m).
+
+    References
+    ----------
+    Bentley & Floyd (1987); docs/stats.md, "Resampling at scale".
+
+    Examples
+    --------
+    Three of 3 positions are all of them; three of 5 are distinct:
+
+    >>> import numpy as np
+    >>> d = draw_positions(np.array([3, 5]), 3, np.random.default_rng(0))
+    >>> sorted(d[0].tolist()), len(set(d[1].tolist()))
+    ([0, 1, 2], 3)
+    """
     m = np.asarray(m)
     steps = list(floyd_steps(m, size, rng))
     return np.stack(steps, axis=-1) if steps else np.full((*m.shape, 0), -1, dtype=np.int64)
@@ -103,11 +203,45 @@ class Pool:
 
 
 def subset_sums(pool: Pool, rows, k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Sum and sum of squares of k of the ratings of each unit in `rows` (an index array of any
-    shape into the pool; each unit needs >= k), drawn without replacement independently for every
-    entry. Where k is more than half a unit's ratings the m - k left out are drawn instead and
+    """Sum and sum of squares of k ratings of each unit, drawn without replacement.
+
+    Parameters
+    ----------
+    pool : Pool
+        The padded ratings with their per-unit counts and totals.
+    rows : array_like of int
+        Units (index array of any shape into the pool; each needs >= k ratings), drawn
+        independently for every entry.
+    k : int
+        Ratings per unit.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (sum, sum of squares) of the drawn ratings, shaped like ``rows``.
+
+    Notes
+    -----
+    Where k is more than half a unit's ratings, the m - k left out are drawn instead and
     subtracted from the unit's totals (same distribution, fewer draws). Accumulated step by step:
-    never materialises rows x max_m, nor rows x k."""
+    never materialises rows x max_m, nor rows x k.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Limitation 12; docs/ablations.md (small pools).
+
+    Examples
+    --------
+    k = 2 of unit (4, 5) is the whole unit, exactly (9, 41); 2 of (1, 2, 3) is one of the pairs
+    (1, 2), (1, 3), (2, 3):
+
+    >>> import numpy as np
+    >>> s1, s2 = subset_sums(Pool.of(np.array([[1.0, 2, 3], [4, 5, np.nan]])), np.array([0, 1]), 2,
+    ...                      np.random.default_rng(0))
+    >>> (float(s1[1]), float(s2[1])), (float(s1[0]), float(s2[0])) in {(3.0, 5.0), (4.0, 10.0), (5.0, 13.0)}
+    ((9.0, 41.0), True)
+    """
     rows = np.asarray(rows, dtype=np.int64)
     m = pool.m[rows]
     left_out = k > m - k
@@ -122,8 +256,36 @@ def subset_sums(pool: Pool, rows, k: int, rng: np.random.Generator) -> tuple[np.
 
 
 def subsample(ratings: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """U x k matrix: for each row, k of its non-NaN entries drawn without replacement (rows must
-    have at least k; packed left as padded_ratings gives them)."""
+    """k of each row's ratings, drawn without replacement.
+
+    Parameters
+    ----------
+    ratings : numpy.ndarray, shape (U, max_m)
+        Packed left and NaN-padded, as :func:`padded_ratings` gives them; every row needs >= k.
+    k : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray, shape (U, k)
+
+    Notes
+    -----
+    Row u takes the positions :func:`draw_positions` draws from its m_u ratings.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Limitation 12; docs/ablations.md (small pools).
+
+    Examples
+    --------
+    Two of (4, 5) are both; two of (1, 2, 3) are two distinct ones:
+
+    >>> import numpy as np
+    >>> s = subsample(np.array([[1.0, 2, 3], [4, 5, np.nan]]), 2, np.random.default_rng(0))
+    >>> sorted(s[1].tolist()), len(set(s[0].tolist())), set(s[0].tolist()) <= {1.0, 2.0, 3.0}
+    ([4.0, 5.0], 2, True)
+    """
     picks = draw_positions((~np.isnan(ratings)).sum(axis=1), k, rng)
     return np.take_along_axis(ratings, picks, axis=1)
 
@@ -160,10 +322,53 @@ def _replicate_alphas(pool, x_all, eligible, k, replicates, rng, resample_images
 def small_pool_alpha(ratings: np.ndarray, model: pd.DataFrame | None = None, ks=DEFAULT_KS,
                      replicates: int = 200, seed: int = SEED, resample_images: bool = True,
                      level: float = 0.95) -> pd.DataFrame:
-    """`ratings`: U x max_m padded human ratings (padded_ratings). `model`: U x C frame of model
-    answers aligned with the rows (columns = condition ids; NaN = no answer for that image).
-    One row per (k, condition) with human alpha, alpha with the model, delta alpha: replicate mean
-    and percentile interval, share of replicates with delta > 0, images used / excluded."""
+    """Human alpha and delta alpha of each model when every image keeps only k human ratings.
+
+    Parameters
+    ----------
+    ratings : numpy.ndarray, shape (U, max_m)
+        Padded human ratings (:func:`padded_ratings`).
+    model : pandas.DataFrame, optional
+        U x C model answers aligned with the rows (columns = condition ids; NaN = no answer).
+    ks : iterable of int, default (2, 3, 5, 10, 20, 50)
+        Pool sizes; images with fewer than k ratings are left out at that k and counted.
+    replicates : int, default 200
+    seed : int, default 42
+    resample_images : bool, default True
+        Also resample the images with replacement in every replicate (the interval then covers
+        which raters and which images); False covers the rater draw only.
+    level : float, default 0.95
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (k, condition): human_alpha, alpha_with_model, delta_alpha (replicate mean
+        and percentile interval each), share_delta_positive, n_images, n_images_excluded, and
+        the settings.
+
+    Notes
+    -----
+    Per replicate: k ratings of every (drawn) image without replacement, then interval alpha
+    with and without the model from the summed :func:`rater1001.stats.alpha.unit_terms`;
+    delta = alpha(k humans + model) - alpha(k humans). With k = every image's full pool and no
+    image resampling each replicate is the closed-form delta alpha.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Limitation 12; Krippendorff (2011); docs/ablations.md (small pools).
+
+    Examples
+    --------
+    The full pool of units (1, 2) and (3, 4) without image resampling is the closed form: alpha
+    .7, and a model answering the unit means 1.5 and 3.5 gives .821429 (see
+    :func:`rater1001.stats.alpha.delta_alpha`):
+
+    >>> import numpy as np, pandas as pd
+    >>> r = small_pool_alpha(np.array([[1.0, 2], [3, 4]]), pd.DataFrame({"m": [1.5, 3.5]}), ks=[2],
+    ...                      replicates=5, resample_images=False).to_dict("records")[0]
+    >>> r["human_alpha"], round(r["alpha_with_model"], 6), round(r["delta_alpha"], 6), r["share_delta_positive"]
+    (0.7, 0.821429, 0.121429, 1.0)
+    """
     model = pd.DataFrame(index=range(len(ratings))) if model is None else model
     x_all = model.to_numpy(dtype=float)
     m_all = (~np.isnan(ratings)).sum(axis=1)
