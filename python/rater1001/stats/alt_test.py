@@ -48,10 +48,66 @@ EPSILON_BY_EXPERTISE = {"expert": 0.2, "skilled": 0.15, "crowd": 0.1}
 
 
 def accuracy_score(label: Any, others: list) -> float:
+    """Share of the other annotators' labels equal to this label (the test's accuracy scoring).
+
+    Parameters
+    ----------
+    label : object
+        The scored label (the model's, or the left-out human's).
+    others : list
+        The other humans' labels of the same instance.
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    s = (1 / |others|) sum_o 1[label = o].
+
+    References
+    ----------
+    Calderon, Reichart & Dror (2025), "The Alternative Annotator Test for LLM-as-a-Judge: How to
+    Statistically Justify Replacing Human Annotators with LLMs", ACL (arXiv 2501.10970), section 3 (the alignment scoring functions).
+
+    Examples
+    --------
+    >>> accuracy_score("a", ["a", "b", "a", "c"])
+    0.5
+    """
     return float(np.mean([label == o for o in others]))
 
 
 def neg_rmse_score(value: float, others: list) -> float:
+    """Minus the root mean squared difference to the other annotators' values (higher is better).
+
+    Parameters
+    ----------
+    value : float
+        The scored rating.
+    others : list of float
+        The other humans' ratings of the same instance.
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    s = -sqrt((1 / |others|) sum_o (value - o)^2).
+
+    References
+    ----------
+    Calderon, Reichart & Dror (2025), "The Alternative Annotator Test for LLM-as-a-Judge: How to
+    Statistically Justify Replacing Human Annotators with LLMs", ACL (arXiv 2501.10970), section 3 (RMSE for continuous annotations).
+
+    Examples
+    --------
+    3 against 1 and 5: both 2 away:
+
+    >>> neg_rmse_score(3, [1, 5])
+    -2.0
+    """
     return -float(np.sqrt(np.mean([(float(value) - float(o)) ** 2 for o in others])))
 
 
@@ -61,7 +117,32 @@ MISSING_SCORE: dict[str, float] = {"accuracy": 0.0}
 
 
 def is_missing(answer) -> bool:
-    """No answer: None, NaN or an empty / blank string."""
+    """Whether a model answer is missing.
+
+    Parameters
+    ----------
+    answer : object
+        The model's label or rating.
+
+    Returns
+    -------
+    bool
+        True for None, NaN or an empty / blank string.
+
+    Notes
+    -----
+    A missing answer counts against the model: 0 for accuracy, -inf for other scorings (the
+    tool's missing-answer policy, docs/stats.md).
+
+    References
+    ----------
+    docs/stats.md, "Missing model answers: one policy".
+
+    Examples
+    --------
+    >>> [is_missing(a) for a in (None, " ", float("nan"), 0)]
+    [True, True, True, False]
+    """
     if answer is None:
         return True
     if isinstance(answer, str):
@@ -73,11 +154,44 @@ def is_missing(answer) -> bool:
 
 
 def benjamini_yekutieli(p_values: np.ndarray, q: float = 0.05, weight=None) -> np.ndarray:
-    """Rejections of the Benjamini-Yekutieli step-up procedure at level q (statsmodels fdr_by).
-    A NaN p-value is never rejected but still counts in m, as in the reference procedure (it is
-    entered as p = 1, which BY rejects for no q < 1). `weight` (optional, integers >= 1): how many
-    annotators share each row's p-value; the procedure runs on the repeated p-values, where tied
-    p-values always get the same decision, and each row takes its first copy's."""
+    """Rejections of the Benjamini-Yekutieli step-up procedure.
+
+    Parameters
+    ----------
+    p_values : numpy.ndarray
+        One p-value per annotator (NaN: never rejected, but counted in m, as in the reference
+        procedure, which enters it as p = 1).
+    q : float, default 0.05
+        False discovery rate.
+    weight : array_like of int, optional
+        How many annotators share each row's p-value; the procedure runs on the repeated
+        p-values, where tied p-values always get the same decision.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+
+    Notes
+    -----
+    With c(m) = sum_{i=1..m} 1/i and p_(1) <= ... <= p_(m): reject the k smallest, k the largest
+    with p_(k) <= k q / (m c(m)) (statsmodels' ``fdr_by``). Valid under any dependence between
+    the tests.
+
+    References
+    ----------
+    Benjamini & Yekutieli (2001), "The control of the false discovery rate in multiple testing
+    under dependency", Annals of Statistics 29(4), 1165-1188; Calderon, Reichart & Dror (2025), "The Alternative Annotator Test for LLM-as-a-Judge: How to
+    Statistically Justify Replacing Human Annotators with LLMs", ACL (arXiv 2501.10970).
+
+    Examples
+    --------
+    m = 3, c(3) = 11/6, thresholds k x 0.05 / 5.5 = .0091, .0182, .0273: only .001 passes; a NaN
+    still counts in m (m = 2, threshold .0167 for the first):
+
+    >>> import numpy as np
+    >>> benjamini_yekutieli(np.array([0.001, 0.02, 0.04])), benjamini_yekutieli(np.array([0.001, np.nan]))
+    (array([ True, False, False]), array([ True, False]))
+    """
     from statsmodels.stats.multitest import multipletests
 
     p = np.asarray(p_values, float)
@@ -117,8 +231,62 @@ def alt_test(
     min_humans_per_instance: int = 2,
     min_instances_per_human: int = 30,
 ) -> AltTestResult:
-    """`human`: columns annotator_id, instance_id, label (one label per annotator and instance).
-    `model`: instance_id -> the model's label."""
+    """The Alternative Annotator Test: can the model replace the human annotators?
+
+    Parameters
+    ----------
+    human : pandas.DataFrame
+        annotator_id, instance_id, label (one label per annotator and instance).
+    model : pandas.Series or dict
+        instance_id -> the model's label (missing = None / NaN / blank: scored worst).
+    epsilon : float, default 0.2
+        Cost-benefit allowance (0.2 expert, 0.15 skilled, 0.1 crowd annotators).
+    q : float, default 0.05
+        Benjamini-Yekutieli level.
+    scoring : {"accuracy", "neg_rmse"} or callable, default "accuracy"
+        Alignment of a label with the other humans' labels (higher is better).
+    min_humans_per_instance : int, default 2
+    min_instances_per_human : int, default 30
+        Annotators with fewer instances are not tested.
+
+    Returns
+    -------
+    AltTestResult
+        winning_rate (omega), advantage_probability (rho), passed (omega >= 0.5), the settings,
+        n_annotators_tested, n_instances, per_annotator (n_instances, mean_w_human, mean_w_model,
+        p_value, rejected, note), n_missing_model and winning_rate_answered_only.
+
+    Raises
+    ------
+    ValueError
+        An annotator labelled an instance more than once.
+
+    Notes
+    -----
+    For each human h and instance i: s_h and s_f score h's and the model's label against the
+    other humans' labels; W^h_i = 1[s_h >= s_f], W^f_i = 1[s_f >= s_h]. H0_h: mean(W^h - W^f) >=
+    epsilon, one-sided one-sample t-test; BY at q over the tested humans (:func:`decide`);
+    omega = share rejected, rho = mean over humans of mean(W^f).
+
+    References
+    ----------
+    Calderon, Reichart & Dror (2025), "The Alternative Annotator Test for LLM-as-a-Judge: How to
+    Statistically Justify Replacing Human Annotators with LLMs", ACL (arXiv 2501.10970), section 3 and the reference procedure (github.com/nitaytech/AltTest); docs/ablations.md.
+
+    Examples
+    --------
+    Three annotators label four instances x; c says y on instances 3 and 4; the model says x.
+    a and b tie the model everywhere (differences 0, a constant below epsilon: p = 0); c's
+    differences (0, 0, -1, -1) give t = (-.5 - .2) / (sqrt(1/3) / 2) = -2.42 on 3 df, p = .0469,
+    above BY's third threshold .0273: omega = 2/3, rho = 1:
+
+    >>> import pandas as pd
+    >>> human = pd.DataFrame([(a, i, "y" if a == "c" and i > 2 else "x") for a in "abc" for i in range(1, 5)],
+    ...                      columns=["annotator_id", "instance_id", "label"])
+    >>> r = alt_test(human, {i: "x" for i in range(1, 5)}, epsilon=0.2, min_instances_per_human=4)
+    >>> round(r.winning_rate, 4), r.advantage_probability, r.passed, round(float(r.per_annotator["p_value"].iloc[2]), 4)
+    (0.6667, 1.0, True, 0.0469)
+    """
     score = SCORING[scoring] if isinstance(scoring, str) else scoring
     missing_score = MISSING_SCORE.get(scoring, -np.inf) if isinstance(scoring, str) else -np.inf
     model = pd.Series(model, dtype="object") if isinstance(model, dict) else model
@@ -177,11 +345,44 @@ def alt_test(
 
 
 def decide(p_values: np.ndarray, mean_w_model: np.ndarray, tested: np.ndarray, q: float = 0.05, weight=None):
-    """The test's decision over annotators: Benjamini-Yekutieli at q among the tested annotators,
-    the winning rate omega (share of tested annotators whose H0 is rejected; the model passes at
-    omega >= 0.5) and the advantage probability rho (mean W^f over tested annotators).
-    Returns (rejected per annotator, omega, rho); omega and rho are NaN when nobody was tested.
-    `weight` (optional): how many annotators each row stands for (rows of equal outcome counts)."""
+    """The test's decision over annotators: rejections, winning rate and advantage probability.
+
+    Parameters
+    ----------
+    p_values : numpy.ndarray
+        Per annotator.
+    mean_w_model : numpy.ndarray
+        Per annotator, mean W^f (the model at least as good).
+    tested : numpy.ndarray of bool
+        Annotators with enough instances.
+    q : float, default 0.05
+    weight : array_like of int, optional
+        How many annotators each row stands for (rows of equal outcome counts).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, float, float)
+        (rejected per annotator, omega, rho); omega and rho are NaN when nobody was tested.
+
+    Notes
+    -----
+    Benjamini-Yekutieli at q among the tested annotators (:func:`benjamini_yekutieli`);
+    omega = share of tested annotators rejected (the model passes at omega >= 0.5);
+    rho = mean of mean W^f over the tested annotators (weighted by ``weight``).
+
+    References
+    ----------
+    Calderon, Reichart & Dror (2025), "The Alternative Annotator Test for LLM-as-a-Judge: How to
+    Statistically Justify Replacing Human Annotators with LLMs", ACL (arXiv 2501.10970), section 3 (the winning rate and the average advantage probability).
+
+    Examples
+    --------
+    One annotator beaten outright (p = 0), one not (p = 1), one not tested:
+
+    >>> import numpy as np
+    >>> decide(np.array([0.0, 1.0, np.nan]), np.array([1.0, 0.0, np.nan]), np.array([True, True, False]))
+    (array([ True, False, False]), 0.5, 0.5)
+    """
     rejected = np.zeros(len(p_values), bool)
     if not tested.any():
         return rejected, float("nan"), float("nan")
