@@ -68,15 +68,52 @@ def _slice_keys(frame: pd.DataFrame) -> dict[str, pd.Series]:
 
 
 def slice_metrics(predictions: pd.DataFrame, weight: str | None = None) -> pd.DataFrame:
-    """Accuracy and macro-F1 per (condition_id, slice_type, slice) (Tables 7, 7a, Figure 7b).
+    """Accuracy and macro-F1 per (condition_id, slice_type, slice): by race, by gender and by
+    race x gender cell.
 
-    Macro-F1 averages over the ground-truth labels present in the slice (classification.summary
-    with that label set). A label that never occurs as truth in the slice is not averaged in:
-    its F1 would be 0 or undefined only because of how the slice was cut, not because of the
-    model; predicting it still costs recall of the true label. A NULL prediction is wrong.
-    Columns: condition_id, slice_type, slice, race, gender, n, n_unparsed, accuracy, f1_macro,
-    n_labels (labels averaged in F1). `weight` names a column of how many identical answers a row
-    stands for (pooled human labels come as per-image counts, not one row per rating)."""
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        condition_id, race, gender, emotion (truth), predicted_emotion (NULL: wrong) per image.
+    weight : str, optional
+        A column of how many identical answers a row stands for (pooled human labels come as
+        per-image counts, not one row per rating).
+
+    Returns
+    -------
+    pandas.DataFrame
+        condition_id, slice_type, slice, race, gender, n, n_unparsed, accuracy, f1_macro,
+        n_labels (labels averaged in F1).
+
+    Raises
+    ------
+    KeyError, ValueError
+        A missing column, or a design column with a gap (naming the row and image).
+
+    Notes
+    -----
+    :func:`rater1001.stats.classification.summary` within each slice, macro-F1 over the true
+    labels present in the slice: a label that never occurs as truth there would score 0 or
+    undefined only because of how the slice was cut; predicting it still costs the true label's
+    recall.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.4 and 4.5, Tables 7, 7a, Figure 7b; docs/marts_demographics.md.
+
+    Examples
+    --------
+    Race B: happy predicted for both images, one of them sad: accuracy 1/2; F1 of happy
+    2 (1/2)(1) / (3/2) = 2/3, of sad 0, macro 1/3:
+
+    >>> import pandas as pd
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": ["i1", "i2", "i3", "i4"], "race": ["A", "A", "B", "B"],
+    ...                   "gender": ["F", "M", "F", "M"], "emotion": ["happy", "sad", "happy", "sad"],
+    ...                   "predicted_emotion": ["happy", "sad", "happy", "happy"]})
+    >>> s = slice_metrics(p)
+    >>> s[s["slice_type"] == "race"][["slice", "accuracy", "f1_macro"]].round(4).to_numpy().tolist()
+    [['A', 1.0, 1.0], ['B', 0.5, 0.3333]]
+    """
     _require(predictions, ["condition_id", "race", "gender", "emotion", "predicted_emotion"],
              "slice_metrics")
     _require_complete(predictions, ["condition_id", "race", "gender", "emotion"], "slice_metrics")
@@ -97,9 +134,42 @@ def slice_metrics(predictions: pd.DataFrame, weight: str | None = None) -> pd.Da
 
 
 def slice_gaps(slices: pd.DataFrame) -> pd.DataFrame:
-    """Largest gap (max - min, percentage points) across the slices of each (condition_id,
-    slice_type), on F1 and on accuracy, with the slices at either end (Table 7 "최대 delta",
-    Table 7a |Woman - Man|, Figure 7b's six-cell delta). Computed from unrounded values."""
+    """Largest gap across the slices of each (condition_id, slice_type), on F1 and on accuracy.
+
+    Parameters
+    ----------
+    slices : pandas.DataFrame
+        The output of :func:`slice_metrics`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        condition_id, slice_type, n_slices, f1_gap_pp, f1_max_slice, f1_min_slice,
+        accuracy_gap_pp, accuracy_max_slice, accuracy_min_slice, reason (fewer than two slices).
+
+    Notes
+    -----
+    gap = 100 (max - min) over the slices, from unrounded values: Table 7's "최대 delta", Table
+    7a's |Woman - Man|, Figure 7b's six-cell delta.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 4.5, Tables 7, 7a, Figure 7b.
+
+    Examples
+    --------
+    The slices of :func:`slice_metrics`' example: by race, F1 1 against 1/3 and accuracy 1 against
+    1/2:
+
+    >>> import pandas as pd
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": ["i1", "i2", "i3", "i4"], "race": ["A", "A", "B", "B"],
+    ...                   "gender": ["F", "M", "F", "M"], "emotion": ["happy", "sad", "happy", "sad"],
+    ...                   "predicted_emotion": ["happy", "sad", "happy", "happy"]})
+    >>> g = slice_gaps(slice_metrics(p)).set_index("slice_type")
+    >>> r = g.loc["race"]
+    >>> round(float(r["f1_gap_pp"]), 4), float(r["accuracy_gap_pp"]), r["accuracy_min_slice"]
+    (66.6667, 50.0, 'B')
+    """
     rows = []
     for (condition, slice_type), part in slices.groupby(["condition_id", "slice_type"], sort=True):
         row = dict(condition_id=condition, slice_type=slice_type, n_slices=len(part))
@@ -123,8 +193,42 @@ def slice_gaps(slices: pd.DataFrame) -> pd.DataFrame:
 
 def glmm_lrt_table(predictions: pd.DataFrame, factors=("race", "gender"),
                    n_agq: int = DEFAULT_N_AGQ) -> pd.DataFrame:
-    """correct ~ factor + (1 | emotion) vs correct ~ 1 + (1 | emotion), per condition and factor,
-    by maximum likelihood (glmm.likelihood_ratio_test). One row per (condition_id, factor)."""
+    """Likelihood-ratio tests of correct ~ factor + (1 | emotion) against correct ~ 1 + (1 | emotion),
+    per condition and factor.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        condition_id, correct (0/1), emotion and the factor columns, one row per image.
+    factors : tuple of str, default ("race", "gender")
+    n_agq : int, default 25
+        Quadrature nodes (1: Laplace).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (condition_id, factor): chi2, df, p_value, random-intercept SDs,
+        log-likelihoods, method, counts, reason, fixed_effects_json.
+
+    Notes
+    -----
+    chi2 = 2 (l_full - l_null) by maximum likelihood
+    (:func:`rater1001.stats.glmm.likelihood_ratio_test`).
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.4; docs/demographics.md.
+
+    Examples
+    --------
+    The G-test example of :func:`rater1001.stats.glmm.likelihood_ratio_test`, for one condition:
+
+    >>> import pandas as pd
+    >>> rows = [("m", e, race, int(i < k)) for e in ("e1", "e2") for race, k in (("A", 3), ("B", 1)) for i in range(4)]
+    >>> t = glmm_lrt_table(pd.DataFrame(rows, columns=["condition_id", "emotion", "race", "correct"]), factors=("race",))
+    >>> t[["factor", "df"]].to_numpy().tolist(), round(float(t["chi2"].iloc[0]), 4)
+    ([['race', 1]], 4.186)
+    """
     _require(predictions, ["condition_id", "correct", "emotion", *factors], "glmm_lrt_table")
     _require_complete(predictions, ["condition_id", "correct", "emotion", *factors], "glmm_lrt_table")
     rows = []
@@ -177,10 +281,42 @@ def _ols(y: np.ndarray, X: np.ndarray) -> _LinearFit:
 
 
 def nested_f_test(y: np.ndarray, X_small: np.ndarray, X_large: np.ndarray) -> dict:
-    """F test of X_small nested in X_large (R's anova(m_small, m_large)): the extra sum of squares
-    over the extra rank, against the larger model's residual mean square. eta^2 is the extra sum
-    of squares over the total (corrected) sum of squares of y (paper 3.4.4). Degrees of freedom are
-    matrix ranks of the data actually used, so missing cells lower them instead of breaking."""
+    """F test of a linear model nested in a larger one (R's anova(m_small, m_large)).
+
+    Parameters
+    ----------
+    y : numpy.ndarray
+        The response (a Bland-Altman difference).
+    X_small, X_large : numpy.ndarray
+        Design matrices, the columns of X_small spanned by X_large.
+
+    Returns
+    -------
+    dict
+        df_num, df_den, ss_term, ss_total, f_value, eta_sq, p_raw, and reason when F is undefined
+        (no extra rank, no residual df, or a residual of 0).
+
+    Notes
+    -----
+    F = ((RSS_small - RSS_large) / (r_large - r_small)) / (RSS_large / (n - r_large)) with r the
+    matrix ranks of the data actually used (an empty cell lowers them instead of failing);
+    eta^2 = (RSS_small - RSS_large) / SS_total, SS_total = sum (y - mean y)^2.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.4 (eta^2); Montgomery (2017), *Design and Analysis of Experiments*, 9th
+    ed., ch. 5.
+
+    Examples
+    --------
+    Groups (1, 2) and (3, 5): SS_total 8.75, within 2.5, so F = 6.25 / (2.5 / 2) = 5 on (1, 2) df,
+    eta^2 = 6.25 / 8.75, and p = 1 - sqrt(5) / sqrt(7) (the F(1, 2) tail is a t on 2 df):
+
+    >>> import numpy as np
+    >>> r = nested_f_test(np.array([1.0, 2, 3, 5]), np.ones((4, 1)), np.column_stack([np.ones(4), [0, 0, 1, 1]]))
+    >>> r["f_value"], round(r["eta_sq"], 6), round(r["p_raw"], 6), round(1 - 5 ** 0.5 / 7 ** 0.5, 6)
+    (5.0, 0.714286, 0.154846, 0.154846)
+    """
     y = np.asarray(y, dtype=float)
     small, large = _ols(y, X_small), _ols(y, X_large)
     ss_total = float(np.sum((y - y.mean()) ** 2))
@@ -204,9 +340,40 @@ def nested_f_test(y: np.ndarray, X_small: np.ndarray, X_large: np.ndarray) -> di
 
 
 def stratum_factorial_tests(stratum: pd.DataFrame, bias: str) -> list[dict]:
-    """The paper's three nested F tests within one emotion stratum, from the four models
-    M_full = race*gender, M_add = race+gender, M_race = race, M_gen = gender:
-    race: M_gen vs M_add; gender: M_race vs M_add; race:gender: M_add vs M_full."""
+    """The paper's three nested F tests of race, gender and race:gender within one emotion stratum.
+
+    Parameters
+    ----------
+    stratum : pandas.DataFrame
+        race, gender and the bias column, one row per image of the stratum.
+    bias : str
+        The bias column (d_valence, d_arousal, ...).
+
+    Returns
+    -------
+    list of dict
+        One :func:`nested_f_test` result per term, with ``term``.
+
+    Notes
+    -----
+    From M_full = race * gender, M_add = race + gender, M_race = race, M_gen = gender: race is
+    M_gen vs M_add, gender M_race vs M_add (type II), race:gender M_add vs M_full.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.4, Tables 7b, 7c.
+
+    Examples
+    --------
+    Balanced 2 x 2 with two images per cell, cell means 2, 3, 6, 7 (additive) and spread +-1:
+    SS_race = 8 x 2^2 = 32, SS_gender = 8 x 0.5^2 = 2, SS_interaction 0, RSS_add = 8 on 5 df:
+
+    >>> import pandas as pd
+    >>> stratum = pd.DataFrame({"race": list("AAAABBBB"), "gender": list("FFMMFFMM"),
+    ...                        "d_valence": [1.0, 3, 2, 4, 5, 7, 6, 8]})
+    >>> [(t["term"], round(t["f_value"], 6)) for t in stratum_factorial_tests(stratum, "d_valence")]
+    [('race', 20.0), ('gender', 1.25), ('race:gender', 0.0)]
+    """
     y = stratum[bias].to_numpy(dtype=float)
     one = np.ones((len(y), 1))
     R, G = _dummies(stratum["race"].astype(str)), _dummies(stratum["gender"].astype(str))
@@ -219,8 +386,37 @@ def stratum_factorial_tests(stratum: pd.DataFrame, bias: str) -> list[dict]:
 
 
 def benjamini_hochberg(p_values: pd.Series, alpha: float = ALPHA) -> tuple[pd.Series, pd.Series]:
-    """BH q-values and reject flags (statsmodels fdr_bh) over the non-NULL p-values; NULL stays
-    NULL and is not counted in the family."""
+    """Benjamini-Hochberg q-values and reject flags over the non-NULL p-values.
+
+    Parameters
+    ----------
+    p_values : pandas.Series
+    alpha : float, default 0.05
+
+    Returns
+    -------
+    tuple of pandas.Series
+        (q-values, reject flags); NULL stays NULL and is not counted in the family.
+
+    Notes
+    -----
+    q_(i) = min_{j >= i} m p_(j) / j over the m non-NULL p-values sorted ascending; reject where
+    q <= alpha (statsmodels' ``fdr_bh``).
+
+    References
+    ----------
+    Benjamini & Hochberg (1995), "Controlling the false discovery rate", JRSS B 57(1), 289-300;
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.4.
+
+    Examples
+    --------
+    m = 3 (the NULL is not counted): q = (3 x .01, min(.04, 3 x .03 / 2), .04):
+
+    >>> import numpy as np, pandas as pd
+    >>> q, sig = benjamini_hochberg(pd.Series([0.01, 0.04, np.nan, 0.03]))
+    >>> q.round(4).tolist(), sig.tolist()
+    ([0.03, 0.04, nan, 0.04], [True, True, <NA>, True])
+    """
     q = pd.Series(np.nan, index=p_values.index, dtype=float)
     sig = pd.Series(pd.NA, index=p_values.index, dtype="boolean")
     ok = p_values.notna()
@@ -239,9 +435,44 @@ def _usable(part: pd.DataFrame, bias: str) -> tuple[pd.DataFrame, int]:
 
 def stratified_anova(predictions: pd.DataFrame, dimensions=("valence", "arousal"),
                      alpha: float = ALPHA) -> pd.DataFrame:
-    """Per (condition_id, dimension, emotion, term): df_num, df_den, f_value, eta_sq, p_raw,
-    q_bh (BH within each (condition_id, dimension) family), significant (q_bh < alpha),
-    n (images used), n_missing (rows without a bias value), reason (Tables 7b, 7c)."""
+    """Two-way ANOVA of the bias by race and gender within every emotion stratum, with BH.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        condition_id, emotion, race, gender and d_<dimension> per image.
+    dimensions : tuple of str, default ("valence", "arousal")
+    alpha : float, default 0.05
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per (condition_id, dimension, emotion, term): df_num, df_den, f_value, eta_sq, p_raw,
+        q_bh, significant, family_size, ss_term, ss_total, n (images used), n_missing (rows
+        without a bias value), reason.
+
+    Notes
+    -----
+    :func:`stratum_factorial_tests` per stratum; :func:`benjamini_hochberg` within each
+    (condition_id, dimension) family (emotions x three terms).
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.4 and 4.5, Tables 7b, 7c.
+
+    Examples
+    --------
+    :func:`stratum_factorial_tests`' stratum as one emotion: race F = 20 on (1, 5) df,
+    p = .0066, q = 3 x .0066:
+
+    >>> import pandas as pd
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "emotion": "fear",
+    ...                   "race": list("AAAABBBB"), "gender": list("FFMMFFMM"),
+    ...                   "d_valence": [1.0, 3, 2, 4, 5, 7, 6, 8]})
+    >>> a = stratified_anova(p, dimensions=("valence",))
+    >>> a[["term", "f_value", "q_bh"]].round(4).to_numpy().tolist(), a["significant"].tolist()
+    ([['race', 20.0, 0.0197], ['gender', 1.25, 0.4716], ['race:gender', 0.0, 1.0]], [True, False, False])
+    """
     bias_cols = [_bias_column(d) for d in dimensions]
     _require(predictions, ["condition_id", "emotion", "race", "gender", *bias_cols],
              "stratified_anova")
@@ -270,9 +501,45 @@ def stratified_anova(predictions: pd.DataFrame, dimensions=("valence", "arousal"
 
 def tukey_cells(predictions: pd.DataFrame, anova: pd.DataFrame,
                 alpha: float = ALPHA) -> pd.DataFrame:
-    """Tukey HSD over the race x gender cells (statsmodels pairwise_tukeyhsd) for every
-    (condition_id, dimension, emotion) whose race:gender interaction is significant after BH.
-    meandiff = mean(group2) - mean(group1) of the bias column as given."""
+    """Tukey HSD over the race x gender cells where the interaction is significant.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        As for :func:`stratified_anova`.
+    anova : pandas.DataFrame
+        Its output (which strata have a significant race:gender term after BH).
+    alpha : float, default 0.05
+
+    Returns
+    -------
+    pandas.DataFrame
+        condition_id, dimension, emotion, group1, group2, meandiff, p_adj, lower, upper, reject.
+
+    Notes
+    -----
+    meandiff = mean(group2) - mean(group1) of the bias column as given; intervals
+    meandiff +- q_(alpha; k, df) sqrt(MSE / 2 (1/n_1 + 1/n_2)) (statsmodels'
+    ``pairwise_tukeyhsd``).
+
+    References
+    ----------
+    Tukey (1949), "Comparing individual means in the analysis of variance", Biometrics 5(2),
+    99-114; Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 4.5.
+
+    Examples
+    --------
+    Only the B:M cell is shifted (by 5): interaction F = (2 x 5^2 / 4) / (0.08 / 4) = 625; Tukey
+    separates B:M from each other cell:
+
+    >>> import pandas as pd
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "emotion": "fear",
+    ...                   "race": list("AAAABBBB"), "gender": list("FFMMFFMM"),
+    ...                   "d_valence": [0, 0.2, 0, 0.2, 0, 0.2, 5, 5.2]})
+    >>> t = tukey_cells(p, stratified_anova(p, dimensions=("valence",)))
+    >>> t[t["reject"]][["group1", "group2", "meandiff"]].round(6).to_numpy().tolist()
+    [['A:F', 'B:M', 5.0], ['A:M', 'B:M', 5.0], ['B:F', 'B:M', 5.0]]
+    """
     hits = anova[(anova["term"] == "race:gender") & (anova["significant"].fillna(False))]
     rows = []
     for hit in hits.itertuples(index=False):
@@ -296,9 +563,42 @@ def tukey_cells(predictions: pd.DataFrame, anova: pd.DataFrame,
 
 def omnibus_tests(predictions: pd.DataFrame, dimensions=("valence", "arousal"),
                   factors=("race", "gender")) -> pd.DataFrame:
-    """The archived v10.6 analyses (Tables S5.1-S5.4), per (condition_id, dimension, factor):
-    main effect  bias ~ factor + emotion  vs  bias ~ emotion;
-    interaction  bias ~ factor * emotion  vs  bias ~ factor + emotion."""
+    """Omnibus F tests of a factor and its interaction with emotion, over all emotions.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        condition_id, emotion, the factors and d_<dimension> per image.
+    dimensions : tuple of str, default ("valence", "arousal")
+    factors : tuple of str, default ("race", "gender")
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per (condition_id, dimension, factor, term): n, n_missing and :func:`nested_f_test`'s
+        columns.
+
+    Notes
+    -----
+    Main effect: bias ~ factor + emotion vs bias ~ emotion; interaction: bias ~ factor * emotion
+    vs bias ~ factor + emotion (the archived v10.6 analyses).
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Supplement S5, Tables S5.1-S5.4.
+
+    Examples
+    --------
+    Race B is 1 above race A in both emotions, spread 0.2 within cells: SS_race = 8 x 0.5^2 = 2,
+    RSS = 4 x 0.02 on 5 df, F = 2 / 0.016 = 125; no interaction:
+
+    >>> import pandas as pd
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "emotion": list("hhhhssss"),
+    ...                   "race": list("ABABABAB"), "gender": "F", "d_valence": [1, 2, 1.2, 2.2, 3, 4, 3.2, 4.2]})
+    >>> o = omnibus_tests(p, dimensions=("valence",), factors=("race",))
+    >>> o[["term", "f_value"]].round(6).to_numpy().tolist()
+    [['race', 125.0], ['race:emotion', 0.0]]
+    """
     bias_cols = [_bias_column(d) for d in dimensions]
     _require(predictions, ["condition_id", "emotion", *factors, *bias_cols], "omnibus_tests")
     _require_complete(predictions, ["condition_id", "emotion", *factors], "omnibus_tests")
@@ -321,8 +621,37 @@ def omnibus_tests(predictions: pd.DataFrame, dimensions=("valence", "arousal"),
 
 
 def significance_counts(anova: pd.DataFrame) -> pd.DataFrame:
-    """Per (condition_id, dimension, term): in how many emotion strata the term is significant
-    after BH, out of the strata where it could be tested ("valence - race significant in k/6")."""
+    """In how many emotion strata each term is significant after BH.
+
+    Parameters
+    ----------
+    anova : pandas.DataFrame
+        The output of :func:`stratified_anova`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per (condition_id, dimension, term): n_significant, n_tested (strata where it could be
+        tested), n_strata, label ("k/n").
+
+    Notes
+    -----
+    n_significant = sum over strata of 1[q_bh <= alpha]; the paper's "valence - race
+    significant in k/6".
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 4.5.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> anova = pd.DataFrame({"condition_id": "m", "dimension": "valence", "term": "race",
+    ...                       "emotion": ["fear", "happy", "sad"], "p_raw": [0.001, 0.2, None],
+    ...                       "significant": pd.array([True, False, pd.NA], dtype="boolean")})
+    >>> significance_counts(anova)[["term", "n_significant", "n_tested", "label"]].to_numpy().tolist()
+    [['race', 1, 2, '1/2']]
+    """
     g = anova.groupby(["condition_id", "dimension", "term"], sort=True)
     out = g.agg(n_significant=("significant", lambda s: int(s.fillna(False).sum())),
                 n_tested=("p_raw", "count"), n_strata=("emotion", "nunique")).reset_index()
