@@ -7,10 +7,12 @@ import doctest
 import importlib
 import inspect
 import pkgutil
+import re
 
 import pytest
 
 import rater1001.stats
+from rater1001.paths import REPO_ROOT
 
 MODULES = sorted(m.name for m in pkgutil.iter_modules(rater1001.stats.__path__))
 # Every module: each public function is documented like pingouin (docs/stats.md, "Docstrings").
@@ -46,3 +48,11 @@ def test_every_public_function_has_the_numpydoc_sections_and_an_example(name):
             missing.append("Returns")
         assert not missing, f"{name}.{fname} lacks {missing}"
         assert ">>> " in doc, f"{name}.{fname} has no example"
+
+
+def test_docs_stats_table_names_the_home_of_every_stats_module():
+    """docs/stats.md's "home / paper / checked against" table has a row whose home is each module."""
+    rows = [line for line in (REPO_ROOT / "docs" / "stats.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| `stats/")]
+    homes = {name for line in rows for name in re.findall(r"^\| `stats/(\w+)\.py`", line)}
+    assert set(MODULES) - homes == set()
