@@ -278,3 +278,27 @@ def test_ctrl_c_starts_no_call_waits_for_calls_in_flight_and_skips_backoffs(tmp_
     assert sorted(started) == [(0, 0), (1, 0), (2, 0)]  # no second step, no fourth unit
     oks = [r["meta"]["u"] for r in Ledger(tmp_path / "ledger.jsonl").records() if r["status"] == "ok"]
     assert sorted(oks) == [0, 1]
+
+
+def test_a_retry_line_that_cannot_be_written_stops_the_call_before_its_next_attempt(tmp_path, monkeypatch):
+    """The retry line is written before the backoff: when the disk is full by then, the call ends
+    with the ledger's error instead of paying for attempts that could not be recorded."""
+    import errno
+
+    from rater1001.runner import ledger as ledger_module
+    from rater1001.runner.ledger import LedgerWriteError
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    attempts = []
+
+    def call():
+        attempts.append(1)
+        raise RetryableCallError("server", "busy", status=503)
+
+    with Ledger(tmp_path / "l.jsonl") as led:
+        monkeypatch.setattr(ledger_module.os, "fsync", full)
+        with pytest.raises(LedgerWriteError, match="cannot append to the ledger"):
+            Runner(led, sleep=lambda s: None).call(CallSpec("k", "g"), call)
+    assert attempts == [1]
