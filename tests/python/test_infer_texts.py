@@ -6,6 +6,7 @@ ledger, an edited text is asked again. The studies have the shapes of two accept
 (tests/acceptance/): MultiPICo (labels only) and HANNA (two dimensions on a 1-5 scale)."""
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -153,6 +154,15 @@ def test_a_rated_text_study_lands_each_dimension_and_an_edited_text_is_asked_aga
     for image_id, text in edited.items():
         assert landed.loc[image_id, "coherence"] == (len(text.split())) % 5 + 1
         assert landed.loc[image_id, "empathy"] == (len(text.split()) + 1) % 5 + 1
+    # Each call's ledger line names its text by id and digest (the edited t02 by its new digest),
+    # never by the text itself.
+    ledger = paths.root / "data" / "ledger" / "infer.jsonl"
+    oks = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
+    oks = [r for r in oks if r["status"] == "ok"]
+    digests = {(r["inputs"]["stimulus_id"], r["inputs"]["text_sha256"]) for r in oks}
+    texts = {**TEXTS, **{f"{k} (edited)": v for k, v in edited.items() if v != TEXTS[k]}}
+    assert digests == {(k.split()[0], hashlib.sha256(v.encode("utf-8")).hexdigest()) for k, v in texts.items()}
+    assert not any(text in ledger.read_text(encoding="utf-8") for text in texts.values())
 
 
 def test_cli_infer_on_texts_needs_no_images_folder_and_refuses_image_only_backends(tmp_path, monkeypatch, capsys):
