@@ -169,9 +169,9 @@ def _work(call: JudgeCall, runner: Runner, ctx: dict) -> dict[str, Any]:
 def prompt_inputs(call: JudgeCall, prompt: str, opts: JudgeOptions) -> dict[str, Any]:
     """What the call's prompt was made of, for its ledger line: the dialogue and the two responses
     by id (their texts are in the landed tables) and the rendered prompt by its digest."""
+    shown = (call.candidate_a, call.candidate_b) if call.order == "AB" else (call.candidate_b, call.candidate_a)
     return {"template": template_id(opts.template), "stimulus_id": call.sample_id,
-            "variables": {"variant": call.variant, "response_1": call.candidate_a if call.order == "AB" else call.candidate_b,
-                          "response_2": call.candidate_b if call.order == "AB" else call.candidate_a},
+            "variables": {"variant": call.variant, "response_1": shown[0], "response_2": shown[1]},
             "prompt_sha256": hashlib.sha256(prompt.encode("utf-8")).hexdigest()}
 
 

@@ -11,6 +11,7 @@ closed; `Interrupted` says how many were recorded and how many abandoned.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -122,7 +123,7 @@ class Runner:
         started = time.perf_counter()
         try:
             result, attempts = call_with_retry(lambda: _guarded(fn), self.policy,
-                                               on_retry=lambda exc, wait, attempt: self._on_retry(spec, exc, wait, attempt),
+                                               on_retry=functools.partial(self._on_retry, spec),
                                                sleep=self._tracked_sleep)
         except CallError as exc:
             attempts = getattr(exc, "attempts", 1)
