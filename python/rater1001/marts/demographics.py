@@ -1,7 +1,7 @@
-"""Glue between the warehouse and the demographic bias audit (docs/marts_demographics.md).
+"""models/marts/demographics: the demographic bias audit (docs/marts_demographics.md).
 
-The dbt Python models in models/marts/demographics/ are one line each: they hand their refs to the
-functions here. This module only reshapes and types frames; every statistic is a call into
+The dbt Python models in models/marts/demographics/ hand their refs to the functions named like
+them at the end of this module. It only reshapes and types frames; every statistic is a call into
 rater1001.stats.demographics (slices, gaps, GLMM LR tests, nested F tests, BH, Tukey, omnibus,
 counts), the one home of those formulas.
 
@@ -17,8 +17,10 @@ from contextlib import contextmanager
 import numpy as np
 import pandas as pd
 
-from .stats import demographics, rater_slices
+from ..stats import demographics, rater_slices
+from ._shared import as_frame, in_pool, model_dimensions, typed, with_origin
 
+POOL = "demographics"  # the conditions the audit covers (seeds/condition_pools.csv)
 HUMAN_CONDITION = "human"  # condition_id of the pooled human forced-choice labels (Table 7's Human row)
 
 S, F, I, B = "string", "Float64", "Int64", "boolean"
@@ -57,30 +59,6 @@ SIGNIFICANCE_COUNTS = {
     "condition_id": S, "dimension": S, "term": S, "n_significant": I, "n_tested": I,
     "n_strata": I, "label": S,
 }
-
-
-def typed(frame: pd.DataFrame, schema: dict[str, str]) -> pd.DataFrame:
-    """The schema's columns, in order and with its dtypes (missing columns become all-NULL).
-    NaN in a float column is a NULL statistic, so it is stored as SQL NULL."""
-    out = pd.DataFrame(index=frame.index)
-    for col, dtype in schema.items():
-        values = frame[col] if col in frame.columns else pd.Series(pd.NA, index=frame.index)
-        if dtype in (F, I):
-            values = pd.to_numeric(values.astype(object).where(values.notna(), None), errors="raise")
-        out[col] = values.astype(dtype)
-    return out.reset_index(drop=True)
-
-
-def with_origin(frame: pd.DataFrame, provenance: pd.DataFrame) -> pd.DataFrame:
-    """Cross join of int_study_provenance (one row): every mart row says SIMULATED or observed."""
-    origin = provenance["data_origin"].iloc[0] if len(provenance) else None
-    return frame.assign(data_origin=pd.Series(origin, index=frame.index, dtype="string"))
-
-
-def model_dimensions(model_vs_human: pd.DataFrame) -> list[str]:
-    """The dimensions int_model_vs_human carries a Bland-Altman difference for (d_<dim>), i.e. the
-    study's var model_dimensions, read from the data rather than repeated in code."""
-    return [c[2:] for c in model_vs_human.columns if c.startswith("d_")]
 
 
 # --------------------------------------------------------------------------- the study's factors
@@ -301,3 +279,43 @@ def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame,
     levels = rater_slices.level_agreement(pairs)
     tests = rater_slices.homogeneity(levels)
     return typed(levels.merge(tests, on=rater_slices.KEYS, how="left"), RATER_AGREEMENT)
+
+
+# --- the dbt Python models (models/marts/demographics/*.py) ------------------------------------------
+
+def _pooled(rows, pools) -> pd.DataFrame:
+    return in_pool(as_frame(rows), pools, POOL)
+
+
+def demographic_slices(model_vs_human, pools, label_counts, study_factors, provenance) -> pd.DataFrame:
+    table = slices_table(_pooled(model_vs_human, pools), as_frame(label_counts), as_frame(study_factors))
+    return with_origin(table, provenance)
+
+
+def demographic_glmm_lrt(model_vs_human, pools, study_factors, provenance) -> pd.DataFrame:
+    return with_origin(glmm_lrt_table(_pooled(model_vs_human, pools), study_factors=as_frame(study_factors)),
+                       provenance)
+
+
+def demographic_stratified_anova(model_vs_human, pools, study_factors, provenance) -> pd.DataFrame:
+    table = stratified_anova_table(_pooled(model_vs_human, pools), study_factors=as_frame(study_factors))
+    return with_origin(table, provenance)
+
+
+def demographic_tukey(model_vs_human, pools, anova, study_factors, provenance) -> pd.DataFrame:
+    table = tukey_table(_pooled(model_vs_human, pools), as_frame(anova), as_frame(study_factors))
+    return with_origin(table, provenance)
+
+
+def demographic_omnibus(model_vs_human, pools, study_factors, provenance) -> pd.DataFrame:
+    return with_origin(omnibus_table(_pooled(model_vs_human, pools), study_factors=as_frame(study_factors)),
+                       provenance)
+
+
+def demographic_significance_counts(anova, provenance) -> pd.DataFrame:
+    return with_origin(significance_counts_table(as_frame(anova)), provenance)
+
+
+def demographic_rater_agreement(ratings, attributes, predictions, pools, provenance) -> pd.DataFrame:
+    table = rater_agreement_table(as_frame(ratings), as_frame(attributes), _pooled(predictions, pools))
+    return with_origin(table, provenance)

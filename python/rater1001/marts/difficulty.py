@@ -1,44 +1,13 @@
-"""Table builders behind the dbt Python models of the paper's analyses that had no table
-(models/marts/human_baseline, models/marts/difficulty; docs/marts_paper_extras.md): section 3.2's
-rater vs image variance and section 5.3's response time against model accuracy. They group the
-frames the models read and call rater1001.stats; no statistic is defined here."""
+"""models/marts/difficulty: section 5.3's human response time against model accuracy per emotion
+(docs/marts_paper_extras.md). The correlation is rater1001.stats.ablations.spearman_small_n."""
 from __future__ import annotations
 
 import pandas as pd
 
-from .ablation_tables import ALL, finish
-from .stats import ablations
-from .stats.variance_components import METHOD, crossed_variance_components
+from ..stats import ablations
+from ._shared import ALL, as_frame, finish, in_pool
 
-VARIANCE_COLUMNS = ["dimension", "rater_variance", "image_variance", "residual_variance", "rater_to_image_ratio",
-                    "rater_share", "image_share", "n_ratings", "n_raters", "n_images", "formula", "method",
-                    "singular", "fit_error"]
-
-
-def variance_components(ratings_long: pd.DataFrame, stimuli: pd.DataFrame, provenance: pd.DataFrame,
-                        category: str = "emotion") -> pd.DataFrame:
-    """One crossed fit per dimension of int_human_ratings_long (rater_id, image_id, dimension,
-    rating); the stimulus's `category` column enters as fixed effects when the study has it."""
-    has_category = category in stimuli.columns and stimuli[category].notna().any()
-    cats = stimuli.set_index("image_id")[category] if has_category else None
-    rows = []
-    for dim, part in ratings_long.groupby("dimension", sort=True):
-        try:
-            vc = crossed_variance_components(part["rating"], part["rater_id"], part["image_id"],
-                                             part["image_id"].map(cats) if has_category else None)
-        except Exception as exc:  # a degenerate dimension is reported, not fatal
-            rows.append({"dimension": dim, "n_ratings": len(part), "method": METHOD,
-                         "fit_error": f"{type(exc).__name__}: {exc}"[:500]})
-            continue
-        total = vc.rater_variance + vc.image_variance + vc.residual_variance
-        rows.append({"dimension": dim, "rater_variance": vc.rater_variance, "image_variance": vc.image_variance,
-                     "residual_variance": vc.residual_variance, "rater_to_image_ratio": vc.rater_to_image_ratio,
-                     "rater_share": vc.rater_variance / total, "image_share": vc.image_variance / total,
-                     "n_ratings": vc.n_obs, "n_raters": vc.n_raters, "n_images": vc.n_images,
-                     "formula": vc.formula.replace("<category>", category), "method": METHOD,
-                     "singular": vc.singular})
-    return finish(pd.DataFrame(rows, columns=VARIANCE_COLUMNS), VARIANCE_COLUMNS, provenance)
-
+POOL = "rt_accuracy"  # the conditions whose accuracy is averaged (seeds/condition_pools.csv)
 
 RT_ACCURACY_COLUMNS = ["rt_dimension", "emotion", "median_rt_ms", "mean_accuracy", "mean_error_rate",
                        "n_conditions", "conditions", "spearman_rho", "p_value", "p_method", "n_emotions",
@@ -83,3 +52,9 @@ def rt_accuracy(human_rt: pd.DataFrame, by_emotion: pd.DataFrame, paper: pd.Data
     frame["n_conditions"] = frame["n_conditions"].astype("Int64")
     frame["n_emotions"] = frame["n_emotions"].astype("Int64")
     return finish(frame, RT_ACCURACY_COLUMNS, provenance)
+
+
+# --- the dbt Python model (models/marts/difficulty/difficulty_rt_accuracy.py) -----------------------
+
+def difficulty_rt_accuracy(human_rt, by_emotion, pools, paper, provenance) -> pd.DataFrame:
+    return rt_accuracy(as_frame(human_rt), in_pool(as_frame(by_emotion), pools, POOL), as_frame(paper), provenance)

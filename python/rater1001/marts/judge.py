@@ -1,13 +1,33 @@
-"""The judge marts as functions of frames (the dbt Python models in models/marts/judge/ are thin
-wrappers around these). Every statistic comes from rater1001.stats.judge / stats.alt_test.
+"""models/marts/judge: the judge marts as functions of frames. Every statistic comes from
+rater1001.stats.judge / stats.alt_test / stats.terms; the judge run, plan and parse code is in
+rater1001.judge.
 
 Inputs are the staging relations: verdicts_long (stg_judge_verdicts: one row per call and axis),
-pair_verdicts (this module's consolidate -> judge_pair_verdicts), candidates (stg_judge_candidates)
-and the candidate catalog seed. Every output has a fixed schema, also when the inputs are empty.
+pair_verdicts (this module's consolidate -> judge_pair_verdicts), candidates (stg_judge_candidates),
+calls (stg_judge_calls) and the candidate catalog seed. Every output has a fixed schema, also when
+the inputs are empty.
+
+Category groups. The log's per-category review item: Korean-specific emotions (정, 한, 공명) against general
+emotions, per judge. Which categories are Korean-specific is data (seeds/judge_category_groups.csv);
+every other category is general.
+
+Two readings: the win rate against the anchor in each group and their difference (does a candidate
+do worse on Korean-specific emotions, as a judge sees it), and the agreement between judges in each
+group (a judge that cannot read 한 agrees less with the others there: the log's Bias 4 check with a
+second judge).
+
+Reasons. The judges' reason texts (the log's 이유 line), read two ways: the most distinctive terms per
+verdict and axis (weighted log-odds with an informative Dirichlet prior, rater1001.stats.terms),
+and a few reasons per cell of the win-rate table, so a reader sees what a number is made of.
+
+Both read anchor pairs only (every candidate against the anchor), from the candidate's side, like
+judge_win_rates; a round-robin's model-vs-model pairs have no "preferred the anchor" reading.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+from collections import Counter
 from itertools import combinations
 
 import numpy as np
@@ -16,32 +36,9 @@ import pandas as pd
 from ..stats import judge as js
 from ..stats.agreement import pearson
 from ..stats.alt_test import alt_test
-
-ALL = "all"
-
-
-def with_origin(frame: pd.DataFrame, provenance: pd.DataFrame) -> pd.DataFrame:
-    """The mart plus data_origin from int_study_provenance (SIMULATED for the demo judge study)."""
-    origin = provenance["data_origin"].iloc[0] if len(provenance) else None
-    return frame.assign(data_origin=pd.Series(origin, index=frame.index, dtype="string"))
-
-
-def typed(rows, schema: dict[str, str]) -> pd.DataFrame:
-    """A frame with exactly `schema`'s columns and dtypes (so DuckDB gets types for empty tables)."""
-    frame = pd.DataFrame(rows, columns=list(schema)) if not isinstance(rows, pd.DataFrame) else rows
-    frame = frame.reindex(columns=list(schema))
-    out = {}
-    for col, dtype in schema.items():
-        s = frame[col]
-        if dtype == "string":
-            out[col] = s.astype("string")
-        elif dtype == "bool":
-            out[col] = s.astype("boolean")
-        elif dtype == "int":
-            out[col] = pd.to_numeric(s).astype("Int64")
-        else:
-            out[col] = pd.to_numeric(s).astype("float64")
-    return pd.DataFrame(out, index=range(len(frame)))
+from ..stats.judge import winner_of
+from ..stats.terms import DEFAULT_PRIOR_TOTAL, log_odds_dirichlet, tokenize
+from ._shared import ALL, anchor_of, as_frame, typed, with_origin
 
 
 # --- consistency ----------------------------------------------------------------------------------
@@ -49,8 +46,8 @@ def typed(rows, schema: dict[str, str]) -> pd.DataFrame:
 PAIR_SCHEMA = {
     "judge_id": "string", "judge_kind": "string", "sample_id": "string", "category": "string",
     "variant": "string", "candidate_a": "string", "candidate_b": "string", "axis": "string",
-    "winner_ab": "string", "winner_ba": "string", "n_orders_parsed": "int", "is_complete": "bool",
-    "is_consistent": "bool", "final_verdict": "string", "winner_candidate": "string", "score_a": "float",
+    "winner_ab": "string", "winner_ba": "string", "n_orders_parsed": "Int64", "is_complete": "boolean",
+    "is_consistent": "boolean", "final_verdict": "string", "winner_candidate": "string", "score_a": "float64",
 }
 
 
@@ -68,9 +65,9 @@ def pair_verdicts(verdicts_long: pd.DataFrame, dialogues: pd.DataFrame) -> pd.Da
 
 WIN_SCHEMA = {
     "judge_id": "string", "judge_kind": "string", "candidate_id": "string", "anchor_id": "string",
-    "variant": "string", "category": "string", "axis": "string", "wins": "int", "ties": "int",
-    "losses": "int", "n_pairs": "int", "win_rate": "float", "win_rate_ci_low": "float",
-    "win_rate_ci_high": "float", "n_incomplete": "int", "win_rate_answered_only": "float",
+    "variant": "string", "category": "string", "axis": "string", "wins": "Int64", "ties": "Int64",
+    "losses": "Int64", "n_pairs": "Int64", "win_rate": "float64", "win_rate_ci_low": "float64",
+    "win_rate_ci_high": "float64", "n_incomplete": "Int64", "win_rate_answered_only": "float64",
 }
 
 
@@ -107,8 +104,8 @@ def win_rates(pairs: pd.DataFrame, anchor: str, *, by_category: bool = False) ->
 
 BT_SCHEMA = {
     "judge_id": "string", "design": "string", "variant": "string", "axis": "string", "candidate_id": "string",
-    "log_strength": "float", "se": "float", "ci_low": "float", "ci_high": "float", "n_comparisons": "int",
-    "tie_parameter": "float", "reference_id": "string", "tie_model": "string", "note": "string",
+    "log_strength": "float64", "se": "float64", "ci_low": "float64", "ci_high": "float64", "n_comparisons": "Int64",
+    "tie_parameter": "float64", "reference_id": "string", "tie_model": "string", "note": "string",
 }
 
 
@@ -141,7 +138,7 @@ def bradley_terry(pairs: pd.DataFrame, anchor: str) -> pd.DataFrame:
 
 BIAS_SCHEMA = {
     "judge_id": "string", "check_name": "string", "variant": "string", "axis": "string", "statistic": "string",
-    "estimate": "float", "ci_low": "float", "ci_high": "float", "p_value": "float", "n": "int", "note": "string",
+    "estimate": "float64", "ci_low": "float64", "ci_high": "float64", "p_value": "float64", "n": "Int64", "note": "string",
 }
 
 
@@ -220,8 +217,8 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
 # --- agreement and the alt-test -------------------------------------------------------------------
 
 AGREEMENT_SCHEMA = {
-    "judge_1": "string", "judge_2": "string", "comparison": "string", "axis": "string", "n_pairs": "int",
-    "agreement": "float", "kappa": "float",
+    "judge_1": "string", "judge_2": "string", "comparison": "string", "axis": "string", "n_pairs": "Int64",
+    "agreement": "float64", "kappa": "float64",
 }
 PAIR_KEY = ["sample_id", "variant", "candidate_a", "candidate_b"]
 
@@ -270,9 +267,9 @@ def agreement(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 ALT_SCHEMA = {
-    "judge_id": "string", "axis": "string", "epsilon": "float", "q": "float", "winning_rate": "float",
-    "advantage_probability": "float", "passed": "bool", "n_annotators": "int", "n_instances": "int",
-    "n_missing": "int", "winning_rate_answered_only": "float", "annotators": "string", "note": "string",
+    "judge_id": "string", "axis": "string", "epsilon": "float64", "q": "float64", "winning_rate": "float64",
+    "advantage_probability": "float64", "passed": "boolean", "n_annotators": "Int64", "n_instances": "Int64",
+    "n_missing": "Int64", "winning_rate_answered_only": "float64", "annotators": "string", "note": "string",
 }
 
 
@@ -300,3 +297,197 @@ def alt_tests(pairs: pd.DataFrame, *, epsilon: float, q: float = 0.05, min_insta
                              "winning_rate_answered_only": res.winning_rate_answered_only, "annotators": json.dumps(per, ensure_ascii=False, default=str),
                              "note": res.note})
     return typed(rows, ALT_SCHEMA)
+
+
+# --- category groups (Korean-specific against general emotions) -------------------------------------
+
+KOREAN, GENERAL = "korean_specific", "general"
+
+GROUP_SCHEMA = {
+    "judge_id": "string", "judge_kind": "string", "candidate_id": "string", "anchor_id": "string",
+    "variant": "string", "axis": "string",
+    "korean_categories": "string", "korean_n_pairs": "Int64", "korean_win_rate": "float64",
+    "korean_ci_low": "float64", "korean_ci_high": "float64",
+    "general_n_pairs": "Int64", "general_win_rate": "float64", "general_ci_low": "float64", "general_ci_high": "float64",
+    "difference": "float64", "difference_ci_low": "float64", "difference_ci_high": "float64", "p_value": "float64",
+}
+GROUP_AGREEMENT_SCHEMA = {"category_group": "string", **AGREEMENT_SCHEMA}
+
+SCORES = {"win": 1.0, "tie": 0.5, "loss": 0.0}
+
+
+def group_of(categories: pd.Series, groups: pd.DataFrame) -> pd.Series:
+    declared = dict(zip(groups["category"], groups["category_group"]))
+    return categories.map(lambda c: declared.get(c, GENERAL)).astype("object")
+
+
+def category_group_win_rates(pairs: pd.DataFrame, anchor: str, groups: pd.DataFrame) -> pd.DataFrame:
+    """Per (judge, candidate, variant incl. 'all', axis): the win rate against the anchor on the
+    Korean-specific categories and on the general ones, and Korean minus general (Welch interval
+    on the pair scores). A pair without a verdict scores 0, as in judge_win_rates."""
+    o = anchor_outcomes(pairs, anchor)
+    rows = []
+    if len(o):
+        o = o.assign(category_group=group_of(o["category"], groups))
+        o = pd.concat([o, o.assign(variant=ALL)], ignore_index=True)
+        for (judge_id, kind, cid, variant, axis), g in o.groupby(
+                ["judge_id", "judge_kind", "candidate_id", "variant", "axis"], dropna=False):
+            k, gen = g[g["category_group"] == KOREAN], g[g["category_group"] == GENERAL]
+            ks, gs = js.win_rate_summary(k["outcome"]), js.win_rate_summary(gen["outcome"])
+            diff = js.score_difference(k["outcome"].map(SCORES).fillna(0.0), gen["outcome"].map(SCORES).fillna(0.0))
+            rows.append({"judge_id": judge_id, "judge_kind": kind, "candidate_id": cid, "anchor_id": anchor,
+                         "variant": variant, "axis": axis,
+                         "korean_categories": ", ".join(sorted(k["category"].dropna().unique())) or None,
+                         "korean_n_pairs": ks["n_pairs"], "korean_win_rate": ks["win_rate"],
+                         "korean_ci_low": ks["win_rate_ci_low"], "korean_ci_high": ks["win_rate_ci_high"],
+                         "general_n_pairs": gs["n_pairs"], "general_win_rate": gs["win_rate"],
+                         "general_ci_low": gs["win_rate_ci_low"], "general_ci_high": gs["win_rate_ci_high"],
+                         "difference": diff["difference"], "difference_ci_low": diff["ci_low"],
+                         "difference_ci_high": diff["ci_high"], "p_value": diff["p_value"]})
+    return typed(rows, GROUP_SCHEMA)
+
+
+def category_group_agreement(pairs: pd.DataFrame, groups: pd.DataFrame) -> pd.DataFrame:
+    """judge_agreement (Cohen's kappa between every two judges, and each judge against the human
+    majority) within each category group."""
+    frames = []
+    if len(pairs):
+        grouped = pairs.assign(category_group=group_of(pairs["category"], groups))
+        for name in (KOREAN, GENERAL):
+            a = agreement(grouped[grouped["category_group"] == name].drop(columns="category_group"))
+            frames.append(a.assign(category_group=name))
+    rows = pd.concat(frames, ignore_index=True) if frames else []
+    return typed(rows, GROUP_AGREEMENT_SCHEMA)
+
+
+# --- the judges' reasons ----------------------------------------------------------------------------
+
+VERDICT_CLASSES = {"win": "candidate_preferred", "loss": "anchor_preferred", "tie": "tie"}
+
+TERMS_SCHEMA = {
+    "judge_id": "string", "axis": "string", "verdict": "string", "rank": "Int64", "term": "string",
+    "n_in_verdict": "Int64", "n_in_other_verdicts": "Int64", "log_odds": "float64", "se": "float64", "z": "float64",
+    "n_reasons": "Int64", "prior_total": "float64",
+}
+SAMPLES_SCHEMA = {
+    "judge_id": "string", "candidate_id": "string", "anchor_id": "string", "axis": "string", "outcome": "string",
+    "n_pairs_with_outcome": "Int64", "sample_rank": "Int64", "sample_id": "string", "variant": "string",
+    "category": "string", "reason": "string",
+}
+
+
+def axes_of(calls: pd.DataFrame) -> list[str]:
+    return [c.removeprefix("verdict_") for c in calls.columns if c.startswith("verdict_")]
+
+
+def call_outcomes(calls: pd.DataFrame, anchor: str) -> pd.DataFrame:
+    """LLM calls with a reason on anchor pairs, one row per call and axis: the call's own verdict
+    (one order) from the candidate's side, win / tie / loss (NULL when the axis was not parsed)."""
+    c = calls[(calls["judge_kind"] == "llm") & calls["reason"].notna()
+              & ((calls["candidate_a"] == anchor) ^ (calls["candidate_b"] == anchor))]
+    rows = []
+    for axis in axes_of(calls):
+        for r in c.itertuples(index=False):
+            winner = winner_of(getattr(r, f"verdict_{axis}"), r.presentation_order)
+            side = "a" if r.candidate_b == anchor else "b"
+            outcome = None if winner is None else "tie" if winner == "tie" else "win" if winner == side else "loss"
+            rows.append({"judge_id": r.judge_id, "axis": axis, "outcome": outcome, "reason": r.reason})
+    return pd.DataFrame(rows, columns=["judge_id", "axis", "outcome", "reason"])
+
+
+def reason_terms(calls: pd.DataFrame, anchor: str, *, top: int = 15,
+                 prior_total: float = DEFAULT_PRIOR_TOTAL) -> pd.DataFrame:
+    """Per (judge, axis, verdict class) the `top` terms most distinctive of that class's reasons
+    against the judge's other reasons on the axis; the prior is all of the judge's reasons on it."""
+    o = call_outcomes(calls, anchor).dropna(subset=["outcome"])
+    rows = []
+    for (judge_id, axis), g in o.groupby(["judge_id", "axis"]):
+        bags = {k: Counter() for k in VERDICT_CLASSES}
+        sizes = Counter(g["outcome"])
+        for outcome, reason in zip(g["outcome"], g["reason"]):
+            bags[outcome].update(tokenize(reason))
+        everything = sum(bags.values(), Counter())
+        for outcome, verdict in VERDICT_CLASSES.items():
+            if not sizes[outcome]:
+                continue
+            rest = everything - bags[outcome]
+            table = log_odds_dirichlet(bags[outcome], rest, everything, prior_total).head(top)
+            for rank, t in enumerate(table.itertuples(index=False), start=1):
+                rows.append({"judge_id": judge_id, "axis": axis, "verdict": verdict, "rank": rank, "term": t.term,
+                             "n_in_verdict": t.n_group, "n_in_other_verdicts": t.n_rest, "log_odds": t.log_odds,
+                             "se": t.se, "z": t.z, "n_reasons": sizes[outcome], "prior_total": prior_total})
+    return typed(rows, TERMS_SCHEMA)
+
+
+def _stable_order(*parts: str) -> str:
+    """A reproducible pseudo-random order (no RNG state): the hash of the pair's identity."""
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+def reason_samples(pairs: pd.DataFrame, calls: pd.DataFrame, anchor: str, *, per_cell: int = 2) -> pd.DataFrame:
+    """Up to `per_cell` reasons per (judge, candidate, axis, outcome) of the win-rate table (variants
+    pooled, the consolidated pair verdict as counted there); each is the reason the judge gave in
+    the AB order (BA when AB has none). Chosen by a hash of the pair, so a rebuild shows the same."""
+    o = anchor_outcomes(pairs[pairs["judge_kind"] == "llm"], anchor).dropna(subset=["outcome"])
+    if o.empty:
+        return typed([], SAMPLES_SCHEMA)
+    key = ["judge_id", "sample_id", "variant", "candidate_a", "candidate_b"]
+    why = calls[calls["reason"].notna()].sort_values("presentation_order").drop_duplicates(key)[key + ["reason"]]
+    o = o.merge(why, on=key, how="inner")
+    rows = []
+    for (judge_id, cid, axis, outcome), g in o.groupby(["judge_id", "candidate_id", "axis", "outcome"]):
+        g = g.assign(_order=[_stable_order(s, v, axis) for s, v in zip(g["sample_id"], g["variant"])])
+        for rank, r in enumerate(g.sort_values("_order").head(per_cell).itertuples(index=False), start=1):
+            rows.append({"judge_id": judge_id, "candidate_id": cid, "anchor_id": anchor, "axis": axis,
+                         "outcome": outcome, "n_pairs_with_outcome": len(g), "sample_rank": rank,
+                         "sample_id": r.sample_id, "variant": r.variant, "category": r.category, "reason": r.reason})
+    return typed(rows, SAMPLES_SCHEMA)
+
+
+# --- the dbt Python models (models/marts/judge/*.py) -------------------------------------------------
+
+def judge_pair_verdicts(verdicts_long, dialogues, provenance) -> pd.DataFrame:
+    return with_origin(pair_verdicts(as_frame(verdicts_long), as_frame(dialogues)), provenance)
+
+
+def judge_win_rates(pairs, catalog, provenance) -> pd.DataFrame:
+    return with_origin(win_rates(as_frame(pairs), anchor_of(catalog)), provenance)
+
+
+def judge_category_win_rates(pairs, catalog, provenance) -> pd.DataFrame:
+    return with_origin(win_rates(as_frame(pairs), anchor_of(catalog), by_category=True), provenance)
+
+
+def judge_bradley_terry(pairs, catalog, provenance) -> pd.DataFrame:
+    return with_origin(bradley_terry(as_frame(pairs), anchor_of(catalog)), provenance)
+
+
+def judge_bias_checks(verdicts_long, pairs, candidates, provenance) -> pd.DataFrame:
+    return with_origin(bias_checks(as_frame(verdicts_long), as_frame(pairs), as_frame(candidates)), provenance)
+
+
+def judge_agreement(pairs, provenance) -> pd.DataFrame:
+    return with_origin(agreement(as_frame(pairs)), provenance)
+
+
+def judge_alt_test(pairs, provenance, *, epsilon=None, q=None, min_instances=None) -> pd.DataFrame:
+    table = alt_tests(as_frame(pairs), epsilon=float(epsilon or 0.2), q=float(q or 0.05),
+                      min_instances_per_human=int(min_instances or 30))
+    return with_origin(table, provenance)
+
+
+def judge_category_group_win_rates(pairs, catalog, groups, provenance) -> pd.DataFrame:
+    table = category_group_win_rates(as_frame(pairs), anchor_of(catalog), as_frame(groups))
+    return with_origin(table, provenance)
+
+
+def judge_category_group_agreement(pairs, groups, provenance) -> pd.DataFrame:
+    return with_origin(category_group_agreement(as_frame(pairs), as_frame(groups)), provenance)
+
+
+def judge_reason_terms(calls, catalog, provenance) -> pd.DataFrame:
+    return with_origin(reason_terms(as_frame(calls), anchor_of(catalog)), provenance)
+
+
+def judge_reason_samples(pairs, calls, catalog, provenance) -> pd.DataFrame:
+    return with_origin(reason_samples(as_frame(pairs), as_frame(calls), anchor_of(catalog)), provenance)

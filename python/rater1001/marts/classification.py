@@ -1,0 +1,64 @@
+"""models/marts/classification: accuracy, macro-F1, Cohen's kappa per condition (Table 2), per
+emotion (Table 3) and the confusion matrix (Table 3a). Every number is a call into
+rater1001.stats.classification."""
+from __future__ import annotations
+
+import pandas as pd
+
+from ..stats import classification
+from ._shared import emotion_labels, as_frame, typed, with_origin
+
+SUMMARY_COLUMNS = {"condition_id": "string", "n": "Int64", "n_missing": "Int64", "accuracy": "float64",
+                   "accuracy_answered_only": "float64", "f1_macro": "float64", "kappa": "float64",
+                   "landis_koch_band": "string"}
+BY_EMOTION_COLUMNS = {"condition_id": "string", "emotion": "string", "precision": "float64", "recall": "float64",
+                      "f1": "float64", "support": "Int64", "n_predicted": "Int64", "kappa_one_vs_rest": "float64"}
+CONFUSION_COLUMNS = {"condition_id": "string", "true_emotion": "string", "predicted_emotion": "string",
+                     "n": "Int64", "row_share": "float64"}
+
+
+def summary_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    rows = []
+    for cond, g in predictions.groupby("condition_id", sort=True):
+        s = classification.summary(g["true_emotion"], g["predicted_emotion"], labels)
+        rows.append({"condition_id": cond, "n": s.n, "n_missing": s.n_missing, "accuracy": s.accuracy,
+                     "accuracy_answered_only": s.accuracy_answered_only, "f1_macro": s.f1_macro, "kappa": s.kappa,
+                     "landis_koch_band": s.band})
+    return typed(rows, SUMMARY_COLUMNS)
+
+
+def by_emotion_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    rows = []
+    for cond, g in predictions.groupby("condition_id", sort=True):
+        t = classification.by_label(g["true_emotion"], g["predicted_emotion"], labels)
+        for r in t.itertuples(index=False):
+            rows.append({"condition_id": cond, "emotion": r.emotion, "precision": r.precision, "recall": r.recall,
+                         "f1": r.f1, "support": r.support, "n_predicted": r.n_predicted, "kappa_one_vs_rest": r.kappa})
+    return typed(rows, BY_EMOTION_COLUMNS)
+
+
+def confusion_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    parts = []
+    for cond, g in predictions.groupby("condition_id", sort=True):
+        c = classification.confusion(g["true_emotion"], g["predicted_emotion"], labels)
+        total = c.groupby("true_emotion")["n"].transform("sum")
+        parts.append(c.assign(condition_id=cond, row_share=c["n"] / total.where(total > 0)))
+    rows = pd.concat(parts).to_dict("records") if parts else []
+    return typed(rows, CONFUSION_COLUMNS)
+
+
+# --- the dbt Python models (models/marts/classification/*.py) ---------------------------------------
+
+def classification_summary(predictions, factor_labels, study_factors, provenance) -> pd.DataFrame:
+    labels = emotion_labels(factor_labels, study_factors)
+    return with_origin(summary_table(as_frame(predictions), labels), provenance)
+
+
+def classification_by_emotion(predictions, factor_labels, study_factors, provenance) -> pd.DataFrame:
+    labels = emotion_labels(factor_labels, study_factors)
+    return with_origin(by_emotion_table(as_frame(predictions), labels), provenance)
+
+
+def confusion_matrix(predictions, factor_labels, study_factors, provenance) -> pd.DataFrame:
+    labels = emotion_labels(factor_labels, study_factors)
+    return with_origin(confusion_table(as_frame(predictions), labels), provenance)
