@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from dataclasses import asdict
 from itertools import combinations
 
 import numpy as np
@@ -96,7 +97,7 @@ def win_rates(pairs: pd.DataFrame, anchor: str, *, by_category: bool = False) ->
                 ["judge_id", "judge_kind", "candidate_id", "variant", "category", "axis"], dropna=False):
             rows.append({"judge_id": judge_id, "judge_kind": kind, "candidate_id": cid, "anchor_id": anchor,
                          "variant": variant, "category": category, "axis": axis,
-                         **js.win_rate_summary(g["outcome"])})
+                         **asdict(js.win_rate_summary(g["outcome"]))})
     return typed(rows, WIN_SCHEMA)
 
 
@@ -178,8 +179,8 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
             n_ties = int((g["position_verdict"] == "tie").sum())
             rows.append({"judge_id": judge_id, "check_name": "position_bias", "variant": variant, "axis": axis,
                          "statistic": "share of decisive single-order verdicts choosing 응답 1 (binomial test vs 0.5)",
-                         "estimate": pb["share_first"], "ci_low": pb["ci_low"], "ci_high": pb["ci_high"],
-                         "p_value": pb["p_value"], "n": pb["n_decisive"], "note": f"{n_ties} tie verdicts not counted"})
+                         "estimate": pb.share_first, "ci_low": pb.ci_low, "ci_high": pb.ci_high,
+                         "p_value": pb.p_value, "n": pb.n_decisive, "note": f"{n_ties} tie verdicts not counted"})
             d = decisive.dropna(subset=["len_first", "len_second"])
             fit = js.logistic_slope((d["position_verdict"] == "1").to_numpy(float),
                                     (d["len_first"] - d["len_second"]).to_numpy(float) / 100.0,
@@ -187,9 +188,9 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
             rows.append({"judge_id": judge_id, "check_name": "verbosity", "variant": variant, "axis": axis,
                          "statistic": ("logit slope of choosing 응답 1 per 100 characters of length advantage, "
                                        "controlling for which candidates were compared (Bradley-Terry terms)"),
-                         "estimate": fit["slope"], "ci_low": fit["ci_low"], "ci_high": fit["ci_high"],
-                         "p_value": fit["p_value"], "n": fit["n"],
-                         "note": fit["note"] or f"intercept (position log-odds at equal length) = {fit['intercept']:.3f}"})
+                         "estimate": fit.slope, "ci_low": fit.ci_low, "ci_high": fit.ci_high,
+                         "p_value": fit.p_value, "n": fit.n,
+                         "note": fit.note or f"intercept (position log-odds at equal length) = {fit.intercept:.3f}"})
     llm_pairs = pairs[(pairs["judge_kind"] == "llm") & pairs["is_complete"].fillna(False).astype(bool)]
     if len(llm_pairs):
         scoped = pd.concat([llm_pairs.assign(variant=ALL), llm_pairs], ignore_index=True)
@@ -262,7 +263,7 @@ def agreement(pairs: pd.DataFrame) -> pd.DataFrame:
                 continue
             k = js.cohen_kappa(both[j1], both[j2])
             rows.append({"judge_1": j1, "judge_2": j2, "comparison": f"{k1}-{k2}", "axis": axis,
-                         "n_pairs": k["n"], "agreement": k["agreement"], "kappa": k["kappa"]})
+                         "n_pairs": k.n, "agreement": k.agreement, "kappa": k.kappa})
     return typed(rows, AGREEMENT_SCHEMA)
 
 
@@ -338,12 +339,12 @@ def category_group_win_rates(pairs: pd.DataFrame, anchor: str, groups: pd.DataFr
             rows.append({"judge_id": judge_id, "judge_kind": kind, "candidate_id": cid, "anchor_id": anchor,
                          "variant": variant, "axis": axis,
                          "korean_categories": ", ".join(sorted(k["category"].dropna().unique())) or None,
-                         "korean_n_pairs": ks["n_pairs"], "korean_win_rate": ks["win_rate"],
-                         "korean_ci_low": ks["win_rate_ci_low"], "korean_ci_high": ks["win_rate_ci_high"],
-                         "general_n_pairs": gs["n_pairs"], "general_win_rate": gs["win_rate"],
-                         "general_ci_low": gs["win_rate_ci_low"], "general_ci_high": gs["win_rate_ci_high"],
-                         "difference": diff["difference"], "difference_ci_low": diff["ci_low"],
-                         "difference_ci_high": diff["ci_high"], "p_value": diff["p_value"]})
+                         "korean_n_pairs": ks.n_pairs, "korean_win_rate": ks.win_rate,
+                         "korean_ci_low": ks.win_rate_ci_low, "korean_ci_high": ks.win_rate_ci_high,
+                         "general_n_pairs": gs.n_pairs, "general_win_rate": gs.win_rate,
+                         "general_ci_low": gs.win_rate_ci_low, "general_ci_high": gs.win_rate_ci_high,
+                         "difference": diff.difference, "difference_ci_low": diff.ci_low,
+                         "difference_ci_high": diff.ci_high, "p_value": diff.p_value})
     return typed(rows, GROUP_SCHEMA)
 
 
