@@ -7,8 +7,13 @@ DOUBLE / BIGINT / BOOLEAN) or `finish` (the declared columns in order).
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
+import yaml
+
+from ..paths import REPO_ROOT
 
 ALL = "all"  # the scope value of rows computed over every emotion (or variant, or category)
 
@@ -29,11 +34,37 @@ def with_origin(out: pd.DataFrame, provenance) -> pd.DataFrame:
     return out.assign(data_origin=pd.Series(data_origin(provenance), index=out.index, dtype="string"))
 
 
-def finish(out: pd.DataFrame, columns: list[str], provenance) -> pd.DataFrame:
-    """The mart's declared columns in order (an empty input gives an empty table with the same
-    columns, never a failed build) plus data_origin from int_study_provenance."""
-    out = out.reindex(columns=columns) if len(out.columns) else pd.DataFrame(columns=columns)
-    return out.assign(data_origin=data_origin(provenance))
+def finish(rows, model: str, provenance) -> pd.DataFrame:
+    """The mart's declared columns, in order and typed (an empty input gives an empty typed table,
+    never a failed build), plus data_origin from int_study_provenance."""
+    return with_origin(typed(rows, declared(model)), provenance)
+
+
+# the warehouse types a mart's yml may declare, and the pandas dtype that DuckDB stores as each
+# (a NaN in a float64 column is stored as NULL, as pd.NA is)
+PANDAS_DTYPES = {"varchar": "string", "double": "float64", "bigint": "Int64", "boolean": "boolean"}
+MARTS_YML = REPO_ROOT / "models" / "marts"
+
+
+@functools.lru_cache(maxsize=1)
+def _declared_columns() -> dict[str, list[tuple[str, str | None]]]:
+    out = {}
+    for path in sorted(MARTS_YML.glob("*/_*.yml")):
+        for m in yaml.safe_load(path.read_text(encoding="utf-8")).get("models", []):
+            out[m["name"]] = [(c["name"], c.get("data_type")) for c in m.get("columns", [])]
+    return out
+
+
+def declared(model: str) -> dict[str, str]:
+    """The columns of a Python mart as its yml declares them (name -> pandas dtype of its
+    data_type), in the yml's order, without data_origin (added by with_origin): the one place a
+    mart's columns and types are written."""
+    columns = [(name, kind) for name, kind in _declared_columns()[model] if name != "data_origin"]
+    untyped = [name for name, kind in columns if kind not in PANDAS_DTYPES]
+    if untyped:
+        raise ValueError(f"models/marts yml of {model}: columns {untyped} declare no data_type among "
+                         f"{sorted(PANDAS_DTYPES)}")
+    return {name: PANDAS_DTYPES[kind] for name, kind in columns}
 
 
 def typed(rows, schema: dict[str, str]) -> pd.DataFrame:

@@ -8,22 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..stats import ablations, agreement, demographics
-from ._shared import ALL, finish, as_frame, model_dimensions, scopes
-
-SCALING_ACCURACY_COLUMNS = ["family", "condition_id", "size_b", "emotion", "n_images", "accuracy", "previous_size",
-                            "delta_accuracy"]
-SCALING_METRICS_COLUMNS = ["family", "condition_id", "size_b", "metric", "value", "reason", "previous_size",
-                           "delta_value"]
-THINKING_COMPARISON_COLUMNS = ["model_id", "condition_a", "condition_b", "emotion", "n_images", "accuracy_a",
-                               "accuracy_b", "accuracy_diff_pp", "thinking_tokens_per_step_a",
-                               "thinking_tokens_per_step_b", "both_correct", "only_a_correct", "only_b_correct",
-                               "both_wrong", "mcnemar_statistic", "mcnemar_p", "mcnemar_method",
-                               "mcnemar_null_reason"]
-THINKING_TRACES_COLUMNS = ["condition_id", "emotion", "measure", "n_traces", "mean_length", "mean_length_wrong",
-                           "mean_length_correct", "n_wrong", "n_correct", "mann_whitney_u", "mann_whitney_p",
-                           "rank_biserial_wrong_vs_correct", "null_reason"]
-THINKING_RT_COLUMNS = ["condition_id", "measure", "rt_dimension", "n_emotions", "spearman_rho", "p_value",
-                       "p_method", "small_n_caveat", "null_reason"]
+from ._shared import ALL, as_frame, declared, finish, model_dimensions, scopes
 
 
 # --- 4A-1 thinking pairs
@@ -102,7 +87,7 @@ def scaling_accuracy(predictions: pd.DataFrame, conditions: pd.DataFrame) -> pd.
                          "emotion": emotion, "n_images": len(part),
                          "accuracy": part["correct"].fillna(False).astype(float).mean() if len(part) else np.nan})
     if not rows:
-        return pd.DataFrame(columns=SCALING_ACCURACY_COLUMNS)
+        return pd.DataFrame(columns=list(declared("ablation_scaling_accuracy")))
     return ablations.size_deltas(pd.DataFrame(rows), ["family", "emotion"], "size_b", ["accuracy"])
 
 
@@ -129,7 +114,7 @@ def scaling_metrics(predictions: pd.DataFrame, conditions: pd.DataFrame, dimensi
             rows.append({**base, "metric": f"race_gap_{name}_pp", "value": value,
                          "reason": None if not np.isnan(value) else "fewer than two races"})
     if not rows:
-        return pd.DataFrame(columns=SCALING_METRICS_COLUMNS)
+        return pd.DataFrame(columns=list(declared("ablation_scaling_metrics")))
     return ablations.size_deltas(pd.DataFrame(rows), ["family", "metric"], "size_b", ["value"])
 
 
@@ -157,7 +142,7 @@ def thinking_traces(predictions: pd.DataFrame, thinking_conditions) -> pd.DataFr
                              "n_wrong": t.n_x, "n_correct": t.n_y, "mann_whitney_u": t.u,
                              "mann_whitney_p": t.p_value, "rank_biserial_wrong_vs_correct": t.rank_biserial,
                              "null_reason": t.reason})
-    return pd.DataFrame(rows, columns=THINKING_TRACES_COLUMNS)
+    return pd.DataFrame(rows, columns=list(declared("ablation_thinking_traces")))
 
 
 def thinking_rt_correlation(traces: pd.DataFrame, human_rt: pd.DataFrame) -> pd.DataFrame:
@@ -172,33 +157,31 @@ def thinking_rt_correlation(traces: pd.DataFrame, human_rt: pd.DataFrame) -> pd.
             rows.append({"condition_id": cond, "measure": measure, "rt_dimension": dim, "n_emotions": s.n,
                          "spearman_rho": s.rho, "p_value": s.p_value, "p_method": s.method,
                          "small_n_caveat": s.caveat, "null_reason": s.reason})
-    return pd.DataFrame(rows, columns=THINKING_RT_COLUMNS)
-
-
+    return pd.DataFrame(rows, columns=list(declared("ablation_thinking_rt")))
 
 
 # --- the dbt Python models (models/marts/ablations/*.py) ---------------------------------------------
 
 def ablation_thinking_comparison(predictions, conditions, provenance) -> pd.DataFrame:
-    return finish(thinking_comparison(as_frame(predictions), as_frame(conditions)), THINKING_COMPARISON_COLUMNS,
+    return finish(thinking_comparison(as_frame(predictions), as_frame(conditions)), "ablation_thinking_comparison",
                   provenance)
 
 
 def ablation_scaling_accuracy(predictions, conditions, provenance) -> pd.DataFrame:
-    return finish(scaling_accuracy(as_frame(predictions), as_frame(conditions)), SCALING_ACCURACY_COLUMNS, provenance)
+    return finish(scaling_accuracy(as_frame(predictions), as_frame(conditions)), "ablation_scaling_accuracy", provenance)
 
 
 def ablation_scaling_metrics(predictions, conditions, provenance) -> pd.DataFrame:
     rows = as_frame(predictions)
-    return finish(scaling_metrics(rows, as_frame(conditions), model_dimensions(rows)), SCALING_METRICS_COLUMNS,
+    return finish(scaling_metrics(rows, as_frame(conditions), model_dimensions(rows)), "ablation_scaling_metrics",
                   provenance)
 
 
 def ablation_thinking_traces(predictions, provenance) -> pd.DataFrame:
     rows = as_frame(predictions)
     thinking = sorted(rows.loc[rows["condition_thinking"].fillna(False).astype(bool), "condition_id"].unique())
-    return finish(thinking_traces(rows, thinking), THINKING_TRACES_COLUMNS, provenance)
+    return finish(thinking_traces(rows, thinking), "ablation_thinking_traces", provenance)
 
 
 def ablation_thinking_rt(traces, human_rt, provenance) -> pd.DataFrame:
-    return finish(thinking_rt_correlation(as_frame(traces), as_frame(human_rt)), THINKING_RT_COLUMNS, provenance)
+    return finish(thinking_rt_correlation(as_frame(traces), as_frame(human_rt)), "ablation_thinking_rt", provenance)

@@ -5,14 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..stats import lmm
-from ._shared import emotion_labels, as_frame, typed, with_origin
-
-LMM_COLUMNS = {"condition_id": "string", "dimension": "string", "term": "string", "estimate": "float64",
-               "se": "float64", "df": "float64", "t": "float64", "p": "float64", "df_method": "string",
-               "image_variance": "float64", "residual_variance": "float64", "n_images": "Int64",
-               "n_obs": "Int64", "n_excluded_images": "Int64", "interaction_lr_chi2": "float64",
-               "interaction_df": "Int64", "interaction_p": "float64", "singular": "boolean",
-               "fit_error": "string"}
+from ._shared import as_frame, declared, emotion_labels, typed, with_origin
 
 
 def lmm_table(model_long: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
@@ -30,7 +23,7 @@ def lmm_table(model_long: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
                   "singular": res.singular}
         for fe in res.fixed_effects.to_dict("records"):
             rows.append({**common, **fe})
-    return typed(rows, LMM_COLUMNS)
+    return typed(rows, declared("lmm_rater_type"))
 
 
 # --- the dbt Python model (models/marts/agreement/lmm_rater_type.py) --------------------------------

@@ -8,9 +8,6 @@ import pandas as pd
 from ..stats.alt_test_ratings import alt_test_from_counts, annotator_p_values
 from ._shared import config_list, finish
 
-COLUMNS = ["condition_id", "dimension", "scoring", "emotion", "epsilon", "q", "min_instances_per_human",
-           "winning_rate", "advantage_probability", "passed", "n_annotators_tested", "n_annotators_skipped",
-           "n_model_missing", "winning_rate_answered_only", "note"]
 GROUP = ["condition_id", "dimension", "scoring", "emotion"]
 OUTCOMES = "condition_id, dimension, scoring, emotion, n_human_better, n_tie, n_model_better, n_model_missing"
 
@@ -56,4 +53,4 @@ def alt_test_results(rater_outcomes, provenance, *, epsilons=None, q=None, min_i
               .order(OUTCOMES).df().reset_index(drop=True))
     out = results_table(counts, config_list(epsilons, "0.1,0.15,0.2"), float(q or 0.05), int(min_instances or 30),
                         int(min_instances_per_emotion or 10))
-    return finish(out, COLUMNS, provenance)
+    return finish(out, "alt_test_results", provenance)

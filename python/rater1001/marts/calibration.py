@@ -11,19 +11,9 @@ import pandas as pd
 from ..stats import calibration
 from ..stats.alpha import delta_alpha
 from ..stats.verdicts import VerdictRules, condition_passes, dimension_verdict, scoped_delta_alpha
-from ._shared import finish, as_frame, in_pool, model_dimensions
+from ._shared import as_frame, finish, in_pool, model_dimensions
 from .replaceability import rules_from_seed
 
-SCORES_COLUMNS = ["condition_id", "dimension", "emotion", "method", "n_scored", "n_zero_sd", "n_missing", "w1sd",
-                  "w1sd_answered_only", "mean_abs_z",
-                  "mae", "bias", "sd_d", "n_unique", "mean_a", "mean_b", "n_folds", "n_folds_offset_fallback",
-                  "alpha_human", "alpha_with_model", "delta_alpha", "delta_alpha_pooled", "loo_w1sd", "passes",
-                  "w1sd_uncalibrated", "mean_abs_z_uncalibrated", "mae_uncalibrated", "bias_uncalibrated",
-                  "passes_uncalibrated", "pass_changed", "note"]
-VERDICTS_COLUMNS = ["dimension", "emotion", "method", "verdict", "verdict_uncalibrated", "verdict_moved",
-                    "n_conditions", "n_conditions_passing", "passing_conditions", "stereotyped",
-                    "stereotyped_conditions", "calibration_candidates", "n_conditions_delta_alpha_below_min",
-                    "delta_alpha_scope", "human_loo_w1sd", "human_loo_mean_abs_z", "rule"]
 # calibration_verdicts restate Table 8's pass rule over the conditions replaceability_verdicts reads
 POOL = "replaceability"
 
@@ -106,10 +96,10 @@ def calibration_scores(model_vs_human, pools, image_stats, human_baseline, verdi
     loo = as_frame(human_baseline)[["emotion", "dimension", "loo_w1sd"]]
     out = scores_table(rows, stats, loo, model_dimensions(rows), (float(scale_min), float(scale_max)),
                        rules_from_seed(verdict_rules), int(folds or 5), int(seed or calibration.SEED))
-    return finish(out, SCORES_COLUMNS, provenance)
+    return finish(out, "calibration_scores", provenance)
 
 
 def calibration_verdicts(scores, human_baseline, verdict_rules, provenance) -> pd.DataFrame:
     # the seed table, as replaceability_verdicts reads it, so the two cannot use different rules
     out = verdicts_table(as_frame(scores), as_frame(human_baseline), rules_from_seed(verdict_rules))
-    return finish(out, VERDICTS_COLUMNS, provenance)
+    return finish(out, "calibration_verdicts", provenance)

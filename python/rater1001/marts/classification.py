@@ -6,15 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..stats import classification
-from ._shared import emotion_labels, as_frame, typed, with_origin
-
-SUMMARY_COLUMNS = {"condition_id": "string", "n": "Int64", "n_missing": "Int64", "accuracy": "float64",
-                   "accuracy_answered_only": "float64", "f1_macro": "float64", "kappa": "float64",
-                   "landis_koch_band": "string"}
-BY_EMOTION_COLUMNS = {"condition_id": "string", "emotion": "string", "precision": "float64", "recall": "float64",
-                      "f1": "float64", "support": "Int64", "n_predicted": "Int64", "kappa_one_vs_rest": "float64"}
-CONFUSION_COLUMNS = {"condition_id": "string", "true_emotion": "string", "predicted_emotion": "string",
-                     "n": "Int64", "row_share": "float64"}
+from ._shared import as_frame, declared, emotion_labels, typed, with_origin
 
 
 def summary_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
@@ -24,7 +16,7 @@ def summary_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
         rows.append({"condition_id": cond, "n": s.n, "n_missing": s.n_missing, "accuracy": s.accuracy,
                      "accuracy_answered_only": s.accuracy_answered_only, "f1_macro": s.f1_macro, "kappa": s.kappa,
                      "landis_koch_band": s.band})
-    return typed(rows, SUMMARY_COLUMNS)
+    return typed(rows, declared("classification_summary"))
 
 
 def by_emotion_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
@@ -34,7 +26,7 @@ def by_emotion_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFra
         for r in t.itertuples(index=False):
             rows.append({"condition_id": cond, "emotion": r.emotion, "precision": r.precision, "recall": r.recall,
                          "f1": r.f1, "support": r.support, "n_predicted": r.n_predicted, "kappa_one_vs_rest": r.kappa})
-    return typed(rows, BY_EMOTION_COLUMNS)
+    return typed(rows, declared("classification_by_emotion"))
 
 
 def confusion_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
@@ -44,7 +36,7 @@ def confusion_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFram
         total = c.groupby("true_emotion")["n"].transform("sum")
         parts.append(c.assign(condition_id=cond, row_share=c["n"] / total.where(total > 0)))
     rows = pd.concat(parts).to_dict("records") if parts else []
-    return typed(rows, CONFUSION_COLUMNS)
+    return typed(rows, declared("confusion_matrix"))
 
 
 # --- the dbt Python models (models/marts/classification/*.py) ---------------------------------------

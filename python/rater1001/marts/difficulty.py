@@ -5,14 +5,9 @@ from __future__ import annotations
 import pandas as pd
 
 from ..stats import ablations
-from ._shared import ALL, as_frame, finish, in_pool
+from ._shared import ALL, as_frame, declared, finish, in_pool
 
 POOL = "rt_accuracy"  # the conditions whose accuracy is averaged (seeds/condition_pools.csv)
-
-RT_ACCURACY_COLUMNS = ["rt_dimension", "emotion", "median_rt_ms", "mean_accuracy", "mean_error_rate",
-                       "n_conditions", "conditions", "spearman_rho", "p_value", "p_method", "n_emotions",
-                       "small_n_caveat", "null_reason", "paper_median_rt_ms", "paper_mean_accuracy",
-                       "paper_spearman_rho"]
 
 
 def _paper(paper: pd.DataFrame, statistic: str, name: str, keys: list[str]) -> pd.DataFrame:
@@ -43,7 +38,7 @@ def rt_accuracy(human_rt: pd.DataFrame, by_emotion: pd.DataFrame, paper: pd.Data
         rows.append({"rt_dimension": dim, "emotion": ALL, "n_conditions": acc["n_conditions"].max() if len(acc) else 0,
                      "spearman_rho": s.rho, "p_value": s.p_value, "p_method": s.method, "n_emotions": s.n,
                      "small_n_caveat": s.caveat, "null_reason": s.reason})
-    frame = pd.DataFrame(rows, columns=RT_ACCURACY_COLUMNS[:-3])
+    frame = pd.DataFrame(rows, columns=list(declared("difficulty_rt_accuracy"))[:-3])
     frame = (frame.merge(_paper(paper, "median_rt_ms", "paper_median_rt_ms", ["rt_dimension", "emotion"]),
                          how="left", on=["rt_dimension", "emotion"])
              .merge(_paper(paper, "mean_accuracy", "paper_mean_accuracy", ["emotion"]), how="left", on="emotion")
@@ -51,7 +46,7 @@ def rt_accuracy(human_rt: pd.DataFrame, by_emotion: pd.DataFrame, paper: pd.Data
                     how="left", on=["rt_dimension", "emotion"]))
     frame["n_conditions"] = frame["n_conditions"].astype("Int64")
     frame["n_emotions"] = frame["n_emotions"].astype("Int64")
-    return finish(frame, RT_ACCURACY_COLUMNS, provenance)
+    return finish(frame, "difficulty_rt_accuracy", provenance)
 
 
 # --- the dbt Python model (models/marts/difficulty/difficulty_rt_accuracy.py) -----------------------

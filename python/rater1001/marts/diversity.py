@@ -9,27 +9,17 @@ import numpy as np
 import pandas as pd
 
 from ..stats import bootstrap, diversity
-from ._shared import as_frame, in_pool, padded, typed, with_origin, with_scopes
+from ._shared import as_frame, declared, in_pool, padded, typed, with_origin, with_scopes
 
-DIVERSITY_COLUMNS = {"condition_id": "string", "dimension": "string", "emotion": "string", "n": "Int64",
-                     "n_unique": "Int64", "sd": "float64", "modal_share": "float64", "modal_value": "float64"}
-K_HUMAN_COLUMNS = {"dimension": "string", "emotion": "string", "k": "Int64", "conditions": "string",
-                   "model_sd": "float64", "human_sd": "float64", "model_to_human_sd_ratio": "float64",
-                   "human_sd_ci_low": "float64", "human_sd_ci_high": "float64",
-                   "share_human_sd_at_or_below_model": "float64", "model_variance": "float64",
-                   "human_variance": "float64", "replicates": "Int64", "seed": "Int64", "n_images": "Int64",
-                   "n_excluded_images": "Int64"}
-IMAGE_SD_COLUMNS = {"dimension": "string", "emotion": "string", "image_id": "string", "source": "string",
-                    "sd": "float64", "k": "Int64", "replicates": "Int64", "seed": "Int64"}
 POOL = "inter_model_sd"  # the conditions whose spread Table 6 compares (seeds/condition_pools.csv)
 
 
 def diversity_table(model_long: pd.DataFrame) -> pd.DataFrame:
     scoped = with_scopes(model_long[["condition_id", "dimension", "emotion", "model_value"]])
     if scoped.empty:
-        return typed([], DIVERSITY_COLUMNS)
+        return typed([], declared("response_diversity"))
     t = diversity.diversity_table(scoped, ["condition_id", "dimension", "emotion"], "model_value")
-    return typed(t.to_dict("records"), DIVERSITY_COLUMNS)
+    return typed(t.to_dict("records"), declared("response_diversity"))
 
 
 def _k_human_cells(model_long: pd.DataFrame, human_lists: pd.DataFrame):
@@ -58,7 +48,7 @@ def k_human_diversity(model_long: pd.DataFrame, human_lists: pd.DataFrame,
         rows.append({"dimension": dim, "emotion": emotion, "conditions": ",".join(conds),
                      "model_to_human_sd_ratio": r.model_sd / r.human_sd if r.human_sd else np.nan,
                      **asdict(r)})
-    return typed(rows, K_HUMAN_COLUMNS)
+    return typed(rows, declared("response_diversity_k_human"))
 
 
 def k_human_image_sd(model_long: pd.DataFrame, human_lists: pd.DataFrame,
@@ -72,7 +62,7 @@ def k_human_image_sd(model_long: pd.DataFrame, human_lists: pd.DataFrame,
             rows += [{"dimension": dim, "emotion": emotion, "image_id": i, "source": source, "sd": v,
                       "k": len(conds), "replicates": replicates, "seed": seed}
                      for i, v, ok in zip(image_ids, sd, kept) if ok]
-    return typed(rows, IMAGE_SD_COLUMNS)
+    return typed(rows, declared("response_diversity_images"))
 
 
 # --- the dbt Python models (models/marts/diversity/*.py) ---------------------------------------------

@@ -5,11 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..stats.variance_components import METHOD, crossed_variance_components
-from ._shared import as_frame, finish
-
-VARIANCE_COLUMNS = ["dimension", "rater_variance", "image_variance", "residual_variance", "rater_to_image_ratio",
-                    "rater_share", "image_share", "n_ratings", "n_raters", "n_images", "formula", "method",
-                    "singular", "fit_error"]
+from ._shared import as_frame, declared, finish
 
 
 def variance_table(ratings_long: pd.DataFrame, stimuli: pd.DataFrame, provenance: pd.DataFrame,
@@ -34,7 +30,8 @@ def variance_table(ratings_long: pd.DataFrame, stimuli: pd.DataFrame, provenance
                      "n_ratings": vc.n_obs, "n_raters": vc.n_raters, "n_images": vc.n_images,
                      "formula": vc.formula.replace("<category>", category), "method": METHOD,
                      "singular": vc.singular})
-    return finish(pd.DataFrame(rows, columns=VARIANCE_COLUMNS), VARIANCE_COLUMNS, provenance)
+    columns = list(declared("human_variance_components"))
+    return finish(pd.DataFrame(rows, columns=columns), "human_variance_components", provenance)
 
 
 # --- the dbt Python model (models/marts/human_baseline/human_variance_components.py) ----------------

@@ -6,10 +6,7 @@ import pandas as pd
 
 from ..stats import intervals
 from ..stats.zscores import zscore
-from ._shared import ALL, finish, as_frame, model_dimensions, scopes
-
-COLUMNS = ["condition_id", "dimension", "emotion", "statistic", "estimate", "lo", "hi", "n_images",
-           "replicates", "seed", "level"]
+from ._shared import ALL, as_frame, finish, model_dimensions, scopes
 
 
 def intervals_table(predictions: pd.DataFrame, image_stats: pd.DataFrame, dimensions, labels,
@@ -61,4 +58,4 @@ def headline_intervals(model_vs_human, image_stats, provenance, *, replicates=No
     # study has no rated dimension, so no image statistics).
     labels = sorted(set(stats["emotion"].dropna()) | set(rows["true_emotion"].dropna()))
     out = intervals_table(rows, stats, dims, labels, int(replicates or 500), int(seed or 42))
-    return finish(out, COLUMNS, provenance)
+    return finish(out, "headline_intervals", provenance)

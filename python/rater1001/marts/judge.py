@@ -39,17 +39,10 @@ from ..stats.agreement import pearson
 from ..stats.alt_test import alt_test
 from ..stats.judge import winner_of
 from ..stats.terms import DEFAULT_PRIOR_TOTAL, log_odds_dirichlet, tokenize
-from ._shared import ALL, anchor_of, as_frame, typed, with_origin
+from ._shared import ALL, anchor_of, as_frame, declared, typed, with_origin
 
 
 # --- consistency ----------------------------------------------------------------------------------
-
-PAIR_SCHEMA = {
-    "judge_id": "string", "judge_kind": "string", "sample_id": "string", "category": "string",
-    "variant": "string", "candidate_a": "string", "candidate_b": "string", "axis": "string",
-    "winner_ab": "string", "winner_ba": "string", "n_orders_parsed": "Int64", "is_complete": "boolean",
-    "is_consistent": "boolean", "final_verdict": "string", "winner_candidate": "string", "score_a": "float64",
-}
 
 
 def pair_verdicts(verdicts_long: pd.DataFrame, dialogues: pd.DataFrame) -> pd.DataFrame:
@@ -59,17 +52,10 @@ def pair_verdicts(verdicts_long: pd.DataFrame, dialogues: pd.DataFrame) -> pd.Da
     pairs["winner_candidate"] = np.select(
         [pairs["final_verdict"].eq("a"), pairs["final_verdict"].eq("b"), pairs["final_verdict"].eq("tie")],
         [pairs["candidate_a"], pairs["candidate_b"], "tie"], default=None) if len(pairs) else []
-    return typed(pairs, PAIR_SCHEMA)
+    return typed(pairs, declared("judge_pair_verdicts"))
 
 
 # --- win rates against the anchor -----------------------------------------------------------------
-
-WIN_SCHEMA = {
-    "judge_id": "string", "judge_kind": "string", "candidate_id": "string", "anchor_id": "string",
-    "variant": "string", "category": "string", "axis": "string", "wins": "Int64", "ties": "Int64",
-    "losses": "Int64", "n_pairs": "Int64", "win_rate": "float64", "win_rate_ci_low": "float64",
-    "win_rate_ci_high": "float64", "n_incomplete": "Int64", "win_rate_answered_only": "float64",
-}
 
 
 def anchor_outcomes(pairs: pd.DataFrame, anchor: str) -> pd.DataFrame:
@@ -98,16 +84,10 @@ def win_rates(pairs: pd.DataFrame, anchor: str, *, by_category: bool = False) ->
             rows.append({"judge_id": judge_id, "judge_kind": kind, "candidate_id": cid, "anchor_id": anchor,
                          "variant": variant, "category": category, "axis": axis,
                          **asdict(js.win_rate_summary(g["outcome"]))})
-    return typed(rows, WIN_SCHEMA)
+    return typed(rows, declared("judge_category_win_rates" if by_category else "judge_win_rates"))
 
 
 # --- Bradley-Terry --------------------------------------------------------------------------------
-
-BT_SCHEMA = {
-    "judge_id": "string", "design": "string", "variant": "string", "axis": "string", "candidate_id": "string",
-    "log_strength": "float64", "se": "float64", "ci_low": "float64", "ci_high": "float64", "n_comparisons": "Int64",
-    "tie_parameter": "float64", "reference_id": "string", "tie_model": "string", "note": "string",
-}
 
 
 def bradley_terry(pairs: pd.DataFrame, anchor: str) -> pd.DataFrame:
@@ -132,15 +112,10 @@ def bradley_terry(pairs: pd.DataFrame, anchor: str) -> pd.DataFrame:
                                  "ci_low": r.ci_low, "ci_high": r.ci_high, "n_comparisons": r.n_comparisons,
                                  "tie_parameter": fit.tie_parameter, "reference_id": anchor,
                                  "tie_model": "davidson", "note": r.note})
-    return typed(rows, BT_SCHEMA)
+    return typed(rows, declared("judge_bradley_terry"))
 
 
 # --- bias checks ----------------------------------------------------------------------------------
-
-BIAS_SCHEMA = {
-    "judge_id": "string", "check_name": "string", "variant": "string", "axis": "string", "statistic": "string",
-    "estimate": "float64", "ci_low": "float64", "ci_high": "float64", "p_value": "float64", "n": "Int64", "note": "string",
-}
 
 
 def candidate_contrasts(first: pd.Series, second: pd.Series) -> np.ndarray | None:
@@ -212,15 +187,11 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
                              "axis": f"{x}~{y}", "statistic": "Pearson r of pair scores (1 / 0.5 / 0) between axes",
                              "estimate": r.r, "ci_low": np.nan, "ci_high": np.nan, "p_value": r.p_value,
                              "n": r.n, "note": r.reason})
-    return typed(rows, BIAS_SCHEMA)
+    return typed(rows, declared("judge_bias_checks"))
 
 
 # --- agreement and the alt-test -------------------------------------------------------------------
 
-AGREEMENT_SCHEMA = {
-    "judge_1": "string", "judge_2": "string", "comparison": "string", "axis": "string", "n_pairs": "Int64",
-    "agreement": "float64", "kappa": "float64",
-}
 PAIR_KEY = ["sample_id", "variant", "candidate_a", "candidate_b"]
 
 
@@ -264,14 +235,7 @@ def agreement(pairs: pd.DataFrame) -> pd.DataFrame:
             k = js.cohen_kappa(both[j1], both[j2])
             rows.append({"judge_1": j1, "judge_2": j2, "comparison": f"{k1}-{k2}", "axis": axis,
                          "n_pairs": k.n, "agreement": k.agreement, "kappa": k.kappa})
-    return typed(rows, AGREEMENT_SCHEMA)
-
-
-ALT_SCHEMA = {
-    "judge_id": "string", "axis": "string", "epsilon": "float64", "q": "float64", "winning_rate": "float64",
-    "advantage_probability": "float64", "passed": "boolean", "n_annotators": "Int64", "n_instances": "Int64",
-    "n_missing": "Int64", "winning_rate_answered_only": "float64", "annotators": "string", "note": "string",
-}
+    return typed(rows, declared("judge_agreement"))
 
 
 def alt_tests(pairs: pd.DataFrame, *, epsilon: float, q: float = 0.05, min_instances_per_human: int = 30) -> pd.DataFrame:
@@ -297,22 +261,13 @@ def alt_tests(pairs: pd.DataFrame, *, epsilon: float, q: float = 0.05, min_insta
                              "n_instances": res.n_instances, "n_missing": res.n_missing_model,
                              "winning_rate_answered_only": res.winning_rate_answered_only, "annotators": json.dumps(per, ensure_ascii=False, default=str),
                              "note": res.note})
-    return typed(rows, ALT_SCHEMA)
+    return typed(rows, declared("judge_alt_test"))
 
 
 # --- category groups (Korean-specific against general emotions) -------------------------------------
 
 KOREAN, GENERAL = "korean_specific", "general"
 
-GROUP_SCHEMA = {
-    "judge_id": "string", "judge_kind": "string", "candidate_id": "string", "anchor_id": "string",
-    "variant": "string", "axis": "string",
-    "korean_categories": "string", "korean_n_pairs": "Int64", "korean_win_rate": "float64",
-    "korean_ci_low": "float64", "korean_ci_high": "float64",
-    "general_n_pairs": "Int64", "general_win_rate": "float64", "general_ci_low": "float64", "general_ci_high": "float64",
-    "difference": "float64", "difference_ci_low": "float64", "difference_ci_high": "float64", "p_value": "float64",
-}
-GROUP_AGREEMENT_SCHEMA = {"category_group": "string", **AGREEMENT_SCHEMA}
 
 SCORES = {"win": 1.0, "tie": 0.5, "loss": 0.0}
 
@@ -345,7 +300,7 @@ def category_group_win_rates(pairs: pd.DataFrame, anchor: str, groups: pd.DataFr
                          "general_ci_low": gs.win_rate_ci_low, "general_ci_high": gs.win_rate_ci_high,
                          "difference": diff.difference, "difference_ci_low": diff.ci_low,
                          "difference_ci_high": diff.ci_high, "p_value": diff.p_value})
-    return typed(rows, GROUP_SCHEMA)
+    return typed(rows, declared("judge_category_group_win_rates"))
 
 
 def category_group_agreement(pairs: pd.DataFrame, groups: pd.DataFrame) -> pd.DataFrame:
@@ -358,23 +313,12 @@ def category_group_agreement(pairs: pd.DataFrame, groups: pd.DataFrame) -> pd.Da
             a = agreement(grouped[grouped["category_group"] == name].drop(columns="category_group"))
             frames.append(a.assign(category_group=name))
     rows = pd.concat(frames, ignore_index=True) if frames else []
-    return typed(rows, GROUP_AGREEMENT_SCHEMA)
+    return typed(rows, declared("judge_category_group_agreement"))
 
 
 # --- the judges' reasons ----------------------------------------------------------------------------
 
 VERDICT_CLASSES = {"win": "candidate_preferred", "loss": "anchor_preferred", "tie": "tie"}
-
-TERMS_SCHEMA = {
-    "judge_id": "string", "axis": "string", "verdict": "string", "rank": "Int64", "term": "string",
-    "n_in_verdict": "Int64", "n_in_other_verdicts": "Int64", "log_odds": "float64", "se": "float64", "z": "float64",
-    "n_reasons": "Int64", "prior_total": "float64",
-}
-SAMPLES_SCHEMA = {
-    "judge_id": "string", "candidate_id": "string", "anchor_id": "string", "axis": "string", "outcome": "string",
-    "n_pairs_with_outcome": "Int64", "sample_rank": "Int64", "sample_id": "string", "variant": "string",
-    "category": "string", "reason": "string",
-}
 
 
 def axes_of(calls: pd.DataFrame) -> list[str]:
@@ -417,7 +361,7 @@ def reason_terms(calls: pd.DataFrame, anchor: str, *, top: int = 15,
                 rows.append({"judge_id": judge_id, "axis": axis, "verdict": verdict, "rank": rank, "term": t.term,
                              "n_in_verdict": t.n_group, "n_in_other_verdicts": t.n_rest, "log_odds": t.log_odds,
                              "se": t.se, "z": t.z, "n_reasons": sizes[outcome], "prior_total": prior_total})
-    return typed(rows, TERMS_SCHEMA)
+    return typed(rows, declared("judge_reason_terms"))
 
 
 def _stable_order(*parts: str) -> str:
@@ -431,7 +375,7 @@ def reason_samples(pairs: pd.DataFrame, calls: pd.DataFrame, anchor: str, *, per
     the AB order (BA when AB has none). Chosen by a hash of the pair, so a rebuild shows the same."""
     o = anchor_outcomes(pairs[pairs["judge_kind"] == "llm"], anchor).dropna(subset=["outcome"])
     if o.empty:
-        return typed([], SAMPLES_SCHEMA)
+        return typed([], declared("judge_reason_samples"))
     key = ["judge_id", "sample_id", "variant", "candidate_a", "candidate_b"]
     why = calls[calls["reason"].notna()].sort_values("presentation_order").drop_duplicates(key)[key + ["reason"]]
     o = o.merge(why, on=key, how="inner")
@@ -442,7 +386,7 @@ def reason_samples(pairs: pd.DataFrame, calls: pd.DataFrame, anchor: str, *, per
             rows.append({"judge_id": judge_id, "candidate_id": cid, "anchor_id": anchor, "axis": axis,
                          "outcome": outcome, "n_pairs_with_outcome": len(g), "sample_rank": rank,
                          "sample_id": r.sample_id, "variant": r.variant, "category": r.category, "reason": r.reason})
-    return typed(rows, SAMPLES_SCHEMA)
+    return typed(rows, declared("judge_reason_samples"))
 
 
 # --- the dbt Python models (models/marts/judge/*.py) -------------------------------------------------

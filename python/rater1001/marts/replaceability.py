@@ -7,15 +7,7 @@ import json
 import pandas as pd
 
 from ..stats import verdicts
-from ._shared import as_frame, typed, with_origin
-
-VERDICT_COLUMNS = {"emotion": "string", "measure": "string", "verdict": "string", "n_conditions": "Int64",
-                   "n_conditions_passing": "Int64", "passing_conditions": "string", "stereotyped": "boolean",
-                   "stereotyped_conditions": "string", "calibration_candidates": "string",
-                   "model_dependent": "boolean", "n_conditions_delta_alpha_below_min": "Int64",
-                   "delta_alpha_scope": "string",
-                   "human_loo_w1sd": "float64", "human_loo_mean_abs_z": "float64", "rule": "string",
-                   "rule_inputs": "string"}
+from ._shared import as_frame, declared, typed, with_origin
 
 
 def rules_from_seed(seed) -> verdicts.VerdictRules:
@@ -30,7 +22,7 @@ def verdict_table(dimension_inputs: pd.DataFrame, human_baseline: pd.DataFrame,
     them (one row per emotion x measure x condition). The per-condition inputs of each cell are
     attached as JSON (rule_inputs) so every verdict can be checked by hand."""
     if dimension_inputs.empty and classification_inputs.empty:
-        return typed([], VERDICT_COLUMNS)
+        return typed([], declared("replaceability_verdicts"))
     base_keys = set(zip(human_baseline["emotion"], human_baseline["measure"]))
     # .loc with a boolean list: plain [] with an empty list would select no *columns*.
     dims = dimension_inputs.loc[[k in base_keys for k in zip(dimension_inputs["emotion"], dimension_inputs["measure"])]]
@@ -43,7 +35,7 @@ def verdict_table(dimension_inputs: pd.DataFrame, human_baseline: pd.DataFrame,
         cell = cell.drop(columns=["emotion", "measure"]).dropna(axis=1, how="all")
         r["rule_inputs"] = json.dumps(json.loads(cell.to_json(orient="records", double_precision=6)))
         rows.append(r)
-    return typed(rows, VERDICT_COLUMNS)
+    return typed(rows, declared("replaceability_verdicts"))
 
 
 def verdicts_from_inputs(inputs: pd.DataFrame, rules: verdicts.VerdictRules) -> pd.DataFrame:

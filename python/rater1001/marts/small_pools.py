@@ -5,12 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..stats import small_pools
-from ._shared import config_list, finish, as_frame, model_dimensions
-
-COLUMNS = ["dimension", "k", "condition_id", "n_images", "n_images_excluded", "replicates", "seed",
-           "resample_images", "human_alpha", "human_alpha_lo", "human_alpha_hi", "alpha_with_model",
-           "alpha_with_model_lo", "alpha_with_model_hi", "delta_alpha", "delta_alpha_lo", "delta_alpha_hi",
-           "share_delta_positive"]
+from ._shared import as_frame, config_list, finish, model_dimensions
 
 
 def small_pool_table(value_counts: pd.DataFrame, predictions: pd.DataFrame, dimensions, ks=small_pools.DEFAULT_KS,
@@ -36,4 +31,4 @@ def small_pool_alpha(model_vs_human, value_counts, provenance, *, ks=None, repli
     rows = as_frame(model_vs_human)
     out = small_pool_table(as_frame(value_counts), rows, model_dimensions(rows),
                            config_list(ks, "2,3,5,10,20,50", int), int(replicates or 100), int(seed or 42))
-    return finish(out[out["condition_id"].notna()] if len(out) else out, COLUMNS, provenance)
+    return finish(out[out["condition_id"].notna()] if len(out) else out, "small_pool_alpha", provenance)

@@ -8,11 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..stats import bootstrap
-from ._shared import ALL, as_frame, padded, typed, with_origin
-
-PSIG_COLUMNS = {"condition_id": "string", "dimension": "string", "emotion": "string", "p_sig": "float64",
-                "replicates": "Int64", "seed": "Int64", "alpha": "float64", "test": "string",
-                "n_images": "Int64", "n_excluded_images": "Int64"}
+from ._shared import ALL, as_frame, declared, padded, typed, with_origin
 
 
 def psig_table(model_long: pd.DataFrame, human_lists: pd.DataFrame,
@@ -34,7 +30,7 @@ def psig_table(model_long: pd.DataFrame, human_lists: pd.DataFrame,
             human = matrix[index.get_indexer(part["image_id"])]
             res = bootstrap.p_sig(part["z"].abs().to_numpy(float), human, replicates=replicates, seed=seed)
             rows.append({"condition_id": cond, "dimension": dim, "emotion": emotion, **asdict(res)})
-    return typed(rows, PSIG_COLUMNS)
+    return typed(rows, declared("bootstrap_psig"))
 
 
 # --- the dbt Python model (models/marts/zscores/bootstrap_psig.py) ----------------------------------
