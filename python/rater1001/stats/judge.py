@@ -9,7 +9,7 @@ half-wins: a tie is its own outcome with probability nu*sqrt(pi_i pi_j)/(pi_i + 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -221,7 +221,20 @@ def wilson_interval(successes: float, n: float, alpha: float = 0.05) -> tuple[fl
     return float(lo), float(hi)
 
 
-def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> dict:
+@dataclass(frozen=True)
+class WinRateSummary:
+    wins: int
+    ties: int
+    losses: int
+    n_pairs: int  # judged pairs and pairs without a verdict
+    win_rate: float  # (wins + ties / 2) / n_pairs; NaN without pairs
+    win_rate_ci_low: float
+    win_rate_ci_high: float
+    n_incomplete: int  # pairs without a verdict, counted against the candidate
+    win_rate_answered_only: float
+
+
+def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> WinRateSummary:
     """Win / tie / loss counts of one candidate, its win rate with ties as half wins, and its
     Wilson interval.
 
@@ -235,7 +248,7 @@ def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> dict:
 
     Returns
     -------
-    dict
+    WinRateSummary
         wins, ties, losses, n_pairs (missing included), win_rate, win_rate_ci_low,
         win_rate_ci_high (:func:`wilson_interval`), n_incomplete, win_rate_answered_only.
 
@@ -255,7 +268,7 @@ def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> dict:
 
     >>> import pandas as pd
     >>> r = win_rate_summary(pd.Series(["win", "win", "tie", "loss", None]))
-    >>> r["n_pairs"], r["win_rate"], r["win_rate_answered_only"], r["n_incomplete"]
+    >>> r.n_pairs, r.win_rate, r.win_rate_answered_only, r.n_incomplete
     (5, 0.5, 0.625, 1)
     """
     missing = outcomes.isna()
@@ -267,12 +280,20 @@ def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> dict:
     n = judged + n_missing
     rate = (wins + 0.5 * ties) / n if n else float("nan")
     lo, hi = wilson_interval(wins + 0.5 * ties, n, alpha)
-    return {"wins": wins, "ties": ties, "losses": losses, "n_pairs": n, "win_rate": rate,
-            "win_rate_ci_low": lo, "win_rate_ci_high": hi, "n_incomplete": n_missing,
-            "win_rate_answered_only": (wins + 0.5 * ties) / judged if judged else float("nan")}
+    return WinRateSummary(wins=wins, ties=ties, losses=losses, n_pairs=n, win_rate=rate, win_rate_ci_low=lo,
+                          win_rate_ci_high=hi, n_incomplete=n_missing,
+                          win_rate_answered_only=(wins + 0.5 * ties) / judged if judged else float("nan"))
 
 
-def score_difference(scores_1, scores_2, alpha: float = 0.05) -> dict:
+@dataclass(frozen=True)
+class ScoreDifference:
+    difference: float  # mean score of group 1 minus group 2
+    ci_low: float
+    ci_high: float
+    p_value: float  # Welch's t-test
+
+
+def score_difference(scores_1, scores_2, alpha: float = 0.05) -> ScoreDifference:
     """Difference of two groups' mean pair scores with Welch's t-test and its interval.
 
     Parameters
@@ -284,7 +305,7 @@ def score_difference(scores_1, scores_2, alpha: float = 0.05) -> dict:
 
     Returns
     -------
-    dict
+    ScoreDifference
         difference (mean 1 - mean 2), ci_low, ci_high, p_value (two-sided); NaN with fewer than
         two scores in a group, and no interval or p when neither group varies.
 
@@ -304,20 +325,19 @@ def score_difference(scores_1, scores_2, alpha: float = 0.05) -> dict:
     Means .625 and .375, both variances .6875 / 3, so t = .25 / sqrt(.6875 / 6) = .7385 on 6 df:
 
     >>> r = score_difference([1, 1, 0.5, 0], [0, 0, 0.5, 1])
-    >>> r["difference"], round(r["p_value"], 4)
+    >>> r.difference, round(r.p_value, 4)
     (0.25, 0.4881)
     """
     a, b = np.asarray(scores_1, float), np.asarray(scores_2, float)
-    out = {"difference": float("nan"), "ci_low": float("nan"), "ci_high": float("nan"), "p_value": float("nan")}
+    out = ScoreDifference(difference=float("nan"), ci_low=float("nan"), ci_high=float("nan"), p_value=float("nan"))
     if len(a) < 2 or len(b) < 2:
         return out
-    out["difference"] = float(a.mean() - b.mean())
+    out = replace(out, difference=float(a.mean() - b.mean()))
     if a.var(ddof=1) + b.var(ddof=1) == 0:
         return out  # no spread at all: no interval, no test
     res = stats.ttest_ind(a, b, equal_var=False)
     ci = res.confidence_interval(1 - alpha)
-    out.update(ci_low=float(ci.low), ci_high=float(ci.high), p_value=float(res.pvalue))
-    return out
+    return replace(out, ci_low=float(ci.low), ci_high=float(ci.high), p_value=float(res.pvalue))
 
 
 # --- Bradley-Terry with Davidson ties -------------------------------------------------------------
@@ -486,7 +506,16 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
 
 # --- bias checks ----------------------------------------------------------------------------------
 
-def position_bias_test(first_wins: int, second_wins: int) -> dict:
+@dataclass(frozen=True)
+class PositionBiasTest:
+    share_first: float  # share of decisive verdicts choosing the response shown first
+    n_decisive: int
+    p_value: float  # exact two-sided binomial test of 0.5
+    ci_low: float  # Wilson 95% interval of share_first
+    ci_high: float
+
+
+def position_bias_test(first_wins: int, second_wins: int) -> PositionBiasTest:
     """Share of decisive verdicts that chose the response shown first, with the exact binomial test.
 
     Parameters
@@ -496,7 +525,7 @@ def position_bias_test(first_wins: int, second_wins: int) -> dict:
 
     Returns
     -------
-    dict
+    PositionBiasTest
         share_first, n_decisive, p_value (exact two-sided binomial test of 1/2, no position bias),
         ci_low, ci_high (Wilson 95%); NaN without decisive verdicts.
 
@@ -515,20 +544,33 @@ def position_bias_test(first_wins: int, second_wins: int) -> dict:
     9 of 10 for the first shown: p = 2 (C(10, 9) + C(10, 10)) / 2^10 = 22 / 1024:
 
     >>> r = position_bias_test(9, 1)
-    >>> r["share_first"], r["p_value"], 22 / 1024
+    >>> r.share_first, r.p_value, 22 / 1024
     (0.9, 0.021484375, 0.021484375)
     """
     n = int(first_wins) + int(second_wins)
     if n == 0:
-        return {"share_first": float("nan"), "n_decisive": 0, "p_value": float("nan"),
-                "ci_low": float("nan"), "ci_high": float("nan")}
+        return PositionBiasTest(share_first=float("nan"), n_decisive=0, p_value=float("nan"),
+                                ci_low=float("nan"), ci_high=float("nan"))
     res = stats.binomtest(int(first_wins), n, 0.5, alternative="two-sided")
     ci = res.proportion_ci(confidence_level=0.95, method="wilson")
-    return {"share_first": first_wins / n, "n_decisive": n, "p_value": float(res.pvalue),
-            "ci_low": float(ci.low), "ci_high": float(ci.high)}
+    return PositionBiasTest(share_first=first_wins / n, n_decisive=n, p_value=float(res.pvalue),
+                            ci_low=float(ci.low), ci_high=float(ci.high))
 
 
-def logistic_slope(y: np.ndarray, x: np.ndarray, covariates: np.ndarray | None = None) -> dict:
+@dataclass(frozen=True)
+class LogisticSlope:
+    intercept: float
+    slope: float
+    slope_se: float
+    p_value: float  # Wald test of the slope
+    ci_low: float  # Wald 95% interval of the slope
+    ci_high: float
+    n: int
+    converged: bool
+    note: str | None  # why the estimates are NaN, else None
+
+
+def logistic_slope(y: np.ndarray, x: np.ndarray, covariates: np.ndarray | None = None) -> LogisticSlope:
     """Slope of a logistic regression y ~ 1 + x (+ covariates), by maximum likelihood.
 
     Parameters
@@ -542,7 +584,7 @@ def logistic_slope(y: np.ndarray, x: np.ndarray, covariates: np.ndarray | None =
 
     Returns
     -------
-    dict
+    LogisticSlope
         intercept, slope, slope_se, p_value (Wald), ci_low, ci_high (95%), n, converged, note.
         NaN with the reason in ``note`` when y does not vary, x is constant, the design is
         singular, or Newton's method did not converge (typically (quasi-)separation).
@@ -565,7 +607,7 @@ def logistic_slope(y: np.ndarray, x: np.ndarray, covariates: np.ndarray | None =
 
     >>> import numpy as np
     >>> r = logistic_slope(np.array([1, 0, 0, 1, 1, 0]), np.array([0, 0, 0, 1, 1, 1]))
-    >>> round(r["slope"], 6), round(r["intercept"], 6), round(r["slope_se"] ** 2, 6)
+    >>> round(r.slope, 6), round(r.intercept, 6), round(r.slope_se ** 2, 6)
     (1.386294, -0.693147, 3.0)
     """
     import statsmodels.api as sm
@@ -573,9 +615,9 @@ def logistic_slope(y: np.ndarray, x: np.ndarray, covariates: np.ndarray | None =
     y = np.asarray(y, float)
     x = np.asarray(x, float)
 
-    def nan(reason: str, converged: bool = False) -> dict:
-        return {"intercept": np.nan, "slope": np.nan, "slope_se": np.nan, "p_value": np.nan,
-                "ci_low": np.nan, "ci_high": np.nan, "n": int(y.size), "converged": converged, "note": reason}
+    def nan(reason: str, converged: bool = False) -> LogisticSlope:
+        return LogisticSlope(intercept=np.nan, slope=np.nan, slope_se=np.nan, p_value=np.nan, ci_low=np.nan,
+                             ci_high=np.nan, n=int(y.size), converged=converged, note=reason)
 
     if y.size < 3 or np.unique(y).size < 2 or np.unique(x).size < 2:
         return nan("not estimated: fewer than 3 rows, or the outcome or the predictor does not vary")
@@ -590,12 +632,19 @@ def logistic_slope(y: np.ndarray, x: np.ndarray, covariates: np.ndarray | None =
         return nan(f"not estimated: the logistic fit did not converge in {fit.mle_retvals.get('iterations')} "
                    "Newton iterations (the outcome is (almost) separated by the predictors)")
     lo, hi = fit.conf_int()[1]
-    return {"intercept": float(fit.params[0]), "slope": float(fit.params[1]), "slope_se": float(fit.bse[1]),
-            "p_value": float(fit.pvalues[1]), "ci_low": float(lo), "ci_high": float(hi), "n": int(y.size),
-            "converged": True, "note": None}
+    return LogisticSlope(intercept=float(fit.params[0]), slope=float(fit.params[1]), slope_se=float(fit.bse[1]),
+                         p_value=float(fit.pvalues[1]), ci_low=float(lo), ci_high=float(hi), n=int(y.size),
+                         converged=True, note=None)
 
 
-def cohen_kappa(labels_1, labels_2) -> dict:
+@dataclass(frozen=True)
+class CohenKappa:
+    kappa: float
+    agreement: float  # raw share of equal labels
+    n: int  # items both labelled
+
+
+def cohen_kappa(labels_1, labels_2) -> CohenKappa:
     """Unweighted Cohen's kappa of two label sequences, with the raw agreement.
 
     Parameters
@@ -605,7 +654,7 @@ def cohen_kappa(labels_1, labels_2) -> dict:
 
     Returns
     -------
-    dict
+    CohenKappa
         kappa (NaN with fewer than two items or when both used one and the same label only),
         agreement (share of equal labels), n.
 
@@ -624,7 +673,7 @@ def cohen_kappa(labels_1, labels_2) -> dict:
     Agreement 3/4; label shares (1/2, 1/2) and (3/4, 1/4) give p_e = 1/2, so kappa = 1/2:
 
     >>> cohen_kappa(["x", "x", "y", "y"], ["x", "x", "y", "x"])
-    {'kappa': 0.5, 'agreement': 0.75, 'n': 4}
+    CohenKappa(kappa=0.5, agreement=0.75, n=4)
     """
     from sklearn.metrics import cohen_kappa_score
 
@@ -637,5 +686,5 @@ def cohen_kappa(labels_1, labels_2) -> dict:
     n = int(len(a))
     agreement = float((a.to_numpy() == b.to_numpy()).mean()) if n else float("nan")
     if n < 2 or (a.nunique() == 1 and b.nunique() == 1 and a.iloc[0] == b.iloc[0]):
-        return {"kappa": float("nan"), "agreement": agreement, "n": n}
-    return {"kappa": float(cohen_kappa_score(a, b)), "agreement": agreement, "n": n}
+        return CohenKappa(kappa=float("nan"), agreement=agreement, n=n)
+    return CohenKappa(kappa=float(cohen_kappa_score(a, b)), agreement=agreement, n=n)
