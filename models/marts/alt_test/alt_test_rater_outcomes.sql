@@ -16,8 +16,24 @@
 --
 -- Both scores of a rater depend on the image, the rater's value and the model's value only, so the
 -- outcomes are computed once per (condition, image, dimension, human value) from the image's value
--- counts, and each rating then picks the outcome of its value: no score is computed per
--- (condition, rating) comparison (docs/performance.md).
+-- counts, and each rating then picks the outcomes of its value: no score is computed per
+-- (condition, rating) comparison. The counting is the scan: one row per (condition, rating) would
+-- be 187 M rows at 100x. So the conditions are numbered and taken in chunks of `slots`; each
+-- outcome of a chunk is one integer holding a `bits`-bit field per condition (1 where that
+-- condition's comparison has the outcome), summing these per rater sums every field at once, and
+-- the fields are read back per condition at the end (a rater with 2^bits ratings of one dimension
+-- stops the build with an error rather than overflowing a field). docs/performance.md.
+
+{%- set slots = 7 %}
+{%- set bits = 16 %}
+{%- set packed_flags = [
+    ('abs_human_better', 'model_missing or human_abs > model_abs'),
+    ('abs_tie', 'not model_missing and human_abs = model_abs'),
+    ('rank_human_better', 'model_missing or human_rank > model_rank'),
+    ('rank_tie', 'not model_missing and human_rank = model_rank'),
+    ('n_model_missing', 'model_missing'),
+    ('n_compared', 'true'),
+] %}
 
 with
 
@@ -108,66 +124,106 @@ scored_values as (
         on model_positions.image_id = human_values.image_id and model_positions.dimension = human_values.dimension
 ),
 
-value_outcomes as (
+conditions as (
+    -- conditions are counted in chunks of {{ slots }}, each a {{ bits }}-bit field of one integer
     select
         condition_id,
-        image_id,
-        dimension,
-        emotion,
-        value,
-        model_missing,
-        case when model_missing then 1 else sign(human_abs - model_abs) end as outcome_abs,
-        case when model_missing then 1 else sign(human_rank - model_rank) end as outcome_rank
-    from scored_values
+        cast((condition_number - 1) // {{ slots }} as integer) as chunk,
+        cast({{ bits }} * ((condition_number - 1) % {{ slots }}) as integer) as shift
+    from (select condition_id, row_number() over (order by condition_id) as condition_number
+          from (select distinct condition_id from model_answers) as distinct_conditions) as numbered
 ),
 
-per_emotion as (
-    -- each rating takes the outcome of its value; both scorings counted in one pass
+packed_values as (
+    -- per (image, dimension, value, chunk): which of the chunk's conditions the rater of that value
+    -- beats, ties with, ... as bits, so that a rating joins one row per chunk, not per condition
     select
-        value_outcomes.condition_id,
-        value_outcomes.dimension,
-        value_outcomes.emotion,
-        ratings.rater_id,
-        count(*) filter (where value_outcomes.outcome_abs > 0) as abs_human_better,
-        count(*) filter (where value_outcomes.outcome_abs = 0) as abs_tie,
-        count(*) filter (where value_outcomes.outcome_abs < 0) as abs_model_better,
-        count(*) filter (where value_outcomes.outcome_rank > 0) as rank_human_better,
-        count(*) filter (where value_outcomes.outcome_rank = 0) as rank_tie,
-        count(*) filter (where value_outcomes.outcome_rank < 0) as rank_model_better,
-        count(*) filter (where value_outcomes.model_missing) as n_model_missing
-    from ratings
-    inner join value_outcomes
-        on ratings.image_id = value_outcomes.image_id
-        and ratings.dimension = value_outcomes.dimension
-        and ratings.rating = value_outcomes.value
+        scored_values.image_id,
+        scored_values.dimension,
+        scored_values.emotion,
+        scored_values.value,
+        conditions.chunk,
+        {%- for name, flag in packed_flags %}
+        sum(cast({{ flag }} as hugeint) << conditions.shift) as {{ name }}{{ "," if not loop.last }}
+        {%- endfor %}
+    from scored_values
+    inner join conditions on scored_values.condition_id = conditions.condition_id
     group by all
 ),
 
+packed_counts as (
+    -- each rating takes the row of its value; the sums count per field (< 2^{{ bits }}, checked)
+    select
+        packed_values.dimension,
+        packed_values.emotion,
+        ratings.rater_id,
+        packed_values.chunk,
+        count(*) as n_ratings,
+        {%- for name, flag in packed_flags %}
+        sum(packed_values.{{ name }}) as {{ name }}{{ "," if not loop.last }}
+        {%- endfor %}
+    from ratings
+    inner join packed_values
+        on ratings.image_id = packed_values.image_id
+        and ratings.dimension = packed_values.dimension
+        and ratings.rating = packed_values.value
+    group by all
+),
+
+packed_scopes as (
+    -- the rater's total over emotions, summed in packed form; is_total, not a NULL emotion, marks
+    -- it: a study without a category has a NULL stratum
+    select dimension, emotion, false as is_total, rater_id, chunk, n_ratings,
+           {% for name, flag in packed_flags %}{{ name }}{{ ", " if not loop.last }}{% endfor %}
+    from packed_counts
+    union all
+    select dimension, null as emotion, true as is_total, rater_id, chunk, sum(n_ratings) as n_ratings,
+           {% for name, flag in packed_flags %}sum({{ name }}) as {{ name }}{{ ", " if not loop.last }}{% endfor %}
+    from packed_counts
+    group by dimension, rater_id, chunk
+),
+
+unpacked as (
+    -- one row per condition of the chunk that met the rater in the scope
+    select
+        conditions.condition_id,
+        packed_scopes.dimension,
+        case when packed_scopes.is_total then 'all' else packed_scopes.emotion end as emotion,
+        packed_scopes.rater_id,
+        {%- for name, flag in packed_flags %}
+        cast((packed_scopes.{{ name }} >> conditions.shift) & {{ 2 ** bits - 1 }} as bigint) as {{ name }},
+        {%- endfor %}
+        case when packed_scopes.n_ratings >= {{ 2 ** bits }}
+             then error('alt_test_rater_outcomes: rater ' || packed_scopes.rater_id || ' has '
+                        || packed_scopes.n_ratings || ' ratings of one dimension; at most '
+                        || {{ 2 ** bits - 1 }} || ' fit the packed counts')
+        end as overflow
+    from packed_scopes
+    inner join conditions on packed_scopes.chunk = conditions.chunk
+),
+
 counted as (
-    -- the rater's total over emotions from the per-emotion counts, not from the comparisons again;
-    -- grouping(), not coalesce, marks the total row: a study without a category has a NULL stratum
     select
         condition_id,
         dimension,
         emotion,
         rater_id,
-        grouping(emotion) as is_total,
-        cast(sum(abs_human_better) as bigint) as abs_human_better,
-        cast(sum(abs_tie) as bigint) as abs_tie,
-        cast(sum(abs_model_better) as bigint) as abs_model_better,
-        cast(sum(rank_human_better) as bigint) as rank_human_better,
-        cast(sum(rank_tie) as bigint) as rank_tie,
-        cast(sum(rank_model_better) as bigint) as rank_model_better,
-        cast(sum(n_model_missing) as bigint) as n_model_missing
-    from per_emotion
-    group by grouping sets ((condition_id, dimension, emotion, rater_id), (condition_id, dimension, rater_id))
+        abs_human_better,
+        abs_tie,
+        n_compared - abs_human_better - abs_tie as abs_model_better,
+        rank_human_better,
+        rank_tie,
+        n_compared - rank_human_better - rank_tie as rank_model_better,
+        n_model_missing
+    from unpacked
+    where n_compared > 0 and overflow is null
 )
 
 select
     condition_id,
     dimension,
     'neg_abs_error' as scoring,
-    case when is_total = 1 then 'all' else emotion end as emotion,
+    emotion,
     rater_id,
     abs_human_better as n_human_better,
     abs_tie as n_tie,
@@ -179,7 +235,7 @@ select
     condition_id,
     dimension,
     'rank' as scoring,
-    case when is_total = 1 then 'all' else emotion end as emotion,
+    emotion,
     rater_id,
     rank_human_better as n_human_better,
     rank_tie as n_tie,
