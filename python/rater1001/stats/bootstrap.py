@@ -280,11 +280,13 @@ def p_sig(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int = SEED
     human gets about alpha or less, one far outside the human spread about 1. Every difference a
     replicate can contain is one of the (image, human) cells, so their |d| are ranked once
     (:func:`signed_codes`); the p-values equal ranking each replicate afresh to the last bit.
+    :func:`p_sig_many` for one model.
 
     References
     ----------
-    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Discussion 5.1 and section 3.4.3; Efron & Tibshirani (1993), *An Introduction to the
-    Bootstrap*; docs/stats.md, "Bootstrap p_sig".
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Discussion 5.1
+    and section 3.4.3; Efron & Tibshirani (1993), *An Introduction to the Bootstrap*;
+    docs/stats.md, "Bootstrap p_sig".
 
     Examples
     --------
@@ -294,43 +296,115 @@ def p_sig(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int = SEED
     0, no test):
 
     >>> import numpy as np
-    >>> p_sig(np.full(20, 3.0), np.full((20, 5), 0.5), replicates=10).p_sig
+    >>> float(p_sig(np.full(20, 3.0), np.full((20, 5), 0.5), replicates=10).p_sig)
     1.0
-    >>> p_sig(np.full(20, 0.5), np.full((20, 5), 0.5), replicates=10).p_sig
+    >>> float(p_sig(np.full(20, 0.5), np.full((20, 5), 0.5), replicates=10).p_sig)
     0.0
     """
-    mz = np.abs(np.asarray(model_abs_z, dtype=float))
+    return p_sig_many(np.asarray(model_abs_z, dtype=float)[None, :], human_loo_abs_z, replicates, seed,
+                      alpha, chunk, cells)[0]
+
+
+def p_sig_many(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int = SEED,
+               alpha: float = 0.05, chunk: int = 250, cells: int = 1 << 22) -> list[PSig]:
+    """:func:`p_sig` of several models against the same humans, sharing the draws.
+
+    Parameters
+    ----------
+    model_abs_z : array_like, shape (models, images)
+        Each model's |z| per image (e.g. the conditions of one dimension and scope).
+    human_loo_abs_z : array_like, shape (images, max_raters)
+        The humans' leave-one-out |z|, NaN-padded.
+    replicates, seed, alpha, chunk, cells
+        As for :func:`p_sig`.
+
+    Returns
+    -------
+    list of PSig
+        One per row, each what :func:`p_sig` gives for that model alone.
+
+    Notes
+    -----
+    The draws depend only on the number of usable images, so models with the same usable images
+    share them: one stream of image and human draws per such group instead of one per model, and
+    each replicate's drawn cells sorted once so that every model's gather reads them in order.
+    Each model's |d| are ranked once (:func:`signed_codes`); the p-values are the same to the
+    last bit as ranking each replicate's |d| afresh. Memory is one block of replicates x images
+    (``chunk`` replicates, fewer when chunk x images would pass ``cells``; the block size is part
+    of the random stream), plus the codes of the models of a group (groups are split to keep
+    these near 4 x ``cells``).
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Discussion 5.1;
+    docs/stats.md, "Bootstrap p_sig".
+
+    Examples
+    --------
+    :func:`p_sig`'s two examples at once: each row gets what it gets alone:
+
+    >>> import numpy as np
+    >>> rows = p_sig_many(np.vstack([np.full(20, 3.0), np.full(20, 0.5)]), np.full((20, 5), 0.5), replicates=10)
+    >>> [float(r.p_sig) for r in rows]
+    [1.0, 0.0]
+    """
+    mz = np.abs(np.atleast_2d(np.asarray(model_abs_z, dtype=float)))
     hz = np.abs(np.asarray(human_loo_abs_z, dtype=float))
-    if hz.ndim != 2 or hz.shape[0] != mz.shape[0]:
-        raise ValueError(f"human_loo_abs_z must be (images, raters) with {mz.shape[0]} rows, got {hz.shape}")
-    # Pack each image's defined human values to the left so a uniform draw indexes them directly.
+    if hz.ndim != 2 or hz.shape[0] != mz.shape[1]:
+        raise ValueError(f"human_loo_abs_z must be (images, raters) with {mz.shape[1]} rows, got {hz.shape}")
     defined = ~np.isnan(hz)
-    n_h = defined.sum(axis=1)
-    keep = ~np.isnan(mz) & (n_h > 0)
-    mz, hz, defined, n_h = mz[keep], hz[keep], defined[keep], n_h[keep]
-    order = np.argsort(~defined, axis=1, kind="stable")
-    hz = np.take_along_axis(hz, order, axis=1)
-    n = len(mz)
+    keep = ~np.isnan(mz) & (defined.sum(axis=1) > 0)
+    groups: dict[bytes, list[int]] = {}
+    for row in range(len(mz)):
+        groups.setdefault(np.packbits(keep[row]).tobytes(), []).append(row)
+    results: list[PSig] = [None] * len(mz)  # type: ignore[list-item]
+    for rows in groups.values():
+        kept = keep[rows[0]]
+        n, excluded = int(kept.sum()), int((~kept).sum())
+        per_part = max(1, (4 * cells) // max(1, n * hz.shape[1]))
+        for first in range(0, len(rows), per_part):
+            part = rows[first:first + per_part]
+            counts = _significant_counts(mz[part][:, kept], hz[kept], defined[kept], replicates, seed, alpha,
+                                         chunk, cells)
+            for row, count in zip(part, counts):
+                p = float("nan") if n == 0 else count / replicates
+                results[row] = PSig(p, replicates, seed, n, excluded, alpha=alpha)
+    return results
+
+
+def _significant_counts(mz: np.ndarray, hz: np.ndarray, defined: np.ndarray, replicates: int, seed: int,
+                        alpha: float, chunk: int, cells: int) -> np.ndarray:
+    """Significant replicates of each row of mz (models x images, every image usable) with the
+    draws of the seed policy (module docstring), shared by the rows."""
+    k, n = mz.shape
+    significant = np.zeros(k, dtype=np.int64)
     if n == 0:
-        return PSig(float("nan"), replicates, seed, 0, int((~keep).sum()), alpha=alpha)
-    d = mz[:, None] - hz  # the float difference of every (image, human) cell, as each replicate drew it
-    codes = signed_codes(d) if n > 50 else None
-    width, same_pool = d.shape[1], bool((n_h == n_h[0]).all())
+        return significant
+    # Pack each image's defined human values to the left so a uniform draw indexes them directly.
+    n_h = defined.sum(axis=1)
+    hz = np.take_along_axis(hz, np.argsort(~defined, axis=1, kind="stable"), axis=1)
+    width, same_pool = hz.shape[1], bool((n_h == n_h[0]).all())
+    # the float difference of every (image, human) cell, as each replicate drew it; above 50 pairs
+    # ranked once into integer codes
+    exact = n <= 50
+    cell_values = [row[:, None] - hz if exact else signed_codes(row[:, None] - hz) for row in mz]
     rng = np.random.default_rng(seed)
-    significant = 0
     block = max(1, min(chunk, cells // n))
     for start in range(0, replicates, block):
         b = min(block, replicates - start)
         img = rng.integers(0, n, size=(b, n))
         who = (rng.random((b, n)) * (n_h[0] if same_pool else n_h[img])).astype(np.int64)
         cell = img * width + who  # flat (image, human) cell: one 1-D take instead of a 2-D index
-        if codes is None:  # <= 50 pairs: scipy's exact test where there are no ties
-            pvalue = _wilcoxon_greater(np.take(d, cell))
-        else:
-            pvalue = signed_rank_p(np.sort(np.take(codes, cell), axis=1))
-        p = np.where(np.isnan(pvalue), 1.0, pvalue)  # all-zero differences: not significant
-        significant += int((p < alpha).sum())
-    return PSig(significant / replicates, replicates, seed, n, int((~keep).sum()), alpha=alpha)
+        if k > 1 and not exact:
+            cell.sort(axis=1)  # a replicate's order does not matter to its test; sorted, the takes read in order
+        for j, values in enumerate(cell_values):
+            if exact:  # <= 50 pairs: scipy's exact test where there are no ties
+                pvalue = _wilcoxon_greater(np.take(values, cell))
+            else:
+                pvalue = signed_rank_p(np.sort(np.take(values, cell), axis=1))
+            p = np.where(np.isnan(pvalue), 1.0, pvalue)  # all-zero differences: not significant
+            significant[j] += int((p < alpha).sum())
+    return significant
 
 
 @dataclass(frozen=True)
