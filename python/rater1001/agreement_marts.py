@@ -217,11 +217,12 @@ LMM_COLUMNS = {"condition_id": "string", "dimension": "string", "term": "string"
                "fit_error": "string"}
 
 
-def lmm_rater_type(model_long: pd.DataFrame, labels: list[str], origin: str) -> pd.DataFrame:
+def lmm_rater_type(cells: pd.DataFrame, labels: list[str], origin: str) -> pd.DataFrame:
+    """cells: int_rater_type_cells, the fit's sufficient statistics per (condition, dimension, emotion)."""
     rows = []
-    for (cond, dim), g in model_long.groupby(["condition_id", "dimension"], sort=True):
+    for (cond, dim), g in cells.groupby(["condition_id", "dimension"], sort=True):
         try:
-            res = lmm.fit_rater_type_lmm(g["human_mean"], g["model_value"], g["emotion"], g["image_id"], labels)
+            res = lmm.fit_rater_type_cells(g, labels)
         except Exception as exc:  # a degenerate cell (e.g. no usable images) is reported, not fatal
             rows.append({"condition_id": cond, "dimension": dim, "fit_error": f"{type(exc).__name__}: {exc}"[:500]})
             continue

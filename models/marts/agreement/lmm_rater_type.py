@@ -7,4 +7,4 @@ def model(dbt, session):
 
     labels = marts.emotion_labels(dbt.ref("factor_labels").df(), dbt.ref("stg_study_factors").df())
     origin = marts.data_origin(dbt.ref("int_study_provenance").df())
-    return marts.lmm_rater_type(dbt.ref("int_model_vs_human_long").df(), labels, origin)
+    return marts.lmm_rater_type(dbt.ref("int_rater_type_cells").df(), labels, origin)
