@@ -66,6 +66,20 @@ def rater_type_cells(human_mean, model, emotion) -> pd.DataFrame:
     pandas.DataFrame
         One row per emotion: ``emotion, n_rows, n_images, diff_mean, diff_ss, sum_mean, sum_ss``
         (D = model - human, S = model + human; the columns of int_rater_type_cells).
+
+    Notes
+    -----
+    The sums of squares are taken about each emotion's own mean (two passes), as DuckDB's
+    ``var_pop * count`` does in SQL, rather than from raw sums of squares.
+
+    References
+    ----------
+    docs/marts_agreement.md, "lmm_rater_type in closed form".
+
+    Examples
+    --------
+    >>> rater_type_cells([5.0, 6, 7], [6.0, 8, None], ["happy", "happy", "sad"]).round(3).to_dict("records")
+    [{'emotion': 'happy', 'n_rows': 2, 'n_images': 2, 'diff_mean': 1.5, 'sum_mean': 12.5, 'diff_ss': 0.5, 'sum_ss': 4.5}, {'emotion': 'sad', 'n_rows': 1, 'n_images': 0, 'diff_mean': nan, 'sum_mean': nan, 'diff_ss': 0.0, 'sum_ss': 0.0}]
     """
     frame = pd.DataFrame({"emotion": np.asarray(emotion, dtype=object),
                           "h": np.asarray(human_mean, dtype=float), "m": np.asarray(model, dtype=float)})
@@ -95,6 +109,15 @@ def fit_rater_type_lmm(human_mean, model, emotion, image_id, emotions) -> LmmRes
     -------
     LmmResult
         See `fit_rater_type_cells`, which this calls on the per-emotion statistics.
+
+    Notes
+    -----
+    The closed form and why it is the REML / ML fit of this model: `fit_rater_type_cells`.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.2
+    and 3.4.5; docs/stats.md, "LMM and the df it reports".
 
     Examples
     --------
@@ -193,6 +216,18 @@ def fit_rater_type_cells(cells: pd.DataFrame, emotions) -> LmmResult:
     and 3.4.5; docs/stats.md, "LMM and the df it reports". Satterthwaite (1946), An approximate
     distribution of estimates of variance components, *Biometrics Bulletin* 2(6), 110-114;
     Kuznetsova, Brockhoff & Christensen (2017), lmerTest package, *J. Stat. Softw.* 82(13).
+
+    Examples
+    --------
+    One emotion, differences (1, 2, 0): rater type +1 with SSD = 2 on 2 df, so s^2 = 0.5 and
+    se = sqrt(2 x 0.5 / 3); no interaction to test:
+
+    >>> cells = rater_type_cells([5.0, 6, 7], [6.0, 8, 7], ["happy"] * 3)
+    >>> r = fit_rater_type_cells(cells, ["happy", "sad"])
+    >>> r.fixed_effects.loc[1, ["term", "estimate", "se", "df"]].to_dict()
+    {'term': 'rater_type[model]', 'estimate': 1.0, 'se': 0.5773502691896257, 'df': 2.0}
+    >>> r.residual_variance, r.interaction_df
+    (0.5, 0)
     """
     emotions = list(emotions)
     cells = cells[cells["n_rows"] > 0]
