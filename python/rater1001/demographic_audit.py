@@ -163,6 +163,20 @@ def audit_rows(model_vs_human: pd.DataFrame, names: dict[str, str] | None = None
     return out.reset_index(drop=True)
 
 
+def label_count_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
+    """int_demographic_label_counts (per condition, race, gender, true and predicted label: how
+    many images) -> the input of slice_metrics and the GLMM tests, weighted by n_images. An
+    unparsed answer (predicted_emotion NULL) is wrong, as in audit_rows."""
+    names = slot_names(None) if names is None else names
+    rows = _audited(label_counts.rename(columns={"true_emotion": "emotion"}), names)
+    correct = (rows["predicted_emotion"] == rows["emotion"]).astype("boolean").fillna(False).astype(bool)
+    out = rows[["condition_id", "race", "gender", "emotion", "predicted_emotion", "n_images"]]
+    out = out.assign(correct=correct.to_numpy())
+    for col in ["condition_id", "race", "gender", "emotion", "predicted_emotion"]:
+        out[col] = out[col].astype(object).where(out[col].notna(), None)
+    return out.reset_index(drop=True)
+
+
 def human_label_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
     """int_human_label_counts (one row per (image, chosen label) with a count) -> the input shape
     of slice_metrics under condition_id 'human', one row per (image, label) weighted by its count
@@ -179,18 +193,19 @@ def _slice_types(names: dict[str, str]) -> tuple[str, ...]:
     return used + (("race_gender",) if len(used) == 2 else ())
 
 
-def slices_table(model_vs_human: pd.DataFrame, label_counts: pd.DataFrame,
+def slices_table(model_label_counts: pd.DataFrame, label_counts: pd.DataFrame,
                  study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
     """demographic_slices: accuracy and macro-F1 per (condition, slice_type, slice) for every
-    model condition and, where human forced-choice labels exist, the pooled human raters; each
-    row carries its (condition, slice_type)'s largest gap in percentage points."""
+    model condition (int_demographic_label_counts) and, where human forced-choice labels exist,
+    the pooled human raters (int_human_label_counts); each row carries its (condition,
+    slice_type)'s largest gap in percentage points."""
     names = slot_names(study_factors)
     if CATEGORY_SLOT not in names:  # accuracy and F1 need a category to be right about
         return typed(pd.DataFrame(), SLICES)
     parts = []
-    models = audit_rows(model_vs_human, names)
+    models = label_count_rows(model_label_counts, names)
     if len(models):
-        parts.append(demographics.slice_metrics(models).assign(rater_kind="model"))
+        parts.append(demographics.slice_metrics(models, weight="n_images").assign(rater_kind="model"))
     humans = human_label_rows(label_counts, names)
     if len(humans):
         parts.append(demographics.slice_metrics(humans, weight="n_labels").assign(rater_kind="human"))
@@ -203,13 +218,14 @@ def slices_table(model_vs_human: pd.DataFrame, label_counts: pd.DataFrame,
     return typed(_named(out, names, ["slice_type"]), SLICES)
 
 
-def glmm_lrt_table(model_vs_human: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ,
+def glmm_lrt_table(label_counts: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ,
                    study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+    """label_counts: int_demographic_label_counts."""
     names = slot_names(study_factors)
-    rows = audit_rows(model_vs_human, names)
+    rows = label_count_rows(label_counts, names)
     if rows.empty or CATEGORY_SLOT not in names:  # correctness needs a category
         return typed(pd.DataFrame(), GLMM_LRT)
-    table = demographics.glmm_lrt_table(rows, factors=audit_slots(names), n_agq=n_agq)
+    table = demographics.glmm_lrt_table(rows, factors=audit_slots(names), n_agq=n_agq, weight="n_images")
     return typed(_named(table, names, ["factor"]), GLMM_LRT)
 
 
@@ -218,14 +234,15 @@ def _stratified_terms(names: dict[str, str]) -> tuple[str, ...]:
     return used + (("race:gender",) if len(used) == 2 else ())
 
 
-def stratified_anova_table(model_vs_human: pd.DataFrame,
+def stratified_anova_table(bias_cells: pd.DataFrame,
                            study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One audit factor: only its own term per stratum (no second factor, no interaction)."""
+    """bias_cells: int_bias_cells. One audit factor: only its own term per stratum (no second
+    factor, no interaction)."""
     names = slot_names(study_factors)
-    rows = audit_rows(model_vs_human, names)
-    if rows.empty:
+    cells = _audited(bias_cells, names)
+    if cells.empty:
         return typed(pd.DataFrame(), STRATIFIED_ANOVA)
-    table = demographics.stratified_anova(rows, dimensions=model_dimensions(model_vs_human))
+    table = demographics.stratified_anova_cells(cells)
     # The placeholder factor's terms are not estimable (NULL p, outside every BH family), so
     # dropping them leaves q-values and family sizes as they are.
     if table.empty:  # no model dimensions: nothing to test
@@ -236,7 +253,7 @@ def stratified_anova_table(model_vs_human: pd.DataFrame,
 
 @contextmanager
 def _tukey_critical_value_cached():
-    """pairwise_tukeyhsd recomputes the studentized-range critical value q(1 - alpha; k, df) on
+    """statsmodels' tukeyhsd recomputes the studentized-range critical value q(1 - alpha; k, df) on
     every call: a root search over scipy's numerically integrated distribution, ~0.4 s each, the
     same value for every stratum of a balanced design. Memoise statsmodels' own function while the
     Tukey mart is computed (the values are bit-identical), and restore it afterwards."""
@@ -250,11 +267,12 @@ def _tukey_critical_value_cached():
         multicomp.get_tukeyQcrit2 = original
 
 
-def tukey_table(model_vs_human: pd.DataFrame, anova: pd.DataFrame,
+def tukey_table(bias_cells: pd.DataFrame, anova: pd.DataFrame,
                 study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+    """bias_cells: int_bias_cells; anova: the demographic_stratified_anova mart."""
     names = slot_names(study_factors)
-    rows = audit_rows(model_vs_human, names)
-    if rows.empty or anova.empty:
+    cells = _audited(bias_cells, names)
+    if cells.empty or anova.empty:
         return typed(pd.DataFrame(), TUKEY)
     # the anova mart names terms as the study does; the statistics read slot names
     to_slot = _renamer({name: slot for slot, name in names.items()})
@@ -262,8 +280,8 @@ def tukey_table(model_vs_human: pd.DataFrame, anova: pd.DataFrame,
                          term=anova["term"].map(to_slot),
                          emotion=anova["emotion"].where(anova["emotion"].notna(), PLACEHOLDER))
     with _tukey_critical_value_cached():
-        cells = demographics.tukey_cells(rows, anova)
-    return typed(cells, TUKEY)
+        table = demographics.tukey_from_cells(cells, anova)
+    return typed(table, TUKEY)
 
 
 def omnibus_table(model_vs_human: pd.DataFrame,

@@ -8,6 +8,6 @@ def model(dbt, session):
     from rater1001 import demographic_audit as audit
     from rater1001.agreement_marts import in_pool
 
-    table = audit.stratified_anova_table(in_pool(dbt.ref("int_model_vs_human").df(), dbt.ref("int_condition_pools").df(), "demographics"),
+    table = audit.stratified_anova_table(in_pool(dbt.ref("int_bias_cells").df(), dbt.ref("int_condition_pools").df(), "demographics"),
                                         study_factors=dbt.ref("stg_study_factors").df())
     return audit.with_origin(table, dbt.ref("int_study_provenance").df())
