@@ -22,6 +22,7 @@ import pytest
 from scipy import stats
 
 from conftest import SMALL_DESIGN, dbt_build_marts, query_warehouse
+from stats_helpers import demographic_aggregates
 from rater1001 import demographic_audit as audit
 from rater1001.landing import to_arrow, write_parquet_atomic
 from rater1001.contract import TABLES
@@ -363,10 +364,11 @@ def test_empty_inputs_give_empty_typed_marts():
                            "predicted_emotion", "correct", "d_valence", "d_arousal"]})
     labels = pd.DataFrame({c: pd.Series([], dtype=object) for c in
                            ["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"]})
-    anova = audit.stratified_anova_table(empty)
+    counts, cells = demographic_aggregates(empty)
+    anova = audit.stratified_anova_table(cells)
     outputs = {
-        "slices": audit.slices_table(empty, labels), "glmm": audit.glmm_lrt_table(empty),
-        "anova": anova, "tukey": audit.tukey_table(empty, anova), "omnibus": audit.omnibus_table(empty),
+        "slices": audit.slices_table(counts, labels), "glmm": audit.glmm_lrt_table(counts),
+        "anova": anova, "tukey": audit.tukey_table(cells, anova), "omnibus": audit.omnibus_table(empty),
         "counts": audit.significance_counts_table(anova),
     }
     con = duckdb.connect()

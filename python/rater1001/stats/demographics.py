@@ -212,7 +212,8 @@ def nested_f_test(y: np.ndarray, X_small: np.ndarray, X_large: np.ndarray) -> di
     of squares over the total (corrected) sum of squares of y (paper 3.4.4). Degrees of freedom are
     matrix ranks of the data actually used, so missing cells lower them instead of breaking."""
     y = np.asarray(y, dtype=float)
-    return _f_test(_ols(y, X_small), _ols(y, X_large), float(np.sum((y - y.mean()) ** 2)))
+    ss_total = float(np.sum((y - y.mean()) ** 2)) if len(y) else 0.0
+    return _f_test(_ols(y, X_small), _ols(y, X_large), ss_total)
 
 
 def nested_f_test_cells(means, counts, within_ss, X_small: np.ndarray, X_large: np.ndarray) -> dict:
