@@ -101,6 +101,21 @@ def test_every_mart_says_simulated_and_has_the_stated_grain(demo):
     assert len(t["demographic_omnibus"]) == n_cond * 2 * 2 * 2
 
 
+def test_cell_aggregates_equal_pandas_on_the_per_image_table(demo):
+    """int_demographic_label_counts and int_bias_cells (the marts' only inputs besides the human
+    labels) against a pandas aggregation of int_model_vs_human, all conditions."""
+    paths = demo[0]
+    per_image = query_warehouse(paths, "select * from int_model_vs_human")
+    ref_counts, ref_cells = demographic_aggregates(per_image)
+    counts = query_warehouse(paths, "select * from int_demographic_label_counts")
+    keys = ["condition_id", "race", "gender", "true_emotion", "predicted_emotion"]
+    assert_close(counts, ref_counts, keys, ["n_images"], atol=0)
+    cells = query_warehouse(paths, "select * from int_bias_cells")
+    assert_close(cells, ref_cells, ["condition_id", "dimension", "emotion", "race", "gender"],
+                 ["n_rows", "n_bias", "bias_mean", "bias_ss"], atol=1e-9)
+    assert cells["n_bias"].sum() < cells["n_rows"].sum()  # conditions without dimensions are counted
+
+
 def test_slices_and_gaps_equal_stats_on_parquet(demo):
     paths, t, rows = demo
     ref = pd.concat([dm.slice_metrics(rows), dm.slice_metrics(parquet_human_rows(paths))],
