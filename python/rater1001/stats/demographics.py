@@ -273,7 +273,7 @@ def bias_cells(predictions: pd.DataFrame, dimensions=("valence", "arousal")) -> 
         d = predictions.assign(dimension=dimension, _b=predictions[_bias_column(dimension)].astype(float))
         g = d.groupby(CELL_KEYS, sort=True, dropna=False)["_b"]
         out = g.agg(n_rows="size", n_bias="count", bias_mean="mean")
-        out["bias_ss"] = g.apply(lambda b: float(((b.dropna() - b.mean()) ** 2).sum()))
+        out["bias_ss"] = g.var(ddof=0) * out["n_bias"]  # NaN without values, as SQL's var_pop
         parts.append(out.reset_index())
     if not parts:
         return pd.DataFrame(columns=[*CELL_KEYS, "n_rows", "n_bias", "bias_mean", "bias_ss"])

@@ -69,8 +69,8 @@ def rater_type_cells(human_mean, model, emotion) -> pd.DataFrame:
 
     Notes
     -----
-    The sums of squares are taken about each emotion's own mean (two passes), as DuckDB's
-    ``var_pop * count`` does in SQL, rather than from raw sums of squares.
+    The sums of squares are the population variance times the count, as DuckDB's
+    ``var_pop * count`` in int_rater_type_cells, not raw sums of squares minus a squared sum.
 
     References
     ----------
@@ -79,7 +79,7 @@ def rater_type_cells(human_mean, model, emotion) -> pd.DataFrame:
     Examples
     --------
     >>> rater_type_cells([5.0, 6, 7], [6.0, 8, None], ["happy", "happy", "sad"]).round(3).to_dict("records")
-    [{'emotion': 'happy', 'n_rows': 2, 'n_images': 2, 'diff_mean': 1.5, 'sum_mean': 12.5, 'diff_ss': 0.5, 'sum_ss': 4.5}, {'emotion': 'sad', 'n_rows': 1, 'n_images': 0, 'diff_mean': nan, 'sum_mean': nan, 'diff_ss': 0.0, 'sum_ss': 0.0}]
+    [{'emotion': 'happy', 'n_rows': 2, 'n_images': 2, 'diff_mean': 1.5, 'sum_mean': 12.5, 'diff_ss': 0.5, 'sum_ss': 4.5}, {'emotion': 'sad', 'n_rows': 1, 'n_images': 0, 'diff_mean': nan, 'sum_mean': nan, 'diff_ss': nan, 'sum_ss': nan}]
     """
     frame = pd.DataFrame({"emotion": np.asarray(emotion, dtype=object),
                           "h": np.asarray(human_mean, dtype=float), "m": np.asarray(model, dtype=float)})
@@ -88,8 +88,8 @@ def rater_type_cells(human_mean, model, emotion) -> pd.DataFrame:
     g = frame.groupby("emotion", sort=False, dropna=False)
     out = g.agg(n_rows=("h", "size"), n_images=("D", "count"), diff_mean=("D", "mean"),
                 sum_mean=("S", "mean"))
-    out["diff_ss"] = g["D"].apply(lambda x: float(((x.dropna() - x.mean()) ** 2).sum()))
-    out["sum_ss"] = g["S"].apply(lambda x: float(((x.dropna() - x.mean()) ** 2).sum()))
+    out["diff_ss"] = g["D"].var(ddof=0) * out["n_images"]  # NaN without values, as SQL's var_pop
+    out["sum_ss"] = g["S"].var(ddof=0) * out["n_images"]
     return out.reset_index()
 
 
