@@ -179,13 +179,15 @@ def label_count_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = 
 
 def human_label_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
     """int_human_label_counts (one row per (image, chosen label) with a count) -> the input shape
-    of slice_metrics under condition_id 'human', one row per (image, label) weighted by its count
-    (column n_labels), so the human row of Tables 7/7a goes through the same slice_metrics as a
-    model without one row per rating (7.2 million at 100x the paper's study)."""
+    of slice_metrics under condition_id 'human', one row per (race, gender, true label, chosen
+    label) weighted by its count (column n_labels), so the human row of Tables 7/7a goes through
+    the same slice_metrics as a model without one row per rating (7.2 million at 100x the paper's
+    study) or per image (the slices need no image)."""
     label_counts = _audited(label_counts, slot_names(None) if names is None else names)
-    rows = label_counts[["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"]]
+    keys = ["race", "gender", "true_emotion", "chosen_emotion"]
+    rows = label_counts.groupby(keys, sort=True, dropna=False)["n_labels"].sum().reset_index()
     return (rows.rename(columns={"true_emotion": "emotion", "chosen_emotion": "predicted_emotion"})
-                .assign(condition_id=HUMAN_CONDITION).reset_index(drop=True))
+                .assign(condition_id=HUMAN_CONDITION))
 
 
 def _slice_types(names: dict[str, str]) -> tuple[str, ...]:
