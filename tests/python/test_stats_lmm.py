@@ -239,7 +239,7 @@ def test_no_image_variance_is_a_singular_fit_not_a_crash():
 
 
 def test_designs_that_cannot_carry_the_model_are_fit_errors_in_the_mart():
-    from rater1001.agreement_marts import lmm_rater_type
+    from rater1001.marts.agreement import lmm_table
 
     with pytest.raises(lmm.ModelCheckError, match="only 1 level"):
         lmm.fit_rater_type_lmm([5.0, 4], [6.0, np.nan], ["happy", "sad"], [0, 1], EMOTIONS)
@@ -251,7 +251,7 @@ def test_designs_that_cannot_carry_the_model_are_fit_errors_in_the_mart():
     good = lmm.rater_type_cells(human, model, emotion).assign(condition_id="c", dimension="valence")
     empty = good.assign(condition_id="d", n_images=0, diff_mean=np.nan, diff_ss=np.nan,
                         sum_mean=np.nan, sum_ss=np.nan)
-    mart = lmm_rater_type(pd.concat([good, empty]), EMOTIONS, "SIMULATED")
+    mart = lmm_table(pd.concat([good, empty]), EMOTIONS)
     assert len(mart[mart.condition_id == "c"]) == 6 and mart.loc[mart.condition_id == "c", "fit_error"].isna().all()
     failed = mart[mart.condition_id == "d"]
     assert len(failed) == 1 and failed["estimate"].isna().all()
