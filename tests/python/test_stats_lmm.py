@@ -173,10 +173,10 @@ def dense_fit(y, X, Z, reml):
     return best.x, -best.fun
 
 
-cells_per_emotion = st.lists(st.integers(2, 6), min_size=1, max_size=3)
+cells_per_emotion = st.lists(st.integers(2, 5), min_size=1, max_size=3)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sizes=cells_per_emotion, seed=st.integers(0, 10_000), image_sd=st.sampled_from([0.0, 0.4, 1.5]))
 def test_closed_form_equals_brute_force_dense_fit(sizes, seed, image_sd):
     rng = np.random.default_rng(seed)
@@ -186,20 +186,24 @@ def test_closed_form_equals_brute_force_dense_fit(sizes, seed, image_sd):
     model = np.round(5.5 + u + rng.normal(0, 0.7, len(emotion)) + (emotion == "sad"), 2)
     res = lmm.fit_rater_type_lmm(human, model, emotion, np.arange(len(emotion)), EMOTIONS)
     y, X, Z = dense_design(human, model, emotion, EMOTIONS)
-    (log_s2, ratio), _ = dense_fit(y, X, Z, reml=True)
+    (log_s2, ratio), ll_brute = dense_fit(y, X, Z, reml=True)
     _, beta, cov = dense_loglik([log_s2, ratio], y, X, Z, True)
     s2 = np.exp(log_s2)
-    assert res.residual_variance == pytest.approx(s2, rel=1e-5)
+    # the closed form is the maximum: the numerical search gets no higher, and lands next to it
+    closed = [np.log(res.residual_variance), res.image_variance / res.residual_variance]
+    assert dense_loglik(closed, y, X, Z, True)[0] >= ll_brute - 1e-9
+    assert res.residual_variance == pytest.approx(s2, rel=1e-4)
     assert res.image_variance == pytest.approx(ratio * s2, rel=1e-4, abs=1e-6 * s2)
     fe = res.fixed_effects
-    assert np.allclose(fe["estimate"], beta, atol=1e-6 * (1 + np.abs(beta)))
+    assert np.allclose(fe["estimate"], beta, atol=1e-5 * (1 + np.abs(beta)))
     assert np.allclose(fe["se"], np.sqrt(np.diag(cov)), rtol=1e-4)
     if len(sizes) > 1:
         _, ll_full = dense_fit(y, X, Z, reml=False)
         _, ll_red = dense_fit(*dense_design(human, model, emotion, EMOTIONS, interaction=False), reml=False)
-        assert res.interaction_lr_chi2 == pytest.approx(max(2 * (ll_full - ll_red), 0.0), abs=1e-6)
-    if ratio > 1e-3:  # interior optimum: Satterthwaite df from the dense REML information
-        assert np.allclose(fe["df"], dense_satterthwaite(X, Z, s2, ratio * s2), rtol=1e-6)
+        assert res.interaction_lr_chi2 == pytest.approx(max(2 * (ll_full - ll_red), 0.0), abs=1e-5)
+    if not res.singular:  # interior optimum: Satterthwaite df from the dense REML information
+        dense_df = dense_satterthwaite(X, Z, res.residual_variance, res.image_variance)
+        assert np.allclose(fe["df"], dense_df, rtol=1e-9)
 
 
 def dense_satterthwaite(X, Z, s2, s2_img):
