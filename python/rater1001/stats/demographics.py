@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import stats
-from statsmodels.stats.multicomp import pairwise_tukeyhsd
+from statsmodels.sandbox.stats.multicomp import tukeyhsd
 from statsmodels.stats.multitest import multipletests
 
 from . import classification
@@ -192,7 +192,7 @@ def slice_gaps(slices: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- GLMM LR tests
 
 def glmm_lrt_table(predictions: pd.DataFrame, factors=("race", "gender"),
-                   n_agq: int = DEFAULT_N_AGQ) -> pd.DataFrame:
+                   n_agq: int = DEFAULT_N_AGQ, weight: str | None = None) -> pd.DataFrame:
     """Likelihood-ratio tests of correct ~ factor + (1 | emotion) against correct ~ 1 + (1 | emotion),
     per condition and factor.
 
@@ -203,6 +203,8 @@ def glmm_lrt_table(predictions: pd.DataFrame, factors=("race", "gender"),
     factors : tuple of str, default ("race", "gender")
     n_agq : int, default 25
         Quadrature nodes (1: Laplace).
+    weight : str, optional
+        A column of how many images a row stands for (per-cell counts).
 
     Returns
     -------
@@ -235,7 +237,7 @@ def glmm_lrt_table(predictions: pd.DataFrame, factors=("race", "gender"),
     for condition, part in predictions.groupby("condition_id", sort=True):
         for factor in factors:
             test = likelihood_ratio_test(part, factor, response="correct", group="emotion",
-                                         n_agq=n_agq)
+                                         n_agq=n_agq, weight=weight)
             rows.append(dict(condition_id=condition, factor=factor, **test.as_row()))
     return pd.DataFrame(rows)
 
@@ -280,6 +282,35 @@ def _ols(y: np.ndarray, X: np.ndarray) -> _LinearFit:
     return _LinearFit(rss=float(resid @ resid), rank=int(keep.sum()), n=len(y))
 
 
+def _wls_cells(means: np.ndarray, counts: np.ndarray, within_ss: float, X: np.ndarray) -> _LinearFit:
+    """The least-squares fit of one row per observation, from its cells: rows of a cell share
+    their design row, so RSS = the within-cell sum of squares + the cell means' least squares
+    weighted by the counts (rows scaled by sqrt(count)); X'X, hence the rank, is the same."""
+    root = np.sqrt(counts)
+    fit = _ols(root * means, root[:, None] * X)
+    return _LinearFit(rss=within_ss + fit.rss, rank=fit.rank, n=int(counts.sum()))
+
+
+def _f_test(small: _LinearFit, large: _LinearFit, ss_total: float) -> dict:
+    df_num, df_den = large.rank - small.rank, large.df_resid
+    ss_term = max(0.0, small.rss - large.rss)
+    out = dict(df_num=df_num, df_den=df_den, ss_term=ss_term, ss_total=ss_total, f_value=None,
+               eta_sq=None, p_raw=None, reason=None)
+    tiny = 1e-12 * max(1.0, ss_total)
+    if ss_total <= tiny:
+        out["reason"] = "bias has zero variance in this stratum"
+    elif df_num <= 0:
+        out["reason"] = "term not estimable from these data (single level or missing cells)"
+    elif df_den <= 0:
+        out["reason"] = "no residual degrees of freedom (one image per cell)"
+    elif large.rss <= tiny:
+        out["reason"] = "the larger model fits exactly: no residual variance"
+    else:
+        f = (ss_term / df_num) / (large.rss / df_den)
+        out.update(f_value=f, eta_sq=ss_term / ss_total, p_raw=float(stats.f.sf(f, df_num, df_den)))
+    return out
+
+
 def nested_f_test(y: np.ndarray, X_small: np.ndarray, X_large: np.ndarray) -> dict:
     """F test of a linear model nested in a larger one (R's anova(m_small, m_large)).
 
@@ -304,8 +335,8 @@ def nested_f_test(y: np.ndarray, X_small: np.ndarray, X_large: np.ndarray) -> di
 
     References
     ----------
-    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.4 (eta^2); Montgomery (2017), *Design and Analysis of Experiments*, 9th
-    ed., ch. 5.
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.4
+    (eta^2); Montgomery (2017), *Design and Analysis of Experiments*, 9th ed., ch. 5.
 
     Examples
     --------
@@ -318,25 +349,63 @@ def nested_f_test(y: np.ndarray, X_small: np.ndarray, X_large: np.ndarray) -> di
     (5.0, 0.714286, 0.154846, 0.154846)
     """
     y = np.asarray(y, dtype=float)
-    small, large = _ols(y, X_small), _ols(y, X_large)
-    ss_total = float(np.sum((y - y.mean()) ** 2))
-    df_num, df_den = large.rank - small.rank, large.df_resid
-    ss_term = max(0.0, small.rss - large.rss)
-    out = dict(df_num=df_num, df_den=df_den, ss_term=ss_term, ss_total=ss_total, f_value=None,
-               eta_sq=None, p_raw=None, reason=None)
-    tiny = 1e-12 * max(1.0, ss_total)
-    if ss_total <= tiny:
-        out["reason"] = "bias has zero variance in this stratum"
-    elif df_num <= 0:
-        out["reason"] = "term not estimable from these data (single level or missing cells)"
-    elif df_den <= 0:
-        out["reason"] = "no residual degrees of freedom (one image per cell)"
-    elif large.rss <= tiny:
-        out["reason"] = "the larger model fits exactly: no residual variance"
-    else:
-        f = (ss_term / df_num) / (large.rss / df_den)
-        out.update(f_value=f, eta_sq=ss_term / ss_total, p_raw=float(stats.f.sf(f, df_num, df_den)))
-    return out
+    ss_total = float(np.sum((y - y.mean()) ** 2)) if len(y) else 0.0
+    return _f_test(_ols(y, X_small), _ols(y, X_large), ss_total)
+
+
+def nested_f_test_cells(means, counts, within_ss, X_small: np.ndarray, X_large: np.ndarray) -> dict:
+    """:func:`nested_f_test` from per-cell aggregates, without one row per observation.
+
+    Parameters
+    ----------
+    means, counts, within_ss : array_like
+        Per cell: the mean, the count and the sum of squared deviations about the cell's mean.
+    X_small, X_large : numpy.ndarray
+        One design row per cell (the design is constant within a cell).
+
+    Returns
+    -------
+    dict
+        As :func:`nested_f_test`.
+
+    Notes
+    -----
+    RSS of a model = sum within_ss + the counts-weighted least squares of the cell means (rows
+    scaled by sqrt(count)); SS_total = sum within_ss + sum n_c (mean_c - grand mean)^2. The same
+    statistics, algebraically, as the fit on one row per observation.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.4; Montgomery (2017), *Design and Analysis of Experiments*, ch. 5.
+
+    Examples
+    --------
+    :func:`nested_f_test`'s groups (1, 2) and (3, 5) as two cells: the same F = 5:
+
+    >>> import numpy as np
+    >>> r = nested_f_test_cells([1.5, 4.0], [2, 2], [0.5, 2.0], np.ones((2, 1)), np.array([[1.0, 0], [1, 1]]))
+    >>> r["f_value"], round(r["eta_sq"], 6)
+    (5.0, 0.714286)
+    """
+    means, counts = np.asarray(means, dtype=float), np.asarray(counts, dtype=float)
+    within = float(np.sum(within_ss))
+    grand = float(counts @ means / counts.sum()) if counts.sum() > 0 else 0.0
+    ss_total = within + float(counts @ (means - grand) ** 2)
+    return _f_test(_wls_cells(means, counts, within, X_small), _wls_cells(means, counts, within, X_large),
+                   ss_total)
+
+
+def _factorial_designs(race: pd.Series, gender: pd.Series) -> dict[str, np.ndarray]:
+    """The paper's four models of a stratum: M_gen = gender, M_race = race, M_add = race + gender,
+    M_full = race * gender (treatment-coded, one row per observation or per cell)."""
+    one = np.ones((len(race), 1))
+    R, G = _dummies(race.astype(str)), _dummies(gender.astype(str))
+    m_add = np.hstack([one, R, G])
+    return dict(gen=np.hstack([one, G]), race=np.hstack([one, R]), add=m_add,
+                full=np.hstack([m_add, _interaction(R, G)]))
+
+
+TERM_MODELS = (("race", "gen", "add"), ("gender", "race", "add"), ("race:gender", "add", "full"))
 
 
 def stratum_factorial_tests(stratum: pd.DataFrame, bias: str) -> list[dict]:
@@ -375,14 +444,98 @@ def stratum_factorial_tests(stratum: pd.DataFrame, bias: str) -> list[dict]:
     [('race', 20.0), ('gender', 1.25), ('race:gender', 0.0)]
     """
     y = stratum[bias].to_numpy(dtype=float)
-    one = np.ones((len(y), 1))
-    R, G = _dummies(stratum["race"].astype(str)), _dummies(stratum["gender"].astype(str))
-    m_gen, m_race = np.hstack([one, G]), np.hstack([one, R])
-    m_add = np.hstack([one, R, G])
-    m_full = np.hstack([m_add, _interaction(R, G)])
-    return [dict(term="race", **nested_f_test(y, m_gen, m_add)),
-            dict(term="gender", **nested_f_test(y, m_race, m_add)),
-            dict(term="race:gender", **nested_f_test(y, m_add, m_full))]
+    m = _factorial_designs(stratum["race"], stratum["gender"])
+    return [dict(term=term, **nested_f_test(y, m[small], m[large])) for term, small, large in TERM_MODELS]
+
+
+def stratum_factorial_tests_cells(cells: pd.DataFrame) -> list[dict]:
+    """:func:`stratum_factorial_tests` from the stratum's race x gender cells.
+
+    Parameters
+    ----------
+    cells : pandas.DataFrame
+        race, gender, n_bias, bias_mean, bias_ss (int_bias_cells); cells without a bias value
+        are left out.
+
+    Returns
+    -------
+    list of dict
+        One :func:`nested_f_test_cells` result per term, with ``term``.
+
+    Notes
+    -----
+    The three nested comparisons of :func:`stratum_factorial_tests`, on cell aggregates.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.4, Tables 7b, 7c.
+
+    Examples
+    --------
+    The cells of :func:`stratum_factorial_tests`' example (means 2, 3, 6, 7, two images each,
+    squared deviations 2 each):
+
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"race": list("AABB"), "gender": list("FMFM"), "n_bias": 2,
+    ...                       "bias_mean": [2.0, 3, 6, 7], "bias_ss": 2.0})
+    >>> [(t["term"], round(t["f_value"], 6)) for t in stratum_factorial_tests_cells(cells)]
+    [('race', 20.0), ('gender', 1.25), ('race:gender', 0.0)]
+    """
+    cells = cells[cells["n_bias"] > 0]
+    m = _factorial_designs(cells["race"], cells["gender"])
+    args = (cells["bias_mean"].to_numpy(dtype=float), cells["n_bias"].to_numpy(dtype=float),
+            cells["bias_ss"].to_numpy(dtype=float))
+    return [dict(term=term, **nested_f_test_cells(*args, m[small], m[large]))
+            for term, small, large in TERM_MODELS]
+
+
+CELL_KEYS = ["condition_id", "dimension", "emotion", "race", "gender"]
+
+
+def bias_cells(predictions: pd.DataFrame, dimensions=("valence", "arousal")) -> pd.DataFrame:
+    """Per-image bias values aggregated to race x gender cells (int_bias_cells' shape).
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        One row per image with condition_id, emotion, race, gender and d_<dimension>.
+    dimensions : tuple of str, default ("valence", "arousal")
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per (condition_id, dimension, emotion, race, gender): n_rows, n_bias (rows with a bias
+        value), bias_mean, bias_ss (sum of squared deviations about the cell's own mean).
+
+    Notes
+    -----
+    bias_ss_c = sum_i (d_i - mean_c)^2 over the cell's rows with a value.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.4; docs/marts_demographics.md.
+
+    Examples
+    --------
+    Cell A:F holds 1 and 3: mean 2, squared deviations 1 + 1:
+
+    >>> import pandas as pd
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "emotion": "fear",
+    ...                   "race": list("AAAABBBB"), "gender": list("FFMMFFMM"),
+    ...                   "d_valence": [1.0, 3, 2, 4, 5, 7, 6, 8]})
+    >>> bias_cells(p, ("valence",))[["race", "gender", "n_bias", "bias_mean", "bias_ss"]].to_numpy().tolist()[0]
+    ['A', 'F', 2, 2.0, 2.0]
+    """
+    parts = []
+    for dimension in dimensions:
+        d = predictions.assign(dimension=dimension, _b=predictions[_bias_column(dimension)].astype(float))
+        g = d.groupby(CELL_KEYS, sort=True, dropna=False)["_b"]
+        out = g.agg(n_rows="size", n_bias="count", bias_mean="mean")
+        out["bias_ss"] = g.var(ddof=0) * out["n_bias"]  # NaN without values, as SQL's var_pop
+        parts.append(out.reset_index())
+    if not parts:
+        return pd.DataFrame(columns=[*CELL_KEYS, "n_rows", "n_bias", "bias_mean", "bias_ss"])
+    return pd.concat(parts, ignore_index=True)
 
 
 def benjamini_hochberg(p_values: pd.Series, alpha: float = ALPHA) -> tuple[pd.Series, pd.Series]:
@@ -454,7 +607,8 @@ def stratified_anova(predictions: pd.DataFrame, dimensions=("valence", "arousal"
     Notes
     -----
     :func:`stratum_factorial_tests` per stratum; :func:`benjamini_hochberg` within each
-    (condition_id, dimension) family (emotions x three terms).
+    (condition_id, dimension) family (emotions x three terms), computed on the strata's race x
+    gender cells (:func:`stratified_anova_cells`).
 
     References
     ----------
@@ -477,14 +631,55 @@ def stratified_anova(predictions: pd.DataFrame, dimensions=("valence", "arousal"
     _require(predictions, ["condition_id", "emotion", "race", "gender", *bias_cols],
              "stratified_anova")
     _require_complete(predictions, ["condition_id", "emotion", "race", "gender"], "stratified_anova")
+    return stratified_anova_cells(bias_cells(predictions, dimensions), alpha)
+
+
+def stratified_anova_cells(cells: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
+    """:func:`stratified_anova` from the race x gender cells.
+
+    Parameters
+    ----------
+    cells : pandas.DataFrame
+        int_bias_cells (:func:`bias_cells`): per condition, dimension, emotion, race, gender:
+        n_rows, n_bias, bias_mean, bias_ss.
+    alpha : float, default 0.05
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`stratified_anova`.
+
+    Notes
+    -----
+    :func:`stratum_factorial_tests_cells` per stratum, BH within each (condition_id, dimension)
+    family.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.4 and 4.5, Tables 7b, 7c.
+
+    Examples
+    --------
+    :func:`stratified_anova`'s example through its cells gives the same F and q:
+
+    >>> import pandas as pd
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "emotion": "fear",
+    ...                   "race": list("AAAABBBB"), "gender": list("FFMMFFMM"),
+    ...                   "d_valence": [1.0, 3, 2, 4, 5, 7, 6, 8]})
+    >>> a = stratified_anova_cells(bias_cells(p, ("valence",)))
+    >>> a[["term", "f_value", "q_bh"]].round(4).to_numpy().tolist()
+    [['race', 20.0, 0.0197], ['gender', 1.25, 0.4716], ['race:gender', 0.0, 1.0]]
+    """
+    _require(cells, [*CELL_KEYS, "n_rows", "n_bias", "bias_mean", "bias_ss"], "stratified_anova_cells")
+    _require_complete(cells, ["condition_id", "dimension", "emotion", "race", "gender"],
+                      "stratified_anova_cells")
     rows = []
-    for condition, part in predictions.groupby("condition_id", sort=True):
-        for dimension, bias in zip(dimensions, bias_cols):
-            for emotion, stratum in part.groupby("emotion", sort=True):
-                used, n_missing = _usable(stratum, bias)
-                for test in stratum_factorial_tests(used, bias):
-                    rows.append(dict(condition_id=condition, dimension=dimension, emotion=emotion,
-                                     n=len(used), n_missing=n_missing, **test))
+    for (condition, dimension, emotion), stratum in cells.groupby(CELL_KEYS[:3], sort=True):
+        n = int(stratum["n_bias"].sum())
+        n_missing = int(stratum["n_rows"].sum()) - n
+        for test in stratum_factorial_tests_cells(stratum):
+            rows.append(dict(condition_id=condition, dimension=dimension, emotion=emotion,
+                             n=n, n_missing=n_missing, **test))
     out = pd.DataFrame(rows)
     if out.empty:
         return out
@@ -497,6 +692,10 @@ def stratified_anova(predictions: pd.DataFrame, dimensions=("valence", "arousal"
             "eta_sq", "p_raw", "q_bh", "significant", "family_size", "ss_term", "ss_total", "n",
             "n_missing", "reason"]
     return out[cols]
+
+
+TUKEY_COLUMNS = ["condition_id", "dimension", "emotion", "group1", "group2", "meandiff", "p_adj",
+                 "lower", "upper", "reject"]
 
 
 def tukey_cells(predictions: pd.DataFrame, anova: pd.DataFrame,
@@ -540,25 +739,66 @@ def tukey_cells(predictions: pd.DataFrame, anova: pd.DataFrame,
     >>> t[t["reject"]][["group1", "group2", "meandiff"]].round(6).to_numpy().tolist()
     [['A:F', 'B:M', 5.0], ['A:M', 'B:M', 5.0], ['B:F', 'B:M', 5.0]]
     """
+    dims = sorted(set(anova["dimension"])) if len(anova) else []
+    return tukey_from_cells(bias_cells(predictions, dims), anova, alpha)
+
+
+def tukey_from_cells(cells: pd.DataFrame, anova: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
+    """:func:`tukey_cells` from the race x gender cells.
+
+    Parameters
+    ----------
+    cells : pandas.DataFrame
+        int_bias_cells (:func:`bias_cells`).
+    anova : pandas.DataFrame
+        :func:`stratified_anova_cells`' output.
+    alpha : float, default 0.05
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`tukey_cells`.
+
+    Notes
+    -----
+    HSD needs only each group's count and mean and the pooled within-group variance
+    MSE = sum bias_ss / (N - k).
+
+    References
+    ----------
+    Tukey (1949); Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 4.5.
+
+    Examples
+    --------
+    :func:`tukey_cells`' example (only B:M shifted by 5) through its cells:
+
+    >>> import pandas as pd
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "emotion": "fear",
+    ...                   "race": list("AAAABBBB"), "gender": list("FFMMFFMM"),
+    ...                   "d_valence": [0, 0.2, 0, 0.2, 0, 0.2, 5, 5.2]})
+    >>> cells = bias_cells(p, ("valence",))
+    >>> t = tukey_from_cells(cells, stratified_anova_cells(cells))
+    >>> t[t["reject"]][["group1", "group2", "meandiff"]].round(6).to_numpy().tolist()
+    [['A:F', 'B:M', 5.0], ['A:M', 'B:M', 5.0], ['B:F', 'B:M', 5.0]]
+    """
     hits = anova[(anova["term"] == "race:gender") & (anova["significant"].fillna(False))]
+    by_stratum = {key: part for key, part in cells[cells["n_bias"] > 0].groupby(CELL_KEYS[:3], sort=False)}
     rows = []
     for hit in hits.itertuples(index=False):
-        bias = _bias_column(hit.dimension)
-        stratum = predictions[(predictions["condition_id"] == hit.condition_id)
-                              & (predictions["emotion"] == hit.emotion)]
-        used, _ = _usable(stratum, bias)
-        cells = used["race"].astype(str) + ":" + used["gender"].astype(str)
-        result = pairwise_tukeyhsd(used[bias].to_numpy(dtype=float), cells.to_numpy(), alpha=alpha)
-        # the unrounded arrays, in statsmodels' pair order (upper triangle of the sorted groups)
-        first, second = np.triu_indices(len(result.groupsunique), 1)
-        for i, j, diff, p, (lo, hi), rej in zip(first, second, result.meandiffs, result.pvalues,
-                                                  result.confint, result.reject):
+        used = by_stratum[(hit.condition_id, hit.dimension, hit.emotion)]
+        groups = (used["race"].astype(str) + ":" + used["gender"].astype(str)).to_numpy()
+        order = np.argsort(groups, kind="stable")  # pairwise_tukeyhsd's groups: np.unique, sorted
+        groups, used = groups[order], used.iloc[order]
+        nobs = used["n_bias"].to_numpy(dtype=float)
+        var = float(used["bias_ss"].sum()) / (nobs.sum() - len(nobs))
+        (first, second), reject, diffs, _, confint, _, _, _, pvalues = tukeyhsd(
+            used["bias_mean"].to_numpy(dtype=float), nobs, var, alpha=alpha)
+        for i, j, diff, p, (lo, hi), rej in zip(first, second, diffs, pvalues, confint, reject):
             rows.append(dict(condition_id=hit.condition_id, dimension=hit.dimension,
-                             emotion=hit.emotion, group1=result.groupsunique[i],
-                             group2=result.groupsunique[j], meandiff=float(diff), p_adj=float(p),
-                             lower=float(lo), upper=float(hi), reject=bool(rej)))
-    return pd.DataFrame(rows, columns=["condition_id", "dimension", "emotion", "group1", "group2",
-                                       "meandiff", "p_adj", "lower", "upper", "reject"])
+                             emotion=hit.emotion, group1=groups[i], group2=groups[j],
+                             meandiff=float(diff), p_adj=float(p), lower=float(lo),
+                             upper=float(hi), reject=bool(rej)))
+    return pd.DataFrame(rows, columns=TUKEY_COLUMNS)
 
 
 def omnibus_tests(predictions: pd.DataFrame, dimensions=("valence", "arousal"),
