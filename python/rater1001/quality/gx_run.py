@@ -1,5 +1,6 @@
 """Running the checks through Great Expectations: an in-memory context that writes no file, one
-checkpoint per frame, results mapped back to the checks (quality/report.py renders them).
+validation per frame, results mapped back to the checks (quality/report.py renders them); a
+contract check's failing classes are mapped back to the landed rows (quality/landed.py).
 
 The context is ephemeral so nothing is written into the repository tree, and usage statistics
 are switched off so a quality run never opens a network connection.
@@ -10,9 +11,11 @@ import os
 from collections import defaultdict
 from dataclasses import dataclass
 
+import duckdb
 import pandas as pd
 
 from .checks import Check
+from .landed import LandingDB
 
 # Read by GX when the context config leaves analytics unset; set both for belt and braces.
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
@@ -47,8 +50,9 @@ def _context():
     return gx.get_context(project_config=config, mode="ephemeral")
 
 
-def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check]) -> list[Outcome]:
-    """Validate every frame with its checks; one outcome per check."""
+def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check], db: LandingDB) -> list[Outcome]:
+    """Validate every frame with its checks; one outcome per check, in the checks' order. A
+    contract check's class frame is computed here, from `db`."""
     ctx = _context()
     source = ctx.data_sources.add_pandas("landing_zone")
     by_frame: dict[str, list[Check]] = defaultdict(list)
@@ -56,25 +60,33 @@ def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check]) -> list[Out
         c.expectation.meta = {**(c.expectation.meta or {}), CHECK_META: c.key}
         by_frame[c.frame].append(c)
 
-    outcomes: list[Outcome] = []
+    outcomes: dict[str, Outcome] = {}
     for frame_name, group in by_frame.items():
-        frame = frames[frame_name]
+        rows = group[0].rows
+        if frame_name in frames:
+            frame = frames[frame_name]
+        else:
+            try:
+                frame = db.class_frame(rows)
+            except duckdb.Error as exc:  # e.g. a damaged data page: the check cannot be evaluated
+                outcomes.update({c.key: Outcome(c, False, pd.DataFrame(), str(exc)) for c in group})
+                continue
         batch = source.add_dataframe_asset(frame_name).add_batch_definition_whole_dataframe("all rows")
         # Built whole, then stored once: adding expectations one by one re-saves the suite each time.
         suite = ctx.suites.add(gx.ExpectationSuite(name=frame_name,
                                                    expectations=[c.expectation for c in group]))
         validation = ctx.validation_definitions.add(
             gx.ValidationDefinition(name=frame_name, data=batch, suite=suite))
-        checkpoint = ctx.checkpoints.add(gx.Checkpoint(
-            name=f"quality_gate_{frame_name}", validation_definitions=[validation],
-            result_format={"result_format": "COMPLETE"}))
-        run = checkpoint.run(batch_parameters={"dataframe": frame})
+        result = validation.run(batch_parameters={"dataframe": frame},
+                                result_format={"result_format": "COMPLETE"})
         keyed = {c.key: c for c in group}
-        for result in run.run_results.values():
-            for r in result.results:
-                check = keyed[r.expectation_config.meta[CHECK_META]]
-                outcomes.append(_outcome(check, r, frame))
-    return outcomes
+        for r in result.results:
+            check = keyed[r.expectation_config.meta[CHECK_META]]
+            outcome = _outcome(check, r, frame)
+            if check.rows is not None and len(outcome.bad_rows):
+                outcome = Outcome(check, False, db.rows(check.rows, outcome.bad_rows[check.rows.column]))
+            outcomes[check.key] = outcome
+    return [outcomes[c.key] for c in checks]
 
 
 def _exception_message(info: dict) -> str | None:
