@@ -54,24 +54,22 @@ def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check], db: Landing
     """Validate every frame with its checks; one outcome per check, in the checks' order. A
     contract check's class frame is computed here, from `db`."""
     ctx = _context()
-    source = ctx.data_sources.add_pandas("landing_zone")
+    # One asset for every frame (the frame is passed at run time): each asset added re-serialises
+    # the whole context configuration.
+    batch = (ctx.data_sources.add_pandas("landing_zone").add_dataframe_asset("frame")
+             .add_batch_definition_whole_dataframe("all rows"))
     by_frame: dict[str, list[Check]] = defaultdict(list)
     for c in checks:
         c.expectation.meta = {**(c.expectation.meta or {}), CHECK_META: c.key}
         by_frame[c.frame].append(c)
 
     outcomes: dict[str, Outcome] = {}
+    frames, errors = _with_class_frames(frames, by_frame, db)
     for frame_name, group in by_frame.items():
-        rows = group[0].rows
-        if frame_name in frames:
-            frame = frames[frame_name]
-        else:
-            try:
-                frame = db.class_frame(rows)
-            except duckdb.Error as exc:  # e.g. a damaged data page: the check cannot be evaluated
-                outcomes.update({c.key: Outcome(c, False, pd.DataFrame(), str(exc)) for c in group})
-                continue
-        batch = source.add_dataframe_asset(frame_name).add_batch_definition_whole_dataframe("all rows")
+        if frame_name in errors:
+            outcomes.update({c.key: Outcome(c, False, pd.DataFrame(), errors[frame_name]) for c in group})
+            continue
+        frame = frames[frame_name]
         # Built whole, then stored once: adding expectations one by one re-saves the suite each time.
         suite = ctx.suites.add(gx.ExpectationSuite(name=frame_name,
                                                    expectations=[c.expectation for c in group]))
@@ -87,6 +85,23 @@ def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check], db: Landing
                 outcome = Outcome(check, False, db.rows(check.rows, outcome.bad_rows[check.rows.column]))
             outcomes[check.key] = outcome
     return [outcomes[c.key] for c in checks]
+
+
+def _with_class_frames(frames: dict[str, pd.DataFrame], by_frame: dict[str, list[Check]],
+                       db: LandingDB) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
+    """`frames` plus the class frame of every contract check (one scan per landed table), and
+    the frames that could not be computed with the reason."""
+    out, errors = {**frames}, {}
+    by_table: dict[str, dict] = defaultdict(dict)
+    for name, group in by_frame.items():
+        if name not in frames:
+            by_table[group[0].rows.table][name] = group[0].rows
+    for classes in by_table.values():
+        try:
+            out.update(db.class_frames(list(classes.values())))
+        except duckdb.Error as exc:  # e.g. a damaged data page: the checks cannot be evaluated
+            errors.update(dict.fromkeys(classes, str(exc)))
+    return out, errors
 
 
 def _exception_message(info: dict) -> str | None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
+import pyarrow.compute as pc
 
 ROW = "__gate_row"  # a view's row number in its file, counted from 1 (the frames' index "row")
 CLASS_ROWS = "n_rows"  # a class frame's count of the table rows in each class
@@ -89,16 +90,33 @@ class LandingDB:
         out.index = pd.Index(out.pop(ROW), name="row")
         return out
 
-    def class_frame(self, rc: RowClass) -> pd.DataFrame:
-        col = quoted(rc.column)
-        if rc.per_key:
-            keys = ", ".join(quoted(k) for k in rc.per_key)
-            sql = (f"select n as {col}, sum(n)::bigint as {CLASS_ROWS} from (select count(*) as n "
-                   f"from {_checked(rc.table)} where {_keyed(rc.per_key)} group by {keys}) group by n order by n")
-        else:
-            sql = (f"select {rc.sql} as {col}, count(*) as {CLASS_ROWS} from {_checked(rc.table)} as t "
-                   f"group by all order by {CLASS_ROWS} desc")
-        return self.con.sql(sql).to_arrow_table().to_pandas()
+    def class_frames(self, classes: list[RowClass]) -> dict[str, pd.DataFrame]:
+        """The class frame of each row class (all of one table): the value classes in one scan
+        (a grouping set each), a key's multiplicity in a query of its own."""
+        out = {rc.frame: self._multiplicity(rc) for rc in classes if rc.per_key}
+        values = [rc for rc in classes if not rc.per_key]
+        if not values:
+            return out
+        (table,) = {rc.table for rc in values}
+        cols = [quoted(rc.column) for rc in values]
+        grouped = self.con.sql(
+            f"with c as (select {', '.join(f'{rc.sql} as {col}' for rc, col in zip(values, cols))} "
+            f"from {_checked(table)} as t) "
+            f"select {', '.join(cols)}, {', '.join(f'grouping({col}) as g{i}' for i, col in enumerate(cols))}, "
+            f"count(*) as {CLASS_ROWS} from c group by grouping sets ({', '.join(f'({col})' for col in cols)})"
+        ).to_arrow_table()
+        for i, rc in enumerate(values):
+            mine = grouped.filter(pc.equal(grouped[f"g{i}"], 0)).select([rc.column, CLASS_ROWS])
+            out[rc.frame] = mine.to_pandas().sort_values(CLASS_ROWS, ascending=False, kind="stable",
+                                                         ignore_index=True)
+        return out
+
+    def _multiplicity(self, rc: RowClass) -> pd.DataFrame:
+        keys = ", ".join(quoted(k) for k in rc.per_key)
+        return self.con.sql(
+            f"select n as {quoted(rc.column)}, sum(n)::bigint as {CLASS_ROWS} from (select count(*) as n "
+            f"from {_checked(rc.table)} where {_keyed(rc.per_key)} group by {keys}) group by n order by n"
+        ).to_arrow_table().to_pandas()
 
     def rows(self, rc: RowClass, classes: pd.Series) -> pd.DataFrame:
         """The table's rows (with its flags) whose class is one of `classes`, in file order."""
