@@ -126,7 +126,12 @@ def _key_check(spec: TableSpec, file: str) -> Check:
 def _not_null_check(spec: TableSpec, col: Column, file: str) -> Check:
     exp = gx.expectations.ExpectColumnValuesToNotBeNull(
         column=col.name, notes=f"{col.name} is required in {file}.")
-    return _on(_values(spec.name, col.name), f"{spec.name}.{col.name}.not_null", exp,
+    # A column with a rule shares its distinct values with the rule's check; an id column has
+    # (nearly) as many distinct values as rows, so only whether each value is there is grouped.
+    rows = _values(spec.name, col.name) if col.rule else RowClass(
+        spec.name, col.name, f"case when t.{quoted(col.name)} is null then null else true end",
+        name=f"{col.name} present")
+    return _on(rows, f"{spec.name}.{col.name}.not_null", exp,
                lambda bad: [f"{_row(file, i)}: {col.name} is empty (the contract requires a value)"
                             for i in bad.index])
 

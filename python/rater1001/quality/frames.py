@@ -9,6 +9,7 @@ check, the distinct values of what it checks (landed.py). Apart from `read_landi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from itertools import product
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import pyarrow.parquet as pq
 from ..contract import TABLES, Column, TableSpec, tables_for
 from ..paths import ProjectPaths
 from ..study import DesignCell, Study
-from .landed import LandingDB, key_exists
+from .landed import LandingDB, RowClass, key_exists
 
 # Tables without which there is no study to check; the others may land later (a study is often
 # checked before any model has run).
@@ -218,6 +219,12 @@ def assemble_frames(landed: dict[str, LandedTable], study: Study, root: Path, db
     def have(table: str, *cols: str) -> bool:
         return table in usable and set(cols) <= usable[table]
 
+    @cache
+    def ratings_unique() -> bool:
+        """Whether each (rater_id, image_id) rating appears once (the table's key)."""
+        key = RowClass("human_ratings", "n", per_key=("rater_id", "image_id"))
+        return bool((db.multiplicity(key)["n"] <= 1).all())
+
     factors = [f.name for f in study.factors]
     stimuli = (db.frame("stimuli", ["image_id", *(f for f in factors if have("stimuli", f))])
                if have("stimuli", "image_id") else None)
@@ -226,14 +233,14 @@ def assemble_frames(landed: dict[str, LandedTable], study: Study, root: Path, db
             frames[cell_frame_name(cell, study)] = design_cells(stimuli, study, cell)
     if study.ratings_per_image is not None and have("stimuli", "image_id", *factors) \
             and have("human_ratings", "rater_id", "image_id"):
-        counts = db.distinct_counts("human_ratings", "image_id", "rater_id")
+        counts = db.distinct_counts("human_ratings", "image_id", "rater_id", ratings_unique())
         frames["image_ratings"] = image_rating_counts(stimuli, counts, factors)
     if study.images_per_rater is not None and have("human_ratings", "rater_id", "image_id"):
         ids = db.ids("raters", "rater_id") if have("raters", "rater_id") else []
         seen = set(ids)
         ids += [i for i in db.ids("human_ratings", "rater_id") if i not in seen]
         frames["rater_images"] = rater_image_counts(
-            db.distinct_counts("human_ratings", "rater_id", "image_id"), ids)
+            db.distinct_counts("human_ratings", "rater_id", "image_id", ratings_unique()), ids)
     if have("stimuli", "image_id") and have("model_predictions", "condition_id", "image_id"):
         frames["condition_coverage"] = condition_coverage(
             db.condition_coverage(have("model_conditions", "condition_id")))

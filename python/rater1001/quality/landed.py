@@ -45,10 +45,11 @@ class RowClass:
     column: str  # the class column's name in the validated frame
     sql: str = ""
     per_key: tuple[str, ...] = ()
+    name: str = ""  # tells two classes of one column apart (default: the column)
 
     @property
     def frame(self) -> str:
-        return f"{self.table}.{self.column}"
+        return f"{self.table}.{self.name or self.column}"
 
 
 class LandingDB:
@@ -58,6 +59,7 @@ class LandingDB:
         self._tmp = tempfile.TemporaryDirectory(prefix="rater1001-gate-")
         self.con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT,
                                           "temp_directory": self._tmp.name})
+        self._multiplicities: dict[tuple, pd.DataFrame] = {}
 
     def close(self) -> None:
         self.con.close()
@@ -93,30 +95,39 @@ class LandingDB:
     def class_frames(self, classes: list[RowClass]) -> dict[str, pd.DataFrame]:
         """The class frame of each row class (all of one table): the value classes in one scan
         (a grouping set each), a key's multiplicity in a query of its own."""
-        out = {rc.frame: self._multiplicity(rc) for rc in classes if rc.per_key}
+        out = {rc.frame: self.multiplicity(rc) for rc in classes if rc.per_key}
         values = [rc for rc in classes if not rc.per_key]
         if not values:
             return out
         (table,) = {rc.table for rc in values}
-        cols = [quoted(rc.column) for rc in values]
+        cols = [f"c{i}" for i in range(len(values))]
         grouped = self.con.sql(
             f"with c as (select {', '.join(f'{rc.sql} as {col}' for rc, col in zip(values, cols))} "
             f"from {_checked(table)} as t) "
-            f"select {', '.join(cols)}, {', '.join(f'grouping({col}) as g{i}' for i, col in enumerate(cols))}, "
+            f"select {', '.join(cols)}, {', '.join(f'grouping({col}) as g{col}' for col in cols)}, "
             f"count(*) as {CLASS_ROWS} from c group by grouping sets ({', '.join(f'({col})' for col in cols)})"
         ).to_arrow_table()
-        for i, rc in enumerate(values):
-            mine = grouped.filter(pc.equal(grouped[f"g{i}"], 0)).select([rc.column, CLASS_ROWS])
-            out[rc.frame] = mine.to_pandas().sort_values(CLASS_ROWS, ascending=False, kind="stable",
-                                                         ignore_index=True)
+        for rc, col in zip(values, cols):
+            mine = grouped.filter(pc.equal(grouped[f"g{col}"], 0)).select([col, CLASS_ROWS])
+            out[rc.frame] = (mine.rename_columns([rc.column, CLASS_ROWS]).to_pandas()
+                             .sort_values(CLASS_ROWS, ascending=False, kind="stable", ignore_index=True))
         return out
 
-    def _multiplicity(self, rc: RowClass) -> pd.DataFrame:
-        keys = ", ".join(quoted(k) for k in rc.per_key)
-        return self.con.sql(
-            f"select n as {quoted(rc.column)}, sum(n)::bigint as {CLASS_ROWS} from (select count(*) as n "
-            f"from {_checked(rc.table)} where {_keyed(rc.per_key)} group by {keys}) group by n order by n"
-        ).to_arrow_table().to_pandas()
+    def multiplicity(self, rc: RowClass) -> pd.DataFrame:
+        """How many rows share each key, and how many rows each such count covers. Grouped on a
+        64-bit hash of the key first (a string key of 7.2 million rows groups several times
+        slower): when every hash is held by one row, every key is; otherwise the keys are
+        grouped exactly."""
+        known = self._multiplicities.get((rc.table, rc.per_key))
+        if known is None:
+            keys = ", ".join(quoted(k) for k in rc.per_key)
+            counted = (f"select n, sum(n)::bigint as {CLASS_ROWS} from (select count(*) as n "
+                       f"from {quoted(rc.table)} where {_keyed(rc.per_key)} group by {{}}) group by n order by n")
+            known = self.con.sql(counted.format(f"hash({keys})")).to_arrow_table().to_pandas()
+            if (known["n"] > 1).any():
+                known = self.con.sql(counted.format(keys)).to_arrow_table().to_pandas()
+            self._multiplicities[(rc.table, rc.per_key)] = known
+        return known.rename(columns={"n": rc.column})
 
     def rows(self, rc: RowClass, classes: pd.Series) -> pd.DataFrame:
         """The table's rows (with its flags) whose class is one of `classes`, in file order."""
@@ -136,11 +147,13 @@ class LandingDB:
         finally:
             self.con.unregister("rejected_classes")
 
-    def distinct_counts(self, table: str, by: str, of: str) -> pd.Series:
+    def distinct_counts(self, table: str, by: str, of: str, unique: bool) -> pd.Series:
         """Per value of `by`: the number of distinct non-empty `of` (ratings per image counts
-        raters, images per rater counts images)."""
+        raters, images per rater counts images). `unique`: (by, of) is known to be unique, so
+        rows are counted instead (the same number, without a set of values per group)."""
+        counted = f"count({quoted(of)})" if unique else f"count(distinct {quoted(of)})"
         out = self.con.execute(
-            f"select {quoted(by)}, count(distinct {quoted(of)}) from {quoted(table)} "
+            f"select {quoted(by)}, {counted} from {quoted(table)} "
             f"where {quoted(by)} is not null group by 1").fetchall()
         return pd.Series(dict(out), dtype="int64")
 
