@@ -13,6 +13,7 @@ from functools import cache
 from itertools import product
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -192,6 +193,7 @@ def assemble_frames(landed: dict[str, LandedTable], study: Study, root: Path, db
     """Everything the gate validates apart from the contract checks' class frames, built from
     whatever landed: the landing-zone and schema frames and the design-count aggregates; each
     usable table becomes a view of `db` (with its foreign-key flags)."""
+    landed = {n: _viewed(t, db) for n, t in landed.items()}
     files = {n: _shown(t.path, root) for n, t in landed.items()}
     frames: dict[str, pd.DataFrame] = {"landing_zone": landing_zone_frame(landed, files)}
     skipped: list[str] = []
@@ -199,8 +201,6 @@ def assemble_frames(landed: dict[str, LandedTable], study: Study, root: Path, db
     schema = schema_frame(landed, files, specs)
     frames["schema"] = schema
     usable = {n: usable_columns(specs[n], schema) for n, t in landed.items() if t.schema is not None}
-    for name in usable:
-        db.add_table(name, landed[name].path)
 
     flags: dict[str, list[str]] = {}
     for name in usable:
@@ -248,6 +248,17 @@ def assemble_frames(landed: dict[str, LandedTable], study: Study, root: Path, db
         skipped.append(f"no model predictions yet ({files['model_predictions']} is not landed): "
                        "whether every condition predicted every image is not checked")
     return GateFrames(frames, files, usable, skipped, flags)
+
+
+def _viewed(table: LandedTable, db: LandingDB) -> LandedTable:
+    """The table as a view of `db`; a file DuckDB cannot read is unreadable like any other."""
+    if table.schema is None:
+        return table
+    try:
+        db.add_table(table.name, table.path)
+    except duckdb.Error as exc:
+        return LandedTable(table.name, table.path, None, f"unreadable ({exc})")
+    return table
 
 
 def _shown(path: Path, root: Path) -> str:
