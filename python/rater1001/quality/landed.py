@@ -1,6 +1,6 @@
 """The landed Parquet files as DuckDB views: what the gate hands Great Expectations is computed here,
 so no landed table is ever held whole in pandas (at 100x the ratings and predictions are 7.2 and
-2.2 million rows, the predictions with their raw responses and thinking traces).
+1.9 million rows, the predictions with their raw responses and thinking traces).
 
 A contract check on a landed table is validated on a *class frame*: the table's rows grouped by
 an expression (a column's value, a foreign-key flag, the number of rows sharing a key), one row per
