@@ -2,18 +2,28 @@
     and order live in the judge_axes seed. A NULL verdict (not parsed) is kept: the consistency
     rule needs to know an order was attempted but unreadable. -#}
 {%- set axes = ['empathy', 'naturalness', 'coherence', 'overall'] %}
-{%- for axis in axes %}
-select
-    judge_id,
-    judge_kind,
-    sample_id,
-    variant,
-    candidate_a,
-    candidate_b,
-    presentation_order,
-    '{{ axis }}' as axis,
-    verdict_{{ axis }} as position_verdict,
-    parse_status
-from {{ ref('stg_judge_calls') }}
-{% if not loop.last %}union all{% endif %}
-{%- endfor %}
+with judge_verdicts as (
+    select * from {{ ref('stg_judge_verdicts') }}
+),
+
+unpivoted as (
+    {%- for axis in axes %}
+    select
+        judge_id,
+        judge_kind,
+        sample_id,
+        variant,
+        candidate_a,
+        candidate_b,
+        presentation_order,
+        '{{ axis }}' as axis,
+        verdict_{{ axis }} as position_verdict,
+        parse_status
+    from judge_verdicts
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
+)
+
+select * from unpivoted

@@ -6,7 +6,7 @@ def model(dbt, session):
     dbt.config(materialized="table")
     from rater1001.judge.analysis import pair_verdicts, with_origin
 
-    verdicts = dbt.ref("stg_judge_verdicts").df()
+    verdicts = dbt.ref("int_judge_verdicts_long").df()
     dialogues = dbt.ref("stg_judge_dialogues").df()
     return with_origin(pair_verdicts(verdicts, dialogues),
                        dbt.ref("int_study_provenance").df())

@@ -9,5 +9,5 @@ def model(dbt, session):
 
     catalog = dbt.ref("judge_candidate_catalog").df()
     anchor = catalog.loc[catalog["is_anchor"].astype(bool), "candidate_id"].iloc[0]
-    return with_origin(reason_terms(dbt.ref("stg_judge_calls").df(), anchor),
+    return with_origin(reason_terms(dbt.ref("stg_judge_verdicts").df(), anchor),
                        dbt.ref("int_study_provenance").df())

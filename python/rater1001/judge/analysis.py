@@ -1,7 +1,7 @@
 """The judge marts as functions of frames (the dbt Python models in models/marts/judge/ are thin
 wrappers around these). Every statistic comes from rater1001.stats.judge / stats.alt_test.
 
-Inputs are the staging relations: verdicts_long (stg_judge_verdicts: one row per call and axis),
+Inputs are the warehouse relations: verdicts_long (int_judge_verdicts_long: one row per call and axis),
 pair_verdicts (this module's consolidate -> judge_pair_verdicts), candidates (stg_judge_candidates)
 and the candidate catalog seed. Every output has a fixed schema, also when the inputs are empty.
 """
