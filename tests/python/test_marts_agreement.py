@@ -326,6 +326,21 @@ def test_lmm_rows_state_the_df_and_the_model_offset(raw):
         assert lmm.loc[(cond, "valence"), "estimate"] == pytest.approx(-(j["mean"] - j["model"]).mean(), abs=1e-6)
 
 
+def test_rater_type_cells_equal_pandas_on_the_long_table(raw):
+    """int_rater_type_cells, the LMM's only input, against lmm.rater_type_cells on
+    int_model_vs_human_long, per condition and dimension."""
+    from rater1001.stats.lmm import rater_type_cells
+
+    long = q(raw, "select * from int_model_vs_human_long")
+    cells = q(raw, "select * from int_rater_type_cells").set_index(["condition_id", "dimension", "emotion"]).sort_index()
+    ref = (long.groupby(["condition_id", "dimension"])
+           .apply(lambda g: rater_type_cells(g["human_mean"], g["model_value"], g["emotion"]), include_groups=False)
+           .reset_index(level=2, drop=True).reset_index().set_index(["condition_id", "dimension", "emotion"]).sort_index())
+    assert cells.index.equals(ref.index)
+    for col in ("n_rows", "n_images", "diff_mean", "diff_ss", "sum_mean", "sum_ss"):
+        np.testing.assert_allclose(cells[col].astype(float), ref[col].astype(float), rtol=1e-12, atol=1e-9, err_msg=col)
+
+
 def test_headline_prints_every_condition_labelled_simulated(raw):
     from rater1001.summary import headline
 
