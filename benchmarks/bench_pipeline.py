@@ -180,7 +180,7 @@ def measured_run(cmd: list[str], env: dict) -> tuple[float, int, int]:
 
 def floor(ratings: Path) -> dict:
     out = subprocess.run([sys.executable, "-c", _FLOOR, str(ratings)], check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)
+    return json.loads(out.stdout[out.stdout.rindex("{"):])  # after any DuckDB progress bar (100x)
 
 
 def node_seconds(run_results: Path) -> list[tuple[str, float]]:

@@ -284,7 +284,7 @@ def test_verdict_counts_follow_from_independently_computed_inputs(raw):
         all_stats = AL.sufficient_statistics(r.rename(columns={dim: "rating"}))
         pooled = {cond: delta_alpha_interval(all_stats, _pairs(raw, cond, dim, "all")["model"])[2]
                   for cond in raw["conditions"]}
-        for emotion, images in h.groupby("emotion"):
+        for emotion, _images in h.groupby("emotion"):
             ri = r[r["emotion"] == emotion]
             hh = h.reindex(ri["image_id"]).to_numpy()
             loo = ZS.summarise(loo_z(hh[:, 0], hh[:, 4], hh[:, 5], ri[dim].to_numpy(float))).w1sd

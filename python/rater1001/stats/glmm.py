@@ -41,7 +41,7 @@ class BinomialData:
     log_binom_const: float  # sum of log C(n, k) over the observations as originally recorded
 
     @staticmethod
-    def build(X, successes, trials, group, from_binary_rows: bool = False) -> "BinomialData":
+    def build(X, successes, trials, group, from_binary_rows: bool = False) -> BinomialData:
         """from_binary_rows: the counts aggregate 0/1 observations, whose likelihood has no
         binomial coefficient (log C(1, k) = 0), so none is added."""
         X = np.asarray(X, dtype=float)
