@@ -153,9 +153,10 @@ def demo_warehouse(tmp_path_factory, request) -> ProjectPaths:
 
 @pytest.fixture(scope="session")
 def small_warehouse(tmp_path_factory) -> ProjectPaths:
-    """The small study (seed 5, SMALL_DESIGN) and the judge demo study (seed 5), checked by the
-    quality gate and built by a full `dbt build`, with the static dbt docs (target/static_index.html,
-    catalog.json), once per session. The docs are written here, before any test reads the
+    """The small study (seed 5, SMALL_DESIGN) and the judge demo study (seed 4, whose planted judge
+    biases and candidate order test_judge_warehouse.py recovers), checked by the quality gate and
+    built by a full `dbt build`, with the static dbt docs (target/static_index.html, catalog.json),
+    once per session. The docs are written here, before any test reads the
     warehouse, because `dbt docs generate` opens it for writing. Read it; do not change it (copy
     what you need into tmp_project)."""
     from rater1001.judge.simulate import simulate_judge_study
@@ -165,7 +166,7 @@ def small_warehouse(tmp_path_factory) -> ProjectPaths:
 
     def build(paths):
         simulate_study(paths, seed=5, **SMALL_DESIGN)
-        simulate_judge_study(paths, seed=5)
+        simulate_judge_study(paths, seed=4)
         ok = run_quality_gate(paths).passed and bool(dbt_build(paths))
         return ok and dbt_docs(paths) is not None
 
