@@ -39,17 +39,22 @@ def _xdist_groups_file(config) -> Path:
 
 @pytest.hookimpl(tryfirst=True)  # before -k / -m deselect: the whole modules count
 def pytest_collection_modifyitems(session, config, items):
-    """Every test module that reads the paper-scale demo warehouse joins one xdist group, which the
+    """Every test that reads the paper-scale demo warehouse joins one xdist group, which the
     scheduler below hands out first: the worker that takes it builds the demo (the longest single
-    build) while the other runs everything else, instead of both waiting for it mid-run. Under
-    xdist each test's group is written down for the scheduler: pytest 9 test ids no longer take
-    the `@group` suffix that xdist's own loadgroup relies on."""
-    demo_modules = {item.module for item in items
-                    if "demo_warehouse" in getattr(item, "fixturenames", ()) and hasattr(item, "module")}
+    build) while the other runs everything else, instead of both waiting for it mid-run. The other
+    tests of those modules (they build small damaged or empty studies of their own; no module
+    fixture is shared with the demo's tests) form a group per module, so that their builds run on
+    the other worker instead of lengthening the demo's chain. Under xdist each test's group is
+    written down for the scheduler: pytest 9 test ids no longer take the `@group` suffix that
+    xdist's own loadgroup relies on."""
+    reads_demo = {item.nodeid for item in items if "demo_warehouse" in getattr(item, "fixturenames", ())}
+    demo_modules = {item.module for item in items if item.nodeid in reads_demo and hasattr(item, "module")}
     groups = {}
     for item in items:
-        if getattr(item, "module", None) in demo_modules:
+        if item.nodeid in reads_demo:
             item.add_marker(pytest.mark.xdist_group("demo_warehouse"))
+        elif getattr(item, "module", None) in demo_modules:
+            item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}-without-demo"))
         marks = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
                         for m in item.iter_markers("xdist_group")})
         if marks:
@@ -64,8 +69,10 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_xdist_make_scheduler(config, log):
     """--dist loadgroup as `make test` runs it: a test file is one unit of work (its module fixtures
     are built once), except that tests marked `xdist_group(name)` form their own unit: a shape of
-    the shape matrix, an acceptance study, the demo's modules. Units are handed out groups first
-    (each holds a build), the demo's first of all, then the files in collection order."""
+    the shape matrix, an acceptance study, the demo's tests, a file that builds a warehouse of its
+    own. Units are handed out groups first (each holds a build), the demo's first of all, then the
+    files in collection order, so that the short files fill the end and both workers finish
+    together (docs/testing.md)."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling

@@ -22,6 +22,8 @@ from rater1001.warehouse import dbt_build
 
 from conftest import SMALL_DESIGN, query_warehouse
 
+# Its own build: one xdist unit, handed out early under `make test` (conftest.py).
+pytestmark = pytest.mark.xdist_group("verdict_marts")
 MARTS = "calibration_scores calibration_verdicts replaceability_verdicts"
 BLANKED, BLANK_EVERY = "gemma3-4b-it", 5
 
