@@ -88,10 +88,16 @@ def pytest_xdist_make_scheduler(config, log):
                 return "@" + self.groups[nodeid]
             return nodeid.split("::", 1)[0]
 
+        ordered = False
+
         def _assign_work_unit(self, node) -> None:
-            first = sorted((s for s in self.workqueue if s.startswith("@")), key=lambda s: s != "@demo_warehouse")
-            for scope in reversed(first):
-                self.workqueue.move_to_end(scope, last=False)
+            if not self.ordered:  # xdist queues the units by their number of tests, which says nothing of their cost
+                self.ordered = True
+                at = {nodeid: i for i, nodeid in enumerate(self.collection)}
+                units = sorted(self.workqueue.items(), key=lambda u: (
+                    u[0] != "@demo_warehouse", not u[0].startswith("@"), min(at[n] for n in u[1])))
+                self.workqueue.clear()
+                self.workqueue.update(units)
             super()._assign_work_unit(node)
 
     return GroupOrFileScheduling(config, log)
