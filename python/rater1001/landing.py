@@ -18,7 +18,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 import pandas as pd
@@ -191,7 +191,7 @@ def manifest_with(paths: ProjectPaths, entry: ManifestEntry) -> pa.Table:
     current = read_manifest(paths)
     current = current[current["table_name"] != entry.table_name]
     row = pd.DataFrame(
-        [{**entry.__dict__, "landed_at": datetime.now(timezone.utc)}]
+        [{**entry.__dict__, "landed_at": datetime.now(UTC)}]
     )
     merged = pd.concat([current, row], ignore_index=True) if len(current) else row
     return pa.Table.from_pandas(merged, schema=MANIFEST_SCHEMA, preserve_index=False)

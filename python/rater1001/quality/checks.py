@@ -8,7 +8,7 @@ coverage) come from `study.yml` via `Study`. Nothing here knows the paper's numb
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 import great_expectations as gx
 import pandas as pd

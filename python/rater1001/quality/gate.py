@@ -10,7 +10,7 @@ import json
 import os
 import tempfile
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 from ..freshness import landing_fingerprint
@@ -149,7 +149,7 @@ def run_quality_gate(paths: ProjectPaths, allow_unbalanced: bool = False) -> Qua
     result = QualityResult(
         passed=passed, allow_unbalanced=allow_unbalanced, unbalanced=unbalanced,
         failures=failures, warnings=warnings,
-        checked_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        checked_at=datetime.now(UTC).isoformat(timespec="seconds"),
         docs_path=paths.data_docs / "index.html", simulated=is_simulated(paths), n_checks=len(outcomes),
         failed_checks=[o.check.key for o in outcomes if not o.success],
         landing_sha256=landing,

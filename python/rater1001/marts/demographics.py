@@ -1,13 +1,13 @@
-"""Glue between the warehouse and the demographic bias audit (docs/marts_demographics.md).
+"""models/marts/demographics: the demographic bias audit (docs/marts_demographics.md).
 
-The dbt Python models in models/marts/demographics/ are one line each: they hand their refs to the
-functions here. This module only reshapes and types frames; every statistic is a call into
+The dbt Python models in models/marts/demographics/ hand their refs to the functions named like
+them at the end of this module. It only reshapes and types frames; every statistic is a call into
 rater1001.stats.demographics (slices, gaps, GLMM LR tests, nested F tests, BH, Tukey, omnibus,
 counts), the one home of those formulas.
 
 Why typed frames: a mart must build EMPTY (not fail, not get untyped NULL columns) when there are
-no predictions, so every output goes through `typed(frame, schema)` with an explicit pandas dtype
-per column, which DuckDB maps to VARCHAR / DOUBLE / BIGINT / BOOLEAN.
+no predictions, so every output goes through `typed(frame, declared(<mart>))`: the columns and
+data_type its yml declares, which DuckDB stores as VARCHAR / DOUBLE / BIGINT / BOOLEAN.
 """
 from __future__ import annotations
 
@@ -17,70 +17,11 @@ from contextlib import contextmanager
 import numpy as np
 import pandas as pd
 
-from .stats import demographics, rater_slices
+from ..stats import demographics, rater_slices
+from ._shared import as_frame, declared, in_pool, model_dimensions, typed, with_origin
 
+POOL = "demographics"  # the conditions the audit covers (seeds/condition_pools.csv)
 HUMAN_CONDITION = "human"  # condition_id of the pooled human forced-choice labels (Table 7's Human row)
-
-S, F, I, B = "string", "Float64", "Int64", "boolean"
-
-SLICES = {
-    "condition_id": S, "rater_kind": S, "slice_type": S, "slice": S, "race": S, "gender": S,
-    "n": I, "n_unparsed": I, "accuracy": F, "f1_macro": F, "n_labels": I,
-    "n_slices": I, "f1_gap_pp": F, "f1_max_slice": S, "f1_min_slice": S,
-    "accuracy_gap_pp": F, "accuracy_max_slice": S, "accuracy_min_slice": S, "gap_reason": S,
-}
-GLMM_LRT = {
-    "condition_id": S, "factor": S, "chi2": F, "df": I, "p_value": F, "random_intercept_sd": F,
-    "random_intercept_sd_null": F, "loglik_full": F, "loglik_null": F, "method": S, "n_obs": I,
-    "n_groups": I, "n_levels": I, "fixed_effects_json": S, "reason": S,
-}
-STRATIFIED_ANOVA = {
-    "condition_id": S, "dimension": S, "emotion": S, "term": S, "df_num": I, "df_den": I,
-    "f_value": F, "eta_sq": F, "p_raw": F, "q_bh": F, "significant": B, "family_size": I,
-    "ss_term": F, "ss_total": F, "n": I, "n_missing": I, "reason": S,
-}
-TUKEY = {
-    "condition_id": S, "dimension": S, "emotion": S, "group1": S, "group2": S, "meandiff": F,
-    "p_adj": F, "lower": F, "upper": F, "reject": B,
-}
-OMNIBUS = {
-    "condition_id": S, "dimension": S, "factor": S, "term": S, "df_num": I, "df_den": I,
-    "f_value": F, "eta_sq": F, "p_raw": F, "ss_term": F, "ss_total": F, "n": I, "n_missing": I,
-    "reason": S,
-}
-RATER_AGREEMENT = {
-    "condition_id": S, "attribute": S, "level": S, "n_raters": I, "n_items": I, "n_labels": I,
-    "n_agree": I, "agreement": F, "n_levels": I, "gap_pp": F, "max_level": S, "min_level": S,
-    "chi2": F, "df": I, "p_value": F, "reason": S,
-}
-SIGNIFICANCE_COUNTS = {
-    "condition_id": S, "dimension": S, "term": S, "n_significant": I, "n_tested": I,
-    "n_strata": I, "label": S,
-}
-
-
-def typed(frame: pd.DataFrame, schema: dict[str, str]) -> pd.DataFrame:
-    """The schema's columns, in order and with its dtypes (missing columns become all-NULL).
-    NaN in a float column is a NULL statistic, so it is stored as SQL NULL."""
-    out = pd.DataFrame(index=frame.index)
-    for col, dtype in schema.items():
-        values = frame[col] if col in frame.columns else pd.Series(pd.NA, index=frame.index)
-        if dtype in (F, I):
-            values = pd.to_numeric(values.astype(object).where(values.notna(), None), errors="raise")
-        out[col] = values.astype(dtype)
-    return out.reset_index(drop=True)
-
-
-def with_origin(frame: pd.DataFrame, provenance: pd.DataFrame) -> pd.DataFrame:
-    """Cross join of int_study_provenance (one row): every mart row says SIMULATED or observed."""
-    origin = provenance["data_origin"].iloc[0] if len(provenance) else None
-    return frame.assign(data_origin=pd.Series(origin, index=frame.index, dtype="string"))
-
-
-def model_dimensions(model_vs_human: pd.DataFrame) -> list[str]:
-    """The dimensions int_model_vs_human carries a Bland-Altman difference for (d_<dim>), i.e. the
-    study's var model_dimensions, read from the data rather than repeated in code."""
-    return [c[2:] for c in model_vs_human.columns if c.startswith("d_")]
 
 
 # --------------------------------------------------------------------------- the study's factors
@@ -163,15 +104,31 @@ def audit_rows(model_vs_human: pd.DataFrame, names: dict[str, str] | None = None
     return out.reset_index(drop=True)
 
 
+def label_count_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
+    """int_demographic_label_counts (per condition, race, gender, true and predicted label: how
+    many images) -> the input of slice_metrics and the GLMM tests, weighted by n_images. An
+    unparsed answer (predicted_emotion NULL) is wrong, as in audit_rows."""
+    names = slot_names(None) if names is None else names
+    rows = _audited(label_counts.rename(columns={"true_emotion": "emotion"}), names)
+    correct = (rows["predicted_emotion"] == rows["emotion"]).astype("boolean").fillna(False).astype(bool)
+    out = rows[["condition_id", "race", "gender", "emotion", "predicted_emotion", "n_images"]]
+    out = out.assign(correct=correct.to_numpy())
+    for col in ["condition_id", "race", "gender", "emotion", "predicted_emotion"]:
+        out[col] = out[col].astype(object).where(out[col].notna(), None)
+    return out.reset_index(drop=True)
+
+
 def human_label_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
     """int_human_label_counts (one row per (image, chosen label) with a count) -> the input shape
-    of slice_metrics under condition_id 'human', one row per (image, label) weighted by its count
-    (column n_labels), so the human row of Tables 7/7a goes through the same slice_metrics as a
-    model without one row per rating (7.2 million at 100x the paper's study)."""
+    of slice_metrics under condition_id 'human', one row per (race, gender, true label, chosen
+    label) weighted by its count (column n_labels), so the human row of Tables 7/7a goes through
+    the same slice_metrics as a model without one row per rating (7.2 million at 100x the paper's
+    study) or per image (the slices need no image)."""
     label_counts = _audited(label_counts, slot_names(None) if names is None else names)
-    rows = label_counts[["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"]]
+    keys = ["race", "gender", "true_emotion", "chosen_emotion"]
+    rows = label_counts.groupby(keys, sort=True, dropna=False)["n_labels"].sum().reset_index()
     return (rows.rename(columns={"true_emotion": "emotion", "chosen_emotion": "predicted_emotion"})
-                .assign(condition_id=HUMAN_CONDITION).reset_index(drop=True))
+                .assign(condition_id=HUMAN_CONDITION))
 
 
 def _slice_types(names: dict[str, str]) -> tuple[str, ...]:
@@ -179,38 +136,40 @@ def _slice_types(names: dict[str, str]) -> tuple[str, ...]:
     return used + (("race_gender",) if len(used) == 2 else ())
 
 
-def slices_table(model_vs_human: pd.DataFrame, label_counts: pd.DataFrame,
+def slices_table(model_label_counts: pd.DataFrame, label_counts: pd.DataFrame,
                  study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
     """demographic_slices: accuracy and macro-F1 per (condition, slice_type, slice) for every
-    model condition and, where human forced-choice labels exist, the pooled human raters; each
-    row carries its (condition, slice_type)'s largest gap in percentage points."""
+    model condition (int_demographic_label_counts) and, where human forced-choice labels exist,
+    the pooled human raters (int_human_label_counts); each row carries its (condition,
+    slice_type)'s largest gap in percentage points."""
     names = slot_names(study_factors)
     if CATEGORY_SLOT not in names:  # accuracy and F1 need a category to be right about
-        return typed(pd.DataFrame(), SLICES)
+        return typed(pd.DataFrame(), declared("demographic_slices"))
     parts = []
-    models = audit_rows(model_vs_human, names)
+    models = label_count_rows(model_label_counts, names)
     if len(models):
-        parts.append(demographics.slice_metrics(models).assign(rater_kind="model"))
+        parts.append(demographics.slice_metrics(models, weight="n_images").assign(rater_kind="model"))
     humans = human_label_rows(label_counts, names)
     if len(humans):
         parts.append(demographics.slice_metrics(humans, weight="n_labels").assign(rater_kind="human"))
     if not parts:
-        return typed(pd.DataFrame(), SLICES)
+        return typed(pd.DataFrame(), declared("demographic_slices"))
     slices = pd.concat(parts, ignore_index=True)
     slices = slices[slices["slice_type"].isin(_slice_types(names))]
     gaps = demographics.slice_gaps(slices).rename(columns={"reason": "gap_reason"})
     out = _unplaced(slices.merge(gaps, on=["condition_id", "slice_type"], how="left"), AUDIT_SLOTS)
-    return typed(_named(out, names, ["slice_type"]), SLICES)
+    return typed(_named(out, names, ["slice_type"]), declared("demographic_slices"))
 
 
-def glmm_lrt_table(model_vs_human: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ,
+def glmm_lrt_table(label_counts: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ,
                    study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+    """label_counts: int_demographic_label_counts."""
     names = slot_names(study_factors)
-    rows = audit_rows(model_vs_human, names)
+    rows = label_count_rows(label_counts, names)
     if rows.empty or CATEGORY_SLOT not in names:  # correctness needs a category
-        return typed(pd.DataFrame(), GLMM_LRT)
-    table = demographics.glmm_lrt_table(rows, factors=audit_slots(names), n_agq=n_agq)
-    return typed(_named(table, names, ["factor"]), GLMM_LRT)
+        return typed(pd.DataFrame(), declared("demographic_glmm_lrt"))
+    table = demographics.glmm_lrt_table(rows, factors=audit_slots(names), n_agq=n_agq, weight="n_images")
+    return typed(_named(table, names, ["factor"]), declared("demographic_glmm_lrt"))
 
 
 def _stratified_terms(names: dict[str, str]) -> tuple[str, ...]:
@@ -218,25 +177,26 @@ def _stratified_terms(names: dict[str, str]) -> tuple[str, ...]:
     return used + (("race:gender",) if len(used) == 2 else ())
 
 
-def stratified_anova_table(model_vs_human: pd.DataFrame,
+def stratified_anova_table(bias_cells: pd.DataFrame,
                            study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One audit factor: only its own term per stratum (no second factor, no interaction)."""
+    """bias_cells: int_bias_cells. One audit factor: only its own term per stratum (no second
+    factor, no interaction)."""
     names = slot_names(study_factors)
-    rows = audit_rows(model_vs_human, names)
-    if rows.empty:
-        return typed(pd.DataFrame(), STRATIFIED_ANOVA)
-    table = demographics.stratified_anova(rows, dimensions=model_dimensions(model_vs_human))
+    cells = _audited(bias_cells, names)
+    if cells.empty:
+        return typed(pd.DataFrame(), declared("demographic_stratified_anova"))
+    table = demographics.stratified_anova_cells(cells)
     # The placeholder factor's terms are not estimable (NULL p, outside every BH family), so
     # dropping them leaves q-values and family sizes as they are.
     if table.empty:  # no model dimensions: nothing to test
-        return typed(table, STRATIFIED_ANOVA)
+        return typed(table, declared("demographic_stratified_anova"))
     table = _unplaced(table[table["term"].isin(_stratified_terms(names))], [CATEGORY_SLOT])
-    return typed(_named(table, names, ["term"]), STRATIFIED_ANOVA)
+    return typed(_named(table, names, ["term"]), declared("demographic_stratified_anova"))
 
 
 @contextmanager
 def _tukey_critical_value_cached():
-    """pairwise_tukeyhsd recomputes the studentized-range critical value q(1 - alpha; k, df) on
+    """statsmodels' tukeyhsd recomputes the studentized-range critical value q(1 - alpha; k, df) on
     every call: a root search over scipy's numerically integrated distribution, ~0.4 s each, the
     same value for every stratum of a balanced design. Memoise statsmodels' own function while the
     Tukey mart is computed (the values are bit-identical), and restore it afterwards."""
@@ -250,20 +210,21 @@ def _tukey_critical_value_cached():
         multicomp.get_tukeyQcrit2 = original
 
 
-def tukey_table(model_vs_human: pd.DataFrame, anova: pd.DataFrame,
+def tukey_table(bias_cells: pd.DataFrame, anova: pd.DataFrame,
                 study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+    """bias_cells: int_bias_cells; anova: the demographic_stratified_anova mart."""
     names = slot_names(study_factors)
-    rows = audit_rows(model_vs_human, names)
-    if rows.empty or anova.empty:
-        return typed(pd.DataFrame(), TUKEY)
+    cells = _audited(bias_cells, names)
+    if cells.empty or anova.empty:
+        return typed(pd.DataFrame(), declared("demographic_tukey"))
     # the anova mart names terms as the study does; the statistics read slot names
     to_slot = _renamer({name: slot for slot, name in names.items()})
     anova = anova.assign(significant=anova["significant"].astype("boolean"),
                          term=anova["term"].map(to_slot),
                          emotion=anova["emotion"].where(anova["emotion"].notna(), PLACEHOLDER))
     with _tukey_critical_value_cached():
-        cells = demographics.tukey_cells(rows, anova)
-    return typed(cells, TUKEY)
+        table = demographics.tukey_from_cells(cells, anova)
+    return typed(table, declared("demographic_tukey"))
 
 
 def omnibus_table(model_vs_human: pd.DataFrame,
@@ -271,19 +232,19 @@ def omnibus_table(model_vs_human: pd.DataFrame,
     names = slot_names(study_factors)
     rows = audit_rows(model_vs_human, names)
     if rows.empty:
-        return typed(pd.DataFrame(), OMNIBUS)
+        return typed(pd.DataFrame(), declared("demographic_omnibus"))
     table = demographics.omnibus_tests(rows, dimensions=model_dimensions(model_vs_human),
                                        factors=audit_slots(names))
     if CATEGORY_SLOT not in names and not table.empty:  # one stratum: no factor x category interaction
         table = table[table["term"] == table["factor"]]
-    return typed(_named(table, names, ["factor", "term"]), OMNIBUS)
+    return typed(_named(table, names, ["factor", "term"]), declared("demographic_omnibus"))
 
 
 def significance_counts_table(anova: pd.DataFrame) -> pd.DataFrame:
     if anova.empty:
-        return typed(pd.DataFrame(), SIGNIFICANCE_COUNTS)
+        return typed(pd.DataFrame(), declared("demographic_significance_counts"))
     anova = anova.assign(significant=anova["significant"].astype("boolean"))
-    return typed(demographics.significance_counts(anova), SIGNIFICANCE_COUNTS)
+    return typed(demographics.significance_counts(anova), declared("demographic_significance_counts"))
 
 
 def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame,
@@ -297,7 +258,47 @@ def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame,
              .merge(first[["condition_id", "image_id", "predicted_emotion"]], on="image_id")
              .rename(columns={"chosen_emotion": "chosen", "predicted_emotion": "predicted"}))
     if pairs.empty or first["predicted_emotion"].isna().all():
-        return typed(pd.DataFrame(), RATER_AGREEMENT)
+        return typed(pd.DataFrame(), declared("demographic_rater_agreement"))
     levels = rater_slices.level_agreement(pairs)
     tests = rater_slices.homogeneity(levels)
-    return typed(levels.merge(tests, on=rater_slices.KEYS, how="left"), RATER_AGREEMENT)
+    return typed(levels.merge(tests, on=rater_slices.KEYS, how="left"), declared("demographic_rater_agreement"))
+
+
+# --- the dbt Python models (models/marts/demographics/*.py) ------------------------------------------
+
+def _pooled(rows, pools) -> pd.DataFrame:
+    return in_pool(as_frame(rows), pools, POOL)
+
+
+def demographic_slices(model_label_counts, pools, label_counts, study_factors, provenance) -> pd.DataFrame:
+    table = slices_table(_pooled(model_label_counts, pools), as_frame(label_counts), as_frame(study_factors))
+    return with_origin(table, provenance)
+
+
+def demographic_glmm_lrt(label_counts, pools, study_factors, provenance) -> pd.DataFrame:
+    return with_origin(glmm_lrt_table(_pooled(label_counts, pools), study_factors=as_frame(study_factors)),
+                       provenance)
+
+
+def demographic_stratified_anova(bias_cells, pools, study_factors, provenance) -> pd.DataFrame:
+    table = stratified_anova_table(_pooled(bias_cells, pools), study_factors=as_frame(study_factors))
+    return with_origin(table, provenance)
+
+
+def demographic_tukey(bias_cells, pools, anova, study_factors, provenance) -> pd.DataFrame:
+    table = tukey_table(_pooled(bias_cells, pools), as_frame(anova), as_frame(study_factors))
+    return with_origin(table, provenance)
+
+
+def demographic_omnibus(model_vs_human, pools, study_factors, provenance) -> pd.DataFrame:
+    return with_origin(omnibus_table(_pooled(model_vs_human, pools), study_factors=as_frame(study_factors)),
+                       provenance)
+
+
+def demographic_significance_counts(anova, provenance) -> pd.DataFrame:
+    return with_origin(significance_counts_table(as_frame(anova)), provenance)
+
+
+def demographic_rater_agreement(ratings, attributes, predictions, pools, provenance) -> pd.DataFrame:
+    table = rater_agreement_table(as_frame(ratings), as_frame(attributes), _pooled(predictions, pools))
+    return with_origin(table, provenance)
