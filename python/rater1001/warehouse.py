@@ -53,7 +53,7 @@ def ensure_landing_tables(paths: ProjectPaths) -> list[str]:
 def _dbt_environment(paths: ProjectPaths):
     saved = {k: os.environ.get(k) for k in ("RATER1001_RAW", "RATER1001_WAREHOUSE", "RATER1001_SEEDS",
                                             "DBT_SEND_ANONYMOUS_USAGE_STATS")}
-    os.environ["RATER1001_RAW"] = str(paths.raw)
+    os.environ["RATER1001_RAW"] = str(paths.raw.absolute())  # dbt runs in the project folder (below)
     # Relative to the dbt project: dbt writes a seed test's compiled SQL under a path built from
     # the seed folder, which must stay inside target/.
     os.environ["RATER1001_SEEDS"] = os.path.relpath(paths.seeds, REPO_ROOT)
