@@ -135,10 +135,13 @@ def _keep_parse(paths: ProjectPaths, cached: Path) -> None:
     own = paths.root / "target" / PARSE_STATE
     if not own.exists():
         return
-    cached.parent.mkdir(parents=True, exist_ok=True)
     tmp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
-    shutil.copyfile(own, tmp)
-    os.replace(tmp, cached)
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(own, tmp)
+        os.replace(tmp, cached)
+    except OSError:  # a read-only repository only costs the next new folder a full parse
+        tmp.unlink(missing_ok=True)
 
 
 @contextmanager
