@@ -288,6 +288,11 @@ def report(r: dict, top: int) -> None:
     nodes = r["nodes"]
     print(f"   {'sum of dbt node execution times':<44} {sum(s for _, s in nodes):>9.1f} "
           f"{sum(s for _, s in nodes) / f:>9.0f}   ({len(nodes)} nodes)")
+    kinds: dict[str, list[float]] = {}
+    for name, s in nodes:
+        kinds.setdefault(name.split(".", 1)[0], []).append(s)
+    for kind, secs in sorted(kinds.items(), key=lambda kv: -sum(kv[1])):
+        print(f"     {kind + ' nodes':<42} {sum(secs):>9.1f} {sum(secs) / f:>9.0f}   ({len(secs)})")
     print(f"   peak RSS: {gib(peak):.2f} GiB (tree sampled {gib(r['peak_rss_tree_kib']):.2f}, largest process "
           f"{gib(r['peak_rss_largest_kib']):.2f}), {peak / r['floor']['maxrss_kib']:.1f} x floor's")
     print(f"   slowest {top} dbt nodes:")
