@@ -51,29 +51,22 @@ def scaled_inputs(source: str, scale: int, out: str) -> None:
 
 
 def run_mart(mart: str, folder: str, save: str = "") -> None:
-    from rater1001 import agreement_marts as marts
-    from rater1001.ablation_tables import headline_intervals, model_dimensions, small_pool_table
+    from rater1001.marts import diversity, intervals, small_pools, zscores
 
     def read(t):
         return pd.read_parquet(f"{folder}/{t}.parquet")
 
-    origin = marts.data_origin(read("int_study_provenance"))
+    provenance = read("int_study_provenance")
+    inputs = {"bootstrap_psig": ("int_model_vs_human_long", "int_image_human_lists"),
+              "response_diversity_k_human": ("int_model_vs_human_long", "int_condition_pools", "int_image_human_lists"),
+              "response_diversity_images": ("int_model_vs_human_long", "int_condition_pools", "int_image_human_lists"),
+              "small_pool_alpha": ("int_model_vs_human", "int_image_value_counts"),
+              "headline_intervals": ("int_model_vs_human", "int_image_human_stats")}[mart]
+    frames = [read(t) for t in inputs]
+    builder = getattr({"bootstrap_psig": zscores, "small_pool_alpha": small_pools,
+                       "headline_intervals": intervals}.get(mart, diversity), mart)
     t0, c0 = time.perf_counter(), time.process_time()
-    if mart == "bootstrap_psig":
-        long = read("int_model_vs_human_long")
-        out = marts.bootstrap_psig(long[long["model_value"].notna()], read("int_image_human_lists"), origin)
-    elif mart.startswith("response_diversity"):
-        long = marts.in_pool(read("int_model_vs_human_long"), read("int_condition_pools"), "inter_model_sd")
-        fn = marts.k_human_diversity if mart.endswith("k_human") else marts.k_human_image_sd
-        out = fn(long, read("int_image_human_lists"), origin)
-    elif mart == "small_pool_alpha":
-        rows = read("int_model_vs_human")
-        out = small_pool_table(read("int_image_value_counts"), rows, model_dimensions(rows), (2, 3, 5, 10, 20, 50),
-                               100, 42)
-    else:
-        rows, stats = read("int_model_vs_human"), read("int_image_human_stats")
-        labels = sorted(set(stats["emotion"].dropna()) | set(rows["true_emotion"].dropna()))
-        out = headline_intervals(rows, stats, model_dimensions(rows), labels, 500, 42)
+    out = builder(*frames, provenance)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     if save:
         out.to_parquet(f"{save}/{mart}.parquet")

@@ -134,7 +134,7 @@ def test_the_round_robin_bradley_terry_fit_recovers_the_planted_order(sim):
     """The demo's round-robin through the functions behind judge_bradley_terry: the candidates come
     out in the planted order of overall quality (K > H > Q > M, all below P), and the model-vs-model
     pairs make every model's interval narrower than the anchor-only design's on the same variant."""
-    from rater1001.judge.analysis import bradley_terry, pair_verdicts
+    from rater1001.marts.judge import bradley_terry, pair_verdicts
 
     paths, summary = sim
     v = pd.read_parquet(paths.raw_table("judge_verdicts")).rename(columns={"order": "presentation_order"})

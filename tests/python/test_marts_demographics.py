@@ -3,7 +3,7 @@
 Independent routes:
 - every mart equals rater1001.stats.demographics called directly on a pandas recomputation from
   the landing Parquet (human means by pandas groupby, correctness by string comparison), not on
-  the warehouse's int_model_vs_human and not through rater1001.demographic_audit;
+  the warehouse's int_model_vs_human and not through rater1001.marts.demographics;
 - the race and gender accuracy gaps planted by the simulator (its truth file labels.parquet, the
   P(correct) per condition x emotion x race x gender cell) are found with the right sign;
 - conditions simulated with no demographic effect (Profiles.without_demographic_gaps) reject no
@@ -22,7 +22,7 @@ import pytest
 from scipy import stats
 
 from conftest import SMALL_DESIGN, dbt_build_marts, query_warehouse
-from rater1001 import demographic_audit as audit
+from rater1001.marts import demographics as audit
 from rater1001.landing import to_arrow, write_parquet_atomic
 from rater1001.contract import TABLES
 from rater1001.stats import demographics as dm

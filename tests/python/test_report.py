@@ -268,7 +268,7 @@ def test_judge_figures_draw_their_rows():
         assert svg.count('aria-roledescription="point"') == len(frame), ours
 
 
-def test_paper_analyses_without_a_table_are_shown_with_the_paper_beside(report, demo_warehouse):
+def test_the_papers_analyses_without_a_table_are_shown_with_the_paper_beside(report, demo_warehouse):
     """Tables 1, S4, S6, sections 3.2, 2.5, 5.3 and the classification truth are tables on the demo;
     the paper's numbers sit beside ours and the truth in force is named."""
     blocks = {b.ours: b for _, bs in report.blocks for b in bs}

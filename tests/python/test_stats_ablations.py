@@ -207,7 +207,7 @@ def test_alt_test_from_counts_with_a_weight_equals_one_row_per_annotator():
 
 
 def test_thinking_pairs_pick_same_model_different_setting_with_more_thinking_first():
-    from rater1001.ablation_tables import scaling_conditions, thinking_pairs
+    from rater1001.marts.ablations import scaling_conditions, thinking_pairs
 
     cat = pd.DataFrame({
         "condition_id": ["g-nothink", "g-think", "q-256", "q-1024", "solo", "s4", "s12", "s12-think"],
@@ -263,7 +263,7 @@ def test_replicate_sums_are_the_sums_over_each_draw():
 def test_headline_intervals_do_not_depend_on_the_order_rows_arrive_in():
     # A warehouse returns a model's rows in no fixed order; the bootstrap draws positions, so the
     # function must fix the order itself or the same data gives other intervals from build to build.
-    from rater1001.ablation_tables import headline_intervals
+    from rater1001.marts.intervals import intervals_table as headline_intervals
 
     rng = np.random.default_rng(3)
     images = [f"img{i:02d}" for i in range(30)]

@@ -64,8 +64,8 @@ def test_systematicity_is_the_same_in_python_sql_and_the_verdicts():
 
 
 def test_one_pearson_serves_the_judge_marts_too():
-    from rater1001.judge import analysis
-    assert analysis.pearson is G.pearson
+    from rater1001.marts import judge as judge_marts
+    assert judge_marts.pearson is G.pearson
     rng = np.random.default_rng(3)
     a, b = rng.normal(size=30), rng.normal(size=30)
     r = G.pearson(a, b)

@@ -96,10 +96,10 @@ def test_wilson_interval_closed_form(k, n):
 
 def test_win_rate_counts_ties_as_half():
     s = js.win_rate_summary(pd.Series(["win"] * 3 + ["tie"] * 4 + ["loss"] * 3))
-    assert (s["wins"], s["ties"], s["losses"], s["n_pairs"]) == (3, 4, 3, 10)
-    assert s["win_rate"] == pytest.approx(0.5)
-    assert s["win_rate_ci_low"] < 0.5 < s["win_rate_ci_high"]
-    assert math.isnan(js.win_rate_summary(pd.Series([], dtype=object))["win_rate"])
+    assert (s.wins, s.ties, s.losses, s.n_pairs) == (3, 4, 3, 10)
+    assert s.win_rate == pytest.approx(0.5)
+    assert s.win_rate_ci_low < 0.5 < s.win_rate_ci_high
+    assert math.isnan(js.win_rate_summary(pd.Series([], dtype=object)).win_rate)
 
 
 # --- Bradley-Terry --------------------------------------------------------------------------------
@@ -172,9 +172,9 @@ def test_bradley_terry_reports_separated_items_instead_of_infinity():
 def test_position_bias_exact_binomial():
     res = js.position_bias_test(15, 5)
     tail = sum(math.comb(20, k) for k in range(15, 21)) / 2 ** 20
-    assert res["p_value"] == pytest.approx(2 * tail, rel=1e-12)
-    assert res["share_first"] == 0.75 and res["n_decisive"] == 20
-    assert math.isnan(js.position_bias_test(0, 0)["p_value"])
+    assert res.p_value == pytest.approx(2 * tail, rel=1e-12)
+    assert res.share_first == 0.75 and res.n_decisive == 20
+    assert math.isnan(js.position_bias_test(0, 0).p_value)
 
 
 def test_logistic_slope_recovers_planted_coefficients():
@@ -183,9 +183,9 @@ def test_logistic_slope_recovers_planted_coefficients():
     z = rng.normal(0, 1, 5000)
     y = rng.random(5000) < 1 / (1 + np.exp(-(0.3 + 0.8 * x - 0.5 * z)))
     fit = js.logistic_slope(y, x, z)
-    assert fit["ci_low"] < 0.8 < fit["ci_high"]
-    assert fit["intercept"] == pytest.approx(0.3, abs=0.1) and fit["p_value"] < 1e-10
-    assert math.isnan(js.logistic_slope(np.ones(10), np.arange(10.0))["slope"])
+    assert fit.ci_low < 0.8 < fit.ci_high
+    assert fit.intercept == pytest.approx(0.3, abs=0.1) and fit.p_value < 1e-10
+    assert math.isnan(js.logistic_slope(np.ones(10), np.arange(10.0)).slope)
 
 
 def test_cohen_kappa_textbook_table():
@@ -193,8 +193,8 @@ def test_cohen_kappa_textbook_table():
     r1 = ["yes"] * 20 + ["yes"] * 5 + ["no"] * 10 + ["no"] * 15
     r2 = ["yes"] * 20 + ["no"] * 5 + ["yes"] * 10 + ["no"] * 15
     k = js.cohen_kappa(r1, r2)
-    assert k["kappa"] == pytest.approx(0.4, abs=1e-12) and k["agreement"] == pytest.approx(0.7)
-    assert math.isnan(js.cohen_kappa(["tie"] * 5, ["tie"] * 5)["kappa"])
+    assert k.kappa == pytest.approx(0.4, abs=1e-12) and k.agreement == pytest.approx(0.7)
+    assert math.isnan(js.cohen_kappa(["tie"] * 5, ["tie"] * 5).kappa)
 
 
 def test_logistic_slope_that_does_not_converge_is_null_with_a_reason_and_no_warning():
@@ -209,9 +209,9 @@ def test_logistic_slope_that_does_not_converge_is_null_with_a_reason_and_no_warn
         fit = js.logistic_slope(y, x)
         good = js.logistic_slope(*_planted_logistic(400))
     assert caught == [], [str(w.message) for w in caught]
-    assert fit["converged"] is False and math.isnan(fit["slope"]) and math.isnan(fit["p_value"])
-    assert "did not converge" in fit["note"] or "Separation" in fit["note"], fit["note"]
-    assert good["converged"] is True and good["note"] is None and math.isfinite(good["slope"])
+    assert fit.converged is False and math.isnan(fit.slope) and math.isnan(fit.p_value)
+    assert "did not converge" in fit.note or "Separation" in fit.note, fit.note
+    assert good.converged is True and good.note is None and math.isfinite(good.slope)
 
 
 def _planted_logistic(n):

@@ -93,7 +93,7 @@ def test_a_fit_that_did_not_converge_is_an_error_with_the_optimiser_message(monk
     mart turns the error into fit_error with NULL statistics."""
     import mixedlm
 
-    from rater1001.agreement_marts import lmm_rater_type
+    from rater1001.marts.agreement import lmm_table
 
     real = mixedlm.lmer
 
@@ -111,6 +111,6 @@ def test_a_fit_that_did_not_converge_is_an_error_with_the_optimiser_message(monk
         lmm.fit_rater_type_lmm(human, model, emotion, image, EMOTIONS)
     long = pd.DataFrame({"condition_id": "c", "dimension": "valence", "human_mean": human, "model_value": model,
                          "emotion": emotion, "image_id": image})
-    mart = lmm_rater_type(long, EMOTIONS, "SIMULATED")
+    mart = lmm_table(long, EMOTIONS)
     assert len(mart) == 1 and mart["estimate"].isna().all()
     assert mart["fit_error"].item().startswith("FitDidNotConverge: the full ML fit did not converge")

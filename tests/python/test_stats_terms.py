@@ -43,7 +43,7 @@ def test_log_odds_equals_the_formula_term_by_term(words_i, words_j, a0):
     for w, (d, z) in expected.items():
         assert got.loc[w, "log_odds"] == pytest.approx(d, rel=1e-9, abs=1e-12)
         assert got.loc[w, "z"] == pytest.approx(z, rel=1e-9, abs=1e-12)
-    assert list(got["z"]) == sorted(got["z"], reverse=True)
+    assert list(got.z) == sorted(got.z, reverse=True)
 
 
 def test_log_odds_is_the_odds_ratio_of_the_table_with_pseudo_counts():
@@ -84,8 +84,8 @@ def test_score_difference_is_welchs_t_interval():
     df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
     from scipy.stats import t
 
-    assert got["difference"] == pytest.approx(ma - mb)
-    assert got["ci_low"] == pytest.approx(ma - mb - t.ppf(0.975, df) * se)
-    assert got["ci_high"] == pytest.approx(ma - mb + t.ppf(0.975, df) * se)
-    assert got["p_value"] == pytest.approx(2 * t.sf(abs(ma - mb) / se, df))
-    assert math.isnan(score_difference([1], [0, 1])["difference"])
+    assert got.difference == pytest.approx(ma - mb)
+    assert got.ci_low == pytest.approx(ma - mb - t.ppf(0.975, df) * se)
+    assert got.ci_high == pytest.approx(ma - mb + t.ppf(0.975, df) * se)
+    assert got.p_value == pytest.approx(2 * t.sf(abs(ma - mb) / se, df))
+    assert math.isnan(score_difference([1], [0, 1]).difference)

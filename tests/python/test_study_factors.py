@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from rater1001 import contract
-from rater1001 import demographic_audit as audit
+from rater1001.marts import demographics as audit
 from rater1001.ingest import ingest_file
 from rater1001.paths import project
 from rater1001.stats import rater_slices

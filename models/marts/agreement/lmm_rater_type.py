@@ -1,10 +1,4 @@
-"""dbt Python model: see models/marts/agreement/_agreement.yml (lmm_rater_type)."""
-
-
 def model(dbt, session):
-    dbt.config(materialized="table")
-    from rater1001 import agreement_marts as marts
-
-    labels = marts.emotion_labels(dbt.ref("factor_labels").df(), dbt.ref("stg_study_factors").df())
-    origin = marts.data_origin(dbt.ref("int_study_provenance").df())
-    return marts.lmm_rater_type(dbt.ref("int_model_vs_human_long").df(), labels, origin)
+    from rater1001.marts import agreement
+    return agreement.lmm_rater_type(dbt.ref("int_model_vs_human_long"), dbt.ref("factor_labels"),
+                                    dbt.ref("stg_study_factors"), dbt.ref("int_study_provenance"))

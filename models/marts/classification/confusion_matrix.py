@@ -1,10 +1,4 @@
-"""dbt Python model: see models/marts/classification/_classification.yml (confusion_matrix)."""
-
-
 def model(dbt, session):
-    dbt.config(materialized="table")
-    from rater1001 import agreement_marts as marts
-
-    labels = marts.emotion_labels(dbt.ref("factor_labels").df(), dbt.ref("stg_study_factors").df())
-    origin = marts.data_origin(dbt.ref("int_study_provenance").df())
-    return marts.confusion_matrix(dbt.ref("classification_predictions").df(), labels, origin)
+    from rater1001.marts import classification
+    return classification.confusion_matrix(dbt.ref("classification_predictions"), dbt.ref("factor_labels"),
+                                           dbt.ref("stg_study_factors"), dbt.ref("int_study_provenance"))

@@ -1,10 +1,4 @@
-"""Position bias, verbosity, inconsistency and axis correlations per LLM judge (long format)."""
-
-
 def model(dbt, session):
-    dbt.config(materialized="table")
-    from rater1001.judge.analysis import bias_checks, with_origin
-
-    return with_origin(bias_checks(dbt.ref("stg_judge_verdicts").df(), dbt.ref("judge_pair_verdicts").df(),
-                       dbt.ref("stg_judge_candidates").df()),
-                       dbt.ref("int_study_provenance").df())
+    from rater1001.marts import judge
+    return judge.judge_bias_checks(dbt.ref("stg_judge_verdicts"), dbt.ref("judge_pair_verdicts"),
+                                   dbt.ref("stg_judge_candidates"), dbt.ref("int_study_provenance"))

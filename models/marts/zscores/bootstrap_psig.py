@@ -1,11 +1,4 @@
-"""dbt Python model: see models/marts/zscores/_zscores.yml (bootstrap_psig)."""
-
-
 def model(dbt, session):
-    dbt.config(materialized="table")
-    from rater1001 import agreement_marts as marts
-
-    origin = marts.data_origin(dbt.ref("int_study_provenance").df())
-    model_long = dbt.ref("int_model_vs_human_long").df()
-    model_long = model_long[model_long["model_value"].notna()]
-    return marts.bootstrap_psig(model_long, dbt.ref("int_image_human_lists").df(), origin)
+    from rater1001.marts import zscores
+    return zscores.bootstrap_psig(dbt.ref("int_model_vs_human_long"), dbt.ref("int_image_human_lists"),
+                                  dbt.ref("int_study_provenance"))

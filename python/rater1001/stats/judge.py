@@ -9,7 +9,7 @@ half-wins: a tie is its own outcome with probability nu*sqrt(pi_i pi_j)/(pi_i + 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -101,7 +101,20 @@ def wilson_interval(successes: float, n: float, alpha: float = 0.05) -> tuple[fl
     return float(lo), float(hi)
 
 
-def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> dict:
+@dataclass(frozen=True)
+class WinRateSummary:
+    wins: int
+    ties: int
+    losses: int
+    n_pairs: int  # judged pairs and pairs without a verdict
+    win_rate: float  # (wins + ties / 2) / n_pairs; NaN without pairs
+    win_rate_ci_low: float
+    win_rate_ci_high: float
+    n_incomplete: int  # pairs without a verdict, counted against the candidate
+    win_rate_answered_only: float
+
+
+def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> WinRateSummary:
     """Outcomes "win"/"tie"/"loss" of one candidate, None/NaN where no verdict came back (a call
     failed or did not parse) -> counts, win rate (ties half) with its Wilson interval, and the
     answered-only win rate. A missing verdict counts against the candidate (the tool's
@@ -116,26 +129,33 @@ def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> dict:
     n = judged + n_missing
     rate = (wins + 0.5 * ties) / n if n else float("nan")
     lo, hi = wilson_interval(wins + 0.5 * ties, n, alpha)
-    return {"wins": wins, "ties": ties, "losses": losses, "n_pairs": n, "win_rate": rate,
-            "win_rate_ci_low": lo, "win_rate_ci_high": hi, "n_incomplete": n_missing,
-            "win_rate_answered_only": (wins + 0.5 * ties) / judged if judged else float("nan")}
+    return WinRateSummary(wins=wins, ties=ties, losses=losses, n_pairs=n, win_rate=rate, win_rate_ci_low=lo,
+                          win_rate_ci_high=hi, n_incomplete=n_missing,
+                          win_rate_answered_only=(wins + 0.5 * ties) / judged if judged else float("nan"))
 
 
-def score_difference(scores_1, scores_2, alpha: float = 0.05) -> dict:
+@dataclass(frozen=True)
+class ScoreDifference:
+    difference: float  # mean score of group 1 minus group 2
+    ci_low: float
+    ci_high: float
+    p_value: float  # Welch's t-test
+
+
+def score_difference(scores_1, scores_2, alpha: float = 0.05) -> ScoreDifference:
     """Difference of two groups' mean pair scores (1 win / 0.5 tie / 0 loss, so the mean is the win
     rate): Welch's t-test and its interval (the scores are three-valued, so a proportion test
     would treat a tie as a coin). NaN with fewer than two scores in a group."""
     a, b = np.asarray(scores_1, float), np.asarray(scores_2, float)
-    out = {"difference": float("nan"), "ci_low": float("nan"), "ci_high": float("nan"), "p_value": float("nan")}
+    out = ScoreDifference(difference=float("nan"), ci_low=float("nan"), ci_high=float("nan"), p_value=float("nan"))
     if len(a) < 2 or len(b) < 2:
         return out
-    out["difference"] = float(a.mean() - b.mean())
+    out = replace(out, difference=float(a.mean() - b.mean()))
     if a.var(ddof=1) + b.var(ddof=1) == 0:
         return out  # no spread at all: no interval, no test
     res = stats.ttest_ind(a, b, equal_var=False)
     ci = res.confidence_interval(1 - alpha)
-    out.update(ci_low=float(ci.low), ci_high=float(ci.high), p_value=float(res.pvalue))
-    return out
+    return replace(out, ci_low=float(ci.low), ci_high=float(ci.high), p_value=float(res.pvalue))
 
 
 # --- Bradley-Terry with Davidson ties -------------------------------------------------------------
@@ -266,20 +286,42 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
 
 # --- bias checks ----------------------------------------------------------------------------------
 
-def position_bias_test(first_wins: int, second_wins: int) -> dict:
+@dataclass(frozen=True)
+class PositionBiasTest:
+    share_first: float  # share of decisive verdicts choosing the response shown first
+    n_decisive: int
+    p_value: float  # exact two-sided binomial test of 0.5
+    ci_low: float  # Wilson 95% interval of share_first
+    ci_high: float
+
+
+def position_bias_test(first_wins: int, second_wins: int) -> PositionBiasTest:
     """Share of decisive single-order verdicts that chose the response shown first, and the exact
     two-sided binomial test of 0.5 (no position bias)."""
     n = int(first_wins) + int(second_wins)
     if n == 0:
-        return {"share_first": float("nan"), "n_decisive": 0, "p_value": float("nan"),
-                "ci_low": float("nan"), "ci_high": float("nan")}
+        return PositionBiasTest(share_first=float("nan"), n_decisive=0, p_value=float("nan"),
+                                ci_low=float("nan"), ci_high=float("nan"))
     res = stats.binomtest(int(first_wins), n, 0.5, alternative="two-sided")
     ci = res.proportion_ci(confidence_level=0.95, method="wilson")
-    return {"share_first": first_wins / n, "n_decisive": n, "p_value": float(res.pvalue),
-            "ci_low": float(ci.low), "ci_high": float(ci.high)}
+    return PositionBiasTest(share_first=first_wins / n, n_decisive=n, p_value=float(res.pvalue),
+                            ci_low=float(ci.low), ci_high=float(ci.high))
 
 
-def logistic_slope(y: np.ndarray, x: np.ndarray, covariates: np.ndarray | None = None) -> dict:
+@dataclass(frozen=True)
+class LogisticSlope:
+    intercept: float
+    slope: float
+    slope_se: float
+    p_value: float  # Wald test of the slope
+    ci_low: float  # Wald 95% interval of the slope
+    ci_high: float
+    n: int
+    converged: bool
+    note: str | None  # why the estimates are NaN, else None
+
+
+def logistic_slope(y: np.ndarray, x: np.ndarray, covariates: np.ndarray | None = None) -> LogisticSlope:
     """Logistic regression y ~ 1 + x (+ covariates) by maximum likelihood (statsmodels Logit):
     intercept, slope of x with its standard error, Wald p and 95% interval, `converged` and `note`.
     NaN with the reason in `note` when y does not vary, x is constant, the design is singular, or
@@ -289,9 +331,9 @@ def logistic_slope(y: np.ndarray, x: np.ndarray, covariates: np.ndarray | None =
     y = np.asarray(y, float)
     x = np.asarray(x, float)
 
-    def nan(reason: str, converged: bool = False) -> dict:
-        return {"intercept": np.nan, "slope": np.nan, "slope_se": np.nan, "p_value": np.nan,
-                "ci_low": np.nan, "ci_high": np.nan, "n": int(y.size), "converged": converged, "note": reason}
+    def nan(reason: str, converged: bool = False) -> LogisticSlope:
+        return LogisticSlope(intercept=np.nan, slope=np.nan, slope_se=np.nan, p_value=np.nan, ci_low=np.nan,
+                             ci_high=np.nan, n=int(y.size), converged=converged, note=reason)
 
     if y.size < 3 or np.unique(y).size < 2 or np.unique(x).size < 2:
         return nan("not estimated: fewer than 3 rows, or the outcome or the predictor does not vary")
@@ -306,12 +348,19 @@ def logistic_slope(y: np.ndarray, x: np.ndarray, covariates: np.ndarray | None =
         return nan(f"not estimated: the logistic fit did not converge in {fit.mle_retvals.get('iterations')} "
                    "Newton iterations (the outcome is (almost) separated by the predictors)")
     lo, hi = fit.conf_int()[1]
-    return {"intercept": float(fit.params[0]), "slope": float(fit.params[1]), "slope_se": float(fit.bse[1]),
-            "p_value": float(fit.pvalues[1]), "ci_low": float(lo), "ci_high": float(hi), "n": int(y.size),
-            "converged": True, "note": None}
+    return LogisticSlope(intercept=float(fit.params[0]), slope=float(fit.params[1]), slope_se=float(fit.bse[1]),
+                         p_value=float(fit.pvalues[1]), ci_low=float(lo), ci_high=float(hi), n=int(y.size),
+                         converged=True, note=None)
 
 
-def cohen_kappa(labels_1, labels_2) -> dict:
+@dataclass(frozen=True)
+class CohenKappa:
+    kappa: float
+    agreement: float  # raw share of equal labels
+    n: int  # items both labelled
+
+
+def cohen_kappa(labels_1, labels_2) -> CohenKappa:
     """Unweighted Cohen's kappa of two label sequences (sklearn), with the raw agreement.
     NaN when fewer than two items or when both raters used one and the same label only."""
     from sklearn.metrics import cohen_kappa_score
@@ -325,5 +374,5 @@ def cohen_kappa(labels_1, labels_2) -> dict:
     n = int(len(a))
     agreement = float((a.to_numpy() == b.to_numpy()).mean()) if n else float("nan")
     if n < 2 or (a.nunique() == 1 and b.nunique() == 1 and a.iloc[0] == b.iloc[0]):
-        return {"kappa": float("nan"), "agreement": agreement, "n": n}
-    return {"kappa": float(cohen_kappa_score(a, b)), "agreement": agreement, "n": n}
+        return CohenKappa(kappa=float("nan"), agreement=agreement, n=n)
+    return CohenKappa(kappa=float(cohen_kappa_score(a, b)), agreement=agreement, n=n)

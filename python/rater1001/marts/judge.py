@@ -1,13 +1,34 @@
-"""The judge marts as functions of frames (the dbt Python models in models/marts/judge/ are thin
-wrappers around these). Every statistic comes from rater1001.stats.judge / stats.alt_test.
+"""models/marts/judge: the judge marts as functions of frames. Every statistic comes from
+rater1001.stats.judge / stats.alt_test / stats.terms; the judge run, plan and parse code is in
+rater1001.judge.
 
 Inputs are the staging relations: verdicts_long (stg_judge_verdicts: one row per call and axis),
-pair_verdicts (this module's consolidate -> judge_pair_verdicts), candidates (stg_judge_candidates)
-and the candidate catalog seed. Every output has a fixed schema, also when the inputs are empty.
+pair_verdicts (this module's consolidate -> judge_pair_verdicts), candidates (stg_judge_candidates),
+calls (stg_judge_calls) and the candidate catalog seed. Every output has a fixed schema, also when
+the inputs are empty.
+
+Category groups. The log's per-category review item: Korean-specific emotions (정, 한, 공명) against general
+emotions, per judge. Which categories are Korean-specific is data (seeds/judge_category_groups.csv);
+every other category is general.
+
+Two readings: the win rate against the anchor in each group and their difference (does a candidate
+do worse on Korean-specific emotions, as a judge sees it), and the agreement between judges in each
+group (a judge that cannot read 한 agrees less with the others there: the log's Bias 4 check with a
+second judge).
+
+Reasons. The judges' reason texts (the log's 이유 line), read two ways: the most distinctive terms per
+verdict and axis (weighted log-odds with an informative Dirichlet prior, rater1001.stats.terms),
+and a few reasons per cell of the win-rate table, so a reader sees what a number is made of.
+
+Both read anchor pairs only (every candidate against the anchor), from the candidate's side, like
+judge_win_rates; a round-robin's model-vs-model pairs have no "preferred the anchor" reading.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+from collections import Counter
+from dataclasses import asdict
 from itertools import combinations
 
 import numpy as np
@@ -16,42 +37,12 @@ import pandas as pd
 from ..stats import judge as js
 from ..stats.agreement import pearson
 from ..stats.alt_test import alt_test
-
-ALL = "all"
-
-
-def with_origin(frame: pd.DataFrame, provenance: pd.DataFrame) -> pd.DataFrame:
-    """The mart plus data_origin from int_study_provenance (SIMULATED for the demo judge study)."""
-    origin = provenance["data_origin"].iloc[0] if len(provenance) else None
-    return frame.assign(data_origin=pd.Series(origin, index=frame.index, dtype="string"))
-
-
-def typed(rows, schema: dict[str, str]) -> pd.DataFrame:
-    """A frame with exactly `schema`'s columns and dtypes (so DuckDB gets types for empty tables)."""
-    frame = pd.DataFrame(rows, columns=list(schema)) if not isinstance(rows, pd.DataFrame) else rows
-    frame = frame.reindex(columns=list(schema))
-    out = {}
-    for col, dtype in schema.items():
-        s = frame[col]
-        if dtype == "string":
-            out[col] = s.astype("string")
-        elif dtype == "bool":
-            out[col] = s.astype("boolean")
-        elif dtype == "int":
-            out[col] = pd.to_numeric(s).astype("Int64")
-        else:
-            out[col] = pd.to_numeric(s).astype("float64")
-    return pd.DataFrame(out, index=range(len(frame)))
+from ..stats.judge import winner_of
+from ..stats.terms import DEFAULT_PRIOR_TOTAL, log_odds_dirichlet, tokenize
+from ._shared import ALL, anchor_of, as_frame, declared, typed, with_origin
 
 
 # --- consistency ----------------------------------------------------------------------------------
-
-PAIR_SCHEMA = {
-    "judge_id": "string", "judge_kind": "string", "sample_id": "string", "category": "string",
-    "variant": "string", "candidate_a": "string", "candidate_b": "string", "axis": "string",
-    "winner_ab": "string", "winner_ba": "string", "n_orders_parsed": "int", "is_complete": "bool",
-    "is_consistent": "bool", "final_verdict": "string", "winner_candidate": "string", "score_a": "float",
-}
 
 
 def pair_verdicts(verdicts_long: pd.DataFrame, dialogues: pd.DataFrame) -> pd.DataFrame:
@@ -61,17 +52,10 @@ def pair_verdicts(verdicts_long: pd.DataFrame, dialogues: pd.DataFrame) -> pd.Da
     pairs["winner_candidate"] = np.select(
         [pairs["final_verdict"].eq("a"), pairs["final_verdict"].eq("b"), pairs["final_verdict"].eq("tie")],
         [pairs["candidate_a"], pairs["candidate_b"], "tie"], default=None) if len(pairs) else []
-    return typed(pairs, PAIR_SCHEMA)
+    return typed(pairs, declared("judge_pair_verdicts"))
 
 
 # --- win rates against the anchor -----------------------------------------------------------------
-
-WIN_SCHEMA = {
-    "judge_id": "string", "judge_kind": "string", "candidate_id": "string", "anchor_id": "string",
-    "variant": "string", "category": "string", "axis": "string", "wins": "int", "ties": "int",
-    "losses": "int", "n_pairs": "int", "win_rate": "float", "win_rate_ci_low": "float",
-    "win_rate_ci_high": "float", "n_incomplete": "int", "win_rate_answered_only": "float",
-}
 
 
 def anchor_outcomes(pairs: pd.DataFrame, anchor: str) -> pd.DataFrame:
@@ -99,17 +83,11 @@ def win_rates(pairs: pd.DataFrame, anchor: str, *, by_category: bool = False) ->
                 ["judge_id", "judge_kind", "candidate_id", "variant", "category", "axis"], dropna=False):
             rows.append({"judge_id": judge_id, "judge_kind": kind, "candidate_id": cid, "anchor_id": anchor,
                          "variant": variant, "category": category, "axis": axis,
-                         **js.win_rate_summary(g["outcome"])})
-    return typed(rows, WIN_SCHEMA)
+                         **asdict(js.win_rate_summary(g["outcome"]))})
+    return typed(rows, declared("judge_category_win_rates" if by_category else "judge_win_rates"))
 
 
 # --- Bradley-Terry --------------------------------------------------------------------------------
-
-BT_SCHEMA = {
-    "judge_id": "string", "design": "string", "variant": "string", "axis": "string", "candidate_id": "string",
-    "log_strength": "float", "se": "float", "ci_low": "float", "ci_high": "float", "n_comparisons": "int",
-    "tie_parameter": "float", "reference_id": "string", "tie_model": "string", "note": "string",
-}
 
 
 def bradley_terry(pairs: pd.DataFrame, anchor: str) -> pd.DataFrame:
@@ -134,15 +112,10 @@ def bradley_terry(pairs: pd.DataFrame, anchor: str) -> pd.DataFrame:
                                  "ci_low": r.ci_low, "ci_high": r.ci_high, "n_comparisons": r.n_comparisons,
                                  "tie_parameter": fit.tie_parameter, "reference_id": anchor,
                                  "tie_model": "davidson", "note": r.note})
-    return typed(rows, BT_SCHEMA)
+    return typed(rows, declared("judge_bradley_terry"))
 
 
 # --- bias checks ----------------------------------------------------------------------------------
-
-BIAS_SCHEMA = {
-    "judge_id": "string", "check_name": "string", "variant": "string", "axis": "string", "statistic": "string",
-    "estimate": "float", "ci_low": "float", "ci_high": "float", "p_value": "float", "n": "int", "note": "string",
-}
 
 
 def candidate_contrasts(first: pd.Series, second: pd.Series) -> np.ndarray | None:
@@ -181,8 +154,8 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
             n_ties = int((g["position_verdict"] == "tie").sum())
             rows.append({"judge_id": judge_id, "check_name": "position_bias", "variant": variant, "axis": axis,
                          "statistic": "share of decisive single-order verdicts choosing 응답 1 (binomial test vs 0.5)",
-                         "estimate": pb["share_first"], "ci_low": pb["ci_low"], "ci_high": pb["ci_high"],
-                         "p_value": pb["p_value"], "n": pb["n_decisive"], "note": f"{n_ties} tie verdicts not counted"})
+                         "estimate": pb.share_first, "ci_low": pb.ci_low, "ci_high": pb.ci_high,
+                         "p_value": pb.p_value, "n": pb.n_decisive, "note": f"{n_ties} tie verdicts not counted"})
             d = decisive.dropna(subset=["len_first", "len_second"])
             fit = js.logistic_slope((d["position_verdict"] == "1").to_numpy(float),
                                     (d["len_first"] - d["len_second"]).to_numpy(float) / 100.0,
@@ -190,9 +163,9 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
             rows.append({"judge_id": judge_id, "check_name": "verbosity", "variant": variant, "axis": axis,
                          "statistic": ("logit slope of choosing 응답 1 per 100 characters of length advantage, "
                                        "controlling for which candidates were compared (Bradley-Terry terms)"),
-                         "estimate": fit["slope"], "ci_low": fit["ci_low"], "ci_high": fit["ci_high"],
-                         "p_value": fit["p_value"], "n": fit["n"],
-                         "note": fit["note"] or f"intercept (position log-odds at equal length) = {fit['intercept']:.3f}"})
+                         "estimate": fit.slope, "ci_low": fit.ci_low, "ci_high": fit.ci_high,
+                         "p_value": fit.p_value, "n": fit.n,
+                         "note": fit.note or f"intercept (position log-odds at equal length) = {fit.intercept:.3f}"})
     llm_pairs = pairs[(pairs["judge_kind"] == "llm") & pairs["is_complete"].fillna(False).astype(bool)]
     if len(llm_pairs):
         scoped = pd.concat([llm_pairs.assign(variant=ALL), llm_pairs], ignore_index=True)
@@ -214,15 +187,11 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
                              "axis": f"{x}~{y}", "statistic": "Pearson r of pair scores (1 / 0.5 / 0) between axes",
                              "estimate": r.r, "ci_low": np.nan, "ci_high": np.nan, "p_value": r.p_value,
                              "n": r.n, "note": r.reason})
-    return typed(rows, BIAS_SCHEMA)
+    return typed(rows, declared("judge_bias_checks"))
 
 
 # --- agreement and the alt-test -------------------------------------------------------------------
 
-AGREEMENT_SCHEMA = {
-    "judge_1": "string", "judge_2": "string", "comparison": "string", "axis": "string", "n_pairs": "int",
-    "agreement": "float", "kappa": "float",
-}
 PAIR_KEY = ["sample_id", "variant", "candidate_a", "candidate_b"]
 
 
@@ -265,15 +234,8 @@ def agreement(pairs: pd.DataFrame) -> pd.DataFrame:
                 continue
             k = js.cohen_kappa(both[j1], both[j2])
             rows.append({"judge_1": j1, "judge_2": j2, "comparison": f"{k1}-{k2}", "axis": axis,
-                         "n_pairs": k["n"], "agreement": k["agreement"], "kappa": k["kappa"]})
-    return typed(rows, AGREEMENT_SCHEMA)
-
-
-ALT_SCHEMA = {
-    "judge_id": "string", "axis": "string", "epsilon": "float", "q": "float", "winning_rate": "float",
-    "advantage_probability": "float", "passed": "bool", "n_annotators": "int", "n_instances": "int",
-    "n_missing": "int", "winning_rate_answered_only": "float", "annotators": "string", "note": "string",
-}
+                         "n_pairs": k.n, "agreement": k.agreement, "kappa": k.kappa})
+    return typed(rows, declared("judge_agreement"))
 
 
 def alt_tests(pairs: pd.DataFrame, *, epsilon: float, q: float = 0.05, min_instances_per_human: int = 30) -> pd.DataFrame:
@@ -299,4 +261,178 @@ def alt_tests(pairs: pd.DataFrame, *, epsilon: float, q: float = 0.05, min_insta
                              "n_instances": res.n_instances, "n_missing": res.n_missing_model,
                              "winning_rate_answered_only": res.winning_rate_answered_only, "annotators": json.dumps(per, ensure_ascii=False, default=str),
                              "note": res.note})
-    return typed(rows, ALT_SCHEMA)
+    return typed(rows, declared("judge_alt_test"))
+
+
+# --- category groups (Korean-specific against general emotions) -------------------------------------
+
+KOREAN, GENERAL = "korean_specific", "general"
+
+
+SCORES = {"win": 1.0, "tie": 0.5, "loss": 0.0}
+
+
+def group_of(categories: pd.Series, groups: pd.DataFrame) -> pd.Series:
+    declared = dict(zip(groups["category"], groups["category_group"]))
+    return categories.map(lambda c: declared.get(c, GENERAL)).astype("object")
+
+
+def category_group_win_rates(pairs: pd.DataFrame, anchor: str, groups: pd.DataFrame) -> pd.DataFrame:
+    """Per (judge, candidate, variant incl. 'all', axis): the win rate against the anchor on the
+    Korean-specific categories and on the general ones, and Korean minus general (Welch interval
+    on the pair scores). A pair without a verdict scores 0, as in judge_win_rates."""
+    o = anchor_outcomes(pairs, anchor)
+    rows = []
+    if len(o):
+        o = o.assign(category_group=group_of(o["category"], groups))
+        o = pd.concat([o, o.assign(variant=ALL)], ignore_index=True)
+        for (judge_id, kind, cid, variant, axis), g in o.groupby(
+                ["judge_id", "judge_kind", "candidate_id", "variant", "axis"], dropna=False):
+            k, gen = g[g["category_group"] == KOREAN], g[g["category_group"] == GENERAL]
+            ks, gs = js.win_rate_summary(k["outcome"]), js.win_rate_summary(gen["outcome"])
+            diff = js.score_difference(k["outcome"].map(SCORES).fillna(0.0), gen["outcome"].map(SCORES).fillna(0.0))
+            rows.append({"judge_id": judge_id, "judge_kind": kind, "candidate_id": cid, "anchor_id": anchor,
+                         "variant": variant, "axis": axis,
+                         "korean_categories": ", ".join(sorted(k["category"].dropna().unique())) or None,
+                         "korean_n_pairs": ks.n_pairs, "korean_win_rate": ks.win_rate,
+                         "korean_ci_low": ks.win_rate_ci_low, "korean_ci_high": ks.win_rate_ci_high,
+                         "general_n_pairs": gs.n_pairs, "general_win_rate": gs.win_rate,
+                         "general_ci_low": gs.win_rate_ci_low, "general_ci_high": gs.win_rate_ci_high,
+                         "difference": diff.difference, "difference_ci_low": diff.ci_low,
+                         "difference_ci_high": diff.ci_high, "p_value": diff.p_value})
+    return typed(rows, declared("judge_category_group_win_rates"))
+
+
+def category_group_agreement(pairs: pd.DataFrame, groups: pd.DataFrame) -> pd.DataFrame:
+    """judge_agreement (Cohen's kappa between every two judges, and each judge against the human
+    majority) within each category group."""
+    frames = []
+    if len(pairs):
+        grouped = pairs.assign(category_group=group_of(pairs["category"], groups))
+        for name in (KOREAN, GENERAL):
+            a = agreement(grouped[grouped["category_group"] == name].drop(columns="category_group"))
+            frames.append(a.assign(category_group=name))
+    rows = pd.concat(frames, ignore_index=True) if frames else []
+    return typed(rows, declared("judge_category_group_agreement"))
+
+
+# --- the judges' reasons ----------------------------------------------------------------------------
+
+VERDICT_CLASSES = {"win": "candidate_preferred", "loss": "anchor_preferred", "tie": "tie"}
+
+
+def axes_of(calls: pd.DataFrame) -> list[str]:
+    return [c.removeprefix("verdict_") for c in calls.columns if c.startswith("verdict_")]
+
+
+def call_outcomes(calls: pd.DataFrame, anchor: str) -> pd.DataFrame:
+    """LLM calls with a reason on anchor pairs, one row per call and axis: the call's own verdict
+    (one order) from the candidate's side, win / tie / loss (NULL when the axis was not parsed)."""
+    c = calls[(calls["judge_kind"] == "llm") & calls["reason"].notna()
+              & ((calls["candidate_a"] == anchor) ^ (calls["candidate_b"] == anchor))]
+    rows = []
+    for axis in axes_of(calls):
+        for r in c.itertuples(index=False):
+            winner = winner_of(getattr(r, f"verdict_{axis}"), r.presentation_order)
+            side = "a" if r.candidate_b == anchor else "b"
+            outcome = None if winner is None else "tie" if winner == "tie" else "win" if winner == side else "loss"
+            rows.append({"judge_id": r.judge_id, "axis": axis, "outcome": outcome, "reason": r.reason})
+    return pd.DataFrame(rows, columns=["judge_id", "axis", "outcome", "reason"])
+
+
+def reason_terms(calls: pd.DataFrame, anchor: str, *, top: int = 15,
+                 prior_total: float = DEFAULT_PRIOR_TOTAL) -> pd.DataFrame:
+    """Per (judge, axis, verdict class) the `top` terms most distinctive of that class's reasons
+    against the judge's other reasons on the axis; the prior is all of the judge's reasons on it."""
+    o = call_outcomes(calls, anchor).dropna(subset=["outcome"])
+    rows = []
+    for (judge_id, axis), g in o.groupby(["judge_id", "axis"]):
+        bags = {k: Counter() for k in VERDICT_CLASSES}
+        sizes = Counter(g["outcome"])
+        for outcome, reason in zip(g["outcome"], g["reason"]):
+            bags[outcome].update(tokenize(reason))
+        everything = sum(bags.values(), Counter())
+        for outcome, verdict in VERDICT_CLASSES.items():
+            if not sizes[outcome]:
+                continue
+            rest = everything - bags[outcome]
+            table = log_odds_dirichlet(bags[outcome], rest, everything, prior_total).head(top)
+            for rank, t in enumerate(table.itertuples(index=False), start=1):
+                rows.append({"judge_id": judge_id, "axis": axis, "verdict": verdict, "rank": rank, "term": t.term,
+                             "n_in_verdict": t.n_group, "n_in_other_verdicts": t.n_rest, "log_odds": t.log_odds,
+                             "se": t.se, "z": t.z, "n_reasons": sizes[outcome], "prior_total": prior_total})
+    return typed(rows, declared("judge_reason_terms"))
+
+
+def _stable_order(*parts: str) -> str:
+    """A reproducible pseudo-random order (no RNG state): the hash of the pair's identity."""
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+def reason_samples(pairs: pd.DataFrame, calls: pd.DataFrame, anchor: str, *, per_cell: int = 2) -> pd.DataFrame:
+    """Up to `per_cell` reasons per (judge, candidate, axis, outcome) of the win-rate table (variants
+    pooled, the consolidated pair verdict as counted there); each is the reason the judge gave in
+    the AB order (BA when AB has none). Chosen by a hash of the pair, so a rebuild shows the same."""
+    o = anchor_outcomes(pairs[pairs["judge_kind"] == "llm"], anchor).dropna(subset=["outcome"])
+    if o.empty:
+        return typed([], declared("judge_reason_samples"))
+    key = ["judge_id", "sample_id", "variant", "candidate_a", "candidate_b"]
+    why = calls[calls["reason"].notna()].sort_values("presentation_order").drop_duplicates(key)[key + ["reason"]]
+    o = o.merge(why, on=key, how="inner")
+    rows = []
+    for (judge_id, cid, axis, outcome), g in o.groupby(["judge_id", "candidate_id", "axis", "outcome"]):
+        g = g.assign(_order=[_stable_order(s, v, axis) for s, v in zip(g["sample_id"], g["variant"])])
+        for rank, r in enumerate(g.sort_values("_order").head(per_cell).itertuples(index=False), start=1):
+            rows.append({"judge_id": judge_id, "candidate_id": cid, "anchor_id": anchor, "axis": axis,
+                         "outcome": outcome, "n_pairs_with_outcome": len(g), "sample_rank": rank,
+                         "sample_id": r.sample_id, "variant": r.variant, "category": r.category, "reason": r.reason})
+    return typed(rows, declared("judge_reason_samples"))
+
+
+# --- the dbt Python models (models/marts/judge/*.py) -------------------------------------------------
+
+def judge_pair_verdicts(verdicts_long, dialogues, provenance) -> pd.DataFrame:
+    return with_origin(pair_verdicts(as_frame(verdicts_long), as_frame(dialogues)), provenance)
+
+
+def judge_win_rates(pairs, catalog, provenance) -> pd.DataFrame:
+    return with_origin(win_rates(as_frame(pairs), anchor_of(catalog)), provenance)
+
+
+def judge_category_win_rates(pairs, catalog, provenance) -> pd.DataFrame:
+    return with_origin(win_rates(as_frame(pairs), anchor_of(catalog), by_category=True), provenance)
+
+
+def judge_bradley_terry(pairs, catalog, provenance) -> pd.DataFrame:
+    return with_origin(bradley_terry(as_frame(pairs), anchor_of(catalog)), provenance)
+
+
+def judge_bias_checks(verdicts_long, pairs, candidates, provenance) -> pd.DataFrame:
+    return with_origin(bias_checks(as_frame(verdicts_long), as_frame(pairs), as_frame(candidates)), provenance)
+
+
+def judge_agreement(pairs, provenance) -> pd.DataFrame:
+    return with_origin(agreement(as_frame(pairs)), provenance)
+
+
+def judge_alt_test(pairs, provenance, *, epsilon=None, q=None, min_instances=None) -> pd.DataFrame:
+    table = alt_tests(as_frame(pairs), epsilon=float(epsilon or 0.2), q=float(q or 0.05),
+                      min_instances_per_human=int(min_instances or 30))
+    return with_origin(table, provenance)
+
+
+def judge_category_group_win_rates(pairs, catalog, groups, provenance) -> pd.DataFrame:
+    table = category_group_win_rates(as_frame(pairs), anchor_of(catalog), as_frame(groups))
+    return with_origin(table, provenance)
+
+
+def judge_category_group_agreement(pairs, groups, provenance) -> pd.DataFrame:
+    return with_origin(category_group_agreement(as_frame(pairs), as_frame(groups)), provenance)
+
+
+def judge_reason_terms(calls, catalog, provenance) -> pd.DataFrame:
+    return with_origin(reason_terms(as_frame(calls), anchor_of(catalog)), provenance)
+
+
+def judge_reason_samples(pairs, calls, catalog, provenance) -> pd.DataFrame:
+    return with_origin(reason_samples(as_frame(pairs), as_frame(calls), anchor_of(catalog)), provenance)

@@ -1,13 +1,13 @@
-"""Glue between the warehouse and the demographic bias audit (docs/marts_demographics.md).
+"""models/marts/demographics: the demographic bias audit (docs/marts_demographics.md).
 
-The dbt Python models in models/marts/demographics/ are one line each: they hand their refs to the
-functions here. This module only reshapes and types frames; every statistic is a call into
+The dbt Python models in models/marts/demographics/ hand their refs to the functions named like
+them at the end of this module. It only reshapes and types frames; every statistic is a call into
 rater1001.stats.demographics (slices, gaps, GLMM LR tests, nested F tests, BH, Tukey, omnibus,
 counts), the one home of those formulas.
 
 Why typed frames: a mart must build EMPTY (not fail, not get untyped NULL columns) when there are
-no predictions, so every output goes through `typed(frame, schema)` with an explicit pandas dtype
-per column, which DuckDB maps to VARCHAR / DOUBLE / BIGINT / BOOLEAN.
+no predictions, so every output goes through `typed(frame, declared(<mart>))`: the columns and
+data_type its yml declares, which DuckDB stores as VARCHAR / DOUBLE / BIGINT / BOOLEAN.
 """
 from __future__ import annotations
 
@@ -17,70 +17,11 @@ from contextlib import contextmanager
 import numpy as np
 import pandas as pd
 
-from .stats import demographics, rater_slices
+from ..stats import demographics, rater_slices
+from ._shared import as_frame, declared, in_pool, model_dimensions, typed, with_origin
 
+POOL = "demographics"  # the conditions the audit covers (seeds/condition_pools.csv)
 HUMAN_CONDITION = "human"  # condition_id of the pooled human forced-choice labels (Table 7's Human row)
-
-S, F, I, B = "string", "Float64", "Int64", "boolean"
-
-SLICES = {
-    "condition_id": S, "rater_kind": S, "slice_type": S, "slice": S, "race": S, "gender": S,
-    "n": I, "n_unparsed": I, "accuracy": F, "f1_macro": F, "n_labels": I,
-    "n_slices": I, "f1_gap_pp": F, "f1_max_slice": S, "f1_min_slice": S,
-    "accuracy_gap_pp": F, "accuracy_max_slice": S, "accuracy_min_slice": S, "gap_reason": S,
-}
-GLMM_LRT = {
-    "condition_id": S, "factor": S, "chi2": F, "df": I, "p_value": F, "random_intercept_sd": F,
-    "random_intercept_sd_null": F, "loglik_full": F, "loglik_null": F, "method": S, "n_obs": I,
-    "n_groups": I, "n_levels": I, "fixed_effects_json": S, "reason": S,
-}
-STRATIFIED_ANOVA = {
-    "condition_id": S, "dimension": S, "emotion": S, "term": S, "df_num": I, "df_den": I,
-    "f_value": F, "eta_sq": F, "p_raw": F, "q_bh": F, "significant": B, "family_size": I,
-    "ss_term": F, "ss_total": F, "n": I, "n_missing": I, "reason": S,
-}
-TUKEY = {
-    "condition_id": S, "dimension": S, "emotion": S, "group1": S, "group2": S, "meandiff": F,
-    "p_adj": F, "lower": F, "upper": F, "reject": B,
-}
-OMNIBUS = {
-    "condition_id": S, "dimension": S, "factor": S, "term": S, "df_num": I, "df_den": I,
-    "f_value": F, "eta_sq": F, "p_raw": F, "ss_term": F, "ss_total": F, "n": I, "n_missing": I,
-    "reason": S,
-}
-RATER_AGREEMENT = {
-    "condition_id": S, "attribute": S, "level": S, "n_raters": I, "n_items": I, "n_labels": I,
-    "n_agree": I, "agreement": F, "n_levels": I, "gap_pp": F, "max_level": S, "min_level": S,
-    "chi2": F, "df": I, "p_value": F, "reason": S,
-}
-SIGNIFICANCE_COUNTS = {
-    "condition_id": S, "dimension": S, "term": S, "n_significant": I, "n_tested": I,
-    "n_strata": I, "label": S,
-}
-
-
-def typed(frame: pd.DataFrame, schema: dict[str, str]) -> pd.DataFrame:
-    """The schema's columns, in order and with its dtypes (missing columns become all-NULL).
-    NaN in a float column is a NULL statistic, so it is stored as SQL NULL."""
-    out = pd.DataFrame(index=frame.index)
-    for col, dtype in schema.items():
-        values = frame[col] if col in frame.columns else pd.Series(pd.NA, index=frame.index)
-        if dtype in (F, I):
-            values = pd.to_numeric(values.astype(object).where(values.notna(), None), errors="raise")
-        out[col] = values.astype(dtype)
-    return out.reset_index(drop=True)
-
-
-def with_origin(frame: pd.DataFrame, provenance: pd.DataFrame) -> pd.DataFrame:
-    """Cross join of int_study_provenance (one row): every mart row says SIMULATED or observed."""
-    origin = provenance["data_origin"].iloc[0] if len(provenance) else None
-    return frame.assign(data_origin=pd.Series(origin, index=frame.index, dtype="string"))
-
-
-def model_dimensions(model_vs_human: pd.DataFrame) -> list[str]:
-    """The dimensions int_model_vs_human carries a Bland-Altman difference for (d_<dim>), i.e. the
-    study's var model_dimensions, read from the data rather than repeated in code."""
-    return [c[2:] for c in model_vs_human.columns if c.startswith("d_")]
 
 
 # --------------------------------------------------------------------------- the study's factors
@@ -186,7 +127,7 @@ def slices_table(model_vs_human: pd.DataFrame, label_counts: pd.DataFrame,
     row carries its (condition, slice_type)'s largest gap in percentage points."""
     names = slot_names(study_factors)
     if CATEGORY_SLOT not in names:  # accuracy and F1 need a category to be right about
-        return typed(pd.DataFrame(), SLICES)
+        return typed(pd.DataFrame(), declared("demographic_slices"))
     parts = []
     models = audit_rows(model_vs_human, names)
     if len(models):
@@ -195,12 +136,12 @@ def slices_table(model_vs_human: pd.DataFrame, label_counts: pd.DataFrame,
     if len(humans):
         parts.append(demographics.slice_metrics(humans, weight="n_labels").assign(rater_kind="human"))
     if not parts:
-        return typed(pd.DataFrame(), SLICES)
+        return typed(pd.DataFrame(), declared("demographic_slices"))
     slices = pd.concat(parts, ignore_index=True)
     slices = slices[slices["slice_type"].isin(_slice_types(names))]
     gaps = demographics.slice_gaps(slices).rename(columns={"reason": "gap_reason"})
     out = _unplaced(slices.merge(gaps, on=["condition_id", "slice_type"], how="left"), AUDIT_SLOTS)
-    return typed(_named(out, names, ["slice_type"]), SLICES)
+    return typed(_named(out, names, ["slice_type"]), declared("demographic_slices"))
 
 
 def glmm_lrt_table(model_vs_human: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ,
@@ -208,9 +149,9 @@ def glmm_lrt_table(model_vs_human: pd.DataFrame, n_agq: int = demographics.DEFAU
     names = slot_names(study_factors)
     rows = audit_rows(model_vs_human, names)
     if rows.empty or CATEGORY_SLOT not in names:  # correctness needs a category
-        return typed(pd.DataFrame(), GLMM_LRT)
+        return typed(pd.DataFrame(), declared("demographic_glmm_lrt"))
     table = demographics.glmm_lrt_table(rows, factors=audit_slots(names), n_agq=n_agq)
-    return typed(_named(table, names, ["factor"]), GLMM_LRT)
+    return typed(_named(table, names, ["factor"]), declared("demographic_glmm_lrt"))
 
 
 def _stratified_terms(names: dict[str, str]) -> tuple[str, ...]:
@@ -224,14 +165,14 @@ def stratified_anova_table(model_vs_human: pd.DataFrame,
     names = slot_names(study_factors)
     rows = audit_rows(model_vs_human, names)
     if rows.empty:
-        return typed(pd.DataFrame(), STRATIFIED_ANOVA)
+        return typed(pd.DataFrame(), declared("demographic_stratified_anova"))
     table = demographics.stratified_anova(rows, dimensions=model_dimensions(model_vs_human))
     # The placeholder factor's terms are not estimable (NULL p, outside every BH family), so
     # dropping them leaves q-values and family sizes as they are.
     if table.empty:  # no model dimensions: nothing to test
-        return typed(table, STRATIFIED_ANOVA)
+        return typed(table, declared("demographic_stratified_anova"))
     table = _unplaced(table[table["term"].isin(_stratified_terms(names))], [CATEGORY_SLOT])
-    return typed(_named(table, names, ["term"]), STRATIFIED_ANOVA)
+    return typed(_named(table, names, ["term"]), declared("demographic_stratified_anova"))
 
 
 @contextmanager
@@ -255,7 +196,7 @@ def tukey_table(model_vs_human: pd.DataFrame, anova: pd.DataFrame,
     names = slot_names(study_factors)
     rows = audit_rows(model_vs_human, names)
     if rows.empty or anova.empty:
-        return typed(pd.DataFrame(), TUKEY)
+        return typed(pd.DataFrame(), declared("demographic_tukey"))
     # the anova mart names terms as the study does; the statistics read slot names
     to_slot = _renamer({name: slot for slot, name in names.items()})
     anova = anova.assign(significant=anova["significant"].astype("boolean"),
@@ -263,7 +204,7 @@ def tukey_table(model_vs_human: pd.DataFrame, anova: pd.DataFrame,
                          emotion=anova["emotion"].where(anova["emotion"].notna(), PLACEHOLDER))
     with _tukey_critical_value_cached():
         cells = demographics.tukey_cells(rows, anova)
-    return typed(cells, TUKEY)
+    return typed(cells, declared("demographic_tukey"))
 
 
 def omnibus_table(model_vs_human: pd.DataFrame,
@@ -271,19 +212,19 @@ def omnibus_table(model_vs_human: pd.DataFrame,
     names = slot_names(study_factors)
     rows = audit_rows(model_vs_human, names)
     if rows.empty:
-        return typed(pd.DataFrame(), OMNIBUS)
+        return typed(pd.DataFrame(), declared("demographic_omnibus"))
     table = demographics.omnibus_tests(rows, dimensions=model_dimensions(model_vs_human),
                                        factors=audit_slots(names))
     if CATEGORY_SLOT not in names and not table.empty:  # one stratum: no factor x category interaction
         table = table[table["term"] == table["factor"]]
-    return typed(_named(table, names, ["factor", "term"]), OMNIBUS)
+    return typed(_named(table, names, ["factor", "term"]), declared("demographic_omnibus"))
 
 
 def significance_counts_table(anova: pd.DataFrame) -> pd.DataFrame:
     if anova.empty:
-        return typed(pd.DataFrame(), SIGNIFICANCE_COUNTS)
+        return typed(pd.DataFrame(), declared("demographic_significance_counts"))
     anova = anova.assign(significant=anova["significant"].astype("boolean"))
-    return typed(demographics.significance_counts(anova), SIGNIFICANCE_COUNTS)
+    return typed(demographics.significance_counts(anova), declared("demographic_significance_counts"))
 
 
 def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame,
@@ -297,7 +238,47 @@ def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame,
              .merge(first[["condition_id", "image_id", "predicted_emotion"]], on="image_id")
              .rename(columns={"chosen_emotion": "chosen", "predicted_emotion": "predicted"}))
     if pairs.empty or first["predicted_emotion"].isna().all():
-        return typed(pd.DataFrame(), RATER_AGREEMENT)
+        return typed(pd.DataFrame(), declared("demographic_rater_agreement"))
     levels = rater_slices.level_agreement(pairs)
     tests = rater_slices.homogeneity(levels)
-    return typed(levels.merge(tests, on=rater_slices.KEYS, how="left"), RATER_AGREEMENT)
+    return typed(levels.merge(tests, on=rater_slices.KEYS, how="left"), declared("demographic_rater_agreement"))
+
+
+# --- the dbt Python models (models/marts/demographics/*.py) ------------------------------------------
+
+def _pooled(rows, pools) -> pd.DataFrame:
+    return in_pool(as_frame(rows), pools, POOL)
+
+
+def demographic_slices(model_vs_human, pools, label_counts, study_factors, provenance) -> pd.DataFrame:
+    table = slices_table(_pooled(model_vs_human, pools), as_frame(label_counts), as_frame(study_factors))
+    return with_origin(table, provenance)
+
+
+def demographic_glmm_lrt(model_vs_human, pools, study_factors, provenance) -> pd.DataFrame:
+    return with_origin(glmm_lrt_table(_pooled(model_vs_human, pools), study_factors=as_frame(study_factors)),
+                       provenance)
+
+
+def demographic_stratified_anova(model_vs_human, pools, study_factors, provenance) -> pd.DataFrame:
+    table = stratified_anova_table(_pooled(model_vs_human, pools), study_factors=as_frame(study_factors))
+    return with_origin(table, provenance)
+
+
+def demographic_tukey(model_vs_human, pools, anova, study_factors, provenance) -> pd.DataFrame:
+    table = tukey_table(_pooled(model_vs_human, pools), as_frame(anova), as_frame(study_factors))
+    return with_origin(table, provenance)
+
+
+def demographic_omnibus(model_vs_human, pools, study_factors, provenance) -> pd.DataFrame:
+    return with_origin(omnibus_table(_pooled(model_vs_human, pools), study_factors=as_frame(study_factors)),
+                       provenance)
+
+
+def demographic_significance_counts(anova, provenance) -> pd.DataFrame:
+    return with_origin(significance_counts_table(as_frame(anova)), provenance)
+
+
+def demographic_rater_agreement(ratings, attributes, predictions, pools, provenance) -> pd.DataFrame:
+    table = rater_agreement_table(as_frame(ratings), as_frame(attributes), _pooled(predictions, pools))
+    return with_origin(table, provenance)

@@ -1,0 +1,141 @@
+"""What every mart module shares: reading a dbt relation as a frame, the 'all' scope, the study's
+data origin, the condition pools, the model dimensions and the typing of an output frame.
+
+A mart must build EMPTY (not fail, not get untyped NULL columns) when there is nothing to compute,
+so outputs go through `typed` (explicit pandas dtype per column, which DuckDB maps to VARCHAR /
+DOUBLE / BIGINT / BOOLEAN) or `finish` (the declared columns in order).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from ..paths import REPO_ROOT
+
+ALL = "all"  # the scope value of rows computed over every emotion (or variant, or category)
+
+
+def as_frame(relation) -> pd.DataFrame:
+    """A dbt relation (what dbt.ref returns in a Python model) as a pandas frame; a frame as is."""
+    return relation if isinstance(relation, pd.DataFrame) else relation.df()
+
+
+def data_origin(provenance) -> str | None:
+    """SIMULATED or observed, from int_study_provenance (one row)."""
+    provenance = as_frame(provenance)
+    return provenance["data_origin"].iloc[0] if len(provenance) else None
+
+
+def with_origin(out: pd.DataFrame, provenance) -> pd.DataFrame:
+    """The mart plus data_origin from int_study_provenance: every row says SIMULATED or observed."""
+    return out.assign(data_origin=pd.Series(data_origin(provenance), index=out.index, dtype="string"))
+
+
+def finish(rows, model: str, provenance) -> pd.DataFrame:
+    """The mart's declared columns, in order and typed (an empty input gives an empty typed table,
+    never a failed build), plus data_origin from int_study_provenance."""
+    return with_origin(typed(rows, declared(model)), provenance)
+
+
+# the warehouse types a mart's yml may declare, and the pandas dtype that DuckDB stores as each
+# (a NaN in a float64 column is stored as NULL, as pd.NA is)
+PANDAS_DTYPES = {"varchar": "string", "double": "float64", "bigint": "Int64", "boolean": "boolean"}
+MARTS_YML = REPO_ROOT / "models" / "marts"
+
+
+@functools.lru_cache(maxsize=1)
+def _declared_columns() -> dict[str, list[tuple[str, str | None]]]:
+    out = {}
+    for path in sorted(MARTS_YML.glob("*/_*.yml")):
+        for m in yaml.safe_load(path.read_text(encoding="utf-8")).get("models", []):
+            out[m["name"]] = [(c["name"], c.get("data_type")) for c in m.get("columns", [])]
+    return out
+
+
+def declared(model: str) -> dict[str, str]:
+    """The columns of a Python mart as its yml declares them (name -> pandas dtype of its
+    data_type), in the yml's order, without data_origin (added by with_origin): the one place a
+    mart's columns and types are written."""
+    columns = [(name, kind) for name, kind in _declared_columns()[model] if name != "data_origin"]
+    untyped = [name for name, kind in columns if kind not in PANDAS_DTYPES]
+    if untyped:
+        raise ValueError(f"models/marts yml of {model}: columns {untyped} declare no data_type among "
+                         f"{sorted(PANDAS_DTYPES)}")
+    return {name: PANDAS_DTYPES[kind] for name, kind in columns}
+
+
+def typed(rows, schema: dict[str, str]) -> pd.DataFrame:
+    """Rows (a list of dicts or a frame) -> a frame with exactly `schema`'s columns (name -> pandas
+    dtype), in order; a missing column is all NULL. Typed even when empty so DuckDB gets column
+    types. Numbers go through to_numeric, so a None is a NULL and a string is an error."""
+    rows = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows, columns=list(schema))
+    out = pd.DataFrame(index=rows.index)
+    for col, dtype in schema.items():
+        values = rows[col] if col in rows.columns else pd.Series(pd.NA, index=rows.index)
+        if dtype in ("Float64", "float64", "Int64"):
+            values = pd.to_numeric(values.astype(object).where(values.notna(), None), errors="raise")
+        out[col] = values.astype(dtype)
+    return out.reset_index(drop=True)
+
+
+def in_pool(rows: pd.DataFrame, pools, pool: str) -> pd.DataFrame:
+    """The rows of the conditions in `pool` (int_condition_pools; seeds/condition_pools.csv)."""
+    pools = as_frame(pools)
+    return rows[rows["condition_id"].isin(pools.loc[pools["pool"] == pool, "condition_id"])]
+
+
+def model_dimensions(model_vs_human: pd.DataFrame) -> list[str]:
+    """The dimensions an int_model_vs_human-shaped frame carries a Bland-Altman difference for
+    (d_<dim>): var('model_dimensions') as the warehouse built it, read from the data rather than
+    repeated in code. d_<dim> exists exactly where model_<dim> and human_mean_<dim> do."""
+    return [c[2:] for c in model_vs_human.columns if c.startswith("d_")]
+
+
+def emotion_labels(factor_labels, study_factors=None) -> list[str]:
+    """The labels of the study's category factor (the `emotion` slot; stg_study_factors says which
+    factor fills it, docs/study_shape.md) in display order, from the factor_labels seed; empty
+    without a category."""
+    category = "emotion"
+    if study_factors is not None:
+        study_factors = as_frame(study_factors)
+        filled = study_factors.loc[study_factors["slot"] == "emotion", "factor"]
+        category = filled.iloc[0] if len(filled) else None
+    factor_labels = as_frame(factor_labels)
+    e = factor_labels[factor_labels["factor"] == category].sort_values("display_order")
+    return e["label"].astype(str).tolist()
+
+
+def anchor_of(catalog) -> str:
+    """The judge study's anchor candidate (judge_candidate_catalog.is_anchor)."""
+    catalog = as_frame(catalog)
+    return catalog.loc[catalog["is_anchor"].astype(bool), "candidate_id"].iloc[0]
+
+
+def with_scopes(rows: pd.DataFrame, column: str = "emotion") -> pd.DataFrame:
+    """Each row once under its own value of `column` and once under 'all'."""
+    return pd.concat([rows, rows.assign(**{column: ALL})], ignore_index=True)
+
+
+def scopes(rows: pd.DataFrame, column: str) -> list[tuple[str, pd.DataFrame]]:
+    """[('all', rows), (value1, part), ...] in the order of `column`'s values."""
+    return [(ALL, rows)] + [(e, p) for e, p in rows.groupby(column, sort=True)]
+
+
+def padded(lists: pd.Series) -> np.ndarray:
+    """Series of per-image lists -> images x max_len array padded with NaN (one concatenation,
+    not one row assignment per image)."""
+    seqs = [np.asarray(v if v is not None else [], dtype=float) for v in lists]
+    lengths = np.array([len(v) for v in seqs], dtype=int)
+    out = np.full((len(seqs), int(lengths.max(initial=0))), np.nan)
+    if lengths.sum():
+        rows = np.repeat(np.arange(len(seqs)), lengths)
+        out[rows, np.arange(len(rows)) - np.repeat(np.cumsum(lengths) - lengths, lengths)] = np.concatenate(seqs)
+    return out
+
+
+def config_list(value, default: str, cast=float) -> list:
+    """A comma-separated dbt config value (or its default) as a list."""
+    return [cast(v) for v in str(value or default).split(",")]

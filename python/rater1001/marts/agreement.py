@@ -1,0 +1,33 @@
+"""models/marts/agreement: the mixed model rating ~ rater_type * emotion + (1 | image_id) per
+(condition, dimension). The fit is rater1001.stats.lmm.fit_rater_type_lmm."""
+from __future__ import annotations
+
+import pandas as pd
+
+from ..stats import lmm
+from ._shared import as_frame, declared, emotion_labels, typed, with_origin
+
+
+def lmm_table(model_long: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    rows = []
+    for (cond, dim), g in model_long.groupby(["condition_id", "dimension"], sort=True):
+        try:
+            res = lmm.fit_rater_type_lmm(g["human_mean"], g["model_value"], g["emotion"], g["image_id"], labels)
+        except Exception as exc:  # a degenerate cell (e.g. no usable images) is reported, not fatal
+            rows.append({"condition_id": cond, "dimension": dim, "fit_error": f"{type(exc).__name__}: {exc}"[:500]})
+            continue
+        common = {"condition_id": cond, "dimension": dim, "image_variance": res.image_variance,
+                  "residual_variance": res.residual_variance, "n_images": res.n_images, "n_obs": res.n_obs,
+                  "n_excluded_images": res.n_excluded_images, "interaction_lr_chi2": res.interaction_lr_chi2,
+                  "interaction_df": res.interaction_df, "interaction_p": res.interaction_p,
+                  "singular": res.singular}
+        for fe in res.fixed_effects.to_dict("records"):
+            rows.append({**common, **fe})
+    return typed(rows, declared("lmm_rater_type"))
+
+
+# --- the dbt Python model (models/marts/agreement/lmm_rater_type.py) --------------------------------
+
+def lmm_rater_type(model_long, factor_labels, study_factors, provenance) -> pd.DataFrame:
+    labels = emotion_labels(factor_labels, study_factors)
+    return with_origin(lmm_table(as_frame(model_long), labels), provenance)

@@ -1,0 +1,105 @@
+"""models/marts/calibration: per-emotion calibration (affine and offset-only) of each condition's
+dimensional answers, scored out of sample, and whether it moves the Table 8 verdict
+(docs/ablations.md). Every number is a call into rater1001.stats (calibration, alpha, verdicts)."""
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import numpy as np
+import pandas as pd
+
+from ..stats import calibration
+from ..stats.alpha import delta_alpha
+from ..stats.verdicts import VerdictRules, condition_passes, dimension_verdict, scoped_delta_alpha
+from ._shared import as_frame, finish, in_pool, model_dimensions
+from .replaceability import rules_from_seed
+
+# calibration_verdicts restate Table 8's pass rule over the conditions replaceability_verdicts reads
+POOL = "replaceability"
+
+
+def scores_table(predictions: pd.DataFrame, image_stats: pd.DataFrame, loo: pd.DataFrame, dimensions,
+                       scale, rules: VerdictRules, n_folds: int = 5, seed: int = calibration.SEED) -> pd.DataFrame:
+    """Per (condition, dimension, emotion, method in none/offset/affine): out-of-sample scores,
+    delta alpha with the (calibrated) model added over the emotion's images and pooled over all
+    images of the dimension, and whether the condition passes the Table 8 rule as `rules` declare
+    it (stats.verdicts.condition_passes, the rule replaceability_verdicts applies).
+    `image_stats`: image_id, dimension, n_ratings, rating_sum, rating_sumsq; `loo`: emotion,
+    dimension, loo_w1sd."""
+    rows = []
+    for dim in dimensions:
+        stats_dim = image_stats[image_stats.dimension == dim].set_index("image_id")
+
+        def delta(ans):
+            st = stats_dim.reindex(ans["image_id"].to_numpy())
+            base, plus, d = delta_alpha(st["n_ratings"].fillna(0), st["rating_sum"].fillna(0),
+                                        st["rating_sumsq"].fillna(0), ans["calibrated"].to_numpy())
+            return base.alpha, plus.alpha, d
+
+        for cond, p in predictions.groupby("condition_id", sort=True):
+            img = pd.DataFrame({"image_id": p["image_id"], "identity_id": p["identity_id"],
+                                "emotion": p["true_emotion"], "model": p[f"model_{dim}"],
+                                "human_mean": p[f"human_mean_{dim}"], "human_sd": p[f"human_sd_{dim}"]})
+            # unanswered images stay: a missing answer counts against the model (before and after calibration)
+            img = img[img["human_mean"].notna()].reset_index(drop=True)
+            if img["identity_id"].nunique() < n_folds:
+                continue
+            scores, answers = calibration.calibration_table(img, n_folds, seed, scale)
+            pooled = {method: delta(a)[2] for method, a in answers.groupby("method")}
+            for s in scores.to_dict("records"):
+                ans = answers[(answers.emotion == s["emotion"]) & (answers.method == s["method"])]
+                a_h, a_m, d = delta(ans)
+                rows.append({"condition_id": cond, "dimension": dim, **s, "alpha_human": a_h,
+                             "alpha_with_model": a_m, "delta_alpha": d, "delta_alpha_pooled": pooled[s["method"]]})
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out
+    out = out.merge(loo, on=["emotion", "dimension"], how="left")
+    out["passes"] = condition_passes(out["w1sd"], out["loo_w1sd"], scoped_delta_alpha(out, rules), rules)[1]
+    before = out[out.method == "none"].set_index(["condition_id", "dimension", "emotion"])
+    key = pd.MultiIndex.from_frame(out[["condition_id", "dimension", "emotion"]])
+    for col in ("w1sd", "mean_abs_z", "mae", "bias", "passes"):
+        out[f"{col}_uncalibrated"] = before[col].reindex(key).to_numpy()
+    out["pass_changed"] = out["passes"] != out["passes_uncalibrated"].astype(bool)
+    out["note"] = calibration.STEREOTYPY_NOTE
+    return out
+
+
+def verdicts_table(scores: pd.DataFrame, loo: pd.DataFrame, rules: VerdictRules) -> pd.DataFrame:
+    """The Table 8 dimension verdict of each (dimension, emotion) cell from the uncalibrated
+    conditions and from every condition calibrated by each method, and whether it moved."""
+    rows = []
+    if scores.empty:
+        return pd.DataFrame()
+    for (dim, emotion, method), part in scores.groupby(["dimension", "emotion", "method"], sort=True):
+        base = loo[(loo.dimension == dim) & (loo.emotion == emotion)]
+        lw = float(base["loo_w1sd"].iloc[0]) if len(base) else np.nan
+        lz = float(base["loo_mean_abs_z"].iloc[0]) if len(base) else np.nan
+        hs = float(base["mean_human_sd"].iloc[0]) if len(base) else np.nan
+        v = dimension_verdict(part[["condition_id", "w1sd", "mean_abs_z", "delta_alpha", "delta_alpha_pooled", "bias",
+                                    "sd_d", "n_unique"]],
+                              lw, lz, hs, rules)
+        rows.append({"dimension": dim, "emotion": emotion, "method": method, **asdict(v)})
+    out = pd.DataFrame(rows)
+    none = out[out.method == "none"].set_index(["dimension", "emotion"])["verdict"]
+    out["verdict_uncalibrated"] = none.reindex(pd.MultiIndex.from_frame(out[["dimension", "emotion"]])).to_numpy()
+    out["verdict_moved"] = out["verdict"] != out["verdict_uncalibrated"]
+    return out
+
+
+# --- the dbt Python models (models/marts/calibration/*.py) -------------------------------------------
+
+def calibration_scores(model_vs_human, pools, image_stats, human_baseline, verdict_rules, provenance, *,
+                       scale_min, scale_max, folds=None, seed=None) -> pd.DataFrame:
+    rows = in_pool(as_frame(model_vs_human), pools, POOL)
+    stats = as_frame(image_stats)[["image_id", "dimension", "n_ratings", "rating_sum", "rating_sumsq"]]
+    loo = as_frame(human_baseline)[["emotion", "dimension", "loo_w1sd"]]
+    out = scores_table(rows, stats, loo, model_dimensions(rows), (float(scale_min), float(scale_max)),
+                       rules_from_seed(verdict_rules), int(folds or 5), int(seed or calibration.SEED))
+    return finish(out, "calibration_scores", provenance)
+
+
+def calibration_verdicts(scores, human_baseline, verdict_rules, provenance) -> pd.DataFrame:
+    # the seed table, as replaceability_verdicts reads it, so the two cannot use different rules
+    out = verdicts_table(as_frame(scores), as_frame(human_baseline), rules_from_seed(verdict_rules))
+    return finish(out, "calibration_verdicts", provenance)

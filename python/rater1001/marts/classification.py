@@ -1,0 +1,56 @@
+"""models/marts/classification: accuracy, macro-F1, Cohen's kappa per condition (Table 2), per
+emotion (Table 3) and the confusion matrix (Table 3a). Every number is a call into
+rater1001.stats.classification."""
+from __future__ import annotations
+
+import pandas as pd
+
+from ..stats import classification
+from ._shared import as_frame, declared, emotion_labels, typed, with_origin
+
+
+def summary_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    rows = []
+    for cond, g in predictions.groupby("condition_id", sort=True):
+        s = classification.summary(g["true_emotion"], g["predicted_emotion"], labels)
+        rows.append({"condition_id": cond, "n": s.n, "n_missing": s.n_missing, "accuracy": s.accuracy,
+                     "accuracy_answered_only": s.accuracy_answered_only, "f1_macro": s.f1_macro, "kappa": s.kappa,
+                     "landis_koch_band": s.band})
+    return typed(rows, declared("classification_summary"))
+
+
+def by_emotion_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    rows = []
+    for cond, g in predictions.groupby("condition_id", sort=True):
+        t = classification.by_label(g["true_emotion"], g["predicted_emotion"], labels)
+        for r in t.itertuples(index=False):
+            rows.append({"condition_id": cond, "emotion": r.emotion, "precision": r.precision, "recall": r.recall,
+                         "f1": r.f1, "support": r.support, "n_predicted": r.n_predicted, "kappa_one_vs_rest": r.kappa})
+    return typed(rows, declared("classification_by_emotion"))
+
+
+def confusion_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    parts = []
+    for cond, g in predictions.groupby("condition_id", sort=True):
+        c = classification.confusion(g["true_emotion"], g["predicted_emotion"], labels)
+        total = c.groupby("true_emotion")["n"].transform("sum")
+        parts.append(c.assign(condition_id=cond, row_share=c["n"] / total.where(total > 0)))
+    rows = pd.concat(parts).to_dict("records") if parts else []
+    return typed(rows, declared("confusion_matrix"))
+
+
+# --- the dbt Python models (models/marts/classification/*.py) ---------------------------------------
+
+def classification_summary(predictions, factor_labels, study_factors, provenance) -> pd.DataFrame:
+    labels = emotion_labels(factor_labels, study_factors)
+    return with_origin(summary_table(as_frame(predictions), labels), provenance)
+
+
+def classification_by_emotion(predictions, factor_labels, study_factors, provenance) -> pd.DataFrame:
+    labels = emotion_labels(factor_labels, study_factors)
+    return with_origin(by_emotion_table(as_frame(predictions), labels), provenance)
+
+
+def confusion_matrix(predictions, factor_labels, study_factors, provenance) -> pd.DataFrame:
+    labels = emotion_labels(factor_labels, study_factors)
+    return with_origin(confusion_table(as_frame(predictions), labels), provenance)
