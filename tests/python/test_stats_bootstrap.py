@@ -159,6 +159,23 @@ def test_p_sig_equals_the_per_replicate_scipy_loop(n, raters, step, seed, chunk)
     assert got.p_sig == _p_sig_reference(mz[keep], hz[keep], 23, seed, chunk=chunk)
 
 
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(40, 90), models=st.integers(2, 4), seed=st.integers(0, 2**16), cells=st.sampled_from([200, 1 << 22]))
+def test_p_sig_many_gives_each_model_its_own_p_sig(n, models, seed, cells):
+    # models sharing the draws (same usable images), one with images of its own (NaN |z|), split
+    # into parts when their codes pass the bound; each row is the per-replicate scipy loop on its own
+    rng = np.random.default_rng(seed)
+    hz = np.round(np.abs(rng.normal(0.8, 0.7, (n, 5))) / 0.5) * 0.5
+    hz[rng.random((n, 5)) < 0.2] = np.nan
+    mz = np.round(np.abs(rng.normal(1.0, 0.8, (models, n))) / 0.5) * 0.5
+    mz[-1, rng.random(n) < 0.15] = np.nan
+    got = B.p_sig_many(mz, hz, replicates=17, seed=seed, chunk=7, cells=cells)
+    for row, res in zip(mz, got):
+        keep = ~np.isnan(row) & ~np.isnan(hz).all(axis=1)
+        assert (res.n_images, res.n_excluded_images) == (int(keep.sum()), int((~keep).sum()))
+        assert res.p_sig == _p_sig_reference(row[keep], hz[keep], 17, seed, chunk=min(7, cells // int(keep.sum())))
+
+
 def test_p_sig_blocks_are_bounded_by_cells_and_keep_the_draws_below_the_bound():
     rng = np.random.default_rng(8)
     mz, hz = np.abs(rng.normal(0.3, 1, 120)), np.abs(rng.normal(size=(120, 6)))

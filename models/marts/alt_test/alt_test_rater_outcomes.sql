@@ -2,7 +2,7 @@
 -- python/rater1001/stats/alt_test.py) for each model condition against each individual human
 -- rater, on every model dimension, counted per (condition, dimension, scoring, emotion, rater).
 -- On image i rated by rater h, the "others" are the image's other human ratings. Scores:
---   neg_abs_error: -|label - mean of the others|          (mean of the others = int_human_loo.loo_mean)
+--   neg_abs_error: -|label - mean of the others|          (mean of the others: the loo_mean macro)
 --   rank:          -|F_others(label) - 1/2|, F_others(v) = (#others < v + #others = v / 2) / #others,
 --                  i.e. how central the label sits among the others (mid-rank percentile; robust
 --                  to how the scale is used).
@@ -13,74 +13,232 @@
 -- (the tool's missing-answer policy, stats.alt_test): the human wins that comparison outright
 -- (outcome +1), and n_model_missing counts those comparisons so answered-only figures can be
 -- derived beside (n_human_better - n_model_missing).
-with model_long as (
-    select condition_id, image_id, dimension, model_value as x
-    from {{ ref('int_model_vs_human_long') }}
-),
+--
+-- Both scores of a rater depend on the image, the rater's value and the model's value only, so the
+-- outcomes are computed once per (condition, image, dimension, human value) from the image's value
+-- counts, and each rating then picks the outcomes of its value: no score is computed per
+-- (condition, rating) comparison. The counting is the scan: one row per (condition, rating) would
+-- be 187 M rows at 100x. So the conditions are numbered and taken in chunks of `slots`; each
+-- outcome of a chunk is one integer holding a `bits`-bit field per condition (1 where that
+-- condition's comparison has the outcome), summing these per rater sums every field at once, and
+-- the fields are read back per condition at the end (a rater with 2^bits ratings of one dimension
+-- stops the build with an error rather than overflowing a field). docs/performance.md.
+
+{%- set slots = 7 %}
+{%- set bits = 16 %}
+{%- set packed_flags = [
+    ('abs_human_better', 'model_missing or human_abs > model_abs'),
+    ('abs_tie', 'not model_missing and human_abs = model_abs'),
+    ('rank_human_better', 'model_missing or human_rank > model_rank'),
+    ('rank_tie', 'not model_missing and human_rank = model_rank'),
+    ('n_model_missing', 'model_missing'),
+    ('n_compared', 'true'),
+] %}
+
+with
+
 value_counts as (
-    select
-        image_id, dimension, value, n,
-        coalesce(sum(n) over (partition by image_id, dimension order by value
-                              rows between unbounded preceding and 1 preceding), 0) as n_below
+    select image_id, dimension, value, n
     from {{ ref('int_image_value_counts') }}
 ),
-model_position as (
-    -- how many of the image's ratings lie below / at the model's answer
-    select m.condition_id, m.image_id, m.dimension, m.x,
-           sum(case when v.value < m.x then v.n else 0 end) as x_below_all,
-           sum(case when v.value = m.x then v.n else 0 end) as x_equal_all
-    from model_long m
-    join value_counts v using (image_id, dimension)
-    group by m.condition_id, m.image_id, m.dimension, m.x
+
+image_stats as (
+    select image_id, dimension, n_ratings, rating_sum
+    from {{ ref('int_image_human_stats') }}
 ),
-human as (
-    select l.rater_id, l.image_id, l.dimension, l.emotion, l.rating, l.n_ratings, l.loo_mean,
-           v.n_below as y_below_all, v.n as y_equal_all
-    from {{ ref('int_human_loo') }} l
-    join value_counts v on v.image_id = l.image_id and v.dimension = l.dimension and v.value = l.rating
-    where l.n_ratings >= 2
+
+model_answers as (
+    select condition_id, image_id, dimension, emotion, model_value
+    from {{ ref('int_model_vs_human_long') }}
 ),
-scored as (
+
+ratings as (
+    select rater_id, image_id, dimension, rating
+    from {{ ref('int_human_ratings_long') }}
+),
+
+ranked_values as (
+    -- how many of the image's ratings lie below each value
     select
-        m.condition_id, h.dimension, h.emotion, h.rater_id, m.x is null as model_missing,
-        round(-abs(h.rating - h.loo_mean), 9) as s_h_abs,
-        round(-abs(m.x - h.loo_mean), 9) as s_f_abs,
-        round(-abs((h.y_below_all + 0.5 * (h.y_equal_all - 1)) / (h.n_ratings - 1) - 0.5), 9) as s_h_rank,
-        round(-abs((m.x_below_all - case when h.rating < m.x then 1 else 0 end
-                    + 0.5 * (m.x_equal_all - case when h.rating = m.x then 1 else 0 end))
-                   / (h.n_ratings - 1) - 0.5), 9) as s_f_rank
-    from human h
-    join model_position m on m.image_id = h.image_id and m.dimension = h.dimension
+        image_id,
+        dimension,
+        value,
+        n,
+        coalesce(sum(n) over (partition by image_id, dimension order by value
+                              rows between unbounded preceding and 1 preceding), 0) as n_below
+    from value_counts
 ),
--- both scorings counted in one pass over the comparisons (one row per comparison, two outcome
--- columns), then one output row per scoring: half the rows through the grouping of a union
-outcomes as (
-    select condition_id, dimension, emotion, rater_id, model_missing,
-           case when model_missing then 1 else sign(s_h_abs - s_f_abs) end as outcome_abs,
-           case when model_missing then 1 else sign(s_h_rank - s_f_rank) end as outcome_rank
-    from scored
+
+human_values as (
+    -- a rater who gave `value`, against the image's other ratings
+    select
+        ranked_values.image_id,
+        ranked_values.dimension,
+        ranked_values.value,
+        ranked_values.n_below,
+        ranked_values.n as n_equal,
+        image_stats.n_ratings,
+        {{ loo_mean('image_stats.n_ratings', 'image_stats.rating_sum', 'ranked_values.value') }} as loo_mean
+    from ranked_values
+    inner join image_stats
+        on ranked_values.image_id = image_stats.image_id and ranked_values.dimension = image_stats.dimension
+    where image_stats.n_ratings >= 2
 ),
+
+model_positions as (
+    -- how many of the image's ratings lie below / at the model's answer
+    select
+        model_answers.condition_id,
+        model_answers.image_id,
+        model_answers.dimension,
+        model_answers.emotion,
+        model_answers.model_value,
+        sum(case when value_counts.value < model_answers.model_value then value_counts.n else 0 end) as x_below_all,
+        sum(case when value_counts.value = model_answers.model_value then value_counts.n else 0 end) as x_equal_all
+    from model_answers
+    inner join value_counts
+        on model_answers.image_id = value_counts.image_id and model_answers.dimension = value_counts.dimension
+    group by all
+),
+
+scored_values as (
+    select
+        model_positions.condition_id,
+        model_positions.image_id,
+        model_positions.dimension,
+        model_positions.emotion,
+        human_values.value,
+        model_positions.model_value is null as model_missing,
+        round(-abs(human_values.value - human_values.loo_mean), 9) as human_abs,
+        round(-abs(model_positions.model_value - human_values.loo_mean), 9) as model_abs,
+        round(-abs((human_values.n_below + 0.5 * (human_values.n_equal - 1)) / (human_values.n_ratings - 1) - 0.5),
+              9) as human_rank,
+        -- the rater's own rating is not among the others the model is placed in
+        round(-abs((model_positions.x_below_all
+                    - case when human_values.value < model_positions.model_value then 1 else 0 end
+                    + 0.5 * (model_positions.x_equal_all
+                             - case when human_values.value = model_positions.model_value then 1 else 0 end))
+                   / (human_values.n_ratings - 1) - 0.5), 9) as model_rank
+    from model_positions
+    inner join human_values
+        on model_positions.image_id = human_values.image_id and model_positions.dimension = human_values.dimension
+),
+
+conditions as (
+    -- conditions are counted in chunks of {{ slots }}, each a {{ bits }}-bit field of one integer
+    select
+        condition_id,
+        cast((condition_number - 1) // {{ slots }} as integer) as chunk,
+        cast({{ bits }} * ((condition_number - 1) % {{ slots }}) as integer) as shift
+    from (select condition_id, row_number() over (order by condition_id) as condition_number
+          from (select distinct condition_id from model_answers) as distinct_conditions) as numbered
+),
+
+packed_values as (
+    -- per (image, dimension, value, chunk): which of the chunk's conditions the rater of that value
+    -- beats, ties with, ... as bits, so that a rating joins one row per chunk, not per condition
+    select
+        scored_values.image_id,
+        scored_values.dimension,
+        scored_values.emotion,
+        scored_values.value,
+        conditions.chunk,
+        {%- for name, flag in packed_flags %}
+        sum(cast({{ flag }} as hugeint) << conditions.shift) as {{ name }}{{ "," if not loop.last }}
+        {%- endfor %}
+    from scored_values
+    inner join conditions on scored_values.condition_id = conditions.condition_id
+    group by all
+),
+
+packed_counts as (
+    -- each rating takes the row of its value; the sums count per field (< 2^{{ bits }}, checked)
+    select
+        packed_values.dimension,
+        packed_values.emotion,
+        ratings.rater_id,
+        packed_values.chunk,
+        count(*) as n_ratings,
+        {%- for name, flag in packed_flags %}
+        sum(packed_values.{{ name }}) as {{ name }}{{ "," if not loop.last }}
+        {%- endfor %}
+    from ratings
+    inner join packed_values
+        on ratings.image_id = packed_values.image_id
+        and ratings.dimension = packed_values.dimension
+        and ratings.rating = packed_values.value
+    group by all
+),
+
+packed_scopes as (
+    -- the rater's total over emotions, summed in packed form; is_total, not a NULL emotion, marks
+    -- it: a study without a category has a NULL stratum
+    select dimension, emotion, false as is_total, rater_id, chunk, n_ratings,
+           {% for name, flag in packed_flags %}{{ name }}{{ ", " if not loop.last }}{% endfor %}
+    from packed_counts
+    union all
+    select dimension, null as emotion, true as is_total, rater_id, chunk, sum(n_ratings) as n_ratings,
+           {% for name, flag in packed_flags %}sum({{ name }}) as {{ name }}{{ ", " if not loop.last }}{% endfor %}
+    from packed_counts
+    group by dimension, rater_id, chunk
+),
+
+unpacked as (
+    -- one row per condition of the chunk that met the rater in the scope
+    select
+        conditions.condition_id,
+        packed_scopes.dimension,
+        case when packed_scopes.is_total then 'all' else packed_scopes.emotion end as emotion,
+        packed_scopes.rater_id,
+        {%- for name, flag in packed_flags %}
+        cast((packed_scopes.{{ name }} >> conditions.shift) & {{ 2 ** bits - 1 }} as bigint) as {{ name }},
+        {%- endfor %}
+        case when packed_scopes.n_ratings >= {{ 2 ** bits }}
+             then error('alt_test_rater_outcomes: rater ' || packed_scopes.rater_id || ' has '
+                        || packed_scopes.n_ratings || ' ratings of one dimension; at most '
+                        || {{ 2 ** bits - 1 }} || ' fit the packed counts')
+        end as overflow
+    from packed_scopes
+    inner join conditions on packed_scopes.chunk = conditions.chunk
+),
+
 counted as (
     select
-        condition_id, dimension, emotion, rater_id,
-        count(*) filter (where outcome_abs > 0) as abs_human_better,
-        count(*) filter (where outcome_abs = 0) as abs_tie,
-        count(*) filter (where outcome_abs < 0) as abs_model_better,
-        count(*) filter (where outcome_rank > 0) as rank_human_better,
-        count(*) filter (where outcome_rank = 0) as rank_tie,
-        count(*) filter (where outcome_rank < 0) as rank_model_better,
-        count(*) filter (where model_missing) as n_model_missing,
-        grouping(emotion) as is_total
-    from outcomes
-    group by grouping sets ((condition_id, dimension, emotion, rater_id), (condition_id, dimension, rater_id))
+        condition_id,
+        dimension,
+        emotion,
+        rater_id,
+        abs_human_better,
+        abs_tie,
+        n_compared - abs_human_better - abs_tie as abs_model_better,
+        rank_human_better,
+        rank_tie,
+        n_compared - rank_human_better - rank_tie as rank_model_better,
+        n_model_missing
+    from unpacked
+    where n_compared > 0 and overflow is null
 )
--- grouping(), not coalesce, marks the total row: a study without a category also has a NULL stratum
-select condition_id, dimension, 'neg_abs_error' as scoring,
-       case when is_total = 1 then 'all' else emotion end as emotion, rater_id,
-       abs_human_better as n_human_better, abs_tie as n_tie, abs_model_better as n_model_better, n_model_missing
+
+select
+    condition_id,
+    dimension,
+    'neg_abs_error' as scoring,
+    emotion,
+    rater_id,
+    abs_human_better as n_human_better,
+    abs_tie as n_tie,
+    abs_model_better as n_model_better,
+    n_model_missing
 from counted
 union all
-select condition_id, dimension, 'rank' as scoring,
-       case when is_total = 1 then 'all' else emotion end as emotion, rater_id,
-       rank_human_better, rank_tie, rank_model_better, n_model_missing
+select
+    condition_id,
+    dimension,
+    'rank' as scoring,
+    emotion,
+    rater_id,
+    rank_human_better as n_human_better,
+    rank_tie as n_tie,
+    rank_model_better as n_model_better,
+    n_model_missing
 from counted

@@ -17,24 +17,32 @@ def psig_table(model_long: pd.DataFrame, human_lists: pd.DataFrame,
     # human lists (get_indexer's -1): p_sig excludes and counts them.
     humans = {dim: (pd.Index(h["image_id"]), padded(pd.concat([h["loo_abs_z"], pd.Series([[]])])))
               for dim, h in human_lists.groupby("dimension", sort=True)}
-    # resampling draws by position: fix the order (image_id) so the result does not depend on
-    # the order DuckDB returned the rows in; only the columns used, and the 'all' scope as the
-    # whole group rather than a second copy of every row (with_scopes), which at 100x held GBs
-    model_long = model_long[["condition_id", "dimension", "emotion", "image_id", "z"]].sort_values(
-        ["condition_id", "dimension", "image_id"], kind="stable")
     rows = []
-    for (cond, dim), g in model_long.groupby(["condition_id", "dimension"], sort=True):
+    for dim, g in model_long[["condition_id", "dimension", "emotion", "image_id", "z"]].groupby("dimension", sort=True):
         index, matrix = humans.get(dim, (pd.Index([]), np.full((1, 0), np.nan)))
-        scopes = sorted([(ALL, g), *g.groupby("emotion", sort=True)], key=lambda scope: scope[0])
-        for emotion, part in scopes:
-            human = matrix[index.get_indexer(part["image_id"])]
-            res = bootstrap.p_sig(part["z"].abs().to_numpy(float), human, replicates=replicates, seed=seed)
-            rows.append({"condition_id": cond, "dimension": dim, "emotion": emotion, **asdict(res)})
+        # the 'all' scope as the whole group rather than a second copy of every row (with_scopes)
+        for emotion, part in sorted([(ALL, g), *g.groupby("emotion", sort=True)], key=lambda scope: scope[0]):
+            # conditions x images, images in image_id order (the draws are by position, so the
+            # result does not depend on the order DuckDB returned the rows in); NaN where a
+            # condition has no row, which p_sig_many excludes like an undefined z
+            wide = part.pivot(index="condition_id", columns="image_id", values="z").sort_index().sort_index(axis=1)
+            n_rows = part.groupby("condition_id").size()
+            results = bootstrap.p_sig_many(wide.to_numpy(float), matrix[index.get_indexer(wide.columns)],
+                                           replicates=replicates, seed=seed)
+            for cond, res in zip(wide.index, results):
+                # excluded among the condition's own rows, not the images only other conditions rated
+                rows.append({"condition_id": cond, "dimension": dim, "emotion": emotion, **asdict(res),
+                             "n_excluded_images": int(n_rows[cond]) - res.n_images})
     return typed(rows, declared("bootstrap_psig"))
 
 
 # --- the dbt Python model (models/marts/zscores/bootstrap_psig.py) ----------------------------------
 
 def bootstrap_psig(model_long, human_lists, provenance) -> pd.DataFrame:
+    if not isinstance(model_long, pd.DataFrame):  # a dbt relation: only the rows and columns used leave DuckDB
+        model_long = model_long.filter("model_value is not null").project(
+            "condition_id, dimension, emotion, image_id, z, model_value")
+    if not isinstance(human_lists, pd.DataFrame):
+        human_lists = human_lists.project("image_id, dimension, loo_abs_z")
     rows = as_frame(model_long)
     return with_origin(psig_table(rows[rows["model_value"].notna()], as_frame(human_lists)), provenance)

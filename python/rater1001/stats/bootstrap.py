@@ -133,47 +133,85 @@ class PSig:
 def p_sig(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int = SEED,
           alpha: float = 0.05, chunk: int = 250, cells: int = 1 << 22) -> PSig:
     """model_abs_z: (images,) |z| of the model. human_loo_abs_z: (images, max_raters) LOO |z| of
-    each image's humans, NaN-padded (see ragged_to_padded).
+    each image's humans, NaN-padded (see ragged_to_padded). p_sig_many for one model."""
+    return p_sig_many(np.asarray(model_abs_z, dtype=float)[None, :], human_loo_abs_z, replicates, seed,
+                      alpha, chunk, cells)[0]
 
-    Every difference a replicate can contain is one of the (image, human) cells, so their |d| are
-    ranked once (signed_codes) and a replicate sorts its drawn integer codes instead of arg-sorting
-    floats; the p-values are the same to the last bit as ranking each replicate's |d| afresh. The
-    draws are those of the seed policy above; memory is one block of replicates x images, the
-    block being `chunk` replicates, or fewer when chunk x images would pass `cells` (the block
-    size is part of the random stream: an image count below cells / chunk, 16,777 by default,
-    gives the draws of every earlier version)."""
-    mz = np.abs(np.asarray(model_abs_z, dtype=float))
+
+def p_sig_many(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int = SEED,
+               alpha: float = 0.05, chunk: int = 250, cells: int = 1 << 22) -> list[PSig]:
+    """p_sig of each row of model_abs_z (models x images, e.g. the conditions of one dimension and
+    scope) against the same humans (images x max_raters, NaN-padded); each row's result is what
+    p_sig gives for it alone.
+
+    The draws depend only on the number of usable images, so models with the same usable images
+    share them: one stream of image and human draws per such group instead of one per model, and
+    each replicate's drawn cells sorted once so that every model's gather reads them in order.
+    Every difference a replicate can contain is one of the (image, human) cells, so each model's
+    |d| are ranked once (signed_codes) and a replicate sorts its drawn integer codes instead of
+    arg-sorting floats; the p-values are the same to the last bit as ranking each replicate's |d|
+    afresh. Memory is one block of replicates x images, the block being `chunk` replicates, or
+    fewer when chunk x images would pass `cells` (the block size is part of the random stream: an
+    image count below cells / chunk, 16,777 by default, gives the draws of every earlier
+    version), plus the codes of the models of a group (groups are split to keep these near
+    4 x `cells`)."""
+    mz = np.abs(np.atleast_2d(np.asarray(model_abs_z, dtype=float)))
     hz = np.abs(np.asarray(human_loo_abs_z, dtype=float))
-    if hz.ndim != 2 or hz.shape[0] != mz.shape[0]:
-        raise ValueError(f"human_loo_abs_z must be (images, raters) with {mz.shape[0]} rows, got {hz.shape}")
-    # Pack each image's defined human values to the left so a uniform draw indexes them directly.
+    if hz.ndim != 2 or hz.shape[0] != mz.shape[1]:
+        raise ValueError(f"human_loo_abs_z must be (images, raters) with {mz.shape[1]} rows, got {hz.shape}")
     defined = ~np.isnan(hz)
-    n_h = defined.sum(axis=1)
-    keep = ~np.isnan(mz) & (n_h > 0)
-    mz, hz, defined, n_h = mz[keep], hz[keep], defined[keep], n_h[keep]
-    order = np.argsort(~defined, axis=1, kind="stable")
-    hz = np.take_along_axis(hz, order, axis=1)
-    n = len(mz)
+    keep = ~np.isnan(mz) & (defined.sum(axis=1) > 0)
+    groups: dict[bytes, list[int]] = {}
+    for row in range(len(mz)):
+        groups.setdefault(np.packbits(keep[row]).tobytes(), []).append(row)
+    results: list[PSig] = [None] * len(mz)  # type: ignore[list-item]
+    for rows in groups.values():
+        kept = keep[rows[0]]
+        n, excluded = int(kept.sum()), int((~kept).sum())
+        per_part = max(1, (4 * cells) // max(1, n * hz.shape[1]))
+        for first in range(0, len(rows), per_part):
+            part = rows[first:first + per_part]
+            counts = _significant_counts(mz[part][:, kept], hz[kept], defined[kept], replicates, seed, alpha,
+                                         chunk, cells)
+            for row, count in zip(part, counts):
+                p = float("nan") if n == 0 else count / replicates
+                results[row] = PSig(p, replicates, seed, n, excluded, alpha=alpha)
+    return results
+
+
+def _significant_counts(mz: np.ndarray, hz: np.ndarray, defined: np.ndarray, replicates: int, seed: int,
+                        alpha: float, chunk: int, cells: int) -> np.ndarray:
+    """Significant replicates of each row of mz (models x images, every image usable) with the
+    draws of the seed policy (module docstring), shared by the rows."""
+    k, n = mz.shape
+    significant = np.zeros(k, dtype=np.int64)
     if n == 0:
-        return PSig(float("nan"), replicates, seed, 0, int((~keep).sum()), alpha=alpha)
-    d = mz[:, None] - hz  # the float difference of every (image, human) cell, as each replicate drew it
-    codes = signed_codes(d) if n > 50 else None
-    width, same_pool = d.shape[1], bool((n_h == n_h[0]).all())
+        return significant
+    # Pack each image's defined human values to the left so a uniform draw indexes them directly.
+    n_h = defined.sum(axis=1)
+    hz = np.take_along_axis(hz, np.argsort(~defined, axis=1, kind="stable"), axis=1)
+    width, same_pool = hz.shape[1], bool((n_h == n_h[0]).all())
+    # the float difference of every (image, human) cell, as each replicate drew it; above 50 pairs
+    # ranked once into integer codes
+    exact = n <= 50
+    cell_values = [row[:, None] - hz if exact else signed_codes(row[:, None] - hz) for row in mz]
     rng = np.random.default_rng(seed)
-    significant = 0
     block = max(1, min(chunk, cells // n))
     for start in range(0, replicates, block):
         b = min(block, replicates - start)
         img = rng.integers(0, n, size=(b, n))
         who = (rng.random((b, n)) * (n_h[0] if same_pool else n_h[img])).astype(np.int64)
         cell = img * width + who  # flat (image, human) cell: one 1-D take instead of a 2-D index
-        if codes is None:  # <= 50 pairs: scipy's exact test where there are no ties
-            pvalue = _wilcoxon_greater(np.take(d, cell))
-        else:
-            pvalue = signed_rank_p(np.sort(np.take(codes, cell), axis=1))
-        p = np.where(np.isnan(pvalue), 1.0, pvalue)  # all-zero differences: not significant
-        significant += int((p < alpha).sum())
-    return PSig(significant / replicates, replicates, seed, n, int((~keep).sum()), alpha=alpha)
+        if k > 1 and not exact:
+            cell.sort(axis=1)  # a replicate's order does not matter to its test; sorted, the takes read in order
+        for j, values in enumerate(cell_values):
+            if exact:  # <= 50 pairs: scipy's exact test where there are no ties
+                pvalue = _wilcoxon_greater(np.take(values, cell))
+            else:
+                pvalue = signed_rank_p(np.sort(np.take(values, cell), axis=1))
+            p = np.where(np.isnan(pvalue), 1.0, pvalue)  # all-zero differences: not significant
+            significant[j] += int((p < alpha).sum())
+    return significant
 
 
 @dataclass(frozen=True)
