@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test venv lock clean
+.PHONY: demo test lint venv lock clean
 
 # The last step byte-compiles everything once: without .pyc files each command recompiles pandas
 # & co. from source (about half a second of CPU per `rater1001 ingest`), and an environment with
@@ -28,8 +28,20 @@ demo: $(STAMP)
 # built once), except xdist groups (each shape of the shape matrix, each acceptance study, the
 # demo's modules), which are handed out first so both workers stay busy; each shared warehouse is
 # still built once per run (tests/python/conftest.py).
-test: $(STAMP)
+test: $(STAMP) lint
 	$(BIN)/python -m pytest -n auto --dist loadgroup
+
+# Style, before the tests (docs/sql_style.md): sqlfluff over models/ on both cores in the background
+# while ruff (well under a second) checks the Python; its report is printed only when it fails.
+lint: $(STAMP)
+	@sqllog=$$(mktemp); \
+	$(BIN)/sqlfluff lint models --processes 2 --disable-progress-bar --nocolor > $$sqllog 2>&1 & sqlpid=$$!; \
+	$(BIN)/ruff check --quiet --output-format concise; ruffrc=$$?; \
+	$(BIN)/ruff format --check --quiet --output-format concise; formatrc=$$?; \
+	wait $$sqlpid; sqlrc=$$?; \
+	if [ $$sqlrc -ne 0 ]; then cat $$sqllog; fi; rm -f $$sqllog; \
+	if [ $$formatrc -ne 0 ]; then echo "ruff format --check failed: 'ruff format' rewrites the files above"; fi; \
+	test $$ruffrc -eq 0 -a $$formatrc -eq 0 -a $$sqlrc -eq 0
 
 # Re-resolve the lock file after editing requirements.in.
 lock: $(STAMP)

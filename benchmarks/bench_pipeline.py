@@ -162,7 +162,17 @@ def _tree_rss_kib(root: int) -> int:
     return total
 
 
-def measured_run(cmd: list[str], env: dict, timeout: float | None = None) -> tuple[float, int, int, int, float]:
+def measured_run(cmd: list[str], env: dict) -> tuple[float, int, int]:
+    """Runs cmd; returns wall seconds, peak sampled RSS of its process tree, and the kernel's
+    high-water mark of its largest process (both KiB); exits when cmd fails (the other benchmark
+    scripts' contract)."""
+    wall, peak, largest, rc, _ = measured_run_full(cmd, env)
+    if rc != 0:
+        raise SystemExit(f"{' '.join(cmd[:3])} ... exited {rc}")
+    return wall, peak, largest
+
+
+def measured_run_full(cmd: list[str], env: dict, timeout: float | None = None) -> tuple[float, int, int, int, float]:
     """Runs cmd (killed with its process group after `timeout` seconds); returns wall seconds, peak
     sampled RSS of its process tree, the kernel's high-water mark of its largest process (both KiB),
     the exit code (negative: the signal that ended it) and the CPU seconds (user + system) of the
@@ -192,15 +202,15 @@ def measured_run(cmd: list[str], env: dict, timeout: float | None = None) -> tup
 
 def floor(ratings: Path) -> dict:
     out = subprocess.run([sys.executable, "-c", _FLOOR, str(ratings)], check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)
+    return json.loads(out.stdout[out.stdout.rindex("{"):])  # after any DuckDB progress bar (100x)
 
 
-def node_seconds(run_results: Path) -> list[tuple[str, float]]:
-    """(node, seconds) slowest first; node is dbt's unique_id without the project, e.g.
-    model.alpha_delta, test.not_null_..., seed.factor_labels."""
+def node_seconds(run_results: Path, with_kind: bool = False) -> list[tuple[str, float]]:
+    """(node, seconds) slowest first; node is dbt's unique_id without its kind and project
+    (alpha_delta), or with_kind without the project only (model.alpha_delta, test.not_null_...)."""
     def name(unique_id: str) -> str:
         kind, _project, rest = unique_id.split(".", 2)
-        return f"{kind}.{rest}"
+        return f"{kind}.{rest}" if with_kind else rest
 
     results = json.loads(run_results.read_text())["results"]
     return sorted(((name(r["unique_id"]), r["execution_time"]) for r in results), key=lambda x: -x[1])
@@ -245,10 +255,10 @@ def bench_scale(scale: int, cache: Path, seed: int, keep: Path | None, timeout: 
         fl = floor(work / "data" / "raw" / "human_ratings.parquet")
         out = Path(tmp) / "phases.json"
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        wall, peak_tree, peak_one, rc, cpu = measured_run([sys.executable, "-c", _CHILD, str(work), str(out)], env, timeout)
+        wall, peak_tree, peak_one, rc, cpu = measured_run_full([sys.executable, "-c", _CHILD, str(work), str(out)], env, timeout)
         child = json.loads(out.read_text()) if out.exists() else {"rc": rc, "phases": {}}
         build_results = Path(tmp) / "run_results_build.json"
-        nodes = node_seconds(build_results) if build_results.exists() else []
+        nodes = node_seconds(build_results, with_kind=True) if build_results.exists() else []
         import duckdb  # the count the floor scanned, from the same file
 
         n_ratings = duckdb.connect().execute("select count(*) from read_parquet(?)",

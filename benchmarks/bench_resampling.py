@@ -43,7 +43,7 @@ def scaled_inputs(source: str, scale: int, out: str) -> None:
         # a copy's |z| moves by i * 1e-9 so that it does not tie with its original, as a new
         # image would not (exact copies would make the signed-rank ties unrealistically dense)
         shifted = {"z": "z + r.i * 1e-9", "loo_abs_z": "list_transform(loo_abs_z, lambda x: x + r.i * 1e-9)"}
-        replace = ", ".join([f"image_id || '~' || r.i as image_id"]
+        replace = ", ".join(["image_id || '~' || r.i as image_id"]
                             + [f"{e} as {c}" for c, e in shifted.items() if c in columns])
         sql = (f"select * replace ({replace}) from {rel}, range({scale}) r(i)"
                if "image_id" in columns and scale > 1 else f"select * from {rel}")

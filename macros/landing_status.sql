@@ -6,17 +6,18 @@
 {% macro landing_status_sql() -%}
 {%- set raw = env_var('RATER1001_RAW', 'data/raw') | replace("'", "''") -%}
 select
-    (select sha256(content) from read_blob('{{ raw }}/_manifest.parquet')) as landing_sha256,
+    manifest.landing_sha256,
     case
-        when g.verdict is null then 'not checked'
-        when (g.verdict ->> 'landing_sha256') is distinct from
-             (select sha256(content) from read_blob('{{ raw }}/_manifest.parquet')) then 'checked another landing'
-        when (g.verdict ->> 'passed')::boolean then 'passed'
+        when gate.verdict is null then 'not checked'
+        when json_extract_string(gate.verdict, 'landing_sha256') is distinct from manifest.landing_sha256
+            then 'checked another landing'
+        when cast(json_extract_string(gate.verdict, 'passed') as boolean) then 'passed'
         else 'failed'
     end as gate_status,
-    g.verdict ->> 'checked_at' as gate_checked_at
+    json_extract_string(gate.verdict, 'checked_at') as gate_checked_at
 from (select 1) as one
-left join (select content::json as verdict from read_text('{{ raw }}/_quality.json')) as g on true
+left join (select sha256(content) as landing_sha256 from read_blob('{{ raw }}/_manifest.parquet')) as manifest on true
+left join (select cast(content as json) as verdict from read_text('{{ raw }}/_quality.json')) as gate on true
 {%- endmacro %}
 
 

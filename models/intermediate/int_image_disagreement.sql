@@ -6,9 +6,17 @@
 -- first: images with the same multiset of integer ratings have mathematically equal SDs, and
 -- integer ratings make such ties common right at the cut points, so float noise in the last bits
 -- must not decide the tercile.
-with sds as (
-    select *, round(human_sd, 9) as human_sd_rounded from {{ ref('int_image_human_stats') }}
+with image_human_stats as (
+    select * from {{ ref('int_image_human_stats') }}
 ),
+
+sds as (
+    select
+        *,
+        round(human_sd, 9) as human_sd_rounded
+    from image_human_stats
+),
+
 cuts as (
     select
         dimension,
@@ -17,19 +25,24 @@ cuts as (
     from sds
     where human_sd is not null
     group by dimension
+),
+
+terciles as (
+    select
+        sds.image_id,
+        sds.dimension,
+        sds.emotion,
+        sds.human_sd,
+        cuts.sd_cut_low,
+        cuts.sd_cut_high,
+        case
+            when sds.human_sd is null then null
+            when sds.human_sd_rounded <= cuts.sd_cut_low then 'low'
+            when sds.human_sd_rounded <= cuts.sd_cut_high then 'mid'
+            else 'high'
+        end as disagreement_tercile
+    from sds
+    left join cuts using (dimension)
 )
-select
-    s.image_id,
-    s.dimension,
-    s.emotion,
-    s.human_sd,
-    c.sd_cut_low,
-    c.sd_cut_high,
-    case
-        when s.human_sd is null then null
-        when s.human_sd_rounded <= c.sd_cut_low then 'low'
-        when s.human_sd_rounded <= c.sd_cut_high then 'mid'
-        else 'high'
-    end as disagreement_tercile
-from sds s
-left join cuts c using (dimension)
+
+select * from terciles

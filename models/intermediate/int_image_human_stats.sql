@@ -4,6 +4,11 @@
 with ratings as (
     select * from {{ ref('int_human_ratings_long') }}
 ),
+
+stimuli as (
+    select * from {{ ref('stg_stimuli') }}
+),
+
 per_image as (
     select
         image_id,
@@ -19,22 +24,27 @@ per_image as (
         max(rating) as human_max
     from ratings
     group by image_id, dimension
+),
+
+with_factors as (
+    select
+        per_image.image_id,
+        per_image.dimension,
+        stimuli.identity_id,
+        stimuli.race,
+        stimuli.gender,
+        stimuli.emotion,
+        per_image.n_ratings,
+        per_image.rating_sum,
+        per_image.rating_sumsq,
+        per_image.human_mean,
+        per_image.human_sd,
+        per_image.human_ss,
+        per_image.human_median,
+        per_image.human_min,
+        per_image.human_max
+    from per_image
+    inner join stimuli using (image_id)
 )
-select
-    p.image_id,
-    p.dimension,
-    s.identity_id,
-    s.race,
-    s.gender,
-    s.emotion,
-    p.n_ratings,
-    p.rating_sum,
-    p.rating_sumsq,
-    p.human_mean,
-    p.human_sd,
-    p.human_ss,
-    p.human_median,
-    p.human_min,
-    p.human_max
-from per_image p
-join {{ ref('stg_stimuli') }} s using (image_id)
+
+select * from with_factors

@@ -2,35 +2,55 @@
 -- design factors. Bland-Altman differences follow the paper's sign (human mean minus model), and z
 -- places the model's value in the image's human distribution. When a condition has several runs,
 -- its first run_id (in sort order) is the primary run used here; replicate runs stay in staging.
-with primary_run as (
+with model_predictions as (
+    select * from {{ ref('stg_model_predictions') }}
+),
+
+stimuli as (
+    select * from {{ ref('stg_stimuli') }}
+),
+
+image_human_stats as (
+    select * from {{ ref('int_image_human_stats') }}
+),
+
+primary_run as (
     select *
-    from {{ ref('stg_model_predictions') }}
+    from model_predictions
     qualify row_number() over (partition by condition_id, image_id order by run_id) = 1
-)
-select
-    p.condition_id,
-    p.image_id,
-    p.run_id,
-    s.identity_id,
-    s.race,
-    s.gender,
-    s.emotion as true_emotion,
-    p.predicted_emotion,
-    case when p.predicted_emotion is not null
-         then p.predicted_emotion = s.emotion end as correct,
-    p.parse_path,
-    p.thinking_tokens
-    {%- for dim in var('model_dimensions') %},
-    p.model_{{ dim }},
-    h_{{ dim }}.n_ratings as human_n_{{ dim }},
-    h_{{ dim }}.human_mean as human_mean_{{ dim }},
-    h_{{ dim }}.human_sd as human_sd_{{ dim }},
-    h_{{ dim }}.human_mean - p.model_{{ dim }} as d_{{ dim }},
-    {{ zscore('p.model_' ~ dim, 'h_' ~ dim ~ '.human_mean', 'h_' ~ dim ~ '.human_sd') }} as z_{{ dim }}
+),
+
+beside_humans as (
+    select
+        primary_run.condition_id,
+        primary_run.image_id,
+        primary_run.run_id,
+        stimuli.identity_id,
+        stimuli.race,
+        stimuli.gender,
+        stimuli.emotion as true_emotion,
+        primary_run.predicted_emotion,
+        case
+            when primary_run.predicted_emotion is not null
+                then primary_run.predicted_emotion = stimuli.emotion
+        end as correct,
+        primary_run.parse_path,
+        primary_run.thinking_tokens
+        {%- for dim in var('model_dimensions') %},
+        primary_run.model_{{ dim }},
+        human_{{ dim }}.n_ratings as human_n_{{ dim }},
+        human_{{ dim }}.human_mean as human_mean_{{ dim }},
+        human_{{ dim }}.human_sd as human_sd_{{ dim }},
+        human_{{ dim }}.human_mean - primary_run.model_{{ dim }} as d_{{ dim }},
+        {{ zscore('primary_run.model_' ~ dim, 'human_' ~ dim ~ '.human_mean', 'human_' ~ dim ~ '.human_sd') }}
+            as z_{{ dim }}
+        {%- endfor %}
+    from primary_run
+    inner join stimuli using (image_id)
+    {%- for dim in var('model_dimensions') %}
+    left join image_human_stats as human_{{ dim }}
+        on primary_run.image_id = human_{{ dim }}.image_id and human_{{ dim }}.dimension = '{{ dim }}'
     {%- endfor %}
-from primary_run p
-join {{ ref('stg_stimuli') }} s using (image_id)
-{%- for dim in var('model_dimensions') %}
-left join {{ ref('int_image_human_stats') }} h_{{ dim }}
-  on h_{{ dim }}.image_id = p.image_id and h_{{ dim }}.dimension = '{{ dim }}'
-{%- endfor %}
+)
+
+select * from beside_humans

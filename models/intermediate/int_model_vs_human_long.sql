@@ -2,31 +2,51 @@
 -- agreement mart groups by dimension instead of repeating itself per column. Only images the
 -- condition has a prediction row for appear; model_value is NULL where that step failed to parse.
 -- A study whose models predict no dimension has an empty table of the same columns.
-{%- if var('model_dimensions') | length == 0 %}
-select
-    condition_id, image_id, cast(null as varchar) as dimension, true_emotion as emotion, race,
-    gender, identity_id, predicted_emotion, cast(null as double) as model_value,
-    cast(null as bigint) as human_n, cast(null as double) as human_mean,
-    cast(null as double) as human_sd, cast(null as double) as d, cast(null as double) as z
-from {{ ref('int_model_vs_human') }}
-where false
-{%- endif %}
-{%- for dim in var('model_dimensions') %}
-{% if not loop.first %}union all{% endif %}
-select
-    condition_id,
-    image_id,
-    '{{ dim }}' as dimension,
-    true_emotion as emotion,
-    race,
-    gender,
-    identity_id,
-    predicted_emotion,
-    cast(model_{{ dim }} as double) as model_value,
-    human_n_{{ dim }} as human_n,
-    human_mean_{{ dim }} as human_mean,
-    human_sd_{{ dim }} as human_sd,
-    d_{{ dim }} as d,
-    z_{{ dim }} as z
-from {{ ref('int_model_vs_human') }}
-{%- endfor %}
+with model_vs_human as (
+    select * from {{ ref('int_model_vs_human') }}
+),
+
+unpivoted as (
+    {%- if var('model_dimensions') | length == 0 %}
+    select
+        condition_id,
+        image_id,
+        cast(null as varchar) as dimension,
+        true_emotion as emotion,
+        race,
+        gender,
+        identity_id,
+        predicted_emotion,
+        cast(null as double) as model_value,
+        cast(null as bigint) as human_n,
+        cast(null as double) as human_mean,
+        cast(null as double) as human_sd,
+        cast(null as double) as d,
+        cast(null as double) as z
+    from model_vs_human
+    where false
+    {%- endif %}
+    {%- for dim in var('model_dimensions') %}
+    {%- if not loop.first %}
+    union all
+    {%- endif %}
+    select
+        condition_id,
+        image_id,
+        '{{ dim }}' as dimension,
+        true_emotion as emotion,
+        race,
+        gender,
+        identity_id,
+        predicted_emotion,
+        cast(model_{{ dim }} as double) as model_value,
+        human_n_{{ dim }} as human_n,
+        human_mean_{{ dim }} as human_mean,
+        human_sd_{{ dim }} as human_sd,
+        d_{{ dim }} as d,
+        z_{{ dim }} as z
+    from model_vs_human
+    {%- endfor %}
+)
+
+select * from unpivoted

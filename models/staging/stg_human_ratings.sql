@@ -1,12 +1,20 @@
-select
-    rater_id,
-    image_id,
-    {%- for dim in var('dimensions') %}
-    cast({{ dim }} as integer) as {{ dim }},
-    {%- endfor %}
-    {%- for dim in var('dimensions') %}
-    rt_{{ dim }}_ms,
-    {%- endfor %}
-    trial_index,
-    {{ factor_slot('emotion') }} as chosen_emotion
-from {{ source('landing', 'human_ratings') }}
+with source as (
+    select * from {{ source('landing', 'human_ratings') }}
+),
+
+renamed as (
+    select
+        rater_id,
+        image_id,
+        {%- for dim in var('dimensions') %}
+        cast({{ dim }} as integer) as {{ dim }},
+        {%- endfor %}
+        {%- for dim in var('dimensions') %}
+        rt_{{ dim }}_ms,
+        {%- endfor %}
+        trial_index,
+        {{ factor_slot('emotion') }} as chosen_emotion
+    from source
+)
+
+select * from renamed

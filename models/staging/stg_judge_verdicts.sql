@@ -1,19 +1,30 @@
-{#- One row per call and axis. The axes are the contract's verdict_<axis> columns; their labels
-    and order live in the judge_axes seed. A NULL verdict (not parsed) is kept: the consistency
-    rule needs to know an order was attempted but unreadable. -#}
-{%- set axes = ['empathy', 'naturalness', 'coherence', 'overall'] %}
-{%- for axis in axes %}
-select
-    judge_id,
-    judge_kind,
-    sample_id,
-    variant,
-    candidate_a,
-    candidate_b,
-    presentation_order,
-    '{{ axis }}' as axis,
-    verdict_{{ axis }} as position_verdict,
-    parse_status
-from {{ ref('stg_judge_calls') }}
-{% if not loop.last %}union all{% endif %}
-{%- endfor %}
+with source as (
+    select * from {{ source('judge_landing', 'judge_verdicts') }}
+),
+
+renamed as (
+    select
+        judge_id,
+        judge_kind,
+        judge_model,
+        sample_id,
+        variant,
+        candidate_a,
+        candidate_b,
+        "order" as presentation_order,
+        verdict_empathy,
+        verdict_naturalness,
+        verdict_coherence,
+        verdict_overall,
+        reason,
+        raw_text,
+        parse_status,
+        prompt_version,
+        input_tokens,
+        output_tokens,
+        cost_usd,
+        latency_ms
+    from source
+)
+
+select * from renamed

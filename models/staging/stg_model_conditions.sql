@@ -1,2 +1,5 @@
-select *
-from {{ source('landing', 'model_conditions') }}
+with source as (
+    select * from {{ source('landing', 'model_conditions') }}
+)
+
+select * from source

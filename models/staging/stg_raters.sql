@@ -1,8 +1,16 @@
 -- One column per declared rater attribute, named as study.yml declares it.
-select
-    rater_id,
-    {%- for a in var('rater_attributes') %}
-    {{ a }},
-    {%- endfor %}
-    cast(age as integer) as age
-from {{ source('landing', 'raters') }}
+with source as (
+    select * from {{ source('landing', 'raters') }}
+),
+
+renamed as (
+    select
+        rater_id,
+        {%- for attribute in var('rater_attributes') %}
+        {{ attribute }},
+        {%- endfor %}
+        cast(age as integer) as age
+    from source
+)
+
+select * from renamed

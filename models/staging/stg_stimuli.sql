@@ -1,10 +1,18 @@
 -- The declared factors land under the study's own names; each fills its role slot here
 -- (macros/factor_slot.sql), so everything downstream reads emotion / race / gender.
-select
-    image_id,
-    identity_id,
-    {{ factor_slot('race') }} as race,
-    {{ factor_slot('gender') }} as gender,
-    {{ factor_slot('emotion') }} as emotion,
-    file_path
-from {{ source('landing', 'stimuli') }}
+with source as (
+    select * from {{ source('landing', 'stimuli') }}
+),
+
+renamed as (
+    select
+        image_id,
+        identity_id,
+        {{ factor_slot('race') }} as race,
+        {{ factor_slot('gender') }} as gender,
+        {{ factor_slot('emotion') }} as emotion,
+        file_path
+    from source
+)
+
+select * from renamed

@@ -14,7 +14,7 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 OnNode = Callable[[int, int, str], None]
 

@@ -18,7 +18,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 import pandas as pd
@@ -30,6 +30,10 @@ from .paths import ProjectPaths
 
 # Temporary files end in this; any left in the landing folders belong to a killed writer.
 TMP_SUFFIX = ".tmp"
+# pyarrow's default rows per row group: a table is written one row group at a time, each made
+# contiguous, so the file is the one pq.write_table writes for the table in one piece, and a
+# table assembled from parts is never copied whole.
+ROW_GROUP_ROWS = 1024 * 1024
 MANIFEST_SCHEMA = pa.schema(
     [
         pa.field("table_name", pa.string(), nullable=False),
@@ -55,7 +59,9 @@ def _stage(table: pa.Table, path: Path) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            pq.write_table(table, fh)
+            with pq.ParquetWriter(fh, table.schema) as writer:
+                for start in range(0, max(table.num_rows, 1), ROW_GROUP_ROWS):
+                    writer.write_table(table.slice(start, ROW_GROUP_ROWS).combine_chunks())
             fh.flush()
             os.fsync(fh.fileno())
     except BaseException:
@@ -191,7 +197,7 @@ def manifest_with(paths: ProjectPaths, entry: ManifestEntry) -> pa.Table:
     current = read_manifest(paths)
     current = current[current["table_name"] != entry.table_name]
     row = pd.DataFrame(
-        [{**entry.__dict__, "landed_at": datetime.now(timezone.utc)}]
+        [{**entry.__dict__, "landed_at": datetime.now(UTC)}]
     )
     merged = pd.concat([current, row], ignore_index=True) if len(current) else row
     return pa.Table.from_pandas(merged, schema=MANIFEST_SCHEMA, preserve_index=False)

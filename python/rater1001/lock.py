@@ -18,7 +18,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -91,7 +91,7 @@ def project_lock(paths: ProjectPaths, command: str = "", wait_s: float = DEFAULT
 
 
 def _write_holder(paths: ProjectPaths, command: str) -> None:
-    info = {"pid": os.getpid(), "command": command or "?", "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    info = {"pid": os.getpid(), "command": command or "?", "since": datetime.now(UTC).isoformat(timespec="seconds")}
     try:
         (paths.root / HOLDER_NAME).write_text(json.dumps(info), encoding="utf-8")
     except OSError:

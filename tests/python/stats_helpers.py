@@ -38,3 +38,15 @@ def folded_normal_mae(bias: float, sd: float) -> float:
         return abs(bias)
     return (sd * math.sqrt(2 / math.pi) * math.exp(-bias**2 / (2 * sd**2))
             + bias * math.erf(bias / (sd * math.sqrt(2))))
+
+
+def demographic_aggregates(model_vs_human: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rows shaped like int_model_vs_human (one per condition and image, d_<dim> columns) ->
+    (int_demographic_label_counts, int_bias_cells) as the SQL models make them, for tests that
+    hand the demographic marts a small frame instead of building a warehouse."""
+    from rater1001.stats.demographics import bias_cells
+
+    keys = ["condition_id", "race", "gender", "true_emotion", "predicted_emotion"]
+    counts = model_vs_human.groupby(keys, dropna=False).size().rename("n_images").reset_index()
+    dims = [c[2:] for c in model_vs_human.columns if c.startswith("d_")]
+    return counts, bias_cells(model_vs_human.rename(columns={"true_emotion": "emotion"}), dims)

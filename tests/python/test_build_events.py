@@ -71,8 +71,8 @@ def test_a_model_warning_goes_to_the_log_and_is_counted_not_printed(tmp_path, ca
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         with warnings_to_log(log) as count:
-            warnings.warn("Mean of empty slice", RuntimeWarning)
-            warnings.warn("degrees of freedom <= 0", RuntimeWarning)
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=1)
+            warnings.warn("degrees of freedom <= 0", RuntimeWarning, stacklevel=1)
     out, err = capfd.readouterr()
     assert count.n == 2 and "Mean of empty slice" not in out + err
     assert "RuntimeWarning: Mean of empty slice" in log.read_text(encoding="utf-8")

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
-import pytest
 
 from fakes.models import anthropic_reply, gemini_reply, openai_reply
 from fakes.server import FakeServer, Reply, Request

@@ -284,7 +284,7 @@ def test_verdict_counts_follow_from_independently_computed_inputs(raw):
         all_stats = AL.sufficient_statistics(r.rename(columns={dim: "rating"}))
         pooled = {cond: delta_alpha_interval(all_stats, _pairs(raw, cond, dim, "all")["model"])[2]
                   for cond in raw["conditions"]}
-        for emotion, images in h.groupby("emotion"):
+        for emotion, _images in h.groupby("emotion"):
             ri = r[r["emotion"] == emotion]
             hh = h.reindex(ri["image_id"]).to_numpy()
             loo = ZS.summarise(loo_z(hh[:, 0], hh[:, 4], hh[:, 5], ri[dim].to_numpy(float))).w1sd
@@ -324,6 +324,21 @@ def test_lmm_rows_state_the_df_and_the_model_offset(raw):
     for cond in raw["conditions"][:3]:
         j = _pairs(raw, cond, "valence", "happy")
         assert lmm.loc[(cond, "valence"), "estimate"] == pytest.approx(-(j["mean"] - j["model"]).mean(), abs=1e-6)
+
+
+def test_rater_type_cells_equal_pandas_on_the_long_table(raw):
+    """int_rater_type_cells, the LMM's only input, against lmm.rater_type_cells on
+    int_model_vs_human_long, per condition and dimension."""
+    from rater1001.stats.lmm import rater_type_cells
+
+    long = q(raw, "select * from int_model_vs_human_long")
+    cells = q(raw, "select * from int_rater_type_cells").set_index(["condition_id", "dimension", "emotion"]).sort_index()
+    ref = (long.groupby(["condition_id", "dimension"])
+           .apply(lambda g: rater_type_cells(g["human_mean"], g["model_value"], g["emotion"]), include_groups=False)
+           .reset_index(level=2, drop=True).reset_index().set_index(["condition_id", "dimension", "emotion"]).sort_index())
+    assert cells.index.equals(ref.index)
+    for col in ("n_rows", "n_images", "diff_mean", "diff_ss", "sum_mean", "sum_ss"):
+        np.testing.assert_allclose(cells[col].astype(float), ref[col].astype(float), rtol=1e-12, atol=1e-9, err_msg=col)
 
 
 def test_headline_prints_every_condition_labelled_simulated(raw):

@@ -22,6 +22,7 @@ import pytest
 from scipy import stats
 
 from conftest import SMALL_DESIGN, dbt_build_marts, query_warehouse
+from stats_helpers import demographic_aggregates
 from rater1001.marts import demographics as audit
 from rater1001.landing import to_arrow, write_parquet_atomic
 from rater1001.contract import TABLES
@@ -98,6 +99,21 @@ def test_every_mart_says_simulated_and_has_the_stated_grain(demo):
     assert len(t["demographic_slices"]) == (n_cond + 1) * 11
     assert len(t["demographic_stratified_anova"]) == n_cond * 2 * 6 * 3
     assert len(t["demographic_omnibus"]) == n_cond * 2 * 2 * 2
+
+
+def test_cell_aggregates_equal_pandas_on_the_per_image_table(demo):
+    """int_demographic_label_counts and int_bias_cells (the marts' only inputs besides the human
+    labels) against a pandas aggregation of int_model_vs_human, all conditions."""
+    paths = demo[0]
+    per_image = query_warehouse(paths, "select * from int_model_vs_human")
+    ref_counts, ref_cells = demographic_aggregates(per_image)
+    counts = query_warehouse(paths, "select * from int_demographic_label_counts")
+    keys = ["condition_id", "race", "gender", "true_emotion", "predicted_emotion"]
+    assert_close(counts, ref_counts, keys, ["n_images"], atol=0)
+    cells = query_warehouse(paths, "select * from int_bias_cells")
+    assert_close(cells, ref_cells, ["condition_id", "dimension", "emotion", "race", "gender"],
+                 ["n_rows", "n_bias", "bias_mean", "bias_ss"], atol=1e-9)
+    assert cells["n_bias"].sum() < cells["n_rows"].sum()  # conditions without dimensions are counted
 
 
 def test_slices_and_gaps_equal_stats_on_parquet(demo):
@@ -363,10 +379,11 @@ def test_empty_inputs_give_empty_typed_marts():
                            "predicted_emotion", "correct", "d_valence", "d_arousal"]})
     labels = pd.DataFrame({c: pd.Series([], dtype=object) for c in
                            ["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"]})
-    anova = audit.stratified_anova_table(empty)
+    counts, cells = demographic_aggregates(empty)
+    anova = audit.stratified_anova_table(cells)
     outputs = {
-        "slices": audit.slices_table(empty, labels), "glmm": audit.glmm_lrt_table(empty),
-        "anova": anova, "tukey": audit.tukey_table(empty, anova), "omnibus": audit.omnibus_table(empty),
+        "slices": audit.slices_table(counts, labels), "glmm": audit.glmm_lrt_table(counts),
+        "anova": anova, "tukey": audit.tukey_table(cells, anova), "omnibus": audit.omnibus_table(empty),
         "counts": audit.significance_counts_table(anova),
     }
     con = duckdb.connect()

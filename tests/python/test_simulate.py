@@ -515,3 +515,41 @@ def test_wrong_labels_follow_the_confusion_shares_exactly():
     assert np.bincount(got[true == 0], minlength=3).tolist() == [0, 39, 11]  # 50 * (.778, .222) = 38.9 / 11.1
     assert np.bincount(got[true == 2], minlength=3).tolist() in ([4, 3, 0], [3, 4, 0])  # 7 * (.5, .5)
     assert (got[true == 1] == -1).all()  # rows that are not wrong get no wrong label
+
+
+# ---------------------------------------------------------------- landing in parts
+
+def test_predictions_landed_in_parts_are_the_file_of_the_whole_frame(tmp_project):
+    """simulate lands each condition's predictions as Arrow as soon as it is made; the file must be
+    the one landing the concatenated frame writes, schema metadata (pandas column types) included.
+    Parts whose column types differ (a condition without thinking leaves thinking_tokens empty)
+    are the case that matters."""
+    from rater1001.simulate.output import land, land_parts, landed_part
+
+    simulate_study(tmp_project, n_identities=2, ratings_per_image=4, images_per_rater=8)
+    whole = _read(tmp_project, "model_predictions")
+    frames = [whole[whole["condition_id"] == c].reset_index(drop=True) for c in whole["condition_id"].unique()]
+    frames[-1] = frames[-1].assign(thinking_tokens=None, thinking_text=None)
+    path = tmp_project.raw_table("model_predictions")
+
+    land(tmp_project, "model_predictions", pd.concat(frames, ignore_index=True))
+    expected = path.read_bytes()
+    land_parts(tmp_project, "model_predictions", [landed_part(tmp_project, "model_predictions", f) for f in frames],
+               [f.iloc[:0] for f in frames])
+    assert path.read_bytes() == expected
+
+
+def test_a_table_is_written_one_row_group_at_a_time_as_pyarrow_writes_it_whole(tmp_path, monkeypatch):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from rater1001 import landing
+
+    monkeypatch.setattr(landing, "ROW_GROUP_ROWS", 7)
+    rng = np.random.default_rng(3)
+    parts = [pa.table({"x": rng.integers(0, 5, n), "s": [f"v{i % 3}" for i in range(n)]}) for n in (5, 9, 1, 6)]
+    table = pa.concat_tables(parts)
+    landing.write_parquet_atomic(table, tmp_path / "parts.parquet")
+    pq.write_table(table.combine_chunks(), tmp_path / "whole.parquet", row_group_size=7)
+    assert pq.ParquetFile(tmp_path / "parts.parquet").metadata.num_row_groups == 3
+    assert (tmp_path / "parts.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()

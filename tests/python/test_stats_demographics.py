@@ -367,3 +367,71 @@ def test_other_label_sets_and_missing_design_values(study):
     d.loc[d.index[5], "race"] = None
     with pytest.raises(ValueError, match=r"row \d+ \(image_id='img\d+'\) has no value in column 'race'"):
         dm.stratified_anova(d)
+
+
+# ------------------------------------------------------------------------------ per-cell aggregates
+# The marts compute on per-cell aggregates made in SQL (int_bias_cells, int_demographic_label_counts);
+# these check each cell route against the same statistic on one row per image, by brute force.
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from statsmodels.stats.multicomp import pairwise_tukeyhsd  # noqa: E402
+
+
+def _unbalanced_stratum(sizes, seed):
+    """One stratum's rows: sizes[i] images in race x gender cell i (0 = an empty cell)."""
+    rng = np.random.default_rng(seed)
+    cells = [(r, g) for r in RACES for g in GENDERS][:len(sizes)]
+    rows = [(r, g) for (r, g), k in zip(cells, sizes) for _ in range(k)]
+    frame = pd.DataFrame(rows, columns=["race", "gender"])
+    shift = frame["race"].map({"Black": 0.0, "Caucasian": 0.4, "Korean": -0.3})
+    return frame.assign(b=np.round(shift + rng.normal(0, 1, len(frame)), 3))
+
+
+def _cells_of(frame):
+    g = frame.groupby(["race", "gender"])["b"]
+    return pd.DataFrame({"n_bias": g.count(), "bias_mean": g.mean(),
+                         "bias_ss": g.apply(lambda b: float(((b - b.mean()) ** 2).sum()))}).reset_index()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sizes=st.lists(st.integers(0, 7), min_size=2, max_size=6), seed=st.integers(0, 10_000))
+def test_nested_f_tests_from_cells_equal_least_squares_on_the_rows(sizes, seed):
+    frame = _unbalanced_stratum(sizes, seed)
+    rows = dm.stratum_factorial_tests(frame, "b")
+    cells = dm.stratum_factorial_tests_cells(_cells_of(frame))
+    for r, c in zip(rows, cells):
+        assert (r["term"], r["df_num"], r["df_den"], r["reason"]) == (c["term"], c["df_num"], c["df_den"], c["reason"])
+        for key in ("ss_term", "ss_total", "f_value", "eta_sq", "p_raw"):
+            if r[key] is None:
+                assert c[key] is None, key
+            else:
+                assert c[key] == pytest.approx(r[key], rel=1e-9, abs=1e-9 * (1 + r["ss_total"])), key
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sizes=st.lists(st.integers(2, 9), min_size=3, max_size=6), seed=st.integers(0, 10_000))
+def test_tukey_from_cells_equals_pairwise_tukeyhsd_on_the_rows(sizes, seed):
+    frame = _unbalanced_stratum(sizes, seed)
+    cells = _cells_of(frame).assign(condition_id="c", dimension="valence", emotion="fear")
+    anova = pd.DataFrame({"condition_id": ["c"], "dimension": ["valence"], "emotion": ["fear"],
+                          "term": ["race:gender"], "significant": [True]})
+    ours = dm.tukey_from_cells(cells, anova)
+    ref = pairwise_tukeyhsd(frame["b"].to_numpy(), (frame["race"] + ":" + frame["gender"]).to_numpy())
+    first, second = np.triu_indices(len(ref.groupsunique), 1)
+    assert ours["group1"].tolist() == list(ref.groupsunique[first])
+    assert ours["group2"].tolist() == list(ref.groupsunique[second])
+    np.testing.assert_allclose(ours["meandiff"], ref.meandiffs, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ours["p_adj"], ref.pvalues, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(ours[["lower", "upper"]].to_numpy(), ref.confint, rtol=0, atol=1e-10)
+    assert ours["reject"].tolist() == list(ref.reject)
+
+
+def test_glmm_on_counts_equals_the_glmm_on_one_row_per_image(study):
+    rows = study[study["condition_id"] == "planted"]
+    counts = (rows.groupby(["condition_id", "race", "gender", "emotion", "correct"]).size()
+              .rename("n_images").reset_index())
+    plain = dm.glmm_lrt_table(rows, n_agq=5)
+    weighted = dm.glmm_lrt_table(counts, n_agq=5, weight="n_images")
+    assert len(counts) < len(rows) / 10
+    pd.testing.assert_frame_equal(weighted, plain, check_exact=True)

@@ -21,6 +21,7 @@ from rater1001.ingest import ingest_file
 from rater1001.paths import project
 from rater1001.stats import rater_slices
 from rater1001.study import parse_study, read_factor_labels
+from stats_helpers import demographic_aggregates
 
 LABELS_CSV = """factor,label,label_ko,aliases,display_order
 topic,sports,,sport,1
@@ -128,7 +129,7 @@ def test_one_audit_factor_gets_its_own_f_test_per_stratum_equal_to_a_one_way_ano
     """With one audit factor the paper's race test (M_gen vs M_add) is a one-way ANOVA within each
     category stratum: scipy's f_oneway is the independent reference."""
     frame = _model_vs_human(np.random.default_rng(3), 12)
-    anova = audit.stratified_anova_table(frame, ONE_FACTOR)
+    anova = audit.stratified_anova_table(demographic_aggregates(frame)[1], ONE_FACTOR)
     assert set(anova["term"]) == {"annotator_region"}  # no second factor, no interaction
     for topic, part in frame.groupby("true_emotion"):
         row = anova[anova["emotion"] == topic].iloc[0]
@@ -144,7 +145,7 @@ def test_one_audit_factor_gets_its_own_f_test_per_stratum_equal_to_a_one_way_ano
 def test_one_audit_factor_slices_are_named_as_the_study_names_the_factor():
     frame = _model_vs_human(np.random.default_rng(4), 10)
     labels = pd.DataFrame(columns=["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"])
-    slices = audit.slices_table(frame, labels, ONE_FACTOR)
+    slices = audit.slices_table(demographic_aggregates(frame)[0], labels, ONE_FACTOR)
     assert set(slices["slice_type"]) == {"annotator_region"}
     assert slices["gender"].isna().all()
     by = slices.set_index("slice")
@@ -158,9 +159,10 @@ def test_without_a_category_the_classification_audit_is_empty_and_the_ratings_au
                                                                   correct=None)
     factors = ONE_FACTOR[ONE_FACTOR["role"] == "audit"]
     labels = pd.DataFrame(columns=["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"])
-    assert audit.slices_table(frame, labels, factors).empty
-    assert audit.glmm_lrt_table(frame, study_factors=factors).empty
-    anova = audit.stratified_anova_table(frame, factors)
+    counts, cells = demographic_aggregates(frame)
+    assert audit.slices_table(counts, labels, factors).empty
+    assert audit.glmm_lrt_table(counts, study_factors=factors).empty
+    anova = audit.stratified_anova_table(cells, factors)
     assert len(anova) == 1 and anova["emotion"].isna().all()
     ref = stats.f_oneway(*[g["d_quality"].to_numpy() for _, g in frame.groupby("race")])
     assert anova["f_value"].iloc[0] == pytest.approx(ref.statistic, rel=1e-9)

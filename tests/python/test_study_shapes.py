@@ -29,7 +29,6 @@ from pathlib import Path
 
 import duckdb
 import krippendorff
-import numpy as np
 import pandas as pd
 import pytest
 import yaml

@@ -128,7 +128,6 @@ def test_blank_answers_count_against_the_model_in_w1sd(built):
 def test_blank_answers_are_alt_test_wins_for_every_rater(built):
     """alt_test_rater_outcomes (SQL) against stats.alt_test.alt_test per annotator (Python, the
     reference-checked home) on the blanked condition: every comparison on a blank image is a human win."""
-    stimuli = pd.read_parquet(built.raw_table("stimuli"))[["image_id", "emotion"]]
     ratings = pd.read_parquet(built.raw_table("human_ratings"))
     preds = pd.read_parquet(built.raw_table("model_predictions"))
     model = preds[preds["condition_id"] == BLANKED].set_index("image_id")["valence"]

@@ -2,28 +2,57 @@
 -- 4A-3), pooled over all ratings of the emotion's images. Every declared dimension has an RT
 -- column (rt_<dimension>_ms); a study without dimensions gets an empty table.
 {%- set rt_dims = var('dimensions') %}
-with ratings as (
-    select r.*, s.emotion
-    from {{ ref('stg_human_ratings') }} r
-    join {{ ref('stg_stimuli') }} s using (image_id)
+with human_ratings as (
+    select * from {{ ref('stg_human_ratings') }}
 ),
-long as (
+
+stimuli as (
+    select * from {{ ref('stg_stimuli') }}
+),
+
+study_provenance as (
+    select * from {{ ref('int_study_provenance') }}
+),
+
+-- (ratings is unused in the rendering for a study without dimensions)
+ratings as (  -- noqa: ST03
+    select
+        human_ratings.*,
+        stimuli.emotion
+    from human_ratings
+    inner join stimuli using (image_id)
+),
+
+response_times as (
     {%- if rt_dims | length == 0 %}
-    select cast(null as varchar) as emotion, cast(null as varchar) as dimension,
-           cast(null as double) as rt_ms
+    select
+        cast(null as varchar) as emotion,
+        cast(null as varchar) as dimension,
+        cast(null as double) as rt_ms
     where false
     {%- endif %}
-    {%- for d in rt_dims %}
-    select emotion, '{{ d }}' as dimension, rt_{{ d }}_ms as rt_ms from ratings
-    {%- if not loop.last %} union all{% endif %}
+    {%- for dim in rt_dims %}
+    select
+        emotion,
+        '{{ dim }}' as dimension,
+        rt_{{ dim }}_ms as rt_ms
+    from ratings
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
     {%- endfor %}
+),
+
+final as (
+    select
+        response_times.emotion,
+        response_times.dimension,
+        count(response_times.rt_ms) as n_ratings,
+        median(response_times.rt_ms) as median_rt_ms,
+        study_provenance.data_origin
+    from response_times
+    cross join study_provenance
+    group by response_times.emotion, response_times.dimension, study_provenance.data_origin
 )
-select
-    l.emotion,
-    l.dimension,
-    count(l.rt_ms) as n_ratings,
-    median(l.rt_ms) as median_rt_ms,
-    p.data_origin
-from long l
-cross join {{ ref('int_study_provenance') }} p
-group by l.emotion, l.dimension, p.data_origin
+
+select * from final

@@ -6,46 +6,80 @@
 -- The truth every row is scored against is the declared choice classification_truth
 -- (seeds/analysis_choices.csv): the intended label (default) or the human majority label, which
 -- is NULL where the humans tied or gave no label (such an image is then left out).
-with votes as (
-    select image_id, chosen_emotion, count(*) as n
-    from {{ ref('stg_human_ratings') }}
+with human_ratings as (
+    select * from {{ ref('stg_human_ratings') }}
+),
+
+stimuli as (
+    select * from {{ ref('stg_stimuli') }}
+),
+
+model_vs_human as (
+    select * from {{ ref('int_model_vs_human') }}
+),
+
+analysis_choices as (
+    select * from {{ ref('analysis_choices') }}
+),
+
+study_provenance as (
+    select * from {{ ref('int_study_provenance') }}
+),
+
+votes as (
+    select
+        image_id,
+        chosen_emotion,
+        count(*) as n
+    from human_ratings
     where chosen_emotion is not null
     group by image_id, chosen_emotion
 ),
+
 ranked as (
-    select *,
-           sum(n) over (partition by image_id) as n_votes,
-           max(n) over (partition by image_id) as top_n
+    select
+        *,
+        sum(n) over (partition by image_id) as n_votes,
+        max(n) over (partition by image_id) as top_n
     from votes
 ),
+
 majority as (
-    select image_id,
-           any_value(n_votes) as n_votes,
-           any_value(top_n) as top_n,
-           count(*) filter (where n = top_n) as n_top_labels,
-           min(chosen_emotion) filter (where n = top_n) as top_label
+    select
+        image_id,
+        any_value(n_votes) as n_votes,
+        any_value(top_n) as top_n,
+        count(*) filter (where n = top_n) as n_top_labels,
+        min(chosen_emotion) filter (where n = top_n) as top_label
     from ranked
     group by image_id
 ),
+
 truth as (
     select coalesce(max(value) filter (where choice = 'classification_truth'), 'intended') as truth
-    from {{ ref('analysis_choices') }}
+    from analysis_choices
 ),
+
 majority_label as (
-    select image_id, case when n_top_labels = 1 then top_label end as label from majority
+    select
+        image_id,
+        case when n_top_labels = 1 then top_label end as label
+    from majority
 ),
+
 human as (
     select
         'human' as condition_id,
-        m.image_id,
-        s.emotion as true_emotion,
-        case when m.n_top_labels = 1 then m.top_label end as predicted_emotion,
-        cast(m.n_votes as bigint) as human_n_votes,
-        m.top_n / m.n_votes as human_vote_share,
-        m.n_top_labels > 1 as human_vote_tied
-    from majority m
-    join {{ ref('stg_stimuli') }} s using (image_id)
+        majority.image_id,
+        stimuli.emotion as true_emotion,
+        case when majority.n_top_labels = 1 then majority.top_label end as predicted_emotion,
+        cast(majority.n_votes as bigint) as human_n_votes,
+        majority.top_n / majority.n_votes as human_vote_share,
+        majority.n_top_labels > 1 as human_vote_tied
+    from majority
+    inner join stimuli using (image_id)
 ),
+
 models as (
     select
         condition_id,
@@ -55,22 +89,41 @@ models as (
         cast(null as bigint) as human_n_votes,
         cast(null as double) as human_vote_share,
         cast(null as boolean) as human_vote_tied
-    from {{ ref('int_model_vs_human') }}
+    from model_vs_human
     -- A condition that never gave a label and never failed to parse one does not classify (a
     -- ratings-only study's models); a study without a category factor has nothing to classify.
-    where true_emotion is not null
-      and condition_id in (select condition_id from {{ ref('int_model_vs_human') }}
-                           where predicted_emotion is not null or parse_path = 'failed')
+    where
+        true_emotion is not null
+        and condition_id in (
+            select classifying.condition_id from model_vs_human as classifying
+            where classifying.predicted_emotion is not null or classifying.parse_path = 'failed'
+        )
 ),
+
 scored as (
-    select u.* replace (
-               case when t.truth = 'human_majority' then ml.label else u.true_emotion end as true_emotion),
-           t.truth
-    from (select * from models union all select * from human) u
-    cross join truth t
-    left join majority_label ml using (image_id)
+    select
+        predictions.* replace (
+            case
+                when truth.truth = 'human_majority' then majority_label.label else predictions.true_emotion
+            end as true_emotion
+        ),
+        truth.truth
+    from (
+        select * from models
+        union all
+        select * from human
+    ) as predictions
+    cross join truth
+    left join majority_label using (image_id)
+),
+
+final as (
+    select
+        scored.*,
+        study_provenance.data_origin
+    from scored
+    cross join study_provenance
+    where scored.true_emotion is not null
 )
-select s.*, p.data_origin
-from scored s
-cross join {{ ref('int_study_provenance') }} p
-where s.true_emotion is not null
+
+select * from final

@@ -1,20 +1,41 @@
 -- Per judge, pair of candidates, variant and axis: how often the two presentation orders disagree.
-select
-    judge_id,
-    judge_kind,
-    candidate_a,
-    candidate_b,
-    variant,
-    axis,
-    count(*) filter (where is_complete) as n_pairs_complete,
-    count(*) filter (where not is_complete) as n_pairs_incomplete,
-    count(*) filter (where is_complete and is_consistent = false) as n_inconsistent,
-    case when count(*) filter (where is_complete) > 0
-        then (count(*) filter (where is_complete and is_consistent = false))::double
-             / count(*) filter (where is_complete)
-    end as inconsistency_rate,
-    any_value(p.data_origin) as data_origin
-from {{ ref('judge_pair_verdicts') }} v
-cross join {{ ref('int_study_provenance') }} p
-where judge_kind = 'llm'
-group by v.judge_id, v.judge_kind, v.candidate_a, v.candidate_b, v.variant, v.axis
+with pair_verdicts as (
+    select * from {{ ref('judge_pair_verdicts') }}
+),
+
+study_provenance as (
+    select * from {{ ref('int_study_provenance') }}
+),
+
+inconsistency as (
+    select
+        pair_verdicts.judge_id,
+        pair_verdicts.judge_kind,
+        pair_verdicts.candidate_a,
+        pair_verdicts.candidate_b,
+        pair_verdicts.variant,
+        pair_verdicts.axis,
+        count(*) filter (where pair_verdicts.is_complete) as n_pairs_complete,
+        count(*) filter (where not pair_verdicts.is_complete) as n_pairs_incomplete,
+        count(*) filter (where pair_verdicts.is_complete and pair_verdicts.is_consistent = false) as n_inconsistent,
+        case
+            when count(*) filter (where pair_verdicts.is_complete) > 0
+                then cast(
+                    count(*) filter (where pair_verdicts.is_complete and pair_verdicts.is_consistent = false) as double
+                )
+                / count(*) filter (where pair_verdicts.is_complete)
+        end as inconsistency_rate,
+        any_value(study_provenance.data_origin) as data_origin
+    from pair_verdicts
+    cross join study_provenance
+    where pair_verdicts.judge_kind = 'llm'
+    group by
+        pair_verdicts.judge_id,
+        pair_verdicts.judge_kind,
+        pair_verdicts.candidate_a,
+        pair_verdicts.candidate_b,
+        pair_verdicts.variant,
+        pair_verdicts.axis
+)
+
+select * from inconsistency

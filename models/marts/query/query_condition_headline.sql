@@ -3,31 +3,65 @@
 -- by side from the marts that compute them: accuracy and kappa (classification_summary), interval
 -- delta alpha (alpha_delta), W1SD and mean |z| (zscore_summary) and the human leave-one-out W1SD
 -- they are judged against.
-with z as (
-    select condition_id, dimension, w1sd, mean_abs_z, n_images
-    from {{ ref('zscore_summary') }}
+with zscore_summary as (
+    select * from {{ ref('zscore_summary') }}
+),
+
+classification_summary as (
+    select * from {{ ref('classification_summary') }}
+),
+
+alpha_delta as (
+    select * from {{ ref('alpha_delta') }}
+),
+
+study_provenance as (
+    select * from {{ ref('int_study_provenance') }}
+),
+
+model_z as (
+    select
+        condition_id,
+        dimension,
+        w1sd,
+        mean_abs_z,
+        n_images
+    from zscore_summary
     where emotion = 'all' and condition_id <> 'human_loo'
 ),
+
 loo as (
-    select dimension, w1sd as human_loo_w1sd, mean_abs_z as human_loo_mean_abs_z
-    from {{ ref('zscore_summary') }}
+    select
+        dimension,
+        w1sd as human_loo_w1sd,
+        mean_abs_z as human_loo_mean_abs_z
+    from zscore_summary
     where emotion = 'all' and condition_id = 'human_loo'
+),
+
+final as (
+    select
+        model_z.condition_id,
+        model_z.dimension,
+        classification_summary.accuracy,
+        classification_summary.kappa,
+        alpha_delta.delta_alpha,
+        model_z.w1sd,
+        loo.human_loo_w1sd,
+        model_z.mean_abs_z,
+        loo.human_loo_mean_abs_z,
+        model_z.n_images,
+        study_provenance.data_origin
+    from model_z
+    left join loo using (dimension)
+    left join classification_summary on model_z.condition_id = classification_summary.condition_id
+    left join alpha_delta
+        on
+            model_z.condition_id = alpha_delta.condition_id
+            and model_z.dimension = alpha_delta.dimension
+            and alpha_delta.emotion = 'all'
+            and alpha_delta.metric = 'interval'
+    cross join study_provenance
 )
-select
-    z.condition_id,
-    z.dimension,
-    c.accuracy,
-    c.kappa,
-    a.delta_alpha,
-    z.w1sd,
-    loo.human_loo_w1sd,
-    z.mean_abs_z,
-    loo.human_loo_mean_abs_z,
-    z.n_images,
-    prov.data_origin
-from z
-left join loo using (dimension)
-left join {{ ref('classification_summary') }} c on c.condition_id = z.condition_id
-left join {{ ref('alpha_delta') }} a
-  on a.condition_id = z.condition_id and a.dimension = z.dimension and a.emotion = 'all' and a.metric = 'interval'
-cross join {{ ref('int_study_provenance') }} prov
+
+select * from final

@@ -5,55 +5,121 @@
 -- perspectivist slice of a study whose raters carry demographics. A study without forced-choice
 -- labels builds an empty table. Replicate runs other than the first are ignored, as elsewhere.
 {%- set attributes = var('rater_attributes', ['gender']) %}
-with human as (
-    select h.image_id, h.chosen_emotion as label
-        {%- for a in attributes %}, cast(r.{{ a }} as varchar) as attr_{{ a }}{% endfor %}
-    from {{ ref('stg_human_ratings') }} h
-    join {{ ref('stg_raters') }} r using (rater_id)
-    where h.chosen_emotion is not null
+with human_ratings as (
+    select * from {{ ref('stg_human_ratings') }}
 ),
+
+raters as (
+    select * from {{ ref('stg_raters') }}
+),
+
+model_predictions as (
+    select * from {{ ref('stg_model_predictions') }}
+),
+
+study_provenance as (
+    select * from {{ ref('int_study_provenance') }}
+),
+
+human as (
+    select
+        human_ratings.image_id,
+        human_ratings.chosen_emotion as label
+        {%- for attribute in attributes %},
+        cast(raters.{{ attribute }} as varchar) as attr_{{ attribute }}
+        {%- endfor %}
+    from human_ratings
+    inner join raters using (rater_id)
+    where human_ratings.chosen_emotion is not null
+),
+
 model as (
-    select condition_id, image_id, predicted_emotion as label
-    from {{ ref('stg_model_predictions') }}
+    select
+        condition_id,
+        image_id,
+        predicted_emotion as label
+    from model_predictions
     where predicted_emotion is not null
     qualify run_id = min(run_id) over (partition by condition_id)
 ),
+
 conditions as (
     select distinct condition_id from model
 ),
+
 pools as (
-    select 'all' as slice_by, 'all' as slice_level, 'human' as condition_id, image_id, label from human
+    select
+        'all' as slice_by,
+        'all' as slice_level,
+        'human' as condition_id,
+        image_id,
+        label
+    from human
     union all
-    select 'all', 'all', c.condition_id, h.image_id, h.label from human h cross join conditions c
+    select
+        'all' as slice_by,
+        'all' as slice_level,
+        conditions.condition_id,
+        human.image_id,
+        human.label
+    from human
+    cross join conditions
     union all
-    select 'all', 'all', condition_id, image_id, label from model
+    select
+        'all' as slice_by,
+        'all' as slice_level,
+        condition_id,
+        image_id,
+        label
+    from model
     where image_id in (select image_id from human)
-    {%- for a in attributes %}
+    {%- for attribute in attributes %}
     union all
-    select '{{ a }}', attr_{{ a }}, 'human', image_id, label from human where attr_{{ a }} is not null
+    select
+        '{{ attribute }}' as slice_by,
+        attr_{{ attribute }} as slice_level,
+        'human' as condition_id,
+        image_id,
+        label
+    from human
+    where attr_{{ attribute }} is not null
     {%- endfor %}
 ),
+
 alphas as (
     {{ alpha_coincidence('pools', 'image_id', 'label', 'nominal', ['slice_by', 'slice_level', 'condition_id']) }}
 ),
+
 model_counts as (
-    select condition_id, count(*) as n_model_values from model
-    where image_id in (select image_id from human) group by condition_id
+    select
+        condition_id,
+        count(*) as n_model_values
+    from model
+    where image_id in (select image_id from human)
+    group by condition_id
+),
+
+final as (
+    select
+        alphas.slice_by,
+        alphas.slice_level,
+        alphas.condition_id,
+        alphas.alpha,
+        case when alphas.condition_id <> 'human' then alphas.alpha - human_alphas.alpha end as delta_alpha,
+        human_alphas.alpha as human_alpha,
+        alphas.n_units,
+        alphas.n_values,
+        cast(coalesce(model_counts.n_model_values, 0) as bigint) as n_model_values,
+        alphas.alpha_null_reason,
+        study_provenance.data_origin
+    from alphas
+    left join alphas as human_alphas
+        on
+            human_alphas.condition_id = 'human'
+            and alphas.slice_by = human_alphas.slice_by
+            and alphas.slice_level = human_alphas.slice_level
+    left join model_counts on alphas.condition_id = model_counts.condition_id
+    cross join study_provenance
 )
-select
-    a.slice_by,
-    a.slice_level,
-    a.condition_id,
-    a.alpha,
-    case when a.condition_id <> 'human' then a.alpha - h.alpha end as delta_alpha,
-    h.alpha as human_alpha,
-    a.n_units,
-    a.n_values,
-    cast(coalesce(mc.n_model_values, 0) as bigint) as n_model_values,
-    a.alpha_null_reason,
-    p.data_origin
-from alphas a
-left join alphas h
-  on h.condition_id = 'human' and h.slice_by = a.slice_by and h.slice_level = a.slice_level
-left join model_counts mc on mc.condition_id = a.condition_id
-cross join {{ ref('int_study_provenance') }} p
+
+select * from final

@@ -5,69 +5,152 @@
 -- and mean per-image human SD; for classification the one-vs-rest kappa, recall and precision.
 -- replaceability_verdicts applies seeds/verdict_rules.csv to exactly these rows. Only conditions of
 -- the 'replaceability' pool (seeds/condition_pools.csv: VLMs; FER baselines are not counted).
-with pool as (
-    select condition_id from {{ ref('int_condition_pools') }} where pool = 'replaceability'
+with condition_pools as (
+    select * from {{ ref('int_condition_pools') }}
 ),
-z as (
-    select condition_id, dimension, emotion, w1sd, mean_abs_z
-    from {{ ref('zscore_summary') }}
-    where condition_id <> 'human_loo' and emotion <> 'all'
-      and condition_id in (select condition_id from pool)
+
+zscore_summary as (
+    select * from {{ ref('zscore_summary') }}
 ),
+
+image_human_stats as (
+    select * from {{ ref('int_image_human_stats') }}
+),
+
+alpha_delta as (
+    select * from {{ ref('alpha_delta') }}
+),
+
+dimensional_agreement as (
+    select * from {{ ref('dimensional_agreement') }}
+),
+
+response_diversity as (
+    select * from {{ ref('response_diversity') }}
+),
+
+classification_by_emotion as (
+    select * from {{ ref('classification_by_emotion') }}
+),
+
+study_provenance as (
+    select * from {{ ref('int_study_provenance') }}
+),
+
+pool as (
+    select condition_id from condition_pools
+    where pool = 'replaceability'
+),
+
+model_z as (
+    select
+        condition_id,
+        dimension,
+        emotion,
+        w1sd,
+        mean_abs_z
+    from zscore_summary
+    where
+        condition_id <> 'human_loo' and emotion <> 'all'
+        and condition_id in (select condition_id from pool)
+),
+
 loo as (
-    select dimension, emotion, w1sd as human_loo_w1sd, mean_abs_z as human_loo_mean_abs_z
-    from {{ ref('zscore_summary') }}
+    select
+        dimension,
+        emotion,
+        w1sd as human_loo_w1sd,
+        mean_abs_z as human_loo_mean_abs_z
+    from zscore_summary
     where condition_id = 'human_loo' and emotion <> 'all'
 ),
+
 human_sd as (
-    select dimension, emotion, avg(human_sd) as human_sd
-    from {{ ref('int_image_human_stats') }}
+    select
+        dimension,
+        emotion,
+        avg(human_sd) as human_sd
+    from image_human_stats
     group by dimension, emotion
 ),
+
 dimension_rows as (
     select
-        z.emotion,
-        z.dimension as measure,
-        z.condition_id,
-        z.w1sd,
-        z.mean_abs_z,
-        a.delta_alpha,
-        ap.delta_alpha as delta_alpha_pooled,
-        d.bias,
-        d.sd_d,
-        v.n_unique,
+        model_z.emotion,
+        model_z.dimension as measure,
+        model_z.condition_id,
+        model_z.w1sd,
+        model_z.mean_abs_z,
+        alpha_emotion.delta_alpha,
+        alpha_pooled.delta_alpha as delta_alpha_pooled,
+        dimensional_agreement.bias,
+        dimensional_agreement.sd_d,
+        response_diversity.n_unique,
         cast(null as double) as kappa,
         cast(null as double) as recall,
         cast(null as double) as "precision",
-        l.human_loo_w1sd,
-        l.human_loo_mean_abs_z,
-        h.human_sd
-    from z
-    left join {{ ref('alpha_delta') }} a
-      on a.condition_id = z.condition_id and a.dimension = z.dimension and a.emotion = z.emotion
-     and a.metric = 'interval'
-    left join {{ ref('alpha_delta') }} ap
-      on ap.condition_id = z.condition_id and ap.dimension = z.dimension and ap.emotion = 'all'
-     and ap.metric = 'interval'
-    left join {{ ref('dimensional_agreement') }} d
-      on d.condition_id = z.condition_id and d.dimension = z.dimension and d.emotion = z.emotion
-    left join {{ ref('response_diversity') }} v
-      on v.condition_id = z.condition_id and v.dimension = z.dimension and v.emotion = z.emotion
-    left join loo l on l.dimension = z.dimension and l.emotion = z.emotion
-    left join human_sd h on h.dimension = z.dimension and h.emotion = z.emotion
+        loo.human_loo_w1sd,
+        loo.human_loo_mean_abs_z,
+        human_sd.human_sd
+    from model_z
+    left join alpha_delta as alpha_emotion
+        on
+            model_z.condition_id = alpha_emotion.condition_id
+            and model_z.dimension = alpha_emotion.dimension
+            and model_z.emotion = alpha_emotion.emotion
+            and alpha_emotion.metric = 'interval'
+    left join alpha_delta as alpha_pooled
+        on
+            model_z.condition_id = alpha_pooled.condition_id
+            and model_z.dimension = alpha_pooled.dimension
+            and alpha_pooled.emotion = 'all'
+            and alpha_pooled.metric = 'interval'
+    left join dimensional_agreement
+        on
+            model_z.condition_id = dimensional_agreement.condition_id
+            and model_z.dimension = dimensional_agreement.dimension
+            and model_z.emotion = dimensional_agreement.emotion
+    left join response_diversity
+        on
+            model_z.condition_id = response_diversity.condition_id
+            and model_z.dimension = response_diversity.dimension
+            and model_z.emotion = response_diversity.emotion
+    left join loo on model_z.dimension = loo.dimension and model_z.emotion = loo.emotion
+    left join human_sd on model_z.dimension = human_sd.dimension and model_z.emotion = human_sd.emotion
 ),
+
 classification_rows as (
     select
         emotion,
         'classification' as measure,
         condition_id,
-        cast(null as double), cast(null as double), cast(null as double), cast(null as double),
-        cast(null as double), cast(null as double), cast(null as bigint),
-        kappa_one_vs_rest, recall, "precision",
-        cast(null as double), cast(null as double), cast(null as double)
-    from {{ ref('classification_by_emotion') }}
+        cast(null as double) as w1sd,
+        cast(null as double) as mean_abs_z,
+        cast(null as double) as delta_alpha,
+        cast(null as double) as delta_alpha_pooled,
+        cast(null as double) as bias,
+        cast(null as double) as sd_d,
+        cast(null as bigint) as n_unique,
+        kappa_one_vs_rest as kappa,
+        recall,
+        "precision",
+        cast(null as double) as human_loo_w1sd,
+        cast(null as double) as human_loo_mean_abs_z,
+        cast(null as double) as human_sd
+    from classification_by_emotion
     where condition_id <> 'human' and condition_id in (select condition_id from pool)
+),
+
+final as (
+    select
+        both_measures.*,
+        study_provenance.data_origin
+    from (
+        select * from dimension_rows
+        union all
+        select * from classification_rows
+    ) as both_measures
+    cross join study_provenance
 )
-select u.*, p.data_origin
-from (select * from dimension_rows union all select * from classification_rows) u
-cross join {{ ref('int_study_provenance') }} p
+
+select * from final

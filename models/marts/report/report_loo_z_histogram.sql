@@ -2,29 +2,59 @@
 -- reference curve of Figures 4f / 5f. 72,000 LOO z values per dimension are too many to ship to
 -- a browser; the histogram is one GROUP BY here instead of a computation in the report code.
 -- Ratings whose LOO SD is 0 (no z) are counted in n_without_z, not dropped silently.
-{% set width = var('report_z_bin_width', 0.25) %}
-with loo as (
-    select dimension, emotion, loo_z from {{ ref('int_human_loo') }}
+{%- set width = var('report_z_bin_width', 0.25) %}
+with human_loo as (
+    select * from {{ ref('int_human_loo') }}
 ),
+
+study_provenance as (
+    select * from {{ ref('int_study_provenance') }}
+),
+
+loo as (
+    select
+        dimension,
+        emotion,
+        loo_z
+    from human_loo
+),
+
 totals as (
-    select dimension, emotion, count(loo_z) as n_with_z, count(*) - count(loo_z) as n_without_z
-    from loo group by dimension, emotion
+    select
+        dimension,
+        emotion,
+        count(loo_z) as n_with_z,
+        count(*) - count(loo_z) as n_without_z
+    from loo
+    group by dimension, emotion
 ),
+
 bins as (
-    select dimension, emotion, floor(loo_z / {{ width }}) as bin, count(*) as n
-    from loo where loo_z is not null group by dimension, emotion, floor(loo_z / {{ width }})
+    select
+        dimension,
+        emotion,
+        floor(loo_z / {{ width }}) as bin,
+        count(*) as n
+    from loo
+    where loo_z is not null
+    group by dimension, emotion, floor(loo_z / {{ width }})
+),
+
+final as (
+    select
+        bins.dimension,
+        bins.emotion,
+        cast(bins.bin * {{ width }} as double) as bin_lower,
+        cast((bins.bin + 1) * {{ width }} as double) as bin_upper,
+        cast(bins.n as bigint) as n,
+        bins.n / (totals.n_with_z * {{ width }}) as density,
+        cast(totals.n_with_z as bigint) as n_with_z,
+        cast(totals.n_without_z as bigint) as n_without_z,
+        study_provenance.data_origin
+    from bins
+    inner join totals using (dimension, emotion)
+    cross join study_provenance
 )
-select
-    b.dimension,
-    b.emotion,
-    cast(b.bin * {{ width }} as double) as bin_lower,
-    cast((b.bin + 1) * {{ width }} as double) as bin_upper,
-    cast(b.n as bigint) as n,
-    b.n / (t.n_with_z * {{ width }}) as density,
-    cast(t.n_with_z as bigint) as n_with_z,
-    cast(t.n_without_z as bigint) as n_without_z,
-    p.data_origin
-from bins b
-join totals t using (dimension, emotion)
-cross join {{ ref('int_study_provenance') }} p
-order by b.dimension, b.emotion, b.bin
+
+select * from final
+order by dimension, emotion, bin_lower

@@ -17,46 +17,141 @@
 {%- set folder_names = folders.keys() | list | sort %}
 {%- set n_rows = [folder_names | length, 2] | max %}
 {%- set mid = (n_rows - 1) / 2 %}
-with nodes as (
-    select 'stimuli' as node_id, 'stimuli' as lane, 'Stimuli' as label,
-           (select count(*) from {{ ref('stg_stimuli') }}) || ' stimuli' as detail, 0 as col, {{ mid }} as row
+with stimuli as (
+    select * from {{ ref('stg_stimuli') }}
+),
+
+human_ratings as (
+    select * from {{ ref('stg_human_ratings') }}
+),
+
+model_conditions as (
+    select * from {{ ref('stg_model_conditions') }}
+),
+
+model_predictions as (
+    select * from {{ ref('stg_model_predictions') }}
+),
+
+study_provenance as (
+    select * from {{ ref('int_study_provenance') }}
+),
+
+nodes as (
+    select
+        'stimuli' as node_id,
+        'stimuli' as lane,
+        'Stimuli' as label,
+        (select count(*) from stimuli) || ' stimuli' as detail,
+        0 as col,
+        {{ mid }} as row
     union all
-    select 'human_ratings', 'human', 'Human ratings',
-           (select count(distinct rater_id) || ' raters, ' || count(*) || ' ratings' from {{ ref('stg_human_ratings') }}),
-           1, {{ mid - 1 }}
+    select
+        'human_ratings' as node_id,
+        'human' as lane,
+        'Human ratings' as label,
+        (select count(distinct rater_id) || ' raters, ' || count(*) || ' ratings' from human_ratings) as detail,
+        1 as col,
+        {{ mid - 1 }} as row
     union all
-    select 'model_runs', 'models', 'Model runs',
-           (select count(*) || ' conditions' from {{ ref('stg_model_conditions') }}) || ', '
-           || (select count(*) from {{ ref('stg_model_predictions') }}) || ' predictions',
-           1, {{ mid + 1 }}
+    select
+        'model_runs' as node_id,
+        'models' as lane,
+        'Model runs' as label,
+        (select count(*) || ' conditions' from model_conditions) || ', '
+        || (select count(*) from model_predictions) || ' predictions' as detail,
+        1 as col,
+        {{ mid + 1 }} as row
     union all
-    select 'quality_gate', 'warehouse', 'Quality gate',
-           (select coalesce(gate_status, 'not checked') from {{ ref('int_study_provenance') }}), 2, {{ mid }}
+    select
+        'quality_gate' as node_id,
+        'warehouse' as lane,
+        'Quality gate' as label,
+        (select coalesce(gate_status, 'not checked') from study_provenance) as detail,
+        2 as col,
+        {{ mid }} as row
     union all
-    select 'staging', 'warehouse', 'Staging', '{{ layers.staging }} models', 3, {{ mid }}
+    select
+        'staging' as node_id,
+        'warehouse' as lane,
+        'Staging' as label,
+        '{{ layers.staging }} models' as detail,
+        3 as col,
+        {{ mid }} as row
     union all
-    select 'intermediate', 'warehouse', 'Intermediate', '{{ layers.intermediate }} models', 4, {{ mid }}
-    {%- for f in folder_names %}
+    select
+        'intermediate' as node_id,
+        'warehouse' as lane,
+        'Intermediate' as label,
+        '{{ layers.intermediate }} models' as detail,
+        4 as col,
+        {{ mid }} as row
+    {%- for folder in folder_names %}
     union all
-    select 'marts/{{ f }}', 'analysis', '{{ f }}', '{{ folders[f] }} table{{ "s" if folders[f] != 1 else "" }}', 5,
-           {{ loop.index0 + (n_rows - folder_names | length) / 2 }}
+    select
+        'marts/{{ folder }}' as node_id,
+        'analysis' as lane,
+        '{{ folder }}' as label,
+        '{{ folders[folder] }} table{{ "s" if folders[folder] != 1 else "" }}' as detail,
+        5 as col,
+        {{ loop.index0 + (n_rows - folder_names | length) / 2 }} as row
     {%- endfor %}
     union all
-    select 'report', 'analysis', 'Report', 'tables and figures', 6, {{ mid }}
+    select
+        'report' as node_id,
+        'analysis' as lane,
+        'Report' as label,
+        'tables and figures' as detail,
+        6 as col,
+        {{ mid }} as row
 ),
-edges(from_node, to_node) as (
-    values ('stimuli', 'human_ratings'), ('stimuli', 'model_runs'), ('human_ratings', 'quality_gate'),
-           ('model_runs', 'quality_gate'), ('quality_gate', 'staging'), ('staging', 'intermediate')
-    {%- for f in folder_names %}, ('intermediate', 'marts/{{ f }}'), ('marts/{{ f }}', 'report'){% endfor %}
+
+edges (from_node, to_node) as (
+    values
+    ('stimuli', 'human_ratings'),
+    ('stimuli', 'model_runs'),
+    ('human_ratings', 'quality_gate'),
+    ('model_runs', 'quality_gate'),
+    ('quality_gate', 'staging'),
+    ('staging', 'intermediate')
+    {%- for folder in folder_names %},
+    ('intermediate', 'marts/{{ folder }}'),
+    ('marts/{{ folder }}', 'report')
+    {%- endfor %}
+),
+
+final as (
+    select
+        'node' as element,
+        nodes.node_id,
+        nodes.lane,
+        nodes.label,
+        nodes.detail,
+        cast(nodes.col as double) as col,
+        cast(nodes.row as double) as row,
+        cast(null as varchar) as to_node,
+        cast(null as double) as to_col,
+        cast(null as double) as to_row,
+        study_provenance.data_origin
+    from nodes
+    cross join study_provenance
+    union all
+    select
+        'edge' as element,
+        edges.from_node as node_id,
+        from_nodes.lane,
+        from_nodes.label,
+        null as detail,
+        from_nodes.col,
+        from_nodes.row,
+        edges.to_node,
+        to_nodes.col as to_col,
+        to_nodes.row as to_row,
+        study_provenance.data_origin
+    from edges
+    inner join nodes as from_nodes on edges.from_node = from_nodes.node_id
+    inner join nodes as to_nodes on edges.to_node = to_nodes.node_id
+    cross join study_provenance
 )
-select 'node' as element, n.node_id, n.lane, n.label, n.detail, cast(n.col as double) as col,
-       cast(n.row as double) as row, cast(null as varchar) as to_node, cast(null as double) as to_col,
-       cast(null as double) as to_row, prov.data_origin
-from nodes n
-cross join {{ ref('int_study_provenance') }} prov
-union all
-select 'edge', e.from_node, a.lane, a.label, null, a.col, a.row, e.to_node, b.col, b.row, prov.data_origin
-from edges e
-join nodes a on a.node_id = e.from_node
-join nodes b on b.node_id = e.to_node
-cross join {{ ref('int_study_provenance') }} prov
+
+select * from final

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +56,7 @@ def model_files() -> tuple[Path, Path]:
     return model, cascade
 
 
-@lru_cache(maxsize=None)
+@cache
 def file_digest(path: str) -> str:
     """The model and cascade files' SHA-256, read once per process (every unit's record names them)."""
     return file_sha256(Path(path))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from .plan import Unit, concurrency_group
 CLASS_MAP_SEED = "fer_class_labels.csv"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _class_maps(path: str) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     with open(path, newline="", encoding="utf-8") as fh:

@@ -55,7 +55,7 @@ def _anchor_responses(cands: pd.DataFrame, anchor: str, invariant: bool) -> dict
     if not invariant:
         return {(s, v): t for s, v, t in zip(rows["sample_id"], rows["variant"], rows["response_text"])}
     by_sample: dict = {}
-    for s, v, t in sorted(zip(rows["sample_id"], rows["variant"], rows["response_text"]),
+    for s, _v, t in sorted(zip(rows["sample_id"], rows["variant"], rows["response_text"]),
                           key=lambda r: (r[0], r[1] != "text", r[1])):
         by_sample.setdefault(s, t)
     return by_sample

@@ -1,5 +1,5 @@
 """models/marts/agreement: the mixed model rating ~ rater_type * emotion + (1 | image_id) per
-(condition, dimension). The fit is rater1001.stats.lmm.fit_rater_type_lmm."""
+(condition, dimension), in closed form on int_rater_type_cells (rater1001.stats.lmm.fit_rater_type_cells)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -8,11 +8,12 @@ from ..stats import lmm
 from ._shared import as_frame, declared, emotion_labels, typed, with_origin
 
 
-def lmm_table(model_long: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+def lmm_table(cells: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    """cells: int_rater_type_cells, the fit's sufficient statistics per (condition, dimension, emotion)."""
     rows = []
-    for (cond, dim), g in model_long.groupby(["condition_id", "dimension"], sort=True):
+    for (cond, dim), g in cells.groupby(["condition_id", "dimension"], sort=True):
         try:
-            res = lmm.fit_rater_type_lmm(g["human_mean"], g["model_value"], g["emotion"], g["image_id"], labels)
+            res = lmm.fit_rater_type_cells(g, labels)
         except Exception as exc:  # a degenerate cell (e.g. no usable images) is reported, not fatal
             rows.append({"condition_id": cond, "dimension": dim, "fit_error": f"{type(exc).__name__}: {exc}"[:500]})
             continue
@@ -28,6 +29,6 @@ def lmm_table(model_long: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
 
 # --- the dbt Python model (models/marts/agreement/lmm_rater_type.py) --------------------------------
 
-def lmm_rater_type(model_long, factor_labels, study_factors, provenance) -> pd.DataFrame:
+def lmm_rater_type(cells, factor_labels, study_factors, provenance) -> pd.DataFrame:
     labels = emotion_labels(factor_labels, study_factors)
-    return with_origin(lmm_table(as_frame(model_long), labels), provenance)
+    return with_origin(lmm_table(as_frame(cells), labels), provenance)

@@ -104,15 +104,31 @@ def audit_rows(model_vs_human: pd.DataFrame, names: dict[str, str] | None = None
     return out.reset_index(drop=True)
 
 
+def label_count_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
+    """int_demographic_label_counts (per condition, race, gender, true and predicted label: how
+    many images) -> the input of slice_metrics and the GLMM tests, weighted by n_images. An
+    unparsed answer (predicted_emotion NULL) is wrong, as in audit_rows."""
+    names = slot_names(None) if names is None else names
+    rows = _audited(label_counts.rename(columns={"true_emotion": "emotion"}), names)
+    correct = (rows["predicted_emotion"] == rows["emotion"]).astype("boolean").fillna(False).astype(bool)
+    out = rows[["condition_id", "race", "gender", "emotion", "predicted_emotion", "n_images"]]
+    out = out.assign(correct=correct.to_numpy())
+    for col in ["condition_id", "race", "gender", "emotion", "predicted_emotion"]:
+        out[col] = out[col].astype(object).where(out[col].notna(), None)
+    return out.reset_index(drop=True)
+
+
 def human_label_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
     """int_human_label_counts (one row per (image, chosen label) with a count) -> the input shape
-    of slice_metrics under condition_id 'human', one row per (image, label) weighted by its count
-    (column n_labels), so the human row of Tables 7/7a goes through the same slice_metrics as a
-    model without one row per rating (7.2 million at 100x the paper's study)."""
+    of slice_metrics under condition_id 'human', one row per (race, gender, true label, chosen
+    label) weighted by its count (column n_labels), so the human row of Tables 7/7a goes through
+    the same slice_metrics as a model without one row per rating (7.2 million at 100x the paper's
+    study) or per image (the slices need no image)."""
     label_counts = _audited(label_counts, slot_names(None) if names is None else names)
-    rows = label_counts[["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"]]
+    keys = ["race", "gender", "true_emotion", "chosen_emotion"]
+    rows = label_counts.groupby(keys, sort=True, dropna=False)["n_labels"].sum().reset_index()
     return (rows.rename(columns={"true_emotion": "emotion", "chosen_emotion": "predicted_emotion"})
-                .assign(condition_id=HUMAN_CONDITION).reset_index(drop=True))
+                .assign(condition_id=HUMAN_CONDITION))
 
 
 def _slice_types(names: dict[str, str]) -> tuple[str, ...]:
@@ -120,18 +136,19 @@ def _slice_types(names: dict[str, str]) -> tuple[str, ...]:
     return used + (("race_gender",) if len(used) == 2 else ())
 
 
-def slices_table(model_vs_human: pd.DataFrame, label_counts: pd.DataFrame,
+def slices_table(model_label_counts: pd.DataFrame, label_counts: pd.DataFrame,
                  study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
     """demographic_slices: accuracy and macro-F1 per (condition, slice_type, slice) for every
-    model condition and, where human forced-choice labels exist, the pooled human raters; each
-    row carries its (condition, slice_type)'s largest gap in percentage points."""
+    model condition (int_demographic_label_counts) and, where human forced-choice labels exist,
+    the pooled human raters (int_human_label_counts); each row carries its (condition,
+    slice_type)'s largest gap in percentage points."""
     names = slot_names(study_factors)
     if CATEGORY_SLOT not in names:  # accuracy and F1 need a category to be right about
         return typed(pd.DataFrame(), declared("demographic_slices"))
     parts = []
-    models = audit_rows(model_vs_human, names)
+    models = label_count_rows(model_label_counts, names)
     if len(models):
-        parts.append(demographics.slice_metrics(models).assign(rater_kind="model"))
+        parts.append(demographics.slice_metrics(models, weight="n_images").assign(rater_kind="model"))
     humans = human_label_rows(label_counts, names)
     if len(humans):
         parts.append(demographics.slice_metrics(humans, weight="n_labels").assign(rater_kind="human"))
@@ -144,13 +161,14 @@ def slices_table(model_vs_human: pd.DataFrame, label_counts: pd.DataFrame,
     return typed(_named(out, names, ["slice_type"]), declared("demographic_slices"))
 
 
-def glmm_lrt_table(model_vs_human: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ,
+def glmm_lrt_table(label_counts: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ,
                    study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+    """label_counts: int_demographic_label_counts."""
     names = slot_names(study_factors)
-    rows = audit_rows(model_vs_human, names)
+    rows = label_count_rows(label_counts, names)
     if rows.empty or CATEGORY_SLOT not in names:  # correctness needs a category
         return typed(pd.DataFrame(), declared("demographic_glmm_lrt"))
-    table = demographics.glmm_lrt_table(rows, factors=audit_slots(names), n_agq=n_agq)
+    table = demographics.glmm_lrt_table(rows, factors=audit_slots(names), n_agq=n_agq, weight="n_images")
     return typed(_named(table, names, ["factor"]), declared("demographic_glmm_lrt"))
 
 
@@ -159,14 +177,15 @@ def _stratified_terms(names: dict[str, str]) -> tuple[str, ...]:
     return used + (("race:gender",) if len(used) == 2 else ())
 
 
-def stratified_anova_table(model_vs_human: pd.DataFrame,
+def stratified_anova_table(bias_cells: pd.DataFrame,
                            study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One audit factor: only its own term per stratum (no second factor, no interaction)."""
+    """bias_cells: int_bias_cells. One audit factor: only its own term per stratum (no second
+    factor, no interaction)."""
     names = slot_names(study_factors)
-    rows = audit_rows(model_vs_human, names)
-    if rows.empty:
+    cells = _audited(bias_cells, names)
+    if cells.empty:
         return typed(pd.DataFrame(), declared("demographic_stratified_anova"))
-    table = demographics.stratified_anova(rows, dimensions=model_dimensions(model_vs_human))
+    table = demographics.stratified_anova_cells(cells)
     # The placeholder factor's terms are not estimable (NULL p, outside every BH family), so
     # dropping them leaves q-values and family sizes as they are.
     if table.empty:  # no model dimensions: nothing to test
@@ -177,7 +196,7 @@ def stratified_anova_table(model_vs_human: pd.DataFrame,
 
 @contextmanager
 def _tukey_critical_value_cached():
-    """pairwise_tukeyhsd recomputes the studentized-range critical value q(1 - alpha; k, df) on
+    """statsmodels' tukeyhsd recomputes the studentized-range critical value q(1 - alpha; k, df) on
     every call: a root search over scipy's numerically integrated distribution, ~0.4 s each, the
     same value for every stratum of a balanced design. Memoise statsmodels' own function while the
     Tukey mart is computed (the values are bit-identical), and restore it afterwards."""
@@ -191,11 +210,12 @@ def _tukey_critical_value_cached():
         multicomp.get_tukeyQcrit2 = original
 
 
-def tukey_table(model_vs_human: pd.DataFrame, anova: pd.DataFrame,
+def tukey_table(bias_cells: pd.DataFrame, anova: pd.DataFrame,
                 study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+    """bias_cells: int_bias_cells; anova: the demographic_stratified_anova mart."""
     names = slot_names(study_factors)
-    rows = audit_rows(model_vs_human, names)
-    if rows.empty or anova.empty:
+    cells = _audited(bias_cells, names)
+    if cells.empty or anova.empty:
         return typed(pd.DataFrame(), declared("demographic_tukey"))
     # the anova mart names terms as the study does; the statistics read slot names
     to_slot = _renamer({name: slot for slot, name in names.items()})
@@ -203,8 +223,8 @@ def tukey_table(model_vs_human: pd.DataFrame, anova: pd.DataFrame,
                          term=anova["term"].map(to_slot),
                          emotion=anova["emotion"].where(anova["emotion"].notna(), PLACEHOLDER))
     with _tukey_critical_value_cached():
-        cells = demographics.tukey_cells(rows, anova)
-    return typed(cells, declared("demographic_tukey"))
+        table = demographics.tukey_from_cells(cells, anova)
+    return typed(table, declared("demographic_tukey"))
 
 
 def omnibus_table(model_vs_human: pd.DataFrame,
@@ -250,23 +270,23 @@ def _pooled(rows, pools) -> pd.DataFrame:
     return in_pool(as_frame(rows), pools, POOL)
 
 
-def demographic_slices(model_vs_human, pools, label_counts, study_factors, provenance) -> pd.DataFrame:
-    table = slices_table(_pooled(model_vs_human, pools), as_frame(label_counts), as_frame(study_factors))
+def demographic_slices(model_label_counts, pools, label_counts, study_factors, provenance) -> pd.DataFrame:
+    table = slices_table(_pooled(model_label_counts, pools), as_frame(label_counts), as_frame(study_factors))
     return with_origin(table, provenance)
 
 
-def demographic_glmm_lrt(model_vs_human, pools, study_factors, provenance) -> pd.DataFrame:
-    return with_origin(glmm_lrt_table(_pooled(model_vs_human, pools), study_factors=as_frame(study_factors)),
+def demographic_glmm_lrt(label_counts, pools, study_factors, provenance) -> pd.DataFrame:
+    return with_origin(glmm_lrt_table(_pooled(label_counts, pools), study_factors=as_frame(study_factors)),
                        provenance)
 
 
-def demographic_stratified_anova(model_vs_human, pools, study_factors, provenance) -> pd.DataFrame:
-    table = stratified_anova_table(_pooled(model_vs_human, pools), study_factors=as_frame(study_factors))
+def demographic_stratified_anova(bias_cells, pools, study_factors, provenance) -> pd.DataFrame:
+    table = stratified_anova_table(_pooled(bias_cells, pools), study_factors=as_frame(study_factors))
     return with_origin(table, provenance)
 
 
-def demographic_tukey(model_vs_human, pools, anova, study_factors, provenance) -> pd.DataFrame:
-    table = tukey_table(_pooled(model_vs_human, pools), as_frame(anova), as_frame(study_factors))
+def demographic_tukey(bias_cells, pools, anova, study_factors, provenance) -> pd.DataFrame:
+    table = tukey_table(_pooled(bias_cells, pools), as_frame(anova), as_frame(study_factors))
     return with_origin(table, provenance)
 
 

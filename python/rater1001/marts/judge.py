@@ -2,9 +2,9 @@
 rater1001.stats.judge / stats.alt_test / stats.terms; the judge run, plan and parse code is in
 rater1001.judge.
 
-Inputs are the staging relations: verdicts_long (stg_judge_verdicts: one row per call and axis),
+Inputs are the warehouse relations: verdicts_long (int_judge_verdicts_long: one row per call and axis),
 pair_verdicts (this module's consolidate -> judge_pair_verdicts), candidates (stg_judge_candidates),
-calls (stg_judge_calls) and the candidate catalog seed. Every output has a fixed schema, also when
+calls (stg_judge_verdicts) and the candidate catalog seed. Every output has a fixed schema, also when
 the inputs are empty.
 
 Category groups. The log's per-category review item: Korean-specific emotions (정, 한, 공명) against general

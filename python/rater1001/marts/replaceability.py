@@ -32,7 +32,8 @@ def verdict_table(dimension_inputs: pd.DataFrame, human_baseline: pd.DataFrame,
     rows = []
     for r in matrix.to_dict("records"):
         cell = inputs[(inputs["emotion"] == r["emotion"]) & (inputs["measure"] == r["measure"])]
-        cell = cell.drop(columns=["emotion", "measure"]).dropna(axis=1, how="all")
+        # by condition, not by the input's row order (which SQL does not promise)
+        cell = cell.drop(columns=["emotion", "measure"]).dropna(axis=1, how="all").sort_values("condition_id")
         r["rule_inputs"] = json.dumps(json.loads(cell.to_json(orient="records", double_precision=6)))
         rows.append(r)
     return typed(rows, declared("replaceability_verdicts"))

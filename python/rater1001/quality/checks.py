@@ -8,7 +8,7 @@ coverage) come from `study.yml` via `Study`. Nothing here knows the paper's numb
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 import great_expectations as gx
 import pandas as pd
@@ -16,6 +16,7 @@ import pandas as pd
 from ..contract import Column, TableSpec, tables_for
 from ..study import Study
 from .frames import GateFrames, cell_frame_name, cell_label, fk_flag
+from .landed import RowClass, quoted
 
 Describe = Callable[[pd.DataFrame], list[str]]
 
@@ -23,10 +24,27 @@ Describe = Callable[[pd.DataFrame], list[str]]
 @dataclass
 class Check:
     key: str  # unique; travels in the expectation's meta so results map back to the check
-    frame: str  # name of the frame in GateFrames.frames it validates
+    frame: str  # name of the frame it validates (GateFrames.frames, or its row class's frame)
     expectation: gx.expectations.Expectation
     describe: Describe  # failing rows -> one readable line per problem
     design: bool = False  # a design count: only a warning when the study is knowingly unbalanced
+    # A contract check on a landed table validates the table's rows grouped by this class
+    # (quality/landed.py); its failing rows are the table's rows in the rejected classes.
+    rows: RowClass | None = None
+
+    @property
+    def shown_frame(self) -> str:
+        """What the check reads, as the data-quality report names it: the landed table itself
+        for a contract check."""
+        return self.rows.table if self.rows else self.frame
+
+
+def _on(rows: RowClass, key: str, expectation, describe: Describe) -> Check:
+    return Check(key, rows.frame, expectation, describe, rows=rows)
+
+
+def _values(table: str, column: str) -> RowClass:
+    return RowClass(table, column, f"t.{quoted(column)}")
 
 
 def fmt(value) -> str:
@@ -86,10 +104,12 @@ def _rule(col: Column, study: Study):
 
 def _key_check(spec: TableSpec, file: str) -> Check:
     key = list(spec.key)
-    E = gx.expectations
-    notes = f"Each ({', '.join(key)}) appears once in {file} (the table's key)."
-    exp = (E.ExpectColumnValuesToBeUnique(column=key[0], notes=notes) if len(key) == 1
-           else E.ExpectCompoundColumnsToBeUnique(column_list=key, notes=notes))
+    # Validated on how many rows share each key (one class per multiplicity): unique keys are
+    # the ones whose count is 1, and a failing count leads back to every row of those keys.
+    multiplicity = RowClass(spec.name, f"rows_per_{'_'.join(key)}", per_key=spec.key)
+    exp = gx.expectations.ExpectColumnValuesToBeBetween(
+        column=multiplicity.column, min_value=1, max_value=1,
+        notes=f"Each ({', '.join(key)}) appears once in {file} (the table's key).")
 
     def describe(bad: pd.DataFrame) -> list[str]:
         lines = []
@@ -100,15 +120,20 @@ def _key_check(spec: TableSpec, file: str) -> Check:
             lines.append(f"{file}: key ({shown}) appears {len(rows)} times (rows {numbers})")
         return lines
 
-    return Check(f"{spec.name}.key", spec.name, exp, describe)
+    return _on(multiplicity, f"{spec.name}.key", exp, describe)
 
 
 def _not_null_check(spec: TableSpec, col: Column, file: str) -> Check:
     exp = gx.expectations.ExpectColumnValuesToNotBeNull(
         column=col.name, notes=f"{col.name} is required in {file}.")
-    return Check(f"{spec.name}.{col.name}.not_null", spec.name, exp,
-                 lambda bad: [f"{_row(file, i)}: {col.name} is empty (the contract requires a value)"
-                              for i in bad.index])
+    # A column with a rule shares its distinct values with the rule's check; an id column has
+    # (nearly) as many distinct values as rows, so only whether each value is there is grouped.
+    rows = _values(spec.name, col.name) if col.rule else RowClass(
+        spec.name, col.name, f"case when t.{quoted(col.name)} is null then null else true end",
+        name=f"{col.name} present")
+    return _on(rows, f"{spec.name}.{col.name}.not_null", exp,
+               lambda bad: [f"{_row(file, i)}: {col.name} is empty (the contract requires a value)"
+                            for i in bad.index])
 
 
 def _rule_check(spec: TableSpec, col: Column, study: Study, file: str) -> Check:
@@ -116,9 +141,9 @@ def _rule_check(spec: TableSpec, col: Column, study: Study, file: str) -> Check:
     exp = kind(column=col.name, notes=f"{col.name} satisfies rule {col.rule!r} "
                f"(study scale {study.scale_min}-{study.scale_max}; label sets from "
                "seeds/factor_labels.csv).", **kwargs)
-    return Check(f"{spec.name}.{col.name}.{col.rule}", spec.name, exp,
-                 lambda bad: [f"{_row(file, i)}: {col.name} = {fmt(v)} {phrase(v)}"
-                              for i, v in bad[col.name].items()])
+    return _on(_values(spec.name, col.name), f"{spec.name}.{col.name}.{col.rule}", exp,
+               lambda bad: [f"{_row(file, i)}: {col.name} = {fmt(v)} {phrase(v)}"
+                            for i, v in bad[col.name].items()])
 
 
 def _fk_check(spec: TableSpec, columns: tuple[str, ...], ref_table: str, file: str) -> Check:
@@ -139,10 +164,11 @@ def _fk_check(spec: TableSpec, columns: tuple[str, ...], ref_table: str, file: s
                          f"({count(len(rows), 'row')}: {numbers})")
         return lines
 
-    return Check(f"{spec.name}.{'_'.join(columns)}.exists_in.{ref_table}", spec.name, exp, describe)
+    return _on(_values(spec.name, flag), f"{spec.name}.{'_'.join(columns)}.exists_in.{ref_table}",
+               exp, describe)
 
 
-def contract_checks(spec: TableSpec, frame: pd.DataFrame, usable: set[str], study: Study,
+def contract_checks(spec: TableSpec, flags: list[str], usable: set[str], study: Study,
                     file: str) -> list[Check]:
     checks = []
     if set(spec.key) <= usable:
@@ -155,7 +181,7 @@ def contract_checks(spec: TableSpec, frame: pd.DataFrame, usable: set[str], stud
         if col.rule:
             checks.append(_rule_check(spec, col, study, file))
     for fk in spec.foreign_keys:
-        if fk_flag(fk.columns, fk.table) in frame.columns:
+        if fk_flag(fk.columns, fk.table) in flags:
             checks.append(_fk_check(spec, fk.columns, fk.table, file))
     return checks
 
@@ -255,6 +281,6 @@ def design_checks(frames: dict[str, pd.DataFrame], study: Study) -> list[Check]:
 def build_checks(gate: GateFrames, study: Study) -> list[Check]:
     checks = [_landing_check(), _schema_check()]
     for name, spec in tables_for(study).items():
-        if name in gate.frames:
-            checks += contract_checks(spec, gate.frames[name], gate.usable[name], study, gate.files[name])
+        if name in gate.usable:
+            checks += contract_checks(spec, gate.flags[name], gate.usable[name], study, gate.files[name])
     return checks + design_checks(gate.frames, study)

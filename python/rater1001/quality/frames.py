@@ -1,16 +1,19 @@
 """Reading the landing zone and shaping it into the frames the quality gate validates.
 
-Apart from `read_landing_zone`, pure pandas: each function takes frames (and the declared study)
-and returns a frame, so the design checks run on small aggregates (one row per cell, image, rater
-or condition) instead of asking Great Expectations to group 72,000 ratings itself. Landed frames
-are indexed by their row number in the file, so a failing row is named as the file numbers it.
+The landed tables are read by DuckDB (quality/landed.py), never whole into pandas: the gate
+validates small frames of aggregates instead: the landing zone and schema (one row per table or
+column), the design counts (one row per cell, image, rater or condition) and, for each contract
+check, the distinct values of what it checks (landed.py). Apart from `read_landing_zone` and
+`assemble_frames`, pure pandas on those aggregates.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from itertools import product
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -18,6 +21,7 @@ import pyarrow.parquet as pq
 from ..contract import TABLES, Column, TableSpec, tables_for
 from ..paths import ProjectPaths
 from ..study import DesignCell, Study
+from .landed import LandingDB, RowClass, key_exists
 
 # Tables without which there is no study to check; the others may land later (a study is often
 # checked before any model has run).
@@ -27,33 +31,28 @@ REQUIRED_TABLES = ("stimuli", "human_ratings")
 STUDY_TABLES = ("stimuli", "raters", "human_ratings", "model_conditions", "model_predictions")
 
 
-
 @dataclass(frozen=True)
 class LandedTable:
     name: str
     path: Path
-    frame: pd.DataFrame | None  # None when the file is missing or unreadable
-    schema: pa.Schema | None
-    problem: str | None  # why frame is None ("missing" or the reader's error)
+    schema: pa.Schema | None  # None when the file is missing or unreadable
+    problem: str | None  # why schema is None ("missing" or the reader's error)
 
 
 def read_landing_zone(paths: ProjectPaths) -> dict[str, LandedTable]:
+    """Every contract table's file and schema (the footer only; DuckDB reads the rows)."""
     out: dict[str, LandedTable] = {}
     for name in TABLES:
         path = paths.raw_table(name)
         if not path.exists():
-            out[name] = LandedTable(name, path, None, None, "missing")
+            out[name] = LandedTable(name, path, None, "missing")
             continue
         try:
-            table = pq.read_table(path)
+            schema = pq.ParquetFile(path).schema_arrow
         except Exception as exc:  # any reader error means the file is unusable; say which
-            out[name] = LandedTable(name, path, None, None, f"unreadable ({exc})")
+            out[name] = LandedTable(name, path, None, f"unreadable ({exc})")
             continue
-        frame = table.to_pandas()
-        # Index = row number in the file, counted from 1 as a spreadsheet shows it, so messages
-        # and the data-quality report name the same row.
-        frame.index = pd.RangeIndex(1, len(frame) + 1, name="row")
-        out[name] = LandedTable(name, path, frame, table.schema, None)
+        out[name] = LandedTable(name, path, schema, None)
     return out
 
 
@@ -121,18 +120,6 @@ def usable_columns(spec: TableSpec, schema_rows: pd.DataFrame) -> set[str]:
     return set(mine["column"])
 
 
-def with_key_exists(frame: pd.DataFrame, columns: tuple[str, ...], ref: pd.DataFrame,
-                    ref_columns: tuple[str, ...], flag: str) -> pd.DataFrame:
-    """Add a boolean column saying whether each row's `columns` are a key of the referenced table
-    (a foreign-key check as a column Great Expectations can validate). A row with an empty key
-    part refers to nothing, so it is not an orphan; required columns are checked for nulls."""
-    out = frame.copy()
-    keys = pd.MultiIndex.from_frame(ref[list(ref_columns)].dropna())
-    mine = pd.MultiIndex.from_frame(frame[list(columns)])
-    out[flag] = mine.isin(keys) | frame[list(columns)].isna().any(axis=1).to_numpy()
-    return out
-
-
 def cell_label(row, factors) -> str:
     """'race=Korean, gender=female, emotion=sad' for any row with those factors."""
     return ", ".join(f"{f}={getattr(row, f)}" for f in factors)
@@ -162,45 +149,28 @@ def design_cells(stimuli: pd.DataFrame, study: Study, cell: DesignCell) -> pd.Da
     return cells
 
 
-def image_rating_counts(stimuli: pd.DataFrame, ratings: pd.DataFrame, factors: list[str]) -> pd.DataFrame:
-    """Every image with its number of human ratings (0 for an image nobody rated)."""
-    # Distinct raters, so a duplicated (rater, image) row is reported once, by the key check.
-    counts = ratings.groupby("image_id")["rater_id"].nunique().rename("n_ratings")
+def image_rating_counts(stimuli: pd.DataFrame, counts: pd.Series, factors: list[str]) -> pd.DataFrame:
+    """Every image with its number of human ratings (0 for an image nobody rated); `counts` holds
+    the distinct raters per image, so a duplicated (rater, image) row is reported once, by the
+    key check."""
     images = stimuli.drop_duplicates("image_id")[["image_id", *factors]].reset_index(drop=True)
     images["n_ratings"] = images["image_id"].map(counts).fillna(0).astype("int64")
     return images.set_index(pd.Index(images["image_id"], name="image"))
 
 
-def rater_image_counts(ratings: pd.DataFrame, raters: pd.DataFrame | None) -> pd.DataFrame:
-    """Every rater (from the raters table and from the ratings) with the number of images rated."""
-    counts = ratings.groupby("rater_id")["image_id"].nunique().rename("n_images")
-    ids = pd.Index(ratings["rater_id"].dropna().unique())
-    if raters is not None:
-        ids = pd.Index(raters["rater_id"].dropna().unique()).union(ids, sort=False)
-    out = pd.DataFrame({"rater_id": ids})
+def rater_image_counts(counts: pd.Series, ids: list) -> pd.DataFrame:
+    """Every rater of `ids` (the raters table's, then any other that rated) with the number of
+    distinct images rated (`counts`)."""
+    out = pd.DataFrame({"rater_id": pd.Series(ids, dtype=object)})
     out["n_images"] = out["rater_id"].map(counts).fillna(0).astype("int64")
     return out.set_index(pd.Index(out["rater_id"], name="rater"))
 
 
-def condition_coverage(
-    predictions: pd.DataFrame, stimuli: pd.DataFrame, conditions: pd.DataFrame | None
-) -> pd.DataFrame:
+def condition_coverage(coverage: pd.DataFrame) -> pd.DataFrame:
     """Every model condition (declared or predicted) with how many of the stimuli it predicted and
-    which it missed."""
-    image_ids = pd.Index(stimuli["image_id"].dropna().unique())
-    ids = pd.Index(predictions["condition_id"].dropna().unique())
-    if conditions is not None:
-        ids = pd.Index(conditions["condition_id"].dropna().unique()).union(ids, sort=False)
-    known = predictions[predictions["image_id"].isin(image_ids)]
-    done = known.groupby("condition_id")["image_id"].agg(lambda s: set(s))
-    rows = []
-    for cid in ids:
-        predicted = done.get(cid, set())
-        missing = [i for i in image_ids if i not in predicted]
-        rows.append({"condition_id": cid, "n_images_predicted": len(predicted),
-                     "n_images": len(image_ids), "missing_images": missing})
-    out = pd.DataFrame(rows, columns=["condition_id", "n_images_predicted", "n_images",
-                                      "missing_images"])
+    which it missed, indexed by condition (LandingDB.condition_coverage counts them)."""
+    out = coverage.copy()
+    out["missing_images"] = out["missing_images"].map(list)
     return out.set_index(pd.Index(out["condition_id"], name="condition"))
 
 
@@ -216,53 +186,79 @@ class GateFrames:
     files: dict[str, str]  # table name -> file path as shown in messages
     usable: dict[str, set[str]]  # landed table -> contract columns present with a fitting type
     skipped: list[str]
+    flags: dict[str, list[str]]  # landed table -> its foreign-key flag columns (fk_flag)
 
 
-def assemble_frames(landed: dict[str, LandedTable], study: Study, root: Path) -> GateFrames:
-    """Everything the gate validates, built from whatever landed: the landing-zone and schema
-    frames, each usable table (with foreign-key flags added), and the design-count aggregates."""
+def assemble_frames(landed: dict[str, LandedTable], study: Study, root: Path, db: LandingDB) -> GateFrames:
+    """Everything the gate validates apart from the contract checks' class frames, built from
+    whatever landed: the landing-zone and schema frames and the design-count aggregates; each
+    usable table becomes a view of `db` (with its foreign-key flags)."""
+    landed = {n: _viewed(t, db) for n, t in landed.items()}
     files = {n: _shown(t.path, root) for n, t in landed.items()}
     frames: dict[str, pd.DataFrame] = {"landing_zone": landing_zone_frame(landed, files)}
     skipped: list[str] = []
     specs = tables_for(study)
     schema = schema_frame(landed, files, specs)
     frames["schema"] = schema
-    usable = {n: usable_columns(specs[n], schema) for n, t in landed.items() if t.frame is not None}
-    tables = {n: landed[n].frame for n in usable}
+    usable = {n: usable_columns(specs[n], schema) for n, t in landed.items() if t.schema is not None}
 
-    for name, frame in tables.items():
+    flags: dict[str, list[str]] = {}
+    for name in usable:
+        exprs = {}
         for fk in TABLES[name].foreign_keys:
             if not set(fk.columns) <= usable[name]:
                 continue
-            if fk.table in tables and set(fk.ref_columns) <= usable[fk.table]:
-                frame = with_key_exists(frame, fk.columns, tables[fk.table], fk.ref_columns,
-                                        fk_flag(fk.columns, fk.table))
+            if fk.table in usable and set(fk.ref_columns) <= usable[fk.table]:
+                exprs[fk_flag(fk.columns, fk.table)] = key_exists(fk.columns, fk.table, fk.ref_columns)
             else:
                 skipped.append(f"{files[name]}: {', '.join(fk.columns)} not checked against "
                                f"{fk.table} ({files[fk.table]} is not available)")
-        frames[name] = frame
+        db.add_flags(name, exprs)
+        flags[name] = list(exprs)
 
     def have(table: str, *cols: str) -> bool:
         return table in usable and set(cols) <= usable[table]
 
+    @cache
+    def ratings_unique() -> bool:
+        """Whether each (rater_id, image_id) rating appears once (the table's key)."""
+        key = RowClass("human_ratings", "n", per_key=("rater_id", "image_id"))
+        return bool((db.multiplicity(key)["n"] <= 1).all())
+
     factors = [f.name for f in study.factors]
+    stimuli = (db.frame("stimuli", ["image_id", *(f for f in factors if have("stimuli", f))])
+               if have("stimuli", "image_id") else None)
     for cell in study.cells:
         if have("stimuli", "image_id", *cell.factors):
-            frames[cell_frame_name(cell, study)] = design_cells(tables["stimuli"], study, cell)
+            frames[cell_frame_name(cell, study)] = design_cells(stimuli, study, cell)
     if study.ratings_per_image is not None and have("stimuli", "image_id", *factors) \
             and have("human_ratings", "rater_id", "image_id"):
-        frames["image_ratings"] = image_rating_counts(tables["stimuli"], tables["human_ratings"], factors)
+        counts = db.distinct_counts("human_ratings", "image_id", "rater_id", ratings_unique())
+        frames["image_ratings"] = image_rating_counts(stimuli, counts, factors)
     if study.images_per_rater is not None and have("human_ratings", "rater_id", "image_id"):
-        raters = tables["raters"] if have("raters", "rater_id") else None
-        frames["rater_images"] = rater_image_counts(tables["human_ratings"], raters)
+        ids = db.ids("raters", "rater_id") if have("raters", "rater_id") else []
+        seen = set(ids)
+        ids += [i for i in db.ids("human_ratings", "rater_id") if i not in seen]
+        frames["rater_images"] = rater_image_counts(
+            db.distinct_counts("human_ratings", "rater_id", "image_id", ratings_unique()), ids)
     if have("stimuli", "image_id") and have("model_predictions", "condition_id", "image_id"):
-        conditions = tables["model_conditions"] if have("model_conditions", "condition_id") else None
         frames["condition_coverage"] = condition_coverage(
-            tables["model_predictions"], tables["stimuli"], conditions)
-    elif "model_predictions" not in tables and "model_conditions" in tables:
+            db.condition_coverage(have("model_conditions", "condition_id")))
+    elif "model_predictions" not in usable and "model_conditions" in usable:
         skipped.append(f"no model predictions yet ({files['model_predictions']} is not landed): "
                        "whether every condition predicted every image is not checked")
-    return GateFrames(frames, files, usable, skipped)
+    return GateFrames(frames, files, usable, skipped, flags)
+
+
+def _viewed(table: LandedTable, db: LandingDB) -> LandedTable:
+    """The table as a view of `db`; a file DuckDB cannot read is unreadable like any other."""
+    if table.schema is None:
+        return table
+    try:
+        db.add_table(table.name, table.path)
+    except duckdb.Error as exc:
+        return LandedTable(table.name, table.path, None, f"unreadable ({exc})")
+    return table
 
 
 def _shown(path: Path, root: Path) -> str:

@@ -10,7 +10,7 @@ import json
 import os
 import tempfile
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 from ..freshness import landing_fingerprint
@@ -20,6 +20,7 @@ from ..study import load_study
 from .checks import build_checks, cell_check_key, count
 from .frames import assemble_frames, read_landing_zone
 from .gx_run import Outcome, run_checks
+from .landed import LandingDB
 from .report import write_quality_report
 
 # Lines shown per failing check; the data-quality report holds every failing row.
@@ -138,9 +139,10 @@ def run_quality_gate(paths: ProjectPaths, allow_unbalanced: bool = False) -> Qua
     landing = landing_fingerprint(paths)
     study = load_study(paths)
     landed = read_landing_zone(paths)
-    gate = assemble_frames(landed, study, paths.root)
-    checks = build_checks(gate, study)
-    outcomes = run_checks(gate.frames, checks)
+    with LandingDB() as db:
+        gate = assemble_frames(landed, study, paths.root, db)
+        checks = build_checks(gate, study)
+        outcomes = run_checks(gate.frames, checks, db)
     tables = gate.frames["landing_zone"]
     not_landed = [f"{r.table_name} is not landed yet ({r.file}); its checks were skipped"
                   for r in tables[tables["status"] == "not landed yet"].itertuples()]
@@ -149,7 +151,7 @@ def run_quality_gate(paths: ProjectPaths, allow_unbalanced: bool = False) -> Qua
     result = QualityResult(
         passed=passed, allow_unbalanced=allow_unbalanced, unbalanced=unbalanced,
         failures=failures, warnings=warnings,
-        checked_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        checked_at=datetime.now(UTC).isoformat(timespec="seconds"),
         docs_path=paths.data_docs / "index.html", simulated=is_simulated(paths), n_checks=len(outcomes),
         failed_checks=[o.check.key for o in outcomes if not o.success],
         landing_sha256=landing,

@@ -1,5 +1,6 @@
 """Running the checks through Great Expectations: an in-memory context that writes no file, one
-checkpoint per frame, results mapped back to the checks (quality/report.py renders them).
+validation per frame, results mapped back to the checks (quality/report.py renders them); a
+contract check's failing classes are mapped back to the landed rows (quality/landed.py).
 
 The context is ephemeral so nothing is written into the repository tree, and usage statistics
 are switched off so a quality run never opens a network connection.
@@ -10,9 +11,11 @@ import os
 from collections import defaultdict
 from dataclasses import dataclass
 
+import duckdb
 import pandas as pd
 
 from .checks import Check
+from .landed import LandingDB
 
 # Read by GX when the context config leaves analytics unset; set both for belt and braces.
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
@@ -47,34 +50,58 @@ def _context():
     return gx.get_context(project_config=config, mode="ephemeral")
 
 
-def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check]) -> list[Outcome]:
-    """Validate every frame with its checks; one outcome per check."""
+def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check], db: LandingDB) -> list[Outcome]:
+    """Validate every frame with its checks; one outcome per check, in the checks' order. A
+    contract check's class frame is computed here, from `db`."""
     ctx = _context()
-    source = ctx.data_sources.add_pandas("landing_zone")
+    # One asset for every frame (the frame is passed at run time): each asset added re-serialises
+    # the whole context configuration.
+    batch = (ctx.data_sources.add_pandas("landing_zone").add_dataframe_asset("frame")
+             .add_batch_definition_whole_dataframe("all rows"))
     by_frame: dict[str, list[Check]] = defaultdict(list)
     for c in checks:
         c.expectation.meta = {**(c.expectation.meta or {}), CHECK_META: c.key}
         by_frame[c.frame].append(c)
 
-    outcomes: list[Outcome] = []
+    outcomes: dict[str, Outcome] = {}
+    frames, errors = _with_class_frames(frames, by_frame, db)
     for frame_name, group in by_frame.items():
+        if frame_name in errors:
+            outcomes.update({c.key: Outcome(c, False, pd.DataFrame(), errors[frame_name]) for c in group})
+            continue
         frame = frames[frame_name]
-        batch = source.add_dataframe_asset(frame_name).add_batch_definition_whole_dataframe("all rows")
         # Built whole, then stored once: adding expectations one by one re-saves the suite each time.
         suite = ctx.suites.add(gx.ExpectationSuite(name=frame_name,
                                                    expectations=[c.expectation for c in group]))
         validation = ctx.validation_definitions.add(
             gx.ValidationDefinition(name=frame_name, data=batch, suite=suite))
-        checkpoint = ctx.checkpoints.add(gx.Checkpoint(
-            name=f"quality_gate_{frame_name}", validation_definitions=[validation],
-            result_format={"result_format": "COMPLETE"}))
-        run = checkpoint.run(batch_parameters={"dataframe": frame})
+        result = validation.run(batch_parameters={"dataframe": frame},
+                                result_format={"result_format": "COMPLETE"})
         keyed = {c.key: c for c in group}
-        for result in run.run_results.values():
-            for r in result.results:
-                check = keyed[r.expectation_config.meta[CHECK_META]]
-                outcomes.append(_outcome(check, r, frame))
-    return outcomes
+        for r in result.results:
+            check = keyed[r.expectation_config.meta[CHECK_META]]
+            outcome = _outcome(check, r, frame)
+            if check.rows is not None and len(outcome.bad_rows):
+                outcome = Outcome(check, False, db.rows(check.rows, outcome.bad_rows[check.rows.column]))
+            outcomes[check.key] = outcome
+    return [outcomes[c.key] for c in checks]
+
+
+def _with_class_frames(frames: dict[str, pd.DataFrame], by_frame: dict[str, list[Check]],
+                       db: LandingDB) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
+    """`frames` plus the class frame of every contract check (one scan per landed table), and
+    the frames that could not be computed with the reason."""
+    out, errors = {**frames}, {}
+    by_table: dict[str, dict] = defaultdict(dict)
+    for name, group in by_frame.items():
+        if name not in frames:
+            by_table[group[0].rows.table][name] = group[0].rows
+    for classes in by_table.values():
+        try:
+            out.update(db.class_frames(list(classes.values())))
+        except duckdb.Error as exc:  # e.g. a damaged data page: the checks cannot be evaluated
+            errors.update(dict.fromkeys(classes, str(exc)))
+    return out, errors
 
 
 def _exception_message(info: dict) -> str | None:

@@ -74,7 +74,7 @@ def check_rows(outcomes: list[Outcome], allow_unbalanced: bool, out_dir: Path) -
             rows_dir.mkdir(parents=True, exist_ok=True)
             bad.to_csv(rows_dir / f"{slug}.csv", index=False)
             csv = f"rows/{slug}.csv"
-        rows.append(CheckRow(o.check.key, o.check.frame, status, str(o.check.expectation.notes or ""),
+        rows.append(CheckRow(o.check.key, o.check.shown_frame, status, str(o.check.expectation.notes or ""),
                              len(o.bad_rows), f"rows-{slug}", csv,
                              bad.head(ROWS_SHOWN) if bad is not None else None, o.error))
     order = {"failed": 0, "error": 1, "warning": 2, "passed": 3}

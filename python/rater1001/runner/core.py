@@ -15,7 +15,8 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, TypeVar
+from collections.abc import Callable, Iterable
 
 from .errors import CallError, CallFailed, FatalCallError, Interrupted, NotInLedger, RunStopped
 from .ledger import Ledger, LedgerWriteError
@@ -149,7 +150,7 @@ class Runner:
     def run_units(
         self,
         units: Iterable[U],
-        work: Callable[[U, "Runner"], R],
+        work: Callable[[U, Runner], R],
         *,
         workers: int | None = None,
     ) -> list[tuple[U, R | None, BaseException | None]]:
@@ -188,7 +189,7 @@ class Runner:
         pool.shutdown(wait=True)
         return out
 
-    def run_and_land(self, units: Iterable[U], work: Callable[[U, "Runner"], R], land: Callable[[], T]) -> T:
+    def run_and_land(self, units: Iterable[U], work: Callable[[U, Runner], R], land: Callable[[], T]) -> T:
         """run_units, then land(): also after Ctrl-C or a failure, so what finished is landed. When
         landing fails too (a full disk fails both), the run's own error is raised, with a note."""
         try:

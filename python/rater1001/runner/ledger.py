@@ -13,9 +13,10 @@ import json
 import os
 import threading
 import warnings
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from .secrets import SecretRegistry
 
@@ -106,7 +107,7 @@ class Ledger:
     def append(self, record: dict[str, Any]) -> dict[str, Any]:
         if self._fh is None:
             raise RuntimeError(f"{self.path} was opened read-only")
-        record = self.secrets.scrub_obj({**record, "ts": datetime.now(timezone.utc).isoformat()})
+        record = self.secrets.scrub_obj({**record, "ts": datetime.now(UTC).isoformat()})
         line = json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
         with self._lock:
             if self._broken is not None:
@@ -138,7 +139,7 @@ class Ledger:
             if self._fh is not None and not self._fh.closed:
                 self._fh.close()
 
-    def __enter__(self) -> "Ledger":
+    def __enter__(self) -> Ledger:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -8,7 +8,7 @@ is_simulated=True, the study.yml that declares the generated design, and the gen
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +22,8 @@ from .design import Design, DesignError, assign_images, build_raters, build_stim
 from .fer import simulate_fer_condition
 from .humans import simulate_ratings
 from .models import label_model, simulate_condition
-from .output import human_alpha, human_parameters, land, read_catalog, typed_catalog, write_study_yml, write_truth
+from .output import (human_alpha, human_parameters, land, land_parts, landed_part, read_catalog, typed_catalog,
+                     write_study_yml, write_truth)
 from .profiles import HUMAN, ProfileError, Profiles, load_profiles
 
 __all__ = ["simulate_study", "SimulationSummary", "DesignError", "ProfileError", "Profiles", "load_profiles"]
@@ -121,8 +122,28 @@ def simulate_study(
     else:
         ratings["emotion"] = None
 
+    # The tables that do not depend on the model conditions land first, so the 7.2 million
+    # ratings of a 100x study are written and freed before the predictions are made.
+    paths.raw.mkdir(parents=True, exist_ok=True)
+    write_study_yml(paths, design)
+    # Rater ids are zero-padded in rater order, so this is the (rater_id, trial_index) order
+    # without sorting strings.
+    ordered_ratings = ratings.iloc[np.lexsort((ratings["trial_index"].to_numpy(),
+                                               ratings["rater_index"].to_numpy()))].reset_index(drop=True)
+    n_ratings = len(ratings)
+    del ratings
+    for name, df in (
+        ("stimuli", stimuli),
+        ("raters", raters),
+        ("model_conditions", typed_catalog(catalog)),
+        ("human_ratings", ordered_ratings),
+    ):
+        land(paths, name, df)
+    alpha = human_alpha(ordered_ratings, dims)
+    del ordered_ratings
+
     aliases = {l.label: [a for a in l.aliases if a.isascii()] for l in study.labels if l.factor == "emotion"}
-    results, fer_truth = [], []
+    results, fer_truth, parts = [], [], []
     fer_ids = set(catalog.loc[is_fer, "condition_id"]) | set(prof.fer["condition_id"])
     for _, row in catalog.iterrows():
         cond_rng = np.random.default_rng([seed, *row["condition_id"].encode()])  # stable per condition
@@ -133,20 +154,16 @@ def simulate_study(
             fer_truth.append(truth)
         else:
             result = simulate_condition(*args, aliases, difficulty)
-        results.append(result)
-    predictions = pd.concat([r.predictions for r in results], ignore_index=True) if results else pd.DataFrame(columns=TABLES["model_predictions"].column_names)
-
-    paths.raw.mkdir(parents=True, exist_ok=True)
-    write_study_yml(paths, design)
-    ordered_ratings = ratings.sort_values(["rater_id", "trial_index"]).reset_index(drop=True)
-    for name, df in (
-        ("stimuli", stimuli),
-        ("raters", raters),
-        ("model_conditions", typed_catalog(catalog)),
-        ("human_ratings", ordered_ratings),
-        ("model_predictions", predictions),
-    ):
-        land(paths, name, df)
+        # Each condition's rows go to Arrow at once (compact text); the frame is kept empty, for
+        # the column types the landed file records.
+        parts.append(landed_part(paths, "model_predictions", result.predictions))
+        results.append(replace(result, predictions=result.predictions.iloc[:0]))
+    n_predictions = sum(p.num_rows for p in parts)
+    if results:
+        land_parts(paths, "model_predictions", parts, [r.predictions for r in results])
+    else:
+        land(paths, "model_predictions", pd.DataFrame(columns=TABLES["model_predictions"].column_names))
+    del parts
 
     write_truth(
         paths,
@@ -161,9 +178,8 @@ def simulate_study(
             "confusion": prof.confusion[prof.confusion["condition_id"].isin(list(catalog["condition_id"]) + [HUMAN])],
         },
     )
-    alpha = human_alpha(ordered_ratings, dims)
     return SimulationSummary(
-        root=paths.root, seed=seed, n_images=len(stimuli), n_raters=len(raters), n_ratings=len(ratings),
-        conditions=tuple(catalog["condition_id"]), n_predictions=len(predictions), human_alpha=alpha,
+        root=paths.root, seed=seed, n_images=len(stimuli), n_raters=len(raters), n_ratings=n_ratings,
+        conditions=tuple(catalog["condition_id"]), n_predictions=n_predictions, human_alpha=alpha,
         seconds=time.perf_counter() - started,
     )

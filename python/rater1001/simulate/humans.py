@@ -42,7 +42,8 @@ def simulate_ratings(
     loc = latent_locations(human, emotions, dims, lo, hi)
     img = assignment["image_row"].to_numpy()
     rat = assignment["rater_index"].to_numpy()
-    emo = stimuli["emotion"].to_numpy()[img]
+    # Per rating, the emotion's position in `emotions` (not its label: 7.2 million labels at 100x)
+    emo = stimuli["emotion"].map({e: i for i, e in enumerate(emotions)}).to_numpy()[img]
     n_img = len(stimuli)
 
     values, u_all, b_all = {}, {}, {}
@@ -51,7 +52,7 @@ def simulate_ratings(
         u = rng.normal(0.0, v["image_sd"], n_img)
         b = rng.normal(0.0, v["rater_sd"], n_raters)
         eps = rng.normal(0.0, v["residual_sd"], len(img))
-        latent = loc[d].reindex(emo).to_numpy() + u[img] + b[rat] + eps
+        latent = loc[d].to_numpy(float)[emo] + u[img] + b[rat] + eps
         values[d] = discretise(latent, lo, hi).astype("int64")
         u_all[d], b_all[d] = u, b
 
@@ -60,7 +61,7 @@ def simulate_ratings(
     speed -= speed.mean()  # keep the pooled median on the planted one (speed is relative to the panel)
     out = pd.DataFrame({"rater_index": rat, "image_row": img, **values, "trial_index": assignment["trial_index"].to_numpy()})
     for d in dims:
-        median = pd.Series({e: human["emotions"][e][f"rt_{d}_ms"] for e in emotions}).reindex(emo).to_numpy(float)
+        median = np.array([human["emotions"][e][f"rt_{d}_ms"] for e in emotions], dtype=float)[emo]
         log_rt = np.log(median) + speed[rat] + rng.normal(0.0, rt["residual_log_sd"], len(img))
         out[f"rt_{d}_ms"] = np.round(np.exp(log_rt), 1)
 

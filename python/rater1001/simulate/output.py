@@ -67,8 +67,23 @@ def write_study_yml(paths: ProjectPaths, design: Design) -> None:
 
 
 def land(paths: ProjectPaths, name: str, df: pd.DataFrame) -> None:
-    write_parquet_atomic(to_arrow(df, for_study(TABLES[name], load_study(paths))), paths.raw_table(name))
+    write_parquet_atomic(landed_part(paths, name, df), paths.raw_table(name))
     record_landing(paths, ManifestEntry(name, SOURCE, None, len(df), 0, True))
+
+
+def landed_part(paths: ProjectPaths, name: str, df: pd.DataFrame) -> pa.Table:
+    """Rows of a landing table as the contract's Arrow table."""
+    return to_arrow(df, for_study(TABLES[name], load_study(paths)))
+
+
+def land_parts(paths: ProjectPaths, name: str, parts: list[pa.Table], frames: list[pd.DataFrame]) -> None:
+    """Land the rows of `parts` (landed_part of each of `frames`, in order) as one table: the same
+    file as `land` of the frames concatenated. The Arrow schema's pandas metadata records the
+    concatenated frame's column types, which the frames' empty heads give without their rows."""
+    like = landed_part(paths, name, pd.concat([f.iloc[:0] for f in frames], ignore_index=True))
+    table = pa.concat_tables([p.replace_schema_metadata(like.schema.metadata) for p in parts])
+    write_parquet_atomic(table, paths.raw_table(name))
+    record_landing(paths, ManifestEntry(name, SOURCE, None, table.num_rows, 0, True))
 
 
 def write_truth(paths: ProjectPaths, tables: dict[str, pd.DataFrame]) -> None:

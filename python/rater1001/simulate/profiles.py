@@ -38,7 +38,7 @@ class Profiles:
     constant_answers: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=CONSTANT_COLUMNS))
     source: str = "built-in demo profiles"
 
-    def without_demographic_gaps(self, condition_ids: list[str] | None = None) -> "Profiles":
+    def without_demographic_gaps(self, condition_ids: list[str] | None = None) -> Profiles:
         """The same profiles with no race / gender effect (neither on accuracy nor on the values) for
         the given conditions (all conditions, humans included, when None)."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 
 
 def label_text(rng: np.random.Generator, labels: np.ndarray, aliases: dict[str, list[str]]) -> list[str]:
@@ -104,8 +105,21 @@ def thinking(rng, catalog_row, prof, profiles, cid, labels, true_emotions, corre
     if include and text_chars is not None:
         corpus = thinking_corpus(rng, int(text_chars.max()) + 2000)
         starts = rng.integers(0, 2000, n)
-        text = [
-            corpus[s : s + max(int(c) - 40, 0)] + f" So the expression is most likely {lab}."
-            for lab, s, c in zip(labels, starts, text_chars)
-        ]
+        text = _traces(corpus, labels, starts, text_chars)
     return tokens.astype("int64"), text
+
+
+TRACES_AT_ONCE = 10_000  # rows whose trace text exists as Python strings at one time
+
+
+def _traces(corpus: str, labels, starts, chars) -> pd.Series:
+    """Each row's trace: a passage of the corpus and the conclusion. Made as Python strings a block
+    of rows at a time and stored as the text column pandas would make of them: at 100x a thinking
+    condition's traces are 1.5 GB, which as one list of strings was held twice over."""
+    blocks = [
+        pd.Series([corpus[s : s + max(int(c) - 40, 0)] + f" So the expression is most likely {lab}."
+                   for lab, s, c in zip(labels[i : i + TRACES_AT_ONCE], starts[i : i + TRACES_AT_ONCE],
+                                        chars[i : i + TRACES_AT_ONCE])], dtype="str")
+        for i in range(0, len(labels), TRACES_AT_ONCE)
+    ]
+    return pd.concat(blocks, ignore_index=True) if blocks else pd.Series([], dtype="str")

@@ -34,7 +34,8 @@ annotator's note.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import warnings
 

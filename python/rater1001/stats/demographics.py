@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import stats
-from statsmodels.stats.multicomp import pairwise_tukeyhsd
+from statsmodels.sandbox.stats.multicomp import tukeyhsd
 from statsmodels.stats.multitest import multipletests
 
 from . import classification
@@ -122,16 +122,17 @@ def slice_gaps(slices: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- GLMM LR tests
 
 def glmm_lrt_table(predictions: pd.DataFrame, factors=("race", "gender"),
-                   n_agq: int = DEFAULT_N_AGQ) -> pd.DataFrame:
+                   n_agq: int = DEFAULT_N_AGQ, weight: str | None = None) -> pd.DataFrame:
     """correct ~ factor + (1 | emotion) vs correct ~ 1 + (1 | emotion), per condition and factor,
-    by maximum likelihood (glmm.likelihood_ratio_test). One row per (condition_id, factor)."""
+    by maximum likelihood (glmm.likelihood_ratio_test). One row per (condition_id, factor).
+    `weight` names a column of how many images a row stands for (per-cell counts)."""
     _require(predictions, ["condition_id", "correct", "emotion", *factors], "glmm_lrt_table")
     _require_complete(predictions, ["condition_id", "correct", "emotion", *factors], "glmm_lrt_table")
     rows = []
     for condition, part in predictions.groupby("condition_id", sort=True):
         for factor in factors:
             test = likelihood_ratio_test(part, factor, response="correct", group="emotion",
-                                         n_agq=n_agq)
+                                         n_agq=n_agq, weight=weight)
             rows.append(dict(condition_id=condition, factor=factor, **test.as_row()))
     return pd.DataFrame(rows)
 
@@ -176,14 +177,16 @@ def _ols(y: np.ndarray, X: np.ndarray) -> _LinearFit:
     return _LinearFit(rss=float(resid @ resid), rank=int(keep.sum()), n=len(y))
 
 
-def nested_f_test(y: np.ndarray, X_small: np.ndarray, X_large: np.ndarray) -> dict:
-    """F test of X_small nested in X_large (R's anova(m_small, m_large)): the extra sum of squares
-    over the extra rank, against the larger model's residual mean square. eta^2 is the extra sum
-    of squares over the total (corrected) sum of squares of y (paper 3.4.4). Degrees of freedom are
-    matrix ranks of the data actually used, so missing cells lower them instead of breaking."""
-    y = np.asarray(y, dtype=float)
-    small, large = _ols(y, X_small), _ols(y, X_large)
-    ss_total = float(np.sum((y - y.mean()) ** 2))
+def _wls_cells(means: np.ndarray, counts: np.ndarray, within_ss: float, X: np.ndarray) -> _LinearFit:
+    """The least-squares fit of one row per observation, from its cells: rows of a cell share
+    their design row, so RSS = the within-cell sum of squares + the cell means' least squares
+    weighted by the counts (rows scaled by sqrt(count)); X'X, hence the rank, is the same."""
+    root = np.sqrt(counts)
+    fit = _ols(root * means, root[:, None] * X)
+    return _LinearFit(rss=within_ss + fit.rss, rank=fit.rank, n=int(counts.sum()))
+
+
+def _f_test(small: _LinearFit, large: _LinearFit, ss_total: float) -> dict:
     df_num, df_den = large.rank - small.rank, large.df_resid
     ss_term = max(0.0, small.rss - large.rss)
     out = dict(df_num=df_num, df_den=df_den, ss_term=ss_term, ss_total=ss_total, f_value=None,
@@ -203,19 +206,78 @@ def nested_f_test(y: np.ndarray, X_small: np.ndarray, X_large: np.ndarray) -> di
     return out
 
 
+def nested_f_test(y: np.ndarray, X_small: np.ndarray, X_large: np.ndarray) -> dict:
+    """F test of X_small nested in X_large (R's anova(m_small, m_large)): the extra sum of squares
+    over the extra rank, against the larger model's residual mean square. eta^2 is the extra sum
+    of squares over the total (corrected) sum of squares of y (paper 3.4.4). Degrees of freedom are
+    matrix ranks of the data actually used, so missing cells lower them instead of breaking."""
+    y = np.asarray(y, dtype=float)
+    ss_total = float(np.sum((y - y.mean()) ** 2)) if len(y) else 0.0
+    return _f_test(_ols(y, X_small), _ols(y, X_large), ss_total)
+
+
+def nested_f_test_cells(means, counts, within_ss, X_small: np.ndarray, X_large: np.ndarray) -> dict:
+    """`nested_f_test` from per-cell aggregates of a design whose rows are constant within a
+    cell: each cell's count, mean and within-cell sum of squared deviations, and one design row
+    per cell. The same statistics (algebraically) without one row per observation."""
+    means, counts = np.asarray(means, dtype=float), np.asarray(counts, dtype=float)
+    within = float(np.sum(within_ss))
+    grand = float(counts @ means / counts.sum()) if counts.sum() > 0 else 0.0
+    ss_total = within + float(counts @ (means - grand) ** 2)
+    return _f_test(_wls_cells(means, counts, within, X_small), _wls_cells(means, counts, within, X_large),
+                   ss_total)
+
+
+def _factorial_designs(race: pd.Series, gender: pd.Series) -> dict[str, np.ndarray]:
+    """The paper's four models of a stratum: M_gen = gender, M_race = race, M_add = race + gender,
+    M_full = race * gender (treatment-coded, one row per observation or per cell)."""
+    one = np.ones((len(race), 1))
+    R, G = _dummies(race.astype(str)), _dummies(gender.astype(str))
+    m_add = np.hstack([one, R, G])
+    return dict(gen=np.hstack([one, G]), race=np.hstack([one, R]), add=m_add,
+                full=np.hstack([m_add, _interaction(R, G)]))
+
+
+TERM_MODELS = (("race", "gen", "add"), ("gender", "race", "add"), ("race:gender", "add", "full"))
+
+
 def stratum_factorial_tests(stratum: pd.DataFrame, bias: str) -> list[dict]:
-    """The paper's three nested F tests within one emotion stratum, from the four models
-    M_full = race*gender, M_add = race+gender, M_race = race, M_gen = gender:
+    """The paper's three nested F tests within one emotion stratum, one row per image, from the
+    four models M_full = race*gender, M_add = race+gender, M_race = race, M_gen = gender:
     race: M_gen vs M_add; gender: M_race vs M_add; race:gender: M_add vs M_full."""
     y = stratum[bias].to_numpy(dtype=float)
-    one = np.ones((len(y), 1))
-    R, G = _dummies(stratum["race"].astype(str)), _dummies(stratum["gender"].astype(str))
-    m_gen, m_race = np.hstack([one, G]), np.hstack([one, R])
-    m_add = np.hstack([one, R, G])
-    m_full = np.hstack([m_add, _interaction(R, G)])
-    return [dict(term="race", **nested_f_test(y, m_gen, m_add)),
-            dict(term="gender", **nested_f_test(y, m_race, m_add)),
-            dict(term="race:gender", **nested_f_test(y, m_add, m_full))]
+    m = _factorial_designs(stratum["race"], stratum["gender"])
+    return [dict(term=term, **nested_f_test(y, m[small], m[large])) for term, small, large in TERM_MODELS]
+
+
+def stratum_factorial_tests_cells(cells: pd.DataFrame) -> list[dict]:
+    """`stratum_factorial_tests` from the stratum's race x gender cells (columns race, gender,
+    n_bias, bias_mean, bias_ss; int_bias_cells). Cells without a bias value are left out."""
+    cells = cells[cells["n_bias"] > 0]
+    m = _factorial_designs(cells["race"], cells["gender"])
+    args = (cells["bias_mean"].to_numpy(dtype=float), cells["n_bias"].to_numpy(dtype=float),
+            cells["bias_ss"].to_numpy(dtype=float))
+    return [dict(term=term, **nested_f_test_cells(*args, m[small], m[large]))
+            for term, small, large in TERM_MODELS]
+
+
+CELL_KEYS = ["condition_id", "dimension", "emotion", "race", "gender"]
+
+
+def bias_cells(predictions: pd.DataFrame, dimensions=("valence", "arousal")) -> pd.DataFrame:
+    """One row per image -> int_bias_cells' shape: per (condition_id, dimension, emotion, race,
+    gender) the rows, the rows with a bias value, and the bias' mean and sum of squared deviations
+    (about the cell's own mean)."""
+    parts = []
+    for dimension in dimensions:
+        d = predictions.assign(dimension=dimension, _b=predictions[_bias_column(dimension)].astype(float))
+        g = d.groupby(CELL_KEYS, sort=True, dropna=False)["_b"]
+        out = g.agg(n_rows="size", n_bias="count", bias_mean="mean")
+        out["bias_ss"] = g.var(ddof=0) * out["n_bias"]  # NaN without values, as SQL's var_pop
+        parts.append(out.reset_index())
+    if not parts:
+        return pd.DataFrame(columns=[*CELL_KEYS, "n_rows", "n_bias", "bias_mean", "bias_ss"])
+    return pd.concat(parts, ignore_index=True)
 
 
 def benjamini_hochberg(p_values: pd.Series, alpha: float = ALPHA) -> tuple[pd.Series, pd.Series]:
@@ -241,19 +303,28 @@ def stratified_anova(predictions: pd.DataFrame, dimensions=("valence", "arousal"
                      alpha: float = ALPHA) -> pd.DataFrame:
     """Per (condition_id, dimension, emotion, term): df_num, df_den, f_value, eta_sq, p_raw,
     q_bh (BH within each (condition_id, dimension) family), significant (q_bh < alpha),
-    n (images used), n_missing (rows without a bias value), reason (Tables 7b, 7c)."""
+    n (images used), n_missing (rows without a bias value), reason (Tables 7b, 7c).
+    One row per image in; computed on its cells (`stratified_anova_cells`)."""
     bias_cols = [_bias_column(d) for d in dimensions]
     _require(predictions, ["condition_id", "emotion", "race", "gender", *bias_cols],
              "stratified_anova")
     _require_complete(predictions, ["condition_id", "emotion", "race", "gender"], "stratified_anova")
+    return stratified_anova_cells(bias_cells(predictions, dimensions), alpha)
+
+
+def stratified_anova_cells(cells: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
+    """`stratified_anova` from int_bias_cells (per condition, dimension, emotion, race, gender:
+    n_rows, n_bias, bias_mean, bias_ss)."""
+    _require(cells, [*CELL_KEYS, "n_rows", "n_bias", "bias_mean", "bias_ss"], "stratified_anova_cells")
+    _require_complete(cells, ["condition_id", "dimension", "emotion", "race", "gender"],
+                      "stratified_anova_cells")
     rows = []
-    for condition, part in predictions.groupby("condition_id", sort=True):
-        for dimension, bias in zip(dimensions, bias_cols):
-            for emotion, stratum in part.groupby("emotion", sort=True):
-                used, n_missing = _usable(stratum, bias)
-                for test in stratum_factorial_tests(used, bias):
-                    rows.append(dict(condition_id=condition, dimension=dimension, emotion=emotion,
-                                     n=len(used), n_missing=n_missing, **test))
+    for (condition, dimension, emotion), stratum in cells.groupby(CELL_KEYS[:3], sort=True):
+        n = int(stratum["n_bias"].sum())
+        n_missing = int(stratum["n_rows"].sum()) - n
+        for test in stratum_factorial_tests_cells(stratum):
+            rows.append(dict(condition_id=condition, dimension=dimension, emotion=emotion,
+                             n=n, n_missing=n_missing, **test))
     out = pd.DataFrame(rows)
     if out.empty:
         return out
@@ -268,30 +339,41 @@ def stratified_anova(predictions: pd.DataFrame, dimensions=("valence", "arousal"
     return out[cols]
 
 
+TUKEY_COLUMNS = ["condition_id", "dimension", "emotion", "group1", "group2", "meandiff", "p_adj",
+                 "lower", "upper", "reject"]
+
+
 def tukey_cells(predictions: pd.DataFrame, anova: pd.DataFrame,
                 alpha: float = ALPHA) -> pd.DataFrame:
-    """Tukey HSD over the race x gender cells (statsmodels pairwise_tukeyhsd) for every
-    (condition_id, dimension, emotion) whose race:gender interaction is significant after BH.
-    meandiff = mean(group2) - mean(group1) of the bias column as given."""
+    """Tukey HSD over the race x gender cells (statsmodels' tukeyhsd, as pairwise_tukeyhsd runs it)
+    for every (condition_id, dimension, emotion) whose race:gender interaction is significant
+    after BH. meandiff = mean(group2) - mean(group1) of the bias column as given. One row per
+    image in; computed on its cells (`tukey_from_cells`)."""
+    dims = sorted(set(anova["dimension"])) if len(anova) else []
+    return tukey_from_cells(bias_cells(predictions, dims), anova, alpha)
+
+
+def tukey_from_cells(cells: pd.DataFrame, anova: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
+    """`tukey_cells` from int_bias_cells: HSD needs only each group's count and mean and the
+    pooled within-group variance (sum of the cells' squared deviations over N - k)."""
     hits = anova[(anova["term"] == "race:gender") & (anova["significant"].fillna(False))]
+    by_stratum = {key: part for key, part in cells[cells["n_bias"] > 0].groupby(CELL_KEYS[:3], sort=False)}
     rows = []
     for hit in hits.itertuples(index=False):
-        bias = _bias_column(hit.dimension)
-        stratum = predictions[(predictions["condition_id"] == hit.condition_id)
-                              & (predictions["emotion"] == hit.emotion)]
-        used, _ = _usable(stratum, bias)
-        cells = used["race"].astype(str) + ":" + used["gender"].astype(str)
-        result = pairwise_tukeyhsd(used[bias].to_numpy(dtype=float), cells.to_numpy(), alpha=alpha)
-        # the unrounded arrays, in statsmodels' pair order (upper triangle of the sorted groups)
-        first, second = np.triu_indices(len(result.groupsunique), 1)
-        for i, j, diff, p, (lo, hi), rej in zip(first, second, result.meandiffs, result.pvalues,
-                                                  result.confint, result.reject):
+        used = by_stratum[(hit.condition_id, hit.dimension, hit.emotion)]
+        groups = (used["race"].astype(str) + ":" + used["gender"].astype(str)).to_numpy()
+        order = np.argsort(groups, kind="stable")  # pairwise_tukeyhsd's groups: np.unique, sorted
+        groups, used = groups[order], used.iloc[order]
+        nobs = used["n_bias"].to_numpy(dtype=float)
+        var = float(used["bias_ss"].sum()) / (nobs.sum() - len(nobs))
+        (first, second), reject, diffs, _, confint, _, _, _, pvalues = tukeyhsd(
+            used["bias_mean"].to_numpy(dtype=float), nobs, var, alpha=alpha)
+        for i, j, diff, p, (lo, hi), rej in zip(first, second, diffs, pvalues, confint, reject):
             rows.append(dict(condition_id=hit.condition_id, dimension=hit.dimension,
-                             emotion=hit.emotion, group1=result.groupsunique[i],
-                             group2=result.groupsunique[j], meandiff=float(diff), p_adj=float(p),
-                             lower=float(lo), upper=float(hi), reject=bool(rej)))
-    return pd.DataFrame(rows, columns=["condition_id", "dimension", "emotion", "group1", "group2",
-                                       "meandiff", "p_adj", "lower", "upper", "reject"])
+                             emotion=hit.emotion, group1=groups[i], group2=groups[j],
+                             meandiff=float(diff), p_adj=float(p), lower=float(lo),
+                             upper=float(hi), reject=bool(rej)))
+    return pd.DataFrame(rows, columns=TUKEY_COLUMNS)
 
 
 def omnibus_tests(predictions: pd.DataFrame, dimensions=("valence", "arousal"),

@@ -101,3 +101,51 @@ def central_gradient(f, x: np.ndarray, h: float = 1e-5) -> np.ndarray:
         step[i] = h
         grad[i] = (f(x + step) - f(x - step)) / (2 * h)
     return grad
+
+
+class FitDidNotConverge(RuntimeError):
+    """An iterative fit stopped before its convergence criterion: no estimate is reported."""
+
+
+def mixedlm_converged(fit, which: str):
+    """mixedlm's own verdict on a fit, read here because warnings are silenced around the fits.
+
+    Parameters
+    ----------
+    fit : mixedlm fit
+        Anything with ``converged`` and ``message`` (attributes or methods).
+    which : str
+        The fit's name in the error ("REML", "full ML").
+
+    Returns
+    -------
+    The fit, unchanged, when it converged.
+
+    Raises
+    ------
+    FitDidNotConverge
+        With the optimiser's message, when it did not.
+
+    Notes
+    -----
+    Used by the rater / image variance components (`variance_components.py`).
+
+    References
+    ----------
+    docs/stats.md, "Iterative fits record convergence".
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> mixedlm_converged(SimpleNamespace(converged=True, message=""), "REML").converged
+    True
+    >>> mixedlm_converged(SimpleNamespace(converged=False, message="ABNORMAL"), "REML")
+    Traceback (most recent call last):
+    ...
+    rater1001.stats.fits.FitDidNotConverge: the REML fit did not converge (ABNORMAL)
+    """
+    ok = fit.converged() if callable(fit.converged) else fit.converged
+    if not ok:
+        message = fit.message() if callable(fit.message) else fit.message
+        raise FitDidNotConverge(f"the {which} fit did not converge ({message})")
+    return fit

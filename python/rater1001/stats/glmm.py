@@ -41,7 +41,7 @@ class BinomialData:
     log_binom_const: float  # sum of log C(n, k) over the observations as originally recorded
 
     @staticmethod
-    def build(X, successes, trials, group, from_binary_rows: bool = False) -> "BinomialData":
+    def build(X, successes, trials, group, from_binary_rows: bool = False) -> BinomialData:
         """from_binary_rows: the counts aggregate 0/1 observations, whose likelihood has no
         binomial coefficient (log C(1, k) = 0), so none is added."""
         X = np.asarray(X, dtype=float)
@@ -277,27 +277,32 @@ class LikelihoodRatioTest:
 
 
 def likelihood_ratio_test(frame: pd.DataFrame, factor: str, response: str = "correct",
-                          group: str = "emotion", n_agq: int = DEFAULT_N_AGQ) -> LikelihoodRatioTest:
+                          group: str = "emotion", n_agq: int = DEFAULT_N_AGQ,
+                          weight: str | None = None) -> LikelihoodRatioTest:
     """LR chi-square of `response ~ factor + (1 | group)` against `response ~ 1 + (1 | group)`.
 
-    `frame` has one 0/1 (or bool) row per trial. Rows are aggregated to binomial counts per
-    (group, factor level) first; that changes nothing in the likelihood of 0/1 data. Degenerate
-    inputs return NULL statistics with the reason instead of raising."""
+    `frame` has one 0/1 (or bool) row per trial, or, with `weight`, one row per distinct
+    (response, factor, group) with the number of trials it stands for in that column. Rows are
+    aggregated to binomial counts per (group, factor level) first; that changes nothing in the
+    likelihood of 0/1 data. Degenerate inputs return NULL statistics with the reason instead of
+    raising."""
     method = estimation_method(n_agq)
     cols = [response, factor, group]
-    missing_cols = [c for c in cols if c not in frame.columns]
+    missing_cols = [c for c in cols + ([weight] if weight else []) if c not in frame.columns]
     if missing_cols:
         raise KeyError(f"likelihood_ratio_test: input has no column(s) {missing_cols}")
+    w_all = (pd.Series(1, index=frame.index) if weight is None else frame[weight]).astype(int)
     d = frame[cols]
-    n_missing = int(d.isna().any(axis=1).sum())
-    d = d.dropna()
+    incomplete = d.isna().any(axis=1)
+    n_missing = int(w_all[incomplete].sum())
+    d, w = d[~incomplete], w_all[~incomplete]
     y = d[response].astype(float)
     if not y.isin([0.0, 1.0]).all():
         bad = d.index[~y.isin([0.0, 1.0])][0]
         raise ValueError(f"row {bad}: column {response!r} = {d.loc[bad, response]!r} is not 0/1")
     n_levels = int(d[factor].nunique())
     n_groups = int(d[group].nunique())
-    base = dict(method=method, n_obs=len(d), n_groups=n_groups, n_levels=n_levels,
+    base = dict(method=method, n_obs=int(w.sum()), n_groups=n_groups, n_levels=n_levels,
                 coefficients=None)
     notes = [f"{n_missing} rows with a missing value left out"] if n_missing else []
 
@@ -313,8 +318,8 @@ def likelihood_ratio_test(frame: pd.DataFrame, factor: str, response: str = "cor
     if n_levels < 2:
         return null_result(f"{factor} has a single level: nothing to test")
 
-    agg = (d.assign(_y=y).groupby([group, factor], observed=True)["_y"]
-           .agg(successes="sum", trials="count").reset_index())
+    agg = (d.assign(successes=y * w, trials=w).groupby([group, factor], observed=True)[["successes", "trials"]]
+           .sum().reset_index())
     X_full, names = treatment_design(agg[factor].rename(factor))
     X_null = X_full[:, :1]
     full = BinomialData.build(X_full, agg["successes"], agg["trials"], agg[group], from_binary_rows=True)

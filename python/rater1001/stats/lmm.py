@@ -2,26 +2,35 @@
 
     rating ~ rater_type * emotion + (1 | image_id),   rater_type in {human (per-image mean), model}
 
-two rows per image (the human mean and the model's prediction), fitted by REML with the
-`mixedlm` package; fixed effects are reported with Satterthwaite denominator df as lmerTest does
-(checked: lme4's sleepstudy `Reaction ~ Days + (1|Subject)` gives lmerTest's 22.81 / 161, and a
-balanced design reproduces the closed-form Satterthwaite df, see tests/python/test_stats_lmm.py).
+two rows per image (the human mean and the model's prediction), fitted by REML, with fixed effects
+reported with Satterthwaite denominator df as lmerTest does, and the rater_type x emotion
+interaction tested by a likelihood ratio of ML fits with and without it (chi-square, K - 1 df).
+
+The fits are closed forms, not an optimiser (docs/marts_agreement.md, "lmm_rater_type in closed
+form"). With two rows per image the difference D = model - human and the sum S = model + human of
+an image are independent: D ~ N(mu_D[e], 2 s^2) and S ~ N(mu_S[e], 4 s_img^2 + 2 s^2), and the
+2K fixed effects of the full model are exactly one free mean of D and one of S per emotion. So
+the REML and ML fits are two one-way ANOVAs joined only by the constraint s_img^2 >= 0, and every
+estimate, variance, standard error, Satterthwaite df and the LR statistic is a function of each
+emotion's count, mean and sum of squared deviations of D and S (int_rater_type_cells computes
+them in SQL). tests/python/test_stats_lmm.py checks the results against mixedlm (lme4's
+algorithm, lmerTest's df) and against a dense brute-force REML / ML fit.
 
 Coding is explicit treatment coding so coefficient names are readable: the reference emotion is
-the first label in `emotions` (the study's display order), the reference rater type is human.
-The omnibus rater_type x emotion interaction is a likelihood-ratio test of ML fits with and
-without the interaction (chi-square, K - 1 df), stated as such in the output.
+the first label in `emotions` (the study's display order) present in the data, the reference
+rater type is human.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-DF_METHOD = "Satterthwaite (mixedlm, lmerTest-equivalent)"
+DF_METHOD = "Satterthwaite (closed form, equal to lmerTest's)"
+SINGULAR_THETA = 1e-4  # lme4's isSingular tolerance on theta = s_img / s
+CELL_COLUMNS = ("n_images", "diff_mean", "diff_ss", "sum_mean", "sum_ss")
 
 
 @dataclass(frozen=True)
@@ -38,42 +47,50 @@ class LmmResult:
     singular: bool  # boundary fit (lme4's isSingular): image variance ~0; df and p still defined
 
 
-def _design(human_mean, model, emotion, image_id, emotions):
-    emotions = list(emotions)
-    img = pd.DataFrame({"image_id": np.asarray(image_id), "emotion": np.asarray(emotion, dtype=object),
-                        "human": np.asarray(human_mean, dtype=float), "model": np.asarray(model, dtype=float)})
-    unknown = set(img.emotion) - set(emotions)
-    if unknown:
-        raise ValueError(f"emotions {sorted(unknown)} are not in the declared label set {emotions}")
-    n_all = len(img)
-    img = img.dropna(subset=["human", "model"])
-    long = img.melt(id_vars=["image_id", "emotion"], value_vars=["human", "model"],
-                    var_name="rater_type", value_name="rating")
-    long["image_id"] = long["image_id"].astype(str)
-    long["is_model"] = (long["rater_type"] == "model").astype(float)
-    present = [e for e in emotions if (img.emotion == e).any()]
-    names = {"(Intercept)": "(Intercept)", "is_model": "rater_type[model]"}
-    terms = ["is_model"]
-    for i, e in enumerate(present[1:], start=1):
-        col = f"emo_{i}"
-        long[col] = (long["emotion"] == e).astype(float)
-        names[col] = f"emotion[{e}]"
-        names[f"is_model:{col}"] = f"rater_type[model]:emotion[{e}]"
-        terms.append(col)
-    return long, terms, names, n_all - len(img)
+class ModelCheckError(ValueError):
+    """The design cannot carry the model (lme4's wording: too few images for a random intercept,
+    or no residual degrees of freedom)."""
 
 
-class FitDidNotConverge(RuntimeError):
-    """An iterative fit stopped before its convergence criterion: no estimate is reported."""
+def rater_type_cells(human_mean, model, emotion) -> pd.DataFrame:
+    """Per-image values -> the per-emotion sufficient statistics `fit_rater_type_cells` takes.
 
+    Parameters
+    ----------
+    human_mean, model, emotion : array_like
+        Aligned per-image human mean, model value and emotion label; an image missing either
+        value counts in ``n_rows`` only.
 
-def _converged(fit, which: str):
-    """The optimiser's own verdict (warnings are silenced around the fits, so it is read here)."""
-    ok = fit.converged() if callable(fit.converged) else fit.converged
-    if not ok:
-        message = fit.message() if callable(fit.message) else fit.message
-        raise FitDidNotConverge(f"the {which} fit did not converge ({message})")
-    return fit
+    Returns
+    -------
+    pandas.DataFrame
+        One row per emotion: ``emotion, n_rows, n_images, diff_mean, diff_ss, sum_mean, sum_ss``
+        (D = model - human, S = model + human; the columns of int_rater_type_cells).
+
+    Notes
+    -----
+    The sums of squares are the population variance times the count, as DuckDB's
+    ``var_pop * count`` in int_rater_type_cells, not raw sums of squares minus a squared sum.
+
+    References
+    ----------
+    docs/marts_agreement.md, "lmm_rater_type in closed form".
+
+    Examples
+    --------
+    >>> rater_type_cells([5.0, 6, 7], [6.0, 8, None], ["happy", "happy", "sad"]).round(3).to_dict("records")
+    [{'emotion': 'happy', 'n_rows': 2, 'n_images': 2, 'diff_mean': 1.5, 'sum_mean': 12.5, 'diff_ss': 0.5, 'sum_ss': 4.5}, {'emotion': 'sad', 'n_rows': 1, 'n_images': 0, 'diff_mean': nan, 'sum_mean': nan, 'diff_ss': nan, 'sum_ss': nan}]
+    """
+    frame = pd.DataFrame({"emotion": np.asarray(emotion, dtype=object),
+                          "h": np.asarray(human_mean, dtype=float), "m": np.asarray(model, dtype=float)})
+    both = frame["h"].notna() & frame["m"].notna()
+    frame = frame.assign(D=(frame["m"] - frame["h"]).where(both), S=(frame["m"] + frame["h"]).where(both))
+    g = frame.groupby("emotion", sort=False, dropna=False)
+    out = g.agg(n_rows=("h", "size"), n_images=("D", "count"), diff_mean=("D", "mean"),
+                sum_mean=("S", "mean"))
+    out["diff_ss"] = g["D"].var(ddof=0) * out["n_images"]  # NaN without values, as SQL's var_pop
+    out["sum_ss"] = g["S"].var(ddof=0) * out["n_images"]
+    return out.reset_index()
 
 
 def fit_rater_type_lmm(human_mean, model, emotion, image_id, emotions) -> LmmResult:
@@ -82,8 +99,8 @@ def fit_rater_type_lmm(human_mean, model, emotion, image_id, emotions) -> LmmRes
     Parameters
     ----------
     human_mean, model, emotion, image_id : array_like
-        Aligned per-image human mean, model prediction, emotion label and image id. Images missing
-        either value are dropped and counted.
+        Aligned per-image human mean, model prediction, emotion label and image id (one row per
+        image). Images missing either value are dropped and counted.
     emotions : sequence of str
         The declared labels in the study's order; the first present is the reference emotion. A
         label outside it is an error naming it.
@@ -91,32 +108,16 @@ def fit_rater_type_lmm(human_mean, model, emotion, image_id, emotions) -> LmmRes
     Returns
     -------
     LmmResult
-        ``fixed_effects`` (term, estimate, se, Satterthwaite df, t, p, df_method), the image and
-        residual variances (REML), sizes, the likelihood-ratio test of the interaction (chi-square,
-        df, p), ``n_excluded_images`` and ``singular``.
-
-    Raises
-    ------
-    FitDidNotConverge
-        When the REML fit or either ML fit does not converge.
+        See `fit_rater_type_cells`, which this calls on the per-emotion statistics.
 
     Notes
     -----
-    Two rows per image: ``y_ir = b0 + b1 model_r + g_e + d_e model_r + u_i + e_ir`` with
-    ``u_i ~ N(0, s_img^2)``, ``e_ir ~ N(0, s^2)``, treatment coding (reference: human and the first
-    emotion). On a balanced design (images within emotion, rater type within image) the REML
-    estimates are the ANOVA ones: ``b1`` = mean(model - human) of the reference emotion,
-    ``s^2 = MS_res``, ``s_img^2 = (MS_img - MS_res) / 2``; within-image terms have
-    ``N_images - N_emotions`` df and between-image terms the Satterthwaite
-    ``(MS_img + MS_res)^2 / (MS_img^2 / d + MS_res^2 / d)`` with ``d = N_images - N_emotions``.
-    The interaction LRT compares ML fits with and without it on K - 1 df.
+    The closed form and why it is the REML / ML fit of this model: `fit_rater_type_cells`.
 
     References
     ----------
     Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.2
-    and 3.4.5; docs/stats.md, "LMM and the df it reports". Satterthwaite (1946), An approximate
-    distribution of estimates of variance components, *Biometrics Bulletin* 2(6), 110-114;
-    Kuznetsova, Brockhoff & Christensen (2017), lmerTest package, *J. Stat. Softw.* 82(13).
+    and 3.4.5; docs/stats.md, "LMM and the df it reports".
 
     Examples
     --------
@@ -135,44 +136,147 @@ def fit_rater_type_lmm(human_mean, model, emotion, image_id, emotions) -> LmmRes
     >>> round(r.image_variance, 6), round(r.residual_variance, 6), r.interaction_df
     (0.5, 0.5, 1)
     """
-    import mixedlm  # heavy import, only when an LMM is actually fitted
+    if len(pd.unique(np.asarray(image_id))) != len(np.asarray(image_id)):
+        raise ModelCheckError("fit_rater_type_lmm takes one row per image; image_id repeats")
+    return fit_rater_type_cells(rater_type_cells(human_mean, model, emotion), emotions)
 
-    long, terms, names, n_excluded = _design(human_mean, model, emotion, image_id, emotions)
-    emo_terms = terms[1:]
-    inter = [f"is_model:{t}" for t in emo_terms]
-    full = "rating ~ " + " + ".join(terms + inter) + " + (1|image_id)"
-    reduced = "rating ~ " + " + ".join(terms) + " + (1|image_id)"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit = _converged(mixedlm.lmer(full, long, REML=True), "REML")
-        ddf = mixedlm.satterthwaite_df(fit)
-    beta = fit.fixef()
-    se = np.sqrt(np.diag(np.asarray(fit.vcov())))
-    df = dict(zip(ddf.param_names, ddf.df))
-    rows = []
-    for (term, est), s in zip(beta.items(), se):
-        d = float(df[term])
-        t = float(est) / s
-        rows.append({"term": names.get(term, term), "estimate": float(est), "se": float(s), "df": d,
-                     "t": t, "p": float(2 * sps.t.sf(abs(t), d)), "df_method": DF_METHOD})
-    vc = _variances(fit)
-    if emo_terms:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ll_full = float(_converged(mixedlm.lmer(full, long, REML=False), "full ML").logLik().value)
-            ll_red = float(_converged(mixedlm.lmer(reduced, long, REML=False), "reduced ML").logLik().value)
-        chi2 = max(2 * (ll_full - ll_red), 0.0)
-        lr_df = len(emo_terms)
-        lr_p = float(sps.chi2.sf(chi2, lr_df))
+
+def _reml_variances(ssd: float, sss: float, dof: int) -> tuple[float, float]:
+    """(s^2, lambda = 4 s_img^2 + 2 s^2) maximising the restricted likelihood under s_img^2 >= 0.
+
+    Unconstrained, each part is its own one-way ANOVA: s^2 = SSD / (2 dof), lambda = SSS / dof.
+    When that would make s_img^2 negative (SSS < SSD) the optimum is on the boundary s_img^2 = 0,
+    where all 2N rows are independent with variance s^2 = (SSD + SSS) / (4 dof) (the pooled
+    residual sum of squares over 2N - 2K df)."""
+    if sss >= ssd:
+        return ssd / (2 * dof), sss / dof
+    s2 = (ssd + sss) / (4 * dof)
+    return s2, 2 * s2
+
+
+def _ml_loglik(ssd: float, sss: float, n: int) -> float:
+    """The maximised ML log-likelihood up to a constant shared by every fit on the same data
+    (-N log(2 pi) + N log 2 for the change of variables (h, m) -> (D, S))."""
+    s2, lam = _reml_variances(ssd, sss, n)  # the ML optimum is the REML one with N for N - K
+    return float(-0.5 * n * np.log(2 * s2) - ssd / (4 * s2) - 0.5 * n * np.log(lam) - sss / (2 * lam))
+
+
+def _satterthwaite(a: float, b: float, s2: float, lam: float, dof: int, boundary: bool) -> float:
+    """df of a fixed effect whose variance is a lambda + b s^2: 2 V^2 / Var(V-hat), with the
+    variances' sampling variances from the REML information (2 lambda^2 / dof and 2 s^4 / dof
+    inside; at the boundary only s^2 is free, estimated on 2 dof, and lambda = 2 s^2)."""
+    if boundary:
+        return 2.0 * dof
+    v = a * lam + b * s2
+    return float(2 * v**2 / (a**2 * 2 * lam**2 / dof + b**2 * 2 * s2**2 / dof))
+
+
+def fit_rater_type_cells(cells: pd.DataFrame, emotions) -> LmmResult:
+    """REML fit, Satterthwaite df and interaction LR test of the rater-type LMM from per-emotion
+    sufficient statistics.
+
+    Parameters
+    ----------
+    cells : pandas.DataFrame
+        One row per emotion: ``emotion``, ``n_rows`` (images with a row), ``n_images`` (images
+        with both values), ``diff_mean``, ``diff_ss`` (mean and sum of squared deviations of
+        D = model - human), ``sum_mean``, ``sum_ss`` (the same of S = model + human).
+    emotions : sequence of str
+        The declared labels in the study's order; the first present is the reference emotion.
+
+    Returns
+    -------
+    LmmResult
+        ``fixed_effects`` (term, estimate, se, Satterthwaite df, t, p, df_method), the image and
+        residual variances (REML), sizes, the likelihood-ratio test of the interaction (chi-square,
+        df, p), ``n_excluded_images`` and ``singular``.
+
+    Raises
+    ------
+    ModelCheckError
+        Fewer than two images, no residual df (one image per emotion), or no residual variance.
+    ValueError
+        An emotion outside `emotions`.
+
+    Notes
+    -----
+    Two rows per image: ``y_ir = b0 + b1 model_r + g_e + d_e model_r + u_i + e_ir`` with
+    ``u_i ~ N(0, s_img^2)``, ``e_ir ~ N(0, s^2)``, treatment coding (reference: human and the first
+    emotion). With N images, K emotions, dof = N - K, SSD and SSS the pooled within-emotion sums
+    of squares of D and S: REML ``s^2 = SSD / (2 dof)`` and ``s_img^2 = (SSS - SSD) / (4 dof)``
+    (0 and ``s^2 = (SSD + SSS) / (4 dof)`` when SSS < SSD). Per emotion, ``Var(mean D) = 2 s^2 / n``
+    and ``Var(mean human) = (s_img^2 + s^2) / n``; within-image terms (rater type and the
+    interaction) have dof df and between-image terms the Satterthwaite
+    ``(MS_img + MS_res)^2 / (MS_img^2 / dof + MS_res^2 / dof)``, MS_res = s^2, MS_img = SSS / (2 dof).
+    The interaction LRT compares ML fits (N for N - K) with D's mean free per emotion or common.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.2
+    and 3.4.5; docs/stats.md, "LMM and the df it reports". Satterthwaite (1946), An approximate
+    distribution of estimates of variance components, *Biometrics Bulletin* 2(6), 110-114;
+    Kuznetsova, Brockhoff & Christensen (2017), lmerTest package, *J. Stat. Softw.* 82(13).
+
+    Examples
+    --------
+    One emotion, differences (1, 2, 0): rater type +1 with SSD = 2 on 2 df, so s^2 = 0.5 and
+    se = sqrt(2 x 0.5 / 3); no interaction to test:
+
+    >>> cells = rater_type_cells([5.0, 6, 7], [6.0, 8, 7], ["happy"] * 3)
+    >>> r = fit_rater_type_cells(cells, ["happy", "sad"])
+    >>> r.fixed_effects.loc[1, ["term", "estimate", "se", "df"]].to_dict()
+    {'term': 'rater_type[model]', 'estimate': 1.0, 'se': 0.5773502691896257, 'df': 2.0}
+    >>> r.residual_variance, r.interaction_df
+    (0.5, 0)
+    """
+    emotions = list(emotions)
+    cells = cells[cells["n_rows"] > 0]
+    unknown = set(cells["emotion"]) - set(emotions)
+    if unknown:
+        raise ValueError(f"emotions {sorted(unknown, key=str)} are not in the declared label set {emotions}")
+    n_excluded = int(cells["n_rows"].sum() - cells["n_images"].sum())
+    order = {e: i for i, e in enumerate(emotions)}
+    used = cells[cells["n_images"] > 0].assign(_o=lambda c: c["emotion"].map(order)).sort_values("_o")
+    n = used["n_images"].to_numpy(dtype=float)
+    N, K = int(n.sum()), len(used)
+    if N < 2:
+        raise ModelCheckError(f"Grouping factor 'image_id' has only {N} level(s). "
+                              "Random effects require at least 2 levels.")
+    dof = N - K
+    if dof < 1:
+        raise ModelCheckError(f"no residual degrees of freedom: {N} images in {K} emotions")
+    Dm, Sm = used["diff_mean"].to_numpy(dtype=float), used["sum_mean"].to_numpy(dtype=float)
+    ssd, sss = float(used["diff_ss"].sum()), float(used["sum_ss"].sum())
+    s2, lam = _reml_variances(ssd, sss, dof)
+    if not s2 > 0:
+        raise ModelCheckError("no residual variance: the model and the human means differ by the "
+                              "same amount on every image of an emotion")
+    boundary = sss < ssd
+    image_var = (lam - 2 * s2) / 4
+    # Var(mean human) = (lambda + 2 s^2) / (4 n); Var(mean D) = 2 s^2 / n
+    hm = (Sm - Dm) / 2
+    names = used["emotion"].tolist()
+    rows = [("(Intercept)", hm[0], 0.25 / n[0], 0.5 / n[0]),
+            ("rater_type[model]", Dm[0], 0.0, 2 / n[0])]
+    for i in range(1, K):
+        w = 1 / n[i] + 1 / n[0]
+        rows.append((f"emotion[{names[i]}]", hm[i] - hm[0], 0.25 * w, 0.5 * w))
+    for i in range(1, K):
+        w = 1 / n[i] + 1 / n[0]
+        rows.append((f"rater_type[model]:emotion[{names[i]}]", Dm[i] - Dm[0], 0.0, 2 * w))
+    out = []
+    for term, est, a, b in rows:
+        se = float(np.sqrt(a * lam + b * s2))
+        df = _satterthwaite(a, b, s2, lam, dof, boundary)
+        t = float(est) / se
+        out.append({"term": term, "estimate": float(est), "se": se, "df": df, "t": t,
+                    "p": float(2 * sps.t.sf(abs(t), df)), "df_method": DF_METHOD})
+    if K > 1:
+        ssd_common = ssd + float(np.sum(n * (Dm - np.sum(n * Dm) / N) ** 2))
+        chi2 = max(2 * (_ml_loglik(ssd, sss, N) - _ml_loglik(ssd_common, sss, N)), 0.0)
+        lr_df, lr_p = K - 1, float(sps.chi2.sf(chi2, K - 1))
     else:
         chi2, lr_df, lr_p = float("nan"), 0, float("nan")
-    singular = fit.is_singular() if callable(fit.is_singular) else fit.is_singular
-    return LmmResult(pd.DataFrame(rows), vc[0], vc[1], long.image_id.nunique(), len(long),
-                     chi2, lr_df, lr_p, n_excluded, bool(singular))
-
-
-def _variances(fit) -> tuple[float, float]:
-    """(image intercept variance, residual variance) from the fitted model."""
-    sigma = float(fit.sigma() if callable(fit.sigma) else fit.sigma)
-    theta = np.asarray(fit.theta, dtype=float).ravel()
-    return float((theta[0] * sigma) ** 2), sigma**2
+    singular = bool(np.sqrt(max(image_var, 0.0) / s2) < SINGULAR_THETA)
+    return LmmResult(pd.DataFrame(out), float(image_var), float(s2), N, 2 * N, chi2, lr_df, lr_p,
+                     n_excluded, singular)

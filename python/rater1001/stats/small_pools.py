@@ -97,7 +97,7 @@ class Pool:
     total_sq: np.ndarray
 
     @classmethod
-    def of(cls, ratings: np.ndarray) -> "Pool":
+    def of(cls, ratings: np.ndarray) -> Pool:
         filled = np.nan_to_num(np.asarray(ratings, dtype=float))
         return cls(filled, (~np.isnan(ratings)).sum(axis=1), filled.sum(axis=1), (filled**2).sum(axis=1))
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .lmm import _converged
+from .fits import mixedlm_converged
 
 METHOD = "REML (mixedlm, lme4 algorithm)"
 
@@ -58,7 +58,7 @@ def crossed_variance_components(rating, rater_id, image_id, category=None) -> Va
     formula = f"rating ~ {fixed} + (1|rater_id) + (1|image_id)"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = _converged(mixedlm.lmer(formula, frame, REML=True), "REML")
+        fit = mixedlm_converged(mixedlm.lmer(formula, frame, REML=True), "REML")
     variances = _group_variances(fit)
     singular = fit.is_singular() if callable(fit.is_singular) else fit.is_singular
     sigma = float(fit.sigma() if callable(fit.sigma) else fit.sigma)

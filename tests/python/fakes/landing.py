@@ -82,7 +82,7 @@ class LandingState:
     landed: pa.Table | None
     rejected: pa.Table | None
 
-    def same_as(self, other: "LandingState") -> bool:
+    def same_as(self, other: LandingState) -> bool:
         def eq(a, b):
             return (a is None and b is None) or (a is not None and b is not None and a.equals(b))
 

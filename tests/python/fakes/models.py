@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import base64
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from .server import FakeServer, Reply, Request
 

@@ -12,7 +12,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
+from collections.abc import Callable
 
 
 @dataclass
@@ -123,7 +123,7 @@ class FakeServer:
             self._hold_after = None
             self._released.set()
 
-    def wait_until(self, ready: Callable[["FakeServer"], bool], timeout_s: float = 120.0) -> None:
+    def wait_until(self, ready: Callable[[FakeServer], bool], timeout_s: float = 120.0) -> None:
         """Block until ready(server) is true: checked on every arrival and answer, and every 0.1 s
         for conditions outside the server (a client process that exited). The timeout only turns a
         hung test into a failure; it decides nothing."""
@@ -134,7 +134,7 @@ class FakeServer:
                     raise AssertionError(f"the fake server did not reach the awaited state in {timeout_s} s")
                 self._changed.wait(0.1)
 
-    def start(self) -> "FakeServer":
+    def start(self) -> FakeServer:
         self._thread.start()
         return self
 
@@ -144,7 +144,7 @@ class FakeServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def __enter__(self) -> "FakeServer":
+    def __enter__(self) -> FakeServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -82,7 +82,6 @@ def write_shape(root: Path, shape: Shape) -> dict[str, Path]:
                                     "text": f"a {c} sentence number {i}" if shape.text else None,
                                     "file_path": None if shape.text else f"{sid}.png"})
     stimuli = pd.DataFrame(stimuli)
-    n_items = len(stimuli)
     k_max = shape.ratings[1]
     n_raters = k_max if shape.balanced else k_max + 3
     raters = pd.DataFrame({"rater_id": [f"r{j:03d}" for j in range(n_raters)],
