@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable
@@ -38,6 +39,15 @@ def _xdist_groups_file(config) -> Path:
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k / -m deselect: the whole modules count
+def pytest_configure(config):
+    # A shell that starts `make test` as a background job hands every process SIGINT ignored, and
+    # Python then installs no KeyboardInterrupt handler, so the Ctrl-C tests would wait forever.
+    # They need the interactive disposition: here, and in their children (a handler is reset to
+    # the default at exec, where an ignored signal would stay ignored).
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_collection_modifyitems(session, config, items):
     """Every test that reads the paper-scale demo warehouse joins one xdist group, which the
     scheduler below hands out first: the worker that takes it builds the demo (the longest single
