@@ -26,8 +26,8 @@ demo: $(STAMP)
 
 # One pytest worker per core. A test file's tests run on one worker (a file's module fixtures are
 # built once), except xdist groups (each shape of the shape matrix, each acceptance study, the
-# demo's modules), which are handed out first so both workers stay busy; each shared warehouse is
-# still built once per run (tests/python/conftest.py).
+# demo's readers, files with a build of their own), which are handed out first so both workers
+# stay busy; each shared warehouse is still built once per run (docs/testing.md).
 test: $(STAMP) lint
 	$(BIN)/python -m pytest -n auto --dist loadgroup
 

@@ -4,15 +4,22 @@ dbt docs, report) on simulated studies of 1x, 10x, 100x the paper's 72,000 ratin
 Per scale it prints the wall time of the run and of its phases, the peak RSS of the whole process
 tree (sampled from /proc every 0.2 s, and the kernel's own high-water mark of the largest process),
 the slowest dbt nodes (execution_time from the build's run_results.json), and each figure's ratio
-to a floor measured in the same run: one DuckDB aggregate over the ratings Parquet (per image and
-image: count, mean, SD of each dimension), in a process of its own. The floor moves with the machine's load as
+to a floor measured in the same run: one DuckDB aggregate over the ratings Parquet (per image: count,
+mean, SD of each dimension), in a process of its own. The floor moves with the machine's load as
 the pipeline does, so the ratios compare across machines and busy hours better than the seconds.
 
 The simulated landing of each scale is cached on disk (--cache, keyed by scale, seed and a digest
 of the simulator's code and profiles), so a second run of the benchmark skips the simulation.
-Every run starts from a fresh copy of the landing: no warehouse, no target/, no report.
+Every run starts from a fresh copy of the landing: no warehouse, no target/, no report. The dbt
+parse state the repository keeps (target/parse_cache) is used as `rater1001 run` would use it;
+--cold-parse removes it first.
 
     .venv/bin/python benchmarks/bench_pipeline.py --scales 1 10 100 [--top 12] [--json out.json]
+
+After the last scale it prints one table of every dbt model's seconds per scale and each model's
+growth from one scale to the next (seconds ratio over ratings ratio: 1.0 is linear, above 1 is
+worse). A scale that fails (an error, the kernel's OOM kill, --timeout) is reported as failed with
+the tail of its dbt log and the benchmark goes on to the next scale, so it runs unattended.
 
 Method and results: docs/performance.md.
 """
@@ -23,11 +30,13 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -155,16 +164,32 @@ def _tree_rss_kib(root: int) -> int:
 
 def measured_run(cmd: list[str], env: dict) -> tuple[float, int, int]:
     """Runs cmd; returns wall seconds, peak sampled RSS of its process tree, and the kernel's
-    high-water mark of its largest process (both KiB)."""
+    high-water mark of its largest process (both KiB); exits when cmd fails (the other benchmark
+    scripts' contract)."""
+    wall, peak, largest, rc, _ = measured_run_full(cmd, env)
+    if rc != 0:
+        raise SystemExit(f"{' '.join(cmd[:3])} ... exited {rc}")
+    return wall, peak, largest
+
+
+def measured_run_full(cmd: list[str], env: dict, timeout: float | None = None) -> tuple[float, int, int, int, float]:
+    """Runs cmd (killed with its process group after `timeout` seconds); returns wall seconds, peak
+    sampled RSS of its process tree, the kernel's high-water mark of its largest process (both KiB),
+    the exit code (negative: the signal that ended it) and the CPU seconds (user + system) of the
+    process and the children it waited for: on a shared machine the wall time moves with the load,
+    the CPU time much less."""
     peak = 0
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, start_new_session=True)
     done = threading.Event()
 
     def sample() -> None:
         nonlocal peak
         while not done.wait(0.2):
             peak = max(peak, _tree_rss_kib(proc.pid))
+            if timeout is not None and time.perf_counter() - t0 > timeout:
+                os.killpg(proc.pid, signal.SIGKILL)
+                return
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -172,10 +197,7 @@ def measured_run(cmd: list[str], env: dict) -> tuple[float, int, int]:
     wall = time.perf_counter() - t0
     done.set()
     sampler.join()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd[:3])} ... exited {proc.returncode}")
-    return wall, peak, usage.ru_maxrss
+    return wall, peak, usage.ru_maxrss, os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime
 
 
 def floor(ratings: Path) -> dict:
@@ -183,35 +205,78 @@ def floor(ratings: Path) -> dict:
     return json.loads(out.stdout[out.stdout.rindex("{"):])  # after any DuckDB progress bar (100x)
 
 
-def node_seconds(run_results: Path) -> list[tuple[str, float]]:
+def node_seconds(run_results: Path, with_kind: bool = False) -> list[tuple[str, float]]:
+    """(node, seconds) slowest first; node is dbt's unique_id without its kind and project
+    (alpha_delta), or with_kind without the project only (model.alpha_delta, test.not_null_...)."""
+    def name(unique_id: str) -> str:
+        kind, _project, rest = unique_id.split(".", 2)
+        return f"{kind}.{rest}" if with_kind else rest
+
     results = json.loads(run_results.read_text())["results"]
-    return sorted(((r["unique_id"].split(".", 2)[-1], r["execution_time"]) for r in results),
-                  key=lambda x: -x[1])
+    return sorted(((name(r["unique_id"]), r["execution_time"]) for r in results), key=lambda x: -x[1])
 
 
-def bench_scale(scale: int, cache: Path, seed: int, keep: Path | None) -> dict:
+def dbt_start_seconds(run_results: Path) -> float | None:
+    """From the build's invocation to its first node: dbt's start-up and parse (a full parse, or
+    a partial one from a kept parse state: docs/performance.md, "Parse reuse")."""
+    data = json.loads(run_results.read_text())
+    starts = [t["started_at"] for r in data["results"] for t in r["timing"] if t.get("started_at")]
+    if not starts:
+        return None
+    stamp = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00"))  # noqa: E731
+    return (stamp(min(starts)) - stamp(data["metadata"]["invocation_started_at"])).total_seconds()
+
+
+def parse_kind(dbt_log: Path) -> str:
+    """How the build's dbt parsed the project, from the first parse message in its log."""
+    try:
+        text = dbt_log.read_text(errors="replace")
+    except OSError:
+        return "unknown"
+    if "Unable to do partial parsing" in text.split("Concurrency:", 1)[0]:
+        return "full"
+    return "reused"
+
+
+def _log_tail(log: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no dbt log)"
+
+
+def bench_scale(scale: int, cache: Path, seed: int, keep: Path | None, timeout: float | None = None,
+                cold_parse: bool = False) -> dict:
     landing, sim_seconds = simulated_landing(cache, scale, seed)
+    if cold_parse:  # the parse state the repository keeps (python/rater1001/warehouse.py, PARSE_CACHE)
+        shutil.rmtree(REPO / "target" / "parse_cache", ignore_errors=True)
     with tempfile.TemporaryDirectory(prefix=f"bench{scale}x-") as tmp:
         work = fresh_copy(landing, Path(tmp) / "project")
         fl = floor(work / "data" / "raw" / "human_ratings.parquet")
         out = Path(tmp) / "phases.json"
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        wall, peak_tree, peak_one = measured_run([sys.executable, "-c", _CHILD, str(work), str(out)], env)
-        child = json.loads(out.read_text())
-        if child["rc"] != 0:
-            raise SystemExit(f"rater1001 run exited {child['rc']} at scale {scale}; see {work}/logs/dbt.log")
-        nodes = node_seconds(Path(tmp) / "run_results_build.json")
+        wall, peak_tree, peak_one, rc, cpu = measured_run_full([sys.executable, "-c", _CHILD, str(work), str(out)], env, timeout)
+        child = json.loads(out.read_text()) if out.exists() else {"rc": rc, "phases": {}}
+        build_results = Path(tmp) / "run_results_build.json"
+        nodes = node_seconds(build_results, with_kind=True) if build_results.exists() else []
         import duckdb  # the count the floor scanned, from the same file
 
         n_ratings = duckdb.connect().execute("select count(*) from read_parquet(?)",
                                              [str(work / "data" / "raw" / "human_ratings.parquet")]).fetchone()[0]
+        failed = None
+        if rc != 0 or child["rc"] != 0:
+            why = f"killed by signal {-rc}" if rc < 0 else f"exited {rc if rc else child['rc']}"
+            failed = f"rater1001 run {why} after {wall:.0f} s; the end of its dbt log:\n{_log_tail(work / 'logs' / 'dbt.log')}"
+        result = {"scale": scale, "ratings": n_ratings, "simulate_s": sim_seconds, "wall_s": wall, "cpu_s": cpu,
+                  "phases": child["phases"], "peak_rss_tree_kib": peak_tree, "peak_rss_largest_kib": peak_one,
+                  "floor": fl, "nodes": nodes, "failed": failed,
+                  "dbt_start_s": dbt_start_seconds(build_results) if build_results.exists() else None,
+                  "parse": parse_kind(work / "logs" / "dbt.log")}
         if keep is not None:
             dest = keep / f"scale{scale}"
             shutil.rmtree(dest, ignore_errors=True)
             shutil.copytree(work, dest, ignore=shutil.ignore_patterns("data"))
-    return {"scale": scale, "ratings": n_ratings, "simulate_s": sim_seconds, "wall_s": wall,
-            "phases": child["phases"], "peak_rss_tree_kib": peak_tree, "peak_rss_largest_kib": peak_one,
-            "floor": fl, "nodes": nodes}
+    return result
 
 
 def report(r: dict, top: int) -> None:
@@ -223,16 +288,53 @@ def report(r: dict, top: int) -> None:
     peak = max(r["peak_rss_tree_kib"], r["peak_rss_largest_kib"])
     print(f"   {'figure':<44} {'seconds':>9} {'x floor':>9}")
     print(f"   {'wall (rater1001 run, process start to exit)':<44} {r['wall_s']:>9.1f} {r['wall_s'] / f:>9.0f}")
+    print(f"   {'CPU, user + system (all its processes)':<44} {r['cpu_s']:>9.1f} {r['cpu_s'] / f:>9.0f}")
     for name, s in r["phases"].items():
         print(f"   {name:<44} {s:>9.1f} {s / f:>9.0f}")
+    if r.get("dbt_start_s") is not None:
+        print(f"   {'dbt start-up + parse (' + r['parse'] + ')':<44} {r['dbt_start_s']:>9.1f} {r['dbt_start_s'] / f:>9.0f}")
+    if r.get("failed"):
+        print(f"   FAILED: {r['failed']}")
     nodes = r["nodes"]
     print(f"   {'sum of dbt node execution times':<44} {sum(s for _, s in nodes):>9.1f} "
           f"{sum(s for _, s in nodes) / f:>9.0f}   ({len(nodes)} nodes)")
+    kinds: dict[str, list[float]] = {}
+    for name, s in nodes:
+        kinds.setdefault(name.split(".", 1)[0], []).append(s)
+    for kind, secs in sorted(kinds.items(), key=lambda kv: -sum(kv[1])):
+        print(f"     {kind + ' nodes':<42} {sum(secs):>9.1f} {sum(secs) / f:>9.0f}   ({len(secs)})")
     print(f"   peak RSS: {gib(peak):.2f} GiB (tree sampled {gib(r['peak_rss_tree_kib']):.2f}, largest process "
           f"{gib(r['peak_rss_largest_kib']):.2f}), {peak / r['floor']['maxrss_kib']:.1f} x floor's")
     print(f"   slowest {top} dbt nodes:")
     for name, s in nodes[:top]:
         print(f"     {name:<60} {s:>8.2f} {s / f:>9.0f}")
+
+
+def growth_table(results: list[dict]) -> None:
+    """Every dbt model's seconds per scale and its growth between consecutive scales, as the
+    seconds ratio over the ratings ratio (1.0: linear), slowest at the largest scale first."""
+    done = [r for r in results if r["nodes"]]
+    if len(done) < 2:
+        return
+    per = [{n: s for n, s in r["nodes"] if n.startswith("model.")} for r in done]
+    names = sorted(set().union(*per), key=lambda n: -max(p.get(n, 0.0) for p in per))
+    pairs = list(zip(done, done[1:]))
+    head = "".join(f"{str(r['scale']) + 'x s':>10}" for r in done)
+    grow = "".join(f"{str(a['scale']) + 'x->' + str(b['scale']) + 'x':>12}" for a, b in pairs)
+    print(f"\n== per model: seconds per scale; growth = seconds ratio / ratings ratio (1.0 linear)")
+    print(f"   {'model':<44}{head}{grow}")
+    rows = [("wall", [r["wall_s"] for r in done]), ("CPU", [r["cpu_s"] for r in done])]
+    rows += [(name, [r["phases"].get(name) for r in done]) for name in done[-1]["phases"]]
+    rows += [(n.split(".", 1)[1], [p.get(n) for p in per]) for n in names]
+    for label, secs in rows:
+        cells = "".join(f"{s:>10.2f}" if s is not None else f"{'-':>10}" for s in secs)
+        growth = ""
+        for (a, b), sa, sb in zip(pairs, secs, secs[1:]):
+            ok = sa and sb is not None
+            growth += f"{(sb / sa) / (b['ratings'] / a['ratings']):>12.2f}" if ok else f"{'-':>12}"
+        print(f"   {label:<44}{cells}{growth}")
+    peaks = "".join(f"{max(r['peak_rss_tree_kib'], r['peak_rss_largest_kib']) / 2**20:>10.2f}" for r in done)
+    print(f"   {'peak RSS (GiB)':<44}{peaks}")
 
 
 def main() -> None:
@@ -244,14 +346,20 @@ def main() -> None:
                     help="folder of the cached simulated landings")
     ap.add_argument("--json", type=Path, default=None, help="also write every figure (all nodes) as JSON")
     ap.add_argument("--keep", type=Path, default=None, help="keep each scale's warehouse, target/ and report here")
+    ap.add_argument("--timeout", type=float, default=None, help="seconds after which a scale's run is killed")
+    ap.add_argument("--cold-parse", action="store_true",
+                    help="remove the repository's kept dbt parse state before each scale (a first run)")
     args = ap.parse_args()
     results = []
     for scale in args.scales:
-        r = bench_scale(scale, args.cache, args.seed, args.keep)
+        r = bench_scale(scale, args.cache, args.seed, args.keep, args.timeout, args.cold_parse)
         report(r, args.top)
         results.append(r)
         if args.json:
             args.json.write_text(json.dumps(results, indent=1))
+    growth_table(results)
+    if any(r["failed"] for r in results):
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable
@@ -38,18 +39,32 @@ def _xdist_groups_file(config) -> Path:
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k / -m deselect: the whole modules count
+def pytest_configure(config):
+    # A shell that starts `make test` as a background job hands every process SIGINT ignored, and
+    # Python then installs no KeyboardInterrupt handler, so the Ctrl-C tests would wait forever.
+    # They need the interactive disposition: here, and in their children (a handler is reset to
+    # the default at exec, where an ignored signal would stay ignored).
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_collection_modifyitems(session, config, items):
-    """Every test module that reads the paper-scale demo warehouse joins one xdist group, which the
+    """Every test that reads the paper-scale demo warehouse joins one xdist group, which the
     scheduler below hands out first: the worker that takes it builds the demo (the longest single
-    build) while the other runs everything else, instead of both waiting for it mid-run. Under
-    xdist each test's group is written down for the scheduler: pytest 9 test ids no longer take
-    the `@group` suffix that xdist's own loadgroup relies on."""
-    demo_modules = {item.module for item in items
-                    if "demo_warehouse" in getattr(item, "fixturenames", ()) and hasattr(item, "module")}
+    build) while the other runs everything else, instead of both waiting for it mid-run. The other
+    tests of those modules (they build small damaged or empty studies of their own; no module
+    fixture is shared with the demo's tests) form a group per module, so that their builds run on
+    the other worker instead of lengthening the demo's chain. Under xdist each test's group is
+    written down for the scheduler: pytest 9 test ids no longer take the `@group` suffix that
+    xdist's own loadgroup relies on."""
+    reads_demo = {item.nodeid for item in items if "demo_warehouse" in getattr(item, "fixturenames", ())}
+    demo_modules = {item.module for item in items if item.nodeid in reads_demo and hasattr(item, "module")}
     groups = {}
     for item in items:
-        if getattr(item, "module", None) in demo_modules:
+        if item.nodeid in reads_demo:
             item.add_marker(pytest.mark.xdist_group("demo_warehouse"))
+        elif getattr(item, "module", None) in demo_modules:
+            item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}-without-demo"))
         marks = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
                         for m in item.iter_markers("xdist_group")})
         if marks:
@@ -64,8 +79,10 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_xdist_make_scheduler(config, log):
     """--dist loadgroup as `make test` runs it: a test file is one unit of work (its module fixtures
     are built once), except that tests marked `xdist_group(name)` form their own unit: a shape of
-    the shape matrix, an acceptance study, the demo's modules. Units are handed out groups first
-    (each holds a build), the demo's first of all, then the files in collection order."""
+    the shape matrix, an acceptance study, the demo's tests, a file that builds a warehouse of its
+    own. Units are handed out groups first (each holds a build), the demo's first of all, then the
+    files in collection order, so that the short files fill the end and both workers finish
+    together (docs/testing.md)."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
@@ -81,10 +98,16 @@ def pytest_xdist_make_scheduler(config, log):
                 return "@" + self.groups[nodeid]
             return nodeid.split("::", 1)[0]
 
+        ordered = False
+
         def _assign_work_unit(self, node) -> None:
-            first = sorted((s for s in self.workqueue if s.startswith("@")), key=lambda s: s != "@demo_warehouse")
-            for scope in reversed(first):
-                self.workqueue.move_to_end(scope, last=False)
+            if not self.ordered:  # xdist queues the units by their number of tests, which says nothing of their cost
+                self.ordered = True
+                at = {nodeid: i for i, nodeid in enumerate(self.collection)}
+                units = sorted(self.workqueue.items(), key=lambda u: (
+                    u[0] != "@demo_warehouse", not u[0].startswith("@"), min(at[n] for n in u[1])))
+                self.workqueue.clear()
+                self.workqueue.update(units)
             super()._assign_work_unit(node)
 
     return GroupOrFileScheduling(config, log)
@@ -153,9 +176,10 @@ def demo_warehouse(tmp_path_factory, request) -> ProjectPaths:
 
 @pytest.fixture(scope="session")
 def small_warehouse(tmp_path_factory) -> ProjectPaths:
-    """The small study (seed 5, SMALL_DESIGN) and the judge demo study (seed 5), checked by the
-    quality gate and built by a full `dbt build`, with the static dbt docs (target/static_index.html,
-    catalog.json), once per session. The docs are written here, before any test reads the
+    """The small study (seed 5, SMALL_DESIGN) and the judge demo study (seed 4, whose planted judge
+    biases and candidate order test_judge_warehouse.py recovers), checked by the quality gate and
+    built by a full `dbt build`, with the static dbt docs (target/static_index.html, catalog.json),
+    once per session. The docs are written here, before any test reads the
     warehouse, because `dbt docs generate` opens it for writing. Read it; do not change it (copy
     what you need into tmp_project)."""
     from rater1001.judge.simulate import simulate_judge_study
@@ -165,7 +189,7 @@ def small_warehouse(tmp_path_factory) -> ProjectPaths:
 
     def build(paths):
         simulate_study(paths, seed=5, **SMALL_DESIGN)
-        simulate_judge_study(paths, seed=5)
+        simulate_judge_study(paths, seed=4)
         ok = run_quality_gate(paths).passed and bool(dbt_build(paths))
         return ok and dbt_docs(paths) is not None
 

@@ -1,5 +1,7 @@
 """The judge marts built by dbt against independent recomputation from the landed Parquet, the
-planted biases seen through the marts, and a build on a study without a judge part."""
+planted biases seen through the marts, and a build on a study without a judge part. Both are the
+shared session builds (conftest.py): the small warehouse holds the judge demo study, and the small
+study before `infer` has no judge part at all."""
 from __future__ import annotations
 
 import duckdb
@@ -8,16 +10,12 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from rater1001.judge.simulate import simulate_judge_study
 from rater1001.stats.alt_test import alt_test
-from rater1001.paths import project
-from rater1001.warehouse import dbt_build
 
 JUDGE_MARTS = ("judge_pair_verdicts", "judge_inconsistency", "judge_win_rates", "judge_category_win_rates",
                "judge_bradley_terry", "judge_bias_checks", "judge_agreement", "judge_alt_test", "judge_costs",
                "judge_category_group_win_rates", "judge_category_group_agreement", "judge_reason_terms",
                "judge_reason_samples")
-SELECT = "+path:models/marts/judge judge_axes"
 
 
 def query(paths, sql: str) -> pd.DataFrame:
@@ -29,11 +27,9 @@ def query(paths, sql: str) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    paths = project(tmp_path_factory.mktemp("judge_wh"))
-    simulate_judge_study(paths, seed=4)
-    assert dbt_build(paths, select=SELECT), "dbt build of the judge marts failed"
-    return paths
+def built(small_warehouse):
+    """The judge demo study (seed 4) in the shared small warehouse, built whole by `dbt build`."""
+    return small_warehouse
 
 
 def expected_pairs(paths) -> pd.DataFrame:
@@ -138,9 +134,11 @@ def test_costs_add_up(built):
         assert got.loc[judge, "n_parse_failed"] == (g["parse_status"] == "failed").sum()
 
 
-def test_marts_build_empty_without_a_judge_part(tmp_path):
-    paths = project(tmp_path)
-    assert dbt_build(paths, select=SELECT)
+def test_marts_build_empty_without_a_judge_part(small_warehouse_without_predictions):
+    paths = small_warehouse_without_predictions.paths  # no judge file ever landed there
+    assert not any(paths.raw_table(t).exists() and pd.read_parquet(paths.raw_table(t)).shape[0]
+                   for t in ("dialogues", "candidates", "judge_verdicts"))
+    assert small_warehouse_without_predictions.build_ok
     for mart in JUDGE_MARTS:
         assert query(paths, f"select count(*) as n from {mart}")["n"].item() == 0, mart
 

@@ -46,6 +46,40 @@ def test_variance_components_are_the_crossed_fit_of_the_landed_ratings(landed):
     np.testing.assert_allclose(shares, 1.0, atol=1e-12)
 
 
+def test_a_dimension_above_the_size_limit_is_not_fitted_and_never_read_whole():
+    """Above var variance_components_max_ratings a dimension gets a row that says why and how to
+    fit it anyway; a dimension under the limit is fitted as before; the large one's ratings never
+    leave DuckDB (the relation is filtered before it becomes a frame)."""
+    import duckdb
+
+    from rater1001.marts import human_baseline
+
+    rng = np.random.default_rng(3)
+    raters, images = np.repeat(np.arange(12), 10), np.tile(np.arange(10), 12)
+    rating = 5 + rng.normal(0, 1, 12)[raters] + rng.normal(0, 0.5, 10)[images] + rng.normal(0, 0.7, 120)
+    small = pd.DataFrame({"rater_id": [f"r{r}" for r in raters], "image_id": [f"i{i}" for i in images],
+                          "dimension": "valence", "rating": rating})
+    large = small.assign(dimension="arousal").loc[small.index.repeat(2)]  # 240 ratings
+    con = duckdb.connect()
+    con.register("ratings_df", pd.concat([small, large], ignore_index=True))
+    con.register("stimuli_df", pd.DataFrame({"image_id": [f"i{i}" for i in range(10)]}))
+    con.register("prov_df", pd.DataFrame({"data_origin": ["observed"]}))
+    relation = con.sql("select * from ratings_df")
+    out = human_baseline.human_variance_components(relation, con.sql("select * from stimuli_df"),
+                                                   con.sql("select * from prov_df"), max_ratings=200)
+    out = out.set_index("dimension")
+    assert out.loc["arousal", "n_ratings"] == 240 and np.isnan(out.loc["arousal", "rater_variance"])
+    assert out.loc["arousal", "fit_error"].startswith("not fitted: 240 ratings is above var "
+                                                      "variance_components_max_ratings (200)")
+    ref = crossed_variance_components(small["rating"], small["rater_id"], small["image_id"], None)
+    assert pd.isna(out.loc["valence", "fit_error"])
+    assert out.loc["valence", "rater_variance"] == pytest.approx(ref.rater_variance, rel=1e-9)
+    # with the default limit both are fitted
+    both = human_baseline.human_variance_components(relation, con.sql("select * from stimuli_df"),
+                                                    con.sql("select * from prov_df")).set_index("dimension")
+    assert both["fit_error"].isna().all() and both.loc["arousal", "n_ratings"] == 240
+
+
 def test_human_reliability_puts_both_alpha_levels_beside_the_paper(landed):
     import krippendorff
 

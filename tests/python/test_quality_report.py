@@ -18,6 +18,8 @@ from conftest import SMALL_DESIGN
 from rater1001.cli import main
 from rater1001.paths import project
 
+# Its own build: one xdist unit, handed out early under `make test` (conftest.py).
+pytestmark = pytest.mark.xdist_group("quality_report")
 PAYLOAD = "<script>alert(1)</script>"
 # Runs before the page's own scripts: any alert/confirm/prompt the page makes is recorded.
 RECORD_DIALOGS = ("window.__dialogs = [];"

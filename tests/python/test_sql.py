@@ -22,6 +22,9 @@ from conftest import query_warehouse
 from rater1001.cli import main
 from rater1001.paths import REPO_ROOT, project
 
+# Usually the first to ask for the shared small warehouse (its build), and a plain dbt run: one
+# xdist unit, handed out early under `make test` (conftest.py).
+pytestmark = pytest.mark.xdist_group("sql")
 DUCKDB_CLI = Path(sys.executable).with_name("duckdb")  # the duckdb-cli package from PyPI
 VIEWS = ("query_predictions", "query_condition_headline", "query_verdict_matrix", "query_judge_orders")
 

@@ -8,13 +8,29 @@ from ..stats.variance_components import METHOD, crossed_variance_components
 from ._shared import as_frame, declared, finish
 
 
+# The crossed REML fit (statsmodels mixedlm, one group with a variance component per factor) builds
+# dense design blocks over raters and images, so its cost grows much faster than the ratings: 10.8 s
+# at the paper's 72,000 ratings, not done after 29 minutes at 10x (docs/performance.md). Above this
+# many ratings of a dimension it is not fitted and the row says why; the var raises the limit.
+DEFAULT_MAX_RATINGS = 200_000
+
+
+def not_fitted_reason(n_ratings: int, max_ratings: int) -> str:
+    return (f"not fitted: {n_ratings:,} ratings is above var variance_components_max_ratings ({max_ratings:,}); "
+            "the crossed REML fit grows much faster than the ratings (docs/performance.md); raise the var to fit")
+
+
 def variance_table(ratings_long: pd.DataFrame, stimuli: pd.DataFrame, provenance: pd.DataFrame,
-                   category: str = "emotion") -> pd.DataFrame:
+                   category: str = "emotion", too_large: dict[str, int] | None = None,
+                   max_ratings: int = DEFAULT_MAX_RATINGS) -> pd.DataFrame:
     """One crossed fit per dimension of int_human_ratings_long (rater_id, image_id, dimension,
-    rating); the stimulus's `category` column enters as fixed effects when the study has it."""
+    rating); the stimulus's `category` column enters as fixed effects when the study has it.
+    `too_large`: dimensions left out of `ratings_long` for their size (dimension -> ratings), each
+    given a row that says so."""
     has_category = category in stimuli.columns and stimuli[category].notna().any()
     cats = stimuli.set_index("image_id")[category] if has_category else None
-    rows = []
+    rows = [{"dimension": dim, "n_ratings": n, "method": METHOD, "fit_error": not_fitted_reason(n, max_ratings)}
+            for dim, n in sorted((too_large or {}).items())]
     for dim, part in ratings_long.groupby("dimension", sort=True):
         try:
             vc = crossed_variance_components(part["rating"], part["rater_id"], part["image_id"],
@@ -31,10 +47,23 @@ def variance_table(ratings_long: pd.DataFrame, stimuli: pd.DataFrame, provenance
                      "formula": vc.formula.replace("<category>", category), "method": METHOD,
                      "singular": vc.singular})
     columns = list(declared("human_variance_components"))
-    return finish(pd.DataFrame(rows, columns=columns), "human_variance_components", provenance)
+    out = pd.DataFrame(rows, columns=columns).sort_values("dimension", ignore_index=True)
+    return finish(out, "human_variance_components", provenance)
 
 
 # --- the dbt Python model (models/marts/human_baseline/human_variance_components.py) ----------------
 
-def human_variance_components(ratings_long, stimuli, provenance) -> pd.DataFrame:
-    return variance_table(as_frame(ratings_long), as_frame(stimuli), provenance)
+def human_variance_components(ratings_long, stimuli, provenance, *, max_ratings=None) -> pd.DataFrame:
+    """Counts first, in DuckDB: a dimension above the limit is never pulled into pandas."""
+    limit = int(max_ratings or DEFAULT_MAX_RATINGS)
+    if isinstance(ratings_long, pd.DataFrame):
+        sizes = ratings_long.groupby("dimension").size().to_dict()
+    else:
+        sizes = dict(ratings_long.aggregate("dimension, count(*)", "dimension").fetchall())
+    too_large = {dim: int(n) for dim, n in sizes.items() if n > limit}
+    if too_large and not isinstance(ratings_long, pd.DataFrame):
+        keep = ", ".join("'" + str(d).replace("'", "''") + "'" for d in sizes if d not in too_large)
+        ratings_long = ratings_long.filter(f"dimension in ({keep})") if keep else ratings_long.limit(0)
+    frame = as_frame(ratings_long)
+    frame = frame[~frame["dimension"].isin(list(too_large))]
+    return variance_table(frame, as_frame(stimuli), provenance, too_large=too_large, max_ratings=limit)
