@@ -35,26 +35,20 @@
     ('n_compared', 'true'),
 ] %}
 
-with
-
-value_counts as (
-    select image_id, dimension, value, n
-    from {{ ref('int_image_value_counts') }}
+with value_counts as (
+    select * from {{ ref('int_image_value_counts') }}
 ),
 
 image_stats as (
-    select image_id, dimension, n_ratings, rating_sum
-    from {{ ref('int_image_human_stats') }}
+    select * from {{ ref('int_image_human_stats') }}
 ),
 
 model_answers as (
-    select condition_id, image_id, dimension, emotion, model_value
-    from {{ ref('int_model_vs_human_long') }}
+    select * from {{ ref('int_model_vs_human_long') }}
 ),
 
 ratings as (
-    select rater_id, image_id, dimension, rating
-    from {{ ref('int_human_ratings_long') }}
+    select * from {{ ref('int_human_ratings_long') }}
 ),
 
 ranked_values as (
@@ -173,12 +167,28 @@ packed_counts as (
 packed_scopes as (
     -- the rater's total over emotions, summed in packed form; is_total, not a NULL emotion, marks
     -- it: a study without a category has a NULL stratum
-    select dimension, emotion, false as is_total, rater_id, chunk, n_ratings,
-           {% for name, flag in packed_flags %}{{ name }}{{ ", " if not loop.last }}{% endfor %}
+    select
+        dimension,
+        emotion,
+        false as is_total,
+        rater_id,
+        chunk,
+        n_ratings,
+        {%- for name, flag in packed_flags %}
+        {{ name }}{{ "," if not loop.last }}
+        {%- endfor %}
     from packed_counts
     union all
-    select dimension, null as emotion, true as is_total, rater_id, chunk, sum(n_ratings) as n_ratings,
-           {% for name, flag in packed_flags %}sum({{ name }}) as {{ name }}{{ ", " if not loop.last }}{% endfor %}
+    select
+        dimension,
+        null as emotion,
+        true as is_total,
+        rater_id,
+        chunk,
+        sum(n_ratings) as n_ratings,
+        {%- for name, flag in packed_flags %}
+        sum({{ name }}) as {{ name }}{{ "," if not loop.last }}
+        {%- endfor %}
     from packed_counts
     group by dimension, rater_id, chunk
 ),
@@ -217,28 +227,32 @@ counted as (
         n_model_missing
     from unpacked
     where n_compared > 0 and overflow is null
+),
+
+final as (
+    select
+        condition_id,
+        dimension,
+        'neg_abs_error' as scoring,
+        emotion,
+        rater_id,
+        abs_human_better as n_human_better,
+        abs_tie as n_tie,
+        abs_model_better as n_model_better,
+        n_model_missing
+    from counted
+    union all
+    select
+        condition_id,
+        dimension,
+        'rank' as scoring,
+        emotion,
+        rater_id,
+        rank_human_better as n_human_better,
+        rank_tie as n_tie,
+        rank_model_better as n_model_better,
+        n_model_missing
+    from counted
 )
 
-select
-    condition_id,
-    dimension,
-    'neg_abs_error' as scoring,
-    emotion,
-    rater_id,
-    abs_human_better as n_human_better,
-    abs_tie as n_tie,
-    abs_model_better as n_model_better,
-    n_model_missing
-from counted
-union all
-select
-    condition_id,
-    dimension,
-    'rank' as scoring,
-    emotion,
-    rater_id,
-    rank_human_better as n_human_better,
-    rank_tie as n_tie,
-    rank_model_better as n_model_better,
-    n_model_missing
-from counted
+select * from final
