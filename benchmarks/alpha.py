@@ -9,6 +9,7 @@ conditions); scale 10 multiplies raters and images by 10 (7.2 million ratings). 
 the dense rater x image matrix (scale 10: 10,001 x 14,400 doubles, 1.2 GB per call), so it runs
 only up to --package-max-scale. Results of all routes are checked to agree to 1e-9.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,7 +22,6 @@ import jinja2
 import krippendorff
 import numpy as np
 import pandas as pd
-
 from rater1001.stats import alpha as A
 
 MACRO = Path(__file__).resolve().parents[1] / "macros" / "alpha_sufficient_statistics.sql"
@@ -38,11 +38,15 @@ def study(scale: int, n_conditions: int, seed: int = 20251129):
     rater = np.repeat(np.arange(per_image * raters_per_block), per_rater)
     rating = np.clip(np.rint(signal[image] + rng.normal(0, 1.6, len(image))), 1, 9)
     humans = pd.DataFrame({"rater_id": rater, "image_id": image, "rating": rating})
-    models = pd.DataFrame({
-        "condition_id": np.repeat([f"model_{c}" for c in range(n_conditions)], n_images),
-        "image_id": np.tile(np.arange(n_images), n_conditions),
-        "rating": np.clip(np.rint(np.tile(signal, n_conditions) + rng.normal(0.5, 0.8, n_images * n_conditions)), 1, 9),
-    })
+    models = pd.DataFrame(
+        {
+            "condition_id": np.repeat([f"model_{c}" for c in range(n_conditions)], n_images),
+            "image_id": np.tile(np.arange(n_images), n_conditions),
+            "rating": np.clip(
+                np.rint(np.tile(signal, n_conditions) + rng.normal(0.5, 0.8, n_images * n_conditions)), 1, 9
+            ),
+        }
+    )
     return humans, models
 
 
@@ -67,8 +71,9 @@ def python_route(humans, models) -> dict[str, float]:
     stats = A.sufficient_statistics(humans)
     out = {"human": A.alpha_interval_from_sufficient(stats.m, stats.total, stats.total_sq).alpha}
     for cond, p in models.groupby("condition_id"):
-        out[cond] = A.delta_alpha(stats.m, stats.total, stats.total_sq,
-                                 p.set_index("image_id")["rating"].reindex(stats.index))[1].alpha
+        out[cond] = A.delta_alpha(
+            stats.m, stats.total, stats.total_sq, p.set_index("image_id")["rating"].reindex(stats.index)
+        )[1].alpha
     return out
 
 
@@ -97,8 +102,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     for scale in args.scale:
         humans, models = study(scale, args.conditions)
-        print(f"scale {scale}: {len(humans):,} ratings, {humans.image_id.nunique():,} images, "
-              f"{humans.rater_id.nunique():,} raters, {args.conditions} conditions")
+        print(
+            f"scale {scale}: {len(humans):,} ratings, {humans.image_id.nunique():,} images, "
+            f"{humans.rater_id.nunique():,} raters, {args.conditions} conditions"
+        )
         sql, t_sql = timed(sql_route, humans, models)
         py, t_py = timed(python_route, humans, models)
         print(f"  SQL (DuckDB, sufficient statistics): {t_sql:8.2f} s   human alpha {sql['human']:.6f}")

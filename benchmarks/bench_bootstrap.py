@@ -6,14 +6,14 @@ per replicate (timed on 200 replicates and scaled to 2,000). Prints both and the
 
     .venv/bin/python benchmarks/bench_bootstrap.py
 """
+
 from __future__ import annotations
 
 import time
 
 import numpy as np
-from scipy import stats
-
 from rater1001.stats import bootstrap
+from scipy import stats
 
 
 def main() -> None:

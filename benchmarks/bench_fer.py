@@ -7,6 +7,7 @@ image, runs the face detector and one interpreter call, and keeps nothing.
 The photos are scikit-image's astronaut portrait (one face) and chelsea (no face), alternated,
 written as PNG files of their original 512 x 512 / 451 x 300 size.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,7 +18,6 @@ from pathlib import Path
 import cv2
 import pandas as pd
 import skimage.data
-
 from rater1001.contract import STIMULI
 from rater1001.infer.fer_model import FerClassifier
 from rater1001.infer.run import InferOptions, run_infer
@@ -28,14 +28,24 @@ from rater1001.paths import project
 def make_project(root: Path, n: int):
     paths, images = project(root), root / "photos"
     images.mkdir()
-    photos = [cv2.cvtColor(skimage.data.astronaut(), cv2.COLOR_RGB2BGR),
-              cv2.cvtColor(skimage.data.chelsea(), cv2.COLOR_RGB2BGR)]
+    photos = [
+        cv2.cvtColor(skimage.data.astronaut(), cv2.COLOR_RGB2BGR),
+        cv2.cvtColor(skimage.data.chelsea(), cv2.COLOR_RGB2BGR),
+    ]
     rows = []
     for i in range(n):
         f = f"p{i:05d}.png"
         cv2.imwrite(str(images / f), photos[i % 2])
-        rows.append({"image_id": f"p{i:05d}", "identity_id": "x", "race": "Korean", "gender": "female",
-                     "emotion": "happy", "file_path": f})
+        rows.append(
+            {
+                "image_id": f"p{i:05d}",
+                "identity_id": "x",
+                "race": "Korean",
+                "gender": "female",
+                "emotion": "happy",
+                "file_path": f,
+            }
+        )
     write_parquet_atomic(to_arrow(pd.DataFrame(rows), STIMULI), paths.raw_table("stimuli"))
     return paths, images
 
@@ -54,8 +64,7 @@ def tool(n: int, concurrency: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         paths, images = make_project(Path(tmp), n)
         started = time.perf_counter()
-        run_infer(paths, InferOptions(["fer-mini-xception"], images, progress=False,
-                                      concurrency={"fer": concurrency}))
+        run_infer(paths, InferOptions(["fer-mini-xception"], images, progress=False, concurrency={"fer": concurrency}))
         return n / (time.perf_counter() - started)
 
 

@@ -14,6 +14,7 @@ minutes. 10x and 100x runs need several GiB: run them under the shared heavy loc
 
 Method and results: docs/performance.md ("Quality gate and simulate").
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,10 +27,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_pipeline import PAPER_IDENTITIES, SEED, floor, fresh_copy, measured_run  # noqa: E402
 
-_GATE = ("import sys; from rater1001.paths import project; from rater1001.quality import run_quality_gate; "
-         "r = run_quality_gate(project(sys.argv[1])); print(r.passed, r.n_checks, len(r.failures))")
-_SIMULATE = ("import sys; from rater1001.paths import project; from rater1001.simulate import simulate_study; "
-             "simulate_study(project(sys.argv[1]), seed=int(sys.argv[2]), n_identities=int(sys.argv[3]))")
+_GATE = (
+    "import sys; from rater1001.paths import project; from rater1001.quality import run_quality_gate; "
+    "r = run_quality_gate(project(sys.argv[1])); print(r.passed, r.n_checks, len(r.failures))"
+)
+_SIMULATE = (
+    "import sys; from rater1001.paths import project; from rater1001.simulate import simulate_study; "
+    "simulate_study(project(sys.argv[1]), seed=int(sys.argv[2]), n_identities=int(sys.argv[3]))"
+)
 
 
 def _env(src: Path | None) -> dict:
@@ -41,8 +46,9 @@ def _env(src: Path | None) -> dict:
 
 def simulate_into(folder: Path, scale: int, seed: int, src: Path | None) -> tuple[float, int]:
     folder.mkdir(parents=True, exist_ok=True)
-    wall, tree, largest = measured_run([sys.executable, "-c", _SIMULATE, str(folder), str(seed),
-                                        str(PAPER_IDENTITIES * scale)], _env(src))
+    wall, tree, largest = measured_run(
+        [sys.executable, "-c", _SIMULATE, str(folder), str(seed), str(PAPER_IDENTITIES * scale)], _env(src)
+    )
     return wall, max(tree, largest)
 
 
@@ -68,8 +74,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--what", nargs="+", choices=["gate", "simulate"], default=["gate", "simulate"])
     ap.add_argument("--scales", type=int, nargs="+", default=[1, 10])
-    ap.add_argument("--landing", action="append", default=[], metavar="SCALE=DIR",
-                    help="project folder with the scale's landing (data/raw, study.yml) for the gate")
+    ap.add_argument(
+        "--landing",
+        action="append",
+        default=[],
+        metavar="SCALE=DIR",
+        help="project folder with the scale's landing (data/raw, study.yml) for the gate",
+    )
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--work", type=Path, default=None, help="folder for the temporary copies")
     ap.add_argument("--src", type=Path, default=None, help="python/ folder of the code to measure")
@@ -84,9 +95,12 @@ def main() -> None:
         for scale in args.scales:
             r = bench(what, scale, landings.get(scale), args.work, args.seed, args.src)
             f = r["floor"]
-            print(f"{what:<9} {scale:>4}x {r['seconds']:>9.1f} {r['seconds'] / f['seconds']:>8.0f} "
-                  f"{r['peak_rss_kib'] / 2**20:>9.2f} {r['peak_rss_kib'] / f['maxrss_kib']:>8.1f} "
-                  f"{f['seconds']:>8.3f}", flush=True)
+            print(
+                f"{what:<9} {scale:>4}x {r['seconds']:>9.1f} {r['seconds'] / f['seconds']:>8.0f} "
+                f"{r['peak_rss_kib'] / 2**20:>9.2f} {r['peak_rss_kib'] / f['maxrss_kib']:>8.1f} "
+                f"{f['seconds']:>8.3f}",
+                flush=True,
+            )
             results.append(r)
             if args.json:
                 args.json.write_text(json.dumps(results, indent=1))

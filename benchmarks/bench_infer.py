@@ -4,6 +4,7 @@ compaction included). Prints calls per second for each and their ratio.
 
     .venv/bin/python benchmarks/bench_infer.py [--images 40] [--latency 0.05] [--concurrency 8]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,14 @@ def answer(image_id, step, prompt):
 def one_run(n_images: int, latency: float, concurrency: int) -> float:
     with tempfile.TemporaryDirectory() as tmp, openai_server(answer, latency_s=latency) as srv:
         paths, images = make_infer_project(Path(tmp), n_images)
-        opts = InferOptions(["gpt-4o-mini"], images, base_url=srv.url + "/v1", strategy="json-single",
-                            concurrency={"openai": concurrency}, progress=False)
+        opts = InferOptions(
+            ["gpt-4o-mini"],
+            images,
+            base_url=srv.url + "/v1",
+            strategy="json-single",
+            concurrency={"openai": concurrency},
+            progress=False,
+        )
         started = time.perf_counter()
         result = run_infer(paths, opts)
         elapsed = time.perf_counter() - started
@@ -49,7 +56,9 @@ def main() -> None:
     print(f"{a.images} calls, server latency {a.latency * 1000:.0f} ms")
     print(f"sequential (concurrency 1): {seq:6.1f} calls/s")
     print(f"concurrency {a.concurrency}:           {par:6.1f} calls/s")
-    print(f"speed-up: {par / seq:.2f}x (concurrency {a.concurrency}; can exceed it because the per-call fsync waits overlap too; noisy on a busy machine)")
+    print(
+        f"speed-up: {par / seq:.2f}x (concurrency {a.concurrency}; can exceed it because the per-call fsync waits overlap too; noisy on a busy machine)"
+    )
 
 
 if __name__ == "__main__":

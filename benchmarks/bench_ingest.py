@@ -6,6 +6,7 @@ measured in the same run on the same file: plain pandas read_csv + to_parquet (n
 The ratio is what validation costs on top of reading and writing; the acceptance target is that
 72,000 ratings ingest in a couple of seconds.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -15,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 from rater1001.ingest import ingest_file
 from rater1001.paths import project
 

@@ -9,6 +9,7 @@ steadier than wall time on a shared machine). The target: the ingest spends well
 beyond the bare interpreter start. Byte-compiled packages matter here: `make venv` installs with
 --compile-bytecode; without .pyc files every command recompiles pandas from source.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,13 +49,17 @@ def main() -> None:
         folder = Path(tmp)
         ratings = write_study(folder, args.rows - args.rows % IMAGES_PER_RATER)
         for table, name in (("stimuli", "stimuli.csv"), ("raters", "raters.csv")):
-            subprocess.run([*cli, "--home", tmp, "ingest", table, name], cwd=folder, check=True,
-                           stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [*cli, "--home", tmp, "ingest", table, name], cwd=folder, check=True, stdout=subprocess.DEVNULL
+            )
         n_rows = sum(1 for _ in open(ratings, encoding="utf-8")) - 1
         rows = [
             ("bare interpreter (python -c pass)", [python, "-c", "pass"]),
             ("import pandas, pyarrow.parquet", [python, "-c", "import pandas, pyarrow.parquet"]),
-            (f"rater1001 ingest human_ratings ({n_rows:,} rows)", [*cli, "--home", tmp, "ingest", "human_ratings", ratings.name]),
+            (
+                f"rater1001 ingest human_ratings ({n_rows:,} rows)",
+                [*cli, "--home", tmp, "ingest", "human_ratings", ratings.name],
+            ),
         ]
         results = {label: timed(cmd, args.repeat, folder) for label, cmd in rows}
     bare_wall, bare_cpu = results[rows[0][0]]

@@ -12,6 +12,7 @@ Data tests of models outside the selection fail ("table does not exist"); they a
 
 Results: docs/performance.md ("Scan-heavy and resampling marts").
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,8 +25,10 @@ from pathlib import Path
 
 import bench_pipeline as bp
 
-SELECT = ("+alt_test_results +alpha_delta +bootstrap_psig +headline_intervals +small_pool_alpha "
-          "+response_diversity_images +response_diversity_k_human +response_diversity +calibration_scores")
+SELECT = (
+    "+alt_test_results +alpha_delta +bootstrap_psig +headline_intervals +small_pool_alpha "
+    "+response_diversity_images +response_diversity_k_human +response_diversity +calibration_scores"
+)
 
 # bench_pipeline's floor without DuckDB's progress bar, which a query of more than 2 s (100x under
 # load) prints to stdout, where the floor's JSON is read
@@ -33,8 +36,10 @@ _QUIET = "con = duckdb.connect(); con.execute('set enable_progress_bar = false')
 assert "con = duckdb.connect()" in bp._FLOOR
 _FLOOR = bp._FLOOR.replace("con = duckdb.connect()", _QUIET)
 
-_CHILD = ("import sys; from rater1001.paths import project; from rater1001.warehouse import dbt_build; "
-          "dbt_build(project(sys.argv[1]), select=sys.argv[2])")
+_CHILD = (
+    "import sys; from rater1001.paths import project; from rater1001.warehouse import dbt_build; "
+    "dbt_build(project(sys.argv[1]), select=sys.argv[2])"
+)
 
 
 def floor_seconds(ratings: Path) -> float:
@@ -51,10 +56,17 @@ def bench(scale: int, cache: Path, seed: int, select: str) -> dict:
         wall, peak_tree, _ = bp.measured_run([sys.executable, "-c", _CHILD, str(work), select], dict(os.environ))
         after = floor_seconds(ratings)
         results = json.loads((work / "target" / "run_results.json").read_text())["results"]
-    nodes = {r["unique_id"].split(".", 2)[-1]: r["execution_time"] for r in results
-             if r["unique_id"].startswith("model.")}
-    return {"scale": scale, "wall": wall, "peak_rss_gib": peak_tree / 2**20, "floor": (before + after) / 2,
-            "floor_before_after": [before, after], "nodes": nodes}
+    nodes = {
+        r["unique_id"].split(".", 2)[-1]: r["execution_time"] for r in results if r["unique_id"].startswith("model.")
+    }
+    return {
+        "scale": scale,
+        "wall": wall,
+        "peak_rss_gib": peak_tree / 2**20,
+        "floor": (before + after) / 2,
+        "floor_before_after": [before, after],
+        "nodes": nodes,
+    }
 
 
 def main(argv=None) -> int:
@@ -67,15 +79,19 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     runs = [bench(scale, args.cache, args.seed, args.select) for scale in args.scales]
     for run in runs:
-        print(f"\n{run['scale']}x: build {run['wall']:.0f} s, peak RSS {run['peak_rss_gib']:.2f} GiB, "
-              f"floor {run['floor']:.3f} s")
+        print(
+            f"\n{run['scale']}x: build {run['wall']:.0f} s, peak RSS {run['peak_rss_gib']:.2f} GiB, "
+            f"floor {run['floor']:.3f} s"
+        )
         for name, seconds in sorted(run["nodes"].items(), key=lambda kv: -kv[1]):
             print(f"  {name:40s} {seconds:8.1f} s {seconds / run['floor']:8.0f}x floor")
     if len(runs) > 1:
         print("\ngrowth per model (multiples of the floor, each scale over the previous):")
         for name in runs[-1]["nodes"]:
-            ratios = [b["nodes"].get(name, float("nan")) / b["floor"] / (a["nodes"].get(name, float("nan")) / a["floor"])
-                      for a, b in zip(runs, runs[1:])]
+            ratios = [
+                b["nodes"].get(name, float("nan")) / b["floor"] / (a["nodes"].get(name, float("nan")) / a["floor"])
+                for a, b in zip(runs, runs[1:])
+            ]
             print(f"  {name:40s} " + "  ".join(f"{r:6.1f}x" for r in ratios))
     if args.json:
         args.json.write_text(json.dumps(runs, indent=1))

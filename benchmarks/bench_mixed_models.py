@@ -10,6 +10,7 @@ process tree. Only this selection is built, so one heavy scale stays short.
 
 Results: docs/performance.md, "Mixed models and the demographic audit".
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,10 +23,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_pipeline import SEED, floor, fresh_copy, measured_run, node_seconds, simulated_landing  # noqa: E402
 
-MARTS = ("lmm_rater_type", "demographic_slices", "demographic_glmm_lrt",
-         "demographic_stratified_anova", "demographic_tukey")
-SHOWN = (*MARTS, "int_rater_type_cells", "int_bias_cells", "int_demographic_label_counts",
-         "int_model_vs_human", "int_model_vs_human_long", "int_human_label_counts")
+MARTS = (
+    "lmm_rater_type",
+    "demographic_slices",
+    "demographic_glmm_lrt",
+    "demographic_stratified_anova",
+    "demographic_tukey",
+)
+SHOWN = (
+    *MARTS,
+    "int_rater_type_cells",
+    "int_bias_cells",
+    "int_demographic_label_counts",
+    "int_model_vs_human",
+    "int_model_vs_human_long",
+    "int_human_label_counts",
+)
 
 _CHILD = r"""
 import sys
@@ -43,17 +56,25 @@ def bench_scale(scale: int, cache: Path, seed: int) -> dict:
         work = fresh_copy(landing, Path(tmp) / "project")
         fl = floor(work / "data" / "raw" / "human_ratings.parquet")
         select = " ".join(f"+{m}" for m in MARTS)
-        wall, peak_tree, peak_one = measured_run([sys.executable, "-c", _CHILD, str(work), select],
-                                                 {**os.environ, "PYTHONUNBUFFERED": "1"})
+        wall, peak_tree, peak_one = measured_run(
+            [sys.executable, "-c", _CHILD, str(work), select], {**os.environ, "PYTHONUNBUFFERED": "1"}
+        )
         nodes = dict(node_seconds(work / "target" / "run_results.json"))
-    return {"scale": scale, "floor": fl, "wall": wall, "peak_kib": max(peak_tree, peak_one),
-            "nodes": {n: s for n, s in nodes.items() if n.split(".")[-1] in SHOWN}}
+    return {
+        "scale": scale,
+        "floor": fl,
+        "wall": wall,
+        "peak_kib": max(peak_tree, peak_one),
+        "nodes": {n: s for n, s in nodes.items() if n.split(".")[-1] in SHOWN},
+    }
 
 
 def report(r: dict) -> None:
     f = r["floor"]["seconds"]
-    print(f"\n== {r['scale']}x: floor {f:.3f} s; build of the selection {r['wall']:.1f} s "
-          f"({r['wall'] / f:.0f} x floor), peak RSS {r['peak_kib'] / 2**20:.2f} GiB")
+    print(
+        f"\n== {r['scale']}x: floor {f:.3f} s; build of the selection {r['wall']:.1f} s "
+        f"({r['wall'] / f:.0f} x floor), peak RSS {r['peak_kib'] / 2**20:.2f} GiB"
+    )
     for name, seconds in sorted(r["nodes"].items(), key=lambda x: -x[1]):
         print(f"   {name.split('.')[-1]:<34} {seconds:9.2f} s {seconds / f:9.0f} x floor")
 
@@ -62,7 +83,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scales", type=int, nargs="+", default=[1, 10])
     ap.add_argument("--seed", type=int, default=SEED)
-    ap.add_argument("--cache", type=Path, default=Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "rater1001-bench")
+    ap.add_argument(
+        "--cache", type=Path, default=Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "rater1001-bench"
+    )
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     results = []

@@ -23,6 +23,7 @@ the tail of its dbt log and the benchmark goes on to the next scale, so it runs 
 
 Method and results: docs/performance.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -95,10 +96,19 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "groups": len(rows),
 def simulator_digest() -> str:
     """The cache key's code part: the simulator's sources, its profiles and the study defaults."""
     h = hashlib.sha256()
-    roots = [REPO / "python" / "rater1001" / "simulate", REPO / "python" / "rater1001" / "data" / "demo_profiles",
-             REPO / "python" / "rater1001" / "judge" / "simulate.py", REPO / "seeds", REPO / "study.yml"]
+    roots = [
+        REPO / "python" / "rater1001" / "simulate",
+        REPO / "python" / "rater1001" / "data" / "demo_profiles",
+        REPO / "python" / "rater1001" / "judge" / "simulate.py",
+        REPO / "seeds",
+        REPO / "study.yml",
+    ]
     for root in roots:
-        files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        files = (
+            [root]
+            if root.is_file()
+            else sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        )
         for p in files:
             h.update(str(p.relative_to(REPO)).encode())
             h.update(p.read_bytes())
@@ -114,10 +124,12 @@ def simulated_landing(cache: Path, scale: int, seed: int) -> tuple[Path, float |
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     t0 = time.perf_counter()
-    code = ("import sys; from rater1001.paths import project; from rater1001.simulate import simulate_study; "
-            "from rater1001.judge.simulate import simulate_judge_study; p = project(sys.argv[1]); "
-            "simulate_study(p, seed=int(sys.argv[2]), n_identities=int(sys.argv[3])); "
-            "simulate_judge_study(p, seed=int(sys.argv[2]))")
+    code = (
+        "import sys; from rater1001.paths import project; from rater1001.simulate import simulate_study; "
+        "from rater1001.judge.simulate import simulate_judge_study; p = project(sys.argv[1]); "
+        "simulate_study(p, seed=int(sys.argv[2]), n_identities=int(sys.argv[3])); "
+        "simulate_judge_study(p, seed=int(sys.argv[2]))"
+    )
     subprocess.run([sys.executable, "-c", code, str(folder), str(seed), str(PAPER_IDENTITIES * scale)], check=True)
     seconds = time.perf_counter() - t0
     (folder / ".complete").write_text(f"{seconds:.1f}\n")
@@ -151,7 +163,7 @@ def _tree_rss_kib(root: int) -> int:
         except OSError:
             continue
         pid = int(entry.name)
-        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
         children.setdefault(ppid, []).append(pid)
         rss[pid] = pages * os.sysconf("SC_PAGE_SIZE") // 1024
     total, todo = 0, [root]
@@ -202,12 +214,13 @@ def measured_run_full(cmd: list[str], env: dict, timeout: float | None = None) -
 
 def floor(ratings: Path) -> dict:
     out = subprocess.run([sys.executable, "-c", _FLOOR, str(ratings)], check=True, capture_output=True, text=True)
-    return json.loads(out.stdout[out.stdout.rindex("{"):])  # after any DuckDB progress bar (100x)
+    return json.loads(out.stdout[out.stdout.rindex("{") :])  # after any DuckDB progress bar (100x)
 
 
 def node_seconds(run_results: Path, with_kind: bool = False) -> list[tuple[str, float]]:
     """(node, seconds) slowest first; node is dbt's unique_id without its kind and project
     (alpha_delta), or with_kind without the project only (model.alpha_delta, test.not_null_...)."""
+
     def name(unique_id: str) -> str:
         kind, _project, rest = unique_id.split(".", 2)
         return f"{kind}.{rest}" if with_kind else rest
@@ -245,8 +258,9 @@ def _log_tail(log: Path, lines: int = 15) -> str:
         return "(no dbt log)"
 
 
-def bench_scale(scale: int, cache: Path, seed: int, keep: Path | None, timeout: float | None = None,
-                cold_parse: bool = False) -> dict:
+def bench_scale(
+    scale: int, cache: Path, seed: int, keep: Path | None, timeout: float | None = None, cold_parse: bool = False
+) -> dict:
     landing, sim_seconds = simulated_landing(cache, scale, seed)
     if cold_parse:  # the parse state the repository keeps (python/rater1001/warehouse.py, PARSE_CACHE)
         shutil.rmtree(REPO / "target" / "parse_cache", ignore_errors=True)
@@ -255,23 +269,38 @@ def bench_scale(scale: int, cache: Path, seed: int, keep: Path | None, timeout: 
         fl = floor(work / "data" / "raw" / "human_ratings.parquet")
         out = Path(tmp) / "phases.json"
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        wall, peak_tree, peak_one, rc, cpu = measured_run_full([sys.executable, "-c", _CHILD, str(work), str(out)], env, timeout)
+        wall, peak_tree, peak_one, rc, cpu = measured_run_full(
+            [sys.executable, "-c", _CHILD, str(work), str(out)], env, timeout
+        )
         child = json.loads(out.read_text()) if out.exists() else {"rc": rc, "phases": {}}
         build_results = Path(tmp) / "run_results_build.json"
         nodes = node_seconds(build_results, with_kind=True) if build_results.exists() else []
         import duckdb  # the count the floor scanned, from the same file
 
-        n_ratings = duckdb.connect().execute("select count(*) from read_parquet(?)",
-                                             [str(work / "data" / "raw" / "human_ratings.parquet")]).fetchone()[0]
+        n_ratings = (
+            duckdb.connect()
+            .execute("select count(*) from read_parquet(?)", [str(work / "data" / "raw" / "human_ratings.parquet")])
+            .fetchone()[0]
+        )
         failed = None
         if rc != 0 or child["rc"] != 0:
             why = f"killed by signal {-rc}" if rc < 0 else f"exited {rc if rc else child['rc']}"
             failed = f"rater1001 run {why} after {wall:.0f} s; the end of its dbt log:\n{_log_tail(work / 'logs' / 'dbt.log')}"
-        result = {"scale": scale, "ratings": n_ratings, "simulate_s": sim_seconds, "wall_s": wall, "cpu_s": cpu,
-                  "phases": child["phases"], "peak_rss_tree_kib": peak_tree, "peak_rss_largest_kib": peak_one,
-                  "floor": fl, "nodes": nodes, "failed": failed,
-                  "dbt_start_s": dbt_start_seconds(build_results) if build_results.exists() else None,
-                  "parse": parse_kind(work / "logs" / "dbt.log")}
+        result = {
+            "scale": scale,
+            "ratings": n_ratings,
+            "simulate_s": sim_seconds,
+            "wall_s": wall,
+            "cpu_s": cpu,
+            "phases": child["phases"],
+            "peak_rss_tree_kib": peak_tree,
+            "peak_rss_largest_kib": peak_one,
+            "floor": fl,
+            "nodes": nodes,
+            "failed": failed,
+            "dbt_start_s": dbt_start_seconds(build_results) if build_results.exists() else None,
+            "parse": parse_kind(work / "logs" / "dbt.log"),
+        }
         if keep is not None:
             dest = keep / f"scale{scale}"
             shutil.rmtree(dest, ignore_errors=True)
@@ -283,8 +312,10 @@ def report(r: dict, top: int) -> None:
     f = r["floor"]["seconds"]
     gib = lambda kib: kib / 2**20  # noqa: E731
     sim = "cached" if r["simulate_s"] is None else f"{r['simulate_s']:.1f} s"
-    print(f"\n== {r['scale']}x: {r['ratings']:,} ratings (simulation: {sim}); floor {f:.3f} s, "
-          f"{gib(r['floor']['maxrss_kib']):.2f} GiB")
+    print(
+        f"\n== {r['scale']}x: {r['ratings']:,} ratings (simulation: {sim}); floor {f:.3f} s, "
+        f"{gib(r['floor']['maxrss_kib']):.2f} GiB"
+    )
     peak = max(r["peak_rss_tree_kib"], r["peak_rss_largest_kib"])
     print(f"   {'figure':<44} {'seconds':>9} {'x floor':>9}")
     print(f"   {'wall (rater1001 run, process start to exit)':<44} {r['wall_s']:>9.1f} {r['wall_s'] / f:>9.0f}")
@@ -292,19 +323,25 @@ def report(r: dict, top: int) -> None:
     for name, s in r["phases"].items():
         print(f"   {name:<44} {s:>9.1f} {s / f:>9.0f}")
     if r.get("dbt_start_s") is not None:
-        print(f"   {'dbt start-up + parse (' + r['parse'] + ')':<44} {r['dbt_start_s']:>9.1f} {r['dbt_start_s'] / f:>9.0f}")
+        print(
+            f"   {'dbt start-up + parse (' + r['parse'] + ')':<44} {r['dbt_start_s']:>9.1f} {r['dbt_start_s'] / f:>9.0f}"
+        )
     if r.get("failed"):
         print(f"   FAILED: {r['failed']}")
     nodes = r["nodes"]
-    print(f"   {'sum of dbt node execution times':<44} {sum(s for _, s in nodes):>9.1f} "
-          f"{sum(s for _, s in nodes) / f:>9.0f}   ({len(nodes)} nodes)")
+    print(
+        f"   {'sum of dbt node execution times':<44} {sum(s for _, s in nodes):>9.1f} "
+        f"{sum(s for _, s in nodes) / f:>9.0f}   ({len(nodes)} nodes)"
+    )
     kinds: dict[str, list[float]] = {}
     for name, s in nodes:
         kinds.setdefault(name.split(".", 1)[0], []).append(s)
     for kind, secs in sorted(kinds.items(), key=lambda kv: -sum(kv[1])):
         print(f"     {kind + ' nodes':<42} {sum(secs):>9.1f} {sum(secs) / f:>9.0f}   ({len(secs)})")
-    print(f"   peak RSS: {gib(peak):.2f} GiB (tree sampled {gib(r['peak_rss_tree_kib']):.2f}, largest process "
-          f"{gib(r['peak_rss_largest_kib']):.2f}), {peak / r['floor']['maxrss_kib']:.1f} x floor's")
+    print(
+        f"   peak RSS: {gib(peak):.2f} GiB (tree sampled {gib(r['peak_rss_tree_kib']):.2f}, largest process "
+        f"{gib(r['peak_rss_largest_kib']):.2f}), {peak / r['floor']['maxrss_kib']:.1f} x floor's"
+    )
     print(f"   slowest {top} dbt nodes:")
     for name, s in nodes[:top]:
         print(f"     {name:<60} {s:>8.2f} {s / f:>9.0f}")
@@ -321,7 +358,7 @@ def growth_table(results: list[dict]) -> None:
     pairs = list(zip(done, done[1:]))
     head = "".join(f"{str(r['scale']) + 'x s':>10}" for r in done)
     grow = "".join(f"{str(a['scale']) + 'x->' + str(b['scale']) + 'x':>12}" for a, b in pairs)
-    print(f"\n== per model: seconds per scale; growth = seconds ratio / ratings ratio (1.0 linear)")
+    print("\n== per model: seconds per scale; growth = seconds ratio / ratings ratio (1.0 linear)")
     print(f"   {'model':<44}{head}{grow}")
     rows = [("wall", [r["wall_s"] for r in done]), ("CPU", [r["cpu_s"] for r in done])]
     rows += [(name, [r["phases"].get(name) for r in done]) for name in done[-1]["phases"]]
@@ -342,13 +379,20 @@ def main() -> None:
     ap.add_argument("--scales", type=int, nargs="+", default=[1, 10])
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--top", type=int, default=12, help="slowest dbt nodes listed per scale")
-    ap.add_argument("--cache", type=Path, default=Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "rater1001-bench",
-                    help="folder of the cached simulated landings")
+    ap.add_argument(
+        "--cache",
+        type=Path,
+        default=Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "rater1001-bench",
+        help="folder of the cached simulated landings",
+    )
     ap.add_argument("--json", type=Path, default=None, help="also write every figure (all nodes) as JSON")
     ap.add_argument("--keep", type=Path, default=None, help="keep each scale's warehouse, target/ and report here")
     ap.add_argument("--timeout", type=float, default=None, help="seconds after which a scale's run is killed")
-    ap.add_argument("--cold-parse", action="store_true",
-                    help="remove the repository's kept dbt parse state before each scale (a first run)")
+    ap.add_argument(
+        "--cold-parse",
+        action="store_true",
+        help="remove the repository's kept dbt parse state before each scale (a first run)",
+    )
     args = ap.parse_args()
     results = []
     for scale in args.scales:

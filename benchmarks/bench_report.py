@@ -8,6 +8,7 @@ with and without the PNG copies of the figures, and each as a ratio to the basel
 Without --home a fresh demo study is simulated and built into a temporary folder first (about a
 minute); with --home an already built project folder is used.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -15,7 +16,6 @@ import tempfile
 import time
 
 import duckdb
-
 from rater1001.paths import project
 from rater1001.report import build_report
 
@@ -41,8 +41,10 @@ def run(paths) -> None:
     full = build_report(paths, write_pngs=True)
     t_full = time.perf_counter() - t0
     print(f"baseline (one full read of int_human_ratings_long): {base:.3f} s")
-    print(f"report, HTML only : {t_html:6.2f} s  ratio {t_html / base:7.1f}x  "
-          f"({len(html_only.figures)} figures, {len(html_only.unavailable)} sections not available)")
+    print(
+        f"report, HTML only : {t_html:6.2f} s  ratio {t_html / base:7.1f}x  "
+        f"({len(html_only.figures)} figures, {len(html_only.unavailable)} sections not available)"
+    )
     print(f"report, HTML + PNG: {t_full:6.2f} s  ratio {t_full / base:7.1f}x  ({len(full.figures)} PNGs)")
 
 

@@ -7,6 +7,7 @@ parse/start-up cost), and the ratio pandas / SQL measured in the same run.
 
     .venv/bin/python benchmarks/bench_warehouse.py [--full]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,7 +17,6 @@ import tempfile
 import time
 
 import pandas as pd
-
 from rater1001.paths import project
 from rater1001.simulate import simulate_study
 from rater1001.stats.zscores import loo_mean, loo_sd, zscore
@@ -27,8 +27,10 @@ def pandas_baseline(paths) -> float:
     t0 = time.perf_counter()
     ratings = pd.read_parquet(paths.raw_table("human_ratings"))
     long = ratings.melt(
-        id_vars=["rater_id", "image_id"], value_vars=["valence", "arousal", "naturalness"],
-        var_name="dimension", value_name="rating",
+        id_vars=["rater_id", "image_id"],
+        value_vars=["valence", "arousal", "naturalness"],
+        var_name="dimension",
+        value_name="rating",
     ).dropna(subset=["rating"])
     g = long.groupby(["image_id", "dimension"])["rating"]
     long["n"] = g.transform("count")
@@ -54,7 +56,9 @@ def main() -> None:
     # Only the layer measured here: tests that also read marts are not selected.
     os.environ["DBT_INDIRECT_SELECTION"] = "cautious"
     scales = [1, 10] + ([100] if args.full else [])
-    print(f"{'scale':>6} {'ratings':>10} {'simulate s':>11} {'dbt build s':>12} {'SQL s':>7} {'pandas s':>9} {'pandas/SQL':>11}")
+    print(
+        f"{'scale':>6} {'ratings':>10} {'simulate s':>11} {'dbt build s':>12} {'SQL s':>7} {'pandas s':>9} {'pandas/SQL':>11}"
+    )
     for k in scales:
         with tempfile.TemporaryDirectory() as tmp:
             paths = project(tmp)
@@ -68,8 +72,10 @@ def main() -> None:
                 raise SystemExit(f"dbt build failed at scale {k}")
             t_sql = sql_seconds(paths)
             t_pd = pandas_baseline(paths)
-            print(f"{k:>5}x {summary.n_ratings:>10,} {t_sim:>11.1f} {t_dbt:>12.1f} {t_sql:>7.2f} {t_pd:>9.1f} "
-                  f"{t_pd / t_sql:>11.1f}")
+            print(
+                f"{k:>5}x {summary.n_ratings:>10,} {t_sim:>11.1f} {t_dbt:>12.1f} {t_sql:>7.2f} {t_pd:>9.1f} "
+                f"{t_pd / t_sql:>11.1f}"
+            )
 
 
 if __name__ == "__main__":

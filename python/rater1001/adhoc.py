@@ -1,6 +1,7 @@
 """Ad hoc SQL on a built warehouse (`rater1001 sql`): one query printed as a table or written to
 CSV / Parquet, or an interactive session in harlequin (a maintained terminal SQL client for DuckDB,
 installed with rater1001). Read-only unless the user asks to write."""
+
 from __future__ import annotations
 
 import shutil
@@ -21,8 +22,9 @@ def _require(paths: ProjectPaths) -> None:
         raise NoWarehouse(f"{paths.warehouse} does not exist; run `rater1001 run` (or `rater1001 build`) first")
 
 
-def run_query(paths: ProjectPaths, sql: str, csv: Path | None = None, parquet: Path | None = None,
-              write: bool = False) -> str:
+def run_query(
+    paths: ProjectPaths, sql: str, csv: Path | None = None, parquet: Path | None = None, write: bool = False
+) -> str:
     """Run `sql`; write the result to `csv` / `parquet` when given. Returns the table as text (the
     DuckDB rendering: column types, and the first and last rows of a long result) or, when
     writing a file, what was written. Raises duckdb.Error for a bad query."""

@@ -5,16 +5,17 @@ counts the nodes as they finish, reports each one to an optional `on_node(done, 
 (the CLI's progress bar) and keeps the failures, so the caller can print one summary line per
 stage and the failing nodes with their messages.
 """
+
 from __future__ import annotations
 
 import logging
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 
 OnNode = Callable[[int, int, str], None]
 
@@ -51,9 +52,11 @@ class BuildSummary:
         return self.success
 
     def summary(self, stage: str = "dbt build", max_failures: int = 10) -> str:
-        head = (f"{stage}: {'ok' if self.success else 'FAILED'}, {self.total} nodes in {self.seconds:.0f} s: "
-                f"{self.passed} passed, {self.warned} warnings, {self.failed} errors, {self.skipped} skipped "
-                f"(full log: {self.log_file})")
+        head = (
+            f"{stage}: {'ok' if self.success else 'FAILED'}, {self.total} nodes in {self.seconds:.0f} s: "
+            f"{self.passed} passed, {self.warned} warnings, {self.failed} errors, {self.skipped} skipped "
+            f"(full log: {self.log_file})"
+        )
         lines = [head]
         if self.empty_tables:
             lines.append(f"  not landed, built as empty tables: {', '.join(self.empty_tables)}")
@@ -102,13 +105,20 @@ class BuildEvents:
         if self.on_node is not None:
             self.on_node(done, total, node.split(".")[2] if node.count(".") >= 2 else node)  # type.project.name[.hash]
 
-    def summary(self, success: bool, log_file: Path, empty_tables: tuple[str, ...] = (),
-                error: str | None = None, python_warnings: int = 0) -> BuildSummary:
+    def summary(
+        self,
+        success: bool,
+        log_file: Path,
+        empty_tables: tuple[str, ...] = (),
+        error: str | None = None,
+        python_warnings: int = 0,
+    ) -> BuildSummary:
         """error: what stopped dbt before or outside the nodes (a parse or compile error)."""
         statuses = list(self.statuses.values())
         failures = tuple(
             NodeFailure(_short(node), status, _first_line(self.messages.get(node, "")))
-            for node, status in sorted(self.statuses.items()) if status in FAILED
+            for node, status in sorted(self.statuses.items())
+            if status in FAILED
         )
         if error:
             failures = (NodeFailure("dbt", "error", _first_line(error)), *failures)
@@ -116,9 +126,17 @@ class BuildEvents:
         warned = sum(s in WARNED for s in statuses)
         skipped = sum(s in SKIPPED for s in statuses)
         return BuildSummary(
-            success=success, total=len(statuses), passed=len(statuses) - failed - warned - skipped,
-            warned=warned, failed=failed, skipped=skipped, seconds=time.monotonic() - self.started,
-            log_file=log_file, failures=failures, empty_tables=empty_tables, python_warnings=python_warnings,
+            success=success,
+            total=len(statuses),
+            passed=len(statuses) - failed - warned - skipped,
+            warned=warned,
+            failed=failed,
+            skipped=skipped,
+            seconds=time.monotonic() - self.started,
+            log_file=log_file,
+            failures=failures,
+            empty_tables=empty_tables,
+            python_warnings=python_warnings,
         )
 
 

@@ -1,5 +1,6 @@
 """The command line: the only place that prints, reads arguments and chooses exit codes.
 Each subcommand calls one function of a module and reports what it returned."""
+
 from __future__ import annotations
 
 import argparse
@@ -23,14 +24,18 @@ WRITERS = frozenset({"ingest", "simulate", "check", "build", "run", "demo", "rep
 def _at_least(kind, floor: float, *, inclusive: bool):
     """argparse type: a number above floor (or at least floor); `--limit -1` or `--timeout 0` would
     silently mean something odd, so they are refused while the command line is read."""
+
     def parse(text: str):
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if kind is int else ''}number") from None
         if not (value >= floor if inclusive else value > floor):
-            raise argparse.ArgumentTypeError(f"{text!r}: must be {'at least' if inclusive else 'greater than'} {floor:g}")
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: must be {'at least' if inclusive else 'greater than'} {floor:g}"
+            )
         return value
+
     return parse
 
 
@@ -39,13 +44,17 @@ def _positive(kind):
 
 
 def _cmd_ingest(args: argparse.Namespace) -> int:
-    from .ingest import ingest_file, IngestError
+    from .ingest import IngestError, ingest_file
 
     paths = project(args.home)
     try:
         result = ingest_file(
-            paths, args.table, args.file,
-            encoding=args.encoding, drop_columns=args.drop_columns, sheet=args.sheet,
+            paths,
+            args.table,
+            args.file,
+            encoding=args.encoding,
+            drop_columns=args.drop_columns,
+            sheet=args.sheet,
         )
     except IngestError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -99,8 +108,15 @@ def _build_warehouse(paths, progress: bool, select: str | None = None):
         nonlocal bar
         if bar is None:
             # disable=None: drawn only on a terminal, so logs and pipes get the summary alone
-            bar = tqdm(total=total, desc="dbt build", unit="node", file=sys.stderr,
-                       disable=None if progress else True, dynamic_ncols=True, leave=False)
+            bar = tqdm(
+                total=total,
+                desc="dbt build",
+                unit="node",
+                file=sys.stderr,
+                disable=None if progress else True,
+                dynamic_ncols=True,
+                leave=False,
+            )
         bar.total = total
         bar.set_postfix_str(name[:40], refresh=False)
         bar.update(done - bar.n)
@@ -120,8 +136,10 @@ def _cmd_build(args: argparse.Namespace) -> int:
     paths = project(args.home)
     status = gate_status(paths)
     if status in LANDING_PROBLEMS:  # said before dbt starts, and by _warn_if_stale once it is built
-        print(f"WARNING: building anyway: the landing in {paths.raw} {LANDING_PROBLEMS[status]}; "
-              "run `rater1001 check`", file=sys.stderr)
+        print(
+            f"WARNING: building anyway: the landing in {paths.raw} {LANDING_PROBLEMS[status]}; run `rater1001 check`",
+            file=sys.stderr,
+        )
     ok = _build_warehouse(paths, not args.no_progress, select=args.select)
     _warn_if_stale(paths)
     return EXIT_OK if ok else EXIT_FAILED
@@ -185,8 +203,12 @@ def _error(what) -> int:
 
 
 def _draining(n: int, seconds: float) -> None:
-    print(f"interrupted: waiting up to {seconds:g} s for {n} call(s) in flight so their answers are kept "
-          "(Ctrl-C again to stop waiting)", file=sys.stderr, flush=True)
+    print(
+        f"interrupted: waiting up to {seconds:g} s for {n} call(s) in flight so their answers are kept "
+        "(Ctrl-C again to stop waiting)",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _interrupted(exc: KeyboardInterrupt) -> int:
@@ -196,18 +218,25 @@ def _interrupted(exc: KeyboardInterrupt) -> int:
     waited = ""
     if isinstance(exc, Interrupted) and exc.in_flight:
         stopped = f", {exc.stopped} stopped before a retry" if exc.stopped else ""
-        waited = (f"waited {exc.waited_s:.1f} s for the {exc.in_flight} call(s) in flight: {exc.recorded} finished "
-                  f"and were recorded in the ledger, {exc.abandoned} abandoned{stopped} (redone on the next run). ")
-    print(f"interrupted: {waited}Finished calls are in the ledger and were landed; run the same command "
-          "again to resume.", file=sys.stderr)
+        waited = (
+            f"waited {exc.waited_s:.1f} s for the {exc.in_flight} call(s) in flight: {exc.recorded} finished "
+            f"and were recorded in the ledger, {exc.abandoned} abandoned{stopped} (redone on the next run). "
+        )
+    print(
+        f"interrupted: {waited}Finished calls are in the ledger and were landed; run the same command again to resume.",
+        file=sys.stderr,
+    )
     return 130
 
 
 def _print_refused(refused) -> None:
     if refused:
         more = f" (and {len(refused) - 10} more)" if len(refused) > 10 else ""
-        print(f"{len(refused)} stimulus/condition pair(s) refused, not sent{more}:\n  "
-              + "\n  ".join(r.message for r in refused[:10]), file=sys.stderr)
+        print(
+            f"{len(refused)} stimulus/condition pair(s) refused, not sent{more}:\n  "
+            + "\n  ".join(r.message for r in refused[:10]),
+            file=sys.stderr,
+        )
 
 
 def _cmd_infer(args: argparse.Namespace) -> int:
@@ -231,12 +260,19 @@ def _cmd_infer(args: argparse.Namespace) -> int:
             return EXIT_UNREADABLE
         concurrency[name] = int(n)
     opts = InferOptions(
-        condition_ids=args.conditions, images_dir=Path(args.images).resolve() if args.images else None,
+        condition_ids=args.conditions,
+        images_dir=Path(args.images).resolve() if args.images else None,
         conditions_file=Path(args.conditions_file) if args.conditions_file else None,
-        strategy=args.strategy, run_id=args.run_id, limit=args.limit, base_url=args.base_url,
-        concurrency=concurrency, timeout_s=args.timeout,
+        strategy=args.strategy,
+        run_id=args.run_id,
+        limit=args.limit,
+        base_url=args.base_url,
+        concurrency=concurrency,
+        timeout_s=args.timeout,
         retry=RetryPolicy(max_attempts=args.max_attempts, max_retry_time_s=args.max_retry_time),
-        progress=not args.no_progress, parse_policy=args.parse_policy, on_drain=_draining,
+        progress=not args.no_progress,
+        parse_policy=args.parse_policy,
+        on_drain=_draining,
     )
     with pd.option_context("display.width", 200, "display.max_columns", 30):
         try:
@@ -246,32 +282,45 @@ def _cmd_infer(args: argparse.Namespace) -> int:
                 print("dry run (no call made):")
                 print(table.to_string(index=False))
                 total = table["est_cost_usd"].dropna().sum() if len(table) else 0.0
-                print(f"calls to make: {int(table['calls_todo'].sum()) if len(table) else 0}; "
-                      f"estimated cost: ${total:.2f} (seeds/api_prices.csv; check current prices)")
+                print(
+                    f"calls to make: {int(table['calls_todo'].sum()) if len(table) else 0}; "
+                    f"estimated cost: ${total:.2f} (seeds/api_prices.csv; check current prices)"
+                )
                 return EXIT_OK
             plan = dry_run(paths, opts)
             _print_refused(plan.attrs.get("refused"))
             if len(plan):
-                print(f"plan: {int(plan['calls_todo'].sum())} call(s) to make of {int(plan['calls_total'].sum())}; "
-                      f"estimated cost ${plan['est_cost_usd'].dropna().sum():.2f}", file=sys.stderr)
+                print(
+                    f"plan: {int(plan['calls_todo'].sum())} call(s) to make of {int(plan['calls_total'].sum())}; "
+                    f"estimated cost ${plan['est_cost_usd'].dropna().sum():.2f}",
+                    file=sys.stderr,
+                )
             result = run_infer(paths, opts)
         except (PlanError, KeyError, ValueError, MlxUnavailable, FerUnavailable, OSError) as exc:
             return _error(exc if isinstance(exc, OSError) else exc.args[0] if exc.args else exc)
         except KeyboardInterrupt as exc:
             return _interrupted(exc)
         print(result.summary.to_string(index=False))
-    print(f"calls made {result.calls_made}, reused from the ledger {result.calls_cached}, "
-          f"failed {result.calls_failed}, retries {result.retries}; "
-          f"{len(result.rows)} predictions -> {result.predictions_path}")
+    print(
+        f"calls made {result.calls_made}, reused from the ledger {result.calls_cached}, "
+        f"failed {result.calls_failed}, retries {result.retries}; "
+        f"{len(result.rows)} predictions -> {result.predictions_path}"
+    )
     if result.incomplete:
-        print(f"{len(result.incomplete)} unit(s) without an answer (retried on the next run), e.g. "
-              + "; ".join(f"{c}/{i}: {e}" for c, i, e in result.incomplete[:3]), file=sys.stderr)
+        print(
+            f"{len(result.incomplete)} unit(s) without an answer (retried on the next run), e.g. "
+            + "; ".join(f"{c}/{i}: {e}" for c, i, e in result.incomplete[:3]),
+            file=sys.stderr,
+        )
     if result.refused:
         print(f"{len(result.refused)} stimulus/condition pair(s) refused and not sent (listed above)", file=sys.stderr)
     for cid in result.summary.loc[result.summary["share_failed"] == 1.0, "condition_id"]:
         first = result.rows.loc[result.rows["condition_id"] == cid, "raw_responses"].iloc[0]
-        print(f"warning: no answer of {cid} could be parsed (the first: {first[:200]}); is the endpoint "
-              "answering with errors?", file=sys.stderr)
+        print(
+            f"warning: no answer of {cid} could be parsed (the first: {first[:200]}); is the endpoint "
+            "answering with errors?",
+            file=sys.stderr,
+        )
     return EXIT_PARTIAL if result.incomplete or result.refused else EXIT_OK
 
 
@@ -286,12 +335,25 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 
     paths = project(args.home)
     opts = JudgeOptions(
-        model_id=args.model, judge_id=args.judge_id, backend=args.backend, base_url=args.base_url,
-        api_key_env=args.api_key_env, plan=args.plan, anchor=args.anchor,
-        candidate_ids=split(args.candidates), variants=split(args.variants), sample_ids=split(args.samples),
-        limit=args.limit, temperature=args.temperature, seed=args.seed, max_tokens=args.max_tokens,
-        timeout_s=args.timeout, concurrency=args.concurrency,
-        retry=RetryPolicy(max_attempts=args.max_attempts), progress=not args.no_progress, on_drain=_draining,
+        model_id=args.model,
+        judge_id=args.judge_id,
+        backend=args.backend,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        plan=args.plan,
+        anchor=args.anchor,
+        candidate_ids=split(args.candidates),
+        variants=split(args.variants),
+        sample_ids=split(args.samples),
+        limit=args.limit,
+        temperature=args.temperature,
+        seed=args.seed,
+        max_tokens=args.max_tokens,
+        timeout_s=args.timeout,
+        concurrency=args.concurrency,
+        retry=RetryPolicy(max_attempts=args.max_attempts),
+        progress=not args.no_progress,
+        on_drain=_draining,
     )
     try:
         if args.dry_run:
@@ -362,15 +424,28 @@ def _cmd_sql(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rater1001", description="Can this AI model replace my human raters?")
     p.add_argument("--home", default=None, help="project folder (default: $RATER1001_HOME or the current folder)")
-    p.add_argument("--wait", type=_at_least(float, 0, inclusive=True), default=None, metavar="SECONDS",
-                   help="how long a writing command waits for another one on the same project folder (default 30)")
+    p.add_argument(
+        "--wait",
+        type=_at_least(float, 0, inclusive=True),
+        default=None,
+        metavar="SECONDS",
+        help="how long a writing command waits for another one on the same project folder (default 30)",
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("ingest", help="validate a file and land it as data/raw/TABLE.parquet")
     s.add_argument("table", help="stimuli, raters, human_ratings, model_conditions or model_predictions")
     s.add_argument("file", help="CSV, XLSX, JSONL or Parquet file")
-    s.add_argument("--encoding", default=None, help="text encoding of a CSV/JSONL file (default UTF-8, with or without BOM; e.g. cp949)")
-    s.add_argument("--drop-columns", action="store_true", help="ignore columns the table does not have instead of refusing the file")
+    s.add_argument(
+        "--encoding",
+        default=None,
+        help="text encoding of a CSV/JSONL file (default UTF-8, with or without BOM; e.g. cp949)",
+    )
+    s.add_argument(
+        "--drop-columns",
+        action="store_true",
+        help="ignore columns the table does not have instead of refusing the file",
+    )
     s.add_argument("--sheet", default=None, help="worksheet of an XLSX file (default: the first)")
     s.set_defaults(func=_cmd_ingest)
 
@@ -389,23 +464,49 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_build)
 
     s = sub.add_parser("infer", help="run models on the stimuli, images or texts (resumable; --dry-run first)")
-    s.add_argument("conditions", nargs="+", help="condition ids from seeds/model_condition_catalog.csv or --conditions-file")
-    s.add_argument("--images", default=None, help="folder the stimuli's file_path values are relative to "
-                   "(not needed when the study's stimuli are texts)")
+    s.add_argument(
+        "conditions", nargs="+", help="condition ids from seeds/model_condition_catalog.csv or --conditions-file"
+    )
+    s.add_argument(
+        "--images",
+        default=None,
+        help="folder the stimuli's file_path values are relative to (not needed when the study's stimuli are texts)",
+    )
     s.add_argument("--conditions-file", default=None, help="YAML file adding or overriding conditions")
-    s.add_argument("--strategy", default=None, choices=["context-carry", "json-single", "plain"],
-                   help="override the condition's prompt strategy")
+    s.add_argument(
+        "--strategy",
+        default=None,
+        choices=["context-carry", "json-single", "plain"],
+        help="override the condition's prompt strategy",
+    )
     s.add_argument("--run-id", default="r1", help="run / replicate id (part of every ledger key)")
     s.add_argument("--limit", type=_positive(int), default=None, help="only the first N images (by image_id)")
     s.add_argument("--base-url", default=None, help="send every selected condition to this server")
-    s.add_argument("--concurrency", action="append", metavar="BACKEND=N",
-                   help="calls in flight per provider (default openai=8, gemini=8, anthropic=4, openai-compatible=2, mlx=1)")
-    s.add_argument("--timeout", type=_positive(float), default=None, help="seconds before one call times out (default 120)")
-    s.add_argument("--max-attempts", type=_positive(int), default=8, help="attempts per call before it is recorded as failed")
-    s.add_argument("--max-retry-time", type=_positive(float), default=600.0, help="cap, in seconds, on the time one call may spend retrying")
-    s.add_argument("--parse-policy", default="strict", choices=["strict", "paper"],
-                   help="strict (default): only answers that are answers, no clamping of 502 to 9; "
-                        "paper: the S2.4 cascade as published, for exact reproduction")
+    s.add_argument(
+        "--concurrency",
+        action="append",
+        metavar="BACKEND=N",
+        help="calls in flight per provider (default openai=8, gemini=8, anthropic=4, openai-compatible=2, mlx=1)",
+    )
+    s.add_argument(
+        "--timeout", type=_positive(float), default=None, help="seconds before one call times out (default 120)"
+    )
+    s.add_argument(
+        "--max-attempts", type=_positive(int), default=8, help="attempts per call before it is recorded as failed"
+    )
+    s.add_argument(
+        "--max-retry-time",
+        type=_positive(float),
+        default=600.0,
+        help="cap, in seconds, on the time one call may spend retrying",
+    )
+    s.add_argument(
+        "--parse-policy",
+        default="strict",
+        choices=["strict", "paper"],
+        help="strict (default): only answers that are answers, no clamping of 502 to 9; "
+        "paper: the S2.4 cascade as published, for exact reproduction",
+    )
     s.add_argument("--dry-run", action="store_true", help="show calls, estimated tokens and cost; call nothing")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=_cmd_infer)
@@ -428,20 +529,28 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("summary", help="print the headline agreement table per condition from the built warehouse")
     s.set_defaults(func=_cmd_summary)
 
-    s = sub.add_parser("sql", help="ad hoc SQL on the warehouse: a query prints a table; no query opens harlequin (read-only)")
+    s = sub.add_parser(
+        "sql", help="ad hoc SQL on the warehouse: a query prints a table; no query opens harlequin (read-only)"
+    )
     s.add_argument("query", nargs="?", default=None, help="SQL to run (omit for an interactive session)")
     s.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write the result to FILE as CSV")
     s.add_argument("--parquet", type=Path, default=None, metavar="FILE", help="write the result to FILE as Parquet")
     s.add_argument("--write", action="store_true", help="open the warehouse writable (default: read-only)")
     s.set_defaults(func=_cmd_sql)
 
-    s = sub.add_parser("judge", help="pairwise LLM-as-a-judge over landed dialogues and candidates (the lab log's protocol)")
+    s = sub.add_parser(
+        "judge", help="pairwise LLM-as-a-judge over landed dialogues and candidates (the lab log's protocol)"
+    )
     s.add_argument("--model", default="gpt-5.1", help="judge model id (default gpt-5.1, the log's judge)")
     s.add_argument("--judge-id", default=None, help="name of the judge in judge_verdicts (default: the model id)")
     s.add_argument("--backend", default="openai", choices=["openai", "openai-compatible", "gemini", "anthropic"])
     s.add_argument("--base-url", default=None, help="server URL for openai-compatible backends")
-    s.add_argument("--api-key-env", default=None, help="environment variable holding the key (default OPENAI_API_KEY; GEMINI_API_KEY with --backend gemini, "
-                   "ANTHROPIC_API_KEY with --backend anthropic)")
+    s.add_argument(
+        "--api-key-env",
+        default=None,
+        help="environment variable holding the key (default OPENAI_API_KEY; GEMINI_API_KEY with --backend gemini, "
+        "ANTHROPIC_API_KEY with --backend anthropic)",
+    )
     s.add_argument("--plan", default="anchor", choices=["anchor", "round-robin"])
     s.add_argument("--anchor", default=None, help="anchor candidate (default: is_anchor in the catalog, P)")
     s.add_argument("--candidates", default=None, help="comma-separated candidate ids (default: all)")
@@ -452,7 +561,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=None)
     s.add_argument("--max-tokens", type=int, default=None)
     s.add_argument("--timeout", type=_positive(float), default=None, help="seconds per call")
-    s.add_argument("--concurrency", type=_positive(int), default=None, help="calls in flight (default 8 for APIs, 2 for servers)")
+    s.add_argument(
+        "--concurrency", type=_positive(int), default=None, help="calls in flight (default 8 for APIs, 2 for servers)"
+    )
     s.add_argument("--max-attempts", type=_positive(int), default=8)
     s.add_argument("--dry-run", action="store_true", help="count calls and estimate cost; no call made")
     s.add_argument("--no-progress", action="store_true")

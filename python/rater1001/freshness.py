@@ -7,6 +7,7 @@ the manifest, so any new data give a new fingerprint. The gate records the finge
 (int_study_provenance, macros/landing_status.sql computes both from the same bytes); outputs built
 from the warehouse compare those with the current landing here and say what is wrong.
 """
+
 from __future__ import annotations
 
 from .landing import file_sha256
@@ -42,8 +43,10 @@ LANDING_PROBLEMS = {
 GATE_PROBLEMS = {
     "failed": "the warehouse was built from a landing that FAILED the quality gate",
     "not checked": "the warehouse was built from a landing the quality gate never checked",
-    "checked another landing": ("the warehouse was built from a landing the quality gate never checked "
-                                "(its recorded verdict was for an earlier landing)"),
+    "checked another landing": (
+        "the warehouse was built from a landing the quality gate never checked "
+        "(its recorded verdict was for an earlier landing)"
+    ),
 }
 
 
@@ -52,22 +55,26 @@ def staleness(built_from: str | None, gate_status: str | None, current: str | No
     `gate_status`, when data/raw now holds landing `current`. Empty when nothing is."""
     problems = []
     if built_from is None and gate_status is None:
-        return ["the warehouse does not record which landing it was built from (built by an older "
-                "version of rater1001); rebuild it with `rater1001 run`"]
+        return [
+            "the warehouse does not record which landing it was built from (built by an older "
+            "version of rater1001); rebuild it with `rater1001 run`"
+        ]
     if built_from != current:
-        problems.append(f"the warehouse is STALE: it was built from landing {str(built_from)[:12]}, but "
-                        f"data/raw now holds landing {str(current)[:12]} (data landed since the build); "
-                        "run `rater1001 run` to check and rebuild")
+        problems.append(
+            f"the warehouse is STALE: it was built from landing {str(built_from)[:12]}, but "
+            f"data/raw now holds landing {str(current)[:12]} (data landed since the build); "
+            "run `rater1001 run` to check and rebuild"
+        )
     if gate_status in GATE_PROBLEMS:
-        problems.append(GATE_PROBLEMS[gate_status] + "; run `rater1001 check` "
-                        "(report/data_quality/index.html says why)")
+        problems.append(
+            GATE_PROBLEMS[gate_status] + "; run `rater1001 check` (report/data_quality/index.html says why)"
+        )
     return problems
 
 
 def warehouse_problems(paths: ProjectPaths, provenance: dict) -> list[str]:
     """staleness() for a warehouse whose int_study_provenance row is `provenance`."""
-    return staleness(provenance.get("landing_sha256"), provenance.get("gate_status"),
-                     landing_fingerprint(paths))
+    return staleness(provenance.get("landing_sha256"), provenance.get("gate_status"), landing_fingerprint(paths))
 
 
 def read_provenance(paths: ProjectPaths) -> dict | None:
@@ -90,8 +97,10 @@ def read_provenance(paths: ProjectPaths) -> dict | None:
 def built_from(provenance: dict) -> str:
     """One line naming the landing a warehouse was built from and its gate status then."""
     sha = provenance.get("landing_sha256")
-    return (f"built from landing {str(sha)[:12] if sha else 'unknown'} "
-            f"(quality gate at build time: {provenance.get('gate_status') or 'unknown'})")
+    return (
+        f"built from landing {str(sha)[:12] if sha else 'unknown'} "
+        f"(quality gate at build time: {provenance.get('gate_status') or 'unknown'})"
+    )
 
 
 def built_warehouse_problems(paths: ProjectPaths) -> list[str]:

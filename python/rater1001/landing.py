@@ -11,6 +11,7 @@ killed writer. The manifest (data/raw/_manifest.parquet) has one row per landed 
 came from, a content hash (so re-ingesting the same file is recognised), row counts and whether it
 is simulated data. Every output built from a landing zone with any simulated table says SIMULATED.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -18,7 +19,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -196,9 +197,7 @@ def manifest_with(paths: ProjectPaths, entry: ManifestEntry) -> pa.Table:
     """The manifest with the row of entry.table_name replaced (one row per table)."""
     current = read_manifest(paths)
     current = current[current["table_name"] != entry.table_name]
-    row = pd.DataFrame(
-        [{**entry.__dict__, "landed_at": datetime.now(UTC)}]
-    )
+    row = pd.DataFrame([{**entry.__dict__, "landed_at": datetime.now(UTC)}])
     merged = pd.concat([current, row], ignore_index=True) if len(current) else row
     return pa.Table.from_pandas(merged, schema=MANIFEST_SCHEMA, preserve_index=False)
 

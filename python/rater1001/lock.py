@@ -11,6 +11,7 @@ The lock is re-entrant within a process (the CLI takes it, and `ingest_file` tak
 called as a library). Whoever takes it first also finishes an interrupted landing commit and clears
 temporary files left by a killed writer (`landing.recover`).
 """
+
 from __future__ import annotations
 
 import json
@@ -18,7 +19,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 from filelock import FileLock, Timeout

@@ -1,5 +1,6 @@
 """Where things live in a project folder. Every path derives from one root so tests can point the
 whole tool at a temporary folder (RATER1001_HOME or an explicit argument)."""
+
 from __future__ import annotations
 
 import os

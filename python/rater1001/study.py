@@ -4,6 +4,7 @@
 A study.yml written before factors and roles existed (scale, dimensions, model_dimensions and a
 design with images_per_cell) still reads: it declares the paper's shape.
 """
+
 from __future__ import annotations
 
 import csv
@@ -18,8 +19,11 @@ from .paths import ProjectPaths
 FACTOR_ROLES = ("category", "audit")
 STIMULUS_KINDS = ("image", "text")
 # The paper's shape, used for whatever an older study.yml does not declare.
-PAPER_FACTORS = ({"name": "race", "role": "audit"}, {"name": "gender", "role": "audit"},
-                 {"name": "emotion", "role": "category"})
+PAPER_FACTORS = (
+    {"name": "race", "role": "audit"},
+    {"name": "gender", "role": "audit"},
+    {"name": "emotion", "role": "category"},
+)
 PAPER_RATER_ATTRIBUTES = ({"name": "gender"},)
 # The warehouse's role slots (docs/study_shape.md, "Factor names"): staging fills these columns
 # from the declared factors, so the marts read one set of columns whatever a study names its
@@ -55,6 +59,7 @@ class Factor:
 @dataclass(frozen=True)
 class DesignCell:
     """'Every combination of these factors' levels holds this many stimuli.'"""
+
     factors: tuple[str, ...]
     stimuli: int
 
@@ -103,7 +108,7 @@ class Study:
     @property
     def unanalysed_audit_factors(self) -> tuple[str, ...]:
         """Audit factors beyond the slots: declared and landed, but not in the audit marts."""
-        return tuple(f.name for f in self.audit_factors[len(AUDIT_SLOTS):])
+        return tuple(f.name for f in self.audit_factors[len(AUDIT_SLOTS) :])
 
     @property
     def design_declared(self) -> bool:
@@ -170,20 +175,23 @@ def _factors(cfg: dict, source: Path) -> tuple[Factor, ...]:
     out = []
     for i, f in enumerate(raw):
         if not isinstance(f, dict) or f.get("role") not in FACTOR_ROLES:
-            raise StudyError(f"{source}: factors[{i}] = {f!r}: needs a name and a role "
-                             f"({' or '.join(FACTOR_ROLES)})")
+            raise StudyError(f"{source}: factors[{i}] = {f!r}: needs a name and a role ({' or '.join(FACTOR_ROLES)})")
         out.append(Factor(str(f["name"]), f["role"]))
     names = [f.name for f in out]
     for f in out:
         if not NAME.match(f.name) or f.name in RESERVED_STIMULUS:
-            raise StudyError(f"{source}: factor name {f.name!r} must be lower-case letters, digits and "
-                             f"_ (a column name), and not one of {', '.join(RESERVED_STIMULUS)}")
+            raise StudyError(
+                f"{source}: factor name {f.name!r} must be lower-case letters, digits and "
+                f"_ (a column name), and not one of {', '.join(RESERVED_STIMULUS)}"
+            )
     if len(set(names)) < len(names):
         raise StudyError(f"{source}: factors {names}: a name is declared twice")
     categories = [f.name for f in out if f.role == "category"]
     if len(categories) > 1:
-        raise StudyError(f"{source}: factors declares {len(categories)} category factors "
-                         f"({', '.join(categories)}); a study has at most one")
+        raise StudyError(
+            f"{source}: factors declares {len(categories)} category factors "
+            f"({', '.join(categories)}); a study has at most one"
+        )
     return tuple(out)
 
 
@@ -202,11 +210,16 @@ def _design(cfg: dict, factors: tuple[Factor, ...], source: Path):
         fs = _names(c.get("factors"), f"design.cells[{i}].factors", source)
         unknown = [f for f in fs if f not in names]
         if not fs or unknown:
-            raise StudyError(f"{source}: design.cells[{i}].factors {list(fs)}: "
-                             f"not declared stimulus factors ({', '.join(names) or 'none declared'})")
+            raise StudyError(
+                f"{source}: design.cells[{i}].factors {list(fs)}: "
+                f"not declared stimulus factors ({', '.join(names) or 'none declared'})"
+            )
         cells.append(DesignCell(fs, _count(c.get("stimuli"), f"design.cells[{i}].stimuli", source)))
-    return (tuple(cells), _count(design.get("ratings_per_image"), "design.ratings_per_image", source),
-            _count(design.get("images_per_rater"), "design.images_per_rater", source))
+    return (
+        tuple(cells),
+        _count(design.get("ratings_per_image"), "design.ratings_per_image", source),
+        _count(design.get("images_per_rater"), "design.images_per_rater", source),
+    )
 
 
 def parse_study(cfg: dict, labels: tuple[FactorLabel, ...], source: Path) -> Study:
@@ -222,34 +235,49 @@ def parse_study(cfg: dict, labels: tuple[FactorLabel, ...], source: Path) -> Stu
     if kind not in STIMULUS_KINDS:
         raise StudyError(f"{source}: stimulus_kind {kind!r} must be one of {', '.join(STIMULUS_KINDS)}")
     dimensions = _names(cfg.get("dimensions", []), "dimensions", source)
-    model_dims = _names(cfg.get("model_dimensions", [d for d in ("valence", "arousal") if d in dimensions]),
-                        "model_dimensions", source)
+    model_dims = _names(
+        cfg.get("model_dimensions", [d for d in ("valence", "arousal") if d in dimensions]), "model_dimensions", source
+    )
     if not set(model_dims) <= set(dimensions):
         raise StudyError(f"{source}: model_dimensions {list(model_dims)} must be among dimensions {list(dimensions)}")
     factors = _factors(cfg, source)
     declared = {l.factor for l in labels}
-    attrs = tuple(a["name"] if isinstance(a, dict) else a
-                  for a in cfg.get("rater_attributes", list(PAPER_RATER_ATTRIBUTES)))
+    attrs = tuple(
+        a["name"] if isinstance(a, dict) else a for a in cfg.get("rater_attributes", list(PAPER_RATER_ATTRIBUTES))
+    )
     bad_attrs = [a for a in attrs if not isinstance(a, str) or not NAME.match(a) or a in RESERVED_RATER]
     if bad_attrs:
-        raise StudyError(f"{source}: rater_attributes {bad_attrs}: a name must be lower-case letters, "
-                         f"digits and _ (a column name), and not one of {', '.join(RESERVED_RATER)} "
-                         "(age in years is a column of its own; declare an age band instead)")
+        raise StudyError(
+            f"{source}: rater_attributes {bad_attrs}: a name must be lower-case letters, "
+            f"digits and _ (a column name), and not one of {', '.join(RESERVED_RATER)} "
+            "(age in years is a column of its own; declare an age band instead)"
+        )
     category = next((f.name for f in factors if f.role == "category"), None)
     if category in dimensions:
-        raise StudyError(f"{source}: the category factor {category!r} is also a dimension: the "
-                         "human_ratings file would need two columns of that name")
-    missing = [f.name for f in factors if f.name not in declared] + \
-        [a for a in attrs if a not in declared]
+        raise StudyError(
+            f"{source}: the category factor {category!r} is also a dimension: the "
+            "human_ratings file would need two columns of that name"
+        )
+    missing = [f.name for f in factors if f.name not in declared] + [a for a in attrs if a not in declared]
     if missing:
-        raise StudyError(f"{source}: no levels for {', '.join(sorted(set(missing)))} in "
-                         "seeds/factor_labels.csv (add rows with that factor name)")
+        raise StudyError(
+            f"{source}: no levels for {', '.join(sorted(set(missing)))} in "
+            "seeds/factor_labels.csv (add rows with that factor name)"
+        )
     cells, per_image, per_rater = _design(cfg, factors, source)
     return Study(
-        name=str(cfg.get("name", "study")), scale_min=scale_min, scale_max=scale_max,
-        dimensions=dimensions, model_dimensions=model_dims, labels=labels, factors=factors,
-        rater_attributes=attrs, stimulus_kind=kind, cells=cells,
-        ratings_per_image=per_image, images_per_rater=per_rater,
+        name=str(cfg.get("name", "study")),
+        scale_min=scale_min,
+        scale_max=scale_max,
+        dimensions=dimensions,
+        model_dimensions=model_dims,
+        labels=labels,
+        factors=factors,
+        rater_attributes=attrs,
+        stimulus_kind=kind,
+        cells=cells,
+        ratings_per_image=per_image,
+        images_per_rater=per_rater,
     )
 
 

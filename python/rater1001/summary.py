@@ -3,6 +3,7 @@ delta alpha and W1SD per model dimension against the human leave-one-out W1SD, a
 replaceability cells the condition passes, followed by the verdict counts. Reads only the marts
 of the agreement areas (docs/marts_agreement.md); labelled SIMULATED when the data are.
 """
+
 from __future__ import annotations
 
 import duckdb
@@ -86,18 +87,25 @@ def headline(paths: ProjectPaths) -> str:
         row.append(_fmt(r.get("cells_passed"), "d"))
         rows.append(row)
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    lines = [f"rater1001 headline ({label} data){' -- SIMULATED: not a real study' if label == 'SIMULATED' else ''}",
-             "  ".join(h.ljust(w) for h, w in zip(header, widths)),
-             "  ".join("-" * w for w in widths)]
+    lines = [
+        f"rater1001 headline ({label} data){' -- SIMULATED: not a real study' if label == 'SIMULATED' else ''}",
+        "  ".join(h.ljust(w) for h, w in zip(header, widths)),
+        "  ".join("-" * w for w in widths),
+    ]
     lines += ["  ".join(str(x).ljust(w) for x, w in zip(row, widths)) for row in rows]
     v = tables["replaceability_verdicts"]
     if len(v):
         counts = v.groupby(["measure", "verdict"]).size().unstack(fill_value=0)
         lines.append("")
-        lines.append("replaceability verdicts (cells per measure): " + "; ".join(
-            f"{m}: " + ", ".join(f"{k} {int(n)}" for k, n in counts.loc[m].items() if n)
-            for m in counts.index))
-    lines.append("d_alpha: interval alpha(human + model) - alpha(human), all images; W1SD: share of images with "
-                 "|z| <= 1 (human leave-one-out W1SD in brackets); cells passed: verdict cells "
-                 "(emotion x measure) the condition passes.")
+        lines.append(
+            "replaceability verdicts (cells per measure): "
+            + "; ".join(
+                f"{m}: " + ", ".join(f"{k} {int(n)}" for k, n in counts.loc[m].items() if n) for m in counts.index
+            )
+        )
+    lines.append(
+        "d_alpha: interval alpha(human + model) - alpha(human), all images; W1SD: share of images with "
+        "|z| <= 1 (human leave-one-out W1SD in brackets); cells passed: verdict cells "
+        "(emotion x measure) the condition passes."
+    )
     return "\n".join(lines)

@@ -4,6 +4,7 @@ dbt runs in-process (dbtRunner) on the repository's dbt project, with the landin
 warehouse of the chosen project folder passed through environment variables, and the study's
 declared dimensions and scale passed as vars, so one dbt project serves every study folder.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -51,8 +52,10 @@ def ensure_landing_tables(paths: ProjectPaths) -> list[str]:
 
 @contextmanager
 def _dbt_environment(paths: ProjectPaths):
-    saved = {k: os.environ.get(k) for k in ("RATER1001_RAW", "RATER1001_WAREHOUSE", "RATER1001_SEEDS",
-                                            "DBT_SEND_ANONYMOUS_USAGE_STATS")}
+    saved = {
+        k: os.environ.get(k)
+        for k in ("RATER1001_RAW", "RATER1001_WAREHOUSE", "RATER1001_SEEDS", "DBT_SEND_ANONYMOUS_USAGE_STATS")
+    }
     os.environ["RATER1001_RAW"] = str(paths.raw.absolute())  # dbt runs in the project folder (below)
     # Relative to the dbt project: dbt writes a seed test's compiled SQL under a path built from
     # the seed folder, which must stay inside target/.
@@ -79,13 +82,19 @@ def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = N
 
     paths.warehouse.parent.mkdir(parents=True, exist_ok=True)
     common = [
-        "--project-dir", str(REPO_ROOT),
-        "--profiles-dir", str(REPO_ROOT),
-        "--target-path", str(paths.root / "target"),
-        "--log-path", str(paths.root / "logs"),
+        "--project-dir",
+        str(REPO_ROOT),
+        "--profiles-dir",
+        str(REPO_ROOT),
+        "--target-path",
+        str(paths.root / "target"),
+        "--log-path",
+        str(paths.root / "logs"),
         # Nothing on the console (a build printed ~1,100 lines); everything in logs/dbt.log.
-        "--log-level", "none",
-        "--log-level-file", "debug",
+        "--log-level",
+        "none",
+        "--log-level-file",
+        "debug",
     ]
     with _dbt_environment(paths), _one_blas_thread():
         parse_state = _reuse_parse(paths, args)
@@ -197,8 +206,10 @@ def _drop_incompatible_warehouse(paths: ProjectPaths) -> bool:
     version = storage_version(paths.warehouse)
     if version is None or version <= COMPATIBLE_STORAGE_VERSION:
         return False
-    print(f"note: {paths.warehouse} has storage version {version}, which the DuckDB command-line and "
-          f"older clients cannot open; rebuilding it whole in version {COMPATIBLE_STORAGE_VERSION}")
+    print(
+        f"note: {paths.warehouse} has storage version {version}, which the DuckDB command-line and "
+        f"older clients cannot open; rebuilding it whole in version {COMPATIBLE_STORAGE_VERSION}"
+    )
     paths.warehouse.unlink()
     paths.warehouse.with_name(paths.warehouse.name + ".wal").unlink(missing_ok=True)
     return True
@@ -221,9 +232,13 @@ def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | 
     events = BuildEvents(on_node=on_node)
     with warnings_to_log(dbt_log_file(paths)) as python_warnings:
         result = _invoke(paths, args, events)
-    return events.summary(bool(result.success), dbt_log_file(paths), tuple(created),
-                          error=str(result.exception) if result.exception else None,
-                          python_warnings=python_warnings.n)
+    return events.summary(
+        bool(result.success),
+        dbt_log_file(paths),
+        tuple(created),
+        error=str(result.exception) if result.exception else None,
+        python_warnings=python_warnings.n,
+    )
 
 
 def dbt_docs(paths: ProjectPaths) -> Path | None:
@@ -235,5 +250,3 @@ def dbt_docs(paths: ProjectPaths) -> Path | None:
     result = _invoke(paths, ["docs", "generate", "--static", "--no-compile", "--vars", json.dumps(dbt_vars(paths))])
     out = paths.root / "target" / "static_index.html"
     return out if result.success and out.exists() else None
-
-

@@ -2,6 +2,7 @@
 module-scoped fixture): convert the raw sample, copy the study's own study.yml and label set into
 an empty project folder, `rater1001 ingest` every table, then `rater1001 run` (gate, dbt build,
 docs, report). README.md has the sources and licences."""
+
 from __future__ import annotations
 
 import contextlib
@@ -13,7 +14,6 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
-
 from rater1001 import contract
 from rater1001.cli import main
 from rater1001.paths import ProjectPaths, project

@@ -1,5 +1,6 @@
 """FER+ (shape a): ten crowd taggers' forced-choice emotion per face, no ratings, no model.
 Headline: the nominal alpha of the labels, and the human plurality label per emotion."""
+
 from __future__ import annotations
 
 import csv
@@ -8,9 +9,8 @@ from collections import Counter
 import krippendorff
 import numpy as np
 import pytest
-from sklearn import metrics
-
 from acceptance_build import HERE, build_study
+from sklearn import metrics
 
 # One build per dataset: under `make test` (pytest-xdist, --dist loadgroup) the module's tests
 # stay on one worker, so its module-scoped study is built once.
@@ -36,8 +36,10 @@ def test_the_sample_lands_whole_and_runs_quietly(study):
     images, votes = raw_votes()
     assert study.ingest_codes == {"stimuli": 0, "raters": 0, "human_ratings": 0}
     assert study.run_code == 0, study.run_stdout + study.run_stderr
-    landed = study.query("select count(*) as n, count(distinct image_id) as images, "
-                         "count(chosen_emotion) as labelled from stg_human_ratings").iloc[0]
+    landed = study.query(
+        "select count(*) as n, count(distinct image_id) as images, "
+        "count(chosen_emotion) as labelled from stg_human_ratings"
+    ).iloc[0]
     assert (landed.n, landed.images, landed.labelled) == (votes.sum(), len(images), 3000)
     # quiet: one line per stage, dbt's own lines only in logs/dbt.log, no warnings on stderr
     assert "dbt build: ok" in study.run_stdout and "START" not in study.run_stdout
@@ -63,10 +65,12 @@ def test_the_human_plurality_row_against_scikit_learn(study):
     plurality = [OPTIONS[i] for i in votes.argmax(axis=1)]
     summary = study.query("select * from classification_summary where condition_id = 'human'").iloc[0]
     assert (summary.n, summary.accuracy) == (len(images), 1.0)
-    by = study.query("select emotion, support, recall from classification_by_emotion "
-                     "where condition_id = 'human'").set_index("emotion")
+    by = study.query(
+        "select emotion, support, recall from classification_by_emotion where condition_id = 'human'"
+    ).set_index("emotion")
     _, recall, _, support = metrics.precision_recall_fscore_support(
-        plurality, plurality, labels=list(OPTIONS), zero_division=np.nan)
+        plurality, plurality, labels=list(OPTIONS), zero_division=np.nan
+    )
     counts = Counter(plurality)
     for option, n, r in zip(OPTIONS, support, recall):
         assert by.loc[option, "support"] == n == counts.get(option, 0)

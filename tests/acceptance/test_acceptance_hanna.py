@@ -2,6 +2,7 @@
 ratings of the same stories. Headlines: interval alpha with and without each LLM, z-score W1SD
 (model and human leave-one-out), Pearson r and MAE to the human mean, and the Alt-Test; each
 recomputed here from the raw sample by brute force or a reference package."""
+
 from __future__ import annotations
 
 import ast
@@ -11,10 +12,9 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
+from acceptance_build import HERE, build_study
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
-
-from acceptance_build import HERE, build_study
 
 # One build per dataset: under `make test` (pytest-xdist, --dist loadgroup) the module's tests
 # stay on one worker, so its module-scoped study is built once.
@@ -22,8 +22,13 @@ pytestmark = pytest.mark.xdist_group("acceptance_hanna")
 
 RAW = HERE / "hanna" / "raw" / "hanna_sample.csv"
 CRITERIA = {"CH": "coherence", "EM": "empathy"}
-LLMS = {"Beluga-13B": "beluga-13b", "OrcaPlatypus": "orcaplatypus", "Mistral-7B": "mistral-7b",
-        "Llama-13B": "llama-13b", "ChatGPT": "chatgpt"}
+LLMS = {
+    "Beluga-13B": "beluga-13b",
+    "OrcaPlatypus": "orcaplatypus",
+    "Mistral-7B": "mistral-7b",
+    "Llama-13B": "llama-13b",
+    "ChatGPT": "chatgpt",
+}
 
 
 def raw() -> tuple[dict[str, np.ndarray], dict[str, pd.DataFrame]]:
@@ -33,8 +38,7 @@ def raw() -> tuple[dict[str, np.ndarray], dict[str, pd.DataFrame]]:
     with open(RAW, newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     col = {k: np.concatenate([ast.literal_eval(r[k]) for r in rows]) for k in rows[0] if k != "Model"}
-    humans = {d: np.column_stack([col[f"Human {j} {c}"] for j in (1, 2, 3)]).astype(float)
-              for c, d in CRITERIA.items()}
+    humans = {d: np.column_stack([col[f"Human {j} {c}"] for j in (1, 2, 3)]).astype(float) for c, d in CRITERIA.items()}
     llms = {}
     for c, d in CRITERIA.items():
         llms[d] = pd.DataFrame({cid: col[f"{name} {c} 1"] for name, cid in LLMS.items()})
@@ -53,8 +57,13 @@ def test_off_scale_llm_ratings_are_refused_with_reasons_and_the_rest_builds(stud
     humans, llms = raw()
     refused = int(llms["coherence"].isna().sum().sum())
     assert refused == 18  # e.g. Mistral-7B's coherence -1.0 for story 296
-    assert study.ingest_codes == {"stimuli": 0, "raters": 0, "model_conditions": 0,
-                                  "human_ratings": 0, "model_predictions": 3}
+    assert study.ingest_codes == {
+        "stimuli": 0,
+        "raters": 0,
+        "model_conditions": 0,
+        "human_ratings": 0,
+        "model_predictions": 3,
+    }
     rejected = pd.read_parquet(study.paths.rejected_table("model_predictions"))
     assert len(rejected) == refused and rejected["_reason"].str.contains("outside the scale 1-5").all()
     assert study.run_code == 0, study.run_stdout + study.run_stderr
@@ -63,14 +72,17 @@ def test_off_scale_llm_ratings_are_refused_with_reasons_and_the_rest_builds(stud
 
 def test_interval_alpha_and_delta_alpha_equal_the_krippendorff_package(study):
     humans, llms = raw()
-    got = study.query("select dimension, condition_id, alpha, delta_alpha from alpha_delta "
-                      "where metric = 'interval' and emotion = 'all'").set_index(["dimension", "condition_id"])
+    got = study.query(
+        "select dimension, condition_id, alpha, delta_alpha from alpha_delta "
+        "where metric = 'interval' and emotion = 'all'"
+    ).set_index(["dimension", "condition_id"])
     for d, ratings in humans.items():
         human = krippendorff.alpha(reliability_data=ratings.T, level_of_measurement="interval")
         assert got.loc[(d, "human"), "alpha"] == pytest.approx(human, abs=1e-9)
         for cid in LLMS.values():
-            with_model = krippendorff.alpha(reliability_data=np.vstack([ratings.T, llms[d][cid].to_numpy()]),
-                                            level_of_measurement="interval")
+            with_model = krippendorff.alpha(
+                reliability_data=np.vstack([ratings.T, llms[d][cid].to_numpy()]), level_of_measurement="interval"
+            )
             assert got.loc[(d, cid), "alpha"] == pytest.approx(with_model, abs=1e-9)
             assert got.loc[(d, cid), "delta_alpha"] == pytest.approx(with_model - human, abs=1e-9)
 
@@ -79,8 +91,10 @@ def test_model_z_scores_by_brute_force(study):
     """A story the LLM has no rating for (refused on ingest) counts against it in W1SD, as an
     answer outside 1 SD (docs/stats.md, missing answers); answered-only W1SD and mean |z| beside."""
     humans, llms = raw()
-    got = study.query("select condition_id, dimension, mean_abs_z, w1sd, w1sd_answered_only, n_images "
-                      "from zscore_summary where emotion = 'all'").set_index(["condition_id", "dimension"])
+    got = study.query(
+        "select condition_id, dimension, mean_abs_z, w1sd, w1sd_answered_only, n_images "
+        "from zscore_summary where emotion = 'all'"
+    ).set_index(["condition_id", "dimension"])
     for d, ratings in humans.items():
         mean, sd = ratings.mean(axis=1), ratings.std(axis=1, ddof=1)
         for cid in LLMS.values():
@@ -100,8 +114,10 @@ def test_the_human_leave_one_out_baseline_by_brute_force(study):
     """Two equal other ratings (4, 4) leave an SD of exactly 0: that rating is counted as zero-SD,
     not given a huge z from rounding in a closed form."""
     humans, _ = raw()
-    got = study.query("select dimension, mean_abs_z, w1sd, n_images, n_zero_sd_images from zscore_summary "
-                      "where emotion = 'all' and condition_id = 'human_loo'").set_index("dimension")
+    got = study.query(
+        "select dimension, mean_abs_z, w1sd, n_images, n_zero_sd_images from zscore_summary "
+        "where emotion = 'all' and condition_id = 'human_loo'"
+    ).set_index("dimension")
     for d, ratings in humans.items():
         loo, zero_sd = [], 0  # each rating against the other two ratings of its story
         for ratings_of_story in ratings:
@@ -120,8 +136,9 @@ def test_the_human_leave_one_out_baseline_by_brute_force(study):
 
 def test_pearson_and_mae_to_the_human_mean_equal_scipy(study):
     humans, llms = raw()
-    got = study.query("select condition_id, dimension, n, pearson_r, mae from dimensional_agreement "
-                      "where emotion = 'all'").set_index(["condition_id", "dimension"])
+    got = study.query(
+        "select condition_id, dimension, n, pearson_r, mae from dimensional_agreement where emotion = 'all'"
+    ).set_index(["condition_id", "dimension"])
     for d, ratings in humans.items():
         for cid in LLMS.values():
             x = llms[d][cid].to_numpy()
@@ -155,9 +172,11 @@ def alt_test_by_hand(ratings: np.ndarray, x: np.ndarray, epsilon: float, q: floa
 
 def test_the_alt_test_equals_the_procedure_written_out(study):
     humans, llms = raw()
-    got = study.query("select condition_id, dimension, epsilon, winning_rate, advantage_probability, "
-                      "n_annotators_tested from alt_test_results where scoring = 'neg_abs_error' "
-                      "and emotion = 'all'").set_index(["condition_id", "dimension", "epsilon"])
+    got = study.query(
+        "select condition_id, dimension, epsilon, winning_rate, advantage_probability, "
+        "n_annotators_tested from alt_test_results where scoring = 'neg_abs_error' "
+        "and emotion = 'all'"
+    ).set_index(["condition_id", "dimension", "epsilon"])
     assert len(got) == len(LLMS) * len(humans) * 3
     for (cid, d, eps), row in got.iterrows():
         omega, rho = alt_test_by_hand(humans[d], llms[d][cid].to_numpy(), eps)
@@ -178,7 +197,8 @@ def test_no_category_and_one_audit_factor_under_its_own_name(study):
     are empty, and the audit's F test of the rating bias by generator (one stratum) is the one-way
     ANOVA of human mean - LLM rating across generators (scipy's f_oneway on the raw sample)."""
     assert study.query("select factor, role, slot from stg_study_factors").values.tolist() == [
-        ["generator", "audit", "race"]]
+        ["generator", "audit", "race"]
+    ]
     assert study.query("select count(*) as n from classification_summary").n.iloc[0] == 0
     assert study.query("select count(*) as n from demographic_slices").n.iloc[0] == 0
     got = study.query("select * from demographic_stratified_anova").set_index(["condition_id", "dimension"])

@@ -2,6 +2,7 @@
 gender and age. Headline: the nominal alpha of the labels overall and within each rater gender, and
 how often the crowd's majority label agrees with each gender's and age band's annotators. The
 study names its factors itself (irony, source, language_variety; rater gender and age_band)."""
+
 from __future__ import annotations
 
 import json
@@ -9,9 +10,8 @@ import json
 import krippendorff
 import numpy as np
 import pytest
-from scipy import stats
-
 from acceptance_build import HERE, build_study
+from scipy import stats
 
 # One build per dataset: under `make test` (pytest-xdist, --dist loadgroup) the module's tests
 # stay on one worker, so its module-scoped study is built once.
@@ -29,8 +29,12 @@ def raw() -> tuple[dict, dict]:
 
 def value_counts(items: dict, keep=lambda annotator: True) -> np.ndarray:
     """units x (not ironic, ironic) label counts, for the annotators `keep` accepts."""
-    return np.array([[sum(1 for a, v in item["annotations"].items() if keep(a) and v == label) for label in "01"]
-                     for item in items.values()])
+    return np.array(
+        [
+            [sum(1 for a, v in item["annotations"].items() if keep(a) and v == label) for label in "01"]
+            for item in items.values()
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +44,13 @@ def study(tmp_path_factory):
 
 def test_the_sample_lands_whole_with_the_annotators_demographics(study):
     items, people = raw()
-    assert study.ingest_codes == {"stimuli": 0, "raters": 0, "model_conditions": 0, "human_ratings": 0,
-                                  "model_predictions": 0}
+    assert study.ingest_codes == {
+        "stimuli": 0,
+        "raters": 0,
+        "model_conditions": 0,
+        "human_ratings": 0,
+        "model_predictions": 0,
+    }
     assert study.run_code == 0, study.run_stdout + study.run_stderr
     raters = study.query("select gender, count(*) as n, min(age) as youngest from stg_raters group by gender")
     expected = {g.lower(): sum(1 for p in people.values() if p["Gender"] == g) for g in ("Female", "Male")}
@@ -54,18 +63,21 @@ def test_the_sample_lands_whole_with_the_annotators_demographics(study):
 
 def test_label_alpha_overall_and_per_rater_gender_equals_the_krippendorff_package(study):
     items, people = raw()
-    got = study.query("select slice_by, slice_level, alpha, n_units, n_values from label_alpha "
-                      "where condition_id = 'human'").set_index(["slice_by", "slice_level"])
+    got = study.query(
+        "select slice_by, slice_level, alpha, n_units, n_values from label_alpha where condition_id = 'human'"
+    ).set_index(["slice_by", "slice_level"])
     overall = value_counts(items)
     assert got.loc[("all", "all"), "alpha"] == pytest.approx(
-        krippendorff.alpha(value_counts=overall, level_of_measurement="nominal"), abs=1e-9)
+        krippendorff.alpha(value_counts=overall, level_of_measurement="nominal"), abs=1e-9
+    )
     assert got.loc[("all", "all"), "n_values"] == overall.sum()
     for gender in ("Female", "Male"):
         counts = value_counts(items, lambda a, g=gender: people[a.removeprefix("Ann")]["Gender"] == g)
         pairable = counts[counts.sum(axis=1) >= 2]
         row = got.loc[("gender", gender.lower())]
         assert row.alpha == pytest.approx(
-            krippendorff.alpha(value_counts=pairable, level_of_measurement="nominal"), abs=1e-9)
+            krippendorff.alpha(value_counts=pairable, level_of_measurement="nominal"), abs=1e-9
+        )
         assert (row.n_units, row.n_values) == (len(pairable), pairable.sum())
     # irony is hard to agree on: alpha is low, as the MultiPICo paper reports for its annotators
     assert got.loc[("all", "all"), "alpha"] < 0.5
@@ -80,8 +92,11 @@ def age_band(age) -> str:
 def test_the_studys_own_factor_names_land_in_the_role_slots(study):
     items, _ = raw()
     factors = study.query("select factor, role, slot from stg_study_factors order by position")
-    assert factors.values.tolist() == [["irony", "category", "emotion"], ["source", "audit", "race"],
-                                       ["language_variety", "audit", "gender"]]
+    assert factors.values.tolist() == [
+        ["irony", "category", "emotion"],
+        ["source", "audit", "race"],
+        ["language_variety", "audit", "gender"],
+    ]
     stimuli = study.query("select image_id, race as source, gender as variety, emotion as irony from stg_stimuli")
     by_id = stimuli.set_index("image_id")
     for k, v in items.items():

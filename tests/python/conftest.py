@@ -8,17 +8,17 @@ the small study (`small_warehouse`) and the small study before any model has run
 tests over pytest-xdist workers (`build_once`). A test that changes a landing table builds its own
 project, selecting only the models it checks where it asserts only on those. `make test` hands the
 builds out to the workers so that neither waits for the other (pytest_xdist_make_scheduler)."""
+
 from __future__ import annotations
 
 import json
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
 
 import pytest
-
 from rater1001.paths import REPO_ROOT, ProjectPaths, project
 
 # Published reference fixtures (worked examples, the paper's tables); sources in its README.
@@ -30,6 +30,7 @@ SMALL_DESIGN = dict(n_identities=2, ratings_per_image=5, images_per_rater=12)
 
 
 # --- spreading the tests over pytest-xdist workers (`make test`: -n auto --dist loadgroup) ---------
+
 
 def _xdist_groups_file(config) -> Path:
     """Where the workers leave each test's xdist group for the scheduler: the run's base folder
@@ -65,8 +66,9 @@ def pytest_collection_modifyitems(session, config, items):
             item.add_marker(pytest.mark.xdist_group("demo_warehouse"))
         elif getattr(item, "module", None) in demo_modules:
             item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}-without-demo"))
-        marks = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
-                        for m in item.iter_markers("xdist_group")})
+        marks = sorted(
+            {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
+        )
         if marks:
             groups[item.nodeid] = "_".join(marks)
     if os.environ.get("PYTEST_XDIST_WORKER") and config.getvalue("loadgroup"):
@@ -104,8 +106,10 @@ def pytest_xdist_make_scheduler(config, log):
             if not self.ordered:  # xdist queues the units by their number of tests, which says nothing of their cost
                 self.ordered = True
                 at = {nodeid: i for i, nodeid in enumerate(self.collection)}
-                units = sorted(self.workqueue.items(), key=lambda u: (
-                    u[0] != "@demo_warehouse", not u[0].startswith("@"), min(at[n] for n in u[1])))
+                units = sorted(
+                    self.workqueue.items(),
+                    key=lambda u: (u[0] != "@demo_warehouse", not u[0].startswith("@"), min(at[n] for n in u[1])),
+                )
                 self.workqueue.clear()
                 self.workqueue.update(units)
             super()._assign_work_unit(node)

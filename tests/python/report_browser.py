@@ -4,6 +4,7 @@ script evaluates to, through the DevTools protocol.
 Why the protocol rather than `--enable-logging=stderr`: it delivers console errors and uncaught
 exceptions as structured events (no scraping of Chromium's own log noise), and lets the test wait
 until the page says its charts have finished rendering instead of guessing a time budget."""
+
 from __future__ import annotations
 
 import base64
@@ -22,9 +23,18 @@ from websockets.sync.client import connect
 CHROMIUM = Path(shutil.which("chromium") or "/usr/bin/chromium")
 # CI sets this so that a missing browser fails the run instead of skipping the test.
 REQUIRE_BROWSER = "RATER1001_REQUIRE_BROWSER"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--remote-debugging-port=0", "--window-size=1300,2000"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--remote-debugging-port=0",
+    "--window-size=1300,2000",
+]
 
 
 def require_chromium() -> None:
@@ -33,8 +43,10 @@ def require_chromium() -> None:
 
     if CHROMIUM.exists():
         return
-    reason = ("headless Chromium not found (looked for `chromium` on PATH and /usr/bin/chromium): "
-              "install the Debian package `chromium` (apt-get install chromium) to run this test")
+    reason = (
+        "headless Chromium not found (looked for `chromium` on PATH and /usr/bin/chromium): "
+        "install the Debian package `chromium` (apt-get install chromium) to run this test"
+    )
     if os.environ.get(REQUIRE_BROWSER) == "1":
         pytest.fail(f"{REQUIRE_BROWSER}=1 but {reason}", pytrace=False)
     pytest.skip(reason)
@@ -46,8 +58,8 @@ class PageRun:
     value: object = None
     requests: list[str] = field(default_factory=list)  # every URL the page asked for
     screenshot_png: bytes = b""
-    pdf: bytes = b""              # the page printed to PDF (A4), when asked for
-    print_value: object = None    # what `print_js` evaluates to under print media at the A4 text width
+    pdf: bytes = b""  # the page printed to PDF (A4), when asked for
+    print_value: object = None  # what `print_js` evaluates to under print media at the A4 text width
 
 
 class _Session:
@@ -70,7 +82,12 @@ class _Session:
 def _error_text(event: dict) -> str | None:
     method, p = event.get("method"), event.get("params", {})
     if method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
-        return "console." + p["type"] + ": " + " ".join(str(a.get("value", a.get("description", ""))) for a in p.get("args", []))
+        return (
+            "console."
+            + p["type"]
+            + ": "
+            + " ".join(str(a.get("value", a.get("description", ""))) for a in p.get("args", []))
+        )
     if method == "Runtime.exceptionThrown":
         d = p.get("exceptionDetails", {})
         return "exception: " + str(d.get("exception", {}).get("description") or d.get("text"))
@@ -83,15 +100,25 @@ def _error_text(event: dict) -> str | None:
 A4_TEXT_PX = (round((210 - 24) / 25.4 * 96), round((297 - 24) / 25.4 * 96))
 
 
-def open_page(html: Path, user_data_dir: Path, ready_js: str, result_js: str, timeout: float = 60,
-              init_js: str | None = None, print_js: str | None = None) -> PageRun:
+def open_page(
+    html: Path,
+    user_data_dir: Path,
+    ready_js: str,
+    result_js: str,
+    timeout: float = 60,
+    init_js: str | None = None,
+    print_js: str | None = None,
+) -> PageRun:
     """Load `html`, wait until `ready_js` is truthy, then evaluate `result_js` (JSON-returning).
     `init_js` runs in the page before any of its own scripts (e.g. to record alert() calls).
     With `print_js`, the page is also printed to PDF (A4, the page's own @page margins) and
     `print_js` is evaluated under print media with the viewport at the A4 text area."""
     user_data_dir.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.Popen([str(CHROMIUM), *FLAGS, f"--user-data-dir={user_data_dir}", "about:blank"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [str(CHROMIUM), *FLAGS, f"--user-data-dir={user_data_dir}", "about:blank"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         port_file = user_data_dir / "DevToolsActivePort"
         deadline = time.monotonic() + 30
@@ -116,20 +143,34 @@ def open_page(html: Path, user_data_dir: Path, ready_js: str, result_js: str, ti
                 time.sleep(0.2)
             value = s.call("Runtime.evaluate", expression=result_js, returnByValue=True)["result"].get("value")
             shot = s.call("Page.captureScreenshot", format="png", captureBeyondViewport=False)
-            run = PageRun(value=json.loads(value) if isinstance(value, str) else value,
-                          screenshot_png=base64.b64decode(shot["data"]))
+            run = PageRun(
+                value=json.loads(value) if isinstance(value, str) else value,
+                screenshot_png=base64.b64decode(shot["data"]),
+            )
             if print_js:
-                printed = s.call("Page.printToPDF", timeout=120, paperWidth=210 / 25.4, paperHeight=297 / 25.4,
-                                 preferCSSPageSize=True, printBackground=True)
+                printed = s.call(
+                    "Page.printToPDF",
+                    timeout=120,
+                    paperWidth=210 / 25.4,
+                    paperHeight=297 / 25.4,
+                    preferCSSPageSize=True,
+                    printBackground=True,
+                )
                 run.pdf = base64.b64decode(printed["data"])
                 s.call("Emulation.setEmulatedMedia", media="print")
-                s.call("Emulation.setDeviceMetricsOverride", width=A4_TEXT_PX[0], height=A4_TEXT_PX[1],
-                       deviceScaleFactor=1, mobile=False)
+                s.call(
+                    "Emulation.setDeviceMetricsOverride",
+                    width=A4_TEXT_PX[0],
+                    height=A4_TEXT_PX[1],
+                    deviceScaleFactor=1,
+                    mobile=False,
+                )
                 value = s.call("Runtime.evaluate", expression=print_js, returnByValue=True)["result"].get("value")
                 run.print_value = json.loads(value) if isinstance(value, str) else value
             run.errors = [t for t in map(_error_text, s.events) if t]
-            run.requests = [e["params"]["request"]["url"] for e in s.events
-                            if e.get("method") == "Network.requestWillBeSent"]
+            run.requests = [
+                e["params"]["request"]["url"] for e in s.events if e.get("method") == "Network.requestWillBeSent"
+            ]
             return run
     finally:
         proc.terminate()

@@ -1,13 +1,13 @@
 """Helpers the tests need that no mart uses: reshaping a published reliability matrix, delta alpha
 from a stats frame, a human's leave-one-out z in one call, and the exact folded-normal mean the
 S4 approximation is checked against. The formulas themselves stay in rater1001.stats."""
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 import pandas as pd
-
 from rater1001.stats.alpha import AlphaResult, delta_alpha
 from rater1001.stats.zscores import loo_mean, loo_sd, zscore
 
@@ -36,8 +36,9 @@ def folded_normal_mae(bias: float, sd: float) -> float:
     """Exact E|D| for D ~ N(bias, sd^2), the mean of the folded normal."""
     if sd == 0:
         return abs(bias)
-    return (sd * math.sqrt(2 / math.pi) * math.exp(-bias**2 / (2 * sd**2))
-            + bias * math.erf(bias / (sd * math.sqrt(2))))
+    return sd * math.sqrt(2 / math.pi) * math.exp(-(bias**2) / (2 * sd**2)) + bias * math.erf(
+        bias / (sd * math.sqrt(2))
+    )
 
 
 def demographic_aggregates(model_vs_human: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

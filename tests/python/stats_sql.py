@@ -1,5 +1,6 @@
 """Render this project's dbt macros with plain Jinja so pytest can run the exact SQL text dbt
 compiles against DuckDB (one home per formula: the macro is checked where it lives)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,9 +1,9 @@
 """The headless-browser test skips on a machine without Chromium, naming the package to install,
 and fails instead when RATER1001_REQUIRE_BROWSER=1 (what CI sets)."""
+
 from __future__ import annotations
 
 import pytest
-
 import report_browser
 
 

@@ -1,11 +1,11 @@
 """A quiet dbt build: nothing from dbt on the console, the full log in logs/dbt.log, progress and
 failures from dbt's structured events (build_events.py)."""
+
 from __future__ import annotations
 
 import pyarrow as pa
-import pytest
 import pyarrow.parquet as pq
-
+import pytest
 from rater1001.warehouse import dbt_build
 
 # Seeds and staging models with the tests of those alone (cautious indirect selection: a test
@@ -24,8 +24,7 @@ def _break_one_race(paths) -> str:
     t = pq.read_table(paths.raw_table("stimuli"))
     races = t.column("race").to_pylist()
     races[0] = "Martian"
-    pq.write_table(t.set_column(t.schema.get_field_index("race"), "race", pa.array(races)),
-                   paths.raw_table("stimuli"))
+    pq.write_table(t.set_column(t.schema.get_field_index("race"), "race", pa.array(races)), paths.raw_table("stimuli"))
     return t.column("image_id")[0].as_py()
 
 

@@ -3,17 +3,25 @@ paper-scale demo warehouse (the session `demo_warehouse`, no extra build) agains
 the doc fixed before the simulator was calibrated. The paper's numbers come from its tables in
 tests/reference/paper_tables; a finding the demo cannot meet is a strict xfail whose reason is the
 one the doc gives."""
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import REFERENCE, query_warehouse
 from rater1001.simulate.derive_profiles import _condition_of, _emotion_of_korean, _number
 
-VLMS = ["gemini-2.5-flash-nothink", "gemini-2.5-flash", "gemma3-27b-it", "gpt-4o-mini",
-        "qwen3-vl-4b-thinking", "gemma3-12b-it", "gemma3-4b-it", "llama-3.2-11b-vision"]
+VLMS = [
+    "gemini-2.5-flash-nothink",
+    "gemini-2.5-flash",
+    "gemma3-27b-it",
+    "gpt-4o-mini",
+    "qwen3-vl-4b-thinking",
+    "gemma3-12b-it",
+    "gemma3-4b-it",
+    "llama-3.2-11b-vision",
+]
 
 
 def paper_table(name: str) -> pd.DataFrame:
@@ -47,17 +55,22 @@ def paper_by_emotion(name: str) -> pd.DataFrame:
 def marts(demo_warehouse):
     q = lambda sql: query_warehouse(demo_warehouse, sql)  # noqa: E731
     return {
-        "alpha": q("select condition_id, dimension, emotion, alpha, delta_alpha from alpha_delta where metric = 'interval'"),
+        "alpha": q(
+            "select condition_id, dimension, emotion, alpha, delta_alpha from alpha_delta where metric = 'interval'"
+        ),
         "summary": q("select condition_id, accuracy, kappa from classification_summary").set_index("condition_id"),
         "recall": q("select condition_id, emotion, recall from classification_by_emotion"),
         "agreement": q("select condition_id, dimension, emotion, pearson_r, bias from dimensional_agreement"),
         "psig": q("select condition_id, dimension, p_sig from bootstrap_psig where emotion = 'all'"),
         "k_human": q("select dimension, emotion, model_to_human_sd_ratio as ratio from response_diversity_k_human"),
         "diversity": q("select condition_id, dimension, emotion, n_unique, modal_value from response_diversity"),
-        "gaps": q("select condition_id, accuracy_gap_pp, f1_gap_pp from demographic_slice_gaps "
-                  "where slice_type = 'race' and rater_kind = 'model'").set_index("condition_id"),
-        "verdicts": q("select emotion, measure, verdict from replaceability_verdicts "
-                      "where measure in ('valence', 'arousal')").set_index(["emotion", "measure"])["verdict"],
+        "gaps": q(
+            "select condition_id, accuracy_gap_pp, f1_gap_pp from demographic_slice_gaps "
+            "where slice_type = 'race' and rater_kind = 'model'"
+        ).set_index("condition_id"),
+        "verdicts": q(
+            "select emotion, measure, verdict from replaceability_verdicts where measure in ('valence', 'arousal')"
+        ).set_index(["emotion", "measure"])["verdict"],
     }
 
 
@@ -120,16 +133,21 @@ def test_correlation_is_mostly_between_emotions(marts):
 # 6 -------------------------------------------------------------------------------------------
 def test_polarity_exaggeration(marts):
     a = marts["agreement"]
-    bias = a[(a["dimension"] == "valence") & a["condition_id"].isin(VLMS)].pivot(index="condition_id", columns="emotion", values="bias")
+    bias = a[(a["dimension"] == "valence") & a["condition_id"].isin(VLMS)].pivot(
+        index="condition_id", columns="emotion", values="bias"
+    )
     assert (bias[["fear", "disgust", "angry"]] > 0).all().all(), bias
     assert (bias["happy"] < 0).all(), bias
 
 
 # 7, 8 ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("dimension, table, tolerance", [
-    ("valence", "table4c_valence_alpha.tsv", 0.002),
-    ("arousal", "table5c_arousal_alpha.tsv", 0.003),
-])
+@pytest.mark.parametrize(
+    "dimension, table, tolerance",
+    [
+        ("valence", "table4c_valence_alpha.tsv", 0.002),
+        ("arousal", "table5c_arousal_alpha.tsv", 0.003),
+    ],
+)
 def test_adding_a_vlm_does_not_lower_alpha(marts, dimension, table, tolerance):
     paper = paper_column(table, "Δα").reindex(VLMS)
     demo = pooled(marts["alpha"], dimension, "delta_alpha").reindex(VLMS)
@@ -147,12 +165,16 @@ def test_most_vlms_deviate_more_than_an_individual_human(marts):
     assert p.loc["gemma3-4b-it", "arousal"] <= 0.60 and p.loc["gemma3-4b-it", "arousal"] == p["arousal"].min(), p
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "docs/demo_fidelity.md, finding 9: the demo's Gemma3-27B arousal |z| per emotion is within .07 "
-    "of Table 5e (mean .735 vs .759), but its Hodges-Lehmann location (.72) stays below a random "
-    "human's LOO |z| (.77), so the one-sided signed-rank test is never significant; the paper's "
-    "95.4 % at a mean below the human mean (.759 < .794) needs a more skewed human |z| distribution "
-    "than the demo's normal residuals give"))
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "docs/demo_fidelity.md, finding 9: the demo's Gemma3-27B arousal |z| per emotion is within .07 "
+        "of Table 5e (mean .735 vs .759), but its Hodges-Lehmann location (.72) stays below a random "
+        "human's LOO |z| (.77), so the one-sided signed-rank test is never significant; the paper's "
+        "95.4 % at a mean below the human mean (.759 < .794) needs a more skewed human |z| distribution "
+        "than the demo's normal residuals give"
+    ),
+)
 def test_gemma3_27b_arousal_is_significant_in_most_replicates(marts):
     p = marts["psig"].pivot(index="condition_id", columns="dimension", values="p_sig")
     assert p.loc["gemma3-27b-it", "arousal"] >= 0.80, p
@@ -164,12 +186,16 @@ def test_vlm_valence_is_most_uniform_on_happy_and_least_on_sad(marts):
     assert r.idxmin() == "happy" and r.idxmax() == "sad", r
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "docs/demo_fidelity.md, finding 10: on sad faces the eight VLMs' mean answers alone (Table 4a: "
-    "2.35 to 4.53) and their label mixtures (Table 3 sad recall .09 to .60) spread more than the "
-    "demo's human panel (sad valence ratio 0.99-1.04 over four seeds, above the 0.95 asked; even with "
-    "every model's errors on one shared image ordering it stays near 1), while the human spread is "
-    "tied by alpha .498"))
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "docs/demo_fidelity.md, finding 10: on sad faces the eight VLMs' mean answers alone (Table 4a: "
+        "2.35 to 4.53) and their label mixtures (Table 3 sad recall .09 to .60) spread more than the "
+        "demo's human panel (sad valence ratio 0.99-1.04 over four seeds, above the 0.95 asked; even with "
+        "every model's errors on one shared image ordering it stays near 1), while the human spread is "
+        "tied by alpha .498"
+    ),
+)
 def test_vlm_valence_is_more_uniform_than_humans_in_every_emotion(marts):
     r = ratios(marts, "valence")
     assert (r < 1).all() and r.between(0.25, 0.95).all(), r
@@ -181,11 +207,14 @@ def test_disgust_arousal_is_where_vlms_disagree_more_than_humans(marts):
 
 
 # 12 ------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("condition, emotion, value", [
-    ("gpt-4o-mini", "happy", 9),
-    ("llama-3.2-11b-vision", "neutral", 5),
-    ("gemma3-27b-it", "fear", None),  # Table 4b prints "—" (SD 0) without the value
-])
+@pytest.mark.parametrize(
+    "condition, emotion, value",
+    [
+        ("gpt-4o-mini", "happy", 9),
+        ("llama-3.2-11b-vision", "neutral", 5),
+        ("gemma3-27b-it", "fear", None),  # Table 4b prints "—" (SD 0) without the value
+    ],
+)
 def test_one_value_answers(marts, condition, emotion, value):
     d = marts["diversity"]
     row = d[(d["condition_id"] == condition) & (d["dimension"] == "valence") & (d["emotion"] == emotion)].iloc[0]
@@ -225,11 +254,14 @@ def test_table_8_verdicts_per_emotion_and_dimension(marts):
     assert len(paper) == 12 and (demo == paper).sum() >= 10, pd.DataFrame({"demo": demo, "paper": paper})
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "docs/demo_fidelity.md, finding 14: valence neutral is replaceable on the demo (7 VLMs at or above "
-    "the human LOO W1SD; paper 4) because the demo's humans share one residual SD across emotions "
-    "while Table 6 has a much narrower human spread on neutral faces (1.01), so the Gemma3 models' "
-    "neutral |z| is .67-.84 instead of the paper's 1.06-1.23"))
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "docs/demo_fidelity.md, finding 14: valence neutral is replaceable on the demo (7 VLMs at or above "
+        "the human LOO W1SD; paper 4) because the demo's humans share one residual SD across emotions "
+        "while Table 6 has a much narrower human spread on neutral faces (1.01), so the Gemma3 models' "
+        "neutral |z| is .67-.84 instead of the paper's 1.06-1.23"
+    ),
+)
 def test_no_valence_or_arousal_cell_is_fully_replaceable(marts):
     assert (marts["verdicts"] != "replaceable").all(), marts["verdicts"]
-

@@ -3,6 +3,7 @@ sends them, an extended-thinking budget on the wire (temperature and seed are no
 this SDK's messages.create, so they are not sent), thinking blocks kept out of the
 answer, usage and cost, retries (429 with retry-after, 529 overloaded, a hang past the timeout, a
 truncated body), a refusal kept as an answer, a 400 recorded and redone, the key never written."""
+
 from __future__ import annotations
 
 import base64
@@ -11,7 +12,6 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
 from fakes.models import anthropic_error, anthropic_parts, anthropic_reply, anthropic_server, image_id_of
 from fakes.project import make_infer_project, truth
 from fakes.server import FakeServer, Reply
@@ -59,8 +59,15 @@ def proj(tmp_path, monkeypatch):
 
 def opts(proj, server, conditions=("claude-sonnet-4-6",), **kw):
     paths, images, yml = proj
-    return InferOptions(list(conditions), images, conditions_file=yml, base_url=server.url,
-                        progress=False, retry=kw.pop("retry", FAST), **kw)
+    return InferOptions(
+        list(conditions),
+        images,
+        conditions_file=yml,
+        base_url=server.url,
+        progress=False,
+        retry=kw.pop("retry", FAST),
+        **kw,
+    )
 
 
 def test_image_requests_settings_thinking_usage_and_cost(proj):
@@ -111,8 +118,17 @@ def test_rate_limit_overload_timeout_and_truncated_bodies_are_retried(proj):
             anthropic_error(529, "overloaded_error", "Overloaded"),
             Reply(200, anthropic_reply("{}").body, hang=True),  # never answers: the 2 s timeout ends it
             Reply(200, anthropic_reply('{"emotion": "sad"}').body, truncate=True),
-            Reply(200, {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn",
-                        "model": "claude-sonnet-4-6", "usage": {"input_tokens": 1, "output_tokens": 0}}),  # no text
+            Reply(
+                200,
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [],
+                    "stop_reason": "end_turn",
+                    "model": "claude-sonnet-4-6",
+                    "usage": {"input_tokens": 1, "output_tokens": 0},
+                },
+            ),  # no text
         )
         result = run_infer(paths, opts(proj, srv, limit=1, timeout_s=2.0))
     times = [r.at for r in srv.requests]
@@ -124,8 +140,10 @@ def test_rate_limit_overload_timeout_and_truncated_bodies_are_retried(proj):
 def test_a_refusal_is_an_answer_and_a_bad_request_is_redone_next_run(proj):
     paths = proj[0]
     with anthropic_server(answer) as srv:
-        srv.queue(Reply(200, anthropic_reply(None, stop_reason="refusal", output_tokens=0).body),
-                  anthropic_error(400, "invalid_request_error", "Image could not be processed"))
+        srv.queue(
+            Reply(200, anthropic_reply(None, stop_reason="refusal", output_tokens=0).body),
+            anthropic_error(400, "invalid_request_error", "Image could not be processed"),
+        )
         first = run_infer(paths, opts(proj, srv, limit=2, concurrency={"anthropic": 1}))  # faults in image order
         assert len(srv.requests) == 2  # neither is retried
         refused = first.rows.set_index("image_id").loc["img0000"]
@@ -151,8 +169,23 @@ def test_the_key_never_reaches_ledger_outputs_or_messages(proj, capsys):
         with pytest.raises(FatalCallError) as info:
             backend.generate(GenRequest("hi", None, None, "claude-sonnet-4-6"))
         assert info.value.kind == "auth" and KEY not in str(info.value) and "[REDACTED]" in str(info.value)
-        rc = cli.main(["--home", str(paths.root), "infer", "claude-sonnet-4-6", "--conditions-file", str(yml),
-                       "--images", str(images), "--base-url", leaks.url, "--limit", "1", "--no-progress"])
+        rc = cli.main(
+            [
+                "--home",
+                str(paths.root),
+                "infer",
+                "claude-sonnet-4-6",
+                "--conditions-file",
+                str(yml),
+                "--images",
+                str(images),
+                "--base-url",
+                leaks.url,
+                "--limit",
+                "1",
+                "--no-progress",
+            ]
+        )
     finally:
         leaks.stop()
     out = capsys.readouterr()

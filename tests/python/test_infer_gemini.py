@@ -1,12 +1,12 @@
 """The real `google-genai` SDK against a fake Gemini server: thinking budget (-1 and 0), include
 thoughts, thought text and thoughts_token_count, and the SDK's errors mapped to retry decisions."""
+
 from __future__ import annotations
 
 import json
 
 import pandas as pd
 import pytest
-
 from fakes.models import gemini_error, gemini_parts, gemini_server
 from fakes.project import make_infer_project, truth
 from rater1001.infer.run import InferOptions, run_infer
@@ -18,8 +18,12 @@ FAST = RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.05, max_retry_time_s=
 
 def answer(image_id, step, prompt):
     e = truth(image_id)
-    return {"emotion": f'```json\n{{"emotion": "{e}"}}\n```', "valence": '{"valence": 3}',
-            "arousal": '{"arousal": 5}', "all": json.dumps({"emotion": e, "valence": 3, "arousal": 5})}[step]
+    return {
+        "emotion": f'```json\n{{"emotion": "{e}"}}\n```',
+        "valence": '{"valence": 3}',
+        "arousal": '{"arousal": 5}',
+        "all": json.dumps({"emotion": e, "valence": 3, "arousal": 5}),
+    }[step]
 
 
 def thinking_cfg(cfg: dict) -> tuple[int | None, bool | None]:
@@ -46,8 +50,17 @@ def proj(tmp_path, monkeypatch):
 def test_thinking_and_nothink_conditions(proj):
     paths, images = proj
     with gemini_server(answer, thinking=like_the_api) as srv:
-        result = run_infer(paths, InferOptions(["gemini-2.5-flash", "gemini-2.5-flash-nothink"], images,
-                                               base_url=srv.url, limit=2, progress=False, retry=FAST))
+        result = run_infer(
+            paths,
+            InferOptions(
+                ["gemini-2.5-flash", "gemini-2.5-flash-nothink"],
+                images,
+                base_url=srv.url,
+                limit=2,
+                progress=False,
+                retry=FAST,
+            ),
+        )
     assert len(srv.requests) == 2 * 2 * 3
     seen = set()
     for req in srv.requests:
@@ -74,14 +87,33 @@ def test_thinking_and_nothink_conditions(proj):
 def test_sdk_errors_are_retried_or_recorded(proj):
     paths, images = proj
     with gemini_server(answer) as srv:
-        srv.queue(gemini_error(429, "RESOURCE_EXHAUSTED", {"Retry-After": "0.3"}),
-                  gemini_error(503, "UNAVAILABLE"))
-        ok = run_infer(paths, InferOptions(["gemini-2.5-flash"], images, base_url=srv.url, limit=1,
-                                           strategy="json-single", progress=False, retry=FAST))
+        srv.queue(gemini_error(429, "RESOURCE_EXHAUSTED", {"Retry-After": "0.3"}), gemini_error(503, "UNAVAILABLE"))
+        ok = run_infer(
+            paths,
+            InferOptions(
+                ["gemini-2.5-flash"],
+                images,
+                base_url=srv.url,
+                limit=1,
+                strategy="json-single",
+                progress=False,
+                retry=FAST,
+            ),
+        )
         assert ok.retries == 2 and not ok.incomplete and srv.requests[1].at - srv.requests[0].at >= 0.3
         srv.queue(gemini_error(400, "INVALID_ARGUMENT"))
-        bad = run_infer(paths, InferOptions(["gemini-2.5-flash"], images, base_url=srv.url, limit=2,
-                                            strategy="json-single", progress=False, retry=FAST))
+        bad = run_infer(
+            paths,
+            InferOptions(
+                ["gemini-2.5-flash"],
+                images,
+                base_url=srv.url,
+                limit=2,
+                strategy="json-single",
+                progress=False,
+                retry=FAST,
+            ),
+        )
     assert len(srv.requests) == 4  # 3 for the first image, 1 (not retried) for the second
     assert [i[1] for i in bad.incomplete] == ["img0001"] and "bad_request" in bad.incomplete[0][2]
 
@@ -89,12 +121,24 @@ def test_sdk_errors_are_retried_or_recorded(proj):
 def test_a_hang_past_the_timeout_is_retried(proj):
     paths, images = proj
     from fakes.models import gemini_reply
+
     with gemini_server(answer) as srv:
         hang = gemini_reply("{}")
         hang.hang = True  # never answers: the client's timeout ends the call
         srv.queue(hang)
-        result = run_infer(paths, InferOptions(["gemini-2.5-flash-nothink"], images, base_url=srv.url, limit=1,
-                                               strategy="json-single", timeout_s=2.0, progress=False, retry=FAST))
+        result = run_infer(
+            paths,
+            InferOptions(
+                ["gemini-2.5-flash-nothink"],
+                images,
+                base_url=srv.url,
+                limit=1,
+                strategy="json-single",
+                timeout_s=2.0,
+                progress=False,
+                retry=FAST,
+            ),
+        )
     assert len(srv.requests) == 2 and result.retries == 1 and len(result.rows) == 1
     prompt, image_id = gemini_parts(srv.requests[1].body)
     assert image_id == "img0000" and prompt.startswith("Analyze the facial expression")

@@ -1,6 +1,7 @@
 """`infer` sends only files inside the images folder that are images a provider accepts: absolute
 paths, `..`, and symbolic links out of the folder are refused per stimulus, never opened or sent,
 as are files that are not decodable images or break a provider's limits; the other stimuli run."""
+
 from __future__ import annotations
 
 import json
@@ -9,10 +10,9 @@ import re
 
 import pandas as pd
 import pytest
-from PIL import Image
-
 from fakes.models import openai_parts, openai_server
 from fakes.project import make_infer_project, tiny_png, truth
+from PIL import Image
 from rater1001.contract import STIMULI
 from rater1001.infer.images import MB, ImageFile, limit_problem
 from rater1001.infer.plan import PlanError
@@ -43,8 +43,10 @@ def set_file_path(paths, image_id, value):
 def refused(paths, images, match, bad="img0001"):
     """Run: the bad stimulus is refused with a message matching `match`, never sent, the others run."""
     with openai_server(answer) as srv:
-        result = run_infer(paths, InferOptions(["gpt-4o-mini"], images, base_url=srv.url + "/v1", progress=False,
-                                               strategy="json-single"))
+        result = run_infer(
+            paths,
+            InferOptions(["gpt-4o-mini"], images, base_url=srv.url + "/v1", progress=False, strategy="json-single"),
+        )
     sent = [openai_parts(r.body)[1] for r in srv.requests]  # the image id inside the bytes sent
     assert len(sent) == 2 and bad not in sent and "stolen" not in sent
     assert b"hunter2" not in b"".join(json.dumps(r.body).encode() for r in srv.requests)
@@ -63,8 +65,9 @@ def test_a_path_up_and_out_is_refused(proj, tmp_path):
     paths, images = proj
     (tmp_path / "secret_outside.txt").write_text("the key is hunter2")
     set_file_path(paths, "img0002", "../../secret_outside.txt")
-    refused(paths, images, r"image_id 'img0002': column file_path '../../secret_outside.txt': contains '..'",
-            bad="img0002")
+    refused(
+        paths, images, r"image_id 'img0002': column file_path '../../secret_outside.txt': contains '..'", bad="img0002"
+    )
 
 
 def test_a_symlink_out_of_the_folder_is_refused_and_one_inside_is_followed(proj, tmp_path):
@@ -78,15 +81,23 @@ def test_a_symlink_out_of_the_folder_is_refused_and_one_inside_is_followed(proj,
     table = dry_run(paths, InferOptions(["gpt-4o-mini"], images))
     assert table.loc[0, "calls_todo"] == 9 and table.attrs["refused"] == []
     set_file_path(paths, "img0002", "link_out.png")
-    refused(paths, images, rf"image_id 'img0002': column file_path 'link_out.png': leads to {outside}, "
-                           r"outside the images folder", bad="img0002")
+    refused(
+        paths,
+        images,
+        rf"image_id 'img0002': column file_path 'link_out.png': leads to {outside}, "
+        r"outside the images folder",
+        bad="img0002",
+    )
 
 
-@pytest.mark.parametrize("content, match", [
-    (b"the key is hunter2\n", r"is not an image that can be read"),
-    (tiny_png("img0001")[:60], r"is not a decodable image"),
-    (b"", r"is not an image that can be read"),
-])
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        (b"the key is hunter2\n", r"is not an image that can be read"),
+        (tiny_png("img0001")[:60], r"is not a decodable image"),
+        (b"", r"is not an image that can be read"),
+    ],
+)
 def test_a_file_that_is_not_a_decodable_image_is_refused(proj, content, match):
     paths, images = proj
     (images / "img0001.png").write_bytes(content)
@@ -110,8 +121,12 @@ def test_the_mime_type_comes_from_the_content_not_the_name(proj):
     paths, images = proj
     (images / "img0001.png").write_bytes(_jpeg_with_id("img0001"))
     with openai_server(answer) as srv:
-        run_infer(paths, InferOptions(["gpt-4o-mini"], images, base_url=srv.url + "/v1", progress=False,
-                                      strategy="json-single", limit=2))
+        run_infer(
+            paths,
+            InferOptions(
+                ["gpt-4o-mini"], images, base_url=srv.url + "/v1", progress=False, strategy="json-single", limit=2
+            ),
+        )
     mimes = {}
     for r in srv.requests:
         _, image_id, image = openai_parts(r.body)
@@ -141,8 +156,19 @@ def test_when_nothing_can_be_sent_the_plan_is_refused_and_the_cli_says_why(proj,
     paths, images = proj
     (images / "img0000.png").write_text("not an image")
     with openai_server(answer) as srv:
-        argv = ["--home", str(paths.root), "infer", "gpt-4o-mini", "--images", str(images), "--base-url",
-                srv.url + "/v1", "--no-progress", "--strategy", "json-single"]
+        argv = [
+            "--home",
+            str(paths.root),
+            "infer",
+            "gpt-4o-mini",
+            "--images",
+            str(images),
+            "--base-url",
+            srv.url + "/v1",
+            "--no-progress",
+            "--strategy",
+            "json-single",
+        ]
         rc = cli.main(argv)
         err = capsys.readouterr().err
         assert rc == 3 and "1 stimulus/condition pair(s) refused" in err and "img0000.png" in err
@@ -156,9 +182,15 @@ def test_when_nothing_can_be_sent_the_plan_is_refused_and_the_cli_says_why(proj,
     assert len(srv.requests) == 2  # the first run's two good stimuli
 
 
-@pytest.mark.parametrize("value, match", [("a\x00b.png", r"cannot be resolved \(.*null"),
-                                          ("loop.png", r"cannot be resolved \(.*loop"),
-                                          ("sub", r"no file"), ("", r" is empty")])
+@pytest.mark.parametrize(
+    "value, match",
+    [
+        ("a\x00b.png", r"cannot be resolved \(.*null"),
+        ("loop.png", r"cannot be resolved \(.*loop"),
+        ("sub", r"no file"),
+        ("", r" is empty"),
+    ],
+)
 def test_unresolvable_paths_are_refused_with_the_stimulus_named(proj, value, match):
     paths, images = proj
     (images / "loop.png").symlink_to(images / "loop.png")

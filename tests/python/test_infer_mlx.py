@@ -4,6 +4,7 @@
 prompt_utils.apply_chat_template, generate -> GenerationResult or str), our adapter passes the
 right arguments and reads the result. They do NOT show that real mlx-vlm accepts these arguments
 (e.g. thinking_budget needs a recent release) or that a model loads: see docs/infer.md."""
+
 from __future__ import annotations
 
 import json
@@ -13,7 +14,6 @@ from dataclasses import dataclass
 
 import pandas as pd
 import pytest
-
 from fakes.models import image_id_of
 from fakes.project import make_infer_project, truth
 from rater1001.infer.backends.mlx_backend import MlxBackend, MlxUnavailable
@@ -49,7 +49,8 @@ class StandIn:
         self.calls.append({"model": model, "processor": processor, "prompt": prompt, "image": image, **kwargs})
         image_id = image_id_of(open(image[0], "rb").read())
         text = "<think>Corners of the mouth are raised.</think>" + json.dumps(
-            {"emotion": truth(image_id), "valence": 8, "arousal": 6})
+            {"emotion": truth(image_id), "valence": 8, "arousal": 6}
+        )
         return text if self.return_str else GenerationResult(text, 1100, 40)
 
 

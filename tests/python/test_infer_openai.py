@@ -1,5 +1,6 @@
 """The real `openai` SDK against a fake OpenAI server on 127.0.0.1: the paper's settings reach the
 wire, context is carried, faults are retried or recorded, and the key never lands anywhere."""
+
 from __future__ import annotations
 
 import base64
@@ -10,7 +11,6 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
 from fakes.models import openai_error, openai_parts, openai_reply, openai_server, step_of
 from fakes.project import make_infer_project, truth
 from fakes.server import FakeServer, Reply
@@ -24,8 +24,12 @@ FAST = RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.05, max_retry_time_s=
 
 def answer(image_id, step, prompt):
     e = truth(image_id)
-    return {"emotion": json.dumps({"emotion": e}), "valence": '{"valence": 4}', "arousal": '{"arousal": 6}',
-            "all": json.dumps({"emotion": e, "valence": 4, "arousal": 6})}[step]
+    return {
+        "emotion": json.dumps({"emotion": e}),
+        "valence": '{"valence": 4}',
+        "arousal": '{"arousal": 6}',
+        "all": json.dumps({"emotion": e, "valence": 4, "arousal": 6}),
+    }[step]
 
 
 @pytest.fixture
@@ -35,8 +39,14 @@ def proj(tmp_path, monkeypatch):
 
 
 def opts(images, server, **kw):
-    return InferOptions(kw.pop("conditions", ["gpt-4o-mini"]), images, base_url=server.url + "/v1",
-                        progress=False, retry=kw.pop("retry", FAST), **kw)
+    return InferOptions(
+        kw.pop("conditions", ["gpt-4o-mini"]),
+        images,
+        base_url=server.url + "/v1",
+        progress=False,
+        retry=kw.pop("retry", FAST),
+        **kw,
+    )
 
 
 def test_paper_settings_reach_the_wire_and_answers_are_carried(proj):
@@ -112,8 +122,10 @@ def test_openai_compatible_server_from_a_conditions_file(tmp_path, monkeypatch):
 
     with openai_server(think_then_answer) as srv:
         yml = tmp_path / "conditions.yml"
-        yml.write_text(f"conditions:\n  - condition_id: qwen3-vl-ollama\n    extends: qwen3-vl-4b-thinking\n"
-                       f"    backend: openai-compatible\n    base_url: {srv.url}/v1\n    model_id: qwen3-vl:4b\n")
+        yml.write_text(
+            f"conditions:\n  - condition_id: qwen3-vl-ollama\n    extends: qwen3-vl-4b-thinking\n"
+            f"    backend: openai-compatible\n    base_url: {srv.url}/v1\n    model_id: qwen3-vl:4b\n"
+        )
         result = run_infer(paths, InferOptions(["qwen3-vl-ollama"], images, conditions_file=yml, progress=False))
     body = srv.requests[0].body
     assert body["model"] == "qwen3-vl:4b" and body["repetition_penalty"] == 1.5
@@ -141,13 +153,38 @@ def test_the_key_never_reaches_ledger_outputs_or_messages(proj, capsys):
         with pytest.raises(FatalCallError) as info:
             backend.generate(GenRequest("hi", b"IMG:x", "image/png", "gpt-4o-mini"))
         assert info.value.kind == "auth" and KEY not in str(info.value) and "[REDACTED]" in str(info.value)
-        rc = cli.main(["--home", str(paths.root), "infer", "gpt-4o-mini", "--images", str(images),
-                       "--base-url", leaks.url + "/v1", "--limit", "1", "--no-progress"])
+        rc = cli.main(
+            [
+                "--home",
+                str(paths.root),
+                "infer",
+                "gpt-4o-mini",
+                "--images",
+                str(images),
+                "--base-url",
+                leaks.url + "/v1",
+                "--limit",
+                "1",
+                "--no-progress",
+            ]
+        )
     finally:
         leaks.stop()
     with openai_server(answer) as srv:
-        rc2 = cli.main(["--home", str(paths.root), "infer", "gpt-4o-mini", "--images", str(images),
-                        "--base-url", srv.url + "/v1", "--limit", "2"])
+        rc2 = cli.main(
+            [
+                "--home",
+                str(paths.root),
+                "infer",
+                "gpt-4o-mini",
+                "--images",
+                str(images),
+                "--base-url",
+                srv.url + "/v1",
+                "--limit",
+                "2",
+            ]
+        )
     out = capsys.readouterr()
     assert rc == cli.EXIT_PARTIAL and rc2 == cli.EXIT_OK
     assert "[REDACTED]" in Path(ledger_path(paths, opts(images, srv))).read_text()

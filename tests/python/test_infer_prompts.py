@@ -1,15 +1,15 @@
 """The prompts are the paper's (Supplement S2) word for word, and the label list and the scale
 come from the study's data."""
+
 from __future__ import annotations
 
 import dataclasses
 
 import pytest
-
+from conftest import REFERENCE as REFERENCE_DIR
 from rater1001.infer.prompts import STRATEGIES, render, template_id
 from rater1001.paths import REPO_ROOT, project
 from rater1001.study import FactorLabel, load_study
-from conftest import REFERENCE as REFERENCE_DIR
 
 # Supplement S2's prompts verbatim (tests/reference/README.md says how the excerpt was checked).
 REFERENCE = REFERENCE_DIR / "paper_s2_prompts.txt"
@@ -34,13 +34,18 @@ def test_every_step_renders_to_a_block_of_the_paper(study, strategy):
 
 
 def test_labels_and_scale_come_from_the_study(study):
-    seven = [FactorLabel("emotion", l, "", (), i) for i, l in
-             enumerate(["happy", "sad", "angry", "fear", "disgust", "neutral", "surprise"], 1)]
-    other = dataclasses.replace(study, scale_min=1, scale_max=7,
-                                labels=tuple(l for l in study.labels if l.factor != "emotion") + tuple(seven))
+    seven = [
+        FactorLabel("emotion", l, "", (), i)
+        for i, l in enumerate(["happy", "sad", "angry", "fear", "disgust", "neutral", "surprise"], 1)
+    ]
+    other = dataclasses.replace(
+        study, scale_min=1, scale_max=7, labels=tuple(l for l in study.labels if l.factor != "emotion") + tuple(seven)
+    )
     step1, step2, step3 = STRATEGIES["context-carry"].steps
     assert "neutral, surprise." in render(step1, other)
-    assert "Rate from 1 to 7 where 1 is very unpleasant and 7 is very pleasant." in render(step2, other, {"emotion": "sad"})
+    assert "Rate from 1 to 7 where 1 is very unpleasant and 7 is very pleasant." in render(
+        step2, other, {"emotion": "sad"}
+    )
     assert "with pleasantness 3 out of 7." in render(step3, other, {"emotion": "sad", "valence": 3.0})
 
 

@@ -3,6 +3,7 @@ in flight are redone, and the result has exactly one prediction per key.
 
 No clock decides where the run is caught: the fake server answers a fixed number of calls and holds
 the rest, so the signal always arrives while the run is blocked on its calls in flight."""
+
 from __future__ import annotations
 
 import json
@@ -12,7 +13,6 @@ import subprocess
 import sys
 
 import pyarrow.parquet as pq
-
 from fakes.models import openai_parts, openai_server, step_of
 from fakes.project import make_infer_project, truth
 
@@ -21,7 +21,9 @@ N_IMAGES, STEPS, CONCURRENCY = 16, 3, 4
 
 
 def answer(image_id, step, prompt):
-    return {"emotion": f'{{"emotion": "{truth(image_id)}"}}', "valence": '{"valence": 5}', "arousal": '{"arousal": 5}'}[step]
+    return {"emotion": f'{{"emotion": "{truth(image_id)}"}}', "valence": '{"valence": 5}', "arousal": '{"arousal": 5}'}[
+        step
+    ]
 
 
 def ledger_ok(path) -> list[tuple[str, str]]:
@@ -69,9 +71,22 @@ def test_sigkill_mid_run_then_resume(tmp_path):
     env = {**os.environ, "OPENAI_API_KEY": KEY}
     with openai_server(answer) as srv:
         srv.hold(after=12)
-        cmd = [sys.executable, "-m", "rater1001.cli", "--home", str(paths.root), "infer", "gpt-4o-mini",
-               "--images", str(images), "--base-url", srv.url + "/v1", "--concurrency", f"openai={CONCURRENCY}",
-               "--no-progress"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "rater1001.cli",
+            "--home",
+            str(paths.root),
+            "infer",
+            "gpt-4o-mini",
+            "--images",
+            str(images),
+            "--base-url",
+            srv.url + "/v1",
+            "--concurrency",
+            f"openai={CONCURRENCY}",
+            "--no-progress",
+        ]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         blocked_on_held_calls(srv, proc, CONCURRENCY)
         os.kill(proc.pid, signal.SIGKILL)
@@ -110,9 +125,22 @@ def test_ctrl_c_lands_what_finished_and_says_how_to_resume(tmp_path):
     env = {**os.environ, "OPENAI_API_KEY": KEY}
     with openai_server(answer) as srv:
         srv.hold(after=8)  # 8 calls by 2 workers of 3-call units: at least one unit is complete
-        cmd = [sys.executable, "-m", "rater1001.cli", "--home", str(paths.root), "infer", "gpt-4o-mini",
-               "--images", str(images), "--base-url", srv.url + "/v1", "--concurrency", "openai=2",
-               "--no-progress"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "rater1001.cli",
+            "--home",
+            str(paths.root),
+            "infer",
+            "gpt-4o-mini",
+            "--images",
+            str(images),
+            "--base-url",
+            srv.url + "/v1",
+            "--concurrency",
+            "openai=2",
+            "--no-progress",
+        ]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         blocked_on_held_calls(srv, proc, 2)
         assert len(ledger_ok(ledger)) == 8
@@ -146,9 +174,24 @@ def test_ctrl_c_with_8_calls_in_flight_records_all_8(tmp_path):
 
     with openai_server(all_at_once) as srv:
         srv.hold(after=0)  # every call waits until the run has been interrupted
-        cmd = [sys.executable, "-m", "rater1001.cli", "--home", str(paths.root), "infer", "gpt-4o-mini",
-               "--images", str(images), "--base-url", srv.url + "/v1", "--concurrency", "openai=8",
-               "--strategy", "json-single", "--no-progress"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "rater1001.cli",
+            "--home",
+            str(paths.root),
+            "infer",
+            "gpt-4o-mini",
+            "--images",
+            str(images),
+            "--base-url",
+            srv.url + "/v1",
+            "--concurrency",
+            "openai=8",
+            "--strategy",
+            "json-single",
+            "--no-progress",
+        ]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         blocked_on_held_calls(srv, proc, 8)
         proc.send_signal(signal.SIGINT)

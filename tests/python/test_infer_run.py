@@ -1,11 +1,11 @@
 """Dry run arithmetic, conditions from the catalog / YAML, and compaction into the landing zone."""
+
 from __future__ import annotations
 
 import json
 
 import pyarrow.parquet as pq
 import pytest
-
 from fakes.models import openai_server
 from fakes.project import make_infer_project, truth
 from rater1001.contract import MODEL_CONDITIONS, MODEL_PREDICTIONS
@@ -20,13 +20,19 @@ KEY = "sk-test-run-0123456789abcdef"
 
 
 def answer(image_id, step, prompt):
-    return {"emotion": f'{{"emotion": "{truth(image_id)}"}}', "valence": "7", "arousal": '{"arousal": 3}',
-            "all": json.dumps({"emotion": truth(image_id), "valence": 7, "arousal": 3})}[step]
+    return {
+        "emotion": f'{{"emotion": "{truth(image_id)}"}}',
+        "valence": "7",
+        "arousal": '{"arousal": 3}',
+        "all": json.dumps({"emotion": truth(image_id), "valence": 7, "arousal": 3}),
+    }[step]
 
 
 def test_dry_run_counts_calls_and_prices_them_from_the_seed(tmp_path):
     paths, images = make_infer_project(tmp_path, 5)
-    table = dry_run(paths, InferOptions(["gpt-4o-mini", "gemini-2.5-flash", "gemma3-4b-it"], images)).set_index("condition_id")
+    table = dry_run(paths, InferOptions(["gpt-4o-mini", "gemini-2.5-flash", "gemma3-4b-it"], images)).set_index(
+        "condition_id"
+    )
     assert table.loc["gpt-4o-mini", "calls_todo"] == 15 and table.loc["gemma3-4b-it", "calls_todo"] == 5
     # closed form for gpt-4o-mini: 15 calls x (mean prompt chars / 4 + 25501 image tokens) input,
     # 15 x 15 output, at $0.15 / $0.60 per million (seeds/api_prices.csv)
@@ -59,8 +65,10 @@ def test_conditions_come_from_the_catalog_and_yaml(tmp_path):
     o = catalog["gpt-4o-mini"]
     assert (o.temperature, o.seed, o.image_detail) == (0.0, 42, "high")
     yml = tmp_path / "c.yml"
-    yml.write_text("conditions:\n  - condition_id: gemma3-12b-ollama\n    extends: gemma3-12b-it\n"
-                   "    backend: openai-compatible\n    base_url: http://localhost:11434/v1\n    model_id: gemma3:12b\n")
+    yml.write_text(
+        "conditions:\n  - condition_id: gemma3-12b-ollama\n    extends: gemma3-12b-it\n"
+        "    backend: openai-compatible\n    base_url: http://localhost:11434/v1\n    model_id: gemma3:12b\n"
+    )
     c = load_conditions(REPO_ROOT / "seeds", yml)["gemma3-12b-ollama"]
     assert (c.backend, c.model_id, c.strategy, c.size_b) == ("openai-compatible", "gemma3:12b", "json-single", 12.0)
     yml.write_text("conditions:\n  - condition_id: x\n    extends: gemma3-12b-it\n    temprature: 0\n")

@@ -4,6 +4,7 @@ carries the stimulus text, the study's label set and its model dimensions (no im
 answers land in the category column and one column per dimension, a rerun is served from the
 ledger, an edited text is asked again. The studies have the shapes of two acceptance samples
 (tests/acceptance/): MultiPICo (labels only) and HANNA (two dimensions on a 1-5 scale)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -14,7 +15,6 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
-
 from fakes.models import anthropic_reply, gemini_reply, openai_reply
 from fakes.server import FakeServer, Reply, Request
 from rater1001 import cli
@@ -27,17 +27,22 @@ from rater1001.study import load_study
 
 ACCEPTANCE = Path(__file__).resolve().parents[1] / "acceptance"
 FAST = RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.05, max_retry_time_s=20)
-KEYS = {"OPENAI_API_KEY": "sk-text-0123456789-abcdefghij", "GEMINI_API_KEY": "gm-text-0123456789-abcdefghij",
-        "ANTHROPIC_API_KEY": "sk-ant-text-0123456789-abcdefghij"}
+KEYS = {
+    "OPENAI_API_KEY": "sk-text-0123456789-abcdefghij",
+    "GEMINI_API_KEY": "gm-text-0123456789-abcdefghij",
+    "ANTHROPIC_API_KEY": "sk-ant-text-0123456789-abcdefghij",
+}
 CONDITIONS = """conditions:
   - {condition_id: gpt-text, display_name: GPT text, kind: llm, backend: openai, model_id: gpt-4o-mini, thinking: false, temperature: 0}
   - {condition_id: gemini-text, display_name: Gemini text, kind: llm, backend: gemini, model_id: gemini-2.5-flash, thinking: false}
   - {condition_id: claude-text, display_name: Claude text, kind: llm, backend: anthropic, model_id: claude-sonnet-4-6, thinking: false}
 """
-TEXTS = {"t01": "Oh great, another Monday. Yeah right, I love those.",
-         "t02": "The library opens at nine on weekdays.",
-         "t03": "Wonderful, the train is late again. Yeah right, best day ever.",
-         "t04": "She planted tomatoes and basil in the spring."}
+TEXTS = {
+    "t01": "Oh great, another Monday. Yeah right, I love those.",
+    "t02": "The library opens at nine on weekdays.",
+    "t03": "Wonderful, the train is late again. Yeah right, best day ever.",
+    "t04": "She planted tomatoes and basil in the spring.",
+}
 
 
 def the_text(prompt: str) -> str:
@@ -86,16 +91,29 @@ def text_project(root: Path, sample: str, texts: dict[str, str], monkeypatch):
     paths = project(root)
     study = load_study(paths)
     # every declared stimulus factor gets a level, under the study's own name
-    rows = [{"image_id": i, "text": t, **{f.name: study.levels(f.name)[n % len(study.levels(f.name))] for f in study.factors}}
-            for n, (i, t) in enumerate(texts.items())]
+    rows = [
+        {
+            "image_id": i,
+            "text": t,
+            **{f.name: study.levels(f.name)[n % len(study.levels(f.name))] for f in study.factors},
+        }
+        for n, (i, t) in enumerate(texts.items())
+    ]
     write_parquet_atomic(to_arrow(pd.DataFrame(rows), for_study(STIMULI, study)), paths.raw_table("stimuli"))
     (root / "conditions.yml").write_text(CONDITIONS)
     return paths, study
 
 
 def opts(paths, server, conditions, **kw):
-    return InferOptions(conditions, None, conditions_file=paths.root / "conditions.yml", base_url=server.url,
-                        progress=False, retry=FAST, **kw)
+    return InferOptions(
+        conditions,
+        None,
+        conditions_file=paths.root / "conditions.yml",
+        base_url=server.url,
+        progress=False,
+        retry=FAST,
+        **kw,
+    )
 
 
 def test_a_labels_only_text_study_runs_on_three_backends_and_resumes(tmp_path, monkeypatch):
@@ -133,7 +151,11 @@ def test_a_rated_text_study_lands_each_dimension_and_an_edited_text_is_asked_aga
 
     def respond(req):
         prompt, _ = prompt_of(req)
-        return anthropic_reply(hanna_answer(prompt)) if req.path.endswith("/v1/messages") else openai_reply(hanna_answer(prompt))
+        return (
+            anthropic_reply(hanna_answer(prompt))
+            if req.path.endswith("/v1/messages")
+            else openai_reply(hanna_answer(prompt))
+        )
 
     with FakeServer(respond) as srv:
         run_infer(paths, opts(paths, srv, ["claude-text"]))
@@ -167,8 +189,19 @@ def test_a_rated_text_study_lands_each_dimension_and_an_edited_text_is_asked_aga
 def test_cli_infer_on_texts_needs_no_images_folder_and_refuses_image_only_backends(tmp_path, monkeypatch, capsys):
     paths, _ = text_project(tmp_path, "multipico", {**TEXTS, "t05": "   "}, monkeypatch)
     with text_server() as srv:
-        rc = cli.main(["--home", str(paths.root), "infer", "gpt-text", "--conditions-file", str(paths.root / "conditions.yml"),
-                       "--base-url", srv.url, "--no-progress"])
+        rc = cli.main(
+            [
+                "--home",
+                str(paths.root),
+                "infer",
+                "gpt-text",
+                "--conditions-file",
+                str(paths.root / "conditions.yml"),
+                "--base-url",
+                srv.url,
+                "--no-progress",
+            ]
+        )
     err = capsys.readouterr().err
     assert rc == cli.EXIT_PARTIAL and len(srv.requests) == 4  # the empty text is refused, the others run
     assert "image_id 't05': column text is empty" in err

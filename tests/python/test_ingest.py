@@ -1,5 +1,6 @@
 """`rater1001 ingest`: every row either lands typed or is rejected with every reason, and the
 file-level failures (empty, wrong encoding, wrong columns, missing reference table) refuse the file."""
+
 from __future__ import annotations
 
 import hashlib
@@ -13,7 +14,6 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from rater1001 import cli
 from rater1001.ingest import IngestError, ingest_file
 from rater1001.landing import read_manifest
@@ -79,7 +79,11 @@ def test_acceptance_bad_ratings_are_rejected_with_their_reason_and_good_rows_lan
 
     assert (result.rows_read, result.rows_landed, result.rows_rejected) == (9, 3, 6)
     landed = landed_frame(project_with_refs)
-    assert list(zip(landed.rater_id, landed.image_id, landed.valence)) == [("r1", "img1", 5), ("r2", "img3", 9), ("r3", "img4", 1)]
+    assert list(zip(landed.rater_id, landed.image_id, landed.valence)) == [
+        ("r1", "img1", 5),
+        ("r2", "img3", 9),
+        ("r3", "img4", 1),
+    ]
     assert pq.read_schema(project_with_refs.raw_table("human_ratings")).field("valence").type == pa.int64()
 
     rejected = rejected_frame(project_with_refs).set_index("_source_row")
@@ -96,7 +100,9 @@ def test_acceptance_bad_ratings_are_rejected_with_their_reason_and_good_rows_lan
     assert "valence='10'" in rejected.loc[3, "_reason_text"] and "1-9" in rejected.loc[3, "_reason_text"]
     assert "valence='0'" in rejected.loc[4, "_reason_text"]
     assert "valence='7.5'" in rejected.loc[5, "_reason_text"]
-    assert "(r3, img1)" in rejected.loc[6, "_reason_text"] and "first row 6, last row 7" in rejected.loc[7, "_reason_text"]
+    assert (
+        "(r3, img1)" in rejected.loc[6, "_reason_text"] and "first row 6, last row 7" in rejected.loc[7, "_reason_text"]
+    )
     assert "img999" in rejected.loc[8, "_reason_text"]
     # the rejected file keeps the values as read
     assert rejected.loc[5, "valence"] == "7.5" and rejected.loc[3, "valence"] == "10"
@@ -148,11 +154,21 @@ def test_every_copy_of_a_duplicate_key_is_rejected(project_with_refs, tmp_path):
 
 
 def test_positive_and_age_rules(project_with_refs, tmp_path):
-    ratings = write_csv(tmp_path / "r.csv", ["rater_id", "image_id", "rt_valence_ms", "trial_index"],
-                        [("r1", "img1", "0", 1), ("r1", "img2", "812.5", 0), ("r1", "img3", "812.5", 3)])
+    ratings = write_csv(
+        tmp_path / "r.csv",
+        ["rater_id", "image_id", "rt_valence_ms", "trial_index"],
+        [("r1", "img1", "0", 1), ("r1", "img2", "812.5", 0), ("r1", "img3", "812.5", 3)],
+    )
     assert ingest_file(project_with_refs, "human_ratings", ratings).rows_landed == 1
-    assert rejected_frame(project_with_refs)["_rules"].tolist() == ["rt_valence_ms [positive]", "trial_index [positive]"]
-    raters = write_csv(tmp_path / "raters.csv", ["rater_id", "gender", "age"], [("a", "male", 0), ("b", "male", 130), ("c", "male", 129)])
+    assert rejected_frame(project_with_refs)["_rules"].tolist() == [
+        "rt_valence_ms [positive]",
+        "trial_index [positive]",
+    ]
+    raters = write_csv(
+        tmp_path / "raters.csv",
+        ["rater_id", "gender", "age"],
+        [("a", "male", 0), ("b", "male", 130), ("c", "male", 129)],
+    )
     assert ingest_file(project_with_refs, "raters", raters).rows_landed == 1
 
 
@@ -173,7 +189,10 @@ def test_labels_outside_the_declared_sets_get_a_did_you_mean_hint(tmp_project, t
     assert "race='Korea'" in reasons[1] and "did you mean 'Korean'?" in reasons[1]
     assert "gender='femle'" in reasons[2] and "did you mean 'female'?" in reasons[2]
     # nothing close: no guess, but the declared set is listed
-    assert "emotion='banana': not a declared emotion label; expected one of happy, sad, angry, fear, disgust, neutral" in reasons[2]
+    assert (
+        "emotion='banana': not a declared emotion label; expected one of happy, sad, angry, fear, disgust, neutral"
+        in reasons[2]
+    )
 
 
 def test_korean_labels_aliases_and_case_map_to_canonical_labels(tmp_project, tmp_path):
@@ -227,11 +246,15 @@ def test_refuses_ratings_before_the_tables_they_refer_to_have_landed(tmp_project
 
 
 def test_reingesting_a_referenced_table_warns_about_orphans(project_with_refs, tmp_path):
-    ingest_file(project_with_refs, "human_ratings", write_csv(tmp_path / "r.csv", RATING_COLUMNS, [("r1", "img4", 5, 5, 5)]))
+    ingest_file(
+        project_with_refs, "human_ratings", write_csv(tmp_path / "r.csv", RATING_COLUMNS, [("r1", "img4", 5, 5, 5)])
+    )
     STIMULI.iloc[:3].to_csv(tmp_path / "s.csv", index=False)
     result = ingest_file(project_with_refs, "stimuli", tmp_path / "s.csv")
-    assert result.warnings == ("human_ratings (already landed) has 1 rows whose image_id is not in the new stimuli; "
-                               "re-ingest human_ratings so they are checked again",)
+    assert result.warnings == (
+        "human_ratings (already landed) has 1 rows whose image_id is not in the new stimuli; "
+        "re-ingest human_ratings so they are checked again",
+    )
 
 
 # ------------------------------------------------------------------------------------ columns
@@ -321,7 +344,10 @@ def test_excel_typed_numbers_ids_and_booleans(tmp_project, tmp_path):
     book.save(tmp_path / "s.xlsx")
     assert ingest_file(tmp_project, "stimuli", tmp_path / "s.xlsx").rows_landed == 3
     assert landed_frame(tmp_project, "stimuli")[["image_id", "identity_id"]].values.tolist() == [
-        ["101", "7"], ["102", "7"], ["103", "8"]]
+        ["101", "7"],
+        ["102", "7"],
+        ["103", "8"],
+    ]
 
     RATERS.to_csv(tmp_path / "raters.csv", index=False)
     ingest_file(tmp_project, "raters", tmp_path / "raters.csv")
@@ -340,8 +366,13 @@ def test_excel_typed_numbers_ids_and_booleans(tmp_project, tmp_path):
 
 def test_csv_jsonl_xlsx_and_parquet_land_the_same_table(project_with_refs, tmp_path):
     source = pd.DataFrame(
-        {"rater_id": ["r1", "r2", "r3"], "image_id": ["img1", "img2", "img3"], "valence": [5, None, 9],
-         "rt_valence_ms": [812.5, 900.0, None], "emotion": ["happy", "슬픔", None]}
+        {
+            "rater_id": ["r1", "r2", "r3"],
+            "image_id": ["img1", "img2", "img3"],
+            "valence": [5, None, 9],
+            "rt_valence_ms": [812.5, 900.0, None],
+            "emotion": ["happy", "슬픔", None],
+        }
     )
     source.to_csv(tmp_path / "r.csv", index=False)
     source.to_json(tmp_path / "r.jsonl", orient="records", lines=True, force_ascii=False)
@@ -372,8 +403,12 @@ def test_reingesting_the_same_file_is_idempotent(project_with_refs, tmp_path):
     outputs = []
     for _ in range(2):
         ingest_file(project_with_refs, "human_ratings", path)
-        outputs.append((pq.read_table(project_with_refs.raw_table("human_ratings")),
-                        pq.read_table(project_with_refs.rejected_table("human_ratings"))))
+        outputs.append(
+            (
+                pq.read_table(project_with_refs.raw_table("human_ratings")),
+                pq.read_table(project_with_refs.rejected_table("human_ratings")),
+            )
+        )
     assert outputs[0][0].equals(outputs[1][0]) and outputs[0][1].equals(outputs[1][1])
     manifest = read_manifest(project_with_refs).set_index("table_name")
     assert manifest.index.tolist().count("human_ratings") == 1
@@ -383,9 +418,13 @@ def test_reingesting_the_same_file_is_idempotent(project_with_refs, tmp_path):
 
 
 def test_a_clean_reingest_replaces_the_table_and_removes_stale_rejections(project_with_refs, tmp_path):
-    ingest_file(project_with_refs, "human_ratings", write_csv(tmp_path / "a.csv", RATING_COLUMNS, [("r1", "img1", 0, 5, 5)]))
+    ingest_file(
+        project_with_refs, "human_ratings", write_csv(tmp_path / "a.csv", RATING_COLUMNS, [("r1", "img1", 0, 5, 5)])
+    )
     assert project_with_refs.rejected_table("human_ratings").exists()
-    result = ingest_file(project_with_refs, "human_ratings", write_csv(tmp_path / "b.csv", RATING_COLUMNS, [("r2", "img2", 5, 5, 5)]))
+    result = ingest_file(
+        project_with_refs, "human_ratings", write_csv(tmp_path / "b.csv", RATING_COLUMNS, [("r2", "img2", 5, 5, 5)])
+    )
     assert result.rejected_path is None and not project_with_refs.rejected_table("human_ratings").exists()
     assert landed_frame(project_with_refs).rater_id.tolist() == ["r2"]
 
@@ -395,11 +434,19 @@ def test_72000_ratings_land_with_rejections_spread_through_the_file(project_with
     rng = np.random.default_rng(0)
     rater = np.repeat(np.array(["r1", "r2", "r3"]), n // 3)
     frame = pd.DataFrame(
-        {"rater_id": rater, "image_id": [f"img{i}" for i in range(n)], "valence": rng.integers(1, 10, n),
-         "arousal": rng.integers(1, 10, n), "naturalness": rng.integers(1, 10, n),
-         "rt_valence_ms": rng.gamma(4, 400, n).round(1), "trial_index": np.arange(n) % 72 + 1}
+        {
+            "rater_id": rater,
+            "image_id": [f"img{i}" for i in range(n)],
+            "valence": rng.integers(1, 10, n),
+            "arousal": rng.integers(1, 10, n),
+            "naturalness": rng.integers(1, 10, n),
+            "rt_valence_ms": rng.gamma(4, 400, n).round(1),
+            "trial_index": np.arange(n) % 72 + 1,
+        }
     )
-    stimuli = pd.DataFrame({"image_id": frame.image_id, "identity_id": "p", "race": "Korean", "gender": "male", "emotion": "happy"})
+    stimuli = pd.DataFrame(
+        {"image_id": frame.image_id, "identity_id": "p", "race": "Korean", "gender": "male", "emotion": "happy"}
+    )
     stimuli.to_csv(tmp_path / "s.csv", index=False)
     ingest_file(project_with_refs, "stimuli", tmp_path / "s.csv")
     frame.loc[::1000, "valence"] = 0  # 72 rejections spread through the file
@@ -425,17 +472,34 @@ def test_cli_exit_codes(project_with_refs, tmp_path, capsys):
     assert cli.main([*home, "ingest", "human_ratings", str(tmp_path / "empty.csv")]) == 2
     assert "empty" in capsys.readouterr().err
     assert cli.main([*home, "ingest", "no_such_table", str(good)]) == 2
-    korean = write_csv(tmp_path / "k.csv", ["image_id", "identity_id", "race", "gender", "emotion"],
-                       [("i1", "p1", "한국인", "여성", "행복")], encoding="cp949")
+    korean = write_csv(
+        tmp_path / "k.csv",
+        ["image_id", "identity_id", "race", "gender", "emotion"],
+        [("i1", "p1", "한국인", "여성", "행복")],
+        encoding="cp949",
+    )
     assert cli.main([*home, "ingest", "stimuli", str(korean)]) == 2
     assert cli.main([*home, "ingest", "stimuli", str(korean), "--encoding", "cp949"]) == 0
 
 
 def test_cli_process_exit_code_for_partial_ingest(project_with_refs, tmp_path):
-    partial = write_csv(tmp_path / "partial.csv", RATING_COLUMNS, [("r1", "img1", 5, 5, 5), ("r2", "img1", "7.5", 5, 5)])
+    partial = write_csv(
+        tmp_path / "partial.csv", RATING_COLUMNS, [("r1", "img1", 5, 5, 5), ("r2", "img1", "7.5", 5, 5)]
+    )
     done = subprocess.run(
-        [sys.executable, "-m", "rater1001.cli", "--home", str(project_with_refs.root), "ingest", "human_ratings", str(partial)],
-        capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "rater1001.cli",
+            "--home",
+            str(project_with_refs.root),
+            "ingest",
+            "human_ratings",
+            str(partial),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 3, done.stderr
     assert "valence='7.5': not a whole number [type:int]" in done.stdout
@@ -478,9 +542,15 @@ def test_free_text_columns_are_kept_verbatim(project_with_refs, tmp_path):
     catalog.to_csv(tmp_path / "c.csv", index=False)
     ingest_file(project_with_refs, "model_conditions", tmp_path / "c.csv")
     predictions = pd.DataFrame(
-        {"condition_id": ["gpt-4o-mini "] * 3, "image_id": ["img1", "img2", "img3"], "run_id": " 1",
-         "strategy": "json-single", "parse_path": "json",
-         "thinking_text": ["  Let me look.\n", "NA", ""], "raw_responses": ['[" {\\"emotion\\": \\"happy\\"} "]', None, None]}
+        {
+            "condition_id": ["gpt-4o-mini "] * 3,
+            "image_id": ["img1", "img2", "img3"],
+            "run_id": " 1",
+            "strategy": "json-single",
+            "parse_path": "json",
+            "thinking_text": ["  Let me look.\n", "NA", ""],
+            "raw_responses": ['[" {\\"emotion\\": \\"happy\\"} "]', None, None],
+        }
     )
     predictions.to_csv(tmp_path / "p.csv", index=False)
     assert ingest_file(project_with_refs, "model_predictions", tmp_path / "p.csv").rows_landed == 3
@@ -510,7 +580,9 @@ def test_rows_cut_short_are_rejected_not_landed_with_nulls(project_with_refs, tm
     unquoted = tmp_path / "cut.csv"
     unquoted.write_text(f"{header}\nr1,img1,5,5,5\nr2,img1,5\n\nr3,img1,5,5,\nr1,img2,4,4", encoding="utf-8")
     quoted = tmp_path / "cut_quoted.csv"  # quotes send the count through the csv module
-    quoted.write_text(f'{header}\n"r1","img1",5,5,5\n"r2","img1",5\n\n"r3","img1",5,5,\n"r1","img2",4,4', encoding="utf-8")
+    quoted.write_text(
+        f'{header}\n"r1","img1",5,5,5\n"r2","img1",5\n\n"r3","img1",5,5,\n"r1","img2",4,4', encoding="utf-8"
+    )
     crlf = tmp_path / "cut_crlf.csv"  # a Windows export
     crlf.write_bytes(unquoted.read_bytes().replace(b"\n", b"\r\n"))
     for path in (unquoted, quoted, crlf):
@@ -530,7 +602,11 @@ def test_rows_cut_short_are_rejected_not_landed_with_nulls(project_with_refs, tm
 
 def test_huge_numbers_reject_their_row_and_integers_stay_exact(project_with_refs, tmp_path):
     columns = RATING_COLUMNS + ["trial_index"]
-    rows = [("r1", "img1", "99999999999999999999", 5, 5, 1), ("r2", "img1", 5, 5, 5, "1e20"), ("r3", "img1", 5, 5, 5, 2)]
+    rows = [
+        ("r1", "img1", "99999999999999999999", 5, 5, 1),
+        ("r2", "img1", 5, 5, 5, "1e20"),
+        ("r3", "img1", 5, 5, 5, 2),
+    ]
     result = ingest_file(project_with_refs, "human_ratings", write_csv(tmp_path / "r.csv", columns, rows))
     assert (result.rows_landed, result.rows_rejected) == (1, 2)
     rejected = rejected_frame(project_with_refs).set_index("_source_row")
@@ -539,13 +615,24 @@ def test_huge_numbers_reject_their_row_and_integers_stay_exact(project_with_refs
     assert rejected.loc[3, "_rules"] == "trial_index [type:int]"
 
     seed = 9007199254740993  # 2**53 + 1: a float64 would store ...992
-    conditions = pd.DataFrame({"condition_id": ["c1", "c2"], "display_name": ["C1", "C2"], "kind": "vlm",
-                               "thinking": "false", "backend": "openai", "seed": [str(seed), "-9223372036854775808"]})
+    conditions = pd.DataFrame(
+        {
+            "condition_id": ["c1", "c2"],
+            "display_name": ["C1", "C2"],
+            "kind": "vlm",
+            "thinking": "false",
+            "backend": "openai",
+            "seed": [str(seed), "-9223372036854775808"],
+        }
+    )
     conditions.to_csv(tmp_path / "c.csv", index=False)
     conditions.assign(seed=[seed, -(2**63)]).to_json(tmp_path / "c.jsonl", orient="records", lines=True)
     for name in ("c.csv", "c.jsonl"):
         assert ingest_file(project_with_refs, "model_conditions", tmp_path / name).rows_landed == 2
-        assert pq.read_table(project_with_refs.raw_table("model_conditions")).column("seed").to_pylist() == [seed, -(2**63)]
+        assert pq.read_table(project_with_refs.raw_table("model_conditions")).column("seed").to_pylist() == [
+            seed,
+            -(2**63),
+        ]
 
 
 @settings(max_examples=300, deadline=None)

@@ -1,6 +1,7 @@
 """Faults during `rater1001 ingest`: SIGKILL at random points, a disk that fills up, a source file
 deleted or replaced while it is read. After each, the next command finds the table, its rejected
 rows and its manifest row all from the old file or all from the new one, and no temporary file."""
+
 from __future__ import annotations
 
 import hashlib
@@ -12,7 +13,6 @@ import time
 from collections import Counter
 
 import pytest
-
 from fakes.landing import cli, landing_state, make_rating_project, mounted_tmpfs, temporaries, write_ratings
 from rater1001 import landing
 from rater1001.ingest import IngestError, ingest_file
@@ -139,7 +139,9 @@ def test_a_kill_before_the_commit_point_leaves_the_old_landing_and_its_temporari
 
     monkeypatch.setattr(landing, "_stage", dies_on_the_third_file)
     with pytest.raises(MemoryError):
-        ingest_file(paths, "human_ratings", write_ratings(tmp_path / "new.csv", 500, 0.3, seed=2, n_raters=10, n_images=72))
+        ingest_file(
+            paths, "human_ratings", write_ratings(tmp_path / "new.csv", 500, 0.3, seed=2, n_raters=10, n_images=72)
+        )
     assert landing_state(paths).same_as(before) and not temporaries(paths)
 
     # a SIGKILL runs no cleanup: temporaries of a dead writer are deleted by the next start
@@ -169,8 +171,11 @@ def test_the_checksum_is_of_the_bytes_parsed_even_if_the_source_is_deleted_mid_i
     result = ingest_file(paths, "human_ratings", source)
     state = landing_state(paths)
     assert state.manifest[1] == parsed
-    assert (state.manifest[2], state.manifest[3]) == (result.rows_landed, result.rows_rejected) == (
-        state.landed.num_rows, state.rejected.num_rows)
+    assert (
+        (state.manifest[2], state.manifest[3])
+        == (result.rows_landed, result.rows_rejected)
+        == (state.landed.num_rows, state.rejected.num_rows)
+    )
 
 
 def test_a_source_replaced_mid_ingest_records_the_checksum_of_what_landed(tmp_path, monkeypatch):

@@ -1,8 +1,8 @@
 """The verdict parser on what judges really write, and on what it must refuse."""
+
 from __future__ import annotations
 
 import pytest
-
 from rater1001.judge.catalog import load_axes
 from rater1001.judge.parse import VerdictParser, read_choice
 from rater1001.judge.prompt import render, template_text
@@ -25,15 +25,29 @@ def test_the_logs_real_verdict():
     assert r.reason.startswith("응답 1은") and r.reason.endswith("드러난다.") and "\n" in r.reason
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("**1축 (공감 반응)**： 응답 2\n**2축 (한국어 자연)**：tie\n**3축 (맥락 일관)**： 1번\n**종합**： 2",
-     ("2", "tie", "1", "2")),
-    ("1축(공감 반응) :  무승부\n2축 (한국어 자연): 동점\n3축 (맥락 일관) : ２\n종합 : 비김", ("tie", "tie", "2", "tie")),
-    ("- Empathic Response: Response 1\n- Korean Linguistic Appropriateness: Response 2\n"
-     "- Contextual Coherence: Tie\n- Overall: Response 1", ("1", "2", "tie", "1")),
-    ("공감적 반응: 2 (응답 2가 더 구체적)\n한국어 자연스러움: 1\n맥락 일관성: 응답1\n종합 판정: 2", ("2", "1", "1", "2")),
-    ("1. 1축 (공감 반응): __1__\n2. 2축 (한국어 자연): 1\n3. 3축 (맥락 일관): 2\n4. 종합: 1", ("1", "1", "2", "1")),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        (
+            "**1축 (공감 반응)**： 응답 2\n**2축 (한국어 자연)**：tie\n**3축 (맥락 일관)**： 1번\n**종합**： 2",
+            ("2", "tie", "1", "2"),
+        ),
+        (
+            "1축(공감 반응) :  무승부\n2축 (한국어 자연): 동점\n3축 (맥락 일관) : ２\n종합 : 비김",
+            ("tie", "tie", "2", "tie"),
+        ),
+        (
+            "- Empathic Response: Response 1\n- Korean Linguistic Appropriateness: Response 2\n"
+            "- Contextual Coherence: Tie\n- Overall: Response 1",
+            ("1", "2", "tie", "1"),
+        ),
+        (
+            "공감적 반응: 2 (응답 2가 더 구체적)\n한국어 자연스러움: 1\n맥락 일관성: 응답1\n종합 판정: 2",
+            ("2", "1", "1", "2"),
+        ),
+        ("1. 1축 (공감 반응): __1__\n2. 2축 (한국어 자연): 1\n3. 3축 (맥락 일관): 2\n4. 종합: 1", ("1", "1", "2", "1")),
+    ],
+)
 def test_formats_judges_really_write(text, expected):
     r = PARSER.parse(text)
     assert tuple(r.verdicts[a] for a in ("empathy", "naturalness", "coherence", "overall")) == expected
@@ -57,15 +71,31 @@ def test_contradictory_lines_void_the_axis():
 
 
 def test_a_reason_mentioning_axes_does_not_override_verdicts():
-    r = PARSER.parse("1축 (공감 반응): 2\n2축 (한국어 자연): 2\n3축 (맥락 일관): 2\n종합: 2\n"
-                     "이유: 응답 1은 형식적이다.\n공감 반응: 응답 1이 부족함")
+    r = PARSER.parse(
+        "1축 (공감 반응): 2\n2축 (한국어 자연): 2\n3축 (맥락 일관): 2\n종합: 2\n"
+        "이유: 응답 1은 형식적이다.\n공감 반응: 응답 1이 부족함"
+    )
     assert r.verdicts["empathy"] == "2" and "공감 반응" in r.reason
 
 
-@pytest.mark.parametrize("value,expected", [
-    ("1", "1"), (" 2 ", "2"), ("tie", "tie"), ("TIE", "tie"), ("응답 2", "2"), ("1번", "1"), ("Response 1", "1"),
-    ("무승부", "tie"), ("동점", "tie"), ("19", None), ("1 / 2 / tie", None), ("", None), ("응답 1, 응답 2", None),
-])
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        ("1", "1"),
+        (" 2 ", "2"),
+        ("tie", "tie"),
+        ("TIE", "tie"),
+        ("응답 2", "2"),
+        ("1번", "1"),
+        ("Response 1", "1"),
+        ("무승부", "tie"),
+        ("동점", "tie"),
+        ("19", None),
+        ("1 / 2 / tie", None),
+        ("", None),
+        ("응답 1, 응답 2", None),
+    ],
+)
 def test_read_choice(value, expected):
     assert read_choice(value) == expected
 
@@ -74,7 +104,8 @@ def test_prompt_is_the_logs_template_with_positions_filled():
     text = template_text()
     assert text.startswith("다음은 한국어 대화입니다. 마지막 화자 [${next_speaker}]의 응답으로 후보 두 개가")
     assert "응답 길이는 평가 대상이 아닙니다." in text and "종합: 1 / 2 / tie" in text
-    prompt = render(next_speaker="A", situation="상황", turns=[("A", "안녕"), ("B", "응")],
-                    response_1="첫째", response_2="둘째")
+    prompt = render(
+        next_speaker="A", situation="상황", turns=[("A", "안녕"), ("B", "응")], response_1="첫째", response_2="둘째"
+    )
     assert "[응답 후보] 응답 1: 첫째 / 응답 2: 둘째" in prompt
     assert "[대화] A: 안녕\nB: 응" in prompt and "[A]의 응답" in prompt

@@ -1,13 +1,13 @@
 """Pair plans: the log's call count (4 pairs x 2 orders x 56 samples x 4 variants - Qwen's 84
 skipped calls = 1708), errored cells excluded and counted, round-robin pairs, and that each order
 puts the right response in position 1."""
+
 from __future__ import annotations
 
 from itertools import product
 
 import pandas as pd
 import pytest
-
 from rater1001.judge.catalog import load_candidates
 from rater1001.judge.plan import PlanError, build_plan
 from rater1001.paths import REPO_ROOT

@@ -1,12 +1,12 @@
 """The SIMULATED judge demo: it lands through the contract in the log's shape, and the planted judge
 biases are recovered from the landed verdicts (parameter recovery with statsmodels' Logit)."""
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
-
 from rater1001.contract import TABLES
 from rater1001.judge.simulate import AXES, CATEGORIES, simulate_judge_study
 from rater1001.landing import read_manifest
@@ -26,12 +26,16 @@ def test_lands_in_the_logs_shape(sim):
     candidates = pd.read_parquet(paths.raw_table("candidates"))
     verdicts = pd.read_parquet(paths.raw_table("judge_verdicts"))
     assert len(dialogues) == 56 and dialogues["sample_id"].is_unique
-    assert (candidates["status"] == "error").sum() == 42 and set(candidates.loc[candidates["status"] == "error", "candidate_id"]) == {"Q"}
+    assert (candidates["status"] == "error").sum() == 42 and set(
+        candidates.loc[candidates["status"] == "error", "candidate_id"]
+    ) == {"Q"}
     llm = verdicts[verdicts["judge_kind"] == "llm"]
     touches_p = (llm["candidate_a"] == "P") | (llm["candidate_b"] == "P")
     assert llm[touches_p].groupby("judge_id").size().to_dict() == {"claude-sonnet-4.6": 1708, "gpt-5.1": 1708}
     # the round-robin supplement: gpt-5.1 also judges every model pair of the text variant, both orders
-    ok = candidates[(candidates["status"] == "ok") & (candidates["variant"] == "text") & (candidates["candidate_id"] != "P")]
+    ok = candidates[
+        (candidates["status"] == "ok") & (candidates["variant"] == "text") & (candidates["candidate_id"] != "P")
+    ]
     n_model_pairs = sum(n * (n - 1) // 2 for n in ok.groupby("sample_id").size())
     rr = llm[~touches_p]
     assert rr.groupby("judge_id").size().to_dict() == {"gpt-5.1": 2 * n_model_pairs}
@@ -62,8 +66,9 @@ def _design(paths, summary, judge_id, categories=None):
         second = np.where(d["order"] == "AB", d["candidate_b"], d["candidate_a"])
 
         def look(cands):
-            keys = pd.DataFrame({"sample_id": d["sample_id"].to_numpy(), "candidate_id": cands,
-                                 "variant": d["variant"].to_numpy()})
+            keys = pd.DataFrame(
+                {"sample_id": d["sample_id"].to_numpy(), "candidate_id": cands, "variant": d["variant"].to_numpy()}
+            )
             m = keys.merge(lat, on=["sample_id", "candidate_id", "variant"], how="left")
             p = keys.merge(invariant, on="sample_id", how="left")
             is_p = keys["candidate_id"].eq("P").to_numpy()
@@ -71,8 +76,9 @@ def _design(paths, summary, judge_id, categories=None):
 
         q1, l1 = look(first)
         q2, l2 = look(second)
-        rows.append(pd.DataFrame({"y": (d["verdict_" + axis] == "1").to_numpy(float), "dq": q1 - q2,
-                                  "dl": (l1 - l2) / 100.0}))
+        rows.append(
+            pd.DataFrame({"y": (d["verdict_" + axis] == "1").to_numpy(float), "dq": q1 - q2, "dl": (l1 - l2) / 100.0})
+        )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -139,8 +145,12 @@ def test_the_round_robin_bradley_terry_fit_recovers_the_planted_order(sim):
     paths, summary = sim
     v = pd.read_parquet(paths.raw_table("judge_verdicts")).rename(columns={"order": "presentation_order"})
     keys = ["judge_id", "judge_kind", "sample_id", "variant", "candidate_a", "candidate_b", "presentation_order"]
-    long = v.melt(id_vars=keys, value_vars=[f"verdict_{a}" for a in (*AXES, "overall")], var_name="axis",
-                  value_name="position_verdict").assign(axis=lambda d: d["axis"].str.removeprefix("verdict_"))
+    long = v.melt(
+        id_vars=keys,
+        value_vars=[f"verdict_{a}" for a in (*AXES, "overall")],
+        var_name="axis",
+        value_name="position_verdict",
+    ).assign(axis=lambda d: d["axis"].str.removeprefix("verdict_"))
     pairs = pair_verdicts(long, pd.read_parquet(paths.raw_table("dialogues")))
     bt = bradley_terry(pairs, "P")
     got = bt[(bt["judge_id"] == "gpt-5.1") & (bt["variant"] == "text") & (bt["axis"] == "overall")]

@@ -2,20 +2,31 @@
 planted biases seen through the marts, and a build on a study without a judge part. Both are the
 shared session builds (conftest.py): the small warehouse holds the judge demo study, and the small
 study before `infer` has no judge part at all."""
+
 from __future__ import annotations
 
 import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from rater1001.stats.alt_test import alt_test
 from sklearn.metrics import cohen_kappa_score
 
-from rater1001.stats.alt_test import alt_test
-
-JUDGE_MARTS = ("judge_pair_verdicts", "judge_inconsistency", "judge_win_rates", "judge_category_win_rates",
-               "judge_bradley_terry", "judge_bias_checks", "judge_agreement", "judge_alt_test", "judge_costs",
-               "judge_category_group_win_rates", "judge_category_group_agreement", "judge_reason_terms",
-               "judge_reason_samples")
+JUDGE_MARTS = (
+    "judge_pair_verdicts",
+    "judge_inconsistency",
+    "judge_win_rates",
+    "judge_category_win_rates",
+    "judge_bradley_terry",
+    "judge_bias_checks",
+    "judge_agreement",
+    "judge_alt_test",
+    "judge_costs",
+    "judge_category_group_win_rates",
+    "judge_category_group_agreement",
+    "judge_reason_terms",
+    "judge_reason_samples",
+)
 
 
 def query(paths, sql: str) -> pd.DataFrame:
@@ -37,8 +48,17 @@ def expected_pairs(paths) -> pd.DataFrame:
     v = pd.read_parquet(paths.raw_table("judge_verdicts"))
     first_is_a = v["order"] == "AB"
     pos = v["verdict_overall"]
-    v["winner"] = np.select([pos.eq("tie"), pos.eq("1") & first_is_a, pos.eq("2") & ~first_is_a,
-                             pos.eq("1") & ~first_is_a, pos.eq("2") & first_is_a], ["tie", "a", "a", "b", "b"], None)
+    v["winner"] = np.select(
+        [
+            pos.eq("tie"),
+            pos.eq("1") & first_is_a,
+            pos.eq("2") & ~first_is_a,
+            pos.eq("1") & ~first_is_a,
+            pos.eq("2") & first_is_a,
+        ],
+        ["tie", "a", "a", "b", "b"],
+        None,
+    )
     key = ["judge_id", "sample_id", "variant", "candidate_a", "candidate_b"]
     ab = v[v["order"] == "AB"].set_index(key)["winner"].rename("ab")
     ba = v[v["order"] == "BA"].set_index(key)["winner"].rename("ba")
@@ -46,8 +66,9 @@ def expected_pairs(paths) -> pd.DataFrame:
     m = pd.concat([ab, ba, kinds], axis=1)
     both = m["ab"].notna() & m["ba"].notna()
     single = m["judge_kind"].eq("human") & (m["ab"].notna() ^ m["ba"].notna())
-    m["final"] = np.where(both, np.where(m["ab"] == m["ba"], m["ab"], "tie"),
-                          np.where(single, m["ab"].fillna(m["ba"]), None))
+    m["final"] = np.where(
+        both, np.where(m["ab"] == m["ba"], m["ab"], "tie"), np.where(single, m["ab"].fillna(m["ba"]), None)
+    )
     return m.reset_index()
 
 
@@ -75,17 +96,24 @@ def test_win_rates_recount(built):
     for (judge, cand), row in counts.iterrows():
         g = got.loc[(judge, cand)]
         assert (g["wins"], g["ties"], g["losses"], g["n_incomplete"]) == tuple(
-            row.get(k, 0) for k in ("win", "tie", "loss", "missing"))
+            row.get(k, 0) for k in ("win", "tie", "loss", "missing")
+        )
         credit = row.get("win", 0) + 0.5 * row.get("tie", 0)
         # a pair without a verdict counts against the candidate; the answered-only rate stands beside
         assert g["win_rate"] == pytest.approx(credit / row.sum(), abs=1e-12)
         assert g["win_rate_answered_only"] == pytest.approx(credit / (row.sum() - row.get("missing", 0)), abs=1e-12)
-    cat = query(built, "select variant, sum(n_pairs) as n from judge_category_win_rates where axis = 'overall' "
-                       "and judge_id = 'gpt-5.1' group by variant").set_index("variant")["n"]
+    cat = query(
+        built,
+        "select variant, sum(n_pairs) as n from judge_category_win_rates where axis = 'overall' "
+        "and judge_id = 'gpt-5.1' group by variant",
+    ).set_index("variant")["n"]
     assert cat["all"] == got.loc["gpt-5.1", "n_pairs"].sum()
     # the category x variant split adds up to the pooled rows, variant by variant
-    per_variant = query(built, "select variant, sum(n_pairs) as n from judge_win_rates where axis = 'overall' "
-                               "and judge_id = 'gpt-5.1' and variant <> 'all' group by variant").set_index("variant")["n"]
+    per_variant = query(
+        built,
+        "select variant, sum(n_pairs) as n from judge_win_rates where axis = 'overall' "
+        "and judge_id = 'gpt-5.1' and variant <> 'all' group by variant",
+    ).set_index("variant")["n"]
     assert cat.drop("all").sort_index().to_dict() == per_variant.sort_index().to_dict()
 
 
@@ -98,14 +126,20 @@ def test_planted_biases_show_in_the_bias_checks(built):
     assert gpt.loc["verbosity", "estimate"] > 0 and gpt.loc["verbosity", "p_value"] < 0.05
     # the second judge has no position bias
     assert sonnet.loc["position_bias", "ci_low"] < 0.5 < sonnet.loc["position_bias", "ci_high"]
-    corr = query(built, "select * from judge_bias_checks where check_name = 'axis_correlation' "
-                        "and judge_id = 'gpt-5.1' and variant = 'all'")
+    corr = query(
+        built,
+        "select * from judge_bias_checks where check_name = 'axis_correlation' "
+        "and judge_id = 'gpt-5.1' and variant = 'all'",
+    )
     assert len(corr) == 6 and (corr["estimate"] > 0).all()  # the axes share a quality component
 
 
 def test_bradley_terry_orders_candidates_as_planted(built):
-    bt = query(built, "select * from judge_bradley_terry where judge_id = 'gpt-5.1' and variant = 'all' "
-                      "and axis = 'overall' and design = 'anchor_only'").set_index("candidate_id")
+    bt = query(
+        built,
+        "select * from judge_bradley_terry where judge_id = 'gpt-5.1' and variant = 'all' "
+        "and axis = 'overall' and design = 'anchor_only'",
+    ).set_index("candidate_id")
     assert bt.loc["P", "log_strength"] == 0 and bt.loc["P", "tie_model"] == "davidson"
     # planted mean quality (overall): K -0.2 > H -0.67 > M -1.43
     assert bt.loc["K", "log_strength"] > bt.loc["H", "log_strength"] > bt.loc["M", "log_strength"]
@@ -117,8 +151,11 @@ def test_kappa_between_judges_equals_sklearn(built):
     key = ["sample_id", "variant", "candidate_a", "candidate_b"]
     w = pairs.pivot_table(index=key, columns="judge_id", values="final_verdict", aggfunc="first")
     both = w[["gpt-5.1", "claude-sonnet-4.6"]].dropna()
-    got = query(built, "select * from judge_agreement where axis = 'empathy' and judge_1 = 'claude-sonnet-4.6' "
-                       "and judge_2 = 'gpt-5.1'")
+    got = query(
+        built,
+        "select * from judge_agreement where axis = 'empathy' and judge_1 = 'claude-sonnet-4.6' "
+        "and judge_2 = 'gpt-5.1'",
+    )
     assert got["n_pairs"].item() == len(both)
     assert got["kappa"].item() == pytest.approx(cohen_kappa_score(both["gpt-5.1"], both["claude-sonnet-4.6"]))
     alt = query(built, "select * from judge_alt_test")
@@ -136,8 +173,10 @@ def test_costs_add_up(built):
 
 def test_marts_build_empty_without_a_judge_part(small_warehouse_without_predictions):
     paths = small_warehouse_without_predictions.paths  # no judge file ever landed there
-    assert not any(paths.raw_table(t).exists() and pd.read_parquet(paths.raw_table(t)).shape[0]
-                   for t in ("dialogues", "candidates", "judge_verdicts"))
+    assert not any(
+        paths.raw_table(t).exists() and pd.read_parquet(paths.raw_table(t)).shape[0]
+        for t in ("dialogues", "candidates", "judge_verdicts")
+    )
     assert small_warehouse_without_predictions.build_ok
     for mart in JUDGE_MARTS:
         assert query(paths, f"select count(*) as n from {mart}")["n"].item() == 0, mart
@@ -187,9 +226,12 @@ def test_an_unparsed_judge_verdict_counts_against_the_judge_in_the_alt_test(buil
         n_missing_total += row["n_missing"]
         h = humans[humans["axis"] == axis].rename(columns={"judge_id": "annotator_id", "final_verdict": "label"})
         answers = asked["final_verdict"].where(asked["is_complete"].astype(bool), None)
-        ref = alt_test(h[["annotator_id", "instance_id", "label"]],
-                       pd.Series(answers.to_numpy(), index=asked["instance_id"], dtype="object"),
-                       epsilon=row["epsilon"], min_instances_per_human=30)
+        ref = alt_test(
+            h[["annotator_id", "instance_id", "label"]],
+            pd.Series(answers.to_numpy(), index=asked["instance_id"], dtype="object"),
+            epsilon=row["epsilon"],
+            min_instances_per_human=30,
+        )
         assert row["winning_rate"] == pytest.approx(ref.winning_rate, nan_ok=True)
         assert row["winning_rate_answered_only"] == pytest.approx(ref.winning_rate_answered_only, nan_ok=True)
     assert n_missing_total > 0  # the simulated judges leave some verdicts unparsed
@@ -216,22 +258,37 @@ def _davidson_mle(comps: pd.DataFrame, reference: str) -> dict:
         num = np.where(out == "i", bi, np.where(out == "j", bj, tie))
         return -(num - denom).sum()
 
-    res = minimize(nll, np.zeros(len(free) + 1), method="Nelder-Mead",
-                   options={"xatol": 1e-8, "fatol": 1e-10, "maxiter": 40000, "maxfev": 40000})
+    res = minimize(
+        nll,
+        np.zeros(len(free) + 1),
+        method="Nelder-Mead",
+        options={"xatol": 1e-8, "fatol": 1e-10, "maxiter": 40000, "maxfev": 40000},
+    )
     return dict(zip(free, res.x[:-1])) | {"nu": float(np.exp(res.x[-1]))}
 
 
 def test_the_round_robin_bradley_terry_mart_equals_an_independent_fit(built):
     """The demo's round-robin (gpt-5.1, text variant) reaches judge_bradley_terry as a round_robin
     design, and its strengths equal an independent Davidson maximum likelihood on the same pairs."""
-    pairs = query(built, "select * from judge_pair_verdicts where judge_id = 'gpt-5.1' and variant = 'text' "
-                         "and axis = 'overall' and is_complete")
+    pairs = query(
+        built,
+        "select * from judge_pair_verdicts where judge_id = 'gpt-5.1' and variant = 'text' "
+        "and axis = 'overall' and is_complete",
+    )
     assert ((pairs["candidate_a"] != "P") & (pairs["candidate_b"] != "P")).sum() > 200  # model-vs-model pairs
-    comps = pd.DataFrame({"item_i": pairs["candidate_a"], "item_j": pairs["candidate_b"],
-                          "outcome": pairs["final_verdict"].map({"a": "i", "b": "j", "tie": "tie"})})
+    comps = pd.DataFrame(
+        {
+            "item_i": pairs["candidate_a"],
+            "item_j": pairs["candidate_b"],
+            "outcome": pairs["final_verdict"].map({"a": "i", "b": "j", "tie": "tie"}),
+        }
+    )
     ref = _davidson_mle(comps, "P")
-    bt = query(built, "select * from judge_bradley_terry where judge_id = 'gpt-5.1' and variant = 'text' "
-                      "and axis = 'overall' and design = 'round_robin'").set_index("candidate_id")
+    bt = query(
+        built,
+        "select * from judge_bradley_terry where judge_id = 'gpt-5.1' and variant = 'text' "
+        "and axis = 'overall' and design = 'round_robin'",
+    ).set_index("candidate_id")
     assert set(bt.index) == {"P", "K", "H", "Q", "M"}
     for c in ("K", "H", "Q", "M"):
         assert bt.loc[c, "log_strength"] == pytest.approx(ref[c], abs=1e-4), c
@@ -256,9 +313,15 @@ def test_reason_terms_recount_from_the_landed_reasons(built):
     v = v[(v["judge_id"] == "gpt-5.1") & v["reason"].notna() & (v["candidate_b"] == "P")]
     first_is_a = v["order"] == "AB"
     pos = v["verdict_empathy"]
-    cls = np.select([pos.eq("tie"), (pos.eq("1") & first_is_a) | (pos.eq("2") & ~first_is_a),
-                     (pos.eq("2") & first_is_a) | (pos.eq("1") & ~first_is_a)],
-                    ["tie", "candidate_preferred", "anchor_preferred"], None)
+    cls = np.select(
+        [
+            pos.eq("tie"),
+            (pos.eq("1") & first_is_a) | (pos.eq("2") & ~first_is_a),
+            (pos.eq("2") & first_is_a) | (pos.eq("1") & ~first_is_a),
+        ],
+        ["tie", "candidate_preferred", "anchor_preferred"],
+        None,
+    )
     bags = {k: Counter() for k in ("candidate_preferred", "anchor_preferred", "tie")}
     for c, reason in zip(cls, v["reason"]):
         if c is not None:
@@ -271,9 +334,11 @@ def test_reason_terms_recount_from_the_landed_reasons(built):
         z = {}
         for w in total:
             a = a0 * total[w] / n_p
-            d = math.log((group[w] + a) / (n_i + a0 - group[w] - a)) - math.log((rest[w] + a) / (n_j + a0 - rest[w] - a))
+            d = math.log((group[w] + a) / (n_i + a0 - group[w] - a)) - math.log(
+                (rest[w] + a) / (n_j + a0 - rest[w] - a)
+            )
             z[w] = d / math.sqrt(1 / (group[w] + a) + 1 / (rest[w] + a))
-        top = sorted(z, key=lambda w: (-z[w], w))[:len(g)]
+        top = sorted(z, key=lambda w: (-z[w], w))[: len(g)]
         assert list(g.sort_values("rank")["term"]) == top, verdict
         assert g.sort_values("rank")["z"].to_numpy() == pytest.approx([z[w] for w in top])
     terms = got.groupby("verdict")["term"].apply(set)
@@ -289,7 +354,9 @@ def test_reason_samples_are_the_pairs_reasons_and_count_like_the_win_rates(built
         assert g["n_pairs_with_outcome"].iloc[0] == wr.loc[(judge, cand, axis), column]
         assert len(g) == min(2, wr.loc[(judge, cand, axis), column])
     raw = pd.read_parquet(built.raw_table("judge_verdicts"))
-    ab = raw[(raw["order"] == "AB") & (raw["candidate_b"] == "P")].set_index(["judge_id", "sample_id", "variant", "candidate_a"])["reason"]
+    ab = raw[(raw["order"] == "AB") & (raw["candidate_b"] == "P")].set_index(
+        ["judge_id", "sample_id", "variant", "candidate_a"]
+    )["reason"]
     for r in samples.itertuples():
         assert r.reason == ab.loc[(r.judge_id, r.sample_id, r.variant, r.candidate_id)]
     again = query(built, "select * from judge_reason_samples")
@@ -300,8 +367,9 @@ def test_korean_specific_against_general_categories(built):
     """The category-group win rates recount from the pair verdicts, and the planted Korean-blind
     second judge (it reads 한 with a quarter of its discrimination) agrees less with gpt-5.1 on
     the Korean-specific category than on the general ones."""
-    pairs = query(built, "select * from judge_pair_verdicts where candidate_b = 'P' and axis = 'overall' "
-                         "and judge_kind = 'llm'")
+    pairs = query(
+        built, "select * from judge_pair_verdicts where candidate_b = 'P' and axis = 'overall' and judge_kind = 'llm'"
+    )
     pairs["score"] = pairs["final_verdict"].map({"a": 1.0, "tie": 0.5, "b": 0.0}).fillna(0.0)
     pairs["group"] = np.where(pairs["category"].isin(["정", "한", "공명"]), "korean_specific", "general")
     got = query(built, "select * from judge_category_group_win_rates where axis = 'overall' and variant = 'all'")
@@ -313,8 +381,9 @@ def test_korean_specific_against_general_categories(built):
         assert row["korean_win_rate"] == pytest.approx(k["score"].mean())
         assert row["difference"] == pytest.approx(k["score"].mean() - gen["score"].mean())
         assert row["korean_categories"] == "한"
-    kappa = query(built, "select * from judge_category_group_agreement where comparison = 'llm-llm' "
-                         "and axis = 'overall'").set_index("category_group")
+    kappa = query(
+        built, "select * from judge_category_group_agreement where comparison = 'llm-llm' and axis = 'overall'"
+    ).set_index("category_group")
     assert kappa.loc["korean_specific", "kappa"] < kappa.loc["general", "kappa"] - 0.1
 
 
@@ -330,7 +399,9 @@ def test_the_report_lays_out_the_judge_tables(built):
     for ours, block in blocks.items():
         assert block.kind == "table" and block.note in (None, ""), (ours, block.note)
         assert len(block.frame) > 0, ours
-    wr = query(built, "select * from judge_win_rates where variant = 'all'").set_index(["judge_id", "candidate_id", "axis"])
+    wr = query(built, "select * from judge_win_rates where variant = 'all'").set_index(
+        ["judge_id", "candidate_id", "axis"]
+    )
     t1 = blocks["TJ1"].frame.set_index(["judge", "candidate"])
     for (judge, cand, axis), r in wr.iterrows():
         assert t1.loc[(judge, cand), axis] == f"{r['win_rate']:.2f} ({r['wins']}/{r['ties']}/{r['losses']})"

@@ -1,6 +1,7 @@
 """One writer at a time per project folder: a second writer waits a bounded time, then stops with a
 message naming the holder; concurrent ingests lose no manifest update; two `infer`s on one folder
 pay for each call once; a killed holder never leaves the folder locked."""
+
 from __future__ import annotations
 
 import os
@@ -10,7 +11,6 @@ import sys
 
 import pandas as pd
 import pytest
-
 from fakes.landing import cli, landing_state, make_rating_project, mounted_tmpfs, write_ratings
 from fakes.models import openai_parts, openai_server, step_of
 from fakes.project import make_infer_project, truth
@@ -59,10 +59,15 @@ def test_dry_runs_and_read_only_commands_do_not_wait_for_the_lock(small_study):
 def test_a_killed_holder_leaves_the_folder_free(tmp_path):
     paths = make_rating_project(tmp_path, n_raters=10, n_images=72)
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time\nfrom rater1001.lock import project_lock\nfrom rater1001.paths import project\n"
-         f"with project_lock(project({str(paths.root)!r}), 'holder'):\n    print('held', flush=True)\n    time.sleep(600)\n"],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\nfrom rater1001.lock import project_lock\nfrom rater1001.paths import project\n"
+            f"with project_lock(project({str(paths.root)!r}), 'holder'):\n    print('held', flush=True)\n    time.sleep(600)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         with pytest.raises(ProjectBusy, match="rater1001 holder"):
@@ -78,9 +83,17 @@ def test_a_killed_holder_leaves_the_folder_free(tmp_path):
 def _write_round(folder, r):
     """Both files change every round, so each round's manifest rows are recognisable."""
     pd.DataFrame({"rater_id": [f"r{i:03d}" for i in range(10 + r)], "gender": "male", "age": 30}).to_csv(
-        folder / f"raters{r}.csv", index=False)
-    pd.DataFrame({"image_id": [f"img{i:04d}" for i in range(72 + r)], "identity_id": "p", "race": "Korean",
-                  "gender": "male", "emotion": "sad"}).to_csv(folder / f"stimuli{r}.csv", index=False)
+        folder / f"raters{r}.csv", index=False
+    )
+    pd.DataFrame(
+        {
+            "image_id": [f"img{i:04d}" for i in range(72 + r)],
+            "identity_id": "p",
+            "race": "Korean",
+            "gender": "male",
+            "emotion": "sad",
+        }
+    ).to_csv(folder / f"stimuli{r}.csv", index=False)
 
 
 def _lost_updates(paths, r) -> list[str]:
@@ -104,7 +117,10 @@ def test_concurrent_ingests_lose_no_manifest_update(tmp_path):
             assert all(j.result().rows_rejected == 0 for j in jobs)
             lost += _lost_updates(paths, r)
     _write_round(tmp_path, rounds)
-    procs = [cli(paths, "--wait", "300", "ingest", t, str(tmp_path / f"{t}{rounds}.csv"), wait=False) for t in ("raters", "stimuli")]
+    procs = [
+        cli(paths, "--wait", "300", "ingest", t, str(tmp_path / f"{t}{rounds}.csv"), wait=False)
+        for t in ("raters", "stimuli")
+    ]
     for p in procs:
         _, err = p.communicate(timeout=600)
         assert p.returncode == 0, err
@@ -117,12 +133,27 @@ def test_two_infers_on_one_folder_pay_for_each_call_once(tmp_path):
     paths, images = make_infer_project(tmp_path, n_images)
 
     def answer(image_id, step, prompt):
-        return {"emotion": f'{{"emotion": "{truth(image_id)}"}}', "valence": '{"valence": 5}', "arousal": '{"arousal": 5}'}[step]
+        return {
+            "emotion": f'{{"emotion": "{truth(image_id)}"}}',
+            "valence": '{"valence": 5}',
+            "arousal": '{"arousal": 5}',
+        }[step]
 
     env = {"OPENAI_API_KEY": "sk-test-lock-0123456789"}
     with openai_server(answer, latency_s=0.05) as srv:
-        args = ("--wait", "300", "infer", "gpt-4o-mini", "--images", str(images), "--base-url", srv.url + "/v1",
-                "--concurrency", "openai=2", "--no-progress")
+        args = (
+            "--wait",
+            "300",
+            "infer",
+            "gpt-4o-mini",
+            "--images",
+            str(images),
+            "--base-url",
+            srv.url + "/v1",
+            "--concurrency",
+            "openai=2",
+            "--no-progress",
+        )
         procs = [cli(paths, *args, wait=False, env=env) for _ in range(2)]
         outs = [p.communicate(timeout=600) for p in procs]
         asked = [(openai_parts(r.body)[1], step_of(openai_parts(r.body)[0])) for r in srv.requests]

@@ -2,6 +2,7 @@
 independent routes: statsmodels / scipy / sklearn / the `krippendorff` package on a pandas
 recomputation from the landed Parquet, the reference stats.alt_test.alt_test itself, and parameter
 recovery against the simulator's generating truth (data/simulation_truth) and behaviour profiles."""
+
 from __future__ import annotations
 
 import json
@@ -10,22 +11,30 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats as sps
-from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.contingency_tables import mcnemar
-
 from conftest import query_warehouse
 from rater1001.paths import REPO_ROOT
 from rater1001.stats import calibration as CAL
 from rater1001.stats import zscores as ZS
 from rater1001.stats.alt_test import alt_test
+from scipy import stats as sps
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.contingency_tables import mcnemar
 
 PROFILES = REPO_ROOT / "python" / "rater1001" / "data" / "demo_profiles"
 DIMS = ("valence", "arousal")
-MY_MARTS = ("ablation_thinking_comparison", "ablation_scaling_accuracy", "ablation_scaling_metrics",
-            "ablation_thinking_traces", "ablation_thinking_rt", "ablation_disagreement_split",
-            "calibration_scores", "calibration_verdicts", "small_pool_alpha", "headline_intervals",
-            "alt_test_results")
+MY_MARTS = (
+    "ablation_thinking_comparison",
+    "ablation_scaling_accuracy",
+    "ablation_scaling_metrics",
+    "ablation_thinking_traces",
+    "ablation_thinking_rt",
+    "ablation_disagreement_split",
+    "calibration_scores",
+    "calibration_verdicts",
+    "small_pool_alpha",
+    "headline_intervals",
+    "alt_test_results",
+)
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +45,11 @@ def raw(demo_warehouse):
     stimuli = pd.read_parquet(p.raw_table("stimuli"))
     ratings = pd.read_parquet(p.raw_table("human_ratings")).rename(columns={"emotion": "chosen_emotion"})
     preds = pd.read_parquet(p.raw_table("model_predictions")).sort_values("run_id")
-    preds = (preds.rename(columns={"emotion": "predicted_emotion"}).drop_duplicates(["condition_id", "image_id"])
-             .merge(stimuli, on="image_id"))
+    preds = (
+        preds.rename(columns={"emotion": "predicted_emotion"})
+        .drop_duplicates(["condition_id", "image_id"])
+        .merge(stimuli, on="image_id")
+    )
     preds["correct"] = preds["emotion"] == preds["predicted_emotion"]
     human = {d: ratings.groupby("image_id")[d].agg(["count", "mean", "std", "sum"]) for d in DIMS}
     for d in DIMS:
@@ -57,16 +69,23 @@ def test_every_issue8_mart_is_labelled_simulated(raw):
 
 def test_thinking_pair_mcnemar_matches_statsmodels_on_raw_outcomes(raw):
     mart = q(raw, "select * from ablation_thinking_comparison").set_index("emotion")
-    assert set(mart[["condition_a", "condition_b"]].itertuples(index=False)) == {("gemini-2.5-flash", "gemini-2.5-flash-nothink")}
+    assert set(mart[["condition_a", "condition_b"]].itertuples(index=False)) == {
+        ("gemini-2.5-flash", "gemini-2.5-flash-nothink")
+    }
     p = raw["preds"]
-    wide = p[p.condition_id.isin(["gemini-2.5-flash", "gemini-2.5-flash-nothink"])].pivot(
-        index="image_id", columns="condition_id", values="correct").join(raw["stimuli"].set_index("image_id")["emotion"])
+    wide = (
+        p[p.condition_id.isin(["gemini-2.5-flash", "gemini-2.5-flash-nothink"])]
+        .pivot(index="image_id", columns="condition_id", values="correct")
+        .join(raw["stimuli"].set_index("image_id")["emotion"])
+    )
     for emotion, part in [("all", wide), ("sad", wide[wide.emotion == "sad"])]:
         a, b = part["gemini-2.5-flash"].astype(bool), part["gemini-2.5-flash-nothink"].astype(bool)
         table = [[(a & b).sum(), (a & ~b).sum()], [(~a & b).sum(), (~a & ~b).sum()]]
         ref = mcnemar(np.array(table), exact=(table[0][1] + table[1][0]) < 25, correction=True)
         row = mart.loc[emotion]
-        assert row["mcnemar_p"] == pytest.approx(ref.pvalue) and row["mcnemar_statistic"] == pytest.approx(ref.statistic)
+        assert row["mcnemar_p"] == pytest.approx(ref.pvalue) and row["mcnemar_statistic"] == pytest.approx(
+            ref.statistic
+        )
         assert row["accuracy_diff_pp"] == pytest.approx(100 * (a.mean() - b.mean()))
     # tokens per step: the simulator plants ~520 (thinking) and ~199 (budget 0, paper 4A.1) per step
     steps = p.assign(steps=p["raw_responses"].map(lambda s: len(json.loads(s))))
@@ -85,7 +104,9 @@ def test_scaling_accuracy_recovers_planted_recall_and_deltas(raw, demo_warehouse
         assert abs(row.accuracy - recall[(row.condition_id, row.emotion)]) <= 4 * se + 1e-9
     acc = raw["preds"].groupby(["condition_id", "emotion"])["correct"].mean()
     m = mart.set_index(["emotion", "size_b"])
-    assert m.loc[("sad", 12), "delta_accuracy"] == pytest.approx(acc[("gemma3-12b-it", "sad")] - acc[("gemma3-4b-it", "sad")])
+    assert m.loc[("sad", 12), "delta_accuracy"] == pytest.approx(
+        acc[("gemma3-12b-it", "sad")] - acc[("gemma3-4b-it", "sad")]
+    )
     assert np.isnan(m.loc[("sad", 4), "delta_accuracy"])
 
 
@@ -129,7 +150,9 @@ def test_thinking_rt_spearman_matches_scipy_on_raw_rt(raw):
 
 def test_offset_calibration_recovers_the_planted_bias_out_of_sample(raw, demo_warehouse):
     mart = q(raw, "select * from calibration_scores where method = 'offset'")
-    mart = mart[mart["condition_id"].isin(raw["preds"].loc[raw["preds"]["strategy"] != "fer", "condition_id"])]  # VLM plants
+    mart = mart[
+        mart["condition_id"].isin(raw["preds"].loc[raw["preds"]["strategy"] != "fer", "condition_id"])
+    ]  # VLM plants
     truth = pd.read_parquet(demo_warehouse.root / "data" / "simulation_truth" / "model_values.parquet")
     truth = truth.set_index(["condition_id", "dimension", "emotion"])
     z = []
@@ -153,8 +176,11 @@ def q_sd(raw, row):
 
 
 def test_calibrated_scores_equal_an_independent_identity_fold_loop(raw):
-    mart = q(raw, "select * from calibration_scores where condition_id = 'gpt-4o-mini' and dimension = 'valence' "
-                  "and emotion = 'fear'").set_index("method")
+    mart = q(
+        raw,
+        "select * from calibration_scores where condition_id = 'gpt-4o-mini' and dimension = 'valence' "
+        "and emotion = 'fear'",
+    ).set_index("method")
     p = raw["preds"][(raw["preds"].condition_id == "gpt-4o-mini")].set_index("image_id")
     folds = pd.Series(CAL.identity_folds(p["identity_id"], 5, 42), index=p.index)
     fear = p[p.emotion == "fear"]
@@ -218,8 +244,9 @@ def test_headline_intervals_estimates_match_reference_packages(raw):
 
 
 def test_disagreement_split_terciles_and_w1sd_from_raw(raw):
-    mart = q(raw, "select * from ablation_disagreement_split where condition_id = 'gpt-4o-mini' "
-                  "and dimension = 'valence'").set_index("tercile")
+    mart = q(
+        raw, "select * from ablation_disagreement_split where condition_id = 'gpt-4o-mini' and dimension = 'valence'"
+    ).set_index("tercile")
     h = raw["human"]["valence"]
     sd = h["std"].round(9)  # equal multisets of integer ratings must compare equal at the cut points
     lo, hi = np.quantile(sd, [1 / 3, 2 / 3])
@@ -250,14 +277,23 @@ def test_alt_test_mart_equals_the_reference_alt_test(raw, scoring, fn):
     """The SQL + counts route against stats.alt_test.alt_test on one emotion's images (the
     per-instance Python loop is too slow for the whole study, ~25 s per condition and dimension)."""
     cond, dim, emotion, eps = "gemma3-4b-it", "arousal", "neutral", 0.2
-    mart = q(raw, f"select * from alt_test_results where condition_id = '{cond}' and dimension = '{dim}' "
-                  f"and scoring = '{scoring}' and emotion = '{emotion}' and epsilon = {eps}").iloc[0]
+    mart = q(
+        raw,
+        f"select * from alt_test_results where condition_id = '{cond}' and dimension = '{dim}' "
+        f"and scoring = '{scoring}' and emotion = '{emotion}' and epsilon = {eps}",
+    ).iloc[0]
     r = raw["ratings"].merge(raw["stimuli"][["image_id", "emotion"]], on="image_id")
     r = r[r.emotion == emotion]
     human = r.rename(columns={"rater_id": "annotator_id", "image_id": "instance_id", dim: "label"})
     p = raw["preds"][raw["preds"].condition_id == cond].set_index("image_id")[dim]
-    ref = alt_test(human[["annotator_id", "instance_id", "label"]], p.astype(float), epsilon=eps, q=0.05,
-                   scoring=_rounded(fn), min_instances_per_human=int(mart["min_instances_per_human"]))
+    ref = alt_test(
+        human[["annotator_id", "instance_id", "label"]],
+        p.astype(float),
+        epsilon=eps,
+        q=0.05,
+        scoring=_rounded(fn),
+        min_instances_per_human=int(mart["min_instances_per_human"]),
+    )
     assert mart["n_annotators_tested"] == ref.n_annotators_tested
     assert mart["winning_rate"] == pytest.approx(ref.winning_rate)
     assert mart["advantage_probability"] == pytest.approx(ref.advantage_probability)

@@ -2,6 +2,7 @@
 `krippendorff` package on the dense rater x image matrix, rater1001.stats functions on a pandas
 recomputation from the landed Parquet, and parameter recovery against the simulator's behaviour
 profiles (python/rater1001/data/demo_profiles), never against a copy of the outputs."""
+
 from __future__ import annotations
 
 import json
@@ -10,7 +11,6 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import dbt_build_marts, query_warehouse
 from rater1001.paths import REPO_ROOT
 from rater1001.stats import agreement as AG
@@ -42,13 +42,27 @@ def raw(demo_warehouse):
     human = {}
     for dim in DIMS:
         g = ratings.groupby("image_id")[dim]
-        human[dim] = pd.DataFrame({"n": g.count(), "mean": g.mean(), "sd": g.std(ddof=1),
-                                   "ss": g.var(ddof=1) * (g.count() - 1), "total": g.sum(),
-                                   "total_sq": (ratings[dim] ** 2).groupby(ratings["image_id"]).sum()}).join(stimuli.set_index("image_id")["emotion"])
+        human[dim] = pd.DataFrame(
+            {
+                "n": g.count(),
+                "mean": g.mean(),
+                "sd": g.std(ddof=1),
+                "ss": g.var(ddof=1) * (g.count() - 1),
+                "total": g.sum(),
+                "total_sq": (ratings[dim] ** 2).groupby(ratings["image_id"]).sum(),
+            }
+        ).join(stimuli.set_index("image_id")["emotion"])
     # each rating with its image's intended emotion (the raters' own label is chosen_emotion)
     rated = ratings.rename(columns={"emotion": "chosen_emotion"}).merge(stimuli[["image_id", "emotion"]], on="image_id")
-    return {"paths": p, "stimuli": stimuli, "ratings": ratings, "rated": rated, "preds": preds, "human": human,
-            "conditions": sorted(preds["condition_id"].unique())}
+    return {
+        "paths": p,
+        "stimuli": stimuli,
+        "ratings": ratings,
+        "rated": rated,
+        "preds": preds,
+        "human": human,
+        "conditions": sorted(preds["condition_id"].unique()),
+    }
 
 
 def q(raw, sql):
@@ -56,6 +70,7 @@ def q(raw, sql):
 
 
 # --- Krippendorff's alpha --------------------------------------------------------------------
+
 
 def test_alpha_sql_equals_krippendorff_package_for_humans_and_every_model(raw):
     ratings, preds = raw["ratings"], raw["preds"]
@@ -77,8 +92,11 @@ def test_alpha_sql_equals_krippendorff_package_for_humans_and_every_model(raw):
 
 
 def test_demo_human_alpha_is_in_the_issue_2_ranges(raw):
-    a = q(raw, "select dimension, alpha from alpha_delta where condition_id = 'human' and emotion = 'all' "
-               "and metric = 'interval'").set_index("dimension")["alpha"]
+    a = q(
+        raw,
+        "select dimension, alpha from alpha_delta where condition_id = 'human' and emotion = 'all' "
+        "and metric = 'interval'",
+    ).set_index("dimension")["alpha"]
     assert 0.47 <= a["valence"] <= 0.53
     assert 0.09 <= a["arousal"] <= 0.15
 
@@ -93,15 +111,25 @@ def test_ordinal_nominal_and_per_emotion_alpha_equal_the_package(raw):
         r = ratings if subset is None else ratings[ratings["image_id"].isin(subset)]
         p = preds[preds["condition_id"] == cond]
         p = p if subset is None else p[p["image_id"].isin(subset)]
-        long = pd.concat([r[["image_id", "valence"]].rename(columns={"valence": "v"}),
-                          p[["image_id", "model_valence"]].rename(columns={"model_valence": "v"})])
+        long = pd.concat(
+            [
+                r[["image_id", "valence"]].rename(columns={"valence": "v"}),
+                p[["image_id", "model_valence"]].rename(columns={"model_valence": "v"}),
+            ]
+        )
         counts, domain = AL.value_count_matrix(r.rename(columns={"valence": "v"}), value="v")
         counts_plus, domain_plus = AL.value_count_matrix(long, value="v")
-        return (krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=level),
-                krippendorff.alpha(value_counts=counts_plus, value_domain=domain_plus, level_of_measurement=level))
+        return (
+            krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=level),
+            krippendorff.alpha(value_counts=counts_plus, value_domain=domain_plus, level_of_measurement=level),
+        )
 
-    for level, emotion, subset in (("ordinal", "all", None), ("nominal", "all", None), ("interval", "happy", happy),
-                                   ("ordinal", "happy", happy)):
+    for level, emotion, subset in (
+        ("ordinal", "all", None),
+        ("nominal", "all", None),
+        ("interval", "happy", happy),
+        ("ordinal", "happy", happy),
+    ):
         human, plus = package(level, subset)
         m = mart[(mart["metric"] == level) & (mart["emotion"] == emotion)].set_index("condition_id")["alpha"]
         assert abs(m["human"] - human) < 1e-9, (level, emotion)
@@ -110,11 +138,14 @@ def test_ordinal_nominal_and_per_emotion_alpha_equal_the_package(raw):
 
 # --- classification --------------------------------------------------------------------------
 
+
 def test_classification_marts_equal_the_stats_functions_on_raw_predictions(raw):
     labels = ["happy", "sad", "angry", "fear", "disgust", "neutral"]
     summary = q(raw, "select * from classification_summary").set_index("condition_id")
     by_emotion = q(raw, "select * from classification_by_emotion").set_index(["condition_id", "emotion"])
-    confusion = q(raw, "select * from confusion_matrix").set_index(["condition_id", "true_emotion", "predicted_emotion"])
+    confusion = q(raw, "select * from confusion_matrix").set_index(
+        ["condition_id", "true_emotion", "predicted_emotion"]
+    )
     for cond, p in raw["preds"].groupby("condition_id"):
         s = CL.summary(p["true_emotion"], p["emotion"], labels)
         assert summary.loc[cond, "accuracy"] == pytest.approx(s.accuracy, abs=1e-12)
@@ -127,8 +158,12 @@ def test_classification_marts_equal_the_stats_functions_on_raw_predictions(raw):
         for (t, pr), n in cm.stack().items():
             assert confusion.loc[(cond, t, pr), "n"] == n
     # the 'human' row: plurality vote of the raters' forced-choice labels, computed here with pandas
-    votes = raw["ratings"].dropna(subset=["emotion"]).groupby("image_id")["emotion"].agg(
-        lambda s: s.mode().iloc[0] if len(s.mode()) == 1 else None)
+    votes = (
+        raw["ratings"]
+        .dropna(subset=["emotion"])
+        .groupby("image_id")["emotion"]
+        .agg(lambda s: s.mode().iloc[0] if len(s.mode()) == 1 else None)
+    )
     truth = raw["stimuli"].set_index("image_id")["emotion"].reindex(votes.index)
     s = CL.summary(truth, votes, labels)
     assert summary.loc["human", "accuracy"] == pytest.approx(s.accuracy, abs=1e-12)
@@ -136,6 +171,7 @@ def test_classification_marts_equal_the_stats_functions_on_raw_predictions(raw):
 
 
 # --- dimensional agreement, z-scores, diversity ------------------------------------------------
+
 
 def _pairs(raw, cond, dim, emotion):
     p = raw["preds"][raw["preds"]["condition_id"] == cond].set_index("image_id")
@@ -146,7 +182,9 @@ def _pairs(raw, cond, dim, emotion):
 
 @pytest.mark.parametrize("emotion", ["all", "sad"])
 def test_dimensional_agreement_and_zscores_equal_the_stats_functions(raw, emotion):
-    agree = q(raw, f"select * from dimensional_agreement where emotion = '{emotion}'").set_index(["condition_id", "dimension"])
+    agree = q(raw, f"select * from dimensional_agreement where emotion = '{emotion}'").set_index(
+        ["condition_id", "dimension"]
+    )
     zsum = q(raw, f"select * from zscore_summary where emotion = '{emotion}'").set_index(["condition_id", "dimension"])
     for cond in raw["conditions"]:
         for dim in DIMS:
@@ -181,10 +219,16 @@ def test_dimensional_agreement_and_zscores_equal_the_stats_functions(raw, emotio
 
 def test_response_diversity_equals_the_stats_function(raw):
     mart = q(raw, "select * from response_diversity where emotion <> 'all'")
-    long = raw["preds"].melt(id_vars=["condition_id", "true_emotion"], value_vars=[f"model_{d}" for d in DIMS],
-                             var_name="dimension", value_name="value")
+    long = raw["preds"].melt(
+        id_vars=["condition_id", "true_emotion"],
+        value_vars=[f"model_{d}" for d in DIMS],
+        var_name="dimension",
+        value_name="value",
+    )
     long["dimension"] = long["dimension"].str.removeprefix("model_")
-    ref = DV.diversity_table(long.rename(columns={"true_emotion": "emotion"}), ["condition_id", "dimension", "emotion"], "value")
+    ref = DV.diversity_table(
+        long.rename(columns={"true_emotion": "emotion"}), ["condition_id", "dimension", "emotion"], "value"
+    )
     m = mart.merge(ref, on=["condition_id", "dimension", "emotion"], suffixes=("", "_ref"))
     assert len(m) == len(ref) == len(raw["conditions"]) * 2 * 6
     assert (m["n_unique"] == m["n_unique_ref"]).all()
@@ -202,8 +246,10 @@ def test_bootstraps_equal_the_stats_functions_on_raw_inputs(raw):
     loo = r.dropna(subset=["loo"])
     padded = BS.ragged_to_padded(loo["image_id"].map({m: i for i, m in enumerate(j.index)}), loo["loo"])
     ref = BS.p_sig(np.abs(ZS.zscore(j["model"], j["mean"], j["sd"])), padded)
-    mart = q(raw, f"select * from bootstrap_psig where condition_id = '{cond}' and dimension = '{dim}' "
-                  f"and emotion = '{emotion}'").iloc[0]
+    mart = q(
+        raw,
+        f"select * from bootstrap_psig where condition_id = '{cond}' and dimension = '{dim}' and emotion = '{emotion}'",
+    ).iloc[0]
     assert mart["p_sig"] == ref.p_sig and mart["replicates"] == 2000 and mart["seed"] == 42
 
     # Table 6's pool: the paper's 7 VLMs, without the thinking-suppressed repeat of Gemini
@@ -212,7 +258,9 @@ def test_bootstraps_equal_the_stats_functions_on_raw_inputs(raw):
     wide = wide.loc[j.index, pool]
     ratings = BS.ragged_to_padded(r["image_id"].map({m: i for i, m in enumerate(j.index)}), r[dim])
     k = BS.k_human_variance(wide.to_numpy(float), ratings)
-    mart = q(raw, f"select * from response_diversity_k_human where dimension = '{dim}' and emotion = '{emotion}'").iloc[0]
+    mart = q(raw, f"select * from response_diversity_k_human where dimension = '{dim}' and emotion = '{emotion}'").iloc[
+        0
+    ]
     assert mart["k"] == len(pool) == 7 and mart["conditions"] == ",".join(pool)
     assert mart["model_sd"] == pytest.approx(k.model_sd, abs=1e-12)
     assert mart["human_sd"] == pytest.approx(k.human_sd, abs=1e-12)
@@ -238,10 +286,14 @@ def test_bootstrap_psig_separates_models_near_and_far_from_humans(raw):
 
 # --- parameter recovery against the behaviour profiles -----------------------------------------
 
+
 def test_recall_and_confusion_recover_the_profile(raw):
     profile = pd.read_csv(PROFILES / "confusion.csv")
     profile = profile[profile["condition_id"] != "human"]
-    cm = q(raw, "select condition_id, true_emotion, predicted_emotion, n from confusion_matrix where condition_id <> 'human'")
+    cm = q(
+        raw,
+        "select condition_id, true_emotion, predicted_emotion, n from confusion_matrix where condition_id <> 'human'",
+    )
     m = profile.merge(cm, on=["condition_id", "true_emotion", "predicted_emotion"], how="left")
     assert m["n"].notna().all()
     support = m.groupby(["condition_id", "true_emotion"])["n"].transform("sum")
@@ -249,19 +301,25 @@ def test_recall_and_confusion_recover_the_profile(raw):
     observed = m["n"] / support
     se = np.sqrt(m["probability"] * (1 - m["probability"]) / support)
     # 4 binomial SE (a false alarm ~1e-4 per cell); a planted 0 or 1 must be observed exactly
-    assert (np.abs(observed - m["probability"]) <= 4 * se + 1e-12).all(), m[np.abs(observed - m["probability"]) > 4 * se]
+    assert (np.abs(observed - m["probability"]) <= 4 * se + 1e-12).all(), m[
+        np.abs(observed - m["probability"]) > 4 * se
+    ]
     recall = q(raw, "select condition_id, emotion, recall from classification_by_emotion where condition_id <> 'human'")
     diag = profile[profile["true_emotion"] == profile["predicted_emotion"]].rename(columns={"true_emotion": "emotion"})
     r = diag.merge(recall, on=["condition_id", "emotion"])
     assert len(r) == len(diag)
-    assert (np.abs(r["recall"] - r["probability"]) <= 4 * np.sqrt(r["probability"] * (1 - r["probability"]) / 240) + 1e-12).all()
+    assert (
+        np.abs(r["recall"] - r["probability"]) <= 4 * np.sqrt(r["probability"] * (1 - r["probability"]) / 240) + 1e-12
+    ).all()
 
 
 def test_value_offsets_recover_the_profile(raw):
     """bias (human mean - model) per condition x dimension x emotion within 4 SE of the profile's
     planted bias (value_bias.csv, Tables 4a/5a); SE = SD_d / sqrt(n)."""
     profile = pd.read_csv(PROFILES / "value_bias.csv")
-    d = q(raw, "select condition_id, dimension, emotion, bias, sd_d, n from dimensional_agreement where emotion <> 'all'")
+    d = q(
+        raw, "select condition_id, dimension, emotion, bias, sd_d, n from dimensional_agreement where emotion <> 'all'"
+    )
     m = profile.merge(d, on=["condition_id", "dimension", "emotion"], suffixes=("_profile", ""))
     assert len(m) == len(profile) == len(raw["conditions"]) * 2 * 6
     se = m["sd_d"] / np.sqrt(m["n"])
@@ -271,19 +329,23 @@ def test_value_offsets_recover_the_profile(raw):
 
 # --- replaceability --------------------------------------------------------------------------
 
+
 def test_verdict_counts_follow_from_independently_computed_inputs(raw):
     """n_conditions_passing per dimension cell = conditions whose W1SD (stats.zscores on the raw
     data) reaches the human LOO W1SD and whose pooled delta alpha over all images of the dimension
     (stats.alpha Python route; the seed's default delta_alpha_scope) is >= 0."""
     verdicts = q(raw, "select * from replaceability_verdicts").set_index(["emotion", "measure"])
-    assert (verdicts.loc[verdicts.index.get_level_values("measure") != "classification", "delta_alpha_scope"]
-            == "pooled").all()
+    assert (
+        verdicts.loc[verdicts.index.get_level_values("measure") != "classification", "delta_alpha_scope"] == "pooled"
+    ).all()
     for dim in DIMS:
         h = raw["human"][dim]
         r = raw["rated"]
         all_stats = AL.sufficient_statistics(r.rename(columns={dim: "rating"}))
-        pooled = {cond: delta_alpha_interval(all_stats, _pairs(raw, cond, dim, "all")["model"])[2]
-                  for cond in raw["conditions"]}
+        pooled = {
+            cond: delta_alpha_interval(all_stats, _pairs(raw, cond, dim, "all")["model"])[2]
+            for cond in raw["conditions"]
+        }
         for emotion, _images in h.groupby("emotion"):
             ri = r[r["emotion"] == emotion]
             hh = h.reindex(ri["image_id"]).to_numpy()
@@ -299,17 +361,27 @@ def test_verdict_counts_follow_from_independently_computed_inputs(raw):
             assert set(filter(None, cell["passing_conditions"].split(","))) == set(passing)
             inputs = json.loads(cell["rule_inputs"])
             assert {i["condition_id"] for i in inputs} == set(raw["conditions"])
-            expected = "replaceable" if len(passing) > len(raw["conditions"]) / 2 else (
-                "partial" if passing else None)
+            expected = "replaceable" if len(passing) > len(raw["conditions"]) / 2 else ("partial" if passing else None)
             if expected:
                 assert cell["verdict"] == expected
 
 
 def test_every_mart_says_simulated(raw):
-    for table in ("classification_summary", "classification_by_emotion", "confusion_matrix", "dimensional_agreement",
-                  "alpha_delta", "zscore_summary", "bootstrap_psig", "response_diversity",
-                  "response_diversity_k_human", "response_diversity_images", "lmm_rater_type", "replaceability_inputs",
-                  "replaceability_verdicts"):
+    for table in (
+        "classification_summary",
+        "classification_by_emotion",
+        "confusion_matrix",
+        "dimensional_agreement",
+        "alpha_delta",
+        "zscore_summary",
+        "bootstrap_psig",
+        "response_diversity",
+        "response_diversity_k_human",
+        "response_diversity_images",
+        "lmm_rater_type",
+        "replaceability_inputs",
+        "replaceability_verdicts",
+    ):
         origins = q(raw, f"select distinct data_origin from {table}")["data_origin"].tolist()
         assert origins == ["SIMULATED"], table
 
@@ -317,7 +389,9 @@ def test_every_mart_says_simulated(raw):
 def test_lmm_rows_state_the_df_and_the_model_offset(raw):
     """The rater_type[model] coefficient is the model - human difference of the reference emotion
     (happy): with two rows per image it equals -bias of happy from dimensional_agreement's route."""
-    lmm = q(raw, "select * from lmm_rater_type where term = 'rater_type[model]'").set_index(["condition_id", "dimension"])
+    lmm = q(raw, "select * from lmm_rater_type where term = 'rater_type[model]'").set_index(
+        ["condition_id", "dimension"]
+    )
     lmm = lmm[lmm.index.get_level_values("condition_id").isin(raw["conditions"])]
     assert len(lmm) == len(raw["conditions"]) * 2
     assert lmm["df_method"].str.contains("Satterthwaite").all()
@@ -332,10 +406,17 @@ def test_rater_type_cells_equal_pandas_on_the_long_table(raw):
     from rater1001.stats.lmm import rater_type_cells
 
     long = q(raw, "select * from int_model_vs_human_long")
-    cells = q(raw, "select * from int_rater_type_cells").set_index(["condition_id", "dimension", "emotion"]).sort_index()
-    ref = (long.groupby(["condition_id", "dimension"])
-           .apply(lambda g: rater_type_cells(g["human_mean"], g["model_value"], g["emotion"]), include_groups=False)
-           .reset_index(level=2, drop=True).reset_index().set_index(["condition_id", "dimension", "emotion"]).sort_index())
+    cells = (
+        q(raw, "select * from int_rater_type_cells").set_index(["condition_id", "dimension", "emotion"]).sort_index()
+    )
+    ref = (
+        long.groupby(["condition_id", "dimension"])
+        .apply(lambda g: rater_type_cells(g["human_mean"], g["model_value"], g["emotion"]), include_groups=False)
+        .reset_index(level=2, drop=True)
+        .reset_index()
+        .set_index(["condition_id", "dimension", "emotion"])
+        .sort_index()
+    )
     assert cells.index.equals(ref.index)
     for col in ("n_rows", "n_images", "diff_mean", "diff_ss", "sum_mean", "sum_ss"):
         np.testing.assert_allclose(cells[col].astype(float), ref[col].astype(float), rtol=1e-12, atol=1e-9, err_msg=col)
@@ -354,10 +435,24 @@ def test_headline_prints_every_condition_labelled_simulated(raw):
 
 # --- bad input: defined results, never a crash -------------------------------------------------
 
-MY_MARTS = ("classification_predictions", "classification_summary", "classification_by_emotion", "confusion_matrix",
-            "dimensional_agreement", "lmm_rater_type", "alpha_delta", "zscore_summary", "bootstrap_psig",
-            "response_diversity", "response_diversity_k_human", "response_diversity_images", "replaceability_inputs",
-            "replaceability_verdicts", "int_model_vs_human_long", "int_image_human_lists")
+MY_MARTS = (
+    "classification_predictions",
+    "classification_summary",
+    "classification_by_emotion",
+    "confusion_matrix",
+    "dimensional_agreement",
+    "lmm_rater_type",
+    "alpha_delta",
+    "zscore_summary",
+    "bootstrap_psig",
+    "response_diversity",
+    "response_diversity_k_human",
+    "response_diversity_images",
+    "replaceability_inputs",
+    "replaceability_verdicts",
+    "int_model_vs_human_long",
+    "int_image_human_lists",
+)
 
 
 def _rewrite(paths, table, change):
@@ -411,7 +506,9 @@ def test_bad_input_gives_defined_results(small_study):
     _rewrite(paths, "human_ratings", damage_ratings)
     _build_my_marts(paths)
 
-    agree = query_warehouse(paths, "select * from dimensional_agreement").set_index(["condition_id", "dimension", "emotion"])
+    agree = query_warehouse(paths, "select * from dimensional_agreement").set_index(
+        ["condition_id", "dimension", "emotion"]
+    )
     assert agree.loc[(partial, "valence", "all"), "n"] == 36
     assert agree.loc[(partial, "valence", "all"), "n_excluded_images"] == 36
     row = agree.loc[(constant, "valence", "happy")]
@@ -438,10 +535,14 @@ def _every_alpha_delta_row_equals_the_package(paths, stimuli):
     package on the landed ratings plus the condition's values, on a study with a condition that
     rated half the images, one with no arousal values and an image with one rating: the mart adds
     a condition's values to the human coincidence matrix algebraically, this rebuilds it."""
-    ratings = pd.read_parquet(paths.raw_table("human_ratings")).merge(stimuli[["image_id", "emotion"]].rename(
-        columns={"emotion": "true_emotion"}), on="image_id")
-    model = query_warehouse(paths, "select condition_id, dimension, image_id, model_value from int_model_vs_human_long "
-                                   "where model_value is not null")
+    ratings = pd.read_parquet(paths.raw_table("human_ratings")).merge(
+        stimuli[["image_id", "emotion"]].rename(columns={"emotion": "true_emotion"}), on="image_id"
+    )
+    model = query_warehouse(
+        paths,
+        "select condition_id, dimension, image_id, model_value from int_model_vs_human_long "
+        "where model_value is not null",
+    )
     mart = query_warehouse(paths, "select * from alpha_delta")
     assert set(mart["metric"]) == {"interval", "ordinal", "nominal"}
     checked = 0
@@ -467,13 +568,25 @@ def _every_alpha_delta_row_equals_the_package(paths, stimuli):
 def test_no_predictions_builds_empty_marts(small_warehouse_without_predictions):
     paths = small_warehouse_without_predictions.paths  # the shared full build of the same study
     _assert_my_marts_built(paths)
-    for table in ("classification_summary", "confusion_matrix", "dimensional_agreement", "zscore_summary",
-                  "bootstrap_psig", "response_diversity", "response_diversity_k_human", "response_diversity_images",
-                  "lmm_rater_type", "replaceability_verdicts"):
-        rows = query_warehouse(paths, f"select * from {table} where condition_id is distinct from 'human' "
-                                      "and condition_id is distinct from 'human_loo'" if table not in
-                               ("response_diversity_k_human", "response_diversity_images",
-                                "replaceability_verdicts") else f"select * from {table}")
+    for table in (
+        "classification_summary",
+        "confusion_matrix",
+        "dimensional_agreement",
+        "zscore_summary",
+        "bootstrap_psig",
+        "response_diversity",
+        "response_diversity_k_human",
+        "response_diversity_images",
+        "lmm_rater_type",
+        "replaceability_verdicts",
+    ):
+        rows = query_warehouse(
+            paths,
+            f"select * from {table} where condition_id is distinct from 'human' "
+            "and condition_id is distinct from 'human_loo'"
+            if table not in ("response_diversity_k_human", "response_diversity_images", "replaceability_verdicts")
+            else f"select * from {table}",
+        )
         assert rows.empty, table
     human = query_warehouse(paths, "select * from alpha_delta where condition_id = 'human'")
     assert len(human) and human["alpha"].notna().all()

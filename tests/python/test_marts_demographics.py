@@ -11,6 +11,7 @@ Independent routes:
   simulator's Parquet, the same shape the marts read);
 - degenerate inputs go through the full `dbt build` and give NULL + reason rows.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,21 +20,27 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
-
 from conftest import SMALL_DESIGN, dbt_build_marts, query_warehouse
-from stats_helpers import demographic_aggregates
-from rater1001.marts import demographics as audit
-from rater1001.landing import to_arrow, write_parquet_atomic
 from rater1001.contract import TABLES
+from rater1001.landing import to_arrow, write_parquet_atomic
+from rater1001.marts import demographics as audit
 from rater1001.stats import demographics as dm
+from scipy import stats
+from stats_helpers import demographic_aggregates
 
-MARTS = ["demographic_slices", "demographic_slice_gaps", "demographic_glmm_lrt",
-         "demographic_stratified_anova", "demographic_tukey", "demographic_omnibus",
-         "demographic_significance_counts"]
+MARTS = [
+    "demographic_slices",
+    "demographic_slice_gaps",
+    "demographic_glmm_lrt",
+    "demographic_stratified_anova",
+    "demographic_tukey",
+    "demographic_omnibus",
+    "demographic_significance_counts",
+]
 
 
 # --------------------------------------------------------------------------- pandas recomputation
+
 
 def parquet_rows(paths, dimensions=("valence", "arousal")) -> pd.DataFrame:
     """One row per (condition, image) in stats.demographics' input shape, from the raw Parquet."""
@@ -50,8 +57,16 @@ def parquet_rows(paths, dimensions=("valence", "arousal")) -> pd.DataFrame:
         d[f"d_{dim}"] = d["image_id"].map(means[dim]) - d[dim]
     d["correct"] = (d["predicted_emotion"] == d["emotion"]).fillna(False).astype(bool)
     d["predicted_emotion"] = d["predicted_emotion"].astype(object).where(d["predicted_emotion"].notna(), None)
-    cols = ["condition_id", "image_id", "race", "gender", "emotion", "predicted_emotion", "correct",
-            *[f"d_{dim}" for dim in dimensions]]
+    cols = [
+        "condition_id",
+        "image_id",
+        "race",
+        "gender",
+        "emotion",
+        "predicted_emotion",
+        "correct",
+        *[f"d_{dim}" for dim in dimensions],
+    ]
     return d[cols].astype({c: object for c in ["condition_id", "image_id", "race", "gender", "emotion"]})
 
 
@@ -76,8 +91,10 @@ def assert_close(mart, ref, keys, numeric, exact=(), atol=1e-9):
         b = pd.to_numeric(ref[col].astype(object), errors="coerce").to_numpy(dtype=float)
         np.testing.assert_allclose(a, b, atol=atol, rtol=1e-7, equal_nan=True, err_msg=col)
     for col in exact:
-        assert mart[col].astype(object).where(mart[col].notna(), None).tolist() == \
-            ref[col].astype(object).where(ref[col].notna(), None).tolist(), col
+        assert (
+            mart[col].astype(object).where(mart[col].notna(), None).tolist()
+            == ref[col].astype(object).where(ref[col].notna(), None).tolist()
+        ), col
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +104,7 @@ def demo(demo_warehouse):
 
 
 # --------------------------------------------------------------------------- marts == stats(parquet)
+
 
 def test_every_mart_says_simulated_and_has_the_stated_grain(demo):
     _, t, rows = demo
@@ -111,21 +129,29 @@ def test_cell_aggregates_equal_pandas_on_the_per_image_table(demo):
     keys = ["condition_id", "race", "gender", "true_emotion", "predicted_emotion"]
     assert_close(counts, ref_counts, keys, ["n_images"], atol=0)
     cells = query_warehouse(paths, "select * from int_bias_cells")
-    assert_close(cells, ref_cells, ["condition_id", "dimension", "emotion", "race", "gender"],
-                 ["n_rows", "n_bias", "bias_mean", "bias_ss"], atol=1e-9)
+    assert_close(
+        cells,
+        ref_cells,
+        ["condition_id", "dimension", "emotion", "race", "gender"],
+        ["n_rows", "n_bias", "bias_mean", "bias_ss"],
+        atol=1e-9,
+    )
     assert cells["n_bias"].sum() < cells["n_rows"].sum()  # conditions without dimensions are counted
 
 
 def test_slices_and_gaps_equal_stats_on_parquet(demo):
     paths, t, rows = demo
-    ref = pd.concat([dm.slice_metrics(rows), dm.slice_metrics(parquet_human_rows(paths))],
-                    ignore_index=True)
+    ref = pd.concat([dm.slice_metrics(rows), dm.slice_metrics(parquet_human_rows(paths))], ignore_index=True)
     gaps = dm.slice_gaps(ref)
     keys = ["condition_id", "slice_type", "slice"]
     assert_close(t["demographic_slices"], ref, keys, ["n", "n_unparsed", "accuracy", "f1_macro"])
-    assert_close(t["demographic_slice_gaps"], gaps, ["condition_id", "slice_type"],
-                 ["f1_gap_pp", "accuracy_gap_pp"],
-                 exact=["f1_max_slice", "f1_min_slice", "accuracy_max_slice", "accuracy_min_slice"])
+    assert_close(
+        t["demographic_slice_gaps"],
+        gaps,
+        ["condition_id", "slice_type"],
+        ["f1_gap_pp", "accuracy_gap_pp"],
+        exact=["f1_max_slice", "f1_min_slice", "accuracy_max_slice", "accuracy_min_slice"],
+    )
     # the human row exists (the demo simulates forced-choice labels) and is near-perfect
     human = t["demographic_slices"].query("condition_id == 'human'")
     assert (human["rater_kind"] == "human").all() and human["accuracy"].min() > 0.9
@@ -138,9 +164,13 @@ def test_glmm_lrt_equals_stats_on_parquet(demo):
     # two conditions keep the test fast; the code path is the same for all eight
     some = sorted(rows["condition_id"].unique())[:2]
     ref = dm.glmm_lrt_table(rows[rows["condition_id"].isin(some)])
-    assert_close(mart[mart["condition_id"].isin(some)], ref, ["condition_id", "factor"],
-                 ["chi2", "df", "p_value", "random_intercept_sd", "loglik_full", "loglik_null",
-                  "n_obs", "n_levels"], atol=1e-6)
+    assert_close(
+        mart[mart["condition_id"].isin(some)],
+        ref,
+        ["condition_id", "factor"],
+        ["chi2", "df", "p_value", "random_intercept_sd", "loglik_full", "loglik_null", "n_obs", "n_levels"],
+        atol=1e-6,
+    )
     assert (mart["df"] == mart["factor"].map({"race": 2, "gender": 1})).all()
 
 
@@ -148,9 +178,14 @@ def test_anova_tukey_omnibus_counts_equal_stats_on_parquet(demo):
     _, t, rows = demo
     anova = dm.stratified_anova(rows)
     keys = ["condition_id", "dimension", "emotion", "term"]
-    assert_close(t["demographic_stratified_anova"], anova, keys,
-                 ["df_num", "df_den", "f_value", "eta_sq", "p_raw", "q_bh", "family_size", "n"],
-                 exact=["significant"], atol=1e-8)
+    assert_close(
+        t["demographic_stratified_anova"],
+        anova,
+        keys,
+        ["df_num", "df_den", "f_value", "eta_sq", "p_raw", "q_bh", "family_size", "n"],
+        exact=["significant"],
+        atol=1e-8,
+    )
     # paper design: (2, 236) race, (1, 236) gender, (2, 234) race:gender, 18 tests per family
     a = t["demographic_stratified_anova"]
     dfs = a.groupby("term")[["df_num", "df_den"]].agg(lambda s: sorted(set(s)))
@@ -165,23 +200,39 @@ def test_anova_tukey_omnibus_counts_equal_stats_on_parquet(demo):
     some = sorted(rows["condition_id"].unique())[:3]
     tukey = dm.tukey_cells(rows, anova[anova["condition_id"].isin(some)])
     mart = t["demographic_tukey"]
-    assert_close(mart[mart["condition_id"].isin(some)], tukey,
-                 ["condition_id", "dimension", "emotion", "group1", "group2"],
-                 ["meandiff", "p_adj", "lower", "upper"], exact=["reject"], atol=1e-8)
+    assert_close(
+        mart[mart["condition_id"].isin(some)],
+        tukey,
+        ["condition_id", "dimension", "emotion", "group1", "group2"],
+        ["meandiff", "p_adj", "lower", "upper"],
+        exact=["reject"],
+        atol=1e-8,
+    )
 
     omni = dm.omnibus_tests(rows)
-    assert_close(t["demographic_omnibus"], omni, ["condition_id", "dimension", "factor", "term"],
-                 ["df_num", "df_den", "f_value", "eta_sq", "p_raw"], atol=1e-8)
+    assert_close(
+        t["demographic_omnibus"],
+        omni,
+        ["condition_id", "dimension", "factor", "term"],
+        ["df_num", "df_den", "f_value", "eta_sq", "p_raw"],
+        atol=1e-8,
+    )
     o = t["demographic_omnibus"].set_index("term")
     assert set(o.loc["race", "df_num"]) == {2} and set(o.loc["race", "df_den"]) == {1432}
     assert set(o.loc["gender:emotion", "df_num"]) == {5} and set(o.loc["gender:emotion", "df_den"]) == {1428}
 
     counts = dm.significance_counts(anova)
-    assert_close(t["demographic_significance_counts"], counts, ["condition_id", "dimension", "term"],
-                 ["n_significant", "n_tested", "n_strata"], exact=["label"])
+    assert_close(
+        t["demographic_significance_counts"],
+        counts,
+        ["condition_id", "dimension", "term"],
+        ["n_significant", "n_tested", "n_strata"],
+        exact=["label"],
+    )
 
 
 # --------------------------------------------------------------------------- planted gaps
+
 
 def planted_accuracy(paths) -> pd.DataFrame:
     """Planted accuracy per (condition, factor, level): the mean of the simulator's P(correct)
@@ -217,8 +268,9 @@ def test_planted_race_and_gender_gaps_are_found_with_the_right_sign(demo):
                 if gap <= 3 * se:  # a pair the design can resolve; smaller plants are noise-level
                     continue
                 checked += 1
-                observed = (slices.loc[(condition, factor, a), "accuracy"]
-                            - slices.loc[(condition, factor, b), "accuracy"])
+                observed = (
+                    slices.loc[(condition, factor, a), "accuracy"] - slices.loc[(condition, factor, b), "accuracy"]
+                )
                 assert observed > 0, (condition, factor, a, b, gap, observed)
                 assert logit[a] > logit[b], (condition, factor, a, b, logit)
         planted_gap = acc.max() - acc.min()
@@ -250,8 +302,15 @@ def test_no_demographic_effect_rejects_at_the_nominal_rate(tmp_path):
     glmm_p, anova_p, families_hit, families = [], [], 0, 0
     for seed in NULL_SEEDS:
         paths = project(tmp_path / f"s{seed}")
-        simulate_study(paths, seed=100 + seed, n_identities=4, ratings_per_image=2,
-                       images_per_rater=36, conditions=NULL_CONDITIONS, profiles=profiles)
+        simulate_study(
+            paths,
+            seed=100 + seed,
+            n_identities=4,
+            ratings_per_image=2,
+            images_per_rater=36,
+            conditions=NULL_CONDITIONS,
+            profiles=profiles,
+        )
         truth = pd.read_parquet(paths.root / "data" / "simulation_truth" / "labels.parquet")
         spread = truth.groupby(["condition_id", "emotion"])["p_correct"].agg(lambda s: s.max() - s.min())
         assert spread.max() < 1e-12  # the override really removes every race / gender effect
@@ -271,6 +330,7 @@ def test_no_demographic_effect_rejects_at_the_nominal_rate(tmp_path):
 
 
 # --------------------------------------------------------------------------- degenerate inputs
+
 
 @pytest.fixture(scope="module")
 def degenerate_warehouse(tmp_path_factory):
@@ -296,16 +356,20 @@ def degenerate_warehouse(tmp_path_factory):
     cond = preds["condition_id"]
 
     happy_bf = sorted(stimuli.query("race == 'Black' and gender == 'female' and emotion == 'happy'").index)
-    drop = ((cond == "gemma3-4b-it") & (emo == "happy")
-            & (((race == "Korean") & (gender == "male")) | preds["image_id"].eq(happy_bf[1])))
+    drop = (
+        (cond == "gemma3-4b-it")
+        & (emo == "happy")
+        & (((race == "Korean") & (gender == "male")) | preds["image_id"].eq(happy_bf[1]))
+    )
     drop |= (cond == "gemma3-12b-it") & (race != "Black")
     drop |= (cond == "gemma3-27b-it") & (race == "Korean")
     perfect = cond == "gpt-4o-mini"
     preds.loc[perfect, "emotion"] = emo[perfect]
     lonely, gone = sorted(stimuli.query("emotion == 'sad'").index)[:2]
     first_of_lonely = ratings.index[ratings["image_id"] == lonely][0]
-    ratings = ratings[((ratings["image_id"] != lonely) | (ratings.index == first_of_lonely))
-                      & (ratings["image_id"] != gone)]
+    ratings = ratings[
+        ((ratings["image_id"] != lonely) | (ratings.index == first_of_lonely)) & (ratings["image_id"] != gone)
+    ]
     # the model answers exactly the human mean: d = 0 on every image (within the scale)
     flat = cond == "llama-3.2-11b-vision"
     means = ratings.groupby("image_id")["valence"].mean()
@@ -317,8 +381,9 @@ def degenerate_warehouse(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         # Only tests whose parents are all built: the report models' tests also read these marts.
         mp.setenv("DBT_INDIRECT_SELECTION", "cautious")
-        assert dbt_build_marts(paths, "path:models/marts/demographics"), \
+        assert dbt_build_marts(paths, "path:models/marts/demographics"), (
             "dbt build with degenerate demographic inputs failed"
+        )
     return paths, {m: query_warehouse(paths, f"select * from {m}") for m in MARTS}
 
 
@@ -345,8 +410,9 @@ def test_degenerate_inputs_give_null_with_reasons(degenerate_warehouse):
     # degrees of freedom follow the data actually used, stratum by stratum
     rows = parquet_rows(paths)
     for r in a[a["df_num"].notna()].itertuples():
-        used = rows[(rows["condition_id"] == r.condition_id) & (rows["emotion"] == r.emotion)
-                    & rows[f"d_{r.dimension}"].notna()]
+        used = rows[
+            (rows["condition_id"] == r.condition_id) & (rows["emotion"] == r.emotion) & rows[f"d_{r.dimension}"].notna()
+        ]
         n_race, n_gender = used["race"].nunique(), used["gender"].nunique()
         n_cells = (used["race"] + used["gender"]).nunique()
         additive = 1 + (n_race - 1) + (n_gender - 1)
@@ -354,8 +420,7 @@ def test_degenerate_inputs_give_null_with_reasons(degenerate_warehouse):
         if r.term == "race:gender":
             assert (r.df_num, r.df_den) == (n_cells - additive, len(used) - n_cells)
         else:
-            assert (r.df_num, r.df_den) == ((n_race if r.term == "race" else n_gender) - 1,
-                                            len(used) - additive)
+            assert (r.df_num, r.df_den) == ((n_race if r.term == "race" else n_gender) - 1, len(used) - additive)
     happy = a[(a["condition_id"] == "gemma3-4b-it") & (a["emotion"] == "happy")].set_index(["dimension", "term"])
     assert happy.loc[("valence", "race:gender"), "df_num"] == 1  # 5 of 6 cells
 
@@ -374,16 +439,36 @@ def test_degenerate_inputs_give_null_with_reasons(degenerate_warehouse):
 def test_empty_inputs_give_empty_typed_marts():
     """No predictions and no human labels: every mart function returns zero rows with declared,
     typed columns, which DuckDB stores as VARCHAR / DOUBLE / BIGINT / BOOLEAN (never NULL-typed)."""
-    empty = pd.DataFrame({c: pd.Series([], dtype=object) for c in
-                          ["condition_id", "image_id", "race", "gender", "true_emotion",
-                           "predicted_emotion", "correct", "d_valence", "d_arousal"]})
-    labels = pd.DataFrame({c: pd.Series([], dtype=object) for c in
-                           ["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"]})
+    empty = pd.DataFrame(
+        {
+            c: pd.Series([], dtype=object)
+            for c in [
+                "condition_id",
+                "image_id",
+                "race",
+                "gender",
+                "true_emotion",
+                "predicted_emotion",
+                "correct",
+                "d_valence",
+                "d_arousal",
+            ]
+        }
+    )
+    labels = pd.DataFrame(
+        {
+            c: pd.Series([], dtype=object)
+            for c in ["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"]
+        }
+    )
     counts, cells = demographic_aggregates(empty)
     anova = audit.stratified_anova_table(cells)
     outputs = {
-        "slices": audit.slices_table(counts, labels), "glmm": audit.glmm_lrt_table(counts),
-        "anova": anova, "tukey": audit.tukey_table(cells, anova), "omnibus": audit.omnibus_table(empty),
+        "slices": audit.slices_table(counts, labels),
+        "glmm": audit.glmm_lrt_table(counts),
+        "anova": anova,
+        "tukey": audit.tukey_table(cells, anova),
+        "omnibus": audit.omnibus_table(empty),
         "counts": audit.significance_counts_table(anova),
     }
     con = duckdb.connect()

@@ -1,14 +1,14 @@
 """Supplement S1 in the warehouse: Table S1's ranking and Tables S2/S3 recomputed independently from
 the landed Parquet (pandas, sklearn, numpy), and the FER baselines kept out of the VLM-only pools."""
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.metrics import cohen_kappa_score
-
 from conftest import REFERENCE, query_warehouse
 from rater1001.paths import REPO_ROOT
+from sklearn.metrics import cohen_kappa_score
 
 FER = {"posterv2", "mobilevit", "efficientnet", "beit", "emonet"}
 
@@ -32,7 +32,8 @@ def test_paper_seed_is_the_transcribed_tables():
 def landed(demo_warehouse):
     p = demo_warehouse
     preds = pd.read_parquet(p.raw_table("model_predictions")).merge(
-        pd.read_parquet(p.raw_table("stimuli"))[["image_id", "emotion"]], on="image_id", suffixes=("", "_true"))
+        pd.read_parquet(p.raw_table("stimuli"))[["image_id", "emotion"]], on="image_id", suffixes=("", "_true")
+    )
     human = pd.read_parquet(p.raw_table("human_ratings")).groupby("image_id")[["valence", "arousal"]].mean()
     return preds.merge(human, left_on="image_id", right_index=True, suffixes=("", "_human"))
 
@@ -51,7 +52,8 @@ def test_table_s1_ranks_all_13_conditions_by_accuracy(demo_warehouse, landed):
 def test_tables_s2_s3_are_the_fer_rows_of_the_dimensional_agreement(demo_warehouse, landed):
     s23 = query_warehouse(demo_warehouse, "select * from fer_dimensional_agreement")
     assert sorted(map(tuple, s23[["dimension", "condition_id"]].to_numpy())) == sorted(
-        (d, c) for d in ("valence", "arousal") for c in ("mobilevit", "efficientnet", "emonet"))
+        (d, c) for d in ("valence", "arousal") for c in ("mobilevit", "efficientnet", "emonet")
+    )
     for _, row in s23.iterrows():
         g = landed[landed["condition_id"] == row["condition_id"]]
         d = row["dimension"]

@@ -3,6 +3,7 @@ folder with dbt Python models, no module without such a folder, every Python mod
 lines that call the function named like the model in its folder's module, with only dbt.ref and
 dbt.config.get values as arguments (no logic in the model file); each column's type declared once,
 in the mart's yml (data_type), and read by the code that types the output frame."""
+
 from __future__ import annotations
 
 import ast
@@ -11,7 +12,6 @@ import inspect
 import pkgutil
 
 import pytest
-
 import rater1001.marts
 from rater1001.paths import REPO_ROOT
 
@@ -74,8 +74,9 @@ def test_every_python_mart_declares_a_type_for_every_column_and_the_code_reads_i
 def test_a_column_without_a_declared_type_is_an_error_naming_the_mart_and_column(monkeypatch):
     from rater1001.marts import _shared
 
-    monkeypatch.setattr(_shared, "_declared_columns",
-                        lambda: {"m": [("a", "bigint"), ("b", None), ("data_origin", "varchar")]})
+    monkeypatch.setattr(
+        _shared, "_declared_columns", lambda: {"m": [("a", "bigint"), ("b", None), ("data_origin", "varchar")]}
+    )
     with pytest.raises(ValueError, match=r"of m: columns \['b'\] declare no data_type"):
         _shared.declared("m")
 

@@ -1,26 +1,28 @@
 """The paper's analyses that had no table (models/marts/human_baseline, difficulty, study_design):
 each mart on the paper-scale demo against a recomputation from the landed Parquet files (pandas,
 scipy), the paper's own tables where it prints them, and the project's files for Figure 1."""
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats as sps
-
+from conftest import REFERENCE, query_warehouse
 from rater1001.paths import REPO_ROOT
 from rater1001.stats.variance_components import crossed_variance_components
-
-from conftest import REFERENCE, query_warehouse
+from scipy import stats as sps
 
 
 @pytest.fixture(scope="module")
 def landed(demo_warehouse):
     p = demo_warehouse
-    return {"paths": p, "stimuli": pd.read_parquet(p.raw_table("stimuli")),
-            "ratings": pd.read_parquet(p.raw_table("human_ratings")),
-            "preds": pd.read_parquet(p.raw_table("model_predictions")),
-            "conditions": pd.read_parquet(p.raw_table("model_conditions"))}
+    return {
+        "paths": p,
+        "stimuli": pd.read_parquet(p.raw_table("stimuli")),
+        "ratings": pd.read_parquet(p.raw_table("human_ratings")),
+        "preds": pd.read_parquet(p.raw_table("model_predictions")),
+        "conditions": pd.read_parquet(p.raw_table("model_conditions")),
+    }
 
 
 def q(landed, sql):
@@ -30,8 +32,9 @@ def q(landed, sql):
 def test_variance_components_are_the_crossed_fit_of_the_landed_ratings(landed):
     """The mart's valence row is the REML fit of the landed ratings with the stimuli's emotion as
     fixed effects (the statistic itself: tests/python/test_stats_variance_components.py)."""
-    r = landed["ratings"].merge(landed["stimuli"][["image_id", "emotion"]].rename(columns={"emotion": "intended"}),
-                                on="image_id")
+    r = landed["ratings"].merge(
+        landed["stimuli"][["image_id", "emotion"]].rename(columns={"emotion": "intended"}), on="image_id"
+    )
     ref = crossed_variance_components(r["valence"], r["rater_id"], r["image_id"], r["intended"])
     mart = q(landed, "select * from human_variance_components").set_index("dimension")
     assert set(mart.index) == {"valence", "arousal", "naturalness"} and mart["fit_error"].isna().all()
@@ -42,7 +45,8 @@ def test_variance_components_are_the_crossed_fit_of_the_landed_ratings(landed):
     assert (row["n_ratings"], row["n_raters"], row["n_images"]) == (len(r), r["rater_id"].nunique(), 1440)
     assert row["formula"] == "rating ~ emotion + (1|rater_id) + (1|image_id)"
     shares = mart[["rater_share", "image_share"]].sum(axis=1) + mart["residual_variance"] / mart[
-        ["rater_variance", "image_variance", "residual_variance"]].sum(axis=1)
+        ["rater_variance", "image_variance", "residual_variance"]
+    ].sum(axis=1)
     np.testing.assert_allclose(shares, 1.0, atol=1e-12)
 
 
@@ -51,32 +55,40 @@ def test_a_dimension_above_the_size_limit_is_not_fitted_and_never_read_whole():
     fit it anyway; a dimension under the limit is fitted as before; the large one's ratings never
     leave DuckDB (the relation is filtered before it becomes a frame)."""
     import duckdb
-
     from rater1001.marts import human_baseline
 
     rng = np.random.default_rng(3)
     raters, images = np.repeat(np.arange(12), 10), np.tile(np.arange(10), 12)
     rating = 5 + rng.normal(0, 1, 12)[raters] + rng.normal(0, 0.5, 10)[images] + rng.normal(0, 0.7, 120)
-    small = pd.DataFrame({"rater_id": [f"r{r}" for r in raters], "image_id": [f"i{i}" for i in images],
-                          "dimension": "valence", "rating": rating})
+    small = pd.DataFrame(
+        {
+            "rater_id": [f"r{r}" for r in raters],
+            "image_id": [f"i{i}" for i in images],
+            "dimension": "valence",
+            "rating": rating,
+        }
+    )
     large = small.assign(dimension="arousal").loc[small.index.repeat(2)]  # 240 ratings
     con = duckdb.connect()
     con.register("ratings_df", pd.concat([small, large], ignore_index=True))
     con.register("stimuli_df", pd.DataFrame({"image_id": [f"i{i}" for i in range(10)]}))
     con.register("prov_df", pd.DataFrame({"data_origin": ["observed"]}))
     relation = con.sql("select * from ratings_df")
-    out = human_baseline.human_variance_components(relation, con.sql("select * from stimuli_df"),
-                                                   con.sql("select * from prov_df"), max_ratings=200)
+    out = human_baseline.human_variance_components(
+        relation, con.sql("select * from stimuli_df"), con.sql("select * from prov_df"), max_ratings=200
+    )
     out = out.set_index("dimension")
     assert out.loc["arousal", "n_ratings"] == 240 and np.isnan(out.loc["arousal", "rater_variance"])
-    assert out.loc["arousal", "fit_error"].startswith("not fitted: 240 ratings is above var "
-                                                      "variance_components_max_ratings (200)")
+    assert out.loc["arousal", "fit_error"].startswith(
+        "not fitted: 240 ratings is above var variance_components_max_ratings (200)"
+    )
     ref = crossed_variance_components(small["rating"], small["rater_id"], small["image_id"], None)
     assert pd.isna(out.loc["valence", "fit_error"])
     assert out.loc["valence", "rater_variance"] == pytest.approx(ref.rater_variance, rel=1e-9)
     # with the default limit both are fitted
-    both = human_baseline.human_variance_components(relation, con.sql("select * from stimuli_df"),
-                                                    con.sql("select * from prov_df")).set_index("dimension")
+    both = human_baseline.human_variance_components(
+        relation, con.sql("select * from stimuli_df"), con.sql("select * from prov_df")
+    ).set_index("dimension")
     assert both["fit_error"].isna().all() and both.loc["arousal", "n_ratings"] == 240
 
 
@@ -88,19 +100,23 @@ def test_human_reliability_puts_both_alpha_levels_beside_the_paper(landed):
     for dim in ("valence", "arousal", "naturalness"):
         matrix = ratings.pivot(index="rater_id", columns="image_id", values=dim).to_numpy(float)
         for level in ("ordinal", "interval"):
-            ref = krippendorff.alpha(reliability_data=matrix, level_of_measurement=level,
-                                     value_domain=list(range(1, 10)))
+            ref = krippendorff.alpha(
+                reliability_data=matrix, level_of_measurement=level, value_domain=list(range(1, 10))
+            )
             assert rel.loc[dim, f"alpha_{level}"] == pytest.approx(ref, abs=1e-9), (dim, level)
     # the paper's section 3.2 numbers, from the seed
     assert rel["paper_alpha_ordinal"].to_dict() == {"valence": 0.498, "arousal": 0.116, "naturalness": 0.126}
-    assert rel.loc["valence", "paper_rater_variance"] == 0.450 and rel.loc["arousal", "paper_rater_to_image_ratio"] == 32
+    assert (
+        rel.loc["valence", "paper_rater_variance"] == 0.450 and rel.loc["arousal", "paper_rater_to_image_ratio"] == 32
+    )
     vc = q(landed, "select * from human_variance_components").set_index("dimension")
     assert rel.loc["valence", "rater_variance"] == vc.loc["valence", "rater_variance"]
 
 
 def test_naturalness_means_per_emotion_match_the_landed_ratings(landed):
-    r = landed["ratings"].merge(landed["stimuli"][["image_id", "emotion"]].rename(columns={"emotion": "intended"}),
-                                on="image_id")
+    r = landed["ratings"].merge(
+        landed["stimuli"][["image_id", "emotion"]].rename(columns={"emotion": "intended"}), on="image_id"
+    )
     mart = q(landed, "select * from naturalness_by_emotion").set_index("emotion")
     assert set(mart.index) == set(r["intended"]) | {"all"}
     for emotion, part in [*r.groupby("intended"), ("all", r)]:
@@ -108,21 +124,26 @@ def test_naturalness_means_per_emotion_match_the_landed_ratings(landed):
         assert row["n_ratings"] == part["naturalness"].notna().sum()
         assert row["mean_naturalness"] == pytest.approx(part["naturalness"].mean(), abs=1e-12)
         assert row["sd_ratings"] == pytest.approx(part["naturalness"].std(ddof=1), abs=1e-12)
-        assert row["sd_image_means"] == pytest.approx(part.groupby("image_id")["naturalness"].mean().std(ddof=1),
-                                                      abs=1e-12)
+        assert row["sd_image_means"] == pytest.approx(
+            part.groupby("image_id")["naturalness"].mean().std(ddof=1), abs=1e-12
+        )
     assert mart["paper_mean"].dropna().to_dict() == {"fear": 5.26, "happy": 6.94}
 
 
 def test_rt_rank_correlation_matches_scipy_on_the_landed_data(landed):
     """Section 5.3: median valence RT per emotion against the VLMs' mean recall (first run of each
     condition scored against the intended label), rho of RT with the error rate, from scipy."""
-    r = landed["ratings"].merge(landed["stimuli"][["image_id", "emotion"]].rename(columns={"emotion": "intended"}),
-                                on="image_id")
+    r = landed["ratings"].merge(
+        landed["stimuli"][["image_id", "emotion"]].rename(columns={"emotion": "intended"}), on="image_id"
+    )
     rt = r.groupby("intended")["rt_valence_ms"].median()
     vlms = landed["conditions"].loc[landed["conditions"]["kind"] == "vlm", "condition_id"]
     p = landed["preds"][landed["preds"]["condition_id"].isin(vlms)]
-    p = p.sort_values("run_id").drop_duplicates(["condition_id", "image_id"]).merge(
-        landed["stimuli"][["image_id", "emotion"]].rename(columns={"emotion": "intended"}), on="image_id")
+    p = (
+        p.sort_values("run_id")
+        .drop_duplicates(["condition_id", "image_id"])
+        .merge(landed["stimuli"][["image_id", "emotion"]].rename(columns={"emotion": "intended"}), on="image_id")
+    )
     recall = (p["emotion"] == p["intended"]).groupby([p["condition_id"], p["intended"]]).mean()
     accuracy = recall.groupby(level="intended").mean()
     mart = q(landed, "select * from difficulty_rt_accuracy where rt_dimension = 'valence'").set_index("emotion")
@@ -144,8 +165,11 @@ def test_table_1_from_the_catalog_reads_as_the_paper_prints_it(landed):
     assert set(paper["Model"]) <= set(ours.index)
     for row in paper.itertuples(index=False):
         mine = ours.loc[row.Model]
-        assert (mine["provider"], mine["parameters"], mine["quantization"]) == (row.Provider, row.Parameters,
-                                                                               row.Quantization)
+        assert (mine["provider"], mine["parameters"], mine["quantization"]) == (
+            row.Provider,
+            row.Parameters,
+            row.Quantization,
+        )
         assert mine["backend_label"] == row.Backend and mine["key_settings"] == row._6
         # NoThink's cell adds the paper's observation "~199 internal tokens persist", not a setting
         assert row.Thinking == mine["thinking_label"] or row.Thinking.startswith(mine["thinking_label"][:-1] + ";")
@@ -159,7 +183,9 @@ def test_figure_1_stages_come_from_the_project(landed):
     stages = q(landed, "select * from pipeline_stages")
     nodes = stages[stages["element"] == "node"].set_index("node_id")
     marts = REPO_ROOT / "models" / "marts"
-    folders = {d.name: sum(1 for f in d.iterdir() if f.suffix in (".sql", ".py")) for d in marts.iterdir() if d.is_dir()}
+    folders = {
+        d.name: sum(1 for f in d.iterdir() if f.suffix in (".sql", ".py")) for d in marts.iterdir() if d.is_dir()
+    }
     folders = {k: v for k, v in folders.items() if v}
     shown = {n.removeprefix("marts/"): int(d.split()[0]) for n, d in nodes["detail"].items() if n.startswith("marts/")}
     assert shown == folders

@@ -2,6 +2,7 @@
 from the state the last parse with the same vars kept, and dbt's partial parsing re-reads the
 files whose env_var() values differ (the landing's path). The reused parse must give the same
 manifest as a full one, with this folder's paths. Parses only (`dbt parse`), no build."""
+
 from __future__ import annotations
 
 import json

@@ -4,6 +4,7 @@ Each test breaks a simulated study in one known way, straight in the landed Parq
 ingest, as a hand-edited file would), and checks that the gate names exactly that problem with the
 count it found, and nothing it should not.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,13 +17,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from rater1001.paths import ProjectPaths, project
 from rater1001.quality import run_quality_gate
 from rater1001.study import load_study
 
-
 # --- helpers -----------------------------------------------------------------------------------
+
 
 def read(paths: ProjectPaths, table: str) -> pd.DataFrame:
     return pq.read_table(paths.raw_table(table)).to_pandas()
@@ -31,8 +31,7 @@ def read(paths: ProjectPaths, table: str) -> pd.DataFrame:
 def rewrite(paths: ProjectPaths, table: str, frame: pd.DataFrame, keep_schema: bool = True) -> None:
     """Overwrite a landed table in place, as a hand-edited Parquet file would (no ingest)."""
     schema = pq.read_schema(paths.raw_table(table)).remove_metadata() if keep_schema else None
-    pq.write_table(pa.Table.from_pandas(frame, schema=schema, preserve_index=False),
-                   paths.raw_table(table))
+    pq.write_table(pa.Table.from_pandas(frame, schema=schema, preserve_index=False), paths.raw_table(table))
 
 
 def copy_project(src: ProjectPaths, dst: Path) -> ProjectPaths:
@@ -54,9 +53,8 @@ def cell_text(row) -> str:
 @pytest.fixture(scope="module")
 def small_base(tmp_path_factory) -> ProjectPaths:
     """The conftest's small simulated study, simulated once for this module."""
-    from rater1001.simulate import simulate_study
-
     from conftest import SMALL_DESIGN
+    from rater1001.simulate import simulate_study
 
     paths = project(tmp_path_factory.mktemp("small_base"))
     simulate_study(paths, seed=7, **SMALL_DESIGN)
@@ -70,6 +68,7 @@ def study(small_base, tmp_path) -> ProjectPaths:
 
 
 # --- a balanced study passes -------------------------------------------------------------------
+
 
 def test_balanced_study_passes_offline_and_writes_verdict_and_docs(study, monkeypatch):
     attempts = []
@@ -90,14 +89,14 @@ def test_balanced_study_passes_offline_and_writes_verdict_and_docs(study, monkey
     verdict = json.loads((study.raw / "_quality.json").read_text())
     assert verdict["passed"] is True and verdict["unbalanced"] is False
     assert verdict["allow_unbalanced"] is False and verdict["failures"] == []
-    assert set(verdict) >= {"passed", "allow_unbalanced", "unbalanced", "failures", "warnings",
-                            "checked_at"}
+    assert set(verdict) >= {"passed", "allow_unbalanced", "unbalanced", "failures", "warnings", "checked_at"}
     assert result.docs_path == study.data_docs / "index.html" and result.docs_path.exists()
     # Nothing but the landing zone and the report folder is written into the project.
     assert {p.name for p in study.root.iterdir()} <= {"data", "report", "study.yml", "seeds"}
 
 
 # --- the issue's acceptance check on the paper-scale demo ----------------------------------------
+
 
 def test_demo_missing_one_image_names_its_cell_and_count(demo_study, tmp_path):
     paths = copy_project(demo_study, tmp_path)
@@ -109,31 +108,41 @@ def test_demo_missing_one_image_names_its_cell_and_count(demo_study, tmp_path):
     result = run_quality_gate(paths)
 
     assert not result.passed
-    expected = (f"cell {cell_text(victim)} holds {design.images_per_cell - 1} images; "
-                f"the design declares {design.images_per_cell}")
+    expected = (
+        f"cell {cell_text(victim)} holds {design.images_per_cell - 1} images; "
+        f"the design declares {design.images_per_cell}"
+    )
     assert expected in result.failures
     # The race x emotion cell of the paper's sentence (80 = 2 genders x 40) is one short as well.
-    marginal = (f"cell race={victim.race}, emotion={victim.emotion} holds "
-                f"{2 * design.images_per_cell - 1} images; the design declares {2 * design.images_per_cell}")
+    marginal = (
+        f"cell race={victim.race}, emotion={victim.emotion} holds "
+        f"{2 * design.images_per_cell - 1} images; the design declares {2 * design.images_per_cell}"
+    )
     assert marginal in result.failures
     assert "design.cells.race_emotion" in result.failed_checks
     # Only those two cells are off; the image's ratings and predictions are now orphans.
     assert sum(f.startswith("cell ") for f in result.failures) == 2
-    assert (f"{2 * design.images_per_cell} images per race x emotion cell: NOT met" in result.design
-            and f"{design.images_per_cell} images per race x gender x emotion cell: NOT met" in result.design)
-    assert any(f.startswith(f"data/raw/human_ratings.parquet: image_id = '{victim.image_id}' "
-                            f"does not exist in stimuli ({design.ratings_per_image} rows")
-               for f in result.failures)
+    assert (
+        f"{2 * design.images_per_cell} images per race x emotion cell: NOT met" in result.design
+        and f"{design.images_per_cell} images per race x gender x emotion cell: NOT met" in result.design
+    )
+    assert any(
+        f.startswith(
+            f"data/raw/human_ratings.parquet: image_id = '{victim.image_id}' "
+            f"does not exist in stimuli ({design.ratings_per_image} rows"
+        )
+        for f in result.failures
+    )
     assert "design.images_per_cell" in result.failed_checks
 
     # The data-quality report lists the cell-count check as failed and shows the cell's row.
     html = (paths.data_docs / "index.html").read_text()
     assert re.search(r'<tr class="failed" id="check-rows-design.images_per_cell">', html)
-    section = html[html.index('id="rows-design.images_per_cell"'):]
-    text = re.sub(r"<[^>]+>", " ", section[:section.index("</section>")])
+    section = html[html.index('id="rows-design.images_per_cell"') :]
+    text = re.sub(r"<[^>]+>", " ", section[: section.index("</section>")])
     assert "n_images" in text and cell_text(victim) in text
     # The data-quality report shows both declared cell counts with their outcome.
-    design = html[html.index('id="design"'):]
+    design = html[html.index('id="design"') :]
     assert f"{2 * load_study(paths).images_per_cell} images per race x emotion cell: NOT met" in design
 
 
@@ -144,6 +153,7 @@ def test_demo_passes_as_simulated(demo_study, tmp_path):
 
 
 # --- design counts ------------------------------------------------------------------------------
+
 
 def test_rater_off_by_one_and_condition_missing_an_image(study):
     design = load_study(study)
@@ -164,27 +174,30 @@ def test_rater_off_by_one_and_condition_missing_an_image(study):
     assert result.failures == [
         f"rater {giver} rated {n - 1} images; the design declares {n}",
         f"rater {taker} rated {n + 1} images; the design declares {n}",
-        f"condition {dropped.condition_id} predicted {n_images - 1} of {n_images} images; "
-        f"missing: {dropped.image_id}",
+        f"condition {dropped.condition_id} predicted {n_images - 1} of {n_images} images; missing: {dropped.image_id}",
     ]
 
 
 def test_design_counts_come_from_study_yml(study):
     text = (study.root / "study.yml").read_text()
     declared = load_study(study).images_per_cell
-    (study.root / "study.yml").write_text(
-        re.sub(r"images_per_cell: *\d+", f"images_per_cell: {declared + 1}", text))
+    (study.root / "study.yml").write_text(re.sub(r"images_per_cell: *\d+", f"images_per_cell: {declared + 1}", text))
 
     result = run_quality_gate(study)
     cells = [f for f in result.failures if f.startswith("cell ")]
-    assert cells and all(f.endswith(f"holds {plural(declared, 'image')}; the design declares {declared + 1}")
-                         for f in cells)
+    assert cells and all(
+        f.endswith(f"holds {plural(declared, 'image')}; the design declares {declared + 1}") for f in cells
+    )
     # The report lists the first few cells and counts the rest: together, every declared cell.
-    (rest,) = [int(m.group(1).replace(",", "")) for f in result.failures
-               if (m := re.match(r"\.\.\. and ([\d,]+) more like the above \(design.images_per_cell", f))]
+    (rest,) = [
+        int(m.group(1).replace(",", ""))
+        for f in result.failures
+        if (m := re.match(r"\.\.\. and ([\d,]+) more like the above \(design.images_per_cell", f))
+    ]
     levels = load_study(study)
-    assert len(cells) + rest == (len(levels.levels("race")) * len(levels.levels("gender"))
-                                 * len(levels.levels("emotion")))
+    assert len(cells) + rest == (
+        len(levels.levels("race")) * len(levels.levels("gender")) * len(levels.levels("emotion"))
+    )
 
 
 def test_allow_unbalanced_passes_and_says_so(study):
@@ -196,8 +209,10 @@ def test_allow_unbalanced_passes_and_says_so(study):
     for table in ("human_ratings", "model_predictions"):
         frame = read(study, table)
         rewrite(study, table, frame[frame["image_id"] != victim.image_id])
-    cell = (f"cell {cell_text(victim)} holds {plural(design.images_per_cell - 1, 'image')}; "
-            f"the design declares {design.images_per_cell}")
+    cell = (
+        f"cell {cell_text(victim)} holds {plural(design.images_per_cell - 1, 'image')}; "
+        f"the design declares {design.images_per_cell}"
+    )
 
     strict = run_quality_gate(study)
     assert not strict.passed and cell in strict.failures
@@ -217,11 +232,12 @@ def test_allow_unbalanced_passes_and_says_so(study):
     broken = run_quality_gate(study, allow_unbalanced=True)
     assert not broken.passed and broken.unbalanced
     assert broken.failures == [
-        "data/raw/human_ratings.parquet row 1: valence = 0 is outside the scale "
-        f"{design.scale_min}-{design.scale_max}"]
+        f"data/raw/human_ratings.parquet row 1: valence = 0 is outside the scale {design.scale_min}-{design.scale_max}"
+    ]
 
 
 # --- contract rules on landed files --------------------------------------------------------------
+
 
 def test_contract_violations_written_straight_into_parquet(study):
     design = load_study(study)
@@ -260,18 +276,20 @@ def test_contract_violations_written_straight_into_parquet(study):
     contract_failures = [f for f in result.failures if f.startswith("data/raw/")]
     assert contract_failures == expected
     # The moved ratings leave the design short where they came from, and nowhere else.
-    assert sorted(f for f in result.failures if not f.startswith(("data/raw/", "cell "))) == sorted([
-        f"image {orphaned.image_id} ({_factors_of(study, orphaned.image_id)}) has "
-        f"{plural(design.ratings_per_image - 1, 'human rating')}; the design declares {design.ratings_per_image}",
-        f"rater no-such-rater rated 1 image; the design declares {design.images_per_rater}",
-        f"rater {unrated.rater_id} rated {design.images_per_rater - 1} images; the design declares "
-        f"{design.images_per_rater}",
-        f"condition {relabelled.condition_id} predicted {n_images - 1} of {n_images} images; "
-        f"missing: {relabelled.image_id}",
-        f"condition no-such-condition predicted 1 of {n_images} images; missing: "
-        + ", ".join(stimuli["image_id"][stimuli["image_id"] != relabelled.image_id].iloc[:5])
-        + f" and {n_images - 6} more",
-    ])
+    assert sorted(f for f in result.failures if not f.startswith(("data/raw/", "cell "))) == sorted(
+        [
+            f"image {orphaned.image_id} ({_factors_of(study, orphaned.image_id)}) has "
+            f"{plural(design.ratings_per_image - 1, 'human rating')}; the design declares {design.ratings_per_image}",
+            f"rater no-such-rater rated 1 image; the design declares {design.images_per_rater}",
+            f"rater {unrated.rater_id} rated {design.images_per_rater - 1} images; the design declares "
+            f"{design.images_per_rater}",
+            f"condition {relabelled.condition_id} predicted {n_images - 1} of {n_images} images; "
+            f"missing: {relabelled.image_id}",
+            f"condition no-such-condition predicted 1 of {n_images} images; missing: "
+            + ", ".join(stimuli["image_id"][stimuli["image_id"] != relabelled.image_id].iloc[:5])
+            + f" and {n_images - 6} more",
+        ]
+    )
 
 
 def _factors_of(paths: ProjectPaths, image_id: str) -> str:
@@ -286,11 +304,11 @@ def test_fractional_rating_is_a_type_error(study):
     rewrite(study, "human_ratings", ratings, keep_schema=False)
 
     result = run_quality_gate(study)
-    assert result.failures == [
-        "data/raw/human_ratings.parquet column valence holds double; the contract declares int"]
+    assert result.failures == ["data/raw/human_ratings.parquet column valence holds double; the contract declares int"]
 
 
 # --- missing tables ----------------------------------------------------------------------------
+
 
 def test_missing_optional_table_is_reported_not_failed(study):
     study.raw_table("model_predictions").unlink()
@@ -304,5 +322,7 @@ def test_missing_required_table_fails_clearly(study):
     study.raw_table("stimuli").unlink()
     result = run_quality_gate(study)
     assert not result.passed
-    assert ("required table stimuli is missing: there is no data/raw/stimuli.parquet "
-            "(land it with `rater1001 ingest stimuli FILE`)") in result.failures
+    assert (
+        "required table stimuli is missing: there is no data/raw/stimuli.parquet "
+        "(land it with `rater1001 ingest stimuli FILE`)"
+    ) in result.failures

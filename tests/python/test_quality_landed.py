@@ -1,5 +1,6 @@
 """The gate's DuckDB side (quality/landed.py): the class frames Great Expectations validates, and
 the rows a rejected class leads back to, against pandas on the whole table (brute force)."""
+
 from __future__ import annotations
 
 import tempfile
@@ -10,16 +11,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from rater1001.quality.landed import CLASS_ROWS, LandingDB, RowClass, key_exists, quoted
 
 maybe = lambda s: st.one_of(st.none(), s)  # noqa: E731
-row = st.fixed_dictionaries({
-    "k1": maybe(st.sampled_from(["r1", "r2", "r3"])),
-    "k2": maybe(st.sampled_from(["i1", "i2"])),
-    "value": maybe(st.integers(-1, 3)),
-    "label": maybe(st.sampled_from(["happy", "sad", "<b>x</b>"])),
-})
+row = st.fixed_dictionaries(
+    {
+        "k1": maybe(st.sampled_from(["r1", "r2", "r3"])),
+        "k2": maybe(st.sampled_from(["i1", "i2"])),
+        "value": maybe(st.integers(-1, 3)),
+        "label": maybe(st.sampled_from(["happy", "sad", "<b>x</b>"])),
+    }
+)
 SCHEMA = pa.schema([("k1", pa.string()), ("k2", pa.string()), ("value", pa.int64()), ("label", pa.string())])
 
 
@@ -54,8 +56,7 @@ def test_class_frames_and_rows_match_pandas_on_the_whole_table(rows):
         try:
             value = RowClass("t", "value", f"t.{quoted('value')}")
             label = RowClass("t", "label", f"t.{quoted('label')}")
-            present = RowClass("t", "label", "case when t.label is null then null else true end",
-                               name="label present")
+            present = RowClass("t", "label", "case when t.label is null then null else true end", name="label present")
             flag = RowClass("t", "k2_in_ref", "t.k2_in_ref")
             key = RowClass("t", "rows_per_key", per_key=("k1", "k2"))
             frames = db.class_frames([value, label, present, flag, key])
@@ -66,11 +67,13 @@ def test_class_frames_and_rows_match_pandas_on_the_whole_table(rows):
                 assert dict(zip(_plain(got[rc.column]), got[CLASS_ROWS])) == _counts(frame[rc.column])
             got = frames[present.frame]
             assert sorted(zip(got["label"].isna(), got[CLASS_ROWS])) == sorted(
-                (missing, int(n)) for missing, n in frame["label"].isna().value_counts().items())
+                (missing, int(n)) for missing, n in frame["label"].isna().value_counts().items()
+            )
             orphan = ~frame["k2"].isin(["i1"]) & frame["k2"].notna()
             got = frames[flag.frame]
             assert dict(zip(got["k2_in_ref"], got[CLASS_ROWS])) == {
-                k: int(n) for k, n in (~orphan).value_counts().items()}
+                k: int(n) for k, n in (~orphan).value_counts().items()
+            }
 
             # A key's multiplicity: GX leaves out a key whose parts are all empty.
             keyed = frame[frame["k1"].notna() | frame["k2"].notna()]

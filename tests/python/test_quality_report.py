@@ -4,6 +4,7 @@ one rating fails the gate; the report lists every check, links the failing one t
 rejects (in the page and a CSV), shows the ingest rejects, and renders styled in headless Chromium
 with no request leaving the disk; neither it nor the main report (built from that landing by a
 plain build) runs the value."""
+
 from __future__ import annotations
 
 import hashlib
@@ -13,7 +14,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from conftest import SMALL_DESIGN
 from rater1001.cli import main
 from rater1001.paths import project
@@ -22,8 +22,10 @@ from rater1001.paths import project
 pytestmark = pytest.mark.xdist_group("quality_report")
 PAYLOAD = "<script>alert(1)</script>"
 # Runs before the page's own scripts: any alert/confirm/prompt the page makes is recorded.
-RECORD_DIALOGS = ("window.__dialogs = [];"
-                  "for (const f of ['alert', 'confirm', 'prompt']) window[f] = (m) => { window.__dialogs.push(String(m)); };")
+RECORD_DIALOGS = (
+    "window.__dialogs = [];"
+    "for (const f of ['alert', 'confirm', 'prompt']) window[f] = (m) => { window.__dialogs.push(String(m)); };"
+)
 
 
 def rewrite(paths, table: str, frame: pd.DataFrame) -> None:
@@ -53,9 +55,14 @@ def hostile(tmp_path_factory):
             frame = frame.drop(index=frame.index[frame["image_id"] == PAYLOAD][0])
         rewrite(paths, table, frame)
     paths.rejected.mkdir(parents=True)
-    pd.DataFrame({"rater_id": ["r0001"], "image_id": [PAYLOAD], "valence": ["<b>12</b>"],
-                  "_reason": [f"image_id {PAYLOAD} & valence '<b>12</b>' is not a number"]}
-                 ).to_parquet(paths.rejected_table("human_ratings"))
+    pd.DataFrame(
+        {
+            "rater_id": ["r0001"],
+            "image_id": [PAYLOAD],
+            "valence": ["<b>12</b>"],
+            "_reason": [f"image_id {PAYLOAD} & valence '<b>12</b>' is not a number"],
+        }
+    ).to_parquet(paths.rejected_table("human_ratings"))
     gate = run_quality_gate(paths)
     assert dbt_build(paths), "a plain build of a landing that failed the gate still builds"
     report = build_report(paths, write_pngs=False)
@@ -73,8 +80,8 @@ def test_failing_check_links_to_the_rows_it_rejects(hostile):
     assert len(rows) == gate.n_checks
     assert sorted(key for status, key in rows if status == "failed") == sorted(gate.failed_checks)
     assert 'href="#rows-design.ratings_per_image"' in html
-    section = html[html.index('<section class="rejected" id="rows-design.ratings_per_image">'):]
-    section = section[:section.index("</section>")]
+    section = html[html.index('<section class="rejected" id="rows-design.ratings_per_image">') :]
+    section = section[: section.index("</section>")]
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in section  # the image, shown as text
     assert f"<td>{SMALL_DESIGN['ratings_per_image'] - 1}</td>" in section  # its count of ratings
     # The CSV beside the page holds every rejected row, value intact.
@@ -91,10 +98,13 @@ def test_main_report_warns_it_was_built_from_a_failed_landing_and_links_the_qual
     assert 'class="banner stale-banner"' in html and "FAILED the quality gate" in html
     assert 'href="data_quality/index.html" id="data-quality-link"' in html
     sha = hashlib.sha256(paths.manifest.read_bytes()).hexdigest()
-    assert f'<p id="built-from">Warehouse built from landing {sha[:12]} (quality gate at build time: failed).</p>' in html
+    assert (
+        f'<p id="built-from">Warehouse built from landing {sha[:12]} (quality gate at build time: failed).</p>' in html
+    )
     assert main(["--home", str(paths.root), "summary"]) == 1
     assert "FAILED the quality gate" in capsys.readouterr().err
     from rater1001.freshness import gate_status
+
     assert gate_status(paths) == "failed"  # the Python twin of the status the build recorded
 
 
@@ -123,8 +133,13 @@ def _browser():
 def test_quality_report_renders_styled_offline_and_runs_nothing(hostile, tmp_path):
     open_page = _browser()
     paths = hostile[0]
-    run = open_page(paths.data_docs / "index.html", tmp_path / "chromium", "document.readyState === 'complete'",
-                    STYLE_CHECK_JS, init_js=RECORD_DIALOGS)
+    run = open_page(
+        paths.data_docs / "index.html",
+        tmp_path / "chromium",
+        "document.readyState === 'complete'",
+        STYLE_CHECK_JS,
+        init_js=RECORD_DIALOGS,
+    )
     assert run.errors == []
     assert all(url.startswith("file://") for url in run.requests), run.requests  # nothing from the network
     page = run.value
@@ -137,9 +152,13 @@ def test_quality_report_renders_styled_offline_and_runs_nothing(hostile, tmp_pat
 def test_main_report_with_the_payload_runs_nothing(hostile, tmp_path):
     open_page = _browser()
     report = hostile[2]
-    run = open_page(report.html, tmp_path / "chromium", "window.reportRendered",
-                    "JSON.stringify({dialogs: window.__dialogs, rendered: window.reportRendered})",
-                    init_js=RECORD_DIALOGS)
+    run = open_page(
+        report.html,
+        tmp_path / "chromium",
+        "window.reportRendered",
+        "JSON.stringify({dialogs: window.__dialogs, rendered: window.reportRendered})",
+        init_js=RECORD_DIALOGS,
+    )
     assert run.errors == []
     assert run.value["dialogs"] == []
     assert run.value["rendered"]["failed"] == [] and run.value["rendered"]["total"] == len(report.figures) > 0

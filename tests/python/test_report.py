@@ -1,6 +1,7 @@
 """The report: every figure draws exactly the warehouse rows it claims to show, absent inputs give
 visible notes instead of failures, the HTML is self-contained and renders in headless Chromium
 without console errors, and every figure has a PNG."""
+
 from __future__ import annotations
 
 import io
@@ -18,7 +19,6 @@ import duckdb
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import query_warehouse
 from rater1001.paths import project
 from rater1001.report import build_report
@@ -52,7 +52,7 @@ def report(demo_warehouse):
 
 def _embedded_figures(html: str) -> list[dict]:
     line = next(l for l in html.splitlines() if l.strip().startswith("const reportFigures = "))
-    return json.loads(line.strip()[len("const reportFigures = "):].rstrip(";"))
+    return json.loads(line.strip()[len("const reportFigures = ") :].rstrip(";"))
 
 
 def _canonical(frame: pd.DataFrame) -> list[tuple]:
@@ -64,9 +64,9 @@ def _canonical(frame: pd.DataFrame) -> list[tuple]:
         if hasattr(v, "item"):
             return norm(v.item())
         return v
+
     frame = frame[sorted(frame.columns)]
-    return sorted((tuple(norm(v) for v in row) for row in frame.astype(object).itertuples(index=False)),
-                  key=repr)
+    return sorted((tuple(norm(v) for v in row) for row in frame.astype(object).itertuples(index=False)), key=repr)
 
 
 def test_every_figure_is_checked(report):
@@ -86,7 +86,9 @@ def test_each_figure_draws_exactly_its_warehouse_rows(report, demo_warehouse):
         for rows, (table, where) in zip(datasets, claims):
             chart = pd.DataFrame(rows)
             cols = ", ".join(f'"{c}"' for c in chart.columns)
-            expected = query_warehouse(demo_warehouse, f"SELECT {cols} FROM {table}" + (f" WHERE {where}" if where else ""))
+            expected = query_warehouse(
+                demo_warehouse, f"SELECT {cols} FROM {table}" + (f" WHERE {where}" if where else "")
+            )
             assert len(chart) == len(expected), f"{fig['ours']}: {len(chart)} rows drawn, {len(expected)} in {table}"
             assert _canonical(chart) == _canonical(expected), f"{fig['ours']}: drawn values differ from {table}"
 
@@ -96,17 +98,25 @@ def test_paper_tables_show_warehouse_numbers(report, demo_warehouse):
     blocks = {b.ours: b for _, bs in report.blocks for b in bs}
     t4c = blocks["T4c"]
     assert t4c.kind == "table" and not t4c.note, f"alpha_delta not in the expected layout: {t4c.note}"
-    stored = query_warehouse(demo_warehouse, "SELECT condition_id, alpha FROM alpha_delta WHERE dimension = 'valence' "
-                                             "AND emotion = 'all' AND metric = 'interval'")
+    stored = query_warehouse(
+        demo_warehouse,
+        "SELECT condition_id, alpha FROM alpha_delta WHERE dimension = 'valence' "
+        "AND emotion = 'all' AND metric = 'interval'",
+    )
     # a condition without valence answers (a FER model that outputs labels only) has no alpha
     assert sorted(t4c.frame["alpha"].dropna().round(12)) == sorted(stored["alpha"].dropna().round(12))
     assert t4c.frame["alpha"].isna().sum() == stored["alpha"].isna().sum()
-    ordinal = query_warehouse(demo_warehouse, "SELECT alpha FROM alpha_delta WHERE dimension = 'valence' "
-                                              "AND emotion = 'all' AND metric = 'ordinal'")
+    ordinal = query_warehouse(
+        demo_warehouse,
+        "SELECT alpha FROM alpha_delta WHERE dimension = 'valence' AND emotion = 'all' AND metric = 'ordinal'",
+    )
     assert sorted(t4c.frame["alpha_ordinal"].dropna().round(12)) == sorted(ordinal["alpha"].dropna().round(12))
     t3 = blocks["T3"]
-    recall = query_warehouse(demo_warehouse, "SELECT c.short_name, r.emotion, r.recall FROM classification_by_emotion r "
-                                             "JOIN stg_model_conditions c USING (condition_id)")
+    recall = query_warehouse(
+        demo_warehouse,
+        "SELECT c.short_name, r.emotion, r.recall FROM classification_by_emotion r "
+        "JOIN stg_model_conditions c USING (condition_id)",
+    )
     for row in recall.itertuples():
         shown = t3.frame.loc[t3.frame["emotion"] == row.emotion, row.short_name].item()
         assert shown == f"{row.recall:.3f}"
@@ -138,8 +148,14 @@ def _warehouse_copy(demo_warehouse, tmp_path):
 def test_quality_gate_verdict_and_links_are_shown(demo_warehouse, tmp_path):
     paths = _warehouse_copy(demo_warehouse, tmp_path)
     paths.raw.mkdir(parents=True)
-    gate = {"passed": False, "allow_unbalanced": False, "n_checks": 17, "checked_at": "2026-01-01T00:00:00+00:00",
-            "failures": ["human_ratings: 3 images have fewer than 50 ratings"], "warnings": ["raters: age missing"]}
+    gate = {
+        "passed": False,
+        "allow_unbalanced": False,
+        "n_checks": 17,
+        "checked_at": "2026-01-01T00:00:00+00:00",
+        "failures": ["human_ratings: 3 images have fewer than 50 ratings"],
+        "warnings": ["raters: age missing"],
+    }
     (paths.raw / "_quality.json").write_text(json.dumps(gate))
     paths.data_docs.mkdir(parents=True)
     (paths.data_docs / "index.html").write_text("<html></html>")
@@ -220,10 +236,13 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
     from report_browser import A4_TEXT_PX, open_page, require_chromium
 
     require_chromium()
-    run = open_page(report.html, tmp_path / "chromium-profile", "window.reportRendered",
-                    f"JSON.stringify({{charts: JSON.parse({CHART_CHECK_JS}), layout: JSON.parse({LAYOUT_JS}), "
-                    f"sorted: {SORT_JS}}})",
-                    print_js=LAYOUT_JS)
+    run = open_page(
+        report.html,
+        tmp_path / "chromium-profile",
+        "window.reportRendered",
+        f"JSON.stringify({{charts: JSON.parse({CHART_CHECK_JS}), layout: JSON.parse({LAYOUT_JS}), sorted: {SORT_JS}}})",
+        print_js=LAYOUT_JS,
+    )
     assert run.errors == []
     screen, printed = run.value["layout"], run.print_value
     assert screen["answer"]["top"] < 300 and screen["matrix"]["bottom"] < 1000, screen
@@ -246,19 +265,43 @@ def test_judge_figures_draw_their_rows():
     """The demo study may carry no judge verdicts, so the judge charts are also drawn from a few
     hand-made rows in the marts' layout and rendered to SVG: one point and one interval per row."""
     import vl_convert
-
     from rater1001.report.build import figure_spec
     from rater1001.report.figures import FIGURES
     from rater1001.report.render import vl_version
     from rater1001.report.specs import ReportContext
 
     figures = {f.ours: f for f in FIGURES}
-    rows = [dict(judge_id="j1", candidate_id=c, variant=v, axis=a, wins=5, ties=1, losses=4, win_rate=w,
-                 win_rate_ci_low=w - 0.2, win_rate_ci_high=w + 0.2)
-            for c, w in (("K", 0.55), ("Q", 0.3)) for v in ("text", "audio") for a in ("overall", "empathy")]
-    bt = [dict(judge_id="j1", design="anchor", variant=v, axis="overall", candidate_id=c, log_strength=s,
-               ci_low=s - 0.3, ci_high=s + 0.3)
-          for c, s in (("K", 0.2), ("Q", -0.4), ("P", 0.0)) for v in ("text", "audio")]
+    rows = [
+        dict(
+            judge_id="j1",
+            candidate_id=c,
+            variant=v,
+            axis=a,
+            wins=5,
+            ties=1,
+            losses=4,
+            win_rate=w,
+            win_rate_ci_low=w - 0.2,
+            win_rate_ci_high=w + 0.2,
+        )
+        for c, w in (("K", 0.55), ("Q", 0.3))
+        for v in ("text", "audio")
+        for a in ("overall", "empathy")
+    ]
+    bt = [
+        dict(
+            judge_id="j1",
+            design="anchor",
+            variant=v,
+            axis="overall",
+            candidate_id=c,
+            log_strength=s,
+            ci_low=s - 0.3,
+            ci_high=s + 0.3,
+        )
+        for c, s in (("K", 0.2), ("Q", -0.4), ("P", 0.0))
+        for v in ("text", "audio")
+    ]
     for ours, frame in (("FJ1", pd.DataFrame(rows)), ("FJ2", pd.DataFrame(bt))):
         fig = figures[ours]
         assert list(frame.columns) == list(fig.sources[0].columns)
@@ -283,6 +326,7 @@ def test_the_papers_analyses_without_a_table_are_shown_with_the_paper_beside(rep
 
 
 # --- The answer first -------------------------------------------------------------------------
+
 
 class _Numbers(HTMLParser):
     """Every <a class="n"> inside the answer section: its address in the warehouse and its text."""
@@ -331,7 +375,7 @@ def test_the_answer_comes_first_with_the_verdict_matrix(report):
     banner, answer = html.index('id="simulated-banner"'), html.index('<section id="answer">')
     assert banner < answer < html.index('id="answer-verdict-matrix"') < html.index('id="quality-status"')
     assert answer < html.index("<nav>") < html.index('id="data-quality"') < html.index('id="section-1"')
-    between = re.sub(r'<p class="banner stale-banner">.*?</p>', "", html[html.index("</p>", banner):answer])
+    between = re.sub(r'<p class="banner stale-banner">.*?</p>', "", html[html.index("</p>", banner) : answer])
     between = re.sub(r"<[^>]+>|\s", "", between)
     assert between == "", f"something stands between the banner and the answer: {between[:200]}"
 
@@ -350,7 +394,7 @@ def test_every_number_of_the_answer_is_a_mart_cell_and_links_to_its_table(answer
             text = n["text"].strip()
             decimals = len(text.split(".")[1]) if "." in text and "e" not in text else None
             if decimals is not None:  # the text is the stored value rounded to the digits it shows
-                assert abs(float(text) - stored) <= 0.5 * 10 ** -decimals + 1e-12, n
+                assert abs(float(text) - stored) <= 0.5 * 10**-decimals + 1e-12, n
             else:
                 assert float(text) == pytest.approx(stored, rel=0.06), n
         else:
@@ -365,22 +409,32 @@ def test_the_answer_covers_what_the_marts_hold(answer_numbers, demo_warehouse):
     for n in answer_numbers.numbers:
         shown.setdefault((n["data-table"], n["data-column"]), []).append(json.loads(n["data-key"]))
     cells = query_warehouse(demo_warehouse, "SELECT emotion, measure FROM replaceability_verdicts")
-    assert sorted((k["emotion"], k["measure"]) for k in shown[("replaceability_verdicts", "verdict")]) == \
-        sorted(cells.itertuples(index=False, name=None))
+    assert sorted((k["emotion"], k["measure"]) for k in shown[("replaceability_verdicts", "verdict")]) == sorted(
+        cells.itertuples(index=False, name=None)
+    )
     # every headline number, except a dimension on which the condition gave no answer at all
-    heads = query_warehouse(demo_warehouse, "SELECT condition_id, dimension, statistic FROM headline_intervals h "
-                                            "WHERE emotion = 'all' AND statistic IN ('delta_alpha', 'w1sd', 'kappa') "
-                                            "AND condition_id <> 'human' AND (statistic = 'kappa' OR NOT EXISTS ("
-                                            "SELECT 1 FROM zscore_summary z WHERE z.condition_id = h.condition_id "
-                                            "AND z.dimension = h.dimension AND z.emotion = 'all' AND z.n_images = 0))")
-    assert sorted((k["condition_id"], k["dimension"], k["statistic"]) for k in shown[("headline_intervals", "estimate")]) \
-        == sorted(heads.itertuples(index=False, name=None))
-    gaps = query_warehouse(demo_warehouse, "SELECT condition_id, dimension, emotion, term FROM demographic_stratified_anova "
-                                           "WHERE q_bh < 0.05 ORDER BY eta_sq DESC LIMIT 5")
-    assert [tuple(k.values()) for k in shown[("demographic_stratified_anova", "eta_sq")]] == \
-        list(gaps.itertuples(index=False, name=None))
-    calibratable = query_warehouse(demo_warehouse, "SELECT count(*) FROM replaceability_verdicts "
-                                                   "WHERE coalesce(calibration_candidates, '') <> ''").iloc[0, 0]
+    heads = query_warehouse(
+        demo_warehouse,
+        "SELECT condition_id, dimension, statistic FROM headline_intervals h "
+        "WHERE emotion = 'all' AND statistic IN ('delta_alpha', 'w1sd', 'kappa') "
+        "AND condition_id <> 'human' AND (statistic = 'kappa' OR NOT EXISTS ("
+        "SELECT 1 FROM zscore_summary z WHERE z.condition_id = h.condition_id "
+        "AND z.dimension = h.dimension AND z.emotion = 'all' AND z.n_images = 0))",
+    )
+    assert sorted(
+        (k["condition_id"], k["dimension"], k["statistic"]) for k in shown[("headline_intervals", "estimate")]
+    ) == sorted(heads.itertuples(index=False, name=None))
+    gaps = query_warehouse(
+        demo_warehouse,
+        "SELECT condition_id, dimension, emotion, term FROM demographic_stratified_anova "
+        "WHERE q_bh < 0.05 ORDER BY eta_sq DESC LIMIT 5",
+    )
+    assert [tuple(k.values()) for k in shown[("demographic_stratified_anova", "eta_sq")]] == list(
+        gaps.itertuples(index=False, name=None)
+    )
+    calibratable = query_warehouse(
+        demo_warehouse, "SELECT count(*) FROM replaceability_verdicts WHERE coalesce(calibration_candidates, '') <> ''"
+    ).iloc[0, 0]
     assert len(shown[("replaceability_verdicts", "calibration_candidates")]) == calibratable > 0
     judges = query_warehouse(demo_warehouse, "SELECT DISTINCT judge_id FROM judge_win_rates WHERE judge_kind = 'llm'")
     assert {k["judge_id"] for k in shown.get(("judge_win_rates", "win_rate"), [])} == set(judges["judge_id"])
@@ -389,12 +443,15 @@ def test_the_answer_covers_what_the_marts_hold(answer_numbers, demo_warehouse):
 def test_a_condition_without_answers_on_a_dimension_shows_a_dash_and_says_why(report, demo_warehouse):
     # The demo's FER classifiers BEiT and POSTER++ give labels only: their headline rows exist (W1SD 0
     # under the missing-answer policy), but the answer must not show them as results.
-    silent = query_warehouse(demo_warehouse, "SELECT z.dimension, coalesce(c.short_name, z.condition_id) AS name "
-                                             "FROM zscore_summary z JOIN stg_model_conditions c USING (condition_id) "
-                                             "WHERE z.emotion = 'all' AND z.n_images = 0 ORDER BY z.dimension, z.condition_id")
+    silent = query_warehouse(
+        demo_warehouse,
+        "SELECT z.dimension, coalesce(c.short_name, z.condition_id) AS name "
+        "FROM zscore_summary z JOIN stg_model_conditions c USING (condition_id) "
+        "WHERE z.emotion = 'all' AND z.n_images = 0 ORDER BY z.dimension, z.condition_id",
+    )
     assert len(silent) > 0
     html = report.html.read_text(encoding="utf-8")
-    answer = html[html.index('<section id="answer">'):html.index("</section>", html.index('<section id="answer">'))]
+    answer = html[html.index('<section id="answer">') : html.index("</section>", html.index('<section id="answer">'))]
     for dim, part in silent.groupby("dimension"):
         note = f"No {dim} answers from {', '.join(part['name'])}: their Δα and W1SD {dim} are shown as —."
         assert note in answer
@@ -423,11 +480,17 @@ def test_the_answer_for_each_llm_judge(tmp_path):
     with WarehouseReader(paths) as reader:
         answer = read_answer(reader, [])
     assert [j.judge for j in answer.judges] == ["j1"]
-    cells = {k: (e.estimate.value, e.lo.value if e.lo else None, e.hi.value if e.hi else None)
-             for k, e in answer.judges[0].cells.items()}
-    assert cells == {("overall", "K"): (0.61, 0.52, 0.70), ("overall", "Q"): (0.31, 0.22, 0.40),
-                     ("overall", "position_bias"): (0.58, 0.55, 0.61), ("overall", "verbosity"): (0.41, 0.1, 0.7),
-                     ("overall", "kappa"): (0.37, None, None)}
+    cells = {
+        k: (e.estimate.value, e.lo.value if e.lo else None, e.hi.value if e.hi else None)
+        for k, e in answer.judges[0].cells.items()
+    }
+    assert cells == {
+        ("overall", "K"): (0.61, 0.52, 0.70),
+        ("overall", "Q"): (0.31, 0.22, 0.40),
+        ("overall", "position_bias"): (0.58, 0.55, 0.61),
+        ("overall", "verbosity"): (0.41, 0.1, 0.7),
+        ("overall", "kappa"): (0.37, None, None),
+    }
     assert answer.judges[0].cells[("overall", "verbosity")].estimate.text == "+0.41"
 
 
@@ -441,7 +504,7 @@ def test_no_issue_numbers_or_internal_names_in_the_text(report):
     text = _visible_text(report.html.read_text(encoding="utf-8"))
     for pattern in (r"(?i)\bissue \d", r"(?i)\bissue\b", r"(?i)\bseed 0\d\d\b", r"\b00[01]_"):
         found = re.search(pattern, text)
-        assert not found, text[max(0, found.start() - 120):found.end() + 60]
+        assert not found, text[max(0, found.start() - 120) : found.end() + 60]
 
 
 def test_every_paper_labelled_block_shows_the_paper_or_says_why(report, demo_warehouse):
@@ -452,17 +515,22 @@ def test_every_paper_labelled_block_shows_the_paper_or_says_why(report, demo_war
         assert b.paper_frame is not None or b.paper_reason, f"{b.ours} ({b.paper}): no paper numbers and no reason"
     # Spot check against the transcription in tests/reference: Table 4c's human baseline and Table 2's
     # first model row appear beside ours.
-    t4c = html[html.index('id="block-T4c"'):html.index('id="block-T4d"')]
+    t4c = html[html.index('id="block-T4c"') : html.index('id="block-T4d"')]
     assert "The paper's Table 4c, as printed" in t4c and "<td>0.498</td>" in t4c and "<td>+0.006</td>" in t4c
-    t2 = html[html.index('id="block-T2"'):html.index('id="block-T3"')]
+    t2 = html[html.index('id="block-T2"') : html.index('id="block-T3"')]
     assert "<td>Gemini 2.5 Flash (NoThink)</td>" in t2 and "<td>0.878</td>" in t2
     # Where the cells are plain numbers per model, ours minus the paper's (Table 4c: Gemma3-27B's
     # printed delta alpha is +0.006, the human-only alpha 0.498).
     diff = next(b for _, bs in report.blocks for b in bs if b.ours == "T4c").paper_diff.set_index("condition")
-    stored = query_warehouse(demo_warehouse, "SELECT condition_id, alpha, delta_alpha FROM alpha_delta WHERE "
-                                             "dimension = 'valence' AND emotion = 'all' AND metric = 'interval' "
-                                             "AND condition_id IN ('gemma3-27b-it', 'human')").set_index("condition_id")
-    assert diff.loc["Gemma3-27B", "delta_alpha ours - paper"] == pytest.approx(stored.loc["gemma3-27b-it", "delta_alpha"] - 0.006)
+    stored = query_warehouse(
+        demo_warehouse,
+        "SELECT condition_id, alpha, delta_alpha FROM alpha_delta WHERE "
+        "dimension = 'valence' AND emotion = 'all' AND metric = 'interval' "
+        "AND condition_id IN ('gemma3-27b-it', 'human')",
+    ).set_index("condition_id")
+    assert diff.loc["Gemma3-27B", "delta_alpha ours - paper"] == pytest.approx(
+        stored.loc["gemma3-27b-it", "delta_alpha"] - 0.006
+    )
     assert diff.loc["human", "alpha ours - paper"] == pytest.approx(stored.loc["human", "alpha"] - 0.498)
     assert len(diff) == 9 and "Ours beside the paper's, and the difference" in t4c
 
@@ -483,7 +551,7 @@ def test_long_tables_fold_and_every_table_has_its_csv(report):
     assert any(len(b.frame) > 20 for b in tables) and any(len(b.frame) <= 20 for b in tables)
     for b in tables:
         start = html.index(f'id="block-{b.ours}"')
-        block = html[start:html.index("</section>", start)]
+        block = html[start : html.index("</section>", start)]
         assert ('<details class="fold">' in block) == (len(b.frame) > 20), b.ours
         href = re.search(r'<a class="csv" download="[^"]+" href="data:text/csv;charset=utf-8,([^"]*)"', block).group(1)
         csv = pd.read_csv(io.StringIO(unquote(href)), dtype=str, keep_default_na=False)
@@ -500,7 +568,8 @@ def test_a_study_not_of_the_papers_design_has_no_paper_labels(demo_warehouse, tm
     html = result.html.read_text(encoding="utf-8")
     assert "paper:" not in html and "as printed" not in html and "beyond the paper" not in html
     assert ">paper_accuracy<" not in html and "paper_" not in "".join(
-        str(c) for _, bs in result.blocks for b in bs if b.frame is not None for c in b.frame.columns)
+        str(c) for _, bs in result.blocks for b in bs if b.frame is not None for c in b.frame.columns
+    )
     titles = [t for t, _ in result.blocks]
     assert "How often does each model give the intended category?" in titles
     assert not any("paper" in t.lower() for t in titles), titles
@@ -519,37 +588,64 @@ def test_sections_follow_the_declared_model_dimensions():
     extra = [s for s in other if s.key.startswith("dimension-")]
     assert [s.key for s in extra] == ["dimension-pleasantness", "dimension-dominance"]
     assert all(item.paper is None for s in extra for item in s.items)
-    assert {s.key for s in sections_for(("valence", "arousal"))} == {s.key for s in sections_for(("valence", "arousal", "x"))} - {"dimension-x"}
+    assert {s.key for s in sections_for(("valence", "arousal"))} == {
+        s.key for s in sections_for(("valence", "arousal", "x"))
+    } - {"dimension-x"}
 
 
 def test_figures_draw_any_model_dimensions():
     """The rating space, the bias heatmap, the z distribution and the interaction heatmap drawn for
     dimensions other than valence and arousal from a few hand-made rows: one mark per row."""
     import vl_convert
-
     from rater1001.report.build import figure_spec
     from rater1001.report.figures import FIGURES, dimension_figures, space_figures
     from rater1001.report.render import vl_version
     from rater1001.report.specs import ReportContext
 
     ctx = ReportContext(emotions=["a", "b"], conditions=["m1", "m2"])
-    human = pd.DataFrame([dict(image_id=f"i{i}", emotion=e, dimension=d, human_mean=float(i + j))
-                          for i, e in enumerate("ab") for j, d in enumerate(("pleasantness", "dominance"))])
-    model = pd.DataFrame([dict(condition_id=c, image_id=f"i{i}", true_emotion=e, model_pleasantness=1.0 + i,
-                               model_dominance=2.0 + k) for k, c in enumerate(("m1", "m2")) for i, e in enumerate("ab")])
-    bias = pd.DataFrame([dict(condition_id=c, emotion=e, bias=0.1 * k, sd_d=1.0) for k, c in enumerate(("m1", "m2"))
-                         for e in "ab"])
-    density = pd.DataFrame([dict(dimension="dominance", emotion=e, bin_lower=x, bin_upper=x + 0.5, density=0.2)
-                            for e in "ab" for x in (-1.0, -0.5, 0.0, 0.5)])
-    zs = pd.DataFrame([dict(condition_id=c, image_id="i0", true_emotion=e, z_dominance=0.3) for c in ("m1", "m2") for e in "ab"])
-    anova = pd.DataFrame([dict(condition_id="m1", dimension=d, emotion="a", eta_sq=0.2, q_bh=0.01)
-                          for d in ("pleasantness", "dominance", "third")])
+    human = pd.DataFrame(
+        [
+            dict(image_id=f"i{i}", emotion=e, dimension=d, human_mean=float(i + j))
+            for i, e in enumerate("ab")
+            for j, d in enumerate(("pleasantness", "dominance"))
+        ]
+    )
+    model = pd.DataFrame(
+        [
+            dict(condition_id=c, image_id=f"i{i}", true_emotion=e, model_pleasantness=1.0 + i, model_dominance=2.0 + k)
+            for k, c in enumerate(("m1", "m2"))
+            for i, e in enumerate("ab")
+        ]
+    )
+    bias = pd.DataFrame(
+        [dict(condition_id=c, emotion=e, bias=0.1 * k, sd_d=1.0) for k, c in enumerate(("m1", "m2")) for e in "ab"]
+    )
+    density = pd.DataFrame(
+        [
+            dict(dimension="dominance", emotion=e, bin_lower=x, bin_upper=x + 0.5, density=0.2)
+            for e in "ab"
+            for x in (-1.0, -0.5, 0.0, 0.5)
+        ]
+    )
+    zs = pd.DataFrame(
+        [dict(condition_id=c, image_id="i0", true_emotion=e, z_dominance=0.3) for c in ("m1", "m2") for e in "ab"]
+    )
+    anova = pd.DataFrame(
+        [
+            dict(condition_id="m1", dimension=d, emotion="a", eta_sq=0.2, q_bh=0.01)
+            for d in ("pleasantness", "dominance", "third")
+        ]
+    )
     human_fig, model_fig = space_figures("pleasantness", "dominance")
     bias_fig, z_fig = dimension_figures("dominance", None, None, None, None)
     interaction = next(f for f in FIGURES if f.ours == "F7d")
     for fig, frames, marks, role in (
-            (human_fig, [human], 2, "circle"), (model_fig, [model], 4, "circle"),
-            (bias_fig, [bias], 4, "rect"), (z_fig, [density, zs], 4, "tick"), (interaction, [anova], 3, "rect")):
+        (human_fig, [human], 2, "circle"),
+        (model_fig, [model], 4, "circle"),
+        (bias_fig, [bias], 4, "rect"),
+        (z_fig, [density, zs], 4, "tick"),
+        (interaction, [anova], 3, "rect"),
+    ):
         spec = figure_spec(fig, frames, ctx)
         svg = vl_convert.vegalite_to_svg(spec, vl_version=vl_version())
         drawn = len(re.findall(f'aria-roledescription="{role}( mark)?"', svg))

@@ -1,5 +1,6 @@
 """The ledger survives a torn write, failed calls are not answers, the runner resumes from it,
 bounds concurrency per group and scrubs secrets."""
+
 from __future__ import annotations
 
 import json
@@ -8,10 +9,17 @@ import re
 import threading
 
 import pytest
-
 from rater1001.runner import (
-    CallFailed, CallSpec, FatalCallError, Ledger, NotInLedger, RetryableCallError, RetryPolicy, Runner,
-    SecretRegistry, call_key,
+    CallFailed,
+    CallSpec,
+    FatalCallError,
+    Ledger,
+    NotInLedger,
+    RetryableCallError,
+    RetryPolicy,
+    Runner,
+    SecretRegistry,
+    call_key,
 )
 
 
@@ -132,8 +140,10 @@ def test_retries_then_success_counts_attempts(tmp_path):
     # wait that followed it (the very seconds the runner slept).
     lines = list(Ledger(tmp_path / "l.jsonl").records())
     assert [r["status"] for r in lines] == ["retry", "retry", "ok"]
-    assert [(r["attempt"], r["error"]["kind"], r["error"]["status"]) for r in lines[:2]] == \
-        [(1, "server", 500), (2, "timeout", None)]
+    assert [(r["attempt"], r["error"]["kind"], r["error"]["status"]) for r in lines[:2]] == [
+        (1, "server", 500),
+        (2, "timeout", None),
+    ]
     assert [r["wait_s"] for r in lines[:2]] == waits and all(r["meta"] == {"what": "x"} for r in lines)
 
 
@@ -142,12 +152,23 @@ def test_a_call_killed_in_its_backoff_or_given_up_after_retries_is_made_again(tm
     ending in `failed` is called again, and a failed call has attempts - 1 retry lines."""
     path = tmp_path / "l.jsonl"
     with Ledger(path) as led:
-        runner = Runner(led, policy=RetryPolicy(max_attempts=3, initial_backoff_s=0.001, max_backoff_s=0.001),
-                        sleep=lambda s: None)
+        runner = Runner(
+            led, policy=RetryPolicy(max_attempts=3, initial_backoff_s=0.001, max_backoff_s=0.001), sleep=lambda s: None
+        )
         with pytest.raises(CallFailed):
-            runner.call(CallSpec("gives-up", "g"), lambda: (_ for _ in ()).throw(RetryableCallError("rate_limit", "429", status=429)))
-        led.append({"key": "killed", "status": "retry", "attempt": 1, "wait_s": 60.0,
-                    "error": {"kind": "rate_limit", "status": 429, "message": "429"}})
+            runner.call(
+                CallSpec("gives-up", "g"),
+                lambda: (_ for _ in ()).throw(RetryableCallError("rate_limit", "429", status=429)),
+            )
+        led.append(
+            {
+                "key": "killed",
+                "status": "retry",
+                "attempt": 1,
+                "wait_s": 60.0,
+                "error": {"kind": "rate_limit", "status": 429, "message": "429"},
+            }
+        )
     statuses = [(r["key"], r["status"]) for r in Ledger(path).records()]
     assert statuses == [("gives-up", "retry"), ("gives-up", "retry"), ("gives-up", "failed"), ("killed", "retry")]
     calls = []
@@ -165,8 +186,12 @@ def test_the_final_line_keeps_the_prompts_inputs_scrubbed_and_retries_are_logged
     monkeypatch.setenv("SOME_API_KEY", "sk-very-secret-value-456")
     secrets = SecretRegistry()
     key = secrets.from_env("SOME_API_KEY")
-    inputs = {"template": "t.v1.txt@abc", "variables": {"emotion": "happy", "note": f"pasted {key}"},
-              "stimulus_id": "img1", "image_sha256": "0" * 64}
+    inputs = {
+        "template": "t.v1.txt@abc",
+        "variables": {"emotion": "happy", "note": f"pasted {key}"},
+        "stimulus_id": "img1",
+        "image_sha256": "0" * 64,
+    }
     errors = [RetryableCallError("server", f"500 for key {key}", status=500)]
 
     def call():
@@ -178,7 +203,10 @@ def test_the_final_line_keeps_the_prompts_inputs_scrubbed_and_retries_are_logged
     with caplog.at_level(logging.INFO, logger="rater1001.runner"), Ledger(path, secrets) as led:
         Runner(led, sleep=lambda s: None).call(CallSpec("k", "g", {"u": 1}, inputs), call)
     retry, ok = Ledger(path).records()
-    assert "inputs" not in retry and ok["inputs"] == {**inputs, "variables": {"emotion": "happy", "note": "pasted [REDACTED]"}}
+    assert "inputs" not in retry and ok["inputs"] == {
+        **inputs,
+        "variables": {"emotion": "happy", "note": "pasted [REDACTED]"},
+    }
     assert key not in path.read_text() and key not in caplog.text
     assert "attempt 1 failed (server: 500 for key [REDACTED]): retrying in" in caplog.text
 
@@ -191,8 +219,10 @@ def test_secrets_are_scrubbed_from_what_the_ledger_writes(tmp_path, monkeypatch)
     with Ledger(path, secrets) as led:
         runner = Runner(led, policy=RetryPolicy(max_attempts=1))
         with pytest.raises(CallFailed):
-            runner.call(CallSpec("k", "g"), lambda: (_ for _ in ()).throw(
-                FatalCallError("auth", f"invalid key {key}", status=401)))
+            runner.call(
+                CallSpec("k", "g"),
+                lambda: (_ for _ in ()).throw(FatalCallError("auth", f"invalid key {key}", status=401)),
+            )
     text = path.read_text()
     assert key not in text and "[REDACTED]" in text
     assert json.loads(text.splitlines()[0])["error"]["kind"] == "auth"
@@ -226,8 +256,13 @@ def test_progress_shows_done_failed_and_retrying(tmp_path):
         return runner.call(CallSpec(call_key({"u": unit}), "g"), call)
 
     with Ledger(tmp_path / "l.jsonl") as led:
-        runner = Runner(led, {"g": 1}, RetryPolicy(initial_backoff_s=0.001, max_backoff_s=0.001),
-                        progress=progress, sleep=lambda s: seen_retrying.append(progress.retrying_now))
+        runner = Runner(
+            led,
+            {"g": 1},
+            RetryPolicy(initial_backoff_s=0.001, max_backoff_s=0.001),
+            progress=progress,
+            sleep=lambda s: seen_retrying.append(progress.retrying_now),
+        )
         runner.run_units(["a", "b", "c"], work)
     progress.close()
     assert seen_retrying == [1]  # shown as retrying while backing off
@@ -251,6 +286,7 @@ def test_ctrl_c_starts_no_call_waits_for_calls_in_flight_and_skips_backoffs(tmp_
 
     def work(unit, runner):
         for step in range(3):
+
             def fn(step=step):
                 with lock:
                     started.append((unit, step))
@@ -258,6 +294,7 @@ def test_ctrl_c_starts_no_call_waits_for_calls_in_flight_and_skips_backoffs(tmp_
                     raise RetryableCallError("server", "busy", retry_after=60)  # sleeps in a backoff
                 assert draining.wait(60)
                 return {"text": f"{unit}/{step}"}
+
             runner.call(CallSpec(call_key({"u": unit, "s": step}), "g", {"u": unit}), fn)
 
     def interrupt_when_busy(runner):
@@ -268,8 +305,13 @@ def test_ctrl_c_starts_no_call_waits_for_calls_in_flight_and_skips_backoffs(tmp_
     with Ledger(tmp_path / "ledger.jsonl") as led:
         # drain_s is far longer than the test: a backoff that were waited out would be in flight
         # (abandoned) at the end of the wait, not stopped
-        runner = Runner(led, {"g": 3}, RetryPolicy(max_attempts=5, max_retry_time_s=600), drain_s=120,
-                        on_drain=lambda n, s: draining.set())
+        runner = Runner(
+            led,
+            {"g": 3},
+            RetryPolicy(max_attempts=5, max_retry_time_s=600),
+            drain_s=120,
+            on_drain=lambda n, s: draining.set(),
+        )
         threading.Thread(target=interrupt_when_busy, args=(runner,), daemon=True).start()
         with pytest.raises(Interrupted) as info:
             runner.run_units(range(6), work)

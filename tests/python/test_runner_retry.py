@@ -1,10 +1,10 @@
 """Backoff with jitter, Retry-After honoured, fatal errors not retried, the total-time cap."""
+
 from __future__ import annotations
 
 import time
 
 import pytest
-
 from rater1001.runner import FatalCallError, RetryableCallError, RetryPolicy, call_with_retry
 
 
@@ -50,8 +50,7 @@ def flaky(errors, result="ok", clock=None, cost_s=0.0):
 def test_retry_after_is_a_floor_for_the_wait():
     waits = []
     fn = flaky([RetryableCallError("rate_limit", "slow down", status=429, retry_after=7.5)] * 3)
-    result, attempts = call_with_retry(fn, RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.02),
-                                       sleep=waits.append)
+    result, attempts = call_with_retry(fn, RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.02), sleep=waits.append)
     assert (result, attempts) == ("ok", 4)
     assert len(waits) == 3 and all(w >= 7.5 for w in waits)
     # ...and only a floor: never more than max(Retry-After, the computed backoff cap).
@@ -66,7 +65,7 @@ def test_backoff_grows_exponentially_within_full_jitter_bounds():
         call_with_retry(fn, policy, sleep=waits.append)
         # wait_random_exponential: uniform in [0, min(initial * 2**n, max)] for the n-th retry
         for n, w in enumerate(waits):
-            assert 0.0 <= w <= min(2 ** n, 10.0)
+            assert 0.0 <= w <= min(2**n, 10.0)
     # with 20 x 6 draws the jitter must actually vary
     assert len({round(w, 6) for w in waits}) > 1
 
@@ -104,8 +103,9 @@ def test_the_total_cap_counts_real_time(clock, cost_s, expected_calls):
     fn = flaky([RetryableCallError("server", "s", status=503, retry_after=0.15)] * 10, clock=clock, cost_s=cost_s)
     started = time.monotonic()
     with pytest.raises(RetryableCallError):
-        call_with_retry(fn, RetryPolicy(initial_backoff_s=0.001, max_backoff_s=0.001, max_retry_time_s=0.4),
-                        sleep=clock.sleep)
+        call_with_retry(
+            fn, RetryPolicy(initial_backoff_s=0.001, max_backoff_s=0.001, max_retry_time_s=0.4), sleep=clock.sleep
+        )
     elapsed = time.monotonic() - started
     # Uncapped, the ten 0.15 s waits would take 1.5 s.
     assert 2 <= len(fn.calls) <= 3 and elapsed < 1.0

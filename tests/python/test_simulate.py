@@ -1,6 +1,7 @@
 """The embedded demo study: exact design, calibrated human reliability, and model conditions whose
 planted behaviour (recall, bias, demographic gaps, coupling, stereotypy, thinking) is recovered
 from the landed Parquet by independent routes (the `krippendorff` package, pandas group-bys)."""
+
 from __future__ import annotations
 
 import json
@@ -8,7 +9,6 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-
 from rater1001.landing import read_manifest
 from rater1001.paths import REPO_ROOT, project
 from rater1001.simulate import DesignError, ProfileError, load_profiles, simulate_study
@@ -155,7 +155,15 @@ def test_human_emotion_labels_follow_the_human_profile(demo, tmp_project):
     assert set(wrong["emotion_img"]) <= {"angry", "disgust", "fear", "happy", "neutral", "sad"}
     assert set(wrong["emotion_img"]) >= {"angry", "disgust"}  # the only confusions of Table 3's Human row
 
-    simulate_study(tmp_project, seed=3, n_identities=1, ratings_per_image=2, images_per_rater=36, conditions=[], human_emotion_labels=False)
+    simulate_study(
+        tmp_project,
+        seed=3,
+        n_identities=1,
+        ratings_per_image=2,
+        images_per_rater=36,
+        conditions=[],
+        human_emotion_labels=False,
+    )
     assert _read(tmp_project, "human_ratings")["emotion"].isna().all()
 
 
@@ -167,7 +175,17 @@ def _per_cell(joined):
     for (c, e), g in joined.groupby(["condition_id", "emotion_true"]):
         for d in ("valence", "arousal"):
             diff = g[f"{d}_human"] - g[d]
-            rows.append({"condition_id": c, "emotion": e, "dimension": d, "n": len(g), "recall": g["correct"].mean(), "bias": diff.mean(), "sd_d": diff.std()})
+            rows.append(
+                {
+                    "condition_id": c,
+                    "emotion": e,
+                    "dimension": d,
+                    "n": len(g),
+                    "recall": g["correct"].mean(),
+                    "bias": diff.mean(),
+                    "sd_d": diff.std(),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -178,7 +196,9 @@ def test_recall_recovers_the_profile(demo):
     assert len(m) == 48
     # binomial sampling over 240 images: 4 SE (plus one image) -> a false alarm rate ~1e-4 per cell
     se = np.sqrt(m["recall_profile"] * (1 - m["recall_profile"]) / m["n"])
-    assert ((m["recall"] - m["recall_profile"]).abs() <= 4 * se + 1 / 240).all(), m[["condition_id", "emotion", "recall", "recall_profile"]]
+    assert ((m["recall"] - m["recall_profile"]).abs() <= 4 * se + 1 / 240).all(), m[
+        ["condition_id", "emotion", "recall", "recall_profile"]
+    ]
     overall = demo["joined"].groupby("condition_id")["correct"].mean()
     table2 = {"gemini-2.5-flash-nothink": 0.878, "llama-3.2-11b-vision": 0.613, "gemma3-4b-it": 0.724}
     for c, acc in table2.items():
@@ -193,7 +213,9 @@ def test_value_bias_recovers_the_profile(demo):
     m = cells.merge(truth, on=["condition_id", "emotion", "dimension"])
     assert len(m) == 96
     se = m["sd_d"] / np.sqrt(m["n"])
-    assert ((m["bias"] - m["bias_expected"]).abs() <= 4 * se + 0.02).all(), m.loc[(m["bias"] - m["bias_expected"]).abs() > 4 * se + 0.02]
+    assert ((m["bias"] - m["bias_expected"]).abs() <= 4 * se + 0.02).all(), m.loc[
+        (m["bias"] - m["bias_expected"]).abs() > 4 * se + 0.02
+    ]
     # the expectation is the paper's Table 4a/5a value except where coupling makes it unreachable
     close = (m["bias_expected"] - m["bias_profile"]).abs() <= 0.1
     assert close.mean() >= 0.9
@@ -253,7 +275,13 @@ def test_fer_baselines_recover_tables_s1_to_s3(demo):
     ref = REPO_ROOT / "tests" / "reference" / "paper_tables"
     s1 = pd.read_csv(ref / "tableS1_fer_vs_vlm.tsv", sep="\t").set_index("모델")
     j = demo["joined"]
-    names = {"posterv2": "PosterV2", "mobilevit": "MobileViT", "efficientnet": "EfficientNet", "beit": "BEiT", "emonet": "EmoNet"}
+    names = {
+        "posterv2": "PosterV2",
+        "mobilevit": "MobileViT",
+        "efficientnet": "EfficientNet",
+        "beit": "BEiT",
+        "emonet": "EmoNet",
+    }
     for cid, name in names.items():
         g = j[j["condition_id"] == cid]
         acc, kappa = float(s1.loc[name, "정확도"]), float(s1.loc[name, "kappa"])
@@ -300,7 +328,9 @@ def test_value_shifts_by_race_and_gender_are_recovered(demo):
     j = demo["joined"].rename(columns={"emotion_true": "truth_emotion"})
     for factor in ("race", "gender"):
         for d in ("valence", "arousal"):
-            c = cells[cells["dimension"] == d].assign(m2=lambda t: t["model_sd_expected"] ** 2 + t["model_mean_expected"] ** 2)
+            c = cells[cells["dimension"] == d].assign(
+                m2=lambda t: t["model_sd_expected"] ** 2 + t["model_mean_expected"] ** 2
+            )
             exp = c.groupby(["condition_id", "emotion", factor])[["model_mean_expected", "m2"]].mean()
             exp["sd"] = np.sqrt(exp["m2"] - exp["model_mean_expected"] ** 2)
             obs = j.groupby(["condition_id", "truth_emotion", factor])[d].agg(["mean", "size"])
@@ -321,14 +351,24 @@ def test_value_shifts_by_race_and_gender_are_recovered(demo):
 
 def test_profile_override_without_demographic_effect(tmp_project):
     profiles = load_profiles().without_demographic_gaps(["gemini-2.5-flash"])
-    simulate_study(tmp_project, seed=11, n_identities=2, ratings_per_image=2, images_per_rater=36,
-                   conditions=["gemini-2.5-flash", "gpt-4o-mini"], profiles=profiles)
+    simulate_study(
+        tmp_project,
+        seed=11,
+        n_identities=2,
+        ratings_per_image=2,
+        images_per_rater=36,
+        conditions=["gemini-2.5-flash", "gpt-4o-mini"],
+        profiles=profiles,
+    )
     labels = _truth(tmp_project, "labels")
     flat = labels[labels["condition_id"] == "gemini-2.5-flash"].groupby("emotion")["p_correct"].agg(np.ptp)
     assert (flat < 1e-9).all()
     gapped = labels[labels["condition_id"] == "gpt-4o-mini"].groupby("emotion")["p_correct"].agg(np.ptp)
     assert (gapped > 0.01).any()
-    assert sorted(_read(tmp_project, "model_predictions")["condition_id"].unique()) == ["gemini-2.5-flash", "gpt-4o-mini"]
+    assert sorted(_read(tmp_project, "model_predictions")["condition_id"].unique()) == [
+        "gemini-2.5-flash",
+        "gpt-4o-mini",
+    ]
     cells = _truth(tmp_project, "model_cells")
     assert (cells.loc[cells["condition_id"] == "gemini-2.5-flash", "shift"] == 0).all()
     assert (cells.loc[cells["condition_id"] == "gpt-4o-mini", "shift"].abs() > 0.05).any()
@@ -425,7 +465,10 @@ def test_raw_responses_parse_back_with_the_real_parser(demo):
     from rater1001.study import load_study
 
     parser = parse.StepParser(load_study(demo["paths"]))
-    fields = {"context-carry": [("emotion",), ("valence",), ("arousal",)], "json-single": [("emotion", "valence", "arousal")]}
+    fields = {
+        "context-carry": [("emotion",), ("valence",), ("arousal",)],
+        "json-single": [("emotion", "valence", "arousal")],
+    }
     mp = demo["predictions"]
     mp = mp[mp["strategy"] != "fer"]  # FER rows are not model text
     sample = pd.concat([mp[mp["parse_path"] != "json"], mp[mp["parse_path"] == "json"].sample(300, random_state=1)])
@@ -445,8 +488,15 @@ def test_failed_parses_leave_no_values(tmp_project):
     profiles = load_profiles()
     conditions = profiles.conditions.astype({"failed_rate": float})
     conditions.loc[conditions["condition_id"] == "gemma3-4b-it", "failed_rate"] = 0.25
-    simulate_study(tmp_project, seed=2, n_identities=2, ratings_per_image=1, images_per_rater=72,
-                   conditions=["gemma3-4b-it"], profiles=replace(profiles, conditions=conditions))
+    simulate_study(
+        tmp_project,
+        seed=2,
+        n_identities=2,
+        ratings_per_image=1,
+        images_per_rater=72,
+        conditions=["gemma3-4b-it"],
+        profiles=replace(profiles, conditions=conditions),
+    )
     mp = _read(tmp_project, "model_predictions")
     failed = mp[mp["parse_path"] == "failed"]
     assert 0.1 < len(failed) / len(mp) < 0.4
@@ -472,16 +522,18 @@ def test_a_projects_own_study_yml_keeps_its_text_and_gets_the_design_counts(tmp_
     text = (tmp_project.root / "study.yml").read_text()
     assert "name: my-lab-study" in text
     assert text == own.replace("images_per_cell: 40", "images_per_cell: 1").replace(
-        "ratings_per_image: 50", "ratings_per_image: 2").replace("images_per_rater: 72", "images_per_rater: 36").replace(
+        "ratings_per_image: 50", "ratings_per_image: 2"
+    ).replace("images_per_rater: 72", "images_per_rater: 36").replace(
         # the race x emotion cell: 2 genders x 1 identity
-        "{factors: [race, emotion], stimuli: 80}", "{factors: [race, emotion], stimuli: 2}")
+        "{factors: [race, emotion], stimuli: 80}",
+        "{factors: [race, emotion], stimuli: 2}",
+    )
 
 
 # --- shared-difficulty label draws (classify.py) -------------------------------------------------
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as hst  # noqa: E402
-
 from rater1001.simulate.classify import correct_by_ease, wrong_labels_by_share  # noqa: E402
 
 
@@ -503,7 +555,10 @@ def test_correct_by_ease_gives_each_cell_its_expected_count_to_its_easiest_rows(
 
 def test_correct_by_ease_rounds_without_bias():
     # one cell with expected count 0.3: over many draws the count is 1 in ~30 % of them
-    hits = [correct_by_ease(np.random.default_rng(s), np.zeros(3, int), np.full(3, 0.1), np.arange(3.0)).sum() for s in range(4000)]
+    hits = [
+        correct_by_ease(np.random.default_rng(s), np.zeros(3, int), np.full(3, 0.1), np.arange(3.0)).sum()
+        for s in range(4000)
+    ]
     assert set(hits) <= {0, 1} and abs(np.mean(hits) - 0.3) < 0.03
 
 
@@ -518,6 +573,7 @@ def test_wrong_labels_follow_the_confusion_shares_exactly():
 
 
 # ---------------------------------------------------------------- landing in parts
+
 
 def test_predictions_landed_in_parts_are_the_file_of_the_whole_frame(tmp_project):
     """simulate lands each condition's predictions as Arrow as soon as it is made; the file must be
@@ -534,15 +590,18 @@ def test_predictions_landed_in_parts_are_the_file_of_the_whole_frame(tmp_project
 
     land(tmp_project, "model_predictions", pd.concat(frames, ignore_index=True))
     expected = path.read_bytes()
-    land_parts(tmp_project, "model_predictions", [landed_part(tmp_project, "model_predictions", f) for f in frames],
-               [f.iloc[:0] for f in frames])
+    land_parts(
+        tmp_project,
+        "model_predictions",
+        [landed_part(tmp_project, "model_predictions", f) for f in frames],
+        [f.iloc[:0] for f in frames],
+    )
     assert path.read_bytes() == expected
 
 
 def test_a_table_is_written_one_row_group_at_a_time_as_pyarrow_writes_it_whole(tmp_path, monkeypatch):
     import pyarrow as pa
     import pyarrow.parquet as pq
-
     from rater1001 import landing
 
     monkeypatch.setattr(landing, "ROW_GROUP_ROWS", 7)

@@ -2,6 +2,7 @@
 warehouse opened by the DuckDB command-line from PyPI, the README's example query of every stable
 view run as written and its numbers checked against the marts or the raw Parquet, and a plain
 `dbt` run on an unchecked landing saying so."""
+
 from __future__ import annotations
 
 import hashlib
@@ -17,7 +18,6 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import query_warehouse
 from rater1001.cli import main
 from rater1001.paths import REPO_ROOT, project
@@ -44,6 +44,7 @@ def run_cli(paths, *args, capsys):
 
 # --- the warehouse file ---------------------------------------------------------------------------
 
+
 def test_pypi_duckdb_command_line_opens_the_warehouse(built):
     from rater1001.warehouse import COMPATIBLE_STORAGE_VERSION, storage_version
 
@@ -52,9 +53,18 @@ def test_pypi_duckdb_command_line_opens_the_warehouse(built):
     version = subprocess.run([str(DUCKDB_CLI), "--version"], capture_output=True, text=True).stdout
     assert version.startswith("v1."), version  # an older DuckDB than the Python package's 2.x
     assert storage_version(built.warehouse) == COMPATIBLE_STORAGE_VERSION
-    out = subprocess.run([str(DUCKDB_CLI), "-readonly", "-csv", str(built.warehouse), "-c",
-                          "select count(*) as n, sum(model_valence) as s from query_predictions"],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            str(DUCKDB_CLI),
+            "-readonly",
+            "-csv",
+            str(built.warehouse),
+            "-c",
+            "select count(*) as n, sum(model_valence) as s from query_predictions",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr
     expected = query_warehouse(built, "select count(*) as n, sum(model_valence) as s from query_predictions")
     n, s = out.stdout.strip().splitlines()[1].split(",")
@@ -74,8 +84,9 @@ def test_a_warehouse_in_a_newer_storage_format_is_rebuilt_whole(tmp_path):
     if newest <= 64:
         pytest.skip("this duckdb writes a storage version every reader opens by default")
     if DUCKDB_CLI.exists():  # the failure the setting avoids
-        refused = subprocess.run([str(DUCKDB_CLI), str(paths.warehouse), "-c", "select 1"],
-                                 capture_output=True, text=True)
+        refused = subprocess.run(
+            [str(DUCKDB_CLI), str(paths.warehouse), "-c", "select 1"], capture_output=True, text=True
+        )
         assert "version number" in refused.stdout + refused.stderr
     assert _drop_incompatible_warehouse(paths) is True
     assert not paths.warehouse.exists()
@@ -87,9 +98,11 @@ def test_a_warehouse_in_a_newer_storage_format_is_rebuilt_whole(tmp_path):
 
 # --- rater1001 sql --------------------------------------------------------------------------------
 
+
 def test_sql_prints_a_table(built, capsys):
-    rc, out, _ = run_cli(built, "sql", "select condition_id, accuracy from classification_summary order by condition_id",
-                         capsys=capsys)
+    rc, out, _ = run_cli(
+        built, "sql", "select condition_id, accuracy from classification_summary order by condition_id", capsys=capsys
+    )
     assert rc == 0
     expected = query_warehouse(built, "select condition_id, accuracy from classification_summary")
     for row in expected.itertuples():
@@ -98,8 +111,16 @@ def test_sql_prints_a_table(built, capsys):
 
 def test_sql_writes_csv_and_parquet_with_every_row(built, tmp_path, capsys):
     csv, parquet = tmp_path / "p.csv", tmp_path / "p.parquet"
-    rc, out, _ = run_cli(built, "sql", "select * from query_predictions order by condition_id, image_id;",
-                         "--csv", str(csv), "--parquet", str(parquet), capsys=capsys)
+    rc, out, _ = run_cli(
+        built,
+        "sql",
+        "select * from query_predictions order by condition_id, image_id;",
+        "--csv",
+        str(csv),
+        "--parquet",
+        str(parquet),
+        capsys=capsys,
+    )
     assert rc == 0
     expected = query_warehouse(built, "select * from query_predictions order by condition_id, image_id")
     assert f"{len(expected):,} rows -> {csv}" in out and f"{len(expected):,} rows -> {parquet}" in out
@@ -128,7 +149,6 @@ def test_interactive_session_is_harlequin_read_only(built):
     from harlequin.cli import build_cli
     from harlequin.exception import HarlequinQueryError
     from harlequin_duckdb import DuckDbAdapter
-
     from rater1001.adhoc import harlequin_command
 
     expected = query_warehouse(built, "select count(*) as n from query_predictions")["n"].item()
@@ -149,6 +169,7 @@ def test_interactive_session_is_harlequin_read_only(built):
 
 
 # --- the stable views: README examples, run as written, and their numbers -------------------------
+
 
 def readme_sql_examples() -> list[str]:
     text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
@@ -195,23 +216,34 @@ def test_query_condition_headline_equals_the_summary(built):
     frame = headline_frame(_read(built)).set_index("condition_id")
     view = query_warehouse(built, "select * from query_condition_headline")
     assert set(view["condition_id"]) == set(frame.index) - {"human"}
+
     def same(a, b) -> bool:  # NULL on both sides counts as the same
         return (pd.isna(a) and pd.isna(b)) or (not pd.isna(a) and not pd.isna(b) and abs(a - b) <= 1e-12)
 
     for r in view.itertuples():
         got = frame.loc[r.condition_id]
-        for col, summary_col in (("accuracy", "accuracy"), ("delta_alpha", f"delta_alpha_{r.dimension}"),
-                                 ("w1sd", f"w1sd_{r.dimension}"), ("human_loo_w1sd", f"human_loo_w1sd_{r.dimension}")):
-            assert same(getattr(r, col), got[summary_col]), (r.condition_id, r.dimension, col,
-                                                             getattr(r, col), got[summary_col])
+        for col, summary_col in (
+            ("accuracy", "accuracy"),
+            ("delta_alpha", f"delta_alpha_{r.dimension}"),
+            ("w1sd", f"w1sd_{r.dimension}"),
+            ("human_loo_w1sd", f"human_loo_w1sd_{r.dimension}"),
+        ):
+            assert same(getattr(r, col), got[summary_col]), (
+                r.condition_id,
+                r.dimension,
+                col,
+                getattr(r, col),
+                got[summary_col],
+            )
 
 
 def test_query_verdict_matrix_counts_equal_the_verdicts(built):
     from rater1001.summary import _read, headline_frame
 
     cells = headline_frame(_read(built)).set_index("condition_id")["cells_passed"].dropna()
-    view = query_warehouse(built, "select condition_id, sum(condition_passes::int) as n from query_verdict_matrix "
-                                  "group by condition_id")
+    view = query_warehouse(
+        built, "select condition_id, sum(condition_passes::int) as n from query_verdict_matrix group by condition_id"
+    )
     passes = dict(zip(view["condition_id"], view["n"]))
     assert set(passes) <= set(cells.index)
     # A condition without verdict inputs (e.g. a FER classifier with no ratings) passes no cell.
@@ -226,8 +258,12 @@ def test_query_judge_orders_pairs_the_two_orders_of_the_raw_verdicts(built):
     raw = pd.read_parquet(built.raw_table("judge_verdicts"))  # one row per call, one column per axis
     keys = ["judge_id", "sample_id", "variant", "candidate_a", "candidate_b", "axis"]
     axes = [c.removeprefix("verdict_") for c in raw.columns if c.startswith("verdict_")]
-    long = raw.melt(id_vars=[k for k in keys if k != "axis"] + ["order"], value_vars=[f"verdict_{a}" for a in axes],
-                    var_name="axis", value_name="position_verdict")
+    long = raw.melt(
+        id_vars=[k for k in keys if k != "axis"] + ["order"],
+        value_vars=[f"verdict_{a}" for a in axes],
+        var_name="axis",
+        value_name="position_verdict",
+    )
     long["axis"] = long["axis"].str.removeprefix("verdict_")
     wide = long.pivot_table(index=keys, columns="order", values="position_verdict", aggfunc="first")
     merged = view.join(wide, on=keys)
@@ -241,12 +277,14 @@ def test_query_judge_orders_pairs_the_two_orders_of_the_raw_verdicts(built):
 
 # --- which landing the warehouse was built from ---------------------------------------------------
 
+
 def test_the_warehouse_records_the_landing_it_read_and_the_gate_status(built):
     prov = query_warehouse(built, "select landing_sha256, gate_status from int_study_provenance")
     manifest_sha = hashlib.sha256(built.manifest.read_bytes()).hexdigest()
     assert prov["landing_sha256"].item() == manifest_sha  # the SQL fingerprint is the file's SHA-256
     assert prov["gate_status"].item() == "passed"
     from rater1001.freshness import gate_status
+
     assert gate_status(built) == "passed"  # the Python twin the CLI uses before dbt starts
 
 
@@ -265,8 +303,7 @@ def test_summary_warns_and_fails_when_new_data_landed(built, tmp_path, capsys):
     sha = hashlib.sha256(paths.manifest.read_bytes()).hexdigest()
     assert f"built from landing {sha[:12]} (quality gate at build time: passed)" in out
     row = read_manifest(paths).query("table_name == 'human_ratings'").iloc[0]
-    record_landing(paths, ManifestEntry("human_ratings", "new_ratings.csv", "0" * 64,
-                                        int(row.rows_landed), 0, False))
+    record_landing(paths, ManifestEntry("human_ratings", "new_ratings.csv", "0" * 64, int(row.rows_landed), 0, False))
     rc, out, err = run_cli(paths, "summary", capsys=capsys)
     assert rc == 1 and "condition" in out  # the old numbers are shown, with the warning
     assert "the warehouse is STALE" in err and "run `rater1001 run`" in err
@@ -285,13 +322,33 @@ def test_plain_dbt_on_an_unchecked_landing_says_so_at_start_and_end(built, tmp_p
     paths = _copy(built, tmp_path)
     row = read_manifest(paths).query("table_name == 'stimuli'").iloc[0]
     record_landing(paths, ManifestEntry("stimuli", "again.csv", row.source_sha256, int(row.rows_landed), 0, True))
-    env = {**os.environ, "RATER1001_RAW": str(paths.raw), "RATER1001_WAREHOUSE": str(paths.warehouse),
-           "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    out = subprocess.run([str(Path(sys.executable).with_name("dbt")), "run", "--select", "int_study_provenance",
-                          "judge_bias_checks", "judge_bradley_terry", "lmm_rater_type",
-                          "--profiles-dir", str(REPO_ROOT), "--target-path", str(paths.root / "target"),
-                          "--log-path", str(paths.root / "logs")],
-                         cwd=REPO_ROOT, env=env, capture_output=True, text=True)
+    env = {
+        **os.environ,
+        "RATER1001_RAW": str(paths.raw),
+        "RATER1001_WAREHOUSE": str(paths.warehouse),
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+    }
+    out = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("dbt")),
+            "run",
+            "--select",
+            "int_study_provenance",
+            "judge_bias_checks",
+            "judge_bradley_terry",
+            "lmm_rater_type",
+            "--profiles-dir",
+            str(REPO_ROOT),
+            "--target-path",
+            str(paths.root / "target"),
+            "--log-path",
+            str(paths.root / "logs"),
+        ],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stdout[-2000:]
     lines = out.stdout.splitlines()
     warned = [i for i, l in enumerate(lines) if "!!!!! rater1001: the landing in" in l]
@@ -302,5 +359,6 @@ def test_plain_dbt_on_an_unchecked_landing_says_so_at_start_and_end(built, tmp_p
     prov = query_warehouse(paths, "select landing_sha256, gate_status from int_study_provenance")
     assert prov["gate_status"].item() == "checked another landing"
     from rater1001.freshness import gate_status
+
     assert gate_status(paths) == "checked another landing"
     assert prov["landing_sha256"].item() == hashlib.sha256(paths.manifest.read_bytes()).hexdigest()

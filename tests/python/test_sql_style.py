@@ -1,5 +1,6 @@
 """The SQL conventions of docs/sql_style.md that a linter cannot see: the 'all' scope macro against
 brute force, one yml per model folder, and a staging model for every source table."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -30,8 +31,7 @@ def test_with_all_scope_is_each_row_under_its_scope_and_under_all(pairs):
 def test_with_all_scope_takes_another_scope_column():
     frame = pd.DataFrame({"tercile": ["low", "high"], "x": [1.5, 2.5]})
     got = run(macros("all_scope").with_all_scope("frame", scope="tercile"), frame=frame)
-    assert sorted(got.itertuples(index=False, name=None)) == [
-        ("all", 1.5), ("all", 2.5), ("high", 2.5), ("low", 1.5)]
+    assert sorted(got.itertuples(index=False, name=None)) == [("all", 1.5), ("all", 2.5), ("high", 2.5), ("low", 1.5)]
 
 
 def test_every_model_folder_has_one_yml_named_after_it():

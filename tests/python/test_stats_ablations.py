@@ -1,15 +1,15 @@
 """rater1001.stats.ablations and stats.intervals against independent routes: closed forms, scipy's
 binomial test, brute-force pair counting and permutation enumeration, direct recomputation."""
+
 from itertools import permutations
 
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats as sps
-
 from rater1001.stats import ablations, intervals
 from rater1001.stats import zscores as Z
 from rater1001.stats.alpha import alpha_interval_from_sufficient
+from scipy import stats as sps
 
 
 def test_mcnemar_chi_square_matches_closed_form():
@@ -63,8 +63,7 @@ def test_spearman_constant_side_is_undefined():
 
 
 def test_size_deltas_subtract_next_smaller_size_within_group():
-    f = pd.DataFrame({"family": ["g"] * 3 + ["h"] * 2, "size": [27, 4, 12, 1, 8],
-                      "acc": [0.8, 0.7, 0.75, 0.5, 0.6]})
+    f = pd.DataFrame({"family": ["g"] * 3 + ["h"] * 2, "size": [27, 4, 12, 1, 8], "acc": [0.8, 0.7, 0.75, 0.5, 0.6]})
     out = ablations.size_deltas(f, ["family"], "size", ["acc"])
     g = out[out.family == "g"].set_index("size")
     assert np.isnan(g.loc[4, "delta_acc"])
@@ -154,8 +153,13 @@ def test_alt_test_from_counts_equals_reference_alt_test_including_degenerate_rat
     labels[0] = labels[1]  # two raters identical
     model = pd.Series(np.clip(np.round(truth + rng.normal(0, 0.8, n_items)), 1, 9), index=range(n_items))
     labels[2] = model.to_numpy()  # rater 2 always ties the model: W_h - W_f constant 0, p = 0 in scipy
-    human = pd.DataFrame({"annotator_id": np.repeat(range(n_raters), n_items),
-                          "instance_id": np.tile(range(n_items), n_raters), "label": labels.ravel()})
+    human = pd.DataFrame(
+        {
+            "annotator_id": np.repeat(range(n_raters), n_items),
+            "instance_id": np.tile(range(n_items), n_raters),
+            "label": labels.ravel(),
+        }
+    )
     human = human[~((human.annotator_id == 3) & (human.instance_id >= 20))]  # rater 3: too few items
     score = lambda v, others: round(-abs(float(v) - float(np.mean(others))), 9)  # noqa: E731
     # brute-force outcome counts (the SQL model's job in the warehouse)
@@ -209,14 +213,16 @@ def test_alt_test_from_counts_with_a_weight_equals_one_row_per_annotator():
 def test_thinking_pairs_pick_same_model_different_setting_with_more_thinking_first():
     from rater1001.marts.ablations import scaling_conditions, thinking_pairs
 
-    cat = pd.DataFrame({
-        "condition_id": ["g-nothink", "g-think", "q-256", "q-1024", "solo", "s4", "s12", "s12-think"],
-        "model_id": ["g", "g", "q", "q", "z", "s-4", "s-12", "s-12"],
-        "family": ["g", "g", "q", "q", "z", "s", "s", "s"],
-        "size_b": [None, None, 4, 4, 7, 4, 12, 12],
-        "thinking": [False, True, True, True, False, False, False, True],
-        "thinking_budget": [0, -1, 256, 1024, None, None, None, 512],
-    })
+    cat = pd.DataFrame(
+        {
+            "condition_id": ["g-nothink", "g-think", "q-256", "q-1024", "solo", "s4", "s12", "s12-think"],
+            "model_id": ["g", "g", "q", "q", "z", "s-4", "s-12", "s-12"],
+            "family": ["g", "g", "q", "q", "z", "s", "s", "s"],
+            "size_b": [None, None, 4, 4, 7, 4, 12, 12],
+            "thinking": [False, True, True, True, False, False, False, True],
+            "thinking_budget": [0, -1, 256, 1024, None, None, None, 512],
+        }
+    )
     pairs = thinking_pairs(cat).set_index("model_id")
     assert (pairs.loc["g", "condition_a"], pairs.loc["g", "condition_b"]) == ("g-think", "g-nothink")
     assert (pairs.loc["q", "condition_a"], pairs.loc["q", "condition_b"]) == ("q-1024", "q-256")
@@ -235,8 +241,10 @@ def test_w1sd_replicates_equal_summarise_of_each_draw(monkeypatch):
     z[5] = np.nan if not missing[5] else z[5]
     keep = ~np.isnan(z) | missing
     zk, mk = z[keep], missing[keep]
-    reps = [Z.summarise(zk[i][~mk[i]], n_missing=int(mk[i].sum())).w1sd
-            for i in np.random.default_rng(3).integers(0, len(zk), (90, len(zk)))]
+    reps = [
+        Z.summarise(zk[i][~mk[i]], n_missing=int(mk[i].sum())).w1sd
+        for i in np.random.default_rng(3).integers(0, len(zk), (90, len(zk)))
+    ]
     lo, hi = np.quantile(reps, [0.025, 0.975])
     for cells in (intervals.CELLS, 3 * len(zk)):
         monkeypatch.setattr(intervals, "CELLS", cells)
@@ -256,8 +264,9 @@ def test_replicate_sums_are_the_sums_over_each_draw():
     rng = np.random.default_rng(6)
     terms = rng.normal(size=(3, 40))
     draws = np.random.default_rng(9).integers(0, 40, (25, 40))
-    np.testing.assert_allclose(intervals.replicate_sums(terms, 25, 9),
-                               np.stack([terms[:, i].sum(axis=1) for i in draws]), rtol=1e-12)
+    np.testing.assert_allclose(
+        intervals.replicate_sums(terms, 25, 9), np.stack([terms[:, i].sum(axis=1) for i in draws]), rtol=1e-12
+    )
 
 
 def test_headline_intervals_do_not_depend_on_the_order_rows_arrive_in():
@@ -270,16 +279,41 @@ def test_headline_intervals_do_not_depend_on_the_order_rows_arrive_in():
     emotions = ["happy", "sad", "fear"]
     n = rng.integers(3, 8, size=30)
     sums = [rng.integers(1, 10, size=k) for k in n]
-    stats = pd.DataFrame({"dimension": "valence", "image_id": images, "emotion": [emotions[i % 3] for i in range(30)],
-                          "n_ratings": n, "rating_sum": [s.sum() for s in sums],
-                          "rating_sumsq": [(s ** 2).sum() for s in sums]})
-    preds = pd.concat([pd.DataFrame({
-        "condition_id": cond, "image_id": images, "true_emotion": stats["emotion"],
-        "predicted_emotion": rng.choice(emotions, size=30), "model_valence": rng.integers(1, 10, size=30).astype(float),
-        "human_mean_valence": stats["rating_sum"] / n, "human_sd_valence": [s.std(ddof=1) for s in sums]})
-        for cond in ("m1", "m2")], ignore_index=True)
+    stats = pd.DataFrame(
+        {
+            "dimension": "valence",
+            "image_id": images,
+            "emotion": [emotions[i % 3] for i in range(30)],
+            "n_ratings": n,
+            "rating_sum": [s.sum() for s in sums],
+            "rating_sumsq": [(s**2).sum() for s in sums],
+        }
+    )
+    preds = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "condition_id": cond,
+                    "image_id": images,
+                    "true_emotion": stats["emotion"],
+                    "predicted_emotion": rng.choice(emotions, size=30),
+                    "model_valence": rng.integers(1, 10, size=30).astype(float),
+                    "human_mean_valence": stats["rating_sum"] / n,
+                    "human_sd_valence": [s.std(ddof=1) for s in sums],
+                }
+            )
+            for cond in ("m1", "m2")
+        ],
+        ignore_index=True,
+    )
     ordered = headline_intervals(preds, stats, ["valence"], emotions, replicates=200, seed=7)
-    shuffled = headline_intervals(preds.sample(frac=1, random_state=1), stats.sample(frac=1, random_state=2),
-                                  ["valence"], emotions, replicates=200, seed=7)
+    shuffled = headline_intervals(
+        preds.sample(frac=1, random_state=1),
+        stats.sample(frac=1, random_state=2),
+        ["valence"],
+        emotions,
+        replicates=200,
+        seed=7,
+    )
     pd.testing.assert_frame_equal(ordered, shuffled)
     assert ordered["lo"].notna().any() and (ordered["lo"] < ordered["hi"]).any()

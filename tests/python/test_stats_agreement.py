@@ -1,5 +1,6 @@
 """Dimensional agreement: Pearson with reasons, Bland-Altman (Python and SQL), folded-normal MAE,
 and the human MAE baselines of Table S8, each against an independent computation."""
+
 from __future__ import annotations
 
 import itertools
@@ -8,7 +9,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
 from rater1001.stats import agreement as G
 from stats_helpers import folded_normal_mae
 from stats_sql import macros, run
@@ -38,8 +38,9 @@ def test_bland_altman_python_and_sql_equal_direct_formulas():
     assert ba.loa_upper - ba.loa_lower == pytest.approx(2 * 1.96 * d.std(ddof=1))
     assert ba.systematicity == pytest.approx(abs(d.mean()) / d.std(ddof=1))
     assert ba.mae == pytest.approx(np.abs(d).mean())
-    sql = run(f"select {macros('bland_altman').bland_altman_columns('h', 'x')} from t",
-              t=pd.DataFrame({"h": h, "x": x})).iloc[0]
+    sql = run(
+        f"select {macros('bland_altman').bland_altman_columns('h', 'x')} from t", t=pd.DataFrame({"h": h, "x": x})
+    ).iloc[0]
     for col in ("bias", "sd_d", "loa_lower", "loa_upper", "systematicity", "mae", "mae_folded_normal"):
         assert sql[col] == pytest.approx(getattr(ba, col), abs=1e-12), col
     assert int(sql["n"]) == ba.n
@@ -47,11 +48,15 @@ def test_bland_altman_python_and_sql_equal_direct_formulas():
 
 def test_systematicity_is_the_same_in_python_sql_and_the_verdicts():
     # A pure offset (SD_d 0, bias 1) is +inf everywhere; no difference at all is undefined everywhere.
-    cases = {"offset": (np.array([5.0, 6, 7]), np.array([4.0, 5, 6])), "equal": (np.array([5.0, 6, 7]),) * 2,
-             "noisy": (np.array([5.0, 6, 7, 3]), np.array([4.0, 5.5, 6, 1]))}
+    cases = {
+        "offset": (np.array([5.0, 6, 7]), np.array([4.0, 5, 6])),
+        "equal": (np.array([5.0, 6, 7]),) * 2,
+        "noisy": (np.array([5.0, 6, 7, 3]), np.array([4.0, 5.5, 6, 1])),
+    }
     frame = pd.concat([pd.DataFrame({"case": k, "h": h, "x": x}) for k, (h, x) in cases.items()])
-    sql = run(f"select \"case\", {macros('bland_altman').bland_altman_columns('h', 'x')} from t group by \"case\"",
-              t=frame).set_index("case")
+    sql = run(
+        f'select "case", {macros("bland_altman").bland_altman_columns("h", "x")} from t group by "case"', t=frame
+    ).set_index("case")
     for k, (h, x) in cases.items():
         ba = G.bland_altman(h, x)
         assert G.systematicity(ba.bias, ba.sd_d) == ba.systematicity or (np.isnan(ba.systematicity) and k == "equal")
@@ -65,11 +70,13 @@ def test_systematicity_is_the_same_in_python_sql_and_the_verdicts():
 
 def test_one_pearson_serves_the_judge_marts_too():
     from rater1001.marts import judge as judge_marts
+
     assert judge_marts.pearson is G.pearson
     rng = np.random.default_rng(3)
     a, b = rng.normal(size=30), rng.normal(size=30)
     r = G.pearson(a, b)
     from scipy import stats as sps
+
     ref = sps.pearsonr(a, b)
     assert (r.r, r.p_value) == pytest.approx((ref.statistic, ref.pvalue), abs=1e-12)
 

@@ -1,5 +1,6 @@
 """Krippendorff's alpha: Python closed forms and SQL macros against Krippendorff's published
 examples and the `krippendorff` package (independent references)."""
+
 from __future__ import annotations
 
 import json
@@ -9,13 +10,12 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REFERENCE
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-
 from rater1001.stats import alpha as A
 from stats_helpers import delta_alpha_interval, reliability_matrix_to_long
 from stats_sql import alpha_interval_sql, macros, run
-from conftest import REFERENCE
 
 EXAMPLES = json.loads((REFERENCE / "krippendorff_examples.json").read_text())
 # Fallback keeps the suite runnable outside this machine: the same data, copied from the file.
@@ -155,8 +155,9 @@ def test_sql_and_package_agree_on_a_simulated_study_human_only_and_plus_each_mod
         assert base_sql == pytest.approx(base_ref, abs=1e-9)
         for cond, p in preds.groupby("condition_id"):
             model_row = p.set_index("image_id")[dim].reindex(images).to_numpy(float)
-            ref = krippendorff.alpha(reliability_data=np.vstack([wide.to_numpy(float), model_row]),
-                                     level_of_measurement="interval")
+            ref = krippendorff.alpha(
+                reliability_data=np.vstack([wide.to_numpy(float), model_row]), level_of_measurement="interval"
+            )
             both = pd.concat([h, p[["image_id", dim]].rename(columns={dim: "rating"}).assign(rater_id=cond)])
             got = float(run(alpha_interval_sql("r", "image_id", "rating"), r=both).alpha[0])
             assert got == pytest.approx(ref, abs=1e-9), (dim, cond)
@@ -178,11 +179,14 @@ def test_ordinal_alpha_on_labels_uses_the_declared_order():
     published = EXAMPLES["krippendorff_2011"]["alpha"]["ordinal"]
     got = A.alpha(as_words("krippendorff_2011"), "ordinal", order=WORDS)
     assert round(got.alpha, 3) == published == 0.815
-    sql = run(macros("alpha_coincidence").alpha_coincidence("ratings", "image_id", "rating", "ordinal", order=WORDS),
-              ratings=as_words("krippendorff_2011"))
+    sql = run(
+        macros("alpha_coincidence").alpha_coincidence("ratings", "image_id", "rating", "ordinal", order=WORDS),
+        ratings=as_words("krippendorff_2011"),
+    )
     assert float(sql.alpha.iloc[0]) == pytest.approx(got.alpha, abs=1e-12)
     # the declared order comes from the label seed's display_order
-    from rater1001.study import Study, FactorLabel
+    from rater1001.study import FactorLabel, Study
+
     labels = tuple(FactorLabel("level", w, w, (), 6 - i) for i, w in enumerate(reversed(WORDS)))
     study = Study("s", 1, 5, ("rating",), ("rating",), labels)
     assert A.alpha(as_words("krippendorff_2011"), "ordinal", order=study.levels("level")).alpha == got.alpha

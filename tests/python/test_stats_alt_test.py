@@ -2,6 +2,7 @@
 procedure of Calderon, Reichart & Dror (github.com/nitaytech/AltTest, `alt_test` in
 alt_test_example.ipynb), re-stated below with dictionaries and loops the way the reference does
 it (its own step-up Benjamini-Yekutieli), on random data."""
+
 from __future__ import annotations
 
 import math
@@ -9,19 +10,21 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
-
 from rater1001.stats.alt_test import alt_test, benjamini_yekutieli
+from scipy import stats
 
 
 def reference_alt_test(llm, humans, scoring, epsilon, q=0.05, min_humans=2, min_instances=30):
     """The reference procedure: humans = {annotator: {instance: label}}, llm = {instance: label}."""
     if scoring == "accuracy":
+
         def score(pred, anns):
             return float(np.mean([pred == a for a in anns]))
     else:
+
         def score(pred, anns):
             return -float(np.sqrt(np.mean([(pred - a) ** 2 for a in anns])))
+
     who = {}
     for h, anns in humans.items():
         for i in anns:
@@ -52,17 +55,21 @@ def reference_alt_test(llm, humans, scoring, epsilon, q=0.05, min_humans=2, min_
 
 
 def to_long(humans):
-    return pd.DataFrame([(h, i, lab) for h, anns in humans.items() for i, lab in anns.items()],
-                        columns=["annotator_id", "instance_id", "label"])
+    return pd.DataFrame(
+        [(h, i, lab) for h, anns in humans.items() for i, lab in anns.items()],
+        columns=["annotator_id", "instance_id", "label"],
+    )
 
 
 def test_worked_case_by_hand():
     """Three annotators, four instances, labels a/b. Leaving out h1: on i1..i4 the others say
     (a,a) (b,b) (a,b) (b,a); h1 says a a a a, the model a b a b. Scores h1 vs model: 1 vs 1,
     0 vs 1, .5 vs .5, .5 vs .5 -> W_model = 1 1 1 1, W_h1 = 1 0 1 1: rho_h1 = 1, diff = 0 -1 0 0."""
-    humans = {"h1": dict(i1="a", i2="a", i3="a", i4="a"),
-              "h2": dict(i1="a", i2="b", i3="a", i4="b"),
-              "h3": dict(i1="a", i2="b", i3="b", i4="a")}
+    humans = {
+        "h1": dict(i1="a", i2="a", i3="a", i4="a"),
+        "h2": dict(i1="a", i2="b", i3="a", i4="b"),
+        "h3": dict(i1="a", i2="b", i3="b", i4="a"),
+    }
     model = dict(i1="a", i2="b", i3="a", i4="b")
     res = alt_test(to_long(humans), model, epsilon=0.2, min_instances_per_human=4)
     per = res.per_annotator.set_index("annotator_id")
@@ -91,18 +98,30 @@ def random_study(rng, n_humans, n_instances, n_labels, model_noise, human_noise,
     if continuous:
         model = {f"i{i}": float(v) for i, v in enumerate(truth + rng.normal(0, model_noise, n_instances))}
     else:
-        model = {f"i{i}": int(v) for i, v in enumerate(
-            np.where(rng.random(n_instances) < model_noise, rng.integers(0, n_labels, n_instances), truth))}
+        model = {
+            f"i{i}": int(v)
+            for i, v in enumerate(
+                np.where(rng.random(n_instances) < model_noise, rng.integers(0, n_labels, n_instances), truth)
+            )
+        }
     return humans, model
 
 
-@pytest.mark.parametrize("seed,scoring,epsilon", [
-    (1, "accuracy", 0.2), (2, "accuracy", 0.1), (3, "accuracy", 0.15), (4, "neg_rmse", 0.2), (5, "neg_rmse", 0.1),
-])
+@pytest.mark.parametrize(
+    "seed,scoring,epsilon",
+    [
+        (1, "accuracy", 0.2),
+        (2, "accuracy", 0.1),
+        (3, "accuracy", 0.15),
+        (4, "neg_rmse", 0.2),
+        (5, "neg_rmse", 0.1),
+    ],
+)
 def test_matches_reference_procedure(seed, scoring, epsilon):
     rng = np.random.default_rng(seed)
-    humans, model = random_study(rng, n_humans=5, n_instances=60, n_labels=3, model_noise=0.25,
-                                 human_noise=0.4, continuous=scoring == "neg_rmse")
+    humans, model = random_study(
+        rng, n_humans=5, n_instances=60, n_labels=3, model_noise=0.25, human_noise=0.4, continuous=scoring == "neg_rmse"
+    )
     res = alt_test(to_long(humans), model, epsilon=epsilon, scoring=scoring)
     omega, rho = reference_alt_test(model, humans, scoring, epsilon)
     assert res.winning_rate == pytest.approx(omega)
@@ -113,8 +132,9 @@ def test_matches_reference_procedure(seed, scoring, epsilon):
 def test_a_better_model_passes_and_a_worse_one_fails():
     rng = np.random.default_rng(9)
     humans, good = random_study(rng, n_humans=4, n_instances=100, n_labels=4, model_noise=0.05, human_noise=0.35)
-    _, bad = random_study(np.random.default_rng(10), n_humans=4, n_instances=100, n_labels=4, model_noise=0.9,
-                          human_noise=0.35)
+    _, bad = random_study(
+        np.random.default_rng(10), n_humans=4, n_instances=100, n_labels=4, model_noise=0.9, human_noise=0.35
+    )
     assert alt_test(to_long(humans), good, epsilon=0.2).passed
     worse = alt_test(to_long(humans), bad, epsilon=0.2)
     assert not worse.passed and worse.advantage_probability < alt_test(to_long(humans), good).advantage_probability
@@ -148,8 +168,10 @@ def blanked_study(seed=67, n=100, blank=25, p_model=0.8, p_humans=(0.5, 0.6, 0.8
     rng = np.random.default_rng(seed)
     labels = np.array(["a", "b", "tie"])
     truth = rng.choice(3, n)
-    humans = {f"h{h}": {f"i{i}": str(labels[v]) for i, v in enumerate(np.where(rng.random(n) < p, truth, rng.choice(3, n)))}
-              for h, p in enumerate(p_humans)}
+    humans = {
+        f"h{h}": {f"i{i}": str(labels[v]) for i, v in enumerate(np.where(rng.random(n) < p, truth, rng.choice(3, n)))}
+        for h, p in enumerate(p_humans)
+    }
     answers = np.where(rng.random(n) < p_model, truth, rng.choice(3, n))
     model = {f"i{i}": str(labels[v]) for i, v in enumerate(answers)}
     for i in rng.choice(n, blank, replace=False):
@@ -174,8 +196,9 @@ def test_a_missing_model_answer_counts_against_the_model_as_in_the_reference(see
 
 def test_a_missing_numeric_answer_is_a_loss():
     rng = np.random.default_rng(9)
-    humans, model = random_study(rng, n_humans=4, n_instances=60, n_labels=5, model_noise=0.3, human_noise=0.8,
-                                 continuous=True)
+    humans, model = random_study(
+        rng, n_humans=4, n_instances=60, n_labels=5, model_noise=0.3, human_noise=0.8, continuous=True
+    )
     full = alt_test(to_long(humans), model, epsilon=0.2, scoring="neg_rmse")
     holes = {i: (np.nan if k % 3 == 0 else v) for k, (i, v) in enumerate(model.items())}
     res = alt_test(to_long(humans), holes, epsilon=0.2, scoring="neg_rmse")
@@ -183,7 +206,10 @@ def test_a_missing_numeric_answer_is_a_loss():
     # every unanswered instance is a won comparison for each annotator: W_model falls by exactly its share
     for h, anns in humans.items():
         n_hole = sum(1 for i in anns if holes[i] != holes[i])
-        lost = per_full.loc[h, "mean_w_model"] * per_full.loc[h, "n_instances"] - per.loc[h, "mean_w_model"] * per.loc[h, "n_instances"]
+        lost = (
+            per_full.loc[h, "mean_w_model"] * per_full.loc[h, "n_instances"]
+            - per.loc[h, "mean_w_model"] * per.loc[h, "n_instances"]
+        )
         won_before = sum(1 for i in anns if holes[i] != holes[i] and _model_wins(humans, model, h, i))
         assert lost == pytest.approx(won_before) and n_hole > 0
     assert res.n_missing_model == 20

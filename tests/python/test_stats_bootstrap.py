@@ -1,10 +1,9 @@
 """Bootstraps on simulated data with known truth."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from rater1001.stats import bootstrap as B
 from rater1001.stats import zscores as Z
 from stats_helpers import loo_z
@@ -87,9 +86,8 @@ def test_k_equal_to_pool_size_is_the_exact_per_image_statistic():
 
 def test_fast_wilcoxon_equals_scipy_asymptotic_with_ties_and_zeros():
     """The vectorised signed-rank p used by p_sig for > 50 pairs is scipy's asymptotic test."""
-    from scipy import stats as sps
-
     from rater1001.stats.bootstrap import wilcoxon_greater_asymptotic
+    from scipy import stats as sps
 
     rng = np.random.default_rng(3)
     for shape, step in (((300, 240), None), ((100, 1440), 1 / 3), ((40, 51), 1 / 2)):
@@ -101,9 +99,8 @@ def test_fast_wilcoxon_equals_scipy_asymptotic_with_ties_and_zeros():
 
 
 def test_small_samples_use_exact_without_ties_and_normal_approximation_with_ties():
-    from scipy import stats as sps
-
     from rater1001.stats.bootstrap import _wilcoxon_greater
+    from scipy import stats as sps
 
     rng = np.random.default_rng(4)
     d = rng.normal(0.3, 1, (20, 12))
@@ -139,15 +136,21 @@ def _p_sig_reference(mz, hz, replicates, seed, alpha=0.05, chunk=250):
             untied = n <= 50 and np.all(np.diff(np.sort(np.abs(d))) > 0) and np.all(d != 0)
             if (d == 0).all():
                 continue
-            p = sps.wilcoxon(d, alternative="greater", zero_method="wilcox",
-                             method="exact" if untied else "asymptotic").pvalue
+            p = sps.wilcoxon(
+                d, alternative="greater", zero_method="wilcox", method="exact" if untied else "asymptotic"
+            ).pvalue
             hits += p < alpha
     return hits / replicates
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(n=st.integers(40, 90), raters=st.integers(2, 9), step=st.sampled_from([0.25, 0.5, 1.0]),
-       seed=st.integers(0, 2**16), chunk=st.sampled_from([7, 250]))
+@given(
+    n=st.integers(40, 90),
+    raters=st.integers(2, 9),
+    step=st.sampled_from([0.25, 0.5, 1.0]),
+    seed=st.integers(0, 2**16),
+    chunk=st.sampled_from([7, 250]),
+)
 def test_p_sig_equals_the_per_replicate_scipy_loop(n, raters, step, seed, chunk):
     # coarse values make ties and zero differences; n straddles 50 (exact test below, codes above)
     rng = np.random.default_rng(seed)
@@ -160,7 +163,9 @@ def test_p_sig_equals_the_per_replicate_scipy_loop(n, raters, step, seed, chunk)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(n=st.integers(40, 90), models=st.integers(2, 4), seed=st.integers(0, 2**16), cells=st.sampled_from([200, 1 << 22]))
+@given(
+    n=st.integers(40, 90), models=st.integers(2, 4), seed=st.integers(0, 2**16), cells=st.sampled_from([200, 1 << 22])
+)
 def test_p_sig_many_gives_each_model_its_own_p_sig(n, models, seed, cells):
     # models sharing the draws (same usable images), one with images of its own (NaN |z|), split
     # into parts when their codes pass the bound; each row is the per-replicate scipy loop on its own
@@ -186,16 +191,23 @@ def test_p_sig_blocks_are_bounded_by_cells_and_keep_the_draws_below_the_bound():
 
 
 @settings(max_examples=30, deadline=None)
-@given(rows=st.integers(1, 6), width=st.integers(1, 80), step=st.sampled_from([0.5, 1.0, 2.0]),
-       seed=st.integers(0, 2**16))
+@given(
+    rows=st.integers(1, 6), width=st.integers(1, 80), step=st.sampled_from([0.5, 1.0, 2.0]), seed=st.integers(0, 2**16)
+)
 def test_signed_rank_p_from_codes_equals_scipy_with_heavy_ties(rows, width, step, seed):
     from scipy import stats as sps
 
     d = np.round(np.random.default_rng(seed).normal(0.2, 2, (rows, width)) / step) * step
     got = B.wilcoxon_greater_asymptotic(d)
     with np.errstate(invalid="ignore", divide="ignore"):
-        ref = np.array([sps.wilcoxon(r, alternative="greater", zero_method="wilcox", method="asymptotic").pvalue
-                        if (r != 0).any() else np.nan for r in d])
+        ref = np.array(
+            [
+                sps.wilcoxon(r, alternative="greater", zero_method="wilcox", method="asymptotic").pvalue
+                if (r != 0).any()
+                else np.nan
+                for r in d
+            ]
+        )
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-15)
 
 

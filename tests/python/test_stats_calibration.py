@@ -1,9 +1,9 @@
 """rater1001.stats.calibration: identity folds never split a face, affine and offset maps recover
 planted distortions out of sample (parameter recovery), constant answers fall back with a note."""
+
 import numpy as np
 import pandas as pd
 import pytest
-
 from rater1001.stats import calibration
 
 
@@ -12,8 +12,15 @@ def _images(n_ids=40, emotions=("happy", "sad"), seed=0):
     rows = []
     for i in range(n_ids):
         for e in emotions:
-            rows.append({"image_id": f"id{i}-{e}", "identity_id": f"id{i}", "emotion": e,
-                         "human_mean": rng.normal(6 if e == "happy" else 4, 0.8), "human_sd": 1.2})
+            rows.append(
+                {
+                    "image_id": f"id{i}-{e}",
+                    "identity_id": f"id{i}",
+                    "emotion": e,
+                    "human_mean": rng.normal(6 if e == "happy" else 4, 0.8),
+                    "human_sd": 1.2,
+                }
+            )
     return pd.DataFrame(rows)
 
 

@@ -1,5 +1,6 @@
 """Classification metrics against hand computation from the confusion counts (the paper's 3.4.1
 formulas) and scikit-learn; the Landis-Koch band against the paper's cut-offs."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -7,10 +8,8 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn import metrics
-
 from rater1001.stats import classification as C
-
+from sklearn import metrics
 
 LABELS = ["happy", "sad", "angry", "fearful", "disgusted", "neutral"]
 
@@ -63,16 +62,29 @@ def test_missing_predictions_count_as_wrong_and_never_predicted_label_is_visible
     assert (s.n, s.n_missing, s.accuracy) == (4, 1, 0.5)
     assert s.accuracy_answered_only == pytest.approx(2 / 3)  # beside it: 2 of the 3 answered
     per = C.by_label(truth, pred, ["happy", "sad", "neutral"]).set_index("emotion")
-    assert np.isnan(per.loc["sad", "precision"]) and per.loc["sad", "recall"] == 0 and per.loc["sad", "n_predicted"] == 0
+    assert (
+        np.isnan(per.loc["sad", "precision"]) and per.loc["sad", "recall"] == 0 and per.loc["sad", "n_predicted"] == 0
+    )
     cm = C.confusion(truth, pred, ["happy", "sad", "neutral"]).set_index(["true_emotion", "predicted_emotion"]).n
     assert cm[("sad", "missing")] == 1 and cm[("sad", "neutral")] == 1 and cm.sum() == 4
     with pytest.raises(ValueError, match=r"truth labels \['surprised'\]"):
         C.summary(["surprised"], ["happy"], ["happy"])
 
 
-@pytest.mark.parametrize("kappa,band", [(-0.1, "poor"), (0.0, "slight"), (0.20, "slight"), (0.21, "fair"),
-                                        (0.536, "moderate"), (0.668, "substantial"), (0.80, "substantial"),
-                                        (0.853, "almost perfect"), (1.0, "almost perfect")])
+@pytest.mark.parametrize(
+    "kappa,band",
+    [
+        (-0.1, "poor"),
+        (0.0, "slight"),
+        (0.20, "slight"),
+        (0.21, "fair"),
+        (0.536, "moderate"),
+        (0.668, "substantial"),
+        (0.80, "substantial"),
+        (0.853, "almost perfect"),
+        (1.0, "almost perfect"),
+    ],
+)
 def test_landis_koch_band(kappa, band):
     # 0.536 (LLaMA), 0.668 (Gemma3-4B), 0.853 (Gemini NoThink): the paper's Table 2 kappas.
     assert C.landis_koch_band(kappa) == band

@@ -3,6 +3,7 @@
 References: scikit-learn (slice accuracy / macro-F1), the paper's Tables 7 and 7a (gap logic),
 statsmodels anova_lm on formula fits (nested F, eta^2, df), a hand-written Benjamini-Hochberg,
 scipy.stats.tukey_hsd (Tukey HSD), and simulated studies with planted or absent effects."""
+
 from __future__ import annotations
 
 import io
@@ -13,12 +14,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.formula.api as smf
+from rater1001.stats import demographics as dm
 from scipy import special, stats
 from sklearn.metrics import accuracy_score, f1_score
 from statsmodels.stats.anova import anova_lm
 from statsmodels.stats.multitest import multipletests
-
-from rater1001.stats import demographics as dm
 
 EMOTIONS = ("happy", "sad", "angry", "fear", "disgust", "neutral")
 RACES = ("Black", "Caucasian", "Korean")
@@ -59,9 +59,10 @@ def simulate_predictions(seed, conditions, n_identities=40):
     conditions: {condition_id: dict(acc_logit={race: shift}, valence={race or "race:gender": shift},
     emotion=optional emotion the valence shifts apply to)}. Baseline accuracy varies by emotion."""
     rng = np.random.default_rng(seed)
-    images = pd.DataFrame([(r, g, e, i) for r in RACES for g in GENDERS for e in EMOTIONS
-                           for i in range(n_identities)],
-                          columns=["race", "gender", "emotion", "identity"])
+    images = pd.DataFrame(
+        [(r, g, e, i) for r in RACES for g in GENDERS for e in EMOTIONS for i in range(n_identities)],
+        columns=["race", "gender", "emotion", "identity"],
+    )
     images["image_id"] = [f"img{i:05d}" for i in range(len(images))]
     base = dict(zip(EMOTIONS, (3.0, -0.3, 1.0, 1.5, 0.5, 2.5)))
     frames = []
@@ -74,8 +75,7 @@ def simulate_predictions(seed, conditions, n_identities=40):
         d["predicted_emotion"] = np.where(d["correct"], d["emotion"], wrong)
         d["correct"] = d["predicted_emotion"] == d["emotion"]
         cell = d["race"] + ":" + d["gender"]
-        shift = d["race"].map(spec.get("valence", {})).fillna(0.0) + \
-            cell.map(spec.get("valence", {})).fillna(0.0)
+        shift = d["race"].map(spec.get("valence", {})).fillna(0.0) + cell.map(spec.get("valence", {})).fillna(0.0)
         if "emotion" in spec:
             shift = shift.where(d["emotion"] == spec["emotion"], 0.0)
         d["d_valence"] = rng.normal(0.3, 0.6, len(d)) + shift
@@ -86,14 +86,18 @@ def simulate_predictions(seed, conditions, n_identities=40):
 
 @pytest.fixture(scope="module")
 def study():
-    return simulate_predictions(1, {
-        "planted": dict(acc_logit={"Caucasian": -1.0}, valence={"Caucasian": 0.5}),
-        "interaction": dict(valence={"Korean:female": 0.9}, emotion="fear"),
-        "clean": dict(),
-    })
+    return simulate_predictions(
+        1,
+        {
+            "planted": dict(acc_logit={"Caucasian": -1.0}, valence={"Caucasian": 0.5}),
+            "interaction": dict(valence={"Korean:female": 0.9}, emotion="fear"),
+            "clean": dict(),
+        },
+    )
 
 
 # ------------------------------------------------------------------------------ slices
+
 
 def test_slice_metrics_match_sklearn(study):
     d = study.copy()
@@ -114,7 +118,8 @@ def test_slice_metrics_match_sklearn(study):
         assert row.n == len(part) and row.n_labels == len(labels)
         assert row.accuracy == pytest.approx(accuracy_score(truth, pred), abs=1e-12)
         assert row.f1_macro == pytest.approx(
-            f1_score(truth, pred, labels=labels, average="macro", zero_division=0), abs=1e-12)
+            f1_score(truth, pred, labels=labels, average="macro", zero_division=0), abs=1e-12
+        )
     korean_male = out[(out["slice"] == "Korean:male")]
     assert (korean_male["n_labels"] == 5).all()
     assert out["n_unparsed"].sum() == 3 * d["predicted_emotion"].isna().sum() > 0
@@ -140,8 +145,9 @@ def _paper_slices(table: str) -> tuple[pd.DataFrame, pd.Series]:
     for _, r in t.iterrows():
         for col in t.columns[1:-1]:
             f1, acc = re.match(r"([\d.]+) \(([\d.]+)%\)", r[col]).groups()
-            rows.append(dict(condition_id=r.iloc[0], slice=col, f1_macro=float(f1),
-                             accuracy=float(acc) / 100, slice_type="x"))
+            rows.append(
+                dict(condition_id=r.iloc[0], slice=col, f1_macro=float(f1), accuracy=float(acc) / 100, slice_type="x")
+            )
     printed = t.set_index(t.columns[0])[t.columns[-1]].str.replace(" pp", "").astype(float)
     return pd.DataFrame(rows), printed
 
@@ -189,18 +195,28 @@ def test_perfectly_correct_condition_gives_null_glmm_with_reason(study):
 
 # ------------------------------------------------------------------------------ stratified ANOVA
 
+
 def _statsmodels_reference(stratum: pd.DataFrame, bias: str) -> dict:
-    fits = {name: smf.ols(f"{bias} ~ {rhs}", stratum).fit() for name, rhs in (
-        ("full", "C(race) * C(gender)"), ("add", "C(race) + C(gender)"),
-        ("race", "C(race)"), ("gen", "C(gender)"))}
+    fits = {
+        name: smf.ols(f"{bias} ~ {rhs}", stratum).fit()
+        for name, rhs in (
+            ("full", "C(race) * C(gender)"),
+            ("add", "C(race) + C(gender)"),
+            ("race", "C(race)"),
+            ("gen", "C(gender)"),
+        )
+    }
     tss = float(((stratum[bias] - stratum[bias].mean()) ** 2).sum())
     out = {}
-    for term, small, large in (("race", "gen", "add"), ("gender", "race", "add"),
-                               ("race:gender", "add", "full")):
+    for term, small, large in (("race", "gen", "add"), ("gender", "race", "add"), ("race:gender", "add", "full")):
         t = anova_lm(fits[small], fits[large])
-        out[term] = dict(df_num=t["df_diff"].iloc[1], df_den=t["df_resid"].iloc[1],
-                         f_value=t["F"].iloc[1], p_raw=t["Pr(>F)"].iloc[1],
-                         eta_sq=t["ss_diff"].iloc[1] / tss)
+        out[term] = dict(
+            df_num=t["df_diff"].iloc[1],
+            df_den=t["df_resid"].iloc[1],
+            f_value=t["F"].iloc[1],
+            p_raw=t["Pr(>F)"].iloc[1],
+            eta_sq=t["ss_diff"].iloc[1] / tss,
+        )
     return out
 
 
@@ -219,8 +235,7 @@ def test_stratified_tests_match_anova_lm_balanced(study):
     stratum = study[(study["condition_id"] == "interaction") & (study["emotion"] == "fear")]
     ours = _check_against_statsmodels(stratum)
     # the paper's degrees of freedom for 240 images: race (2, 236), gender (1, 236), rxg (2, 234)
-    assert [(ours[t]["df_num"], ours[t]["df_den"]) for t in dm.STRATIFIED_TERMS] == \
-        [(2, 236), (1, 236), (2, 234)]
+    assert [(ours[t]["df_num"], ours[t]["df_den"]) for t in dm.STRATIFIED_TERMS] == [(2, 236), (1, 236), (2, 234)]
     # balanced: the nested-model SS equal R's Type I anova(lm(bias ~ race * gender)) SS
     t1 = anova_lm(smf.ols("d_valence ~ C(race) * C(gender)", stratum).fit(), typ=1)
     assert ours["race"]["ss_term"] == pytest.approx(t1.loc["C(race)", "sum_sq"], rel=1e-9)
@@ -258,8 +273,12 @@ def test_planted_race_bias_found_and_clean_condition_quiet(study):
     assert counts.loc[("planted", "valence", "race"), "label"] == "6/6"
     assert counts.loc[("clean", "valence", "race"), "n_significant"] <= 1
     assert counts.loc[("interaction", "valence", "race:gender"), "n_significant"] >= 1
-    hit = out[(out["condition_id"] == "interaction") & (out["emotion"] == "fear")
-              & (out["term"] == "race:gender") & (out["dimension"] == "valence")].iloc[0]
+    hit = out[
+        (out["condition_id"] == "interaction")
+        & (out["emotion"] == "fear")
+        & (out["term"] == "race:gender")
+        & (out["dimension"] == "valence")
+    ].iloc[0]
     assert bool(hit["significant"]) and hit["eta_sq"] > 0.02
     # the planted sign: Caucasian valence bias is higher than the other races
     planted = study[study["condition_id"] == "planted"]
@@ -272,8 +291,9 @@ def test_tukey_matches_scipy_tukey_hsd(study):
     tukey = dm.tukey_cells(study, out)
     sig = out[(out["term"] == "race:gender") & out["significant"].fillna(False).astype(bool)]
     assert len(tukey) == 15 * len(sig) and len(sig) >= 1
-    hit = tukey[(tukey["condition_id"] == "interaction") & (tukey["emotion"] == "fear")
-                & (tukey["dimension"] == "valence")]
+    hit = tukey[
+        (tukey["condition_id"] == "interaction") & (tukey["emotion"] == "fear") & (tukey["dimension"] == "valence")
+    ]
     stratum = study[(study["condition_id"] == "interaction") & (study["emotion"] == "fear")]
     cells = stratum["race"] + ":" + stratum["gender"]
     names = sorted(cells.unique())
@@ -292,8 +312,7 @@ def test_tukey_matches_scipy_tukey_hsd(study):
 
 def test_stratified_false_positive_rate_near_nominal():
     rng = np.random.default_rng(99)
-    design = pd.DataFrame([(r, g) for r in RACES for g in GENDERS for _ in range(40)],
-                          columns=["race", "gender"])
+    design = pd.DataFrame([(r, g) for r in RACES for g in GENDERS for _ in range(40)], columns=["race", "gender"])
     n_sim = 400
     rejections = np.zeros(3)
     for _ in range(n_sim):
@@ -304,6 +323,7 @@ def test_stratified_false_positive_rate_near_nominal():
 
 
 # ------------------------------------------------------------------------------ robustness
+
 
 def test_degenerate_strata_give_null_with_reason(study):
     d = study[study["condition_id"] == "clean"].copy()
@@ -331,15 +351,19 @@ def test_degenerate_strata_give_null_with_reason(study):
 
 # ------------------------------------------------------------------------------ omnibus (S5)
 
+
 def test_omnibus_matches_anova_lm_and_paper_dfs(study):
     out = dm.omnibus_tests(study).set_index(["condition_id", "dimension", "term"])
     d = study[study["condition_id"] == "planted"]
-    fits = {rhs: smf.ols(f"d_valence ~ {rhs}", d).fit() for rhs in (
-        "C(emotion)", "C(race) + C(emotion)", "C(race) * C(emotion)")}
+    fits = {
+        rhs: smf.ols(f"d_valence ~ {rhs}", d).fit()
+        for rhs in ("C(emotion)", "C(race) + C(emotion)", "C(race) * C(emotion)")
+    }
     tss = float(((d["d_valence"] - d["d_valence"].mean()) ** 2).sum())
     for term, small, large, dfs in (
-            ("race", "C(emotion)", "C(race) + C(emotion)", (2, 1432)),
-            ("race:emotion", "C(race) + C(emotion)", "C(race) * C(emotion)", (10, 1422))):
+        ("race", "C(emotion)", "C(race) + C(emotion)", (2, 1432)),
+        ("race:emotion", "C(race) + C(emotion)", "C(race) * C(emotion)", (10, 1422)),
+    ):
         ref = anova_lm(fits[small], fits[large])
         ours = out.loc[("planted", "valence", term)]
         assert (ours["df_num"], ours["df_den"]) == dfs
@@ -362,8 +386,7 @@ def test_other_label_sets_and_missing_design_values(study):
     assert first.loc["race", "df_num"] == 3 and first.loc["race:gender", "df_num"] == 3
     glmm = dm.glmm_lrt_table(d, factors=("race",), n_agq=5)
     assert glmm.loc[0, "df"] == 3
-    assert set(dm.slice_metrics(d).query("slice_type == 'race'")["slice"]) == {
-        "Black", "Caucasian", "Korean", "Other"}
+    assert set(dm.slice_metrics(d).query("slice_type == 'race'")["slice"]) == {"Black", "Caucasian", "Korean", "Other"}
     d.loc[d.index[5], "race"] = None
     with pytest.raises(ValueError, match=r"row \d+ \(image_id='img\d+'\) has no value in column 'race'"):
         dm.stratified_anova(d)
@@ -381,7 +404,7 @@ from statsmodels.stats.multicomp import pairwise_tukeyhsd  # noqa: E402
 def _unbalanced_stratum(sizes, seed):
     """One stratum's rows: sizes[i] images in race x gender cell i (0 = an empty cell)."""
     rng = np.random.default_rng(seed)
-    cells = [(r, g) for r in RACES for g in GENDERS][:len(sizes)]
+    cells = [(r, g) for r in RACES for g in GENDERS][: len(sizes)]
     rows = [(r, g) for (r, g), k in zip(cells, sizes) for _ in range(k)]
     frame = pd.DataFrame(rows, columns=["race", "gender"])
     shift = frame["race"].map({"Black": 0.0, "Caucasian": 0.4, "Korean": -0.3})
@@ -390,8 +413,9 @@ def _unbalanced_stratum(sizes, seed):
 
 def _cells_of(frame):
     g = frame.groupby(["race", "gender"])["b"]
-    return pd.DataFrame({"n_bias": g.count(), "bias_mean": g.mean(),
-                         "bias_ss": g.apply(lambda b: float(((b - b.mean()) ** 2).sum()))}).reset_index()
+    return pd.DataFrame(
+        {"n_bias": g.count(), "bias_mean": g.mean(), "bias_ss": g.apply(lambda b: float(((b - b.mean()) ** 2).sum()))}
+    ).reset_index()
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -414,8 +438,15 @@ def test_nested_f_tests_from_cells_equal_least_squares_on_the_rows(sizes, seed):
 def test_tukey_from_cells_equals_pairwise_tukeyhsd_on_the_rows(sizes, seed):
     frame = _unbalanced_stratum(sizes, seed)
     cells = _cells_of(frame).assign(condition_id="c", dimension="valence", emotion="fear")
-    anova = pd.DataFrame({"condition_id": ["c"], "dimension": ["valence"], "emotion": ["fear"],
-                          "term": ["race:gender"], "significant": [True]})
+    anova = pd.DataFrame(
+        {
+            "condition_id": ["c"],
+            "dimension": ["valence"],
+            "emotion": ["fear"],
+            "term": ["race:gender"],
+            "significant": [True],
+        }
+    )
     ours = dm.tukey_from_cells(cells, anova)
     ref = pairwise_tukeyhsd(frame["b"].to_numpy(), (frame["race"] + ":" + frame["gender"]).to_numpy())
     first, second = np.triu_indices(len(ref.groupsunique), 1)
@@ -429,8 +460,9 @@ def test_tukey_from_cells_equals_pairwise_tukeyhsd_on_the_rows(sizes, seed):
 
 def test_glmm_on_counts_equals_the_glmm_on_one_row_per_image(study):
     rows = study[study["condition_id"] == "planted"]
-    counts = (rows.groupby(["condition_id", "race", "gender", "emotion", "correct"]).size()
-              .rename("n_images").reset_index())
+    counts = (
+        rows.groupby(["condition_id", "race", "gender", "emotion", "correct"]).size().rename("n_images").reset_index()
+    )
     plain = dm.glmm_lrt_table(rows, n_agq=5)
     weighted = dm.glmm_lrt_table(counts, n_agq=5, weight="n_images")
     assert len(counts) < len(rows) / 10

@@ -1,10 +1,10 @@
 """Response diversity against direct counts."""
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-
 from rater1001.stats import diversity as D
 
 
@@ -15,8 +15,13 @@ def test_stereotyped_condition_has_one_value():
 
 def test_diversity_table_equals_direct_computation():
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame({"condition_id": np.repeat(["a", "b"], 60), "emotion": np.tile(np.repeat(["happy", "sad"], 30), 2),
-                          "valence": rng.integers(1, 10, 120).astype(float)})
+    frame = pd.DataFrame(
+        {
+            "condition_id": np.repeat(["a", "b"], 60),
+            "emotion": np.tile(np.repeat(["happy", "sad"], 30), 2),
+            "valence": rng.integers(1, 10, 120).astype(float),
+        }
+    )
     frame.loc[3, "valence"] = np.nan  # a failed parse is not a value
     out = D.diversity_table(frame, ["condition_id", "emotion"], "valence").set_index(["condition_id", "emotion"])
     for key, sub in frame.groupby(["condition_id", "emotion"]):

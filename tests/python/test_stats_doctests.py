@@ -1,6 +1,7 @@
 """The examples in the docstrings of rater1001.stats run and print what they say (pytest's
 --doctest-modules, as a test so that `make test` runs it), and the documented modules keep the
 numpydoc sections docs/stats.md promises for every public function."""
+
 from __future__ import annotations
 
 import doctest
@@ -10,7 +11,6 @@ import pkgutil
 import re
 
 import pytest
-
 import rater1001.stats
 from rater1001.paths import REPO_ROOT
 
@@ -21,8 +21,11 @@ SECTIONS = ("Parameters", "Notes", "References", "Examples")
 
 
 def public_functions(module):
-    return [(name, f) for name, f in vars(module).items()
-            if inspect.isfunction(f) and not name.startswith("_") and f.__module__ == module.__name__]
+    return [
+        (name, f)
+        for name, f in vars(module).items()
+        if inspect.isfunction(f) and not name.startswith("_") and f.__module__ == module.__name__
+    ]
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -52,7 +55,10 @@ def test_every_public_function_has_the_numpydoc_sections_and_an_example(name):
 
 def test_docs_stats_table_names_the_home_of_every_stats_module():
     """docs/stats.md's "home / paper / checked against" table has a row whose home is each module."""
-    rows = [line for line in (REPO_ROOT / "docs" / "stats.md").read_text(encoding="utf-8").splitlines()
-            if line.startswith("| `stats/")]
+    rows = [
+        line
+        for line in (REPO_ROOT / "docs" / "stats.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("| `stats/")
+    ]
     homes = {name for line in rows for name in re.findall(r"^\| `stats/(\w+)\.py`", line)}
     assert set(MODULES) - homes == set()

@@ -3,6 +3,7 @@
 References used: lme4's published cbpp fits (Laplace and nAGQ=10), brute-force integration with
 scipy.integrate.quad, AGHQ convergence in the number of nodes, ordinary logistic regression
 (statsmodels) where the random intercept vanishes, and parameter recovery on simulated data."""
+
 from __future__ import annotations
 
 import io
@@ -11,10 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from rater1001.stats.glmm import (
+    BinomialData,
+    fit_glmm_binomial,
+    likelihood_ratio_test,
+    marginal_loglik,
+    treatment_design,
+)
 from scipy import integrate, special, stats
-
-from rater1001.stats.glmm import (BinomialData, fit_glmm_binomial, likelihood_ratio_test,
-                                  marginal_loglik, treatment_design)
 
 # lme4's cbpp data (56 rows: herd, incidence, size, period), as distributed with the package.
 CBPP = """herd,incidence,size,period
@@ -57,8 +62,7 @@ def quad_loglik(data: BinomialData, beta, sigma) -> float:
             return (k @ eta - n @ np.logaddexp(0, eta)) + stats.norm.logpdf(b)
 
         peak = float(np.max(log_f(grid)))
-        val, _ = integrate.quad(lambda b: float(np.exp(log_f(b) - peak)[0]), -12, 12, epsabs=0,
-                                epsrel=1e-12, limit=400)
+        val, _ = integrate.quad(lambda b: float(np.exp(log_f(b) - peak)[0]), -12, 12, epsabs=0, epsrel=1e-12, limit=400)
         total += peak + np.log(val)
     return total
 
@@ -85,8 +89,7 @@ def test_cbpp_laplace_reproduces_lme4_default(cbpp):
     # 5e-4 of the printed log-likelihoods and 1e-3 of the printed estimates.
     _, full, null = cbpp
     lme4_beta = [-1.3983428639994453, -0.9919249753929507, -1.1282162163483180, -1.5797454141259091]
-    assert marginal_loglik(full, lme4_beta, 0.6420699254034050, n_agq=1) == pytest.approx(
-        -184.05257 / 2, abs=5e-6)
+    assert marginal_loglik(full, lme4_beta, 0.6420699254034050, n_agq=1) == pytest.approx(-184.05257 / 2, abs=5e-6)
     f1, f0 = fit_glmm_binomial(full, n_agq=1), fit_glmm_binomial(null, n_agq=1)
     assert f1.loglik == pytest.approx(-92.02657, abs=5e-4)
     assert f0.loglik == pytest.approx(-104.8315, abs=5e-4)
@@ -115,9 +118,14 @@ def test_cbpp_chi2_aghq_converges_and_equals_brute_force(cbpp):
             assert quad_loglik(full, t[:-1], t[-1]) < ll1
 
 
-def simulate_correct(seed, n_per_cell=40, race_effect=(0.0, 0.0, 0.0), sigma=0.8,
-                     emotions=("happy", "sad", "angry", "fear", "disgust", "neutral"),
-                     intercept=1.2):
+def simulate_correct(
+    seed,
+    n_per_cell=40,
+    race_effect=(0.0, 0.0, 0.0),
+    sigma=0.8,
+    emotions=("happy", "sad", "angry", "fear", "disgust", "neutral"),
+    intercept=1.2,
+):
     rng = np.random.default_rng(seed)
     rows = []
     u = rng.normal(0, sigma, len(emotions))
@@ -125,8 +133,9 @@ def simulate_correct(seed, n_per_cell=40, race_effect=(0.0, 0.0, 0.0), sigma=0.8
         for r, re_ in zip(("Black", "Caucasian", "Korean"), race_effect):
             p = special.expit(intercept + ue + re_)
             for gender in ("female", "male"):
-                rows.append(pd.DataFrame({"emotion": e, "race": r, "gender": gender,
-                                          "correct": rng.random(n_per_cell) < p}))
+                rows.append(
+                    pd.DataFrame({"emotion": e, "race": r, "gender": gender, "correct": rng.random(n_per_cell) < p})
+                )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -156,8 +165,7 @@ def test_parameter_recovery():
     X = np.column_stack([np.ones(G * per), level == 1, level == 2]).astype(float)
     u = rng.normal(0, sigma_true, G)
     y = rng.random(G * per) < special.expit(X @ beta_true + u[group])
-    agg = (pd.DataFrame({"g": group, "l": level, "y": y}).groupby(["g", "l"])["y"]
-           .agg(["sum", "count"]).reset_index())
+    agg = pd.DataFrame({"g": group, "l": level, "y": y}).groupby(["g", "l"])["y"].agg(["sum", "count"]).reset_index()
     Xa = np.column_stack([np.ones(len(agg)), agg["l"] == 1, agg["l"] == 2]).astype(float)
     fit = fit_glmm_binomial(BinomialData.build(Xa, agg["sum"], agg["count"], agg["g"]))
     assert fit.converged
@@ -175,8 +183,9 @@ def test_planted_race_gap_found_with_right_sign():
 
 def test_false_positive_rate_near_nominal_without_effect():
     n_sim = 30
-    p = np.array([likelihood_ratio_test(simulate_correct(100 + s, n_per_cell=20), "race",
-                                        n_agq=5).p_value for s in range(n_sim)])
+    p = np.array(
+        [likelihood_ratio_test(simulate_correct(100 + s, n_per_cell=20), "race", n_agq=5).p_value for s in range(n_sim)]
+    )
     rate = np.mean(p < 0.05)
     assert rate <= stats.binom.ppf(0.99, n_sim, 0.05) / n_sim  # at most 5/30
     assert stats.kstest(p, "uniform").pvalue > 0.01

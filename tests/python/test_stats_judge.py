@@ -2,6 +2,7 @@
 rule on hand-made verdict pairs, Wilson's closed form, Davidson's two-player closed form,
 Bradley-Terry without ties = logistic regression (statsmodels), parameter recovery with ties, the
 exact binomial tail, and Cohen's kappa on a textbook 2x2 table."""
+
 from __future__ import annotations
 
 import math
@@ -10,16 +11,23 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
-from scipy import stats
-
 from rater1001.stats import judge as js
-
+from scipy import stats
 
 # --- the consistency rule -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("verdict,order,expected", [
-    ("1", "AB", "a"), ("2", "AB", "b"), ("1", "BA", "b"), ("2", "BA", "a"), ("tie", "BA", "tie"), (None, "AB", None),
-])
+
+@pytest.mark.parametrize(
+    "verdict,order,expected",
+    [
+        ("1", "AB", "a"),
+        ("2", "AB", "b"),
+        ("1", "BA", "b"),
+        ("2", "BA", "a"),
+        ("tie", "BA", "tie"),
+        (None, "AB", None),
+    ],
+)
 def test_position_verdict_to_pair_verdict(verdict, order, expected):
     assert js.winner_of(verdict, order) == expected
 
@@ -29,44 +37,58 @@ def test_winner_of_rejects_unknown_values():
         js.winner_of("3", "AB")
 
 
-@pytest.mark.parametrize("ab,ba,single_ok,expected", [
-    ("a", "a", False, ("a", True)),
-    ("b", "b", False, ("b", True)),
-    ("tie", "tie", False, ("tie", True)),
-    ("a", "b", False, ("tie", False)),  # the log's rule: orders disagree -> tie
-    ("a", "tie", False, ("tie", False)),
-    ("tie", "b", False, ("tie", False)),
-    ("a", None, False, (None, None)),  # an LLM pair with one order missing is incomplete
-    (None, "b", True, ("b", None)),  # a human shown one order: the verdict stands
-    (None, None, True, (None, None)),
-])
+@pytest.mark.parametrize(
+    "ab,ba,single_ok,expected",
+    [
+        ("a", "a", False, ("a", True)),
+        ("b", "b", False, ("b", True)),
+        ("tie", "tie", False, ("tie", True)),
+        ("a", "b", False, ("tie", False)),  # the log's rule: orders disagree -> tie
+        ("a", "tie", False, ("tie", False)),
+        ("tie", "b", False, ("tie", False)),
+        ("a", None, False, (None, None)),  # an LLM pair with one order missing is incomplete
+        (None, "b", True, ("b", None)),  # a human shown one order: the verdict stands
+        (None, None, True, (None, None)),
+    ],
+)
 def test_consistent_verdict(ab, ba, single_ok, expected):
     assert js.consistent_verdict(ab, ba, single_order_ok=single_ok) == expected
 
 
 def _raw(rows):
-    cols = ["judge_id", "judge_kind", "sample_id", "variant", "candidate_a", "candidate_b", "axis",
-            "presentation_order", "position_verdict"]
+    cols = [
+        "judge_id",
+        "judge_kind",
+        "sample_id",
+        "variant",
+        "candidate_a",
+        "candidate_b",
+        "axis",
+        "presentation_order",
+        "position_verdict",
+    ]
     return pd.DataFrame(rows, columns=cols)
 
 
 def test_consolidate_orders_on_hand_made_pairs():
-    raw = _raw([
-        # s1: K wins in both orders (shown 1st in AB, 2nd in BA) -> a, consistent
-        ("j", "llm", "s1", "text", "K", "P", "overall", "AB", "1"),
-        ("j", "llm", "s1", "text", "K", "P", "overall", "BA", "2"),
-        # s2: the judge always picks position 1 -> inconsistent -> tie
-        ("j", "llm", "s2", "text", "K", "P", "overall", "AB", "1"),
-        ("j", "llm", "s2", "text", "K", "P", "overall", "BA", "1"),
-        # s3: P wins both orders -> b
-        ("j", "llm", "s3", "text", "K", "P", "overall", "AB", "2"),
-        ("j", "llm", "s3", "text", "K", "P", "overall", "BA", "1"),
-        # s4: BA not parsed -> incomplete
-        ("j", "llm", "s4", "text", "K", "P", "overall", "AB", "1"),
-        ("j", "llm", "s4", "text", "K", "P", "overall", "BA", None),
-        # s5: a human shown BA only, chose position 1 = P
-        ("h", "human", "s5", "text", "K", "P", "overall", "BA", "1"),
-    ])
+    raw = _raw(
+        [
+            # s1: K wins in both orders (shown 1st in AB, 2nd in BA) -> a, consistent
+            ("j", "llm", "s1", "text", "K", "P", "overall", "AB", "1"),
+            ("j", "llm", "s1", "text", "K", "P", "overall", "BA", "2"),
+            # s2: the judge always picks position 1 -> inconsistent -> tie
+            ("j", "llm", "s2", "text", "K", "P", "overall", "AB", "1"),
+            ("j", "llm", "s2", "text", "K", "P", "overall", "BA", "1"),
+            # s3: P wins both orders -> b
+            ("j", "llm", "s3", "text", "K", "P", "overall", "AB", "2"),
+            ("j", "llm", "s3", "text", "K", "P", "overall", "BA", "1"),
+            # s4: BA not parsed -> incomplete
+            ("j", "llm", "s4", "text", "K", "P", "overall", "AB", "1"),
+            ("j", "llm", "s4", "text", "K", "P", "overall", "BA", None),
+            # s5: a human shown BA only, chose position 1 = P
+            ("h", "human", "s5", "text", "K", "P", "overall", "BA", "1"),
+        ]
+    )
     out = js.consolidate_orders(raw).set_index("sample_id")
     assert out.loc["s1", "final_verdict"] == "a" and out.loc["s1", "is_consistent"]
     assert out.loc["s2", "final_verdict"] == "tie" and not out.loc["s2", "is_consistent"]
@@ -83,6 +105,7 @@ def test_consolidate_orders_rejects_duplicate_calls():
 
 
 # --- Wilson ---------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("k,n", [(13.5, 20), (0, 7), (7, 7), (120.5, 224)])
 def test_wilson_interval_closed_form(k, n):
@@ -103,6 +126,7 @@ def test_win_rate_counts_ties_as_half():
 
 
 # --- Bradley-Terry --------------------------------------------------------------------------------
+
 
 def _comparisons(i, j, outcomes):
     return pd.DataFrame({"item_i": i, "item_j": j, "outcome": outcomes})
@@ -169,9 +193,10 @@ def test_bradley_terry_reports_separated_items_instead_of_infinity():
 
 # --- bias checks ----------------------------------------------------------------------------------
 
+
 def test_position_bias_exact_binomial():
     res = js.position_bias_test(15, 5)
-    tail = sum(math.comb(20, k) for k in range(15, 21)) / 2 ** 20
+    tail = sum(math.comb(20, k) for k in range(15, 21)) / 2**20
     assert res.p_value == pytest.approx(2 * tail, rel=1e-12)
     assert res.share_first == 0.75 and res.n_decisive == 20
     assert math.isnan(js.position_bias_test(0, 0).p_value)
@@ -225,11 +250,17 @@ def test_bradley_terry_that_does_not_converge_reports_null_strengths(monkeypatch
     gradient far from 0: every strength but the reference's is NULL with the reason."""
     from scipy import optimize as scipy_optimize
 
-    comps = pd.DataFrame({"item_i": ["P"] * 30 + ["K"] * 30, "item_j": ["K"] * 30 + ["Q"] * 30,
-                          "outcome": ["i"] * 22 + ["j"] * 6 + ["tie"] * 2 + ["i"] * 20 + ["j"] * 10})
+    comps = pd.DataFrame(
+        {
+            "item_i": ["P"] * 30 + ["K"] * 30,
+            "item_j": ["K"] * 30 + ["Q"] * 30,
+            "outcome": ["i"] * 22 + ["j"] * 6 + ["tie"] * 2 + ["i"] * 20 + ["j"] * 10,
+        }
+    )
     assert js.bradley_terry_davidson(comps, reference="P").converged
-    stopped = lambda fun, x0, **kw: scipy_optimize.OptimizeResult(x=np.asarray(x0, float), success=False,
-                                                                   message="stopped", fun=fun(x0, *kw["args"]))
+    stopped = lambda fun, x0, **kw: scipy_optimize.OptimizeResult(
+        x=np.asarray(x0, float), success=False, message="stopped", fun=fun(x0, *kw["args"])
+    )
     monkeypatch.setattr(js.optimize, "minimize", stopped)
     fit = js.bradley_terry_davidson(comps, reference="P")
     table = fit.strengths.set_index("item")

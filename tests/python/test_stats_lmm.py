@@ -2,6 +2,7 @@
 against the ANOVA forms of a balanced split-plot design, against mixedlm (lme4's algorithm with
 lmerTest's df, the implementation it replaced) and, property-based, against a brute-force REML / ML
 fit of the dense two-rows-per-image model."""
+
 from __future__ import annotations
 
 import warnings
@@ -11,16 +12,15 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from scipy import optimize
-
 from rater1001.stats import lmm
+from scipy import optimize
 
 EMOTIONS = ["happy", "sad", "fear"]
 
 
 def simulated(seed=0, per_emotion=(30, 30, 30), image_sd=1.0):
     rng = np.random.default_rng(seed)
-    emotion = np.repeat(EMOTIONS[:len(per_emotion)], per_emotion)
+    emotion = np.repeat(EMOTIONS[: len(per_emotion)], per_emotion)
     u = rng.normal(0, image_sd, len(emotion))
     offset = pd.Series({"happy": 0.0, "sad": -2.0, "fear": -1.0})[emotion].to_numpy()
     human = 6 + offset + u + rng.normal(0, 0.6, len(emotion))
@@ -39,8 +39,15 @@ def closed_form(human, model, emotion):
     dfr = n_img - n_emo
     between_df = (ms_img + ms_res) ** 2 / (ms_img**2 / dfr + ms_res**2 / dfr)
     ref = df[df.e == EMOTIONS[0]]
-    return dict(ms_res=ms_res, ms_img=ms_img, within_df=dfr, between_df=between_df,
-                intercept=ref.h.mean(), rater_effect=(ref.m - ref.h).mean(), per_emotion=len(ref))
+    return dict(
+        ms_res=ms_res,
+        ms_img=ms_img,
+        within_df=dfr,
+        between_df=between_df,
+        intercept=ref.h.mean(),
+        rater_effect=(ref.m - ref.h).mean(),
+        per_emotion=len(ref),
+    )
 
 
 def test_balanced_design_matches_closed_form_satterthwaite():
@@ -75,14 +82,16 @@ def test_sleepstudy_df_equal_lmertest():
 
 # --------------------------------------------------------------------------- mixedlm, the reference
 
+
 def mixedlm_fit(human, model, emotion, image, emotions):
     """The implementation the closed form replaced: mixedlm REML fit with Satterthwaite df, and
     the interaction LR test from two ML fits, on the 2N-row long table."""
     import mixedlm
 
     img = pd.DataFrame({"image_id": image, "emotion": emotion, "human": human, "model": model}).dropna()
-    long = img.melt(id_vars=["image_id", "emotion"], value_vars=["human", "model"],
-                    var_name="rater_type", value_name="rating")
+    long = img.melt(
+        id_vars=["image_id", "emotion"], value_vars=["human", "model"], var_name="rater_type", value_name="rating"
+    )
     long["image_id"] = long["image_id"].astype(str)
     long["is_model"] = (long["rater_type"] == "model").astype(float)
     present = [e for e in emotions if (img.emotion == e).any()]
@@ -99,23 +108,33 @@ def mixedlm_fit(human, model, emotion, image, emotions):
         warnings.simplefilter("ignore")
         fit = mixedlm.lmer(full, long, REML=True)
         ddf = dict(zip(*(lambda d: (d.param_names, d.df))(mixedlm.satterthwaite_df(fit))))
-        chi2 = 2 * (float(mixedlm.lmer(full, long, REML=False).logLik().value)
-                    - float(mixedlm.lmer(reduced, long, REML=False).logLik().value))
+        chi2 = 2 * (
+            float(mixedlm.lmer(full, long, REML=False).logLik().value)
+            - float(mixedlm.lmer(reduced, long, REML=False).logLik().value)
+        )
     beta = fit.fixef()
-    fe = pd.DataFrame({"term": [names[t] for t in beta], "estimate": list(beta.values()),
-                       "se": np.sqrt(np.diag(np.asarray(fit.vcov()))),
-                       "df": [ddf[t] for t in beta]}).set_index("term")
+    fe = pd.DataFrame(
+        {
+            "term": [names[t] for t in beta],
+            "estimate": list(beta.values()),
+            "se": np.sqrt(np.diag(np.asarray(fit.vcov()))),
+            "df": [ddf[t] for t in beta],
+        }
+    ).set_index("term")
     sigma = float(fit.sigma() if callable(fit.sigma) else fit.sigma)
     theta = float(np.asarray(fit.theta, dtype=float).ravel()[0])
     return fe, (theta * sigma) ** 2, sigma**2, max(chi2, 0.0)
 
 
-@pytest.mark.parametrize("seed, per_emotion, image_sd", [
-    (0, (30, 30, 30), 1.0),   # balanced, clear image variance
-    (1, (40, 25, 12), 0.3),   # unbalanced emotions
-    (2, (20, 20, 20), 0.0),   # no image variance: boundary (singular) fit
-    (3, (15, 9), 0.05),       # two emotions, near the boundary
-])
+@pytest.mark.parametrize(
+    "seed, per_emotion, image_sd",
+    [
+        (0, (30, 30, 30), 1.0),  # balanced, clear image variance
+        (1, (40, 25, 12), 0.3),  # unbalanced emotions
+        (2, (20, 20, 20), 0.0),  # no image variance: boundary (singular) fit
+        (3, (15, 9), 0.05),  # two emotions, near the boundary
+    ],
+)
 def test_equal_to_mixedlm_at_its_optimiser_tolerance(seed, per_emotion, image_sd):
     human, model, emotion, image = simulated(seed, per_emotion, image_sd)
     model[[3, 7]] = np.nan  # excluded images
@@ -134,6 +153,7 @@ def test_equal_to_mixedlm_at_its_optimiser_tolerance(seed, per_emotion, image_sd
 
 
 # --------------------------------------------------------------------------- brute force
+
 
 def dense_design(human, model, emotion, emotions, interaction=True):
     present = [e for e in emotions if e in set(emotion)]
@@ -166,9 +186,13 @@ def dense_loglik(params, y, X, Z, reml):
 def dense_fit(y, X, Z, reml):
     best = None
     for r0 in (0.0, 0.5, 2.0):
-        res = optimize.minimize(lambda p: -dense_loglik(p, y, X, Z, reml)[0], [np.log(np.var(y)), r0],
-                                method="L-BFGS-B", bounds=[(None, None), (0.0, None)],
-                                options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 2000})
+        res = optimize.minimize(
+            lambda p: -dense_loglik(p, y, X, Z, reml)[0],
+            [np.log(np.var(y)), r0],
+            method="L-BFGS-B",
+            bounds=[(None, None), (0.0, None)],
+            options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 2000},
+        )
         best = res if best is None or res.fun < best.fun else best
     return best.x, -best.fun
 
@@ -180,7 +204,7 @@ cells_per_emotion = st.lists(st.integers(2, 5), min_size=1, max_size=3)
 @given(sizes=cells_per_emotion, seed=st.integers(0, 10_000), image_sd=st.sampled_from([0.0, 0.4, 1.5]))
 def test_closed_form_equals_brute_force_dense_fit(sizes, seed, image_sd):
     rng = np.random.default_rng(seed)
-    emotion = np.repeat(EMOTIONS[:len(sizes)], sizes)
+    emotion = np.repeat(EMOTIONS[: len(sizes)], sizes)
     u = rng.normal(0, image_sd, len(emotion))
     human = np.round(5 + u + rng.normal(0, 0.7, len(emotion)), 2)
     model = np.round(5.5 + u + rng.normal(0, 0.7, len(emotion)) + (emotion == "sad"), 2)
@@ -220,6 +244,7 @@ def dense_satterthwaite(X, Z, s2, s2_img):
 
 # --------------------------------------------------------------------------- inputs it cannot fit
 
+
 def test_missing_predictions_and_unknown_emotions():
     human, model, emotion, image = simulated(seed=1)
     model[:5] = np.nan
@@ -253,11 +278,11 @@ def test_designs_that_cannot_carry_the_model_are_fit_errors_in_the_mart():
         lmm.fit_rater_type_lmm([5.0, 4, 3], [6.0, 5, 4], ["happy"] * 3, [0, 1, 2], EMOTIONS)
     human, model, emotion, _ = simulated(seed=4)
     good = lmm.rater_type_cells(human, model, emotion).assign(condition_id="c", dimension="valence")
-    empty = good.assign(condition_id="d", n_images=0, diff_mean=np.nan, diff_ss=np.nan,
-                        sum_mean=np.nan, sum_ss=np.nan)
+    empty = good.assign(condition_id="d", n_images=0, diff_mean=np.nan, diff_ss=np.nan, sum_mean=np.nan, sum_ss=np.nan)
     mart = lmm_table(pd.concat([good, empty]), EMOTIONS)
     assert len(mart[mart.condition_id == "c"]) == 6 and mart.loc[mart.condition_id == "c", "fit_error"].isna().all()
     failed = mart[mart.condition_id == "d"]
     assert len(failed) == 1 and failed["estimate"].isna().all()
-    assert failed["fit_error"].item() == ("ModelCheckError: Grouping factor 'image_id' has only 0 level(s). "
-                                          "Random effects require at least 2 levels.")
+    assert failed["fit_error"].item() == (
+        "ModelCheckError: Grouping factor 'image_id' has only 0 level(s). Random effects require at least 2 levels."
+    )

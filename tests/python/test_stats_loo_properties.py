@@ -2,6 +2,7 @@
 studies (2-6 ratings per item, ties, constant items, missing ratings): every LOO mean, SD, z, the
 W1SD / mean |z| summary and alpha, from the Python closed forms and from the rendered SQL macros,
 equal a brute force in exact rational arithmetic."""
+
 from __future__ import annotations
 
 import math
@@ -13,7 +14,6 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from rater1001.stats import alpha as A
 from rater1001.stats import zscores as Z
 from stats_helpers import loo_z
@@ -34,7 +34,9 @@ def studies(draw):
         else:
             values = draw(st.lists(st.integers(1, k), min_size=n, max_size=n))
         rows += [(image, r, v) for r, v in zip(raters, values)]
-    return pd.DataFrame(rows, columns=["image_id", "rater", "rating"]).sort_values(["image_id", "rater"], ignore_index=True)
+    return pd.DataFrame(rows, columns=["image_id", "rater", "rating"]).sort_values(
+        ["image_id", "rater"], ignore_index=True
+    )
 
 
 def brute_loo(df: pd.DataFrame) -> pd.DataFrame:
@@ -43,7 +45,7 @@ def brute_loo(df: pd.DataFrame) -> pd.DataFrame:
     for _, g in df.groupby("image_id", sort=True):
         ys = [int(v) for v in g.rating]
         for h, y in enumerate(ys):
-            rest = ys[:h] + ys[h + 1:]
+            rest = ys[:h] + ys[h + 1 :]
             mean = Fraction(sum(rest), len(rest))
             var = sum((Fraction(v) - mean) ** 2 for v in rest) / (len(rest) - 1) if len(rest) >= 2 else None
             sd = math.sqrt(var) if var is not None else math.nan
@@ -64,7 +66,9 @@ def brute_alpha(df: pd.DataFrame) -> float:
 
 def with_sums(df):
     g = df.groupby("image_id").rating
-    return df.assign(n=g.transform("count"), total=g.transform("sum"), total_sq=(df.rating ** 2).groupby(df.image_id).transform("sum"))
+    return df.assign(
+        n=g.transform("count"), total=g.transform("sum"), total_sq=(df.rating**2).groupby(df.image_id).transform("sum")
+    )
 
 
 def sql_loo(df: pd.DataFrame) -> pd.DataFrame:
@@ -74,7 +78,7 @@ def sql_loo(df: pd.DataFrame) -> pd.DataFrame:
     mean, sd = m.loo_mean("s.n", "s.total", "r.rating"), m.loo_sd("s.n", "s.total", "s.total_sq", "r.rating")
     sql = f"""with s as (select image_id, count(*) as n, sum(rating) as total, sum(rating * rating) as total_sq
                         from ratings group by image_id)
-              select {mean} as loo_mean, {sd} as loo_sd, {m.zscore('r.rating', mean, sd)} as loo_z
+              select {mean} as loo_mean, {sd} as loo_sd, {m.zscore("r.rating", mean, sd)} as loo_z
               from ratings r join s using (image_id) order by r.image_id, r.rater"""
     return run(sql, ratings=df.astype({"rating": "int32"}))
 
@@ -109,8 +113,10 @@ def test_sql_loo_mean_sd_z_and_summary_equal_brute_force(df):
     got = sql_loo(df)
     for col in ("loo_mean", "loo_sd", "loo_z"):
         assert_same(got[col], ref[col], col)
-    summary = run(f"select {macros('zscore_summary').zscore_summary_columns('z')} from t",
-                  t=pd.DataFrame({"z": got.loo_z.astype(float)})).iloc[0]
+    summary = run(
+        f"select {macros('zscore_summary').zscore_summary_columns('z')} from t",
+        t=pd.DataFrame({"z": got.loo_z.astype(float)}),
+    ).iloc[0]
     want = Z.summarise(ref.loo_z.to_numpy())
     assert (int(summary.n_images), int(summary.n_zero_sd_images)) == (want.n_images, want.n_zero_sd)
     assert_same([summary.w1sd, summary.mean_abs_z], [want.w1sd, want.mean_abs_z], "summary")
@@ -130,13 +136,15 @@ def test_the_strategy_reaches_the_edges():
     # The properties above only mean something if the studies contain the cases that broke:
     # items whose other ratings are all equal while the item itself is not constant.
     rng = np.random.default_rng(0)
-    df = pd.DataFrame({"image_id": np.repeat(np.arange(200), 3), "rater": np.tile([0, 1, 2], 200),
-                       "rating": rng.integers(1, 4, 600)})
+    df = pd.DataFrame(
+        {"image_id": np.repeat(np.arange(200), 3), "rater": np.tile([0, 1, 2], 200), "rating": rng.integers(1, 4, 600)}
+    )
     ref = brute_loo(df)
     s = with_sums(df)
     sd = Z.loo_sd(s.n, s.total, s.total_sq, s.rating)
     edge = (ref.loo_sd == 0) & (s.groupby("image_id").rating.transform("nunique") > 1)
     assert edge.sum() > 50
     assert (sd[edge.to_numpy()] == 0).all()
-    assert pytest.approx(float(np.nanmean(np.abs(loo_z(s.n, s.total, s.total_sq, s.rating))))) == \
-        float(np.nanmean(np.abs(ref.loo_z)))
+    assert pytest.approx(float(np.nanmean(np.abs(loo_z(s.n, s.total, s.total_sq, s.rating))))) == float(
+        np.nanmean(np.abs(ref.loo_z))
+    )

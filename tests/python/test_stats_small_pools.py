@@ -1,10 +1,10 @@
 """rater1001.stats.small_pools against independent routes: the `krippendorff` package on the
 subsampled matrix, the full-pool closed form, and the multiset property of each draw."""
+
 import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
-
 from rater1001.stats import small_pools
 from rater1001.stats.alpha import alpha_interval_from_sufficient, sufficient_statistics
 from stats_helpers import delta_alpha_interval
@@ -156,8 +156,12 @@ def _small_pool_reference(pad, model, k, replicates, seed, resample_images=True)
                 j = m[i] - steps + s
                 t = int(u[i] * (j + 1))
                 chosen[i].append(j if t in chosen[i] else t)
-        drawn = np.array([pad[unit, sorted(c)] if k <= m[i] - k else np.delete(pad[unit, :m[i]], c)
-                          for i, (unit, c) in enumerate(zip(units, chosen))])
+        drawn = np.array(
+            [
+                pad[unit, sorted(c)] if k <= m[i] - k else np.delete(pad[unit, : m[i]], c)
+                for i, (unit, c) in enumerate(zip(units, chosen))
+            ]
+        )
         base.append(krippendorff.alpha(reliability_data=drawn.T, level_of_measurement="interval"))
         full = np.column_stack([drawn, model[units]])
         plus.append(krippendorff.alpha(reliability_data=full.T, level_of_measurement="interval"))

@@ -1,6 +1,7 @@
 """Distinctive terms (Monroe, Colaresi & Quinn 2008): the log-odds with an informative Dirichlet prior
 against a brute-force loop over the paper's formula, against statsmodels' 2 x 2 log odds ratio on the
 table with the prior's pseudo-counts, and the tokeniser on Korean reasons."""
+
 from __future__ import annotations
 
 import math
@@ -10,10 +11,9 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from statsmodels.stats.contingency_tables import Table2x2
-
 from rater1001.stats.judge import score_difference
 from rater1001.stats.terms import log_odds_dirichlet, tokenize
+from statsmodels.stats.contingency_tables import Table2x2
 
 WORDS = st.sampled_from(["공감", "형식적", "위로", "비슷하다", "맥락", "자연스럽다", "번역체", "구체적"])
 
@@ -24,16 +24,18 @@ def brute_force(group: Counter, rest: Counter, prior: Counter, a0: float) -> dic
     out = {}
     for w in set(group) | set(rest):
         a = a0 * prior[w] / n_p
-        d = (math.log((group[w] + a) / (n_i + a0 - group[w] - a))
-             - math.log((rest[w] + a) / (n_j + a0 - rest[w] - a)))
+        d = math.log((group[w] + a) / (n_i + a0 - group[w] - a)) - math.log((rest[w] + a) / (n_j + a0 - rest[w] - a))
         var = 1 / (group[w] + a) + 1 / (rest[w] + a)
         out[w] = (d, d / math.sqrt(var))
     return out
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(WORDS, min_size=1, max_size=40), st.lists(WORDS, min_size=1, max_size=40),
-       st.floats(min_value=1.0, max_value=2000.0))
+@given(
+    st.lists(WORDS, min_size=1, max_size=40),
+    st.lists(WORDS, min_size=1, max_size=40),
+    st.floats(min_value=1.0, max_value=2000.0),
+)
 def test_log_odds_equals_the_formula_term_by_term(words_i, words_j, a0):
     assume(len(set(words_i) | set(words_j)) > 1)  # one term alone leaves nothing to be distinctive against
     group, rest = Counter(words_i), Counter(words_j)
@@ -70,8 +72,15 @@ def test_the_prior_keeps_a_term_seen_once_from_ranking_first():
 
 
 def test_tokenize_keeps_korean_words_and_drops_positions():
-    assert tokenize("응답 2은 '힘내세요.' 같은 형식적 위로에 그친다. Tie!") == \
-        ["응답", "힘내세요", "같은", "형식적", "위로에", "그친다", "tie"]
+    assert tokenize("응답 2은 '힘내세요.' 같은 형식적 위로에 그친다. Tie!") == [
+        "응답",
+        "힘내세요",
+        "같은",
+        "형식적",
+        "위로에",
+        "그친다",
+        "tie",
+    ]
     assert tokenize("１축： 응답 １, 정이 깊다") == ["응답", "정이", "깊다"]  # NFKC: full-width digits are digits
     assert tokenize(None) == [] and tokenize("") == []
 
@@ -81,7 +90,7 @@ def test_score_difference_is_welchs_t_interval():
     got = score_difference(a, b)
     ma, mb, va, vb = np.mean(a), np.mean(b), np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
     se = math.sqrt(va + vb)
-    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
     from scipy.stats import t
 
     assert got.difference == pytest.approx(ma - mb)

@@ -1,13 +1,13 @@
 """Rater vs image variance (paper 3.2): the REML crossed fit against the two-way ANOVA estimators of
 a balanced design (equal to REML there when positive), and recovery of known variances on a design
 shaped like the paper's (each rater sees a random subset of the images)."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
 from rater1001.stats.variance_components import crossed_variance_components
 
 
@@ -15,8 +15,12 @@ def balanced_ratings(seed, n_raters, n_images, n_categories, rater_sd, image_sd,
     """Every rater rates every image; images nested in categories with fixed category means."""
     rng = np.random.default_rng(seed)
     category = np.arange(n_images) % n_categories
-    y = (3.0 * category[None, :] + rng.normal(0, rater_sd, (n_raters, 1))
-         + rng.normal(0, image_sd, (1, n_images)) + rng.normal(0, error_sd, (n_raters, n_images)))
+    y = (
+        3.0 * category[None, :]
+        + rng.normal(0, rater_sd, (n_raters, 1))
+        + rng.normal(0, image_sd, (1, n_images))
+        + rng.normal(0, error_sd, (n_raters, n_images))
+    )
     return y, category
 
 
@@ -42,8 +46,14 @@ def long_form(y, category):
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-@given(seed=st.integers(0, 10_000), n_raters=st.integers(4, 9), n_images=st.sampled_from([6, 8, 10, 12]),
-       n_categories=st.sampled_from([1, 2]), rater_sd=st.floats(0.5, 2.0), image_sd=st.floats(0.5, 2.0))
+@given(
+    seed=st.integers(0, 10_000),
+    n_raters=st.integers(4, 9),
+    n_images=st.sampled_from([6, 8, 10, 12]),
+    n_categories=st.sampled_from([1, 2]),
+    rater_sd=st.floats(0.5, 2.0),
+    image_sd=st.floats(0.5, 2.0),
+)
 def test_balanced_design_equals_anova_estimators(seed, n_raters, n_images, n_categories, rater_sd, image_sd):
     y, category = balanced_ratings(seed, n_raters, n_images, n_categories, rater_sd, image_sd, 1.0)
     ms_r, ms_i, ms_e = anova_estimators(y, category)
@@ -65,8 +75,13 @@ def test_known_variances_recovered_on_a_paper_shaped_design():
     rater = np.repeat(np.arange(n_raters), per_rater)
     image = np.concatenate([rng.choice(n_images, per_rater, replace=False) for _ in range(n_raters)])
     category = image % 6
-    rating = (2.0 + 1.1 * category + rng.normal(0, np.sqrt(0.45), n_raters)[rater]
-              + rng.normal(0, np.sqrt(0.04), n_images)[image] + rng.normal(0, np.sqrt(1.3), len(rater)))
+    rating = (
+        2.0
+        + 1.1 * category
+        + rng.normal(0, np.sqrt(0.45), n_raters)[rater]
+        + rng.normal(0, np.sqrt(0.04), n_images)[image]
+        + rng.normal(0, np.sqrt(1.3), len(rater))
+    )
     vc = crossed_variance_components(rating, rater, image, category)
     # tolerances ~3 standard errors of each component at this size
     assert vc.rater_variance == pytest.approx(0.45, abs=0.12)

@@ -1,4 +1,5 @@
 """Replaceability verdicts against the paper's own inputs and outputs (Tables 4e, 5e -> Table 8)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -7,9 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
-from rater1001.stats import verdicts as V
 from conftest import REFERENCE
+from rater1001.stats import verdicts as V
 
 TABLES = REFERENCE / "paper_tables"
 SEED = Path(__file__).resolve().parents[2] / "seeds" / "verdict_rules.csv"
@@ -39,7 +39,9 @@ def paper_inputs():
     cond, base = pd.concat([v, a], ignore_index=True), pd.concat([vb, ab], ignore_index=True)
     # Disgust x arousal: both print as 0.69; section 4.3 gives the third decimal (LLaMA 0.691 falls
     # short of the human LOO 0.692), which is what decides the cell. Use the paper's precise values.
-    cond.loc[(cond.emotion == "혐오") & (cond.measure == "arousal") & (cond.condition_id == "LLaMA-3.2-11B"), "w1sd"] = 0.691
+    cond.loc[
+        (cond.emotion == "혐오") & (cond.measure == "arousal") & (cond.condition_id == "LLaMA-3.2-11B"), "w1sd"
+    ] = 0.691
     base.loc[(base.emotion == "혐오") & (base.measure == "arousal"), "loo_w1sd"] = 0.692
     return cond, base
 
@@ -53,9 +55,16 @@ def table8() -> pd.DataFrame:
             cell = r[measure]
             n = re.search(r"\((\d+)개 모델\)", cell)
             verdict = {"⭐": "partial", "❌": "not_replaceable", "✅": "replaceable", "⚠️": "calibratable"}[
-                next(k for k in ("⭐", "❌", "✅", "⚠️") if k in cell)]
-            out.append({"emotion": r["emotion"], "measure": measure.lower(), "verdict": verdict,
-                        "n": int(n.group(1)) if n else 0})
+                next(k for k in ("⭐", "❌", "✅", "⚠️") if k in cell)
+            ]
+            out.append(
+                {
+                    "emotion": r["emotion"],
+                    "measure": measure.lower(),
+                    "verdict": verdict,
+                    "n": int(n.group(1)) if n else 0,
+                }
+            )
     return pd.DataFrame(out)
 
 
@@ -91,7 +100,11 @@ def test_partial_cells_name_the_models_of_table8_note2():
     assert got.loc[("행복", "valence"), "passing_conditions"] == "Qwen3-VL,Gemma3-27B"
     assert got.loc[("혐오", "arousal"), "passing_conditions"] == "Gemma3-4B,Gemma3-27B,Gemma3-12B"
     assert set(got.loc[("분노", "arousal"), "passing_conditions"].split(",")) == {
-        "Gemma3-4B", "Gemma3-27B", "LLaMA-3.2-11B", "Gemma3-12B"}
+        "Gemma3-4B",
+        "Gemma3-27B",
+        "LLaMA-3.2-11B",
+        "Gemma3-12B",
+    }
 
 
 def test_stereotyped_flags_match_the_papers_uniform_response_cells():
@@ -126,12 +139,20 @@ def test_negative_delta_alpha_blocks_a_pass():
 def test_delta_alpha_scope_is_a_declared_rule():
     # The demo's case: per emotion a condition adds -0.0002 to alpha, pooled over all images it
     # adds +0.004. The paper reports (and gates on) the pooled value; per_category is stricter.
-    c = pd.DataFrame({"condition_id": ["a", "b", "c"], "w1sd": [0.9, 0.9, 0.5],
-                      "delta_alpha": [-0.0002, 0.001, 0.001], "delta_alpha_pooled": [0.004, 0.004, 0.004]})
+    c = pd.DataFrame(
+        {
+            "condition_id": ["a", "b", "c"],
+            "w1sd": [0.9, 0.9, 0.5],
+            "delta_alpha": [-0.0002, 0.001, 0.001],
+            "delta_alpha_pooled": [0.004, 0.004, 0.004],
+        }
+    )
     pooled = V.dimension_verdict(c, loo_w1sd=0.7)
     assert (pooled.verdict, pooled.passing_conditions, pooled.delta_alpha_scope) == ("replaceable", "a,b", "pooled")
     assert "pooled delta alpha >= 0" in pooled.rule
-    per = V.dimension_verdict(c, loo_w1sd=0.7, rules=dataclasses.replace(V.default_rules(), delta_alpha_scope="per_category"))
+    per = V.dimension_verdict(
+        c, loo_w1sd=0.7, rules=dataclasses.replace(V.default_rules(), delta_alpha_scope="per_category")
+    )
     assert (per.verdict, per.passing_conditions, per.delta_alpha_scope) == ("partial", "b", "per_category")
     # inputs that carry only the other scope's delta alpha are an error, never a silent swap
     with pytest.raises(ValueError, match="pooled delta alpha"):
@@ -148,23 +169,29 @@ def test_calibratable_order_is_data_paper_anger_valence():
     """Anger valence (Tables 4a/4e): no model passes, but Gemini-T's bias +2.358 with SD_d 0.45 is
     systematic and its LoA (width 1.76) fits inside +-1 human SD (~1.5). Table 8's order says
     not_replaceable; the 3.4.3 sequential order says calibratable."""
-    c = pd.DataFrame({"condition_id": ["Gemini-T", "Qwen3-VL"], "w1sd": [0.06, 0.49],
-                      "bias": [2.358, 1.466], "sd_d": [0.45, 0.79]})
+    c = pd.DataFrame(
+        {"condition_id": ["Gemini-T", "Qwen3-VL"], "w1sd": [0.06, 0.49], "bias": [2.358, 1.466], "sd_d": [0.45, 0.79]}
+    )
     table8_order = V.dimension_verdict(c, loo_w1sd=0.70, human_sd=1.5)
     assert table8_order.verdict == "not_replaceable"
     assert table8_order.calibration_candidates == "Gemini-T"  # Qwen: 1.466/0.79 = 1.86 < 2
-    text_order = dataclasses.replace(V.default_rules(), verdict_order=("replaceable", "partial", "calibratable", "not_replaceable"))
+    text_order = dataclasses.replace(
+        V.default_rules(), verdict_order=("replaceable", "partial", "calibratable", "not_replaceable")
+    )
     assert V.dimension_verdict(c, loo_w1sd=0.70, human_sd=1.5, rules=text_order).verdict == "calibratable"
 
 
 def test_classification_verdicts():
     mk = lambda k, r, p: pd.DataFrame({"condition_id": list("abcd"), "kappa": k, "recall": r, "precision": p})
-    assert V.classification_verdict(mk([.9, .9, .85, .3], [.9] * 4, [.95] * 4)).verdict == "replaceable"
-    dep = V.classification_verdict(mk([.9, .5, .5, .3], [.9, .5, .5, .3], [.95] * 4))
+    assert V.classification_verdict(mk([0.9, 0.9, 0.85, 0.3], [0.9] * 4, [0.95] * 4)).verdict == "replaceable"
+    dep = V.classification_verdict(mk([0.9, 0.5, 0.5, 0.3], [0.9, 0.5, 0.5, 0.3], [0.95] * 4))
     assert (dep.verdict, dep.model_dependent) == ("partial", True)
     # Neutral-like: everyone recalls it, but it absorbs other emotions (precision ~0.6).
-    assert V.classification_verdict(mk([.7, .7, .75, .6], [1, 1, .98, 1], [.6, .55, .7, .5])).verdict == "calibratable"
-    assert V.classification_verdict(mk([.3, .2, .5, .1], [.2] * 4, [.9] * 4)).verdict == "not_replaceable"
+    assert (
+        V.classification_verdict(mk([0.7, 0.7, 0.75, 0.6], [1, 1, 0.98, 1], [0.6, 0.55, 0.7, 0.5])).verdict
+        == "calibratable"
+    )
+    assert V.classification_verdict(mk([0.3, 0.2, 0.5, 0.1], [0.2] * 4, [0.9] * 4)).verdict == "not_replaceable"
 
 
 def test_bad_seed_is_reported_with_file_row_and_value(tmp_path):

@@ -1,10 +1,10 @@
 """z-scores and the human leave-one-out baseline: closed forms (Python and SQL) equal brute force."""
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-
 from rater1001.stats import zscores as Z
 from stats_helpers import loo_z
 from stats_sql import macros, run
@@ -33,8 +33,9 @@ def brute_force_loo(df):
 
 def with_image_stats(df):
     g = df.groupby("image_id").rating
-    return df.assign(n=g.transform("count"), total=g.transform("sum"),
-                     total_sq=(df.rating ** 2).groupby(df.image_id).transform("sum"))
+    return df.assign(
+        n=g.transform("count"), total=g.transform("sum"), total_sq=(df.rating**2).groupby(df.image_id).transform("sum")
+    )
 
 
 def test_python_loo_closed_form_equals_brute_force():
@@ -50,7 +51,7 @@ def test_python_loo_closed_form_equals_brute_force():
 def test_sql_loo_macros_equal_brute_force():
     df = with_image_stats(ragged_images(seed=1))
     m = macros("zscore", "leave_one_out")
-    sql = f"""select {m.zscore('rating', m.loo_mean('n', 'total', 'rating'), m.loo_sd('n', 'total', 'total_sq', 'rating'))} as z
+    sql = f"""select {m.zscore("rating", m.loo_mean("n", "total", "rating"), m.loo_sd("n", "total", "total_sq", "rating"))} as z
               from ratings order by image_id, rater"""
     got = run(sql, ratings=df.sort_values(["image_id", "rater"])).z.to_numpy(dtype=float)
     ref = brute_force_loo(df.sort_values(["image_id", "rater"]))
@@ -66,9 +67,12 @@ def test_equal_others_give_sd_exactly_zero_and_no_z():
     assert sd[2] == 0.0 and np.isnan(loo_z(df.n, df.total, df.total_sq, df.rating)[2])
     np.testing.assert_allclose(sd[:2], np.std([3, 4], ddof=1), rtol=1e-15)  # leaving out a 3: (3, 4)
     m = macros("zscore", "leave_one_out")
-    got = run(f"""select {m.loo_sd('n', 'total', 'total_sq', 'rating')} as sd,
-                         {m.zscore('rating', m.loo_mean('n', 'total', 'rating'), m.loo_sd('n', 'total', 'total_sq', 'rating'))} as z
-                  from ratings order by rater""", ratings=df)
+    got = run(
+        f"""select {m.loo_sd("n", "total", "total_sq", "rating")} as sd,
+                         {m.zscore("rating", m.loo_mean("n", "total", "rating"), m.loo_sd("n", "total", "total_sq", "rating"))} as z
+                  from ratings order by rater""",
+        ratings=df,
+    )
     assert got.sd.iloc[2] == 0.0 and pd.isna(got.z.iloc[2])
     np.testing.assert_allclose(got.sd.iloc[:2], np.std([3, 4], ddof=1), rtol=1e-15)
 
@@ -77,10 +81,10 @@ def test_non_integer_scale_zero_spread_is_zero_relative_to_the_scale():
     # 0.1 is not a binary fraction: n' Q' - T'^2 leaves a rounding residue that the zero test,
     # relative to n' Q', removes; a real spread of 0.1 on the same values survives.
     y = np.array([0.1, 0.1, 0.1, 0.7]) + 1000.3
-    n, t, q = len(y), y.sum(), (y ** 2).sum()
+    n, t, q = len(y), y.sum(), (y**2).sum()
     assert Z.loo_sd(n, t, q, y)[3] == 0.0
     y2 = np.array([1000.4, 1000.5, 1000.4, 1000.9])
-    sd = Z.loo_sd(len(y2), y2.sum(), (y2 ** 2).sum(), y2)[3]
+    sd = Z.loo_sd(len(y2), y2.sum(), (y2**2).sum(), y2)[3]
     assert sd == pytest.approx(np.std(y2[:3], ddof=1), rel=1e-6)
 
 
@@ -93,8 +97,9 @@ def test_model_z_and_summary_count_zero_sd_images():
     # |z| <= 1 is inclusive (the paper's 1[|z| <= 1.0]): 2 of the 3 defined images.
     assert (s.n_images, s.n_zero_sd) == (3, 1)
     assert s.w1sd == pytest.approx(2 / 3) and s.mean_abs_z == pytest.approx((1 + 1.5 + 1) / 3)
-    sql = run(f"select {macros('zscore').zscore('x', 'm', 's')} as z from t",
-              t=pd.DataFrame({"x": x, "m": mean, "s": sd})).z.to_numpy(dtype=float)
+    sql = run(
+        f"select {macros('zscore').zscore('x', 'm', 's')} as z from t", t=pd.DataFrame({"x": x, "m": mean, "s": sd})
+    ).z.to_numpy(dtype=float)
     np.testing.assert_allclose(sql, z, equal_nan=True)
 
 
@@ -125,7 +130,9 @@ def test_a_missing_model_answer_counts_as_outside_one_sd():
     assert Z.summarise([np.nan], n_missing=2).w1sd == 0.0  # nothing answered: no image within
     assert np.isnan(Z.summarise([]).w1sd)
     w, n, k = np.array([2 / 3, np.nan, 0.8, np.nan]), np.array([3, 0, 5, 0]), np.array([1, 2, 0, 0])
-    sql = run(f"select {macros('zscore_summary').w1sd_counting_missing('w', 'n', 'k')} as w1sd from t",
-              t=pd.DataFrame({"w": w, "n": n, "k": k})).w1sd.to_numpy(dtype=float)
+    sql = run(
+        f"select {macros('zscore_summary').w1sd_counting_missing('w', 'n', 'k')} as w1sd from t",
+        t=pd.DataFrame({"w": w, "n": n, "k": k}),
+    ).w1sd.to_numpy(dtype=float)
     np.testing.assert_allclose(sql, Z.w1sd_counting_missing(w, n, k), equal_nan=True)
     np.testing.assert_allclose(sql, [0.5, 0.0, 0.8, np.nan], equal_nan=True)

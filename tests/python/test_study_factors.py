@@ -3,6 +3,7 @@
 folder, and the audit's glue and statistics on small frames. The end-to-end builds are the
 acceptance studies (HANNA: no category, one audit factor named `generator`; MultiPICo: every name
 the study's own, two rater attributes)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,14 +14,13 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats
-
 from rater1001 import contract
-from rater1001.marts import demographics as audit
 from rater1001.ingest import ingest_file
+from rater1001.marts import demographics as audit
 from rater1001.paths import project
 from rater1001.stats import rater_slices
 from rater1001.study import parse_study, read_factor_labels
+from scipy import stats
 from stats_helpers import demographic_aggregates
 
 LABELS_CSV = """factor,label,label_ko,aliases,display_order
@@ -36,9 +36,16 @@ age_band,young,,,1
 age_band,old,,,2
 """
 TOPIC_STUDY = {
-    "name": "topics", "stimulus_kind": "text", "scale": {"min": 1, "max": 5}, "dimensions": ["quality"],
-    "factors": [{"name": "topic", "role": "category"}, {"name": "annotator_region", "role": "audit"},
-                {"name": "venue", "role": "audit"}, {"name": "outlet", "role": "audit"}],
+    "name": "topics",
+    "stimulus_kind": "text",
+    "scale": {"min": 1, "max": 5},
+    "dimensions": ["quality"],
+    "factors": [
+        {"name": "topic", "role": "category"},
+        {"name": "annotator_region", "role": "audit"},
+        {"name": "venue", "role": "audit"},
+        {"name": "outlet", "role": "audit"},
+    ],
     "rater_attributes": ["age_band"],
 }
 
@@ -62,13 +69,28 @@ def test_free_names_fill_the_role_slots_in_declared_order(tmp_path):
         {"name": "topic", "role": "category", "slot": "emotion"},
         {"name": "annotator_region", "role": "audit", "slot": "race"},
         {"name": "venue", "role": "audit", "slot": "gender"},
-        {"name": "outlet", "role": "audit", "slot": None}]
+        {"name": "outlet", "role": "audit", "slot": None},
+    ]
     assert study.unanalysed_audit_factors == ("outlet",)
     tables = contract.tables_for(study)
-    assert tables["stimuli"].column_names == ["image_id", "identity_id", "topic", "annotator_region", "venue",
-                                              "outlet", "file_path", "text"]
+    assert tables["stimuli"].column_names == [
+        "image_id",
+        "identity_id",
+        "topic",
+        "annotator_region",
+        "venue",
+        "outlet",
+        "file_path",
+        "text",
+    ]
     assert {c.name for c in tables["stimuli"].columns if c.required} == {
-        "image_id", "topic", "annotator_region", "venue", "outlet", "text"}
+        "image_id",
+        "topic",
+        "annotator_region",
+        "venue",
+        "outlet",
+        "text",
+    }
     assert tables["stimuli"].column("outlet").rule == "factor:outlet"
     assert tables["raters"].column_names == ["rater_id", "age_band", "age"]
     assert tables["human_ratings"].column_names[-1] == "topic"
@@ -89,9 +111,16 @@ def test_a_study_without_a_category_has_no_label_columns(tmp_path):
 def test_ingest_lands_the_studys_own_column_names_and_names_them_in_errors(tmp_path):
     root = _folder(tmp_path / "study", TOPIC_STUDY)
     paths = project(root)
-    stimuli = pd.DataFrame({"image_id": ["t1", "t2", "t3"], "topic": ["sport", "politics", "cooking"],
-                            "annotator_region": ["north", "south", "north"], "venue": ["web", "print", "web"],
-                            "outlet": ["a", "b", "a"], "text": ["one", "two", "three"]})
+    stimuli = pd.DataFrame(
+        {
+            "image_id": ["t1", "t2", "t3"],
+            "topic": ["sport", "politics", "cooking"],
+            "annotator_region": ["north", "south", "north"],
+            "venue": ["web", "print", "web"],
+            "outlet": ["a", "b", "a"],
+            "text": ["one", "two", "three"],
+        }
+    )
     stimuli.to_csv(tmp_path / "stimuli.csv", index=False)
     result = ingest_file(paths, "stimuli", tmp_path / "stimuli.csv")
     assert (result.rows_landed, result.rows_rejected) == (2, 1)
@@ -101,12 +130,14 @@ def test_ingest_lands_the_studys_own_column_names_and_names_them_in_errors(tmp_p
     reason = list(pd.read_parquet(paths.rejected_table("stimuli"))["_reason"].iloc[0])
     assert len(reason) == 1 and reason[0].startswith("topic='cooking': not a declared topic label")
     pd.DataFrame({"rater_id": ["r1", "r2"], "age_band": ["young", "old"], "age": [20, 70]}).to_csv(
-        tmp_path / "raters.csv", index=False)
+        tmp_path / "raters.csv", index=False
+    )
     assert ingest_file(paths, "raters", tmp_path / "raters.csv").rows_rejected == 0
     assert list(pd.read_parquet(paths.raw_table("raters")).columns) == ["rater_id", "age_band", "age"]
 
 
 # --- the audit with one audit factor, or with the study's names ---------------------------------
+
 
 def _model_vs_human(rng, n_per_cell: int, regions=("north", "south"), topics=("sports", "politics")) -> pd.DataFrame:
     rows = []
@@ -115,14 +146,29 @@ def _model_vs_human(rng, n_per_cell: int, regions=("north", "south"), topics=("s
             for i in range(n_per_cell):
                 truth = topic
                 pred = truth if rng.random() < (0.8 if region == "north" else 0.6) else topics[0]
-                rows.append(dict(condition_id="m", image_id=f"{topic}-{region}-{i}", race=region, gender=None,
-                                 true_emotion=truth, predicted_emotion=pred, correct=pred == truth,
-                                 d_quality=rng.normal(0.5 if region == "north" else 0.0, 1.0)))
+                rows.append(
+                    dict(
+                        condition_id="m",
+                        image_id=f"{topic}-{region}-{i}",
+                        race=region,
+                        gender=None,
+                        true_emotion=truth,
+                        predicted_emotion=pred,
+                        correct=pred == truth,
+                        d_quality=rng.normal(0.5 if region == "north" else 0.0, 1.0),
+                    )
+                )
     return pd.DataFrame(rows)
 
 
-ONE_FACTOR = pd.DataFrame({"factor": ["topic", "annotator_region"], "role": ["category", "audit"],
-                           "slot": ["emotion", "race"], "position": [1, 2]})
+ONE_FACTOR = pd.DataFrame(
+    {
+        "factor": ["topic", "annotator_region"],
+        "role": ["category", "audit"],
+        "slot": ["emotion", "race"],
+        "position": [1, 2],
+    }
+)
 
 
 def test_one_audit_factor_gets_its_own_f_test_per_stratum_equal_to_a_one_way_anova():
@@ -155,8 +201,9 @@ def test_one_audit_factor_slices_are_named_as_the_study_names_the_factor():
 
 
 def test_without_a_category_the_classification_audit_is_empty_and_the_ratings_audit_has_one_stratum():
-    frame = _model_vs_human(np.random.default_rng(5), 10).assign(true_emotion=None, predicted_emotion=None,
-                                                                  correct=None)
+    frame = _model_vs_human(np.random.default_rng(5), 10).assign(
+        true_emotion=None, predicted_emotion=None, correct=None
+    )
     factors = ONE_FACTOR[ONE_FACTOR["role"] == "audit"]
     labels = pd.DataFrame(columns=["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"])
     counts, cells = demographic_aggregates(frame)
@@ -175,18 +222,29 @@ def test_the_papers_names_map_to_themselves():
         assert rename(value) == value
     named = audit._renamer({"race": "region", "gender": "venue", "emotion": "topic"})
     assert [named(v) for v in ("race_gender", "race:gender", "gender:emotion", "north:web")] == [
-        "region_venue", "region:venue", "venue:topic", "north:web"]
+        "region_venue",
+        "region:venue",
+        "venue:topic",
+        "north:web",
+    ]
 
 
 # --- the audit by rater attribute ----------------------------------------------------------------
+
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 40), st.integers(1, 40)), min_size=1, max_size=5))
 def test_rater_agreement_homogeneity_equals_the_pearson_chi_square_written_out(cells):
     """levels x {agree, disagree}: chi2 = sum (O - E)^2 / E, df = levels - 1, and the gap."""
-    levels = pd.DataFrame({"condition_id": "m", "attribute": "age_band",
-                           "level": [f"l{i}" for i in range(len(cells))],
-                           "n_agree": [min(a, n) for a, n in cells], "n_labels": [n for _, n in cells]})
+    levels = pd.DataFrame(
+        {
+            "condition_id": "m",
+            "attribute": "age_band",
+            "level": [f"l{i}" for i in range(len(cells))],
+            "n_agree": [min(a, n) for a, n in cells],
+            "n_labels": [n for _, n in cells],
+        }
+    )
     levels["agreement"] = levels["n_agree"] / levels["n_labels"]
     got = rater_slices.homogeneity(levels).iloc[0]
     observed = np.column_stack([levels["n_agree"], levels["n_labels"] - levels["n_agree"]]).astype(float)
@@ -206,13 +264,24 @@ def test_rater_agreement_homogeneity_equals_the_pearson_chi_square_written_out(c
 
 
 def test_rater_agreement_counts_each_rater_label_against_the_models_first_run():
-    ratings = pd.DataFrame({"rater_id": ["r1", "r2", "r3", "r1", "r2", "r3"],
-                            "image_id": ["a", "a", "a", "b", "b", "b"],
-                            "chosen_emotion": ["x", "x", "y", "y", None, "y"]})
-    attributes = pd.DataFrame({"rater_id": ["r1", "r2", "r3"], "attribute": "age_band",
-                               "level": ["young", "old", "old"]})
-    predictions = pd.DataFrame({"condition_id": ["m", "m", "m"], "image_id": ["a", "b", "a"],
-                                "run_id": ["1", "1", "2"], "predicted_emotion": ["x", None, "y"]})
+    ratings = pd.DataFrame(
+        {
+            "rater_id": ["r1", "r2", "r3", "r1", "r2", "r3"],
+            "image_id": ["a", "a", "a", "b", "b", "b"],
+            "chosen_emotion": ["x", "x", "y", "y", None, "y"],
+        }
+    )
+    attributes = pd.DataFrame(
+        {"rater_id": ["r1", "r2", "r3"], "attribute": "age_band", "level": ["young", "old", "old"]}
+    )
+    predictions = pd.DataFrame(
+        {
+            "condition_id": ["m", "m", "m"],
+            "image_id": ["a", "b", "a"],
+            "run_id": ["1", "1", "2"],
+            "predicted_emotion": ["x", None, "y"],
+        }
+    )
     got = audit.rater_agreement_table(ratings, attributes, predictions).set_index("level")
     # young: r1 on a (x = x) and b (y vs no answer); old: r2 on a (x), r3 on a (y) and b (y vs none)
     assert (got.loc["young", "n_agree"], got.loc["young", "n_labels"]) == (1, 2)
@@ -222,23 +291,35 @@ def test_rater_agreement_counts_each_rater_label_against_the_models_first_run():
 
 # --- what the report says for a study's names ------------------------------------------------------
 
+
 def test_the_report_names_the_slots_as_the_study_does_and_says_what_the_audit_leaves_out(tmp_path):
     import duckdb
-
     from rater1001.report.applicability import audit_limits, slot_headers, study_spelling
 
     study = _study(TOPIC_STUDY, tmp_path)
-    assert slot_headers(study) == {"emotion": "topic", "true_emotion": "true_topic",
-                                   "predicted_emotion": "predicted_topic", "chosen_emotion": "chosen_topic",
-                                   "race": "annotator_region", "gender": "venue"}
-    assert audit_limits(study) == ["the audit models the first two audit factors (annotator_region, venue) "
-                                   "and their interaction; not analysed by the audit marts, though "
-                                   "declared and landed: outlet"]
+    assert slot_headers(study) == {
+        "emotion": "topic",
+        "true_emotion": "true_topic",
+        "predicted_emotion": "predicted_topic",
+        "chosen_emotion": "chosen_topic",
+        "race": "annotator_region",
+        "gender": "venue",
+    }
+    assert audit_limits(study) == [
+        "the audit models the first two audit factors (annotator_region, venue) "
+        "and their interaction; not analysed by the audit marts, though "
+        "declared and landed: outlet"
+    ]
     one = _study({**TOPIC_STUDY, "factors": TOPIC_STUDY["factors"][:2]}, tmp_path / "one")
     assert audit_limits(one)[0].startswith("one audit factor (annotator_region)")
     con = duckdb.connect()
-    con.execute("CREATE TABLE stg_study_factors AS SELECT * FROM (VALUES ('topic', 'category', 'emotion'), "
-                "('annotator_region', 'audit', 'race')) t(factor, role, slot)")
+    con.execute(
+        "CREATE TABLE stg_study_factors AS SELECT * FROM (VALUES ('topic', 'category', 'emotion'), "
+        "('annotator_region', 'audit', 'race')) t(factor, role, slot)"
+    )
     spell = lambda v: con.execute(f"SELECT {study_spelling(v)}").fetchone()[0]  # noqa: E731
     assert [spell("race"), spell("race_gender"), spell("race:emotion")] == [
-        "annotator_region", "annotator_region_gender", "annotator_region:topic"]
+        "annotator_region",
+        "annotator_region_gender",
+        "annotator_region:topic",
+    ]

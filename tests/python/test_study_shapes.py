@@ -22,6 +22,7 @@ HANNA acceptance study (tests/acceptance, built the same way through `rater1001 
 A balanced study declares its design counts; an unbalanced one declares none. Each shape is its
 own xdist group, so `make test` spreads the builds over the workers.
 """
+
 from __future__ import annotations
 
 import re
@@ -32,7 +33,6 @@ import krippendorff
 import pandas as pd
 import pytest
 import yaml
-
 from fakes.shapes import CATEGORIES, Shape, write_shape
 from rater1001 import contract
 from rater1001.cli import main
@@ -50,10 +50,14 @@ def _parse(text: str):
 
 # --- the declaration ----------------------------------------------------------------------------
 
+
 def test_the_repository_study_yml_declares_the_papers_shape_and_both_cell_counts():
     study = load_study(project(REPO_ROOT))
-    assert [(f.name, f.role) for f in study.factors] == [("race", "audit"), ("gender", "audit"),
-                                                        ("emotion", "category")]
+    assert [(f.name, f.role) for f in study.factors] == [
+        ("race", "audit"),
+        ("gender", "audit"),
+        ("emotion", "category"),
+    ]
     assert study.rater_attributes == ("gender",)
     assert study.stimulus_kind == "image"
     # 3.1's sentence: 40 per race x gender x emotion cell, 80 per race x emotion cell.
@@ -62,26 +66,32 @@ def test_the_repository_study_yml_declares_the_papers_shape_and_both_cell_counts
 
 
 def test_a_study_without_design_counts_is_undeclared_and_may_have_no_dimensions():
-    study = _parse("scale: {min: 1, max: 5}\ndimensions: []\n"
-                   "factors: [{name: emotion, role: category}]\nrater_attributes: []\n")
+    study = _parse(
+        "scale: {min: 1, max: 5}\ndimensions: []\nfactors: [{name: emotion, role: category}]\nrater_attributes: []\n"
+    )
     assert not study.design_declared and study.cells == () and study.images_per_cell is None
     assert study.dimensions == () and study.model_dimensions == ()
     assert study.audit_factors == () and study.category.name == "emotion"
 
 
-@pytest.mark.parametrize("text, says", [
-    ("scale: {min: 5, max: 1}", "scale min 5 must be below max 1"),
-    ("scale: {min: 1, max: 5}\nstimulus_kind: video", "stimulus_kind 'video'"),
-    ("scale: {min: 1, max: 5}\nfactors: [{name: emotion, role: boss}]", "factors[0]"),
-    ("scale: {min: 1, max: 5}\nfactors: [{name: topic, role: category}, {name: mood, role: category}]",
-     "2 category factors (topic, mood)"),
-    ("scale: {min: 1, max: 5}\nfactors: [{name: Topic Area, role: category}]", "factor name 'Topic Area'"),
-    ("scale: {min: 1, max: 5}\nfactors: [{name: text, role: audit}]", "factor name 'text'"),
-    ("scale: {min: 1, max: 5}\nrater_attributes: [age]", "rater_attributes ['age']"),
-    ("scale: {min: 1, max: 5}\ndimensions: [valence]\nmodel_dimensions: [arousal]", "must be among dimensions"),
-    ("scale: {min: 1, max: 5}\ndesign: {cells: [{factors: [age], stimuli: 3}]}", "design.cells[0].factors"),
-    ("scale: {min: 1, max: 5}\ndesign: {ratings_per_image: 0}", "design.ratings_per_image"),
-])
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("scale: {min: 5, max: 1}", "scale min 5 must be below max 1"),
+        ("scale: {min: 1, max: 5}\nstimulus_kind: video", "stimulus_kind 'video'"),
+        ("scale: {min: 1, max: 5}\nfactors: [{name: emotion, role: boss}]", "factors[0]"),
+        (
+            "scale: {min: 1, max: 5}\nfactors: [{name: topic, role: category}, {name: mood, role: category}]",
+            "2 category factors (topic, mood)",
+        ),
+        ("scale: {min: 1, max: 5}\nfactors: [{name: Topic Area, role: category}]", "factor name 'Topic Area'"),
+        ("scale: {min: 1, max: 5}\nfactors: [{name: text, role: audit}]", "factor name 'text'"),
+        ("scale: {min: 1, max: 5}\nrater_attributes: [age]", "rater_attributes ['age']"),
+        ("scale: {min: 1, max: 5}\ndimensions: [valence]\nmodel_dimensions: [arousal]", "must be among dimensions"),
+        ("scale: {min: 1, max: 5}\ndesign: {cells: [{factors: [age], stimuli: 3}]}", "design.cells[0].factors"),
+        ("scale: {min: 1, max: 5}\ndesign: {ratings_per_image: 0}", "design.ratings_per_image"),
+    ],
+)
 def test_a_declaration_that_does_not_fit_names_the_file_and_key(text, says):
     with pytest.raises(StudyError, match=re.escape(says)) as err:
         _parse(text)
@@ -89,13 +99,25 @@ def test_a_declaration_that_does_not_fit_names_the_file_and_key(text, says):
 
 
 def test_the_contract_follows_the_declared_dimensions_and_factors():
-    study = _parse("scale: {min: 1, max: 5}\ndimensions: [valence, fluency]\nmodel_dimensions: [fluency]\n"
-                   "factors: [{name: emotion, role: category}]\nrater_attributes: []\n")
+    study = _parse(
+        "scale: {min: 1, max: 5}\ndimensions: [valence, fluency]\nmodel_dimensions: [fluency]\n"
+        "factors: [{name: emotion, role: category}]\nrater_attributes: []\n"
+    )
     tables = contract.tables_for(study)
     assert tables["human_ratings"].column_names == [
-        "rater_id", "image_id", "valence", "fluency", "rt_valence_ms", "rt_fluency_ms", "trial_index", "emotion"]
+        "rater_id",
+        "image_id",
+        "valence",
+        "fluency",
+        "rt_valence_ms",
+        "rt_fluency_ms",
+        "trial_index",
+        "emotion",
+    ]
     assert tables["human_ratings"].column("fluency").rule == "scale_integer"
-    assert [c for c in tables["model_predictions"].column_names if c in ("valence", "arousal", "fluency")] == ["fluency"]
+    assert [c for c in tables["model_predictions"].column_names if c in ("valence", "arousal", "fluency")] == [
+        "fluency"
+    ]
     required = {c.name for c in tables["stimuli"].columns if c.required}
     assert required == {"image_id", "emotion"}  # stimulus_kind image: no text needed
     assert tables["raters"].column_names == ["rater_id", "age"]  # no rater attributes declared
@@ -112,7 +134,11 @@ def test_na_is_a_label_where_the_label_set_declares_it_and_missing_elsewhere(tmp
         result = ingest_file(paths, table, files[table])
         assert result.rows_rejected == 0, result.summary()
     stimuli = pd.read_parquet(paths.raw_table("stimuli"))
-    assert (stimuli["emotion"] == "na").sum() == (pd.read_csv(files["stimuli"], keep_default_na=False)["emotion"] == "na").sum() > 0
+    assert (
+        (stimuli["emotion"] == "na").sum()
+        == (pd.read_csv(files["stimuli"], keep_default_na=False)["emotion"] == "na").sum()
+        > 0
+    )
     # In a column without a declared 'na' label (race), NA still means missing: the row is refused
     # because race is a declared, required factor.
     broken = pd.read_csv(files["stimuli"], keep_default_na=False)
@@ -121,7 +147,8 @@ def test_na_is_a_label_where_the_label_set_declares_it_and_missing_elsewhere(tmp
     result = ingest_file(paths, "stimuli", tmp_path / "broken.csv")
     assert result.rows_rejected == 1
     assert list(pd.read_parquet(paths.rejected_table("stimuli"))["_reason"].iloc[0]) == [
-        "race: missing (required) [required]"]
+        "race: missing (required) [required]"
+    ]
     # Conditions without strategy, backend or thinking land; kinds llm and human-proxy are accepted.
     conditions = pd.read_parquet(paths.raw_table("model_conditions"))
     assert set(conditions["kind"]) == {"llm", "human-proxy"} and conditions["backend"].isna().all()
@@ -131,15 +158,18 @@ def test_na_is_a_label_where_the_label_set_declares_it_and_missing_elsewhere(tmp
 
 # One small data description per shape (fakes/shapes.py): what the raters give, the dimensions,
 # whether the design is balanced (and declared), the ratings per item (min, max).
-SHAPES = {s.name: s for s in (
-    Shape("labels-only", True, (), False, (50, 50), per_cell=1, seed=1),
-    Shape("labels-balanced", True, (), True, (3, 3), seed=5),
-    Shape("ratings-1dim", False, ("valence",), True, (50, 50), per_cell=1, text=False, seed=2),
-    Shape("ratings-3dim", False, ("valence", "arousal", "fluency"), True, (50, 50), per_cell=1, seed=6),
-    Shape("both-1dim", True, ("valence",), False, (2, 5), seed=7),
-    Shape("both-2dim", True, ("valence", "arousal"), True, (50, 50), per_cell=1, seed=3),
-    Shape("both-3dim", True, ("valence", "arousal", "fluency"), False, (2, 5), seed=4, audit=False),
-)}
+SHAPES = {
+    s.name: s
+    for s in (
+        Shape("labels-only", True, (), False, (50, 50), per_cell=1, seed=1),
+        Shape("labels-balanced", True, (), True, (3, 3), seed=5),
+        Shape("ratings-1dim", False, ("valence",), True, (50, 50), per_cell=1, text=False, seed=2),
+        Shape("ratings-3dim", False, ("valence", "arousal", "fluency"), True, (50, 50), per_cell=1, seed=6),
+        Shape("both-1dim", True, ("valence",), False, (2, 5), seed=7),
+        Shape("both-2dim", True, ("valence", "arousal"), True, (50, 50), per_cell=1, seed=3),
+        Shape("both-3dim", True, ("valence", "arousal", "fluency"), False, (2, 5), seed=4, audit=False),
+    )
+}
 
 
 def test_the_shapes_and_the_hanna_study_cover_every_pair_of_the_matrix():
@@ -148,16 +178,38 @@ def test_the_shapes_and_the_hanna_study_cover_every_pair_of_the_matrix():
     hanna = yaml.safe_load((REPO_ROOT / "tests" / "acceptance" / "hanna" / "project" / "study.yml").read_text())
 
     def row(content, dims, balanced, ratings):
-        return {"content": content, "dims": dims, "balance": balanced, "ratings": "50" if ratings == (50, 50) else "2-5"}
+        return {
+            "content": content,
+            "dims": dims,
+            "balance": balanced,
+            "ratings": "50" if ratings == (50, 50) else "2-5",
+        }
 
-    rows = [row("both" if s.labels and s.dimensions else "labels" if s.labels else "ratings",
-                len(s.dimensions) or None, s.balanced, s.ratings) for s in SHAPES.values()]
+    rows = [
+        row(
+            "both" if s.labels and s.dimensions else "labels" if s.labels else "ratings",
+            len(s.dimensions) or None,
+            s.balanced,
+            s.ratings,
+        )
+        for s in SHAPES.values()
+    ]
     rows.append(row("ratings", len(hanna["dimensions"]), "design" in hanna, (3, 3)))
     assert all(2 <= s.ratings[0] <= s.ratings[1] <= 5 or s.ratings == (50, 50) for s in SHAPES.values())
-    values = {"content": {"labels", "ratings", "both"}, "dims": {1, 2, 3}, "balance": {True, False},
-              "ratings": {"2-5", "50"}}
-    for a, b in [("content", "dims"), ("content", "balance"), ("content", "ratings"), ("dims", "balance"),
-                 ("dims", "ratings"), ("balance", "ratings")]:
+    values = {
+        "content": {"labels", "ratings", "both"},
+        "dims": {1, 2, 3},
+        "balance": {True, False},
+        "ratings": {"2-5", "50"},
+    }
+    for a, b in [
+        ("content", "dims"),
+        ("content", "balance"),
+        ("content", "ratings"),
+        ("dims", "balance"),
+        ("dims", "ratings"),
+        ("balance", "ratings"),
+    ]:
         for va in values[a]:
             for vb in values[b]:
                 if "labels" in (va, vb) and {a, b} == {"content", "dims"}:
@@ -215,6 +267,7 @@ def test_dbt_read_the_project_folders_own_label_set(built):
 def test_the_gate_reports_the_declared_design_or_that_there_is_none(built):
     shape, paths, files, codes = built
     import json
+
     verdict = json.loads((paths.raw / "_quality.json").read_text())
     if shape.balanced:
         assert f"{2 * shape.per_cell} images per race x emotion cell: met" in verdict["design"]
@@ -227,8 +280,11 @@ def test_human_alpha_matches_the_krippendorff_package(built):
     """Interval alpha of every declared dimension against the reference package on the raw CSV."""
     shape, paths, files, codes = built
     ratings = pd.read_csv(files["human_ratings"])
-    got = _sql(paths, "SELECT dimension, alpha FROM alpha_delta WHERE condition_id = 'human' "
-                      "AND emotion = 'all' AND metric = 'interval'")
+    got = _sql(
+        paths,
+        "SELECT dimension, alpha FROM alpha_delta WHERE condition_id = 'human' "
+        "AND emotion = 'all' AND metric = 'interval'",
+    )
     assert sorted(got["dimension"]) == sorted(shape.dimensions)
     for dim in shape.dimensions:
         matrix = ratings.pivot(index="rater_id", columns="image_id", values=dim).to_numpy(dtype=float)

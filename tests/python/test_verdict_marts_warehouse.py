@@ -3,6 +3,7 @@
 calibration_scores, calibration_verdicts and replaceability_verdicts still agree with each other;
 (2) one missing-answer policy - the blank answers count against the model in W1SD and in the
 Alt-Test, with the answered-only figures beside, as the Python homes compute them."""
+
 from __future__ import annotations
 
 import os
@@ -12,15 +13,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-
+from conftest import SMALL_DESIGN, query_warehouse
 from rater1001 import contract
 from rater1001.landing import write_parquet_atomic
 from rater1001.paths import project
 from rater1001.stats import zscores as Z
 from rater1001.stats.alt_test import alt_test
 from rater1001.warehouse import dbt_build
-
-from conftest import SMALL_DESIGN, query_warehouse
 
 # Its own build: one xdist unit, handed out early under `make test` (conftest.py).
 pytestmark = pytest.mark.xdist_group("verdict_marts")
@@ -52,8 +51,10 @@ def built(tmp_path_factory):
     blank = (preds["condition_id"] == BLANKED) & (preds.groupby("condition_id").cumcount() % BLANK_EVERY == 0)
     preds.loc[blank, ["emotion", "valence", "arousal"]] = None
     preds.loc[blank, "parse_path"] = "failed"
-    write_parquet_atomic(pa.Table.from_pandas(preds, schema=contract.TABLES["model_predictions"].arrow_schema(),
-                                              preserve_index=False), paths.raw_table("model_predictions"))
+    write_parquet_atomic(
+        pa.Table.from_pandas(preds, schema=contract.TABLES["model_predictions"].arrow_schema(), preserve_index=False),
+        paths.raw_table("model_predictions"),
+    )
     assert build(paths, "+calibration_verdicts +replaceability_verdicts +alt_test_rater_outcomes"), "dbt build failed"
     return paths
 
@@ -96,8 +97,10 @@ def default_rules_passing(built) -> int:
     return verdict_marts(built)[0]["n_conditions_passing"].sum()
 
 
-@pytest.mark.parametrize("values", [{}, {"w1sd_margin": 0.04, "delta_alpha_scope": "per_category"},
-                                    {"w1sd_margin": -0.05, "delta_alpha_min": 0.002}])
+@pytest.mark.parametrize(
+    "values",
+    [{}, {"w1sd_margin": 0.04, "delta_alpha_scope": "per_category"}, {"w1sd_margin": -0.05, "delta_alpha_min": 0.002}],
+)
 def test_calibration_and_replaceability_verdicts_agree_under_the_seed(built, default_rules_passing, values):
     edit_seed(built, **{**DEFAULT_RULES, **values})
     rep, cal, scores = verdict_marts(built)
@@ -123,21 +126,25 @@ def test_blank_answers_count_against_the_model_in_w1sd(built):
     preds = pd.read_parquet(built.raw_table("model_predictions"))
     p = preds[preds["condition_id"] == BLANKED].merge(stimuli, on="image_id", suffixes=("_pred", ""))
     got = query_warehouse(built, f"select * from zscore_summary where condition_id = '{BLANKED}'").set_index(
-        ["dimension", "emotion"])
+        ["dimension", "emotion"]
+    )
     for dim in ("valence", "arousal"):
         h = ratings.groupby("image_id")[dim].agg(["mean", "std"])
         j = p.join(h, on="image_id")
         for emotion, g in [("all", j), *j.groupby("emotion")]:
             answered = g[dim].notna()
-            ref = Z.summarise(Z.zscore(g.loc[answered, dim], g.loc[answered, "mean"], g.loc[answered, "std"]),
-                              n_missing=int((~answered).sum()))
+            ref = Z.summarise(
+                Z.zscore(g.loc[answered, dim], g.loc[answered, "mean"], g.loc[answered, "std"]),
+                n_missing=int((~answered).sum()),
+            )
             row = got.loc[(dim, emotion)]
             assert int(row["n_missing_model_values"]) == ref.n_missing > 0, (dim, emotion)
             assert row["w1sd"] == pytest.approx(ref.w1sd, abs=1e-12), (dim, emotion)
             assert row["w1sd_answered_only"] == pytest.approx(ref.w1sd_answered_only, abs=1e-12)
             assert row["w1sd"] < row["w1sd_answered_only"]
-    rep = query_warehouse(built, f"select * from replaceability_inputs where condition_id = '{BLANKED}' "
-                                 "and measure = 'valence'").set_index("emotion")
+    rep = query_warehouse(
+        built, f"select * from replaceability_inputs where condition_id = '{BLANKED}' and measure = 'valence'"
+    ).set_index("emotion")
     assert (rep["w1sd"] == got.xs("valence").loc[rep.index, "w1sd"]).all()
 
 
@@ -149,11 +156,15 @@ def test_blank_answers_are_alt_test_wins_for_every_rater(built):
     model = preds[preds["condition_id"] == BLANKED].set_index("image_id")["valence"]
     human = ratings.rename(columns={"rater_id": "annotator_id", "image_id": "instance_id", "valence": "label"})
     score = lambda v, others: round(-abs(float(v) - float(np.mean(others))), 9)
-    ref = alt_test(human[["annotator_id", "instance_id", "label"]], model.astype(float), scoring=score,
-                   min_instances_per_human=1)
+    ref = alt_test(
+        human[["annotator_id", "instance_id", "label"]], model.astype(float), scoring=score, min_instances_per_human=1
+    )
     assert ref.n_missing_model == int(model.isna().sum()) > 0
-    got = query_warehouse(built, f"select * from alt_test_rater_outcomes where condition_id = '{BLANKED}' "
-                                 "and dimension = 'valence' and scoring = 'neg_abs_error' and emotion = 'all'")
+    got = query_warehouse(
+        built,
+        f"select * from alt_test_rater_outcomes where condition_id = '{BLANKED}' "
+        "and dimension = 'valence' and scoring = 'neg_abs_error' and emotion = 'all'",
+    )
     got = got.set_index("rater_id")
     per = ref.per_annotator.set_index("annotator_id")
     blank_of = human.assign(blank=human["instance_id"].map(model.isna())).groupby("annotator_id")["blank"].sum()

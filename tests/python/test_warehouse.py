@@ -1,12 +1,12 @@
 """The dbt warehouse against independent recomputation from the raw Parquet: per-image human
 statistics against pandas' groupby, the leave-one-out closed forms against brute force, and the
 model-vs-human rows against a pandas merge."""
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import SMALL_DESIGN, query_warehouse
 
 
@@ -32,12 +32,16 @@ def raw(paths, table: str) -> pd.DataFrame:
 
 
 def test_image_stats_equal_pandas_groupby(built):
-    long = raw(built, "human_ratings").melt(
-        id_vars=["rater_id", "image_id"],
-        value_vars=["valence", "arousal", "naturalness"],
-        var_name="dimension",
-        value_name="rating",
-    ).dropna(subset=["rating"])
+    long = (
+        raw(built, "human_ratings")
+        .melt(
+            id_vars=["rater_id", "image_id"],
+            value_vars=["valence", "arousal", "naturalness"],
+            var_name="dimension",
+            value_name="rating",
+        )
+        .dropna(subset=["rating"])
+    )
     expected = (
         long.groupby(["image_id", "dimension"])["rating"]
         .agg(n="count", mean="mean", sd=lambda s: s.std(ddof=1), total="sum")

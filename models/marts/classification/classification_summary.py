@@ -1,4 +1,9 @@
 def model(dbt, session):
     from rater1001.marts import classification
-    return classification.classification_summary(dbt.ref("classification_predictions"), dbt.ref("factor_labels"),
-                                                 dbt.ref("stg_study_factors"), dbt.ref("int_study_provenance"))
+
+    return classification.classification_summary(
+        dbt.ref("classification_predictions"),
+        dbt.ref("factor_labels"),
+        dbt.ref("stg_study_factors"),
+        dbt.ref("int_study_provenance"),
+    )

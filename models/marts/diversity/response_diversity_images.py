@@ -1,4 +1,9 @@
 def model(dbt, session):
     from rater1001.marts import diversity
-    return diversity.response_diversity_images(dbt.ref("int_model_vs_human_long"), dbt.ref("int_condition_pools"),
-                                               dbt.ref("int_image_human_lists"), dbt.ref("int_study_provenance"))
+
+    return diversity.response_diversity_images(
+        dbt.ref("int_model_vs_human_long"),
+        dbt.ref("int_condition_pools"),
+        dbt.ref("int_image_human_lists"),
+        dbt.ref("int_study_provenance"),
+    )

@@ -1,5 +1,9 @@
 def model(dbt, session):
     from rater1001.marts import human_baseline
-    return human_baseline.human_variance_components(dbt.ref("int_human_ratings_long"), dbt.ref("stg_stimuli"),
-                                                    dbt.ref("int_study_provenance"),
-                                                    max_ratings=dbt.config.get("variance_components_max_ratings"))
+
+    return human_baseline.human_variance_components(
+        dbt.ref("int_human_ratings_long"),
+        dbt.ref("stg_stimuli"),
+        dbt.ref("int_study_provenance"),
+        max_ratings=dbt.config.get("variance_components_max_ratings"),
+    )

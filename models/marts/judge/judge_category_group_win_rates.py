@@ -1,4 +1,9 @@
 def model(dbt, session):
     from rater1001.marts import judge
-    return judge.judge_category_group_win_rates(dbt.ref("judge_pair_verdicts"), dbt.ref("judge_candidate_catalog"),
-                                                dbt.ref("judge_category_groups"), dbt.ref("int_study_provenance"))
+
+    return judge.judge_category_group_win_rates(
+        dbt.ref("judge_pair_verdicts"),
+        dbt.ref("judge_candidate_catalog"),
+        dbt.ref("judge_category_groups"),
+        dbt.ref("int_study_provenance"),
+    )

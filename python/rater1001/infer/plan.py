@@ -1,5 +1,6 @@
 """What a run will do: one unit per (condition, stimulus, run id), each with its strategy's steps.
 A stimulus is an image file or, in a study whose stimulus_kind is text, the stimuli row's text."""
+
 from __future__ import annotations
 
 import hashlib
@@ -49,6 +50,7 @@ def concurrency_group(c: Condition) -> str:
 @dataclass(frozen=True)
 class Refusal:
     """A stimulus that will not be sent, and why (every condition, or the one named)."""
+
     image_id: str
     message: str
     condition_id: str | None = None
@@ -74,22 +76,27 @@ def _stimuli(paths: ProjectPaths, column: str, limit: int | None, image_ids: lis
     return stim
 
 
-def read_texts(paths: ProjectPaths, *, limit: int | None = None,
-               image_ids: list[str] | None = None) -> tuple[list[TextStimulus], list[Refusal]]:
+def read_texts(
+    paths: ProjectPaths, *, limit: int | None = None, image_ids: list[str] | None = None
+) -> tuple[list[TextStimulus], list[Refusal]]:
     """The landed stimuli's texts, in image_id order; an empty text is refused, naming the row."""
     out, refused = [], []
     for r in _stimuli(paths, "text", limit, image_ids):
         text = r["text"]
         if text is None or not text.strip():
-            refused.append(Refusal(r["image_id"], f"{paths.raw_table('stimuli')}: image_id {r['image_id']!r}: "
-                                                  "column text is empty"))
+            refused.append(
+                Refusal(
+                    r["image_id"], f"{paths.raw_table('stimuli')}: image_id {r['image_id']!r}: column text is empty"
+                )
+            )
             continue
         out.append(TextStimulus(r["image_id"], text, hashlib.sha256(text.encode("utf-8")).hexdigest()))
     return out, refused
 
 
-def read_images(paths: ProjectPaths, images_dir: Path, *, limit: int | None = None,
-                image_ids: list[str] | None = None) -> tuple[list[ImageFile], list[Refusal]]:
+def read_images(
+    paths: ProjectPaths, images_dir: Path, *, limit: int | None = None, image_ids: list[str] | None = None
+) -> tuple[list[ImageFile], list[Refusal]]:
     """The landed stimuli's files, in image_id order, each inside `images_dir` and a decodable
     image; the others are refused with a message naming the stimuli row, column and value."""
     src = paths.raw_table("stimuli")
@@ -114,8 +121,9 @@ def read_images(paths: ProjectPaths, images_dir: Path, *, limit: int | None = No
     return out, refused
 
 
-def plan_units(conditions: list[Condition], images: list[ImageFile], run_id: str,
-               strategy_override: str | None = None) -> tuple[list[Unit], list[Refusal]]:
+def plan_units(
+    conditions: list[Condition], images: list[ImageFile], run_id: str, strategy_override: str | None = None
+) -> tuple[list[Unit], list[Refusal]]:
     """One unit per (condition, image); an image the condition's backend does not accept is refused."""
     units, refused = [], []
     for c in conditions:
@@ -129,14 +137,17 @@ def plan_units(conditions: list[Condition], images: list[ImageFile], run_id: str
     return units, refused
 
 
-def plan_text_units(conditions: list[Condition], texts: list[TextStimulus], run_id: str, study,
-                    strategy_override: str | None = None) -> list[Unit]:
+def plan_text_units(
+    conditions: list[Condition], texts: list[TextStimulus], run_id: str, study, strategy_override: str | None = None
+) -> list[Unit]:
     """One unit per (condition, text), asked with the study's text prompt."""
     units = []
     for c in conditions:
         if c.backend in IMAGE_ONLY_BACKENDS:
-            raise PlanError(f"condition {c.condition_id}: backend {c.backend} reads image files; this study's "
-                            "stimuli are texts (use an openai, openai-compatible, gemini or anthropic condition)")
+            raise PlanError(
+                f"condition {c.condition_id}: backend {c.backend} reads image files; this study's "
+                "stimuli are texts (use an openai, openai-compatible, gemini or anthropic condition)"
+            )
         try:
             s = text_strategy(study, strategy_override or c.strategy)
         except ValueError as exc:

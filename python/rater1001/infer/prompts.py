@@ -3,6 +3,7 @@
 A strategy is a list of steps. Each step renders one template and asks for some fields; steps
 after the first may carry earlier answers (context-carry). The label list and the scale come from
 the study (study.yml, seeds/factor_labels.csv), never from code."""
+
 from __future__ import annotations
 
 import hashlib
@@ -31,20 +32,26 @@ class Strategy:
 
 
 STRATEGIES: dict[str, Strategy] = {
-    "context-carry": Strategy("context-carry", (
-        Step("emotion", "s2_context_carry_emotion.v1.txt", ("emotion",), (), True),
-        Step("valence", "s2_context_carry_valence.v1.txt", ("valence",), ("emotion",), True),
-        Step("arousal", "s2_context_carry_arousal.v1.txt", ("arousal",), ("emotion", "valence"), True),
-    )),
-    "json-single": Strategy("json-single", (
-        Step("all", "s2_json_single.v1.txt", ("emotion", "valence", "arousal"), (), True),
-    )),
+    "context-carry": Strategy(
+        "context-carry",
+        (
+            Step("emotion", "s2_context_carry_emotion.v1.txt", ("emotion",), (), True),
+            Step("valence", "s2_context_carry_valence.v1.txt", ("valence",), ("emotion",), True),
+            Step("arousal", "s2_context_carry_arousal.v1.txt", ("arousal",), ("emotion", "valence"), True),
+        ),
+    ),
+    "json-single": Strategy(
+        "json-single", (Step("all", "s2_json_single.v1.txt", ("emotion", "valence", "arousal"), (), True),)
+    ),
     # S2.3: base models that cannot follow a JSON instruction answer with one word / one number.
-    "plain": Strategy("plain", (
-        Step("emotion", "s2_plain_emotion.v1.txt", ("emotion",), (), False),
-        Step("valence", "s2_plain_valence.v1.txt", ("valence",), ("emotion",), False),
-        Step("arousal", "s2_plain_arousal.v1.txt", ("arousal",), ("emotion", "valence"), False),
-    )),
+    "plain": Strategy(
+        "plain",
+        (
+            Step("emotion", "s2_plain_emotion.v1.txt", ("emotion",), (), False),
+            Step("valence", "s2_plain_valence.v1.txt", ("valence",), ("emotion",), False),
+            Step("arousal", "s2_plain_arousal.v1.txt", ("arousal",), ("emotion", "valence"), False),
+        ),
+    ),
 }
 # A facial-expression classifier (Supplement S1): no prompt, one label from the image.
 FER_STRATEGY = Strategy("fer", (Step("classify", "", ("emotion",), (), False),))
@@ -61,8 +68,10 @@ def text_strategy(study: Study, name: str | None = None) -> Strategy:
     """A text stimulus (stimulus_kind: text) is asked once, as json-single is, for the category label
     and every model dimension the study declares; the text stands where the image would."""
     if (name or "json-single") != "json-single":
-        raise ValueError(f"strategy {name!r} is for images; a text study is asked with json-single "
-                         "(one JSON answer with the label and each model dimension)")
+        raise ValueError(
+            f"strategy {name!r} is for images; a text study is asked with json-single "
+            "(one JSON answer with the label and each model dimension)"
+        )
     label = label_field(study)
     fields = (*([label] if label else []), *study.model_dimensions)
     if not fields:
@@ -101,8 +110,9 @@ def study_variables(study: Study) -> dict[str, str]:
     lo, hi = study.scale_min, study.scale_max
     # The JSON a text prompt asks for, from the study's declaration: the label (when the study has a
     # category), then one integer per model dimension on the study's scale.
-    fields = ([f'"{label}": "<one of: {labels}>"'] if label else []) + \
-        [f'"{d}": <integer {lo}-{hi}, your rating of the text\'s {d}>' for d in study.model_dimensions]
+    fields = ([f'"{label}": "<one of: {labels}>"'] if label else []) + [
+        f'"{d}": <integer {lo}-{hi}, your rating of the text\'s {d}>' for d in study.model_dimensions
+    ]
     return {"labels": labels, "scale_min": str(lo), "scale_max": str(hi), "answer_fields": ", ".join(fields)}
 
 

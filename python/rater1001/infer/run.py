@@ -1,10 +1,11 @@
 """Orchestration of `rater1001 infer`: plan, dry run, run, compact, summarise."""
+
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from collections.abc import Callable
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -12,7 +13,7 @@ import pyarrow.parquet as pq
 from ..contract import MODEL_CONDITIONS, MODEL_PREDICTIONS, for_study
 from ..landing import ManifestEntry, read_manifest, record_landing, to_arrow, write_parquet_atomic
 from ..paths import ProjectPaths
-from ..runner import Ledger, NotInLedger, PriceTable, Runner, RetryPolicy, SecretRegistry, load_prices
+from ..runner import Ledger, NotInLedger, PriceTable, RetryPolicy, Runner, SecretRegistry, load_prices
 from ..runner.progress import Progress
 from ..study import load_study
 from .backends import DEFAULT_CONCURRENCY
@@ -58,8 +59,10 @@ def select_conditions(paths: ProjectPaths, opts: InferOptions) -> list[Condition
     if opts.base_url:
         # An API condition keeps its SDK (pointed at another URL, e.g. a proxy); an in-process or
         # imported condition is sent to the server through its OpenAI-compatible API.
-        chosen = [replace(c, base_url=opts.base_url,
-                          backend=c.backend if c.backend in URL_BACKENDS else "openai-compatible") for c in chosen]
+        chosen = [
+            replace(c, base_url=opts.base_url, backend=c.backend if c.backend in URL_BACKENDS else "openai-compatible")
+            for c in chosen
+        ]
     return chosen
 
 
@@ -97,6 +100,7 @@ def prices(paths: ProjectPaths) -> PriceTable:
 
 # --- dry run ---------------------------------------------------------------------------------
 
+
 def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
     """Per condition: units, calls still to make (finished calls in the ledger are free), and
     estimated tokens and cost from the price seed. Needs no key and makes no call. The stimuli
@@ -108,7 +112,9 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
     cached: dict[str, int] = {}
     if ledger_path(paths, opts).exists():
         with Ledger(ledger_path(paths, opts), read_only=True) as ledger:
-            cached = _cached_calls(units, ledger, InferContext(study, parse_policy=opts.parse_policy, seeds=paths.seeds))
+            cached = _cached_calls(
+                units, ledger, InferContext(study, parse_policy=opts.parse_policy, seeds=paths.seeds)
+            )
     rows = []
     for c in conditions:
         cu = [u for u in units if u.condition.condition_id == c.condition_id]
@@ -119,30 +125,62 @@ def dry_run(paths: ProjectPaths, opts: InferOptions) -> pd.DataFrame:
         calls_todo = calls_total - cached.get(c.condition_id, 0)
         # Prompt length with typical carried answers; the label list and scale come from the study.
         if c.backend == "fer":  # in-process classifier: no prompt, no tokens, no cost
-            rows.append({"condition_id": c.condition_id, "units": len(cu), "calls_total": calls_total,
-                         "calls_todo": calls_todo, "est_input_tokens": 0, "est_output_tokens": 0,
-                         "est_thinking_tokens": 0, "est_cost_usd": 0.0, "note": "local model"})
+            rows.append(
+                {
+                    "condition_id": c.condition_id,
+                    "units": len(cu),
+                    "calls_total": calls_total,
+                    "calls_todo": calls_todo,
+                    "est_input_tokens": 0,
+                    "est_output_tokens": 0,
+                    "est_thinking_tokens": 0,
+                    "est_cost_usd": 0.0,
+                    "note": "local model",
+                }
+            )
             continue
         if cu[0].text is not None:  # the prompt carries the text itself, and there is no image
             prompt_tokens = sum(len(render(steps[0], study, text=u.text)) for u in cu) / CHARS_PER_TOKEN / len(cu)
         else:
             label = label_field(study)
             example = {"emotion": study.levels(label)[0] if label else "", "valence": study.scale_max}
-            prompt_tokens = sum(len(render(s, study, {k: example[k] for k in s.carries})) for s in steps) / CHARS_PER_TOKEN / len(steps)
+            prompt_tokens = (
+                sum(len(render(s, study, {k: example[k] for k in s.carries})) for s in steps)
+                / CHARS_PER_TOKEN
+                / len(steps)
+            )
         price = table.lookup(c.backend, c.model_id or "")
         if price is None:
-            rows.append({"condition_id": c.condition_id, "units": len(cu), "calls_total": calls_total,
-                         "calls_todo": calls_todo, "est_input_tokens": None, "est_output_tokens": None,
-                         "est_thinking_tokens": None, "est_cost_usd": None,
-                         "note": f"no price row for ({c.backend}, {c.model_id}) in seeds/api_prices.csv"})
+            rows.append(
+                {
+                    "condition_id": c.condition_id,
+                    "units": len(cu),
+                    "calls_total": calls_total,
+                    "calls_todo": calls_todo,
+                    "est_input_tokens": None,
+                    "est_output_tokens": None,
+                    "est_thinking_tokens": None,
+                    "est_cost_usd": None,
+                    "note": f"no price row for ({c.backend}, {c.model_id}) in seeds/api_prices.csv",
+                }
+            )
             continue
         in_tok = calls_todo * (prompt_tokens + (price.image_input_tokens if cu[0].text is None else 0))
         out_tok = calls_todo * price.est_output_tokens_per_call
         think_tok = calls_todo * price.est_thinking_tokens_per_call if c.thinking else 0
-        rows.append({"condition_id": c.condition_id, "units": len(cu), "calls_total": calls_total,
-                     "calls_todo": calls_todo, "est_input_tokens": round(in_tok),
-                     "est_output_tokens": round(out_tok), "est_thinking_tokens": round(think_tok),
-                     "est_cost_usd": round(price.cost_usd(in_tok, out_tok, think_tok), 4), "note": ""})
+        rows.append(
+            {
+                "condition_id": c.condition_id,
+                "units": len(cu),
+                "calls_total": calls_total,
+                "calls_todo": calls_todo,
+                "est_input_tokens": round(in_tok),
+                "est_output_tokens": round(out_tok),
+                "est_thinking_tokens": round(think_tok),
+                "est_cost_usd": round(price.cost_usd(in_tok, out_tok, think_tok), 4),
+                "note": "",
+            }
+        )
     out = pd.DataFrame(rows)
     out.attrs["refused"] = refused
     return out
@@ -158,11 +196,14 @@ def _cached_calls(units: list[Unit], ledger: Ledger, ctx: InferContext) -> dict[
             infer_unit(u, runner, ctx)
         except NotInLedger:
             pass
-        counter[u.condition.condition_id] = counter.get(u.condition.condition_id, 0) + runner.stats.calls_cached - before
+        counter[u.condition.condition_id] = (
+            counter.get(u.condition.condition_id, 0) + runner.stats.calls_cached - before
+        )
     return counter
 
 
 # --- the run ---------------------------------------------------------------------------------
+
 
 @dataclass
 class InferResult:
@@ -186,19 +227,29 @@ def run_infer(paths: ProjectPaths, opts: InferOptions, *, secrets: SecretRegistr
     conditions = select_conditions(paths, opts)
     units, refused = make_plan(paths, opts, conditions)
     secrets = secrets or SecretRegistry()
-    ctx = InferContext(study, secrets=secrets, timeout_s=opts.timeout_s, parse_policy=opts.parse_policy, seeds=paths.seeds)
+    ctx = InferContext(
+        study, secrets=secrets, timeout_s=opts.timeout_s, parse_policy=opts.parse_policy, seeds=paths.seeds
+    )
     for c in conditions:  # fail before the first call when a key is missing
         ctx.backend(c)
     limits = concurrency_limits(conditions, opts.concurrency)
     with Ledger(ledger_path(paths, opts), secrets) as ledger:
         # Parsing is redone from the raw texts at every compaction, so the policy is a property of
         # the run (recorded here and in every row's parse_detail), never of a call's key.
-        ledger.append({"status": "run", "command": "infer", "parse_policy": opts.parse_policy,
-                       "run_id": opts.run_id, "conditions": [c.condition_id for c in conditions]})
+        ledger.append(
+            {
+                "status": "run",
+                "command": "infer",
+                "parse_policy": opts.parse_policy,
+                "run_id": opts.run_id,
+                "conditions": [c.condition_id for c in conditions],
+            }
+        )
         progress = Progress(total=len(units), enabled=opts.progress, desc="infer")
         runner = Runner(ledger, limits, opts.retry, progress=progress, on_drain=opts.on_drain)
-        result = runner.run_and_land(units, lambda u, r: infer_unit(u, r, ctx),
-                                     lambda: compact(paths, units, ledger, ctx, conditions))
+        result = runner.run_and_land(
+            units, lambda u, r: infer_unit(u, r, ctx), lambda: compact(paths, units, ledger, ctx, conditions)
+        )
     result.refused = refused
     result.summary.insert(2, "refused", [refused_count(refused, c) for c in result.summary["condition_id"]])
     result.calls_made = runner.stats.calls_made
@@ -208,8 +259,9 @@ def run_infer(paths: ProjectPaths, opts: InferOptions, *, secrets: SecretRegistr
     return result
 
 
-def compact(paths: ProjectPaths, units: list[Unit], ledger: Ledger, ctx: InferContext,
-            conditions: list[Condition]) -> InferResult:
+def compact(
+    paths: ProjectPaths, units: list[Unit], ledger: Ledger, ctx: InferContext, conditions: list[Condition]
+) -> InferResult:
     """Ledger -> data/raw/model_predictions.parquet (and model_conditions). Replays every unit
     offline, so the rows come from the same code path as the run; rows of other (condition, run)
     pairs already in the file are kept."""
@@ -226,11 +278,21 @@ def compact(paths: ProjectPaths, units: list[Unit], ledger: Ledger, ctx: InferCo
     spec = for_study(MODEL_PREDICTIONS, ctx.study)  # one column per model dimension the study declares
     new = pd.DataFrame(rows, columns=spec.column_names)
     out_path = paths.raw_table("model_predictions")
-    kept_simulated = _write_predictions(paths, new, {(c.condition_id, units[0].run_id) for c in conditions} if units else set(), spec)
+    kept_simulated = _write_predictions(
+        paths, new, {(c.condition_id, units[0].run_id) for c in conditions} if units else set(), spec
+    )
     _upsert_conditions(paths, conditions)
-    record_landing(paths, ManifestEntry("model_predictions",
-                                        f"rater1001 infer ({ledger.path}; parse policy {ctx.parse_policy})", None,
-                                        int(len(pq.read_table(out_path))), 0, kept_simulated))
+    record_landing(
+        paths,
+        ManifestEntry(
+            "model_predictions",
+            f"rater1001 infer ({ledger.path}; parse policy {ctx.parse_policy})",
+            None,
+            int(len(pq.read_table(out_path))),
+            0,
+            kept_simulated,
+        ),
+    )
     return InferResult(new, incomplete, summarise(new, units, incomplete, conditions, prices(paths)), out_path)
 
 
@@ -251,7 +313,9 @@ def _write_predictions(paths: ProjectPaths, new: pd.DataFrame, replaced: set[tup
     frames = [new]
     if target.exists():
         old = pq.read_table(target).to_pandas()
-        keep = ~pd.Series([(c, r) in replaced for c, r in zip(old["condition_id"], old["run_id"])], index=old.index, dtype=bool)
+        keep = ~pd.Series(
+            [(c, r) in replaced for c, r in zip(old["condition_id"], old["run_id"])], index=old.index, dtype=bool
+        )
         old = old[keep]
         if len(old):
             manifest = read_manifest(paths)
@@ -274,37 +338,60 @@ def _upsert_conditions(paths: ProjectPaths, conditions: list[Condition]) -> None
     write_parquet_atomic(to_arrow(new, MODEL_CONDITIONS), target)
     manifest = read_manifest(paths)
     prev = manifest[manifest["table_name"] == "model_conditions"]
-    record_landing(paths, ManifestEntry("model_conditions", "seeds/model_condition_catalog.csv (rater1001 infer)",
-                                        None, len(new), 0, bool(len(prev)) and bool(prev["is_simulated"].any())))
+    record_landing(
+        paths,
+        ManifestEntry(
+            "model_conditions",
+            "seeds/model_condition_catalog.csv (rater1001 infer)",
+            None,
+            len(new),
+            0,
+            bool(len(prev)) and bool(prev["is_simulated"].any()),
+        ),
+    )
 
 
 # --- the summary -----------------------------------------------------------------------------
 
-def summarise(rows: pd.DataFrame, units: list[Unit], incomplete, conditions: list[Condition],
-              table: PriceTable) -> pd.DataFrame:
+
+def summarise(
+    rows: pd.DataFrame, units: list[Unit], incomplete, conditions: list[Condition], table: PriceTable
+) -> pd.DataFrame:
     out = []
     for c in conditions:
         r = rows[rows["condition_id"] == c.condition_id]
         planned = sum(1 for u in units if u.condition.condition_id == c.condition_id)
         n = len(r)
         shares = {f"share_{p}": (float((r["parse_path"] == p).mean()) if n else None) for p in PATH_ORDER}
-        clamps = sum(
-            sum(len(step.get("clamped") or {}) for step in json.loads(d)) for d in r["parse_detail"].dropna()
-        ) if n else 0
+        clamps = (
+            sum(sum(len(step.get("clamped") or {}) for step in json.loads(d)) for d in r["parse_detail"].dropna())
+            if n
+            else 0
+        )
         tin = r["input_tokens"].dropna().sum() if n else 0
         tout = r["output_tokens"].dropna().sum() if n else 0
         tthink = r["thinking_tokens"].dropna().sum() if n else 0
         price = table.lookup(c.backend, c.model_id or "")
-        out.append({
-            "condition_id": c.condition_id, "planned": planned, "predictions": n,
-            "incomplete": sum(1 for i in incomplete if i[0] == c.condition_id),
-            **shares, "clamped_values": clamps,
-            "input_tokens": int(tin), "output_tokens": int(tout), "thinking_tokens": int(tthink),
-            # Gemini reports candidates and thoughts separately; OpenAI's completion count already
-            # includes its reasoning tokens, so they are not added twice.
-            "cost_usd": (round(price.cost_usd(tin, tout, tthink if c.backend == "gemini" else 0), 4)
-                         if price else None),
-            "latency_ms_mean": float(r["latency_ms"].mean()) if n and r["latency_ms"].notna().any() else None,
-            "latency_ms_p95": float(r["latency_ms"].quantile(0.95)) if n and r["latency_ms"].notna().any() else None,
-        })
+        out.append(
+            {
+                "condition_id": c.condition_id,
+                "planned": planned,
+                "predictions": n,
+                "incomplete": sum(1 for i in incomplete if i[0] == c.condition_id),
+                **shares,
+                "clamped_values": clamps,
+                "input_tokens": int(tin),
+                "output_tokens": int(tout),
+                "thinking_tokens": int(tthink),
+                # Gemini reports candidates and thoughts separately; OpenAI's completion count already
+                # includes its reasoning tokens, so they are not added twice.
+                "cost_usd": (
+                    round(price.cost_usd(tin, tout, tthink if c.backend == "gemini" else 0), 4) if price else None
+                ),
+                "latency_ms_mean": float(r["latency_ms"].mean()) if n and r["latency_ms"].notna().any() else None,
+                "latency_ms_p95": float(r["latency_ms"].quantile(0.95))
+                if n and r["latency_ms"].notna().any()
+                else None,
+            }
+        )
     return pd.DataFrame(out)

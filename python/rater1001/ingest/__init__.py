@@ -6,6 +6,7 @@ reason. Both and the manifest row are published as one commit (landing.commit) u
 lock. Ingesting replaces the table, so re-ingesting the same file gives the same outputs.
 Decisions (duplicates, '7.0', missing tokens, ...) are written down in docs/ingest.md.
 """
+
 from __future__ import annotations
 
 import os
@@ -51,8 +52,9 @@ def ingest_file(
     source = Path(file).resolve()
     verbatim = frozenset(c.name for c in spec.columns if c.verbatim)
     with project_lock(paths, f"ingest {table}"):
-        frame = read_source(source, encoding=encoding, sheet=sheet, verbatim=verbatim,
-                            labels=declared_missing_tokens(spec, study))
+        frame = read_source(
+            source, encoding=encoding, sheet=sheet, verbatim=verbatim, labels=declared_missing_tokens(spec, study)
+        )
         data, dropped, absent = _match_columns(source, frame.data, spec, drop_columns)
         references = _landed_references(paths, spec)
         validation = validate(data, spec, study, references, frame.row_numbers, frame.problems)
@@ -159,7 +161,9 @@ def _landed_references(paths: ProjectPaths, spec: TableSpec) -> dict[str, pd.Dat
     return {t: pq.read_table(paths.raw_table(t), columns=list(cols)).to_pandas() for t, cols in needed.items()}
 
 
-def _rejected_table(source: Path, data: pd.DataFrame, row_numbers: np.ndarray, validation: Validation) -> pa.Table | None:
+def _rejected_table(
+    source: Path, data: pd.DataFrame, row_numbers: np.ndarray, validation: Validation
+) -> pa.Table | None:
     """The rejected rows as read, with where they came from and why; None when there are none (any
     older rejected file is then deleted: it would describe an earlier ingest)."""
     rejected = validation.rejected

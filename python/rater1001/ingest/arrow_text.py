@@ -1,5 +1,6 @@
 """Vectorised tests on text columns through Arrow kernels (pandas' own isin and to_numeric loop
 in Python for string columns, which costs seconds on 700,000 rows)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -61,7 +62,9 @@ def parse_integers(text: pd.Series, number: np.ndarray) -> tuple[pd.Series, np.n
     exact = pc.cast(pc.if_else(short, unsigned_plus, pa.scalar(None, pa.string())), pa.int64())
     # via IntegerArray, not to_pandas(): a column with nulls would go through float64
     values = pd.Series(
-        pd.arrays.IntegerArray(exact.fill_null(0).to_numpy(zero_copy_only=False), exact.is_null().to_numpy(zero_copy_only=False)),
+        pd.arrays.IntegerArray(
+            exact.fill_null(0).to_numpy(zero_copy_only=False), exact.is_null().to_numpy(zero_copy_only=False)
+        ),
         index=text.index,
     )
     digits_np = digits.to_numpy(zero_copy_only=False)

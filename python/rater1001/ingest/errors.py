@@ -1,4 +1,5 @@
 """The one error ingestion raises: the file cannot be read at all (the CLI exits 2)."""
+
 from __future__ import annotations
 
 

@@ -1,4 +1,5 @@
 """'Did you mean' hints for misspelt labels, enum values and column names (difflib)."""
+
 from __future__ import annotations
 
 import difflib

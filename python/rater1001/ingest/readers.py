@@ -5,6 +5,7 @@ and for each row the 1-based number a user finds it under in the source (spreads
 header as row 1, JSONL line, Parquet row). Validation then judges text only, so a value is treated
 the same whatever format it came in, and the rejected file can keep it as it was read.
 """
+
 from __future__ import annotations
 
 import csv
@@ -52,6 +53,7 @@ SUGGESTED_ENCODINGS = ("cp949",)
 class RowProblem:
     """Rows the reader could not read whole (a CSV row cut short, an Excel formula without a value):
     they become rejected rows, not a refused file."""
+
     column: str
     rule: str
     mask: np.ndarray  # bool per row of the frame it came with
@@ -69,7 +71,10 @@ class SourceFrame:
 
 
 def read_source(
-    path: Path, encoding: str | None = None, sheet: str | None = None, verbatim: frozenset[str] = frozenset(),
+    path: Path,
+    encoding: str | None = None,
+    sheet: str | None = None,
+    verbatim: frozenset[str] = frozenset(),
     labels: dict[str, frozenset[str]] | None = None,
 ) -> SourceFrame:
     """verbatim: columns of free text, kept as written (not trimmed; only an empty cell is missing).
@@ -80,9 +85,7 @@ def read_source(
         raise IngestError(f"{path}: is a folder, not a file")
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise IngestError(
-            f"{path}: unknown file type {path.suffix!r}; expected one of {', '.join(sorted(FORMATS))}"
-        )
+        raise IngestError(f"{path}: unknown file type {path.suffix!r}; expected one of {', '.join(sorted(FORMATS))}")
     try:
         # Read once: the parse and the manifest's checksum see the same bytes, even if the file is
         # replaced or deleted while the ingest runs.
@@ -166,8 +169,14 @@ def _read_delimited(
             # in _normalise. Blank lines are kept (and dropped there) so row numbers stay line
             # numbers. Positional names + index_col=False: a longer row is an error, never an index.
             frame = pd.read_csv(
-                io.StringIO(text), sep=sep, dtype=str, na_filter=False, skip_blank_lines=False,
-                header=0, names=list(range(len(header))), index_col=False,
+                io.StringIO(text),
+                sep=sep,
+                dtype=str,
+                na_filter=False,
+                skip_blank_lines=False,
+                header=0,
+                names=list(range(len(header))),
+                index_col=False,
             )
     except pd.errors.ParserWarning:
         raise IngestError(f"{path}: line 2 has more fields than the header's {len(header)}") from None
@@ -258,7 +267,9 @@ def _read_xlsx(
     return frame, np.arange(2, len(body) + 2, dtype=np.int64)
 
 
-def _xlsx_rows(raw: bytes, path: Path, sheet: str | None, data_only: bool, notes: list[str] | None = None) -> list[tuple]:
+def _xlsx_rows(
+    raw: bytes, path: Path, sheet: str | None, data_only: bool, notes: list[str] | None = None
+) -> list[tuple]:
     import openpyxl
 
     try:
@@ -365,13 +376,22 @@ def _to_text(series: pd.Series) -> pd.Series:
         return series
     if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
         # Arrow prints whole floats without '.0' and keeps NaN as null, vectorised.
-        return pd.Series(pa.array(series, from_pandas=True).cast(pa.string()).to_pylist(), index=series.index, dtype="str")
+        return pd.Series(
+            pa.array(series, from_pandas=True).cast(pa.string()).to_pylist(), index=series.index, dtype="str"
+        )
     return pd.Series([_cell_text(v) for v in series.tolist()], index=series.index, dtype="str")
 
 
 def _normalise(
-    path: Path, frame: pd.DataFrame, rows: np.ndarray, fmt: str, verbatim: frozenset[str],
-    sha256: str, problems: list[RowProblem], notes: list[str], labels: dict[str, frozenset[str]],
+    path: Path,
+    frame: pd.DataFrame,
+    rows: np.ndarray,
+    fmt: str,
+    verbatim: frozenset[str],
+    sha256: str,
+    problems: list[RowProblem],
+    notes: list[str],
+    labels: dict[str, frozenset[str]],
 ) -> SourceFrame:
     out = {}
     for position, name in enumerate(frame.columns):
@@ -407,5 +427,6 @@ def _normalise(
         mask = p.mask[keep]
         if mask.any():
             failures.append(Failure(p.column, p.rule, np.flatnonzero(mask), p.messages[keep][mask]))
-    return SourceFrame(data=data, row_numbers=rows, format=fmt, sha256=sha256,
-                       problems=tuple(failures), warnings=tuple(notes))
+    return SourceFrame(
+        data=data, row_numbers=rows, format=fmt, sha256=sha256, problems=tuple(failures), warnings=tuple(notes)
+    )

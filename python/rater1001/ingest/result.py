@@ -1,4 +1,5 @@
 """What an ingest did, and its printed summary (rejections grouped by column and rule, with examples)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

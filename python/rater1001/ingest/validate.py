@@ -5,6 +5,7 @@ labels canonicalised) plus every failure: which rows, which column, which rule, 
 quotes the value. A row can fail several checks and every one is kept. No check loops over rows in
 Python; hints are computed once per distinct bad value.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -124,15 +125,26 @@ def _check_column(column: Column, text: pd.Series, study: Study, failures, mappi
     if column.required and not present.all():
         rows = ~present
         failures.append(
-            Failure(name, "required", np.flatnonzero(rows), np.full(rows.sum(), f"{name}: missing (required) [required]", dtype=object))
+            Failure(
+                name,
+                "required",
+                np.flatnonzero(rows),
+                np.full(rows.sum(), f"{name}: missing (required) [required]", dtype=object),
+            )
         )
     if column.type in ("int", "float"):
         return _check_number(column, text, present, study, failures)
     if column.type == "bool":
         low = text.str.lower()
         truthy, falsy = is_in(low, TRUE_TEXTS), is_in(low, FALSE_TEXTS)
-        _fail(failures, name, "type:bool", present & ~(truthy | falsy), text,
-              f"not a boolean (expected one of {'/'.join(TRUE_TEXTS + FALSE_TEXTS)})")
+        _fail(
+            failures,
+            name,
+            "type:bool",
+            present & ~(truthy | falsy),
+            text,
+            f"not a boolean (expected one of {'/'.join(TRUE_TEXTS + FALSE_TEXTS)})",
+        )
         out = pd.Series(pd.NA, index=text.index, dtype="boolean")
         out[truthy] = True
         out[falsy] = False
@@ -157,8 +169,14 @@ def _check_number(column: Column, text: pd.Series, present: np.ndarray, study: S
         exact, too_large = parse_integers(text, number)
         whole = finite & (number == np.round(number))
         _fail(failures, name, "type:int", finite & ~whole, text, "not a whole number")
-        _fail(failures, name, "type:int", too_large, text,
-              "too large to keep exactly (digits must fit 64 bits; with a decimal point or exponent, at most 2^53)")
+        _fail(
+            failures,
+            name,
+            "type:int",
+            too_large,
+            text,
+            "too large to keep exactly (digits must fit 64 bits; with a decimal point or exponent, at most 2^53)",
+        )
         ok = whole & ~too_large
     rule = column.rule
     with np.errstate(invalid="ignore"):
@@ -170,7 +188,14 @@ def _check_number(column: Column, text: pd.Series, present: np.ndarray, study: S
         elif rule == "non_negative":
             _fail(failures, name, rule, finite & (number < 0), text, "must be >= 0")
         elif rule == "age":
-            _fail(failures, name, rule, finite & ((number <= 0) | (number >= 130)), text, "not an age in years (0 < age < 130)")
+            _fail(
+                failures,
+                name,
+                rule,
+                finite & ((number <= 0) | (number >= 130)),
+                text,
+                "not an age in years (0 < age < 130)",
+            )
     if column.type == "int":
         return exact.where(ok, pd.NA)
     return pd.Series(np.where(ok, number, np.nan), index=text.index)
@@ -185,8 +210,14 @@ def _canonical_label(column: Column, text: pd.Series, present, study: Study, fai
         levels = study.levels(factor)
     except KeyError:  # an undeclared factor: any value is unexpected, and the hint says why
         levels = [f"none: seeds/factor_labels.csv declares no {factor} labels"]
-    _fail(failures, column.name, column.rule, bad, text,
-          _per_value(text, bad, lambda v: f"not a declared {factor} label; {label_hint(v, spellings, levels)}"))
+    _fail(
+        failures,
+        column.name,
+        column.rule,
+        bad,
+        text,
+        _per_value(text, bad, lambda v: f"not a declared {factor} label; {label_hint(v, spellings, levels)}"),
+    )
     changed = present & ~bad & (canonical != text).to_numpy()
     if changed.any():
         pairs = pd.DataFrame({"original": text[changed], "canonical": canonical[changed]}).value_counts(sort=False)
@@ -223,8 +254,16 @@ def _check_key(frame, spec: TableSpec, row_numbers, failures) -> None:
     shown = _joined(copies, key)
     label = ",".join(key)
     messages = (
-        label + "=" + shown + ": duplicate key, " + count + " rows share it (first row " + first
-        + ", last row " + last + "); every copy is rejected [unique_key]"
+        label
+        + "="
+        + shown
+        + ": duplicate key, "
+        + count
+        + " rows share it (first row "
+        + first
+        + ", last row "
+        + last
+        + "); every copy is rejected [unique_key]"
     )
     failures.append(Failure(label, "unique_key", np.flatnonzero(duplicated), messages.to_numpy(dtype=object)))
 
@@ -240,8 +279,14 @@ def _check_foreign_keys(frame, spec: TableSpec, references: dict[str, pd.DataFra
             known = pd.MultiIndex.from_frame(frame[cols]).isin(pd.MultiIndex.from_frame(landed[list(fk.ref_columns)]))
         bad = present & ~known
         text = _joined(frame, cols)
-        _fail(failures, ",".join(cols), f"foreign_key:{fk.table}", bad, text,
-              f"no such {', '.join(fk.ref_columns)} in the landed {fk.table} table")
+        _fail(
+            failures,
+            ",".join(cols),
+            f"foreign_key:{fk.table}",
+            bad,
+            text,
+            f"no such {', '.join(fk.ref_columns)} in the landed {fk.table} table",
+        )
 
 
 def _joined(frame: pd.DataFrame, columns: list[str]) -> pd.Series:

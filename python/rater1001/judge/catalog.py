@@ -1,5 +1,6 @@
 """The judge study's reference tables: the axes of the prompt (seeds/judge_axes.csv) and the
 candidates (seeds/judge_candidate_catalog.csv). Read from the project's seeds folder."""
+
 from __future__ import annotations
 
 import csv
@@ -47,8 +48,15 @@ def load_axes(seeds: Path) -> list[Axis]:
     path = Path(seeds) / "judge_axes.csv"
     with open(path, newline="", encoding="utf-8") as fh:
         axes = [
-            Axis(r["axis_id"], int(r["display_order"]), r["label_ko"], r["prompt_label"], r["label_en"],
-                 tuple(a for a in r["aliases"].split("|") if a), _bool(r["is_overall"], f"{path}: row {n}"))
+            Axis(
+                r["axis_id"],
+                int(r["display_order"]),
+                r["label_ko"],
+                r["prompt_label"],
+                r["label_en"],
+                tuple(a for a in r["aliases"].split("|") if a),
+                _bool(r["is_overall"], f"{path}: row {n}"),
+            )
             for n, r in enumerate(csv.DictReader(fh), start=2)
         ]
     return sorted(axes, key=lambda a: a.display_order)
@@ -59,8 +67,12 @@ def load_candidates(seeds: Path) -> dict[str, Candidate]:
     with open(path, newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     return {
-        r["candidate_id"]: Candidate(r["candidate_id"], r["display_name"],
-                                     _bool(r["is_anchor"], f"{path}: row {n}"),
-                                     _bool(r["variant_invariant"], f"{path}: row {n}"), n)
+        r["candidate_id"]: Candidate(
+            r["candidate_id"],
+            r["display_name"],
+            _bool(r["is_anchor"], f"{path}: row {n}"),
+            _bool(r["variant_invariant"], f"{path}: row {n}"),
+            n,
+        )
         for n, r in enumerate(rows, start=2)
     }

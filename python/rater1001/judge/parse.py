@@ -6,6 +6,7 @@ bold/italic markers, bullets and numbering, extra spaces, Korean or English axis
 A line that names both responses ("1 / 2 / tie" echoed from the template) is not a verdict. Every
 axis that cannot be read is None and named in `problems`; nothing is guessed.
 """
+
 from __future__ import annotations
 
 import re

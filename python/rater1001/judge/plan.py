@@ -8,6 +8,7 @@ sample (any variant, `text` preferred) and used in every variant's pairs.
 A candidate response that errored or is missing is excluded and counted, never judged; the log
 skips Qwen's 42 errored cells this way (84 calls).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -55,15 +56,23 @@ def _anchor_responses(cands: pd.DataFrame, anchor: str, invariant: bool) -> dict
     if not invariant:
         return {(s, v): t for s, v, t in zip(rows["sample_id"], rows["variant"], rows["response_text"])}
     by_sample: dict = {}
-    for s, _v, t in sorted(zip(rows["sample_id"], rows["variant"], rows["response_text"]),
-                          key=lambda r: (r[0], r[1] != "text", r[1])):
+    for s, _v, t in sorted(
+        zip(rows["sample_id"], rows["variant"], rows["response_text"]), key=lambda r: (r[0], r[1] != "text", r[1])
+    ):
         by_sample.setdefault(s, t)
     return by_sample
 
 
-def build_plan(candidates: pd.DataFrame, catalog: dict[str, Candidate], *, plan: str = "anchor",
-               anchor: str | None = None, candidate_ids: list[str] | None = None,
-               variants: list[str] | None = None, sample_ids: list[str] | None = None) -> PairPlan:
+def build_plan(
+    candidates: pd.DataFrame,
+    catalog: dict[str, Candidate],
+    *,
+    plan: str = "anchor",
+    anchor: str | None = None,
+    candidate_ids: list[str] | None = None,
+    variants: list[str] | None = None,
+    sample_ids: list[str] | None = None,
+) -> PairPlan:
     if plan not in PLANS:
         raise PlanError(f"unknown plan {plan!r}; expected one of {', '.join(PLANS)}")
     anchors = [c.candidate_id for c in catalog.values() if c.is_anchor]
@@ -86,8 +95,11 @@ def build_plan(candidates: pd.DataFrame, catalog: dict[str, Candidate], *, plan:
     order_of = {cid: c.display_order for cid, c in catalog.items()}
 
     bad = models[models["status"] != "ok"]
-    excluded = (bad.groupby(["candidate_id", "variant", "status"]).size().rename("n_cells").reset_index()
-                if len(bad) else pd.DataFrame(columns=["candidate_id", "variant", "status", "n_cells"]))
+    excluded = (
+        bad.groupby(["candidate_id", "variant", "status"]).size().rename("n_cells").reset_index()
+        if len(bad)
+        else pd.DataFrame(columns=["candidate_id", "variant", "status", "n_cells"])
+    )
     ok = models[models["status"] == "ok"]
 
     def anchor_for(sample_id, variant):
@@ -110,8 +122,13 @@ def build_plan(candidates: pd.DataFrame, catalog: dict[str, Candidate], *, plan:
         # Candidate cells whose sample has no usable anchor response cannot be paired: counted too.
         orphan = ok[[anchor_for(s, v) is None for s, v in zip(ok["sample_id"], ok["variant"])]]
         if len(orphan):
-            extra = (orphan.assign(status=f"no {anchor} response").groupby(["candidate_id", "variant", "status"])
-                     .size().rename("n_cells").reset_index())
+            extra = (
+                orphan.assign(status=f"no {anchor} response")
+                .groupby(["candidate_id", "variant", "status"])
+                .size()
+                .rename("n_cells")
+                .reset_index()
+            )
             excluded = pd.concat([excluded, extra], ignore_index=True) if len(excluded) else extra
     calls = [JudgeCall(s, v, a, b, o, ta, tb) for s, v, a, b, ta, tb in pairs for o in ORDERS]
     # Anchor-only: each excluded cell is one pair, two calls. Round-robin: depends on who else is present.

@@ -1,4 +1,5 @@
 """Rendering the judge prompt of the log from a versioned template file."""
+
 from __future__ import annotations
 
 import hashlib
@@ -34,9 +35,19 @@ def render_dialogue(turns: list[tuple[str, str]]) -> str:
     return "\n".join(f"{speaker}: {text}" for speaker, text in turns)
 
 
-def render(*, next_speaker: str, situation: str | None, turns: list[tuple[str, str]], response_1: str,
-           response_2: str, template: str = DEFAULT_TEMPLATE) -> str:
+def render(
+    *,
+    next_speaker: str,
+    situation: str | None,
+    turns: list[tuple[str, str]],
+    response_1: str,
+    response_2: str,
+    template: str = DEFAULT_TEMPLATE,
+) -> str:
     return Template(template_text(template)).substitute(
-        next_speaker=next_speaker, situation=situation or "", dialogue=render_dialogue(turns),
-        response_1=response_1, response_2=response_2,
+        next_speaker=next_speaker,
+        situation=situation or "",
+        dialogue=render_dialogue(turns),
+        response_1=response_1,
+        response_2=response_2,
     )

@@ -5,6 +5,7 @@ A mart must build EMPTY (not fail, not get untyped NULL columns) when there is n
 so outputs go through `typed` (explicit pandas dtype per column, which DuckDB maps to VARCHAR /
 DOUBLE / BIGINT / BOOLEAN) or `finish` (the declared columns in order).
 """
+
 from __future__ import annotations
 
 import functools
@@ -62,8 +63,9 @@ def declared(model: str) -> dict[str, str]:
     columns = [(name, kind) for name, kind in _declared_columns()[model] if name != "data_origin"]
     untyped = [name for name, kind in columns if kind not in PANDAS_DTYPES]
     if untyped:
-        raise ValueError(f"models/marts yml of {model}: columns {untyped} declare no data_type among "
-                         f"{sorted(PANDAS_DTYPES)}")
+        raise ValueError(
+            f"models/marts yml of {model}: columns {untyped} declare no data_type among {sorted(PANDAS_DTYPES)}"
+        )
     return {name: PANDAS_DTYPES[kind] for name, kind in columns}
 
 

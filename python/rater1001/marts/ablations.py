@@ -2,6 +2,7 @@
 pairs (4A-1), size series (4A-2) and thinking traces (4A-3). They take the per-image frames the
 models read from the warehouse, group them and call rater1001.stats; no statistic is defined here.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,8 +11,8 @@ import pandas as pd
 from ..stats import ablations, agreement, demographics
 from ._shared import ALL, as_frame, declared, finish, model_dimensions, scopes
 
-
 # --- 4A-1 thinking pairs
+
 
 def thinking_pairs(conditions: pd.DataFrame) -> pd.DataFrame:
     """Pairs of catalog conditions with the same model_id and a different thinking setting
@@ -28,7 +29,9 @@ def thinking_pairs(conditions: pd.DataFrame) -> pd.DataFrame:
             for j in range(i + 1, len(rows)):
                 a, b = rows[i], rows[j]
                 if a["_rank"] != b["_rank"]:
-                    pairs.append({"model_id": model_id, "condition_a": a["condition_id"], "condition_b": b["condition_id"]})
+                    pairs.append(
+                        {"model_id": model_id, "condition_a": a["condition_id"], "condition_b": b["condition_id"]}
+                    )
     return pd.DataFrame(pairs, columns=["model_id", "condition_a", "condition_b"])
 
 
@@ -42,8 +45,9 @@ def thinking_comparison(predictions: pd.DataFrame, conditions: pd.DataFrame) -> 
         images = a.index.intersection(b.index)
         if len(images) == 0:
             continue  # nothing paired (e.g. one side has no predictions): no row rather than an empty test
-        both = pd.DataFrame({"emotion": a.loc[images, "true_emotion"], "ca": a.loc[images, "correct"],
-                             "cb": b.loc[images, "correct"]})
+        both = pd.DataFrame(
+            {"emotion": a.loc[images, "true_emotion"], "ca": a.loc[images, "correct"], "cb": b.loc[images, "correct"]}
+        )
         steps = {}
         for name, frame in (("a", a), ("b", b)):
             per_step = frame["thinking_tokens"] / frame["n_steps"].where(frame["n_steps"] > 0)
@@ -52,18 +56,33 @@ def thinking_comparison(predictions: pd.DataFrame, conditions: pd.DataFrame) -> 
             t = ablations.mcnemar_paired(part["ca"], part["cb"])
             acc_a = part["ca"].astype(float).mean()
             acc_b = part["cb"].astype(float).mean()
-            out.append({"model_id": pair.model_id, "condition_a": pair.condition_a, "condition_b": pair.condition_b,
-                        "emotion": emotion, "n_images": t.n_pairs, "accuracy_a": acc_a, "accuracy_b": acc_b,
-                        "accuracy_diff_pp": 100 * (acc_a - acc_b),
-                        "thinking_tokens_per_step_a": steps["a"], "thinking_tokens_per_step_b": steps["b"],
-                        "both_correct": t.both_correct, "only_a_correct": t.only_a_correct,
-                        "only_b_correct": t.only_b_correct, "both_wrong": t.both_wrong,
-                        "mcnemar_statistic": t.statistic, "mcnemar_p": t.p_value, "mcnemar_method": t.method,
-                        "mcnemar_null_reason": t.reason})
+            out.append(
+                {
+                    "model_id": pair.model_id,
+                    "condition_a": pair.condition_a,
+                    "condition_b": pair.condition_b,
+                    "emotion": emotion,
+                    "n_images": t.n_pairs,
+                    "accuracy_a": acc_a,
+                    "accuracy_b": acc_b,
+                    "accuracy_diff_pp": 100 * (acc_a - acc_b),
+                    "thinking_tokens_per_step_a": steps["a"],
+                    "thinking_tokens_per_step_b": steps["b"],
+                    "both_correct": t.both_correct,
+                    "only_a_correct": t.only_a_correct,
+                    "only_b_correct": t.only_b_correct,
+                    "both_wrong": t.both_wrong,
+                    "mcnemar_statistic": t.statistic,
+                    "mcnemar_p": t.p_value,
+                    "mcnemar_method": t.method,
+                    "mcnemar_null_reason": t.reason,
+                }
+            )
     return pd.DataFrame(out)
 
 
 # --- 4A-2 scaling series
+
 
 def scaling_conditions(conditions: pd.DataFrame) -> pd.DataFrame:
     """Catalog rows of families with at least two distinct sizes (size_b) among non-thinking
@@ -83,9 +102,16 @@ def scaling_accuracy(predictions: pd.DataFrame, conditions: pd.DataFrame) -> pd.
         if p.empty:
             continue
         for emotion, part in scopes(p, "true_emotion"):
-            rows.append({"family": s.family, "condition_id": s.condition_id, "size_b": s.size_b,
-                         "emotion": emotion, "n_images": len(part),
-                         "accuracy": part["correct"].fillna(False).astype(float).mean() if len(part) else np.nan})
+            rows.append(
+                {
+                    "family": s.family,
+                    "condition_id": s.condition_id,
+                    "size_b": s.size_b,
+                    "emotion": emotion,
+                    "n_images": len(part),
+                    "accuracy": part["correct"].fillna(False).astype(float).mean() if len(part) else np.nan,
+                }
+            )
     if not rows:
         return pd.DataFrame(columns=list(declared("ablation_scaling_accuracy")))
     return ablations.size_deltas(pd.DataFrame(rows), ["family", "emotion"], "size_b", ["accuracy"])
@@ -104,15 +130,27 @@ def scaling_metrics(predictions: pd.DataFrame, conditions: pd.DataFrame, dimensi
         for dim in dimensions:
             r = agreement.pearson(p[f"human_mean_{dim}"], p[f"model_{dim}"])
             ba = agreement.bland_altman(p[f"human_mean_{dim}"], p[f"model_{dim}"])
-            rows += [{**base, "metric": f"{dim}_r", "value": r.r, "reason": r.reason},
-                     {**base, "metric": f"{dim}_mae", "value": ba.mae, "reason": None},
-                     {**base, "metric": f"{dim}_bias", "value": ba.bias, "reason": None}]
+            rows += [
+                {**base, "metric": f"{dim}_r", "value": r.r, "reason": r.reason},
+                {**base, "metric": f"{dim}_mae", "value": ba.mae, "reason": None},
+                {**base, "metric": f"{dim}_bias", "value": ba.bias, "reason": None},
+            ]
         gaps = demographics.slice_gaps(demographics.slice_metrics(p.rename(columns={"true_emotion": "emotion"})))
         race = gaps[gaps.slice_type == "race"]
         for name in ("accuracy", "f1"):
-            value = float(race[f"{name}_gap_pp"].iloc[0]) if len(race) and pd.notna(race[f"{name}_gap_pp"].iloc[0]) else np.nan
-            rows.append({**base, "metric": f"race_gap_{name}_pp", "value": value,
-                         "reason": None if not np.isnan(value) else "fewer than two races"})
+            value = (
+                float(race[f"{name}_gap_pp"].iloc[0])
+                if len(race) and pd.notna(race[f"{name}_gap_pp"].iloc[0])
+                else np.nan
+            )
+            rows.append(
+                {
+                    **base,
+                    "metric": f"race_gap_{name}_pp",
+                    "value": value,
+                    "reason": None if not np.isnan(value) else "fewer than two races",
+                }
+            )
     if not rows:
         return pd.DataFrame(columns=list(declared("ablation_scaling_metrics")))
     return ablations.size_deltas(pd.DataFrame(rows), ["family", "metric"], "size_b", ["value"])
@@ -136,12 +174,23 @@ def thinking_traces(predictions: pd.DataFrame, thinking_conditions) -> pd.DataFr
                 ok = part["correct"].fillna(False).astype(bool)
                 x, y = part.loc[~ok, col], part.loc[ok, col]
                 t = ablations.mann_whitney(x, y)
-                rows.append({"condition_id": cond, "emotion": emotion, "measure": measure,
-                             "n_traces": int(part[col].notna().sum()), "mean_length": part[col].mean(),
-                             "mean_length_wrong": x.mean(), "mean_length_correct": y.mean(),
-                             "n_wrong": t.n_x, "n_correct": t.n_y, "mann_whitney_u": t.u,
-                             "mann_whitney_p": t.p_value, "rank_biserial_wrong_vs_correct": t.rank_biserial,
-                             "null_reason": t.reason})
+                rows.append(
+                    {
+                        "condition_id": cond,
+                        "emotion": emotion,
+                        "measure": measure,
+                        "n_traces": int(part[col].notna().sum()),
+                        "mean_length": part[col].mean(),
+                        "mean_length_wrong": x.mean(),
+                        "mean_length_correct": y.mean(),
+                        "n_wrong": t.n_x,
+                        "n_correct": t.n_y,
+                        "mann_whitney_u": t.u,
+                        "mann_whitney_p": t.p_value,
+                        "rank_biserial_wrong_vs_correct": t.rank_biserial,
+                        "null_reason": t.reason,
+                    }
+                )
     return pd.DataFrame(rows, columns=list(declared("ablation_thinking_traces")))
 
 
@@ -154,27 +203,42 @@ def thinking_rt_correlation(traces: pd.DataFrame, human_rt: pd.DataFrame) -> pd.
         for dim, rt in human_rt.groupby("dimension", sort=True):
             m = part.merge(rt, on="emotion")
             s = ablations.spearman_small_n(m["mean_length"], m["median_rt_ms"])
-            rows.append({"condition_id": cond, "measure": measure, "rt_dimension": dim, "n_emotions": s.n,
-                         "spearman_rho": s.rho, "p_value": s.p_value, "p_method": s.method,
-                         "small_n_caveat": s.caveat, "null_reason": s.reason})
+            rows.append(
+                {
+                    "condition_id": cond,
+                    "measure": measure,
+                    "rt_dimension": dim,
+                    "n_emotions": s.n,
+                    "spearman_rho": s.rho,
+                    "p_value": s.p_value,
+                    "p_method": s.method,
+                    "small_n_caveat": s.caveat,
+                    "null_reason": s.reason,
+                }
+            )
     return pd.DataFrame(rows, columns=list(declared("ablation_thinking_rt")))
 
 
 # --- the dbt Python models (models/marts/ablations/*.py) ---------------------------------------------
 
+
 def ablation_thinking_comparison(predictions, conditions, provenance) -> pd.DataFrame:
-    return finish(thinking_comparison(as_frame(predictions), as_frame(conditions)), "ablation_thinking_comparison",
-                  provenance)
+    return finish(
+        thinking_comparison(as_frame(predictions), as_frame(conditions)), "ablation_thinking_comparison", provenance
+    )
 
 
 def ablation_scaling_accuracy(predictions, conditions, provenance) -> pd.DataFrame:
-    return finish(scaling_accuracy(as_frame(predictions), as_frame(conditions)), "ablation_scaling_accuracy", provenance)
+    return finish(
+        scaling_accuracy(as_frame(predictions), as_frame(conditions)), "ablation_scaling_accuracy", provenance
+    )
 
 
 def ablation_scaling_metrics(predictions, conditions, provenance) -> pd.DataFrame:
     rows = as_frame(predictions)
-    return finish(scaling_metrics(rows, as_frame(conditions), model_dimensions(rows)), "ablation_scaling_metrics",
-                  provenance)
+    return finish(
+        scaling_metrics(rows, as_frame(conditions), model_dimensions(rows)), "ablation_scaling_metrics", provenance
+    )
 
 
 def ablation_thinking_traces(predictions, provenance) -> pd.DataFrame:

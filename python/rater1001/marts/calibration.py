@@ -1,6 +1,7 @@
 """models/marts/calibration: per-emotion calibration (affine and offset-only) of each condition's
 dimensional answers, scored out of sample, and whether it moves the Table 8 verdict
 (docs/ablations.md). Every number is a call into rater1001.stats (calibration, alpha, verdicts)."""
+
 from __future__ import annotations
 
 from dataclasses import asdict
@@ -18,8 +19,16 @@ from .replaceability import rules_from_seed
 POOL = "replaceability"
 
 
-def scores_table(predictions: pd.DataFrame, image_stats: pd.DataFrame, loo: pd.DataFrame, dimensions,
-                       scale, rules: VerdictRules, n_folds: int = 5, seed: int = calibration.SEED) -> pd.DataFrame:
+def scores_table(
+    predictions: pd.DataFrame,
+    image_stats: pd.DataFrame,
+    loo: pd.DataFrame,
+    dimensions,
+    scale,
+    rules: VerdictRules,
+    n_folds: int = 5,
+    seed: int = calibration.SEED,
+) -> pd.DataFrame:
     """Per (condition, dimension, emotion, method in none/offset/affine): out-of-sample scores,
     delta alpha with the (calibrated) model added over the emotion's images and pooled over all
     images of the dimension, and whether the condition passes the Table 8 rule as `rules` declare
@@ -32,14 +41,25 @@ def scores_table(predictions: pd.DataFrame, image_stats: pd.DataFrame, loo: pd.D
 
         def delta(ans):
             st = stats_dim.reindex(ans["image_id"].to_numpy())
-            base, plus, d = delta_alpha(st["n_ratings"].fillna(0), st["rating_sum"].fillna(0),
-                                        st["rating_sumsq"].fillna(0), ans["calibrated"].to_numpy())
+            base, plus, d = delta_alpha(
+                st["n_ratings"].fillna(0),
+                st["rating_sum"].fillna(0),
+                st["rating_sumsq"].fillna(0),
+                ans["calibrated"].to_numpy(),
+            )
             return base.alpha, plus.alpha, d
 
         for cond, p in predictions.groupby("condition_id", sort=True):
-            img = pd.DataFrame({"image_id": p["image_id"], "identity_id": p["identity_id"],
-                                "emotion": p["true_emotion"], "model": p[f"model_{dim}"],
-                                "human_mean": p[f"human_mean_{dim}"], "human_sd": p[f"human_sd_{dim}"]})
+            img = pd.DataFrame(
+                {
+                    "image_id": p["image_id"],
+                    "identity_id": p["identity_id"],
+                    "emotion": p["true_emotion"],
+                    "model": p[f"model_{dim}"],
+                    "human_mean": p[f"human_mean_{dim}"],
+                    "human_sd": p[f"human_sd_{dim}"],
+                }
+            )
             # unanswered images stay: a missing answer counts against the model (before and after calibration)
             img = img[img["human_mean"].notna()].reset_index(drop=True)
             if img["identity_id"].nunique() < n_folds:
@@ -49,8 +69,17 @@ def scores_table(predictions: pd.DataFrame, image_stats: pd.DataFrame, loo: pd.D
             for s in scores.to_dict("records"):
                 ans = answers[(answers.emotion == s["emotion"]) & (answers.method == s["method"])]
                 a_h, a_m, d = delta(ans)
-                rows.append({"condition_id": cond, "dimension": dim, **s, "alpha_human": a_h,
-                             "alpha_with_model": a_m, "delta_alpha": d, "delta_alpha_pooled": pooled[s["method"]]})
+                rows.append(
+                    {
+                        "condition_id": cond,
+                        "dimension": dim,
+                        **s,
+                        "alpha_human": a_h,
+                        "alpha_with_model": a_m,
+                        "delta_alpha": d,
+                        "delta_alpha_pooled": pooled[s["method"]],
+                    }
+                )
     out = pd.DataFrame(rows)
     if out.empty:
         return out
@@ -76,9 +105,15 @@ def verdicts_table(scores: pd.DataFrame, loo: pd.DataFrame, rules: VerdictRules)
         lw = float(base["loo_w1sd"].iloc[0]) if len(base) else np.nan
         lz = float(base["loo_mean_abs_z"].iloc[0]) if len(base) else np.nan
         hs = float(base["mean_human_sd"].iloc[0]) if len(base) else np.nan
-        v = dimension_verdict(part[["condition_id", "w1sd", "mean_abs_z", "delta_alpha", "delta_alpha_pooled", "bias",
-                                    "sd_d", "n_unique"]],
-                              lw, lz, hs, rules)
+        v = dimension_verdict(
+            part[
+                ["condition_id", "w1sd", "mean_abs_z", "delta_alpha", "delta_alpha_pooled", "bias", "sd_d", "n_unique"]
+            ],
+            lw,
+            lz,
+            hs,
+            rules,
+        )
         rows.append({"dimension": dim, "emotion": emotion, "method": method, **asdict(v)})
     out = pd.DataFrame(rows)
     none = out[out.method == "none"].set_index(["dimension", "emotion"])["verdict"]
@@ -89,13 +124,33 @@ def verdicts_table(scores: pd.DataFrame, loo: pd.DataFrame, rules: VerdictRules)
 
 # --- the dbt Python models (models/marts/calibration/*.py) -------------------------------------------
 
-def calibration_scores(model_vs_human, pools, image_stats, human_baseline, verdict_rules, provenance, *,
-                       scale_min, scale_max, folds=None, seed=None) -> pd.DataFrame:
+
+def calibration_scores(
+    model_vs_human,
+    pools,
+    image_stats,
+    human_baseline,
+    verdict_rules,
+    provenance,
+    *,
+    scale_min,
+    scale_max,
+    folds=None,
+    seed=None,
+) -> pd.DataFrame:
     rows = in_pool(as_frame(model_vs_human), pools, POOL)
     stats = as_frame(image_stats)[["image_id", "dimension", "n_ratings", "rating_sum", "rating_sumsq"]]
     loo = as_frame(human_baseline)[["emotion", "dimension", "loo_w1sd"]]
-    out = scores_table(rows, stats, loo, model_dimensions(rows), (float(scale_min), float(scale_max)),
-                       rules_from_seed(verdict_rules), int(folds or 5), int(seed or calibration.SEED))
+    out = scores_table(
+        rows,
+        stats,
+        loo,
+        model_dimensions(rows),
+        (float(scale_min), float(scale_max)),
+        rules_from_seed(verdict_rules),
+        int(folds or 5),
+        int(seed or calibration.SEED),
+    )
     return finish(out, "calibration_scores", provenance)
 
 

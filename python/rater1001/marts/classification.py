@@ -1,6 +1,7 @@
 """models/marts/classification: accuracy, macro-F1, Cohen's kappa per condition (Table 2), per
 emotion (Table 3) and the confusion matrix (Table 3a). Every number is a call into
 rater1001.stats.classification."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -13,9 +14,18 @@ def summary_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
     rows = []
     for cond, g in predictions.groupby("condition_id", sort=True):
         s = classification.summary(g["true_emotion"], g["predicted_emotion"], labels)
-        rows.append({"condition_id": cond, "n": s.n, "n_missing": s.n_missing, "accuracy": s.accuracy,
-                     "accuracy_answered_only": s.accuracy_answered_only, "f1_macro": s.f1_macro, "kappa": s.kappa,
-                     "landis_koch_band": s.band})
+        rows.append(
+            {
+                "condition_id": cond,
+                "n": s.n,
+                "n_missing": s.n_missing,
+                "accuracy": s.accuracy,
+                "accuracy_answered_only": s.accuracy_answered_only,
+                "f1_macro": s.f1_macro,
+                "kappa": s.kappa,
+                "landis_koch_band": s.band,
+            }
+        )
     return typed(rows, declared("classification_summary"))
 
 
@@ -24,8 +34,18 @@ def by_emotion_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFra
     for cond, g in predictions.groupby("condition_id", sort=True):
         t = classification.by_label(g["true_emotion"], g["predicted_emotion"], labels)
         for r in t.itertuples(index=False):
-            rows.append({"condition_id": cond, "emotion": r.emotion, "precision": r.precision, "recall": r.recall,
-                         "f1": r.f1, "support": r.support, "n_predicted": r.n_predicted, "kappa_one_vs_rest": r.kappa})
+            rows.append(
+                {
+                    "condition_id": cond,
+                    "emotion": r.emotion,
+                    "precision": r.precision,
+                    "recall": r.recall,
+                    "f1": r.f1,
+                    "support": r.support,
+                    "n_predicted": r.n_predicted,
+                    "kappa_one_vs_rest": r.kappa,
+                }
+            )
     return typed(rows, declared("classification_by_emotion"))
 
 
@@ -40,6 +60,7 @@ def confusion_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFram
 
 
 # --- the dbt Python models (models/marts/classification/*.py) ---------------------------------------
+
 
 def classification_summary(predictions, factor_labels, study_factors, provenance) -> pd.DataFrame:
     labels = emotion_labels(factor_labels, study_factors)

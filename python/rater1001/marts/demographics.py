@@ -9,6 +9,7 @@ Why typed frames: a mart must build EMPTY (not fail, not get untyped NULL column
 no predictions, so every output goes through `typed(frame, declared(<mart>))`: the columns and
 data_type its yml declares, which DuckDB stores as VARCHAR / DOUBLE / BIGINT / BOOLEAN.
 """
+
 from __future__ import annotations
 
 import functools
@@ -60,6 +61,7 @@ def _renamer(names: dict[str, str]):
             if len(parts) == 2 and all(p in full for p in parts):
                 return sep.join(full[p] for p in parts)
         return full.get(str(value), value)
+
     return rename
 
 
@@ -84,8 +86,7 @@ def _audited(rows: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
 
 def _unplaced(frame: pd.DataFrame, columns) -> pd.DataFrame:
     """The placeholder level back to NULL in the output."""
-    return frame.assign(**{c: frame[c].where(frame[c] != PLACEHOLDER, None)
-                           for c in columns if c in frame.columns})
+    return frame.assign(**{c: frame[c].where(frame[c] != PLACEHOLDER, None) for c in columns if c in frame.columns})
 
 
 def audit_rows(model_vs_human: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
@@ -96,8 +97,15 @@ def audit_rows(model_vs_human: pd.DataFrame, names: dict[str, str] | None = None
     names = slot_names(None) if names is None else names
     rows = _audited(model_vs_human.rename(columns={"true_emotion": "emotion"}), names)
     correct = rows["correct"].astype("boolean").fillna(False).astype(bool)
-    keep = ["condition_id", "image_id", "race", "gender", "emotion", "predicted_emotion",
-            *[f"d_{d}" for d in model_dimensions(model_vs_human)]]
+    keep = [
+        "condition_id",
+        "image_id",
+        "race",
+        "gender",
+        "emotion",
+        "predicted_emotion",
+        *[f"d_{d}" for d in model_dimensions(model_vs_human)],
+    ]
     out = rows[keep].assign(correct=correct.to_numpy())
     for col in ["condition_id", "image_id", "race", "gender", "emotion", "predicted_emotion"]:
         out[col] = out[col].astype(object).where(out[col].notna(), None)
@@ -127,8 +135,9 @@ def human_label_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = 
     label_counts = _audited(label_counts, slot_names(None) if names is None else names)
     keys = ["race", "gender", "true_emotion", "chosen_emotion"]
     rows = label_counts.groupby(keys, sort=True, dropna=False)["n_labels"].sum().reset_index()
-    return (rows.rename(columns={"true_emotion": "emotion", "chosen_emotion": "predicted_emotion"})
-                .assign(condition_id=HUMAN_CONDITION))
+    return rows.rename(columns={"true_emotion": "emotion", "chosen_emotion": "predicted_emotion"}).assign(
+        condition_id=HUMAN_CONDITION
+    )
 
 
 def _slice_types(names: dict[str, str]) -> tuple[str, ...]:
@@ -136,8 +145,9 @@ def _slice_types(names: dict[str, str]) -> tuple[str, ...]:
     return used + (("race_gender",) if len(used) == 2 else ())
 
 
-def slices_table(model_label_counts: pd.DataFrame, label_counts: pd.DataFrame,
-                 study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+def slices_table(
+    model_label_counts: pd.DataFrame, label_counts: pd.DataFrame, study_factors: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """demographic_slices: accuracy and macro-F1 per (condition, slice_type, slice) for every
     model condition (int_demographic_label_counts) and, where human forced-choice labels exist,
     the pooled human raters (int_human_label_counts); each row carries its (condition,
@@ -161,8 +171,9 @@ def slices_table(model_label_counts: pd.DataFrame, label_counts: pd.DataFrame,
     return typed(_named(out, names, ["slice_type"]), declared("demographic_slices"))
 
 
-def glmm_lrt_table(label_counts: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ,
-                   study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+def glmm_lrt_table(
+    label_counts: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ, study_factors: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """label_counts: int_demographic_label_counts."""
     names = slot_names(study_factors)
     rows = label_count_rows(label_counts, names)
@@ -177,8 +188,7 @@ def _stratified_terms(names: dict[str, str]) -> tuple[str, ...]:
     return used + (("race:gender",) if len(used) == 2 else ())
 
 
-def stratified_anova_table(bias_cells: pd.DataFrame,
-                           study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+def stratified_anova_table(bias_cells: pd.DataFrame, study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
     """bias_cells: int_bias_cells. One audit factor: only its own term per stratum (no second
     factor, no interaction)."""
     names = slot_names(study_factors)
@@ -210,8 +220,9 @@ def _tukey_critical_value_cached():
         multicomp.get_tukeyQcrit2 = original
 
 
-def tukey_table(bias_cells: pd.DataFrame, anova: pd.DataFrame,
-                study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+def tukey_table(
+    bias_cells: pd.DataFrame, anova: pd.DataFrame, study_factors: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """bias_cells: int_bias_cells; anova: the demographic_stratified_anova mart."""
     names = slot_names(study_factors)
     cells = _audited(bias_cells, names)
@@ -219,22 +230,22 @@ def tukey_table(bias_cells: pd.DataFrame, anova: pd.DataFrame,
         return typed(pd.DataFrame(), declared("demographic_tukey"))
     # the anova mart names terms as the study does; the statistics read slot names
     to_slot = _renamer({name: slot for slot, name in names.items()})
-    anova = anova.assign(significant=anova["significant"].astype("boolean"),
-                         term=anova["term"].map(to_slot),
-                         emotion=anova["emotion"].where(anova["emotion"].notna(), PLACEHOLDER))
+    anova = anova.assign(
+        significant=anova["significant"].astype("boolean"),
+        term=anova["term"].map(to_slot),
+        emotion=anova["emotion"].where(anova["emotion"].notna(), PLACEHOLDER),
+    )
     with _tukey_critical_value_cached():
         table = demographics.tukey_from_cells(cells, anova)
     return typed(table, declared("demographic_tukey"))
 
 
-def omnibus_table(model_vs_human: pd.DataFrame,
-                  study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+def omnibus_table(model_vs_human: pd.DataFrame, study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
     names = slot_names(study_factors)
     rows = audit_rows(model_vs_human, names)
     if rows.empty:
         return typed(pd.DataFrame(), declared("demographic_omnibus"))
-    table = demographics.omnibus_tests(rows, dimensions=model_dimensions(model_vs_human),
-                                       factors=audit_slots(names))
+    table = demographics.omnibus_tests(rows, dimensions=model_dimensions(model_vs_human), factors=audit_slots(names))
     if CATEGORY_SLOT not in names and not table.empty:  # one stratum: no factor x category interaction
         table = table[table["term"] == table["factor"]]
     return typed(_named(table, names, ["factor", "term"]), declared("demographic_omnibus"))
@@ -247,16 +258,17 @@ def significance_counts_table(anova: pd.DataFrame) -> pd.DataFrame:
     return typed(demographics.significance_counts(anova), declared("demographic_significance_counts"))
 
 
-def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame,
-                          predictions: pd.DataFrame) -> pd.DataFrame:
+def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
     """demographic_rater_agreement: stg_human_ratings' forced-choice labels, stg_rater_attributes
     and stg_model_predictions (first run of each condition, as the other marts) -> agreement of
     each condition with the raters of each attribute level, and whether it differs by level."""
     labelled = ratings.loc[ratings["chosen_emotion"].notna(), ["rater_id", "image_id", "chosen_emotion"]]
     first = predictions[predictions["run_id"] == predictions.groupby("condition_id")["run_id"].transform("min")]
-    pairs = (labelled.merge(attributes, on="rater_id")
-             .merge(first[["condition_id", "image_id", "predicted_emotion"]], on="image_id")
-             .rename(columns={"chosen_emotion": "chosen", "predicted_emotion": "predicted"}))
+    pairs = (
+        labelled.merge(attributes, on="rater_id")
+        .merge(first[["condition_id", "image_id", "predicted_emotion"]], on="image_id")
+        .rename(columns={"chosen_emotion": "chosen", "predicted_emotion": "predicted"})
+    )
     if pairs.empty or first["predicted_emotion"].isna().all():
         return typed(pd.DataFrame(), declared("demographic_rater_agreement"))
     levels = rater_slices.level_agreement(pairs)
@@ -265,6 +277,7 @@ def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame,
 
 
 # --- the dbt Python models (models/marts/demographics/*.py) ------------------------------------------
+
 
 def _pooled(rows, pools) -> pd.DataFrame:
     return in_pool(as_frame(rows), pools, POOL)
@@ -276,8 +289,7 @@ def demographic_slices(model_label_counts, pools, label_counts, study_factors, p
 
 
 def demographic_glmm_lrt(label_counts, pools, study_factors, provenance) -> pd.DataFrame:
-    return with_origin(glmm_lrt_table(_pooled(label_counts, pools), study_factors=as_frame(study_factors)),
-                       provenance)
+    return with_origin(glmm_lrt_table(_pooled(label_counts, pools), study_factors=as_frame(study_factors)), provenance)
 
 
 def demographic_stratified_anova(bias_cells, pools, study_factors, provenance) -> pd.DataFrame:
@@ -291,8 +303,7 @@ def demographic_tukey(bias_cells, pools, anova, study_factors, provenance) -> pd
 
 
 def demographic_omnibus(model_vs_human, pools, study_factors, provenance) -> pd.DataFrame:
-    return with_origin(omnibus_table(_pooled(model_vs_human, pools), study_factors=as_frame(study_factors)),
-                       provenance)
+    return with_origin(omnibus_table(_pooled(model_vs_human, pools), study_factors=as_frame(study_factors)), provenance)
 
 
 def demographic_significance_counts(anova, provenance) -> pd.DataFrame:

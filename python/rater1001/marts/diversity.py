@@ -1,6 +1,7 @@
 """models/marts/diversity: response diversity per condition (section 4.4) and the inter-model
 spread against k random humans (Table 6, Figure 6). Every number is a call into
 rater1001.stats.diversity / stats.bootstrap."""
+
 from __future__ import annotations
 
 from dataclasses import asdict
@@ -38,34 +39,54 @@ def _k_human_cells(model_long: pd.DataFrame, human_lists: pd.DataFrame):
             yield dim, emotion, conds, cell[conds].to_numpy(float), padded(cell["ratings"]), cell["image_id"]
 
 
-def k_human_diversity(model_long: pd.DataFrame, human_lists: pd.DataFrame,
-                      replicates: int = 1000, seed: int = bootstrap.SEED) -> pd.DataFrame:
+def k_human_diversity(
+    model_long: pd.DataFrame, human_lists: pd.DataFrame, replicates: int = 1000, seed: int = bootstrap.SEED
+) -> pd.DataFrame:
     """Table 6: inter-model spread per image vs k humans drawn without replacement, k = the number
     of conditions with predictions on the dimension."""
     rows = []
     for dim, emotion, conds, models, humans, _ in _k_human_cells(model_long, human_lists):
         r = bootstrap.k_human_variance(models, humans, replicates=replicates, seed=seed)
-        rows.append({"dimension": dim, "emotion": emotion, "conditions": ",".join(conds),
-                     "model_to_human_sd_ratio": r.model_sd / r.human_sd if r.human_sd else np.nan,
-                     **asdict(r)})
+        rows.append(
+            {
+                "dimension": dim,
+                "emotion": emotion,
+                "conditions": ",".join(conds),
+                "model_to_human_sd_ratio": r.model_sd / r.human_sd if r.human_sd else np.nan,
+                **asdict(r),
+            }
+        )
     return typed(rows, declared("response_diversity_k_human"))
 
 
-def k_human_image_sd(model_long: pd.DataFrame, human_lists: pd.DataFrame,
-                     replicates: int = 1000, seed: int = bootstrap.SEED) -> pd.DataFrame:
+def k_human_image_sd(
+    model_long: pd.DataFrame, human_lists: pd.DataFrame, replicates: int = 1000, seed: int = bootstrap.SEED
+) -> pd.DataFrame:
     """Figure 6: per image, the SD of the k conditions' values ('models') and the mean SD of k
     random humans ('k_humans'), with the draws of the Table 6 comparison (same seed, per emotion)."""
     rows = []
     for dim, emotion, conds, models, humans, image_ids in _k_human_cells(model_long, human_lists):
         model_sd, human_sd, kept = bootstrap.k_human_image_sd(models, humans, replicates=replicates, seed=seed)
         for source, sd in (("models", model_sd), ("k_humans", human_sd)):
-            rows += [{"dimension": dim, "emotion": emotion, "image_id": i, "source": source, "sd": v,
-                      "k": len(conds), "replicates": replicates, "seed": seed}
-                     for i, v, ok in zip(image_ids, sd, kept) if ok]
+            rows += [
+                {
+                    "dimension": dim,
+                    "emotion": emotion,
+                    "image_id": i,
+                    "source": source,
+                    "sd": v,
+                    "k": len(conds),
+                    "replicates": replicates,
+                    "seed": seed,
+                }
+                for i, v, ok in zip(image_ids, sd, kept)
+                if ok
+            ]
     return typed(rows, declared("response_diversity_images"))
 
 
 # --- the dbt Python models (models/marts/diversity/*.py) ---------------------------------------------
+
 
 def response_diversity(model_long, provenance) -> pd.DataFrame:
     return with_origin(diversity_table(as_frame(model_long)), provenance)

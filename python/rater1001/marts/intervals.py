@@ -1,5 +1,6 @@
 """models/marts/intervals: bootstrap percentile intervals (images resampled, seeded) for the
 headline numbers. The intervals are rater1001.stats.intervals."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -9,8 +10,14 @@ from ..stats.zscores import zscore
 from ._shared import ALL, as_frame, finish, model_dimensions, scopes
 
 
-def intervals_table(predictions: pd.DataFrame, image_stats: pd.DataFrame, dimensions, labels,
-                       replicates: int = intervals.REPLICATES, seed: int = intervals.SEED) -> pd.DataFrame:
+def intervals_table(
+    predictions: pd.DataFrame,
+    image_stats: pd.DataFrame,
+    dimensions,
+    labels,
+    replicates: int = intervals.REPLICATES,
+    seed: int = intervals.SEED,
+) -> pd.DataFrame:
     """Long: (condition_id, dimension, emotion, statistic) -> estimate, lo, hi. The headline
     numbers of the report: human alpha (condition_id 'human'), alpha_with_model and delta_alpha
     over all images (Tables 4c/5c), W1SD over all images and per emotion (Tables 4d/4e), kappa
@@ -22,34 +29,73 @@ def intervals_table(predictions: pd.DataFrame, image_stats: pd.DataFrame, dimens
     rows = []
 
     def add(cond, dim, emotion, stat, iv: intervals.Interval):
-        rows.append({"condition_id": cond, "dimension": dim, "emotion": emotion, "statistic": stat,
-                     "estimate": iv.estimate, "lo": iv.lo, "hi": iv.hi, "n_images": iv.n_units,
-                     "replicates": iv.replicates, "seed": iv.seed, "level": iv.level})
+        rows.append(
+            {
+                "condition_id": cond,
+                "dimension": dim,
+                "emotion": emotion,
+                "statistic": stat,
+                "estimate": iv.estimate,
+                "lo": iv.lo,
+                "hi": iv.hi,
+                "n_images": iv.n_units,
+                "replicates": iv.replicates,
+                "seed": iv.seed,
+                "level": iv.level,
+            }
+        )
 
     for dim in dimensions:
         st = image_stats[image_stats.dimension == dim]
-        add("human", dim, ALL, "alpha", intervals.alpha_intervals(
-            st["n_ratings"], st["rating_sum"], st["rating_sumsq"], None, replicates, seed)["alpha"])
+        add(
+            "human",
+            dim,
+            ALL,
+            "alpha",
+            intervals.alpha_intervals(st["n_ratings"], st["rating_sum"], st["rating_sumsq"], None, replicates, seed)[
+                "alpha"
+            ],
+        )
     for cond, p in predictions.groupby("condition_id", sort=True):
         # no kappa without a category and the model's labels (a study of ratings only)
         if p["true_emotion"].notna().any() and p["predicted_emotion"].notna().any():
-            add(cond, "classification", ALL, "kappa",
-                intervals.kappa_interval(p["true_emotion"], p["predicted_emotion"], labels, replicates, seed))
+            add(
+                cond,
+                "classification",
+                ALL,
+                "kappa",
+                intervals.kappa_interval(p["true_emotion"], p["predicted_emotion"], labels, replicates, seed),
+            )
         for dim in dimensions:
             st = image_stats[image_stats.dimension == dim].set_index("image_id").reindex(p["image_id"])
-            ivs = intervals.alpha_intervals(st["n_ratings"].fillna(0), st["rating_sum"].fillna(0),
-                                            st["rating_sumsq"].fillna(0), p[f"model_{dim}"].to_numpy(),
-                                            replicates, seed)
+            ivs = intervals.alpha_intervals(
+                st["n_ratings"].fillna(0),
+                st["rating_sum"].fillna(0),
+                st["rating_sumsq"].fillna(0),
+                p[f"model_{dim}"].to_numpy(),
+                replicates,
+                seed,
+            )
             add(cond, dim, ALL, "alpha_with_model", ivs["alpha_with_model"])
             add(cond, dim, ALL, "delta_alpha", ivs["delta_alpha"])
             for emotion, part in scopes(p, "true_emotion"):
-                add(cond, dim, emotion, "w1sd", intervals.w1sd_interval(
-                    zscore(part[f"model_{dim}"], part[f"human_mean_{dim}"], part[f"human_sd_{dim}"]), replicates, seed,
-                    missing=part[f"model_{dim}"].isna()))
+                add(
+                    cond,
+                    dim,
+                    emotion,
+                    "w1sd",
+                    intervals.w1sd_interval(
+                        zscore(part[f"model_{dim}"], part[f"human_mean_{dim}"], part[f"human_sd_{dim}"]),
+                        replicates,
+                        seed,
+                        missing=part[f"model_{dim}"].isna(),
+                    ),
+                )
     return pd.DataFrame(rows)
 
 
 # --- the dbt Python model (models/marts/intervals/headline_intervals.py) ----------------------------
+
 
 def headline_intervals(model_vs_human, image_stats, provenance, *, replicates=None, seed=None) -> pd.DataFrame:
     rows, stats = as_frame(model_vs_human), as_frame(image_stats)

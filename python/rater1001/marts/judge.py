@@ -23,6 +23,7 @@ and a few reasons per cell of the win-rate table, so a reader sees what a number
 Both read anchor pairs only (every candidate against the anchor), from the candidate's side, like
 judge_win_rates; a round-robin's model-vs-model pairs have no "preferred the anchor" reading.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -41,7 +42,6 @@ from ..stats.judge import winner_of
 from ..stats.terms import DEFAULT_PRIOR_TOTAL, log_odds_dirichlet, tokenize
 from ._shared import ALL, anchor_of, as_frame, declared, typed, with_origin
 
-
 # --- consistency ----------------------------------------------------------------------------------
 
 
@@ -49,9 +49,15 @@ def pair_verdicts(verdicts_long: pd.DataFrame, dialogues: pd.DataFrame) -> pd.Da
     pairs = js.consolidate_orders(verdicts_long)
     pairs["category"] = pairs["sample_id"].map(dict(zip(dialogues["sample_id"], dialogues["category"])))
     pairs["is_complete"] = pairs["final_verdict"].notna()
-    pairs["winner_candidate"] = np.select(
-        [pairs["final_verdict"].eq("a"), pairs["final_verdict"].eq("b"), pairs["final_verdict"].eq("tie")],
-        [pairs["candidate_a"], pairs["candidate_b"], "tie"], default=None) if len(pairs) else []
+    pairs["winner_candidate"] = (
+        np.select(
+            [pairs["final_verdict"].eq("a"), pairs["final_verdict"].eq("b"), pairs["final_verdict"].eq("tie")],
+            [pairs["candidate_a"], pairs["candidate_b"], "tie"],
+            default=None,
+        )
+        if len(pairs)
+        else []
+    )
     return typed(pairs, declared("judge_pair_verdicts"))
 
 
@@ -65,8 +71,11 @@ def anchor_outcomes(pairs: pd.DataFrame, anchor: str) -> pd.DataFrame:
     p["candidate_id"] = np.where(model_is_a, p["candidate_a"], p["candidate_b"])
     verdict = p["final_verdict"].astype("object")
     model_side = np.where(model_is_a, "a", "b")
-    p["outcome"] = np.select([verdict.isna(), verdict.eq("tie"), verdict.eq(model_side)],
-                             [None, "tie", "win"], default="loss") if len(p) else []
+    p["outcome"] = (
+        np.select([verdict.isna(), verdict.eq("tie"), verdict.eq(model_side)], [None, "tie", "win"], default="loss")
+        if len(p)
+        else []
+    )
     return p
 
 
@@ -80,10 +89,20 @@ def win_rates(pairs: pd.DataFrame, anchor: str, *, by_category: bool = False) ->
         if not by_category:
             o["category"] = ALL
         for (judge_id, kind, cid, variant, category, axis), g in o.groupby(
-                ["judge_id", "judge_kind", "candidate_id", "variant", "category", "axis"], dropna=False):
-            rows.append({"judge_id": judge_id, "judge_kind": kind, "candidate_id": cid, "anchor_id": anchor,
-                         "variant": variant, "category": category, "axis": axis,
-                         **asdict(js.win_rate_summary(g["outcome"]))})
+            ["judge_id", "judge_kind", "candidate_id", "variant", "category", "axis"], dropna=False
+        ):
+            rows.append(
+                {
+                    "judge_id": judge_id,
+                    "judge_kind": kind,
+                    "candidate_id": cid,
+                    "anchor_id": anchor,
+                    "variant": variant,
+                    "category": category,
+                    "axis": axis,
+                    **asdict(js.win_rate_summary(g["outcome"])),
+                }
+            )
     return typed(rows, declared("judge_category_win_rates" if by_category else "judge_win_rates"))
 
 
@@ -103,15 +122,33 @@ def bradley_terry(pairs: pd.DataFrame, anchor: str) -> pd.DataFrame:
             for design, d in designs:
                 if d.empty:
                     continue
-                comps = pd.DataFrame({"item_i": d["candidate_a"], "item_j": d["candidate_b"],
-                                      "outcome": d["final_verdict"].map({"a": "i", "b": "j", "tie": "tie"})})
+                comps = pd.DataFrame(
+                    {
+                        "item_i": d["candidate_a"],
+                        "item_j": d["candidate_b"],
+                        "outcome": d["final_verdict"].map({"a": "i", "b": "j", "tie": "tie"}),
+                    }
+                )
                 fit = js.bradley_terry_davidson(comps, reference=anchor)
                 for r in fit.strengths.itertuples(index=False):
-                    rows.append({"judge_id": judge_id, "design": design, "variant": variant, "axis": axis,
-                                 "candidate_id": r.item, "log_strength": r.log_strength, "se": r.se,
-                                 "ci_low": r.ci_low, "ci_high": r.ci_high, "n_comparisons": r.n_comparisons,
-                                 "tie_parameter": fit.tie_parameter, "reference_id": anchor,
-                                 "tie_model": "davidson", "note": r.note})
+                    rows.append(
+                        {
+                            "judge_id": judge_id,
+                            "design": design,
+                            "variant": variant,
+                            "axis": axis,
+                            "candidate_id": r.item,
+                            "log_strength": r.log_strength,
+                            "se": r.se,
+                            "ci_low": r.ci_low,
+                            "ci_high": r.ci_high,
+                            "n_comparisons": r.n_comparisons,
+                            "tie_parameter": fit.tie_parameter,
+                            "reference_id": anchor,
+                            "tie_model": "davidson",
+                            "note": r.note,
+                        }
+                    )
     return typed(rows, declared("judge_bradley_terry"))
 
 
@@ -130,8 +167,12 @@ def candidate_contrasts(first: pd.Series, second: pd.Series) -> np.ndarray | Non
 def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
     rows = []
     llm = verdicts_long[verdicts_long["judge_kind"] == "llm"].copy()
-    length = {(s, c, v): n for s, c, v, n in zip(candidates["sample_id"], candidates["candidate_id"],
-                                                 candidates["variant"], candidates["response_chars"])}
+    length = {
+        (s, c, v): n
+        for s, c, v, n in zip(
+            candidates["sample_id"], candidates["candidate_id"], candidates["variant"], candidates["response_chars"]
+        )
+    }
     by_sample_cand = {}
     for (s, c, v), n in length.items():
         if v == "text" or (s, c) not in by_sample_cand:
@@ -152,20 +193,45 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
             n_first = int((decisive["position_verdict"] == "1").sum())
             pb = js.position_bias_test(n_first, len(decisive) - n_first)
             n_ties = int((g["position_verdict"] == "tie").sum())
-            rows.append({"judge_id": judge_id, "check_name": "position_bias", "variant": variant, "axis": axis,
-                         "statistic": "share of decisive single-order verdicts choosing 응답 1 (binomial test vs 0.5)",
-                         "estimate": pb.share_first, "ci_low": pb.ci_low, "ci_high": pb.ci_high,
-                         "p_value": pb.p_value, "n": pb.n_decisive, "note": f"{n_ties} tie verdicts not counted"})
+            rows.append(
+                {
+                    "judge_id": judge_id,
+                    "check_name": "position_bias",
+                    "variant": variant,
+                    "axis": axis,
+                    "statistic": "share of decisive single-order verdicts choosing 응답 1 (binomial test vs 0.5)",
+                    "estimate": pb.share_first,
+                    "ci_low": pb.ci_low,
+                    "ci_high": pb.ci_high,
+                    "p_value": pb.p_value,
+                    "n": pb.n_decisive,
+                    "note": f"{n_ties} tie verdicts not counted",
+                }
+            )
             d = decisive.dropna(subset=["len_first", "len_second"])
-            fit = js.logistic_slope((d["position_verdict"] == "1").to_numpy(float),
-                                    (d["len_first"] - d["len_second"]).to_numpy(float) / 100.0,
-                                    candidate_contrasts(d["first"], d["second"]))
-            rows.append({"judge_id": judge_id, "check_name": "verbosity", "variant": variant, "axis": axis,
-                         "statistic": ("logit slope of choosing 응답 1 per 100 characters of length advantage, "
-                                       "controlling for which candidates were compared (Bradley-Terry terms)"),
-                         "estimate": fit.slope, "ci_low": fit.ci_low, "ci_high": fit.ci_high,
-                         "p_value": fit.p_value, "n": fit.n,
-                         "note": fit.note or f"intercept (position log-odds at equal length) = {fit.intercept:.3f}"})
+            fit = js.logistic_slope(
+                (d["position_verdict"] == "1").to_numpy(float),
+                (d["len_first"] - d["len_second"]).to_numpy(float) / 100.0,
+                candidate_contrasts(d["first"], d["second"]),
+            )
+            rows.append(
+                {
+                    "judge_id": judge_id,
+                    "check_name": "verbosity",
+                    "variant": variant,
+                    "axis": axis,
+                    "statistic": (
+                        "logit slope of choosing 응답 1 per 100 characters of length advantage, "
+                        "controlling for which candidates were compared (Bradley-Terry terms)"
+                    ),
+                    "estimate": fit.slope,
+                    "ci_low": fit.ci_low,
+                    "ci_high": fit.ci_high,
+                    "p_value": fit.p_value,
+                    "n": fit.n,
+                    "note": fit.note or f"intercept (position log-odds at equal length) = {fit.intercept:.3f}",
+                }
+            )
     llm_pairs = pairs[(pairs["judge_kind"] == "llm") & pairs["is_complete"].fillna(False).astype(bool)]
     if len(llm_pairs):
         scoped = pd.concat([llm_pairs.assign(variant=ALL), llm_pairs], ignore_index=True)
@@ -173,20 +239,42 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
             n = len(g)
             k = int((~g["is_consistent"].astype(bool)).sum())
             lo, hi = js.wilson_interval(k, n)
-            rows.append({"judge_id": judge_id, "check_name": "inconsistency", "variant": variant, "axis": axis,
-                         "statistic": "share of pairs whose two orders disagree (scored as tie)",
-                         "estimate": k / n if n else np.nan, "ci_low": lo, "ci_high": hi, "p_value": np.nan,
-                         "n": n, "note": None})
+            rows.append(
+                {
+                    "judge_id": judge_id,
+                    "check_name": "inconsistency",
+                    "variant": variant,
+                    "axis": axis,
+                    "statistic": "share of pairs whose two orders disagree (scored as tie)",
+                    "estimate": k / n if n else np.nan,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "p_value": np.nan,
+                    "n": n,
+                    "note": None,
+                }
+            )
         keys = ["judge_id", "variant", "sample_id", "candidate_a", "candidate_b"]
         for (judge_id, variant), g in scoped.groupby(["judge_id", "variant"]):
             wide = g.pivot_table(index=keys, columns="axis", values="score_a", aggfunc="first")
             for x, y in combinations(sorted(wide.columns), 2):
                 both = wide[[x, y]].dropna()
                 r = pearson(both[x], both[y])
-                rows.append({"judge_id": judge_id, "check_name": "axis_correlation", "variant": variant,
-                             "axis": f"{x}~{y}", "statistic": "Pearson r of pair scores (1 / 0.5 / 0) between axes",
-                             "estimate": r.r, "ci_low": np.nan, "ci_high": np.nan, "p_value": r.p_value,
-                             "n": r.n, "note": r.reason})
+                rows.append(
+                    {
+                        "judge_id": judge_id,
+                        "check_name": "axis_correlation",
+                        "variant": variant,
+                        "axis": f"{x}~{y}",
+                        "statistic": "Pearson r of pair scores (1 / 0.5 / 0) between axes",
+                        "estimate": r.r,
+                        "ci_low": np.nan,
+                        "ci_high": np.nan,
+                        "p_value": r.p_value,
+                        "n": r.n,
+                        "note": r.reason,
+                    }
+                )
     return typed(rows, declared("judge_bias_checks"))
 
 
@@ -233,12 +321,23 @@ def agreement(pairs: pd.DataFrame) -> pd.DataFrame:
             if both.empty:
                 continue
             k = js.cohen_kappa(both[j1], both[j2])
-            rows.append({"judge_1": j1, "judge_2": j2, "comparison": f"{k1}-{k2}", "axis": axis,
-                         "n_pairs": k.n, "agreement": k.agreement, "kappa": k.kappa})
+            rows.append(
+                {
+                    "judge_1": j1,
+                    "judge_2": j2,
+                    "comparison": f"{k1}-{k2}",
+                    "axis": axis,
+                    "n_pairs": k.n,
+                    "agreement": k.agreement,
+                    "kappa": k.kappa,
+                }
+            )
     return typed(rows, declared("judge_agreement"))
 
 
-def alt_tests(pairs: pd.DataFrame, *, epsilon: float, q: float = 0.05, min_instances_per_human: int = 30) -> pd.DataFrame:
+def alt_tests(
+    pairs: pd.DataFrame, *, epsilon: float, q: float = 0.05, min_instances_per_human: int = 30
+) -> pd.DataFrame:
     lab = _labels(pairs)
     asked = _with_instance_ids(pairs[pairs["judge_kind"] == "llm"])
     humans = lab[lab["judge_kind"] == "human"]
@@ -246,21 +345,39 @@ def alt_tests(pairs: pd.DataFrame, *, epsilon: float, q: float = 0.05, min_insta
     if humans["judge_id"].nunique() >= 2:
         for judge_id in sorted(asked["judge_id"].unique()):
             for axis in sorted(humans["axis"].unique()):
-                h = humans[humans["axis"] == axis].rename(columns={"judge_id": "annotator_id", "final_verdict": "label"})
+                h = humans[humans["axis"] == axis].rename(
+                    columns={"judge_id": "annotator_id", "final_verdict": "label"}
+                )
                 # every pair the LLM judge was asked about: an unparsed one is a missing answer,
                 # which the Alt-Test counts against the judge
                 m = asked[(asked["judge_id"] == judge_id) & (asked["axis"] == axis)]
                 answers = m["final_verdict"].where(m["is_complete"].fillna(False).astype(bool), None)
-                res = alt_test(h[["annotator_id", "instance_id", "label"]],
-                               pd.Series(answers.to_numpy(), index=m["instance_id"], dtype="object"),
-                               epsilon=epsilon, q=q, scoring="accuracy", min_instances_per_human=min_instances_per_human)
+                res = alt_test(
+                    h[["annotator_id", "instance_id", "label"]],
+                    pd.Series(answers.to_numpy(), index=m["instance_id"], dtype="object"),
+                    epsilon=epsilon,
+                    q=q,
+                    scoring="accuracy",
+                    min_instances_per_human=min_instances_per_human,
+                )
                 per = res.per_annotator.replace({np.nan: None}).to_dict("records")
-                rows.append({"judge_id": judge_id, "axis": axis, "epsilon": epsilon, "q": q,
-                             "winning_rate": res.winning_rate, "advantage_probability": res.advantage_probability,
-                             "passed": res.passed, "n_annotators": res.n_annotators_tested,
-                             "n_instances": res.n_instances, "n_missing": res.n_missing_model,
-                             "winning_rate_answered_only": res.winning_rate_answered_only, "annotators": json.dumps(per, ensure_ascii=False, default=str),
-                             "note": res.note})
+                rows.append(
+                    {
+                        "judge_id": judge_id,
+                        "axis": axis,
+                        "epsilon": epsilon,
+                        "q": q,
+                        "winning_rate": res.winning_rate,
+                        "advantage_probability": res.advantage_probability,
+                        "passed": res.passed,
+                        "n_annotators": res.n_annotators_tested,
+                        "n_instances": res.n_instances,
+                        "n_missing": res.n_missing_model,
+                        "winning_rate_answered_only": res.winning_rate_answered_only,
+                        "annotators": json.dumps(per, ensure_ascii=False, default=str),
+                        "note": res.note,
+                    }
+                )
     return typed(rows, declared("judge_alt_test"))
 
 
@@ -287,19 +404,34 @@ def category_group_win_rates(pairs: pd.DataFrame, anchor: str, groups: pd.DataFr
         o = o.assign(category_group=group_of(o["category"], groups))
         o = pd.concat([o, o.assign(variant=ALL)], ignore_index=True)
         for (judge_id, kind, cid, variant, axis), g in o.groupby(
-                ["judge_id", "judge_kind", "candidate_id", "variant", "axis"], dropna=False):
+            ["judge_id", "judge_kind", "candidate_id", "variant", "axis"], dropna=False
+        ):
             k, gen = g[g["category_group"] == KOREAN], g[g["category_group"] == GENERAL]
             ks, gs = js.win_rate_summary(k["outcome"]), js.win_rate_summary(gen["outcome"])
             diff = js.score_difference(k["outcome"].map(SCORES).fillna(0.0), gen["outcome"].map(SCORES).fillna(0.0))
-            rows.append({"judge_id": judge_id, "judge_kind": kind, "candidate_id": cid, "anchor_id": anchor,
-                         "variant": variant, "axis": axis,
-                         "korean_categories": ", ".join(sorted(k["category"].dropna().unique())) or None,
-                         "korean_n_pairs": ks.n_pairs, "korean_win_rate": ks.win_rate,
-                         "korean_ci_low": ks.win_rate_ci_low, "korean_ci_high": ks.win_rate_ci_high,
-                         "general_n_pairs": gs.n_pairs, "general_win_rate": gs.win_rate,
-                         "general_ci_low": gs.win_rate_ci_low, "general_ci_high": gs.win_rate_ci_high,
-                         "difference": diff.difference, "difference_ci_low": diff.ci_low,
-                         "difference_ci_high": diff.ci_high, "p_value": diff.p_value})
+            rows.append(
+                {
+                    "judge_id": judge_id,
+                    "judge_kind": kind,
+                    "candidate_id": cid,
+                    "anchor_id": anchor,
+                    "variant": variant,
+                    "axis": axis,
+                    "korean_categories": ", ".join(sorted(k["category"].dropna().unique())) or None,
+                    "korean_n_pairs": ks.n_pairs,
+                    "korean_win_rate": ks.win_rate,
+                    "korean_ci_low": ks.win_rate_ci_low,
+                    "korean_ci_high": ks.win_rate_ci_high,
+                    "general_n_pairs": gs.n_pairs,
+                    "general_win_rate": gs.win_rate,
+                    "general_ci_low": gs.win_rate_ci_low,
+                    "general_ci_high": gs.win_rate_ci_high,
+                    "difference": diff.difference,
+                    "difference_ci_low": diff.ci_low,
+                    "difference_ci_high": diff.ci_high,
+                    "p_value": diff.p_value,
+                }
+            )
     return typed(rows, declared("judge_category_group_win_rates"))
 
 
@@ -328,8 +460,11 @@ def axes_of(calls: pd.DataFrame) -> list[str]:
 def call_outcomes(calls: pd.DataFrame, anchor: str) -> pd.DataFrame:
     """LLM calls with a reason on anchor pairs, one row per call and axis: the call's own verdict
     (one order) from the candidate's side, win / tie / loss (NULL when the axis was not parsed)."""
-    c = calls[(calls["judge_kind"] == "llm") & calls["reason"].notna()
-              & ((calls["candidate_a"] == anchor) ^ (calls["candidate_b"] == anchor))]
+    c = calls[
+        (calls["judge_kind"] == "llm")
+        & calls["reason"].notna()
+        & ((calls["candidate_a"] == anchor) ^ (calls["candidate_b"] == anchor))
+    ]
     rows = []
     for axis in axes_of(calls):
         for r in c.itertuples(index=False):
@@ -340,8 +475,9 @@ def call_outcomes(calls: pd.DataFrame, anchor: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["judge_id", "axis", "outcome", "reason"])
 
 
-def reason_terms(calls: pd.DataFrame, anchor: str, *, top: int = 15,
-                 prior_total: float = DEFAULT_PRIOR_TOTAL) -> pd.DataFrame:
+def reason_terms(
+    calls: pd.DataFrame, anchor: str, *, top: int = 15, prior_total: float = DEFAULT_PRIOR_TOTAL
+) -> pd.DataFrame:
     """Per (judge, axis, verdict class) the `top` terms most distinctive of that class's reasons
     against the judge's other reasons on the axis; the prior is all of the judge's reasons on it."""
     o = call_outcomes(calls, anchor).dropna(subset=["outcome"])
@@ -358,9 +494,22 @@ def reason_terms(calls: pd.DataFrame, anchor: str, *, top: int = 15,
             rest = everything - bags[outcome]
             table = log_odds_dirichlet(bags[outcome], rest, everything, prior_total).head(top)
             for rank, t in enumerate(table.itertuples(index=False), start=1):
-                rows.append({"judge_id": judge_id, "axis": axis, "verdict": verdict, "rank": rank, "term": t.term,
-                             "n_in_verdict": t.n_group, "n_in_other_verdicts": t.n_rest, "log_odds": t.log_odds,
-                             "se": t.se, "z": t.z, "n_reasons": sizes[outcome], "prior_total": prior_total})
+                rows.append(
+                    {
+                        "judge_id": judge_id,
+                        "axis": axis,
+                        "verdict": verdict,
+                        "rank": rank,
+                        "term": t.term,
+                        "n_in_verdict": t.n_group,
+                        "n_in_other_verdicts": t.n_rest,
+                        "log_odds": t.log_odds,
+                        "se": t.se,
+                        "z": t.z,
+                        "n_reasons": sizes[outcome],
+                        "prior_total": prior_total,
+                    }
+                )
     return typed(rows, declared("judge_reason_terms"))
 
 
@@ -383,13 +532,26 @@ def reason_samples(pairs: pd.DataFrame, calls: pd.DataFrame, anchor: str, *, per
     for (judge_id, cid, axis, outcome), g in o.groupby(["judge_id", "candidate_id", "axis", "outcome"]):
         g = g.assign(_order=[_stable_order(s, v, axis) for s, v in zip(g["sample_id"], g["variant"])])
         for rank, r in enumerate(g.sort_values("_order").head(per_cell).itertuples(index=False), start=1):
-            rows.append({"judge_id": judge_id, "candidate_id": cid, "anchor_id": anchor, "axis": axis,
-                         "outcome": outcome, "n_pairs_with_outcome": len(g), "sample_rank": rank,
-                         "sample_id": r.sample_id, "variant": r.variant, "category": r.category, "reason": r.reason})
+            rows.append(
+                {
+                    "judge_id": judge_id,
+                    "candidate_id": cid,
+                    "anchor_id": anchor,
+                    "axis": axis,
+                    "outcome": outcome,
+                    "n_pairs_with_outcome": len(g),
+                    "sample_rank": rank,
+                    "sample_id": r.sample_id,
+                    "variant": r.variant,
+                    "category": r.category,
+                    "reason": r.reason,
+                }
+            )
     return typed(rows, declared("judge_reason_samples"))
 
 
 # --- the dbt Python models (models/marts/judge/*.py) -------------------------------------------------
+
 
 def judge_pair_verdicts(verdicts_long, dialogues, provenance) -> pd.DataFrame:
     return with_origin(pair_verdicts(as_frame(verdicts_long), as_frame(dialogues)), provenance)
@@ -416,8 +578,12 @@ def judge_agreement(pairs, provenance) -> pd.DataFrame:
 
 
 def judge_alt_test(pairs, provenance, *, epsilon=None, q=None, min_instances=None) -> pd.DataFrame:
-    table = alt_tests(as_frame(pairs), epsilon=float(epsilon or 0.2), q=float(q or 0.05),
-                      min_instances_per_human=int(min_instances or 30))
+    table = alt_tests(
+        as_frame(pairs),
+        epsilon=float(epsilon or 0.2),
+        q=float(q or 0.05),
+        min_instances_per_human=int(min_instances or 30),
+    )
     return with_origin(table, provenance)
 
 

@@ -1,5 +1,6 @@
 """models/marts/replaceability: the Table 8 verdict of every (emotion, measure) cell. The rule is
 rater1001.stats.verdicts.verdict_matrix, its parameters the verdict_rules seed."""
+
 from __future__ import annotations
 
 import json
@@ -12,12 +13,17 @@ from ._shared import as_frame, declared, typed, with_origin
 
 def rules_from_seed(seed) -> verdicts.VerdictRules:
     """The verdict_rules seed as VerdictRules (replaceability and calibration read the same rules)."""
-    return verdicts.rules_from_records(as_frame(seed)[["parameter", "value"]].astype(str).to_dict("records"),
-                                       source="seed verdict_rules")
+    return verdicts.rules_from_records(
+        as_frame(seed)[["parameter", "value"]].astype(str).to_dict("records"), source="seed verdict_rules"
+    )
 
 
-def verdict_table(dimension_inputs: pd.DataFrame, human_baseline: pd.DataFrame,
-                  classification_inputs: pd.DataFrame, rules: verdicts.VerdictRules) -> pd.DataFrame:
+def verdict_table(
+    dimension_inputs: pd.DataFrame,
+    human_baseline: pd.DataFrame,
+    classification_inputs: pd.DataFrame,
+    rules: verdicts.VerdictRules,
+) -> pd.DataFrame:
     """dimension_inputs / human_baseline / classification_inputs as verdicts.verdict_matrix takes
     them (one row per emotion x measure x condition). The per-condition inputs of each cell are
     attached as JSON (rule_inputs) so every verdict can be checked by hand."""
@@ -26,8 +32,9 @@ def verdict_table(dimension_inputs: pd.DataFrame, human_baseline: pd.DataFrame,
     base_keys = set(zip(human_baseline["emotion"], human_baseline["measure"]))
     # .loc with a boolean list: plain [] with an empty list would select no *columns*.
     dims = dimension_inputs.loc[[k in base_keys for k in zip(dimension_inputs["emotion"], dimension_inputs["measure"])]]
-    matrix = verdicts.verdict_matrix(dims, human_baseline, classification_inputs if len(classification_inputs) else None,
-                                     rules)
+    matrix = verdicts.verdict_matrix(
+        dims, human_baseline, classification_inputs if len(classification_inputs) else None, rules
+    )
     inputs = pd.concat([dims, classification_inputs.assign(measure="classification")], ignore_index=True)
     rows = []
     for r in matrix.to_dict("records"):
@@ -42,17 +49,34 @@ def verdict_table(dimension_inputs: pd.DataFrame, human_baseline: pd.DataFrame,
 def verdicts_from_inputs(inputs: pd.DataFrame, rules: verdicts.VerdictRules) -> pd.DataFrame:
     """Split the replaceability_inputs mart into the three frames verdicts.verdict_matrix takes."""
     dim = inputs[inputs["measure"] != "classification"]
-    dimension_inputs = dim[["emotion", "measure", "condition_id", "w1sd", "mean_abs_z", "delta_alpha",
-                            "delta_alpha_pooled", "bias", "sd_d", "n_unique"]].astype({"n_unique": "float64"})
-    baseline = (dim.dropna(subset=["human_loo_w1sd"])
-                .groupby(["emotion", "measure"], as_index=False, sort=False)
-                [["human_loo_w1sd", "human_loo_mean_abs_z", "human_sd"]].first()
-                .rename(columns={"human_loo_w1sd": "loo_w1sd", "human_loo_mean_abs_z": "loo_mean_abs_z"}))
+    dimension_inputs = dim[
+        [
+            "emotion",
+            "measure",
+            "condition_id",
+            "w1sd",
+            "mean_abs_z",
+            "delta_alpha",
+            "delta_alpha_pooled",
+            "bias",
+            "sd_d",
+            "n_unique",
+        ]
+    ].astype({"n_unique": "float64"})
+    baseline = (
+        dim.dropna(subset=["human_loo_w1sd"])
+        .groupby(["emotion", "measure"], as_index=False, sort=False)[
+            ["human_loo_w1sd", "human_loo_mean_abs_z", "human_sd"]
+        ]
+        .first()
+        .rename(columns={"human_loo_w1sd": "loo_w1sd", "human_loo_mean_abs_z": "loo_mean_abs_z"})
+    )
     cls = inputs[inputs["measure"] == "classification"][["emotion", "condition_id", "kappa", "recall", "precision"]]
     return verdict_table(dimension_inputs, baseline, cls, rules)
 
 
 # --- the dbt Python model (models/marts/replaceability/replaceability_verdicts.py) ------------------
+
 
 def replaceability_verdicts(inputs, verdict_rules, provenance) -> pd.DataFrame:
     return with_origin(verdicts_from_inputs(as_frame(inputs), rules_from_seed(verdict_rules)), provenance)

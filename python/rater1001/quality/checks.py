@@ -5,10 +5,11 @@ Contract rules (keys, required columns, scale, label sets, foreign keys) are der
 `contract.py`; design counts (images per cell, ratings per image, images per rater, model
 coverage) come from `study.yml` via `Study`. Nothing here knows the paper's numbers.
 """
+
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import great_expectations as gx
 import pandas as pd
@@ -68,37 +69,47 @@ def _row(file: str, index) -> str:
 
 # --- contract checks ---------------------------------------------------------------------------
 
+
 def _rule(col: Column, study: Study):
     """(expectation kwargs and class, phrase for a failing value) of a contract rule."""
     E = gx.expectations
     lo, hi = study.scale_min, study.scale_max
     rule = col.rule or ""
     if rule == "scale":
-        return E.ExpectColumnValuesToBeBetween, dict(min_value=lo, max_value=hi), \
-            lambda v: f"is outside the scale {lo}-{hi}"
+        return (
+            E.ExpectColumnValuesToBeBetween,
+            dict(min_value=lo, max_value=hi),
+            lambda v: f"is outside the scale {lo}-{hi}",
+        )
     if rule == "scale_integer":
         # The schema check already holds the column to an integer type (a 7.5 fails there).
-        return E.ExpectColumnValuesToBeInSet, dict(value_set=list(range(lo, hi + 1))), \
-            lambda v: f"is outside the scale {lo}-{hi}"
+        return (
+            E.ExpectColumnValuesToBeInSet,
+            dict(value_set=list(range(lo, hi + 1))),
+            lambda v: f"is outside the scale {lo}-{hi}",
+        )
     if rule.startswith("factor:"):
         factor = rule.split(":", 1)[1]
         # A factor the study does not declare has no levels: any value in it fails.
         levels = study.levels(factor) if study.label_map(factor) else []
-        return E.ExpectColumnValuesToBeInSet, dict(value_set=levels), \
-            lambda v: f"is not a declared {factor} ({', '.join(levels)})"
+        return (
+            E.ExpectColumnValuesToBeInSet,
+            dict(value_set=levels),
+            lambda v: f"is not a declared {factor} ({', '.join(levels)})",
+        )
     if rule.startswith("enum:"):
         allowed = rule.split(":", 1)[1].split("|")
-        return E.ExpectColumnValuesToBeInSet, dict(value_set=allowed), \
-            lambda v: f"is not one of {', '.join(allowed)}"
+        return E.ExpectColumnValuesToBeInSet, dict(value_set=allowed), lambda v: f"is not one of {', '.join(allowed)}"
     if rule == "positive":
-        return E.ExpectColumnValuesToBeBetween, dict(min_value=0, strict_min=True), \
-            lambda v: "must be greater than 0"
+        return E.ExpectColumnValuesToBeBetween, dict(min_value=0, strict_min=True), lambda v: "must be greater than 0"
     if rule == "non_negative":
         return E.ExpectColumnValuesToBeBetween, dict(min_value=0), lambda v: "must not be negative"
     if rule == "age":
-        return E.ExpectColumnValuesToBeBetween, \
-            dict(min_value=0, max_value=130, strict_min=True, strict_max=True), \
-            lambda v: "is not an age in years (0 < age < 130)"
+        return (
+            E.ExpectColumnValuesToBeBetween,
+            dict(min_value=0, max_value=130, strict_min=True, strict_max=True),
+            lambda v: "is not an age in years (0 < age < 130)",
+        )
     raise ValueError(f"contract column {col.name} has an unknown rule {col.rule!r}")
 
 
@@ -108,8 +119,11 @@ def _key_check(spec: TableSpec, file: str) -> Check:
     # the ones whose count is 1, and a failing count leads back to every row of those keys.
     multiplicity = RowClass(spec.name, f"rows_per_{'_'.join(key)}", per_key=spec.key)
     exp = gx.expectations.ExpectColumnValuesToBeBetween(
-        column=multiplicity.column, min_value=1, max_value=1,
-        notes=f"Each ({', '.join(key)}) appears once in {file} (the table's key).")
+        column=multiplicity.column,
+        min_value=1,
+        max_value=1,
+        notes=f"Each ({', '.join(key)}) appears once in {file} (the table's key).",
+    )
 
     def describe(bad: pd.DataFrame) -> list[str]:
         lines = []
@@ -124,34 +138,51 @@ def _key_check(spec: TableSpec, file: str) -> Check:
 
 
 def _not_null_check(spec: TableSpec, col: Column, file: str) -> Check:
-    exp = gx.expectations.ExpectColumnValuesToNotBeNull(
-        column=col.name, notes=f"{col.name} is required in {file}.")
+    exp = gx.expectations.ExpectColumnValuesToNotBeNull(column=col.name, notes=f"{col.name} is required in {file}.")
     # A column with a rule shares its distinct values with the rule's check; an id column has
     # (nearly) as many distinct values as rows, so only whether each value is there is grouped.
-    rows = _values(spec.name, col.name) if col.rule else RowClass(
-        spec.name, col.name, f"case when t.{quoted(col.name)} is null then null else true end",
-        name=f"{col.name} present")
-    return _on(rows, f"{spec.name}.{col.name}.not_null", exp,
-               lambda bad: [f"{_row(file, i)}: {col.name} is empty (the contract requires a value)"
-                            for i in bad.index])
+    rows = (
+        _values(spec.name, col.name)
+        if col.rule
+        else RowClass(
+            spec.name,
+            col.name,
+            f"case when t.{quoted(col.name)} is null then null else true end",
+            name=f"{col.name} present",
+        )
+    )
+    return _on(
+        rows,
+        f"{spec.name}.{col.name}.not_null",
+        exp,
+        lambda bad: [f"{_row(file, i)}: {col.name} is empty (the contract requires a value)" for i in bad.index],
+    )
 
 
 def _rule_check(spec: TableSpec, col: Column, study: Study, file: str) -> Check:
     kind, kwargs, phrase = _rule(col, study)
-    exp = kind(column=col.name, notes=f"{col.name} satisfies rule {col.rule!r} "
-               f"(study scale {study.scale_min}-{study.scale_max}; label sets from "
-               "seeds/factor_labels.csv).", **kwargs)
-    return _on(_values(spec.name, col.name), f"{spec.name}.{col.name}.{col.rule}", exp,
-               lambda bad: [f"{_row(file, i)}: {col.name} = {fmt(v)} {phrase(v)}"
-                            for i, v in bad[col.name].items()])
+    exp = kind(
+        column=col.name,
+        notes=f"{col.name} satisfies rule {col.rule!r} "
+        f"(study scale {study.scale_min}-{study.scale_max}; label sets from "
+        "seeds/factor_labels.csv).",
+        **kwargs,
+    )
+    return _on(
+        _values(spec.name, col.name),
+        f"{spec.name}.{col.name}.{col.rule}",
+        exp,
+        lambda bad: [f"{_row(file, i)}: {col.name} = {fmt(v)} {phrase(v)}" for i, v in bad[col.name].items()],
+    )
 
 
 def _fk_check(spec: TableSpec, columns: tuple[str, ...], ref_table: str, file: str) -> Check:
     flag = fk_flag(columns, ref_table)
     exp = gx.expectations.ExpectColumnValuesToBeInSet(
-        column=flag, value_set=[True],
-        notes=f"Every {', '.join(columns)} of {file} exists in {ref_table} "
-              f"({flag} is computed by the gate).")
+        column=flag,
+        value_set=[True],
+        notes=f"Every {', '.join(columns)} of {file} exists in {ref_table} ({flag} is computed by the gate).",
+    )
 
     def describe(bad: pd.DataFrame) -> list[str]:
         # One line per unknown id: an orphan image usually brings all of its ratings along.
@@ -160,16 +191,13 @@ def _fk_check(spec: TableSpec, columns: tuple[str, ...], ref_table: str, file: s
             values = values if isinstance(values, tuple) else (values,)
             shown = ", ".join(f"{k} = {fmt(v)}" for k, v in zip(columns, values))
             numbers = ", ".join(str(i) for i in rows.index[:5]) + (", ..." if len(rows) > 5 else "")
-            lines.append(f"{file}: {shown} does not exist in {ref_table} "
-                         f"({count(len(rows), 'row')}: {numbers})")
+            lines.append(f"{file}: {shown} does not exist in {ref_table} ({count(len(rows), 'row')}: {numbers})")
         return lines
 
-    return _on(_values(spec.name, flag), f"{spec.name}.{'_'.join(columns)}.exists_in.{ref_table}",
-               exp, describe)
+    return _on(_values(spec.name, flag), f"{spec.name}.{'_'.join(columns)}.exists_in.{ref_table}", exp, describe)
 
 
-def contract_checks(spec: TableSpec, flags: list[str], usable: set[str], study: Study,
-                    file: str) -> list[Check]:
+def contract_checks(spec: TableSpec, flags: list[str], usable: set[str], study: Study, file: str) -> list[Check]:
     checks = []
     if set(spec.key) <= usable:
         checks.append(_key_check(spec, file))
@@ -188,15 +216,19 @@ def contract_checks(spec: TableSpec, flags: list[str], usable: set[str], study: 
 
 # --- landing zone and schema -------------------------------------------------------------------
 
+
 def _landing_check() -> Check:
     exp = gx.expectations.ExpectColumnValuesToBeInSet(
-        column="status", value_set=["ok", "not landed yet"],
-        notes="Required tables (stimuli, human_ratings) are landed and every landed file is readable.")
+        column="status",
+        value_set=["ok", "not landed yet"],
+        notes="Required tables (stimuli, human_ratings) are landed and every landed file is readable.",
+    )
 
     def describe(bad: pd.DataFrame) -> list[str]:
         return [
             f"required table {r.table_name} is missing: there is no {r.file} "
-            f"(land it with `rater1001 ingest {r.table_name} FILE`)" if r.status == "missing"
+            f"(land it with `rater1001 ingest {r.table_name} FILE`)"
+            if r.status == "missing"
             else f"{r.file} cannot be read: {r.status}"
             for r in bad.itertuples()
         ]
@@ -206,8 +238,10 @@ def _landing_check() -> Check:
 
 def _schema_check() -> Check:
     exp = gx.expectations.ExpectColumnValuesToBeInSet(
-        column="status", value_set=["ok", "absent"],
-        notes="Every landed file has the contract's columns with compatible types (contract.py).")
+        column="status",
+        value_set=["ok", "absent"],
+        notes="Every landed file has the contract's columns with compatible types (contract.py).",
+    )
 
     def describe(bad: pd.DataFrame) -> list[str]:
         return [
@@ -222,10 +256,11 @@ def _schema_check() -> Check:
 
 # --- design counts -----------------------------------------------------------------------------
 
-def _count_check(key: str, frame: str, column: str, expected: int, notes: str,
-                 describe: Describe) -> Check:
+
+def _count_check(key: str, frame: str, column: str, expected: int, notes: str, describe: Describe) -> Check:
     exp = gx.expectations.ExpectColumnValuesToBeBetween(
-        column=column, min_value=expected, max_value=expected, notes=notes)
+        column=column, min_value=expected, max_value=expected, notes=notes
+    )
     return Check(key, frame, exp, describe, design=True)
 
 
@@ -237,10 +272,16 @@ def cell_check_key(cell, study: Study) -> str:
 def _cell_check(cell, study: Study) -> Check:
     n = cell.stimuli
     return _count_check(
-        cell_check_key(cell, study), cell_frame_name(cell, study), "n_images", n,
+        cell_check_key(cell, study),
+        cell_frame_name(cell, study),
+        "n_images",
+        n,
         f"Every {cell.label} cell holds {n} images (study.yml design).",
-        lambda bad: [f"cell {cell_label(r, cell.factors)} holds {count(r.n_images, 'image')}; "
-                     f"the design declares {n}" for r in bad.itertuples()])
+        lambda bad: [
+            f"cell {cell_label(r, cell.factors)} holds {count(r.n_images, 'image')}; the design declares {n}"
+            for r in bad.itertuples()
+        ],
+    )
 
 
 def design_checks(frames: dict[str, pd.DataFrame], study: Study) -> list[Check]:
@@ -248,17 +289,34 @@ def design_checks(frames: dict[str, pd.DataFrame], study: Study) -> list[Check]:
     per_image, per_rater = study.ratings_per_image, study.images_per_rater
     factors = [f.name for f in study.factors]
     if "image_ratings" in frames:
-        checks.append(_count_check(
-            "design.ratings_per_image", "image_ratings", "n_ratings", per_image,
-            f"Every image has {per_image} human ratings (study.yml design.ratings_per_image).",
-            lambda bad: [f"image {r.image_id} ({cell_label(r, factors)}) has {count(r.n_ratings, 'human rating')}; "
-                         f"the design declares {per_image}" for r in bad.itertuples()]))
+        checks.append(
+            _count_check(
+                "design.ratings_per_image",
+                "image_ratings",
+                "n_ratings",
+                per_image,
+                f"Every image has {per_image} human ratings (study.yml design.ratings_per_image).",
+                lambda bad: [
+                    f"image {r.image_id} ({cell_label(r, factors)}) has {count(r.n_ratings, 'human rating')}; "
+                    f"the design declares {per_image}"
+                    for r in bad.itertuples()
+                ],
+            )
+        )
     if "rater_images" in frames:
-        checks.append(_count_check(
-            "design.images_per_rater", "rater_images", "n_images", per_rater,
-            f"Every rater rated {per_rater} images (study.yml design.images_per_rater).",
-            lambda bad: [f"rater {r.rater_id} rated {count(r.n_images, 'image')}; the design declares {per_rater}"
-                         for r in bad.itertuples()]))
+        checks.append(
+            _count_check(
+                "design.images_per_rater",
+                "rater_images",
+                "n_images",
+                per_rater,
+                f"Every rater rated {per_rater} images (study.yml design.images_per_rater).",
+                lambda bad: [
+                    f"rater {r.rater_id} rated {count(r.n_images, 'image')}; the design declares {per_rater}"
+                    for r in bad.itertuples()
+                ],
+            )
+        )
     if "condition_coverage" in frames:
         coverage = frames["condition_coverage"]
         n_images = int(coverage["n_images"].iloc[0]) if len(coverage) else 0
@@ -268,13 +326,22 @@ def design_checks(frames: dict[str, pd.DataFrame], study: Study) -> list[Check]:
             for r in bad.itertuples():
                 missing = list(r.missing_images)
                 shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5:,} more" if len(missing) > 5 else "")
-                lines.append(f"condition {r.condition_id} predicted {r.n_images_predicted:,} of "
-                             f"{count(n_images, 'image')}; missing: {shown}")
+                lines.append(
+                    f"condition {r.condition_id} predicted {r.n_images_predicted:,} of "
+                    f"{count(n_images, 'image')}; missing: {shown}"
+                )
             return lines
 
-        checks.append(_count_check(
-            "design.condition_coverage", "condition_coverage", "n_images_predicted", n_images,
-            f"Every model condition predicted every one of the {n_images} stimuli.", describe))
+        checks.append(
+            _count_check(
+                "design.condition_coverage",
+                "condition_coverage",
+                "n_images_predicted",
+                n_images,
+                f"Every model condition predicted every one of the {n_images} stimuli.",
+                describe,
+            )
+        )
     return checks
 
 

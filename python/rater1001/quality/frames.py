@@ -6,6 +6,7 @@ column), the design counts (one row per cell, image, rater or condition) and, fo
 check, the distinct values of what it checks (landed.py). Apart from `read_landing_zone` and
 `assemble_frames`, pure pandas on those aggregates.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -82,14 +83,12 @@ def _type_fits(declared: Column, found: pa.DataType) -> bool:
         "int": pa.types.is_integer(found),
         # Whole numbers are exact in a float column, so an int column satisfies "float".
         "float": pa.types.is_floating(found) or pa.types.is_integer(found),
-        "string": pa.types.is_string(found) or pa.types.is_large_string(found)
-        or pa.types.is_string_view(found),
+        "string": pa.types.is_string(found) or pa.types.is_large_string(found) or pa.types.is_string_view(found),
         "bool": pa.types.is_boolean(found),
     }[declared.type]
 
 
-def schema_frame(landed: dict[str, LandedTable], files: dict[str, str],
-                 specs: dict[str, TableSpec]) -> pd.DataFrame:
+def schema_frame(landed: dict[str, LandedTable], files: dict[str, str], specs: dict[str, TableSpec]) -> pd.DataFrame:
     """One row per contract column of every landed table: present, and of a compatible type. An
     optional column the file does not have ('absent') is no failure: a file landed before the
     contract grew that column (a stimulus text) still checks."""
@@ -106,10 +105,17 @@ def schema_frame(landed: dict[str, LandedTable], files: dict[str, str],
                 status = "ok"
             else:
                 status = "wrong type"
-            rows.append({"table_name": name, "file": files[name], "column": col.name,
-                         "declared_type": col.type, "found_type": found, "status": status})
-    out = pd.DataFrame(rows, columns=["table_name", "file", "column", "declared_type",
-                                      "found_type", "status"])
+            rows.append(
+                {
+                    "table_name": name,
+                    "file": files[name],
+                    "column": col.name,
+                    "declared_type": col.type,
+                    "found_type": found,
+                    "status": status,
+                }
+            )
+    out = pd.DataFrame(rows, columns=["table_name", "file", "column", "declared_type", "found_type", "status"])
     out.index = pd.Index(out["table_name"] + "." + out["column"], name="column")
     return out
 
@@ -138,10 +144,7 @@ def design_cells(stimuli: pd.DataFrame, study: Study, cell: DesignCell) -> pd.Da
     factors = list(cell.factors)
     levels = [study.levels(f) for f in factors]
     cells = pd.DataFrame(list(product(*levels)), columns=factors)
-    counts = (
-        stimuli.drop_duplicates("image_id")
-        .groupby(factors, dropna=False).size().rename("n_images").reset_index()
-    )
+    counts = stimuli.drop_duplicates("image_id").groupby(factors, dropna=False).size().rename("n_images").reset_index()
     cells = cells.merge(counts, on=factors, how="left")
     cells["n_images"] = cells["n_images"].fillna(0).astype("int64")
     # A readable index: the data-quality report lists failing rows by index.
@@ -182,6 +185,7 @@ def fk_flag(columns: tuple[str, ...], table: str) -> str:
 @dataclass(frozen=True)
 class GateFrames:
     """The frames to validate, by name, and warnings about checks that could not run."""
+
     frames: dict[str, pd.DataFrame]
     files: dict[str, str]  # table name -> file path as shown in messages
     usable: dict[str, set[str]]  # landed table -> contract columns present with a fitting type
@@ -211,8 +215,10 @@ def assemble_frames(landed: dict[str, LandedTable], study: Study, root: Path, db
             if fk.table in usable and set(fk.ref_columns) <= usable[fk.table]:
                 exprs[fk_flag(fk.columns, fk.table)] = key_exists(fk.columns, fk.table, fk.ref_columns)
             else:
-                skipped.append(f"{files[name]}: {', '.join(fk.columns)} not checked against "
-                               f"{fk.table} ({files[fk.table]} is not available)")
+                skipped.append(
+                    f"{files[name]}: {', '.join(fk.columns)} not checked against "
+                    f"{fk.table} ({files[fk.table]} is not available)"
+                )
         db.add_flags(name, exprs)
         flags[name] = list(exprs)
 
@@ -226,13 +232,19 @@ def assemble_frames(landed: dict[str, LandedTable], study: Study, root: Path, db
         return bool((db.multiplicity(key)["n"] <= 1).all())
 
     factors = [f.name for f in study.factors]
-    stimuli = (db.frame("stimuli", ["image_id", *(f for f in factors if have("stimuli", f))])
-               if have("stimuli", "image_id") else None)
+    stimuli = (
+        db.frame("stimuli", ["image_id", *(f for f in factors if have("stimuli", f))])
+        if have("stimuli", "image_id")
+        else None
+    )
     for cell in study.cells:
         if have("stimuli", "image_id", *cell.factors):
             frames[cell_frame_name(cell, study)] = design_cells(stimuli, study, cell)
-    if study.ratings_per_image is not None and have("stimuli", "image_id", *factors) \
-            and have("human_ratings", "rater_id", "image_id"):
+    if (
+        study.ratings_per_image is not None
+        and have("stimuli", "image_id", *factors)
+        and have("human_ratings", "rater_id", "image_id")
+    ):
         counts = db.distinct_counts("human_ratings", "image_id", "rater_id", ratings_unique())
         frames["image_ratings"] = image_rating_counts(stimuli, counts, factors)
     if study.images_per_rater is not None and have("human_ratings", "rater_id", "image_id"):
@@ -240,13 +252,17 @@ def assemble_frames(landed: dict[str, LandedTable], study: Study, root: Path, db
         seen = set(ids)
         ids += [i for i in db.ids("human_ratings", "rater_id") if i not in seen]
         frames["rater_images"] = rater_image_counts(
-            db.distinct_counts("human_ratings", "rater_id", "image_id", ratings_unique()), ids)
+            db.distinct_counts("human_ratings", "rater_id", "image_id", ratings_unique()), ids
+        )
     if have("stimuli", "image_id") and have("model_predictions", "condition_id", "image_id"):
         frames["condition_coverage"] = condition_coverage(
-            db.condition_coverage(have("model_conditions", "condition_id")))
+            db.condition_coverage(have("model_conditions", "condition_id"))
+        )
     elif "model_predictions" not in usable and "model_conditions" in usable:
-        skipped.append(f"no model predictions yet ({files['model_predictions']} is not landed): "
-                       "whether every condition predicted every image is not checked")
+        skipped.append(
+            f"no model predictions yet ({files['model_predictions']} is not landed): "
+            "whether every condition predicted every image is not checked"
+        )
     return GateFrames(frames, files, usable, skipped, flags)
 
 

@@ -4,13 +4,14 @@ Writes two things: the offline data-quality report (paths.data_docs, quality/rep
 data/raw/_quality.json, the verdict later steps (dbt, the report) read to say whether the study was
 analysed as unbalanced and whether the landing they read passed.
 """
+
 from __future__ import annotations
 
 import json
 import os
 import tempfile
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ..freshness import landing_fingerprint
@@ -45,18 +46,26 @@ class QualityResult:
     def summary(self) -> str:
         head = "SIMULATED study. " if self.simulated else ""
         verdict = "PASSED" if self.passed else "FAILED"
-        lines = [f"{head}Quality gate {verdict}: {count(self.n_checks, 'check')}, "
-                 f"{count(len(self.failures), 'failure')}, {count(len(self.warnings), 'warning')}."]
+        lines = [
+            f"{head}Quality gate {verdict}: {count(self.n_checks, 'check')}, "
+            f"{count(len(self.failures), 'failure')}, {count(len(self.warnings), 'warning')}."
+        ]
         if self.unbalanced and self.allow_unbalanced and self.passed:
-            lines.append("The design is not balanced; --allow-unbalanced is set, so the study is "
-                         "analysed as UNBALANCED (the design-count problems are listed as warnings).")
+            lines.append(
+                "The design is not balanced; --allow-unbalanced is set, so the study is "
+                "analysed as UNBALANCED (the design-count problems are listed as warnings)."
+            )
         elif self.unbalanced and self.allow_unbalanced:
-            lines.append("The design is not balanced (allowed by --allow-unbalanced: listed as "
-                         "warnings), but the failures below are not design counts and still stop "
-                         "the pipeline.")
+            lines.append(
+                "The design is not balanced (allowed by --allow-unbalanced: listed as "
+                "warnings), but the failures below are not design counts and still stop "
+                "the pipeline."
+            )
         elif self.unbalanced:
-            lines.append("The design is not balanced. Fix the data, or rerun with --allow-unbalanced "
-                         "to analyse it knowingly as an unbalanced study.")
+            lines.append(
+                "The design is not balanced. Fix the data, or rerun with --allow-unbalanced "
+                "to analyse it knowingly as an unbalanced study."
+            )
         if self.design:
             lines.append("Design:")
             lines += [f"  - {d}" for d in self.design]
@@ -82,12 +91,14 @@ def _lines(outcome: Outcome) -> list[str]:
     if len(lines) > MAX_LINES_PER_CHECK:
         rest = len(lines) - MAX_LINES_PER_CHECK
         lines = lines[:MAX_LINES_PER_CHECK] + [
-            f"... and {rest:,} more like the above ({outcome.check.key}; every row is in the data-quality report)"]
+            f"... and {rest:,} more like the above ({outcome.check.key}; every row is in the data-quality report)"
+        ]
     return lines
 
 
-def decide(outcomes: list[Outcome], skipped: list[str], not_landed: list[str],
-           allow_unbalanced: bool) -> tuple[bool, bool, list[str], list[str]]:
+def decide(
+    outcomes: list[Outcome], skipped: list[str], not_landed: list[str], allow_unbalanced: bool
+) -> tuple[bool, bool, list[str], list[str]]:
     """(passed, unbalanced, failures, warnings) from the check outcomes: design counts become
     warnings when the user allows an unbalanced study; everything else fails the gate."""
     failures: list[str] = []
@@ -104,8 +115,7 @@ def decide(outcomes: list[Outcome], skipped: list[str], not_landed: list[str],
     return not failures, unbalanced, failures, warnings
 
 
-DESIGN_UNDECLARED = ("the design is undeclared (study.yml has no design counts): "
-                     "no balance checks were made")
+DESIGN_UNDECLARED = "the design is undeclared (study.yml has no design counts): no balance checks were made"
 
 
 def design_lines(study, outcomes: list[Outcome]) -> list[str]:
@@ -113,14 +123,17 @@ def design_lines(study, outcomes: list[Outcome]) -> list[str]:
     if not study.design_declared:
         return [DESIGN_UNDECLARED]
     status = {o.check.key: ("met" if o.success else "NOT met") for o in outcomes}
-    declared = [(key, f"{c.stimuli} images per {c.label} cell") for key, c in
-                ((cell_check_key(c, study), c) for c in study.cells)]
+    declared = [
+        (key, f"{c.stimuli} images per {c.label} cell")
+        for key, c in ((cell_check_key(c, study), c) for c in study.cells)
+    ]
     if study.ratings_per_image is not None:
         declared.append(("design.ratings_per_image", f"{study.ratings_per_image} human ratings per image"))
     if study.images_per_rater is not None:
         declared.append(("design.images_per_rater", f"{study.images_per_rater} images per rater"))
-    return [f"{text}: {status.get(key, 'not checked (the columns it needs have not landed)')}"
-            for key, text in declared]
+    return [
+        f"{text}: {status.get(key, 'not checked (the columns it needs have not landed)')}" for key, text in declared
+    ]
 
 
 def write_verdict(result: QualityResult, path: Path) -> None:
@@ -144,15 +157,22 @@ def run_quality_gate(paths: ProjectPaths, allow_unbalanced: bool = False) -> Qua
         checks = build_checks(gate, study)
         outcomes = run_checks(gate.frames, checks, db)
     tables = gate.frames["landing_zone"]
-    not_landed = [f"{r.table_name} is not landed yet ({r.file}); its checks were skipped"
-                  for r in tables[tables["status"] == "not landed yet"].itertuples()]
+    not_landed = [
+        f"{r.table_name} is not landed yet ({r.file}); its checks were skipped"
+        for r in tables[tables["status"] == "not landed yet"].itertuples()
+    ]
     passed, unbalanced, failures, warnings = decide(outcomes, gate.skipped, not_landed, allow_unbalanced)
     design = design_lines(study, outcomes)
     result = QualityResult(
-        passed=passed, allow_unbalanced=allow_unbalanced, unbalanced=unbalanced,
-        failures=failures, warnings=warnings,
+        passed=passed,
+        allow_unbalanced=allow_unbalanced,
+        unbalanced=unbalanced,
+        failures=failures,
+        warnings=warnings,
         checked_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        docs_path=paths.data_docs / "index.html", simulated=is_simulated(paths), n_checks=len(outcomes),
+        docs_path=paths.data_docs / "index.html",
+        simulated=is_simulated(paths),
+        n_checks=len(outcomes),
         failed_checks=[o.check.key for o in outcomes if not o.success],
         landing_sha256=landing,
         design=design,

@@ -5,6 +5,7 @@ contract check's failing classes are mapped back to the landed rows (quality/lan
 The context is ephemeral so nothing is written into the repository tree, and usage statistics
 are switched off so a quality run never opens a network connection.
 """
+
 from __future__ import annotations
 
 import os
@@ -56,8 +57,11 @@ def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check], db: Landing
     ctx = _context()
     # One asset for every frame (the frame is passed at run time): each asset added re-serialises
     # the whole context configuration.
-    batch = (ctx.data_sources.add_pandas("landing_zone").add_dataframe_asset("frame")
-             .add_batch_definition_whole_dataframe("all rows"))
+    batch = (
+        ctx.data_sources.add_pandas("landing_zone")
+        .add_dataframe_asset("frame")
+        .add_batch_definition_whole_dataframe("all rows")
+    )
     by_frame: dict[str, list[Check]] = defaultdict(list)
     for c in checks:
         c.expectation.meta = {**(c.expectation.meta or {}), CHECK_META: c.key}
@@ -71,12 +75,9 @@ def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check], db: Landing
             continue
         frame = frames[frame_name]
         # Built whole, then stored once: adding expectations one by one re-saves the suite each time.
-        suite = ctx.suites.add(gx.ExpectationSuite(name=frame_name,
-                                                   expectations=[c.expectation for c in group]))
-        validation = ctx.validation_definitions.add(
-            gx.ValidationDefinition(name=frame_name, data=batch, suite=suite))
-        result = validation.run(batch_parameters={"dataframe": frame},
-                                result_format={"result_format": "COMPLETE"})
+        suite = ctx.suites.add(gx.ExpectationSuite(name=frame_name, expectations=[c.expectation for c in group]))
+        validation = ctx.validation_definitions.add(gx.ValidationDefinition(name=frame_name, data=batch, suite=suite))
+        result = validation.run(batch_parameters={"dataframe": frame}, result_format={"result_format": "COMPLETE"})
         keyed = {c.key: c for c in group}
         for r in result.results:
             check = keyed[r.expectation_config.meta[CHECK_META]]
@@ -87,8 +88,9 @@ def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check], db: Landing
     return [outcomes[c.key] for c in checks]
 
 
-def _with_class_frames(frames: dict[str, pd.DataFrame], by_frame: dict[str, list[Check]],
-                       db: LandingDB) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
+def _with_class_frames(
+    frames: dict[str, pd.DataFrame], by_frame: dict[str, list[Check]], db: LandingDB
+) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
     """`frames` plus the class frame of every contract check (one scan per landed table), and
     the frames that could not be computed with the reason."""
     out, errors = {**frames}, {}

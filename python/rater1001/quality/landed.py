@@ -9,6 +9,7 @@ exactly when its distinct values do, so Great Expectations reaches the same verd
 small frame; the class values it rejects lead back to the table's rows (`rows`), which is what
 the summary and the data-quality report show, numbered as in the file.
 """
+
 from __future__ import annotations
 
 import tempfile
@@ -41,6 +42,7 @@ def _checked(table: str) -> str:
 class RowClass:
     """A landed table's rows grouped for one check: by the value of the SQL expression `sql` over
     the table's view, or, with `per_key`, by how many rows share those key columns."""
+
     table: str
     column: str  # the class column's name in the validated frame
     sql: str = ""
@@ -57,8 +59,7 @@ class LandingDB:
 
     def __init__(self) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="rater1001-gate-")
-        self.con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT,
-                                          "temp_directory": self._tmp.name})
+        self.con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": self._tmp.name})
         self._multiplicities: dict[tuple, pd.DataFrame] = {}
 
     def close(self) -> None:
@@ -75,7 +76,8 @@ class LandingDB:
         literal = "'" + str(path).replace("'", "''") + "'"
         self.con.execute(
             f"create view {quoted(name)} as select file_row_number + 1 as {ROW}, "
-            f"* exclude (file_row_number) from read_parquet({literal}, file_row_number = true)")
+            f"* exclude (file_row_number) from read_parquet({literal}, file_row_number = true)"
+        )
 
     def add_flags(self, name: str, flags: dict[str, str]) -> None:
         """The checked view of `name`: its rows with each flag expression as a column."""
@@ -109,8 +111,11 @@ class LandingDB:
         ).to_arrow_table()
         for rc, col in zip(values, cols):
             mine = grouped.filter(pc.equal(grouped[f"g{col}"], 0)).select([col, CLASS_ROWS])
-            out[rc.frame] = (mine.rename_columns([rc.column, CLASS_ROWS]).to_pandas()
-                             .sort_values(CLASS_ROWS, ascending=False, kind="stable", ignore_index=True))
+            out[rc.frame] = (
+                mine.rename_columns([rc.column, CLASS_ROWS])
+                .to_pandas()
+                .sort_values(CLASS_ROWS, ascending=False, kind="stable", ignore_index=True)
+            )
         return out
 
     def multiplicity(self, rc: RowClass) -> pd.DataFrame:
@@ -121,8 +126,10 @@ class LandingDB:
         known = self._multiplicities.get((rc.table, rc.per_key))
         if known is None:
             keys = ", ".join(quoted(k) for k in rc.per_key)
-            counted = (f"select n, sum(n)::bigint as {CLASS_ROWS} from (select count(*) as n "
-                       f"from {quoted(rc.table)} where {_keyed(rc.per_key)} group by {{}}) group by n order by n")
+            counted = (
+                f"select n, sum(n)::bigint as {CLASS_ROWS} from (select count(*) as n "
+                f"from {quoted(rc.table)} where {_keyed(rc.per_key)} group by {{}}) group by n order by n"
+            )
             known = self.con.sql(counted.format(f"hash({keys})")).to_arrow_table().to_pandas()
             if (known["n"] > 1).any():
                 known = self.con.sql(counted.format(keys)).to_arrow_table().to_pandas()
@@ -136,13 +143,17 @@ class LandingDB:
         try:
             if rc.per_key:
                 keys = ", ".join(quoted(k) for k in rc.per_key)
-                sql = (f"select * from {_checked(rc.table)} where {_keyed(rc.per_key)} "
-                       f"qualify count(*) over (partition by {keys}) in (select v from rejected_classes) "
-                       f"order by {ROW}")
+                sql = (
+                    f"select * from {_checked(rc.table)} where {_keyed(rc.per_key)} "
+                    f"qualify count(*) over (partition by {keys}) in (select v from rejected_classes) "
+                    f"order by {ROW}"
+                )
             else:
                 null = f" or ({rc.sql}) is null" if classes.isna().any() else ""
-                sql = (f"select * from {_checked(rc.table)} as t where ({rc.sql}) in "
-                       f"(select v from rejected_classes){null} order by {ROW}")
+                sql = (
+                    f"select * from {_checked(rc.table)} as t where ({rc.sql}) in "
+                    f"(select v from rejected_classes){null} order by {ROW}"
+                )
             return self._indexed(sql)
         finally:
             self.con.unregister("rejected_classes")
@@ -153,23 +164,32 @@ class LandingDB:
         rows are counted instead (the same number, without a set of values per group)."""
         counted = f"count({quoted(of)})" if unique else f"count(distinct {quoted(of)})"
         out = self.con.execute(
-            f"select {quoted(by)}, {counted} from {quoted(table)} "
-            f"where {quoted(by)} is not null group by 1").fetchall()
+            f"select {quoted(by)}, {counted} from {quoted(table)} where {quoted(by)} is not null group by 1"
+        ).fetchall()
         return pd.Series(dict(out), dtype="int64")
 
     def ids(self, table: str, column: str) -> list:
         """The column's distinct non-empty values in order of first appearance in the file."""
-        return [r[0] for r in self.con.execute(
-            f"select {quoted(column)} from {quoted(table)} where {quoted(column)} is not null "
-            f"group by 1 order by min({ROW})").fetchall()]
+        return [
+            r[0]
+            for r in self.con.execute(
+                f"select {quoted(column)} from {quoted(table)} where {quoted(column)} is not null "
+                f"group by 1 order by min({ROW})"
+            ).fetchall()
+        ]
 
     def condition_coverage(self, conditions: bool) -> pd.DataFrame:
         """Every condition (of model_conditions when `conditions`, then any other that predicted,
         in file order) with the number of stimuli it predicted, of how many, and which it missed
         (in the stimuli's order)."""
-        declared = (f"select condition_id, {ROW} as k from {quoted('model_conditions')} "
-                    "where condition_id is not null union all " if conditions else "")
-        return self.con.sql(f"""
+        declared = (
+            f"select condition_id, {ROW} as k from {quoted('model_conditions')} "
+            "where condition_id is not null union all "
+            if conditions
+            else ""
+        )
+        return (
+            self.con.sql(f"""
             with images as (
                 select image_id, min({ROW}) as k from stimuli where image_id is not null group by 1
             ), conditions as (
@@ -189,7 +209,10 @@ class LandingDB:
             from conditions c left join images i on true
             left join predicted p on p.condition_id = c.condition_id and p.image_id = i.image_id
             group by c.condition_id, c.k
-            order by c.k""").to_arrow_table().to_pandas()
+            order by c.k""")
+            .to_arrow_table()
+            .to_pandas()
+        )
 
 
 def _keyed(key: tuple[str, ...]) -> str:

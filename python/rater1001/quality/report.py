@@ -7,6 +7,7 @@ Every value goes through Jinja's autoescaping or report.render.frame_html (which
 landed value such as `<script>` is shown as text, never run. Replaces Great Expectations' Data
 Docs, which load their styling from public CDNs and write raw values into the page.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,11 +32,11 @@ TEMPLATES = Path(__file__).parent / "templates"
 class CheckRow:
     key: str
     frame: str
-    status: str           # passed | failed | warning (an allowed design count) | error
-    means: str            # the expectation's plain-language note
+    status: str  # passed | failed | warning (an allowed design count) | error
+    means: str  # the expectation's plain-language note
     n_bad: int
     anchor: str
-    csv: str | None       # relative link to every failing row
+    csv: str | None  # relative link to every failing row
     rows: pd.DataFrame | None
     error: str | None
 
@@ -74,9 +75,19 @@ def check_rows(outcomes: list[Outcome], allow_unbalanced: bool, out_dir: Path) -
             rows_dir.mkdir(parents=True, exist_ok=True)
             bad.to_csv(rows_dir / f"{slug}.csv", index=False)
             csv = f"rows/{slug}.csv"
-        rows.append(CheckRow(o.check.key, o.check.shown_frame, status, str(o.check.expectation.notes or ""),
-                             len(o.bad_rows), f"rows-{slug}", csv,
-                             bad.head(ROWS_SHOWN) if bad is not None else None, o.error))
+        rows.append(
+            CheckRow(
+                o.check.key,
+                o.check.shown_frame,
+                status,
+                str(o.check.expectation.notes or ""),
+                len(o.bad_rows),
+                f"rows-{slug}",
+                csv,
+                bad.head(ROWS_SHOWN) if bad is not None else None,
+                o.error,
+            )
+        )
     order = {"failed": 0, "error": 1, "warning": 2, "passed": 3}
     return sorted(rows, key=lambda r: (order[r.status], r.key))
 
@@ -93,8 +104,7 @@ def ingest_rejects(paths: ProjectPaths, out_dir: Path) -> list[dict]:
         href = Path(os.path.relpath(path, out_dir)).as_posix()
         if "_reason" in frame:  # a list of reasons per row (docs/ingest.md); one line of text on the page
             frame["_reason"] = frame["_reason"].map(lambda r: r if isinstance(r, str) else "; ".join(map(str, r)))
-        found.append({"table": path.stem, "n": len(frame), "rows": frame.head(ROWS_SHOWN),
-                      "error": None, "href": href})
+        found.append({"table": path.stem, "n": len(frame), "rows": frame.head(ROWS_SHOWN), "error": None, "href": href})
     return found
 
 
@@ -105,12 +115,14 @@ def write_quality_report(paths: ProjectPaths, result, outcomes: list[Outcome]) -
     if out_dir.exists():
         shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True)
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
-                             undefined=jinja2.StrictUndefined)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined
+    )
     env.filters["frame_html"] = lambda f: Markup(frame_html(f)) if f is not None else ""
     checks = check_rows(outcomes, result.allow_unbalanced, out_dir)
     html = env.get_template("data_quality.html.j2").render(
-        result=result, checks=checks, rejects=ingest_rejects(paths, out_dir), rows_shown=ROWS_SHOWN)
+        result=result, checks=checks, rejects=ingest_rejects(paths, out_dir), rows_shown=ROWS_SHOWN
+    )
     index = out_dir / "index.html"
     index.write_text(html, encoding="utf-8")
     return index

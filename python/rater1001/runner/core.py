@@ -9,16 +9,17 @@ response never ends a run. On Ctrl-C no new call starts and the calls in flight 
 (up to `drain_s`) so that what the provider finished, and billed, reaches the ledger before it is
 closed; `Interrupted` says how many were recorded and how many abandoned.
 """
+
 from __future__ import annotations
 
 import functools
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
-from collections.abc import Callable, Iterable
 
 from .errors import CallError, CallFailed, FatalCallError, Interrupted, NotInLedger, RunStopped
 from .ledger import Ledger, LedgerWriteError
@@ -123,31 +124,70 @@ class Runner:
     def _call_and_record(self, spec: CallSpec, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         started = time.perf_counter()
         try:
-            result, attempts = call_with_retry(lambda: _guarded(fn), self.policy,
-                                               on_retry=functools.partial(self._on_retry, spec),
-                                               sleep=self._tracked_sleep)
+            result, attempts = call_with_retry(
+                lambda: _guarded(fn),
+                self.policy,
+                on_retry=functools.partial(self._on_retry, spec),
+                sleep=self._tracked_sleep,
+            )
         except CallError as exc:
             attempts = getattr(exc, "attempts", 1)
-            self.ledger.append({"key": spec.key, "status": "failed", "meta": spec.meta, **_inputs(spec),
-                                "error": _error(exc), "attempts": attempts})
+            self.ledger.append(
+                {
+                    "key": spec.key,
+                    "status": "failed",
+                    "meta": spec.meta,
+                    **_inputs(spec),
+                    "error": _error(exc),
+                    "attempts": attempts,
+                }
+            )
             self._count("calls_failed")
             self.progress.failed_call()
-            log.info("call %s %s failed after %d attempt(s): %s", spec.key[:12], spec.meta, attempts,
-                     self.ledger.secrets.scrub(str(exc)))
+            log.info(
+                "call %s %s failed after %d attempt(s): %s",
+                spec.key[:12],
+                spec.meta,
+                attempts,
+                self.ledger.secrets.scrub(str(exc)),
+            )
             raise CallFailed(spec.key, exc, attempts) from None
         wall_ms = (time.perf_counter() - started) * 1000.0
-        self.ledger.append({"key": spec.key, "status": "ok", "meta": spec.meta, **_inputs(spec), "result": result,
-                            "attempts": attempts, "wall_ms": wall_ms})
+        self.ledger.append(
+            {
+                "key": spec.key,
+                "status": "ok",
+                "meta": spec.meta,
+                **_inputs(spec),
+                "result": result,
+                "attempts": attempts,
+                "wall_ms": wall_ms,
+            }
+        )
         self._count("calls_made")
         return result
 
     def _on_retry(self, spec: CallSpec, exc: CallError, wait: float, attempt: int) -> None:
         # Written before the backoff starts, so a run killed while waiting still shows why it waited.
-        self.ledger.append({"key": spec.key, "status": "retry", "meta": spec.meta, "attempt": attempt,
-                            "error": _error(exc), "wait_s": wait})
+        self.ledger.append(
+            {
+                "key": spec.key,
+                "status": "retry",
+                "meta": spec.meta,
+                "attempt": attempt,
+                "error": _error(exc),
+                "wait_s": wait,
+            }
+        )
         self._count("retries")
-        log.info("call %s %s attempt %d failed (%s): retrying in %.1f s", spec.key[:12], spec.meta, attempt,
-                 self.ledger.secrets.scrub(str(exc)), wait)
+        log.info(
+            "call %s %s attempt %d failed (%s): retrying in %.1f s",
+            spec.key[:12],
+            spec.meta,
+            attempt,
+            self.ledger.secrets.scrub(str(exc)),
+            wait,
+        )
 
     def _tracked_sleep(self, seconds: float) -> None:
         # Shown as "retrying" in the progress bar for as long as the backoff lasts.

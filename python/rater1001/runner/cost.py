@@ -1,4 +1,5 @@
 """Prices per million tokens from a seed table (seeds/api_prices.csv), and cost arithmetic."""
+
 from __future__ import annotations
 
 import csv
@@ -44,15 +45,18 @@ def load_prices(path: Path) -> PriceTable:
     with open(path, newline="", encoding="utf-8") as fh:
         for lineno, r in enumerate(csv.DictReader(fh), start=2):
             try:
-                prices.append(Price(
-                    backend=r["backend"], model_id=r["model_id"],
-                    input_usd_per_mtok=float(r["input_usd_per_mtok"]),
-                    output_usd_per_mtok=float(r["output_usd_per_mtok"]),
-                    image_input_tokens=int(r["image_input_tokens"] or 0),
-                    est_output_tokens_per_call=int(r["est_output_tokens_per_call"] or 0),
-                    est_thinking_tokens_per_call=int(r["est_thinking_tokens_per_call"] or 0),
-                    thinking_billed_as_output=_bool(r["thinking_billed_as_output"]),
-                ))
+                prices.append(
+                    Price(
+                        backend=r["backend"],
+                        model_id=r["model_id"],
+                        input_usd_per_mtok=float(r["input_usd_per_mtok"]),
+                        output_usd_per_mtok=float(r["output_usd_per_mtok"]),
+                        image_input_tokens=int(r["image_input_tokens"] or 0),
+                        est_output_tokens_per_call=int(r["est_output_tokens_per_call"] or 0),
+                        est_thinking_tokens_per_call=int(r["est_thinking_tokens_per_call"] or 0),
+                        thinking_billed_as_output=_bool(r["thinking_billed_as_output"]),
+                    )
+                )
             except (KeyError, ValueError) as exc:
                 raise ValueError(f"{path}: row {lineno}: bad price row ({exc})") from None
     return PriceTable(prices)

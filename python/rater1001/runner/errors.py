@@ -3,6 +3,7 @@
 Backends translate their SDK's exceptions into these; the runner never sees an SDK type. The
 message is built by the backend from status code and a short excerpt, never from request headers,
 so a key cannot leak through an exception."""
+
 from __future__ import annotations
 
 
@@ -12,8 +13,7 @@ class CallError(Exception):
 
     retryable = False
 
-    def __init__(self, kind: str, message: str, *, status: int | None = None,
-                 retry_after: float | None = None):
+    def __init__(self, kind: str, message: str, *, status: int | None = None, retry_after: float | None = None):
         super().__init__(f"{kind}: {message}")
         self.kind = kind
         self.status = status
@@ -62,5 +62,7 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, in_flight: int, recorded: int, abandoned: int, waited_s: float):
         self.in_flight, self.recorded, self.abandoned, self.waited_s = in_flight, recorded, abandoned, waited_s
         self.stopped = max(0, in_flight - recorded - abandoned)
-        super().__init__(f"interrupted with {in_flight} call(s) in flight: {recorded} finished and recorded, "
-                         f"{abandoned} abandoned, {self.stopped} stopped before a retry")
+        super().__init__(
+            f"interrupted with {in_flight} call(s) in flight: {recorded} finished and recorded, "
+            f"{abandoned} abandoned, {self.stopped} stopped before a retry"
+        )

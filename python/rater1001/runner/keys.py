@@ -1,4 +1,5 @@
 """The ledger key: a hash of everything that determines a call's answer."""
+
 from __future__ import annotations
 
 import hashlib

@@ -15,16 +15,17 @@ line and carry its `inputs` (template id, variables, stimulus id, image digest; 
 Only `ok` lines answer a call: resume and compaction read those, the report of incomplete units
 reads `failed`, and every other kind is for people and audits.
 """
+
 from __future__ import annotations
 
 import json
 import logging
 import os
 import threading
-from datetime import datetime, UTC
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterator
 
 from .secrets import SecretRegistry
 
@@ -56,8 +57,14 @@ class Ledger:
         if self.unreadable:
             first = ", ".join(f"line {n} ({why})" for n, why in list(self.unreadable.items())[:3])
             more = f" and {len(self.unreadable) - 3} more" if len(self.unreadable) > 3 else ""
-            log.warning("%s: %d line(s) are not ledger records and were skipped: %s%s. They stay in the file; "
-                        "a call they may have recorded is made again.", self.path, len(self.unreadable), first, more)
+            log.warning(
+                "%s: %d line(s) are not ledger records and were skipped: %s%s. They stay in the file; "
+                "a call they may have recorded is made again.",
+                self.path,
+                len(self.unreadable),
+                first,
+                more,
+            )
         self._fh = None if read_only else open(self.path, "a", encoding="utf-8")
 
     def _cut_torn_tail(self) -> None:
@@ -122,9 +129,12 @@ class Ledger:
                 self._fh.flush()
                 os.fsync(self._fh.fileno())
             except OSError as exc:
-                self._broken = LedgerWriteError(exc.errno, f"cannot append to the ledger ({exc.strerror}); "
-                                                "the run stops, finished calls before this one are kept",
-                                                str(self.path))
+                self._broken = LedgerWriteError(
+                    exc.errno,
+                    f"cannot append to the ledger ({exc.strerror}); "
+                    "the run stops, finished calls before this one are kept",
+                    str(self.path),
+                )
                 self._discard_buffer()
                 raise self._broken from None
             if record.get("status") == "ok":

@@ -1,4 +1,5 @@
 """A tqdm progress bar over units with done / failed / retrying counts and the rate."""
+
 from __future__ import annotations
 
 import sys
@@ -14,12 +15,18 @@ class Progress:
         self.failed = 0
         self.failed_calls = 0
         self.retrying_now = 0
-        self._bar = tqdm(total=total, desc=desc, unit="unit", disable=not enabled,
-                         file=file or sys.stderr, dynamic_ncols=True, smoothing=0.1)
+        self._bar = tqdm(
+            total=total,
+            desc=desc,
+            unit="unit",
+            disable=not enabled,
+            file=file or sys.stderr,
+            dynamic_ncols=True,
+            smoothing=0.1,
+        )
 
     def _refresh(self) -> None:
-        self._bar.set_postfix(done=self.done, failed=self.failed, retrying=self.retrying_now,
-                              refresh=False)
+        self._bar.set_postfix(done=self.done, failed=self.failed, retrying=self.retrying_now, refresh=False)
 
     def unit_done(self, ok: bool) -> None:
         with self._lock:

@@ -1,15 +1,20 @@
 """Retries with exponential backoff and full jitter (tenacity), honouring Retry-After, with a cap
 on the total time one call may spend retrying."""
+
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
-from collections.abc import Callable
 
 import tenacity
 from tenacity import (
-    RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_before_delay,
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_before_delay,
     wait_random_exponential,
 )
 
@@ -30,8 +35,7 @@ class _WaitHonouringRetryAfter(tenacity.wait.wait_base):
     """Full-jitter exponential backoff, but never shorter than the server's Retry-After."""
 
     def __init__(self, policy: RetryPolicy):
-        self._backoff = wait_random_exponential(multiplier=policy.initial_backoff_s,
-                                                max=policy.max_backoff_s)
+        self._backoff = wait_random_exponential(multiplier=policy.initial_backoff_s, max=policy.max_backoff_s)
 
     def __call__(self, state: RetryCallState) -> float:
         computed = self._backoff(state)

@@ -1,4 +1,5 @@
 """Keys are read from the environment only, and scrubbed from anything the runner writes."""
+
 from __future__ import annotations
 
 import os

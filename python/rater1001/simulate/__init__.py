@@ -5,6 +5,7 @@ simulate_study writes the five landing tables (contract schemas), one manifest r
 is_simulated=True, the study.yml that declares the generated design, and the generating truth
 (data/simulation_truth/*.parquet) for parameter-recovery tests.
 """
+
 from __future__ import annotations
 
 import time
@@ -22,8 +23,17 @@ from .design import Design, DesignError, assign_images, build_raters, build_stim
 from .fer import simulate_fer_condition
 from .humans import simulate_ratings
 from .models import label_model, simulate_condition
-from .output import (human_alpha, human_parameters, land, land_parts, landed_part, read_catalog, typed_catalog,
-                     write_study_yml, write_truth)
+from .output import (
+    human_alpha,
+    human_parameters,
+    land,
+    land_parts,
+    landed_part,
+    read_catalog,
+    typed_catalog,
+    write_study_yml,
+    write_truth,
+)
 from .profiles import HUMAN, ProfileError, Profiles, load_profiles
 
 __all__ = ["simulate_study", "SimulationSummary", "DesignError", "ProfileError", "Profiles", "load_profiles"]
@@ -117,7 +127,9 @@ def simulate_study(
         label_truth.append(human_labels)
         img = ratings["image_row"].to_numpy()
         pick = lambda col, levels: stimuli[col].map({v: i for i, v in enumerate(levels)}).to_numpy()[img]  # noqa: E731
-        pred, _ = draw_labels(rng_labels, pick("emotion", emotions), pick("race", races), pick("gender", genders), logits, conf)
+        pred, _ = draw_labels(
+            rng_labels, pick("emotion", emotions), pick("race", races), pick("gender", genders), logits, conf
+        )
         ratings["emotion"] = np.array(emotions, dtype=object)[pred]
     else:
         ratings["emotion"] = None
@@ -128,8 +140,9 @@ def simulate_study(
     write_study_yml(paths, design)
     # Rater ids are zero-padded in rater order, so this is the (rater_id, trial_index) order
     # without sorting strings.
-    ordered_ratings = ratings.iloc[np.lexsort((ratings["trial_index"].to_numpy(),
-                                               ratings["rater_index"].to_numpy()))].reset_index(drop=True)
+    ordered_ratings = ratings.iloc[
+        np.lexsort((ratings["trial_index"].to_numpy(), ratings["rater_index"].to_numpy()))
+    ].reset_index(drop=True)
     n_ratings = len(ratings)
     del ratings
     for name, df in (
@@ -147,8 +160,20 @@ def simulate_study(
     fer_ids = set(catalog.loc[is_fer, "condition_id"]) | set(prof.fer["condition_id"])
     for _, row in catalog.iterrows():
         cond_rng = np.random.default_rng([seed, *row["condition_id"].encode()])  # stable per condition
-        args = (cond_rng, row, prof, stimuli, htruth.image_effects, emotions, races, genders,
-                list(study.model_dimensions), lo, hi, ratings_per_image)
+        args = (
+            cond_rng,
+            row,
+            prof,
+            stimuli,
+            htruth.image_effects,
+            emotions,
+            races,
+            genders,
+            list(study.model_dimensions),
+            lo,
+            hi,
+            ratings_per_image,
+        )
         if row["kind"] == "fer":
             result, truth = simulate_fer_condition(*args, fer_ids)
             fer_truth.append(truth)
@@ -168,18 +193,31 @@ def simulate_study(
     write_truth(
         paths,
         {
-            "images": pd.concat([stimuli[["image_id", "emotion", "race", "gender"]], htruth.image_effects.add_prefix("image_effect_")], axis=1),
+            "images": pd.concat(
+                [stimuli[["image_id", "emotion", "race", "gender"]], htruth.image_effects.add_prefix("image_effect_")],
+                axis=1,
+            ),
             "raters": pd.concat([raters[["rater_id"]], htruth.rater_effects.add_prefix("rater_effect_")], axis=1),
             "human_parameters": human_parameters(prof.human, emotions, dims, htruth.locations),
-            "model_values": pd.concat([r.value_truth for r in results], ignore_index=True) if results else pd.DataFrame(),
+            "model_values": pd.concat([r.value_truth for r in results], ignore_index=True)
+            if results
+            else pd.DataFrame(),
             "model_cells": pd.concat([r.cell_truth for r in results], ignore_index=True) if results else pd.DataFrame(),
             "fer_values": pd.concat(fer_truth, ignore_index=True) if fer_truth else pd.DataFrame(),
-            "labels": pd.concat(label_truth + [r.label_truth for r in results], ignore_index=True) if label_truth or results else pd.DataFrame(),
+            "labels": pd.concat(label_truth + [r.label_truth for r in results], ignore_index=True)
+            if label_truth or results
+            else pd.DataFrame(),
             "confusion": prof.confusion[prof.confusion["condition_id"].isin(list(catalog["condition_id"]) + [HUMAN])],
         },
     )
     return SimulationSummary(
-        root=paths.root, seed=seed, n_images=len(stimuli), n_raters=len(raters), n_ratings=n_ratings,
-        conditions=tuple(catalog["condition_id"]), n_predictions=n_predictions, human_alpha=alpha,
+        root=paths.root,
+        seed=seed,
+        n_images=len(stimuli),
+        n_raters=len(raters),
+        n_ratings=n_ratings,
+        conditions=tuple(catalog["condition_id"]),
+        n_predictions=n_predictions,
+        human_alpha=alpha,
         seconds=time.perf_counter() - started,
     )

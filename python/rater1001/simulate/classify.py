@@ -17,6 +17,7 @@ the others miss (a low-intensity sad face reads as neutral to most models). The 
 each emotion are then shared out by the confusion row (largest remainder), so Table 3a's
 precision is met the same way.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -59,10 +60,14 @@ def accuracy_logits(
             c[e] = _solve_shift((a[:, None] + b[None, :]).ravel(), float(recall[e]))
         if rt is not None:
             for r in range(n_races):
-                a[r] = _solve_shift(np.clip(c, -SURE, SURE)[:, None] + b[None, :], float(rt[r])) if 0 < rt[r] < 1 else 0.0
+                a[r] = (
+                    _solve_shift(np.clip(c, -SURE, SURE)[:, None] + b[None, :], float(rt[r])) if 0 < rt[r] < 1 else 0.0
+                )
         if gt is not None:
             for g in range(n_genders):
-                b[g] = _solve_shift(np.clip(c, -SURE, SURE)[:, None] + a[None, :], float(gt[g])) if 0 < gt[g] < 1 else 0.0
+                b[g] = (
+                    _solve_shift(np.clip(c, -SURE, SURE)[:, None] + a[None, :], float(gt[g])) if 0 < gt[g] < 1 else 0.0
+                )
         if np.abs(np.concatenate([c, a, b]) - before).max() < 1e-9:
             break
     for e in range(n_e):  # recall is the constraint that must hold exactly
@@ -94,7 +99,9 @@ def correct_by_ease(rng: np.random.Generator, cell: np.ndarray, p_correct: np.nd
     return rank < k[inverse]
 
 
-def wrong_labels_by_share(rng: np.random.Generator, true_idx: np.ndarray, wrong: np.ndarray, confusion: np.ndarray) -> np.ndarray:
+def wrong_labels_by_share(
+    rng: np.random.Generator, true_idx: np.ndarray, wrong: np.ndarray, confusion: np.ndarray
+) -> np.ndarray:
     """Wrong labels whose counts per true emotion follow the confusion row's off-diagonal shares
     (largest remainder), in random order; rows that are not wrong keep -1."""
     cdf = wrong_label_cdf(confusion)

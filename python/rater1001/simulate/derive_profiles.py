@@ -21,6 +21,7 @@ fer.csv          Tables S1-S3 (Supplement S1): accuracy and kappa of the five FE
 value_demographic.csv     Tables 7b / 7c (read from the paper's text, they are not among the TSVs):
                  eta squared of race, gender and race x gender on the per-emotion bias.
 """
+
 from __future__ import annotations
 
 import re
@@ -79,7 +80,11 @@ def _condition_of(name: str) -> str | None:
 
 
 def _emotion_of_korean() -> dict[str, str]:
-    return {l.label_ko: l.label for l in read_factor_labels(REPO_ROOT / "seeds" / "factor_labels.csv") if l.factor == "emotion"}
+    return {
+        l.label_ko: l.label
+        for l in read_factor_labels(REPO_ROOT / "seeds" / "factor_labels.csv")
+        if l.factor == "emotion"
+    }
 
 
 def fit_confusion(recall: pd.Series, precision: pd.Series, iterations: int = 500) -> pd.DataFrame:
@@ -136,12 +141,22 @@ def fer_profiles(tables: Path) -> pd.DataFrame:
     """One row per FER model of Table S1 (type FER), with S2/S3's r and MAE where printed."""
     s1 = pd.read_csv(tables / "tableS1_fer_vs_vlm.tsv", sep="\t", dtype=str)
     s1 = s1[s1["유형"] == "FER"]
-    out = pd.DataFrame({"condition_id": s1["모델"].map(_condition_of), "accuracy": s1["정확도"].map(_number),
-                        "kappa": s1["kappa"].map(_number)})
+    out = pd.DataFrame(
+        {
+            "condition_id": s1["모델"].map(_condition_of),
+            "accuracy": s1["정확도"].map(_number),
+            "kappa": s1["kappa"].map(_number),
+        }
+    )
     for dim, name in (("valence", "tableS2_fer_valence.tsv"), ("arousal", "tableS3_fer_arousal.tsv")):
         t = pd.read_csv(tables / name, sep="\t", dtype=str)
-        t = pd.DataFrame({"condition_id": t["Model"].map(_condition_of), f"{dim}_r": t["Pearson r"].map(_number),
-                          f"{dim}_mae": t["MAE"].map(_number)})
+        t = pd.DataFrame(
+            {
+                "condition_id": t["Model"].map(_condition_of),
+                f"{dim}_r": t["Pearson r"].map(_number),
+                f"{dim}_mae": t["MAE"].map(_number),
+            }
+        )
         out = out.merge(t, on="condition_id", how="left")
     out["source"] = "tableS1-S3"
     return out[FER_COLUMNS]
@@ -167,29 +182,44 @@ def derive(tables: Path, paper: Path | None = None) -> None:
     )
 
     rows = []
-    for dim, name in (("valence", "table4a_valence_bias_by_emotion.tsv"), ("arousal", "table5a_arousal_bias_by_emotion.tsv")):
+    for dim, name in (
+        ("valence", "table4a_valence_bias_by_emotion.tsv"),
+        ("arousal", "table5a_arousal_bias_by_emotion.tsv"),
+    ):
         t = read(name).set_index("감정")
         for col in t.columns:
             for emo_ko, cell in t[col].items():
                 m = re.match(r"\s*([−+\-]?[\d.]+)\s*\(([\d.]+)\)", cell)
-                rows.append((_condition_of(col), dim, ko[emo_ko], _number(m.group(1)), float(m.group(2)), name.split("_")[0]))
+                rows.append(
+                    (_condition_of(col), dim, ko[emo_ko], _number(m.group(1)), float(m.group(2)), name.split("_")[0])
+                )
     pd.DataFrame(rows, columns=["condition_id", "dimension", "emotion", "bias", "sd_d", "source"]).to_csv(
         OUT / "value_bias.csv", index=False
     )
 
     rows = []
-    for name, factor, rename in (("table7_f1_by_race.tsv", "race", {}), ("table7a_f1_by_gender.tsv", "gender", GENDER_NAMES)):
+    for name, factor, rename in (
+        ("table7_f1_by_race.tsv", "race", {}),
+        ("table7a_f1_by_gender.tsv", "gender", GENDER_NAMES),
+    ):
         t = read(name).set_index("모델")
         for model, cells in t.iterrows():
             for level, cell in cells.items():
                 m = re.search(r"\(([\d.]+)%\)", str(cell))
                 if m:
-                    rows.append((_condition_of(model), factor, rename.get(level, level), round(float(m.group(1)) / 100, 4), name.split("_")[0]))
+                    rows.append(
+                        (
+                            _condition_of(model),
+                            factor,
+                            rename.get(level, level),
+                            round(float(m.group(1)) / 100, 4),
+                            name.split("_")[0],
+                        )
+                    )
     pd.DataFrame(rows, columns=["condition_id", "factor", "level", "accuracy", "source"]).to_csv(
         OUT / "demographic_accuracy.csv", index=False
     )
     fer_profiles(tables).to_csv(OUT / "fer.csv", index=False)
-
 
     if paper is not None:
         rows = value_demographic_rows(paper.read_text(encoding="utf-8"), ko)

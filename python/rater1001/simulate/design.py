@@ -1,5 +1,6 @@
 """The study design: images (race x gender x emotion x identity), the rater panel, and which rater
 sees which image in which order. Pure functions of a numpy Generator and the design counts."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -9,6 +9,7 @@ The latent value is loc + shift + sd * Z, Z ~ N(0, 1), with `shift` drawn with e
 `shifts` (default: 0). models.py uses the shifts for the two points of a stereotyped answerer and
 for race/gender cell effects.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,7 +22,9 @@ def discretise(latent: np.ndarray, lo: float, hi: float, step: float = 1.0) -> n
     return np.clip(np.round((np.asarray(latent) - lo) / step) * step + lo, lo, hi)
 
 
-def discretised_moments(loc: float, sd: float, lo: float, hi: float, step: float = 1.0, shifts=None) -> tuple[float, float]:
+def discretised_moments(
+    loc: float, sd: float, lo: float, hi: float, step: float = 1.0, shifts=None
+) -> tuple[float, float]:
     """E[A] and E[A^2] for A = discretise(loc + shift + sd * Z), shift uniform over `shifts`."""
     centres = loc + (np.zeros(1) if shifts is None else np.ravel(np.asarray(shifts, dtype=float)))
     if sd <= 1e-12:

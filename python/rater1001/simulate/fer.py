@@ -15,6 +15,7 @@ offset b = mean human - c so that the expected |human mean - m|, a mixture of fo
 over the emotions, is the printed MAE. The sign of the offset is not printed: the model answers
 below the humans (b > 0). Closed forms; docs/simulate.md.
 """
+
 from __future__ import annotations
 
 import json
@@ -61,7 +62,9 @@ class FerValues:
     r_expected: float
 
 
-def solve_values(r: float, mae: float, centroids: np.ndarray, var_u: float, var_noise: float, hi_offset: float) -> FerValues:
+def solve_values(
+    r: float, mae: float, centroids: np.ndarray, var_u: float, var_noise: float, hi_offset: float
+) -> FerValues:
     """beta, s and offset b for target Pearson r and MAE (balanced emotions with `centroids`,
     image variance var_u, sampling variance of a human image mean var_noise)."""
     dev = centroids - centroids.mean()
@@ -119,19 +122,49 @@ def simulate_fer_condition(
         t = mu[e_idx] + image_effects[d].to_numpy()
         centre = mu.mean() - sol.offset
         values[d] = np.round(np.clip(centre + sol.beta * (t - mu.mean()) + sol.s * rng.standard_normal(n), lo, hi), 3)
-        truth_rows.append({"condition_id": cid, "dimension": d, "pearson_r_profile": float(r), "mae_profile": float(mae),
-                           "beta": sol.beta, "sigma": sol.s, "bias_expected": sol.offset,
-                           "pearson_r_expected": sol.r_expected, "mae_expected": sol.mae_expected})
+        truth_rows.append(
+            {
+                "condition_id": cid,
+                "dimension": d,
+                "pearson_r_profile": float(r),
+                "mae_profile": float(mae),
+                "beta": sol.beta,
+                "sigma": sol.s,
+                "bias_expected": sol.offset,
+                "pearson_r_expected": sol.r_expected,
+                "mae_expected": sol.mae_expected,
+            }
+        )
 
-    answers = [json.dumps({"emotion": lab, **{d: (None if np.isnan(values[d][i]) else float(values[d][i])) for d in model_dims}})
-               for i, lab in enumerate(labels)]
-    preds = pd.DataFrame({
-        "condition_id": cid, "image_id": stimuli["image_id"].to_numpy(), "run_id": "run-1", "strategy": "fer",
-        "emotion": labels, **{d: values[d] for d in model_dims},
-        "raw_responses": [json.dumps([a]) for a in answers], "parse_path": "json",
-        "thinking_text": None, "thinking_tokens": None, "latency_ms": np.nan, "input_tokens": None, "output_tokens": None,
-    })
-    label_truth = pd.DataFrame([
-        {"condition_id": cid, "emotion": e, "race": rr, "gender": g, "p_correct": float(conf[i, i])}
-        for i, e in enumerate(emotions) for rr in races for g in genders])
+    answers = [
+        json.dumps(
+            {"emotion": lab, **{d: (None if np.isnan(values[d][i]) else float(values[d][i])) for d in model_dims}}
+        )
+        for i, lab in enumerate(labels)
+    ]
+    preds = pd.DataFrame(
+        {
+            "condition_id": cid,
+            "image_id": stimuli["image_id"].to_numpy(),
+            "run_id": "run-1",
+            "strategy": "fer",
+            "emotion": labels,
+            **{d: values[d] for d in model_dims},
+            "raw_responses": [json.dumps([a]) for a in answers],
+            "parse_path": "json",
+            "thinking_text": None,
+            "thinking_tokens": None,
+            "latency_ms": np.nan,
+            "input_tokens": None,
+            "output_tokens": None,
+        }
+    )
+    label_truth = pd.DataFrame(
+        [
+            {"condition_id": cid, "emotion": e, "race": rr, "gender": g, "p_correct": float(conf[i, i])}
+            for i, e in enumerate(emotions)
+            for rr in races
+            for g in genders
+        ]
+    )
     return ConditionResult(preds, pd.DataFrame(), label_truth, pd.DataFrame()), pd.DataFrame(truth_rows)

@@ -1,5 +1,6 @@
 """Human ratings: image, rater and residual variance on a latent scale, rounded to the study's
 integer scale; log-normal response times; optional forced-choice emotion labels."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -59,7 +60,9 @@ def simulate_ratings(
     rt = human["response_time"]
     speed = rng.normal(0.0, rt["rater_log_sd"], n_raters)
     speed -= speed.mean()  # keep the pooled median on the planted one (speed is relative to the panel)
-    out = pd.DataFrame({"rater_index": rat, "image_row": img, **values, "trial_index": assignment["trial_index"].to_numpy()})
+    out = pd.DataFrame(
+        {"rater_index": rat, "image_row": img, **values, "trial_index": assignment["trial_index"].to_numpy()}
+    )
     for d in dims:
         median = np.array([human["emotions"][e][f"rt_{d}_ms"] for e in emotions], dtype=float)[emo]
         log_rt = np.log(median) + speed[rat] + rng.normal(0.0, rt["residual_log_sd"], len(img))

@@ -20,6 +20,7 @@ classify.py), then valence and arousal answers on the 1-9 grid:
 * The latent locations are solved so that the expected *discretised* answer is the target; the
   exact expectations (per emotion and per cell) go to the truth tables.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -112,7 +113,9 @@ def plant_values(
 
     def split(w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         own = np.where(is_fixed, fixed, (target - w * off_mass) / (1 - w * (1 - diag)))
-        mean_ep = np.where(np.eye(n, dtype=bool), own[:, None], w[:, None] * target[None, :] + (1 - w[:, None]) * own[:, None])
+        mean_ep = np.where(
+            np.eye(n, dtype=bool), own[:, None], w[:, None] * target[None, :] + (1 - w[:, None]) * own[:, None]
+        )
         mean_ep = np.where(is_fixed[:, None], fixed[:, None], mean_ep)
         return own, mean_ep, (confusion * (mean_ep - target[:, None]) ** 2).sum(axis=1)
 
@@ -126,7 +129,9 @@ def plant_values(
     # come from label errors that differ by race / gender, which the coupling already produces.
     left = np.clip(budget - mix_var, 0.0, None)
     demo_var = shifts.var(axis=1)
-    scale = np.where(demo_var > left, np.sqrt(np.divide(left, demo_var, out=np.ones_like(left), where=demo_var > 0)), 1.0)
+    scale = np.where(
+        demo_var > left, np.sqrt(np.divide(left, demo_var, out=np.ones_like(left), where=demo_var > 0)), 1.0
+    )
     shifts = np.where(is_fixed[:, None], 0.0, shifts * scale[:, None])
     sigma = np.where(is_fixed, 0.0, np.sqrt(np.clip(left - shifts.var(axis=1), 0.0, None)))
     normal_sd = np.where(is_fixed, 0.0, np.sqrt((1 - stereotypy) * sigma**2 + tracking**2 * var_image_effect))
@@ -134,16 +139,23 @@ def plant_values(
 
     n_cells = shifts.shape[1]
     off_rows = confusion - np.diag(diag)
-    off_rows = np.divide(off_rows, off_rows.sum(axis=1, keepdims=True), out=np.zeros_like(off_rows), where=off_rows.sum(axis=1, keepdims=True) > 0)
+    off_rows = np.divide(
+        off_rows,
+        off_rows.sum(axis=1, keepdims=True),
+        out=np.zeros_like(off_rows),
+        where=off_rows.sum(axis=1, keepdims=True) > 0,
+    )
     loc = np.empty((n, n))
     cell_mean = np.zeros((n, n_cells))
     cell_m2 = np.zeros((n, n_cells))
     for e in range(n):
         # the answer's extra latent shifts: the cell's demographic shift and the two stereotyped points
-        both = (shifts[e][:, None] + np.array([-offset[e], offset[e]])[None, :])  # (cells, 2)
+        both = shifts[e][:, None] + np.array([-offset[e], offset[e]])[None, :]  # (cells, 2)
         for p in range(n):
             loc[e, p] = solve_location(mean_ep[e, p], normal_sd[e], lo, hi, step, both)
-            moments = np.array([discretised_moments(loc[e, p], normal_sd[e], lo, hi, step, both[c]) for c in range(n_cells)])
+            moments = np.array(
+                [discretised_moments(loc[e, p], normal_sd[e], lo, hi, step, both[c]) for c in range(n_cells)]
+            )
             weight = np.where(p == e, p_correct_cells[e], (1 - p_correct_cells[e]) * off_rows[e, p])
             cell_mean[e] += weight * moments[:, 0]
             cell_m2[e] += weight * moments[:, 1]
@@ -182,7 +194,9 @@ def label_model(profiles: Profiles, profile_id: str, emotions: list[str], races:
     truth = pd.DataFrame(
         [
             {"condition_id": profile_id, "emotion": e, "race": r, "gender": g, "p_correct": p_cell[i, j, k]}
-            for i, e in enumerate(emotions) for j, r in enumerate(races) for k, g in enumerate(genders)
+            for i, e in enumerate(emotions)
+            for j, r in enumerate(races)
+            for k, g in enumerate(genders)
         ]
     )
     return conf, logits, truth
@@ -215,7 +229,9 @@ def simulate_condition(
     e_idx = stimuli["emotion"].map({e: i for i, e in enumerate(emotions)}).to_numpy()
     r_idx = stimuli["race"].map({r: i for i, r in enumerate(races)}).to_numpy()
     g_idx = stimuli["gender"].map({g: i for i, g in enumerate(genders)}).to_numpy()
-    pred, p_correct = draw_labels(rng, e_idx, r_idx, g_idx, logits, conf, difficulty, float(prof.get("difficulty_weight", 0) or 0))
+    pred, p_correct = draw_labels(
+        rng, e_idx, r_idx, g_idx, logits, conf, difficulty, float(prof.get("difficulty_weight", 0) or 0)
+    )
 
     human = profiles.human
     n_g = len(genders)
@@ -232,8 +248,20 @@ def simulate_condition(
         etas = [profiles.value_etas(cid, d, e) for e in emotions]
         shifts = np.stack([cell_shifts(etas[i], float(bt["sd_d"].iloc[i]), patterns) for i in range(len(emotions))])
         planted = plant_values(
-            conf, p_cells, shifts, mu, bt["bias"].to_numpy(float), bt["sd_d"].to_numpy(float), var_mean, var_u,
-            float(prof["coupling"]), float(prof["stereotypy"]), float(prof["tracking"]), lo, hi, float(prof["value_step"]),
+            conf,
+            p_cells,
+            shifts,
+            mu,
+            bt["bias"].to_numpy(float),
+            bt["sd_d"].to_numpy(float),
+            var_mean,
+            var_u,
+            float(prof["coupling"]),
+            float(prof["stereotypy"]),
+            float(prof["tracking"]),
+            lo,
+            hi,
+            float(prof["value_step"]),
             np.array([profiles.constant_answer(cid, d, e) for e in emotions], dtype=float),
         )
         sign = np.where(rng.random(n) < 0.5, -1.0, 1.0)
@@ -248,24 +276,41 @@ def simulate_condition(
         for i, e in enumerate(emotions):
             truth_rows.append(
                 {
-                    "condition_id": cid, "dimension": d, "emotion": e,
-                    "human_centroid": mu[i], "bias_profile": bt["bias"].iloc[i], "sd_d_profile": bt["sd_d"].iloc[i],
+                    "condition_id": cid,
+                    "dimension": d,
+                    "emotion": e,
+                    "human_centroid": mu[i],
+                    "bias_profile": bt["bias"].iloc[i],
+                    "sd_d_profile": bt["sd_d"].iloc[i],
                     "bias_expected": mu[i] - planted["expected_mean"][i],
                     "model_mean_expected": planted["expected_mean"][i],
-                    "own_mean": planted["own_mean"][i], "coupling": planted["coupling"][i], "sigma": planted["sigma"][i],
-                    "normal_sd": planted["normal_sd"][i], "two_point_offset": planted["offset"][i],
+                    "own_mean": planted["own_mean"][i],
+                    "coupling": planted["coupling"][i],
+                    "sigma": planted["sigma"][i],
+                    "normal_sd": planted["normal_sd"][i],
+                    "two_point_offset": planted["offset"][i],
                     "constant_answer": profiles.constant_answer(cid, d, e),
                     "recall_profile": recall[i],
-                    **{f"eta2_{t.replace(':', '_x_')}": etas[i].get(t, 0.0) * planted["shift_scale"][i] ** 2 for t in ("race", "gender", "race:gender")},
-                    **{f"eta2_{t.replace(':', '_x_')}_profile": etas[i].get(t, 0.0) for t in ("race", "gender", "race:gender")},
+                    **{
+                        f"eta2_{t.replace(':', '_x_')}": etas[i].get(t, 0.0) * planted["shift_scale"][i] ** 2
+                        for t in ("race", "gender", "race:gender")
+                    },
+                    **{
+                        f"eta2_{t.replace(':', '_x_')}_profile": etas[i].get(t, 0.0)
+                        for t in ("race", "gender", "race:gender")
+                    },
                 }
             )
             for c in range(len(races) * n_g):
                 cell_rows.append(
                     {
-                        "condition_id": cid, "dimension": d, "emotion": e,
-                        "race": races[c // n_g], "gender": genders[c % n_g],
-                        "shift": planted["shifts"][i, c], "model_mean_expected": planted["expected_cell_mean"][i, c],
+                        "condition_id": cid,
+                        "dimension": d,
+                        "emotion": e,
+                        "race": races[c // n_g],
+                        "gender": genders[c % n_g],
+                        "shift": planted["shifts"][i, c],
+                        "model_mean_expected": planted["expected_cell_mean"][i, c],
                         "model_sd_expected": planted["expected_cell_sd"][i, c],
                         "p_correct": p_cells[i, c],
                     }
@@ -274,14 +319,18 @@ def simulate_condition(
     # Parse paths, then what the parser would have recovered.
     roll = rng.random(n)
     f_rate, r_rate, x_rate = (float(prof.get(k, 0) or 0) for k in ("fenced_rate", "regex_rate", "failed_rate"))
-    path = np.select([roll < x_rate, roll < x_rate + r_rate, roll < x_rate + r_rate + f_rate], ["failed", "regex", "fenced"], "json")
+    path = np.select(
+        [roll < x_rate, roll < x_rate + r_rate, roll < x_rate + r_rate + f_rate], ["failed", "regex", "fenced"], "json"
+    )
     failed = path == "failed"
     labels = np.array(emotions, dtype=object)[pred]
     val = values.get("valence", np.full(n, np.nan))
     aro = values.get("arousal", np.full(n, np.nan))
     raws = raw_responses(strategy, label_text(rng, labels, aliases), val, aro, path)
 
-    thinking_tokens, thinking_text = thinking(rng, catalog_row, prof, profiles, cid, labels, stimuli["emotion"].to_numpy(), pred == e_idx, steps)
+    thinking_tokens, thinking_text = thinking(
+        rng, catalog_row, prof, profiles, cid, labels, stimuli["emotion"].to_numpy(), pred == e_idx, steps
+    )
     lat = steps * float(prof["latency_ms_per_step"]) * np.exp(rng.normal(0, float(prof["latency_log_sd"]), n))
     if thinking_tokens is not None:
         lat = lat * (0.3 + 0.7 * thinking_tokens / max(np.mean(thinking_tokens), 1))

@@ -1,5 +1,6 @@
 """Writing a simulated study: landing tables through the contract, manifest rows marked simulated,
 the matching study.yml, and the generating truth."""
+
 from __future__ import annotations
 
 import re
@@ -25,7 +26,9 @@ def typed_catalog(df: pd.DataFrame) -> pd.DataFrame:
     """Catalog CSV text -> the model_conditions contract types (empty cells are NULL)."""
     out = pd.DataFrame(index=df.index)
     for col in TABLES["model_conditions"].columns:
-        raw = [None if (v is None or str(v).strip() == "") else str(v).strip() for v in df.get(col.name, [None] * len(df))]
+        raw = [
+            None if (v is None or str(v).strip() == "") else str(v).strip() for v in df.get(col.name, [None] * len(df))
+        ]
         s = pd.Series(raw, index=df.index, dtype=object)
         if col.type == "bool":
             s = s.map(lambda v: None if v is None else v.lower() in ("true", "1", "yes"))
@@ -89,7 +92,9 @@ def land_parts(paths: ProjectPaths, name: str, parts: list[pa.Table], frames: li
 def write_truth(paths: ProjectPaths, tables: dict[str, pd.DataFrame]) -> None:
     folder = paths.root / "data" / "simulation_truth"
     for name, df in tables.items():
-        write_parquet_atomic(pa.Table.from_pandas(df.reset_index(drop=True), preserve_index=False), folder / f"{name}.parquet")
+        write_parquet_atomic(
+            pa.Table.from_pandas(df.reset_index(drop=True), preserve_index=False), folder / f"{name}.parquet"
+        )
 
 
 def human_parameters(human: dict, emotions: list[str], dims: list[str], locations: pd.DataFrame) -> pd.DataFrame:
@@ -99,10 +104,13 @@ def human_parameters(human: dict, emotions: list[str], dims: list[str], location
             v = human["variance"][d]
             rows.append(
                 {
-                    "emotion": e, "dimension": d,
+                    "emotion": e,
+                    "dimension": d,
                     "centroid": float(human["emotions"][e][d]),
                     "latent_location": float(locations.loc[e, d]),
-                    "image_sd": v["image_sd"], "rater_sd": v["rater_sd"], "residual_sd": v["residual_sd"],
+                    "image_sd": v["image_sd"],
+                    "rater_sd": v["rater_sd"],
+                    "residual_sd": v["residual_sd"],
                     "rt_median_ms": float(human["emotions"][e].get(f"rt_{d}_ms", np.nan)),
                 }
             )

@@ -5,6 +5,7 @@ derive_profiles.py, plus hand-set human.yml, conditions.csv, thinking.csv; docs/
 where each number comes from). A caller may pass its own Profiles to simulate_study, e.g. one
 without demographic gaps for a bias-audit test.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -46,7 +47,9 @@ class Profiles:
             hit = d["condition_id"].isin(condition_ids) if condition_ids is not None else d["condition_id"].notna()
             return d[~hit].reset_index(drop=True)
 
-        return replace(self, demographic_accuracy=drop(self.demographic_accuracy), value_demographic=drop(self.value_demographic))
+        return replace(
+            self, demographic_accuracy=drop(self.demographic_accuracy), value_demographic=drop(self.value_demographic)
+        )
 
     def condition(self, condition_id: str) -> pd.Series:
         return self._profile_row(self.conditions, condition_id, "behaviour profile", "conditions.csv")
@@ -69,18 +72,24 @@ class Profiles:
         m = rows.pivot_table(index="true_emotion", columns="predicted_emotion", values="probability", aggfunc="sum")
         missing = [e for e in emotions if e not in m.index]
         if missing:
-            raise ProfileError(f"confusion.csv ({self.source}) has no rows for condition {condition_id!r}, true_emotion {missing}")
+            raise ProfileError(
+                f"confusion.csv ({self.source}) has no rows for condition {condition_id!r}, true_emotion {missing}"
+            )
         m = m.reindex(index=emotions, columns=emotions).fillna(0.0)
         if (m.to_numpy() < 0).any():
             raise ProfileError(f"confusion.csv ({self.source}): negative probability for condition {condition_id!r}")
         return m.div(m.sum(axis=1), axis=0)
 
     def bias_table(self, condition_id: str, dimension: str, emotions: list[str]) -> pd.DataFrame:
-        rows = self.value_bias[(self.value_bias["condition_id"] == condition_id) & (self.value_bias["dimension"] == dimension)]
+        rows = self.value_bias[
+            (self.value_bias["condition_id"] == condition_id) & (self.value_bias["dimension"] == dimension)
+        ]
         t = rows.set_index("emotion").reindex(emotions)
         if t["bias"].isna().any():
             missing = list(t.index[t["bias"].isna()])
-            raise ProfileError(f"value_bias.csv ({self.source}) has no {dimension} bias for condition {condition_id!r}, emotion {missing}")
+            raise ProfileError(
+                f"value_bias.csv ({self.source}) has no {dimension} bias for condition {condition_id!r}, emotion {missing}"
+            )
         return t[["bias", "sd_d"]]
 
     def value_etas(self, condition_id: str, dimension: str, emotion: str) -> dict[str, float]:
@@ -117,7 +126,9 @@ def load_profiles(directory: str | Path | None = None) -> Profiles:
         human = yaml.safe_load(fh)
     return Profiles(
         human=human,
-        conditions=_read_csv(d / "conditions.csv", ["condition_id", "stereotypy", "coupling", "tracking", "value_step"]),
+        conditions=_read_csv(
+            d / "conditions.csv", ["condition_id", "stereotypy", "coupling", "tracking", "value_step"]
+        ),
         confusion=_read_csv(d / "confusion.csv", ["condition_id", "true_emotion", "predicted_emotion", "probability"]),
         value_bias=_read_csv(d / "value_bias.csv", ["condition_id", "dimension", "emotion", "bias", "sd_d"]),
         demographic_accuracy=_read_csv(d / "demographic_accuracy.csv", ["condition_id", "factor", "level", "accuracy"]),

@@ -1,5 +1,6 @@
 """What a simulated model run leaves behind besides its answers: the raw text of every step (in
 the Supplement S2 formats, written the way the parse path implies), thinking traces and counts."""
+
 from __future__ import annotations
 
 import json
@@ -86,7 +87,7 @@ def thinking(rng, catalog_row, prof, profiles, cid, labels, true_emotions, corre
     if not thinks and per_step <= 0:
         return None, None
     wrong_ratio = np.where(correct, 1.0, float(prof.get("wrong_thinking_ratio", 1.0) or 1.0))
-    noise = np.exp(rng.normal(-0.25**2 / 2, 0.25, n))  # mean-one multiplicative noise
+    noise = np.exp(rng.normal(-(0.25**2) / 2, 0.25, n))  # mean-one multiplicative noise
     text_chars = None
     if len(rows):
         mean_len = rows["mean_length"].reindex(true_emotions).to_numpy(float)
@@ -97,7 +98,9 @@ def thinking(rng, catalog_row, prof, profiles, cid, labels, true_emotions, corre
             text_chars = np.round(length * 4)
         else:
             text_chars = np.round(length)
-            tokens = np.round(per_step * steps * length / np.nanmean(mean_len)) if per_step > 0 else np.round(length / 4)
+            tokens = (
+                np.round(per_step * steps * length / np.nanmean(mean_len)) if per_step > 0 else np.round(length / 4)
+            )
     else:
         tokens = np.round(per_step * steps * wrong_ratio * noise)
     include = str(catalog_row.get("include_thoughts")).lower() in ("true", "1")
@@ -117,9 +120,15 @@ def _traces(corpus: str, labels, starts, chars) -> pd.Series:
     of rows at a time and stored as the text column pandas would make of them: at 100x a thinking
     condition's traces are 1.5 GB, which as one list of strings was held twice over."""
     blocks = [
-        pd.Series([corpus[s : s + max(int(c) - 40, 0)] + f" So the expression is most likely {lab}."
-                   for lab, s, c in zip(labels[i : i + TRACES_AT_ONCE], starts[i : i + TRACES_AT_ONCE],
-                                        chars[i : i + TRACES_AT_ONCE])], dtype="str")
+        pd.Series(
+            [
+                corpus[s : s + max(int(c) - 40, 0)] + f" So the expression is most likely {lab}."
+                for lab, s, c in zip(
+                    labels[i : i + TRACES_AT_ONCE], starts[i : i + TRACES_AT_ONCE], chars[i : i + TRACES_AT_ONCE]
+                )
+            ],
+            dtype="str",
+        )
         for i in range(0, len(labels), TRACES_AT_ONCE)
     ]
     return pd.concat(blocks, ignore_index=True) if blocks else pd.Series([], dtype="str")

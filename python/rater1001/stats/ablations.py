@@ -11,6 +11,7 @@
   n <= 8) and a caveat string travels with the number.
 * Size-to-size deltas of a scaling series (4A-2): each size minus the next smaller one.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -85,8 +86,17 @@ def mcnemar_paired(correct_a, correct_b) -> McNemar:
     n01, n00 = int((~a & b).sum()), int((~a & ~b).sum())
     discordant = n10 + n01
     if discordant == 0:
-        return McNemar(len(a), n11, n10, n01, n00, float("nan"), float("nan"), "none",
-                       "no discordant pairs: the two conditions agree on every image")
+        return McNemar(
+            len(a),
+            n11,
+            n10,
+            n01,
+            n00,
+            float("nan"),
+            float("nan"),
+            "none",
+            "no discordant pairs: the two conditions agree on every image",
+        )
     exact = discordant < EXACT_DISCORDANT_MAX
     res = sm_mcnemar(np.array([[n11, n10], [n01, n00]]), exact=exact, correction=True)
     method = "exact binomial" if exact else "chi-square, continuity corrected"
@@ -142,8 +152,9 @@ def mann_whitney(x, y) -> MannWhitney:
     x, y = x[~np.isnan(x)], y[~np.isnan(y)]
     med = lambda v: float(np.median(v)) if len(v) else float("nan")  # noqa: E731
     if len(x) == 0 or len(y) == 0:
-        return MannWhitney(len(x), len(y), med(x), med(y), float("nan"), float("nan"), float("nan"),
-                           "one group is empty")
+        return MannWhitney(
+            len(x), len(y), med(x), med(y), float("nan"), float("nan"), float("nan"), "one group is empty"
+        )
     res = sps.mannwhitneyu(x, y, alternative="two-sided")
     u = float(res.statistic)
     return MannWhitney(len(x), len(y), med(x), med(y), u, float(res.pvalue), 2 * u / (len(x) * len(y)) - 1)
@@ -225,8 +236,10 @@ def spearman_small_n(x, y) -> Spearman:
     caveat = None
     if n < SMALL_N:
         step = 12 / (n**3 - n)  # rho change when two adjacent ranks swap: 6 * 2 / (n^3 - n)
-        caveat = (f"n = {n} points: swapping two adjacent ranks moves rho by {step:.3f}; the smallest "
-                  f"attainable two-sided p is {2 / factorial(n):.4f}. Read as descriptive.")
+        caveat = (
+            f"n = {n} points: swapping two adjacent ranks moves rho by {step:.3f}; the smallest "
+            f"attainable two-sided p is {2 / factorial(n):.4f}. Read as descriptive."
+        )
     return Spearman(rho, p, n, method, caveat)
 
 

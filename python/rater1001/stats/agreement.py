@@ -5,6 +5,7 @@ Every function takes aligned per-image arrays: human mean M_j (and, for the base
 image's n, mean, SS or value counts) and model prediction x_j. Images where either side is missing
 are dropped and counted (n_missing) so a condition that predicted only some images is visible.
 """
+
 from __future__ import annotations
 
 import math
@@ -123,8 +124,9 @@ def systematicity(bias, sd_d) -> np.ndarray:
     """
     bias, sd_d = np.asarray(bias, dtype=float), np.asarray(sd_d, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(sd_d > 0, np.abs(bias) / np.where(sd_d > 0, sd_d, 1.0),
-                        np.where((sd_d == 0) & (bias != 0), np.inf, np.nan))
+        return np.where(
+            sd_d > 0, np.abs(bias) / np.where(sd_d > 0, sd_d, 1.0), np.where((sd_d == 0) & (bias != 0), np.inf, np.nan)
+        )
 
 
 def mae_approximation(bias: float, sd: float) -> float:
@@ -214,8 +216,13 @@ def bland_altman(human_mean, model, z: float = 1.96) -> BlandAltman:
     bias = float(d.mean())
     sd = float(d.std(ddof=1)) if n >= 2 else nan
     return BlandAltman(
-        n=n, n_missing=n_missing, bias=bias, sd_d=sd,
-        loa_lower=bias - z * sd, loa_upper=bias + z * sd, systematicity=float(systematicity(bias, sd)),
+        n=n,
+        n_missing=n_missing,
+        bias=bias,
+        sd_d=sd,
+        loa_lower=bias - z * sd,
+        loa_upper=bias + z * sd,
+        systematicity=float(systematicity(bias, sd)),
         mae=float(np.abs(d).mean()),
         mae_folded_normal=mae_approximation(bias, sd) if n >= 2 else nan,
     )

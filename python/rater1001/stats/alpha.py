@@ -19,6 +19,7 @@ Two routes, one definition:
 Units with fewer than two values are not pairable and are excluded from every count (as in
 Krippendorff 2011); callers report how many units that dropped.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -299,8 +300,9 @@ def delta_alpha(m, total, total_sq, extra) -> tuple[AlphaResult, AlphaResult, fl
     return base, plus, plus.alpha - base.alpha
 
 
-def value_count_matrix(ratings: pd.DataFrame, unit: str = "image_id", value: str = "rating",
-                       value_domain=None) -> tuple[np.ndarray, np.ndarray]:
+def value_count_matrix(
+    ratings: pd.DataFrame, unit: str = "image_id", value: str = "rating", value_domain=None
+) -> tuple[np.ndarray, np.ndarray]:
     """Unit x value count table, the input of the coincidence matrix.
 
     Parameters
@@ -407,13 +409,15 @@ def alpha_from_value_counts(counts, value_domain, level: str = "interval") -> Al
     marginals = counts[pairable].sum(axis=0)
     if (marginals > 0).sum() < 2:
         return AlphaResult(float("nan"), n_units, n_values, "no variation among pairable values")
-    a = krippendorff.alpha(value_counts=counts[pairable], value_domain=np.asarray(value_domain),
-                           level_of_measurement=level)
+    a = krippendorff.alpha(
+        value_counts=counts[pairable], value_domain=np.asarray(value_domain), level_of_measurement=level
+    )
     return AlphaResult(float(a), n_units, n_values)
 
 
-def alpha(ratings: pd.DataFrame, level: str = "interval", unit: str = "image_id",
-          value: str = "rating", order=None) -> AlphaResult:
+def alpha(
+    ratings: pd.DataFrame, level: str = "interval", unit: str = "image_id", value: str = "rating", order=None
+) -> AlphaResult:
     """Krippendorff's alpha of a long (unit, value) frame, one row per rating.
 
     Parameters
@@ -472,11 +476,14 @@ def alpha(ratings: pd.DataFrame, level: str = "interval", unit: str = "image_id"
     present = ratings[value].dropna()
     if level != "nominal" and not _is_numeric(present):
         if level != "ordinal":
-            raise ValueError(f"{level} alpha needs numeric values; column {value!r} holds labels such as "
-                             f"{present.iloc[0]!r}")
+            raise ValueError(
+                f"{level} alpha needs numeric values; column {value!r} holds labels such as {present.iloc[0]!r}"
+            )
         if order is None:
-            raise ValueError(f"ordinal alpha on the labels of column {value!r} needs their declared level order "
-                             "(display_order in seeds/factor_labels.csv); alphabetical order is not an order")
+            raise ValueError(
+                f"ordinal alpha on the labels of column {value!r} needs their declared level order "
+                "(display_order in seeds/factor_labels.csv); alphabetical order is not an order"
+            )
         counts, _ = value_count_matrix(ratings, unit, value, value_domain=list(order))
         return alpha_from_value_counts(counts, np.arange(len(order)), level)
     if level == "interval":

@@ -31,13 +31,13 @@ when the constant is below epsilon (a win for the model), t = +inf and p = 1 abo
 when it equals epsilon (never a win). We keep exactly that behaviour and say so in the
 annotator's note.
 """
+
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Callable
-
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -307,8 +307,17 @@ def alt_test(
     for annotator in sorted(human["annotator_id"].dropna().unique(), key=str):
         instances = sorted(h.loc[h["annotator_id"] == annotator, "instance_id"], key=str)
         if len(instances) < min_instances_per_human:
-            rows.append((annotator, len(instances), np.nan, np.nan, np.nan, False,
-                         f"skipped: {len(instances)} instances < {min_instances_per_human}"))
+            rows.append(
+                (
+                    annotator,
+                    len(instances),
+                    np.nan,
+                    np.nan,
+                    np.nan,
+                    False,
+                    f"skipped: {len(instances)} instances < {min_instances_per_human}",
+                )
+            )
             continue
         w_human, w_model = [], []
         for i in instances:
@@ -323,26 +332,56 @@ def alt_test(
             p = float(stats.ttest_1samp(diff, epsilon, alternative="less").pvalue)
         note = None
         if np.ptp(diff) == 0:
-            note = (f"W_human - W_model is constant ({diff[0]:g}): t = -inf/+inf (p = {p:g}) as in the "
-                    "reference" if not np.isnan(p) else "W_human - W_model is constant and equal to epsilon: p undefined")
+            note = (
+                f"W_human - W_model is constant ({diff[0]:g}): t = -inf/+inf (p = {p:g}) as in the reference"
+                if not np.isnan(p)
+                else "W_human - W_model is constant and equal to epsilon: p undefined"
+            )
         rows.append((annotator, len(instances), float(np.mean(w_human)), float(np.mean(w_model)), p, False, note))
-    per = pd.DataFrame(rows, columns=["annotator_id", "n_instances", "mean_w_human", "mean_w_model",
-                                      "p_value", "rejected", "note"])
+    per = pd.DataFrame(
+        rows, columns=["annotator_id", "n_instances", "mean_w_human", "mean_w_model", "p_value", "rejected", "note"]
+    )
     tested = per["mean_w_model"].notna().to_numpy()
     rejected, omega, rho = decide(per["p_value"].to_numpy(float), per["mean_w_model"].to_numpy(float), tested, q)
     per["rejected"] = rejected
     n_missing = len(keep & missing)
     answered_only = omega
     if n_missing:
-        answered_only = alt_test(human, model[[i not in missing for i in model.index]], epsilon=epsilon, q=q,
-                                 scoring=scoring, min_humans_per_instance=min_humans_per_instance,
-                                 min_instances_per_human=min_instances_per_human).winning_rate
+        answered_only = alt_test(
+            human,
+            model[[i not in missing for i in model.index]],
+            epsilon=epsilon,
+            q=q,
+            scoring=scoring,
+            min_humans_per_instance=min_humans_per_instance,
+            min_instances_per_human=min_instances_per_human,
+        ).winning_rate
     if not tested.any():
-        return AltTestResult(float("nan"), float("nan"), False, epsilon, q, 0, len(keep), per,
-                             note=f"no annotator has at least {min_instances_per_human} instances shared with others",
-                             n_missing_model=n_missing, winning_rate_answered_only=answered_only)
-    return AltTestResult(omega, rho, omega >= 0.5, epsilon, q, int(tested.sum()), len(keep), per,
-                         n_missing_model=n_missing, winning_rate_answered_only=answered_only)
+        return AltTestResult(
+            float("nan"),
+            float("nan"),
+            False,
+            epsilon,
+            q,
+            0,
+            len(keep),
+            per,
+            note=f"no annotator has at least {min_instances_per_human} instances shared with others",
+            n_missing_model=n_missing,
+            winning_rate_answered_only=answered_only,
+        )
+    return AltTestResult(
+        omega,
+        rho,
+        omega >= 0.5,
+        epsilon,
+        q,
+        int(tested.sum()),
+        len(keep),
+        per,
+        n_missing_model=n_missing,
+        winning_rate_answered_only=answered_only,
+    )
 
 
 def decide(p_values: np.ndarray, mean_w_model: np.ndarray, tested: np.ndarray, q: float = 0.05, weight=None):
@@ -392,5 +431,4 @@ def decide(p_values: np.ndarray, mean_w_model: np.ndarray, tested: np.ndarray, q
         return rejected, float(rejected[tested].mean()), float(mean_w_model[tested].mean())
     w = np.asarray(weight, dtype=np.int64)[tested]
     rejected[tested] = benjamini_yekutieli(p_values[tested], q, weight=w)
-    return (rejected, float(w[rejected[tested]].sum() / w.sum()),
-            float(np.average(mean_w_model[tested], weights=w)))
+    return (rejected, float(w[rejected[tested]].sum() / w.sum()), float(np.average(mean_w_model[tested], weights=w)))

@@ -13,6 +13,7 @@ and omega / rho / pass rule (stats.alt_test.decide), vectorised over
 annotators with equal instance counts. tests/python/test_marts_ablations.py checks the result
 against stats.alt_test.alt_test itself on a small study.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -77,9 +78,16 @@ def annotator_p_values(n_human_better, n_tie, n_model_better, epsilon: float) ->
     return p
 
 
-def alt_test_from_counts(per_annotator: pd.DataFrame, *, epsilon: float, q: float = 0.05,
-                         min_instances_per_human: int = 30, p_values: np.ndarray | None = None,
-                         weight: str | None = None, per_annotator_frame: bool = True) -> dict:
+def alt_test_from_counts(
+    per_annotator: pd.DataFrame,
+    *,
+    epsilon: float,
+    q: float = 0.05,
+    min_instances_per_human: int = 30,
+    p_values: np.ndarray | None = None,
+    weight: str | None = None,
+    per_annotator_frame: bool = True,
+) -> dict:
     """The Alt-Test's decision (winning rate, advantage probability, pass) from outcome counts.
 
     Parameters
@@ -148,14 +156,29 @@ def alt_test_from_counts(per_annotator: pd.DataFrame, *, epsilon: float, q: floa
         mean_w_model = (zero + minus) / n
     w = None if weight is None else per_annotator[weight].to_numpy(dtype=np.int64)
     rejected, omega, rho = decide(p, mean_w_model, tested, q, weight=w)
-    per = (per_annotator.assign(n_instances=n, p_value=p, mean_w_model=mean_w_model, rejected=rejected)
-           if per_annotator_frame else None)
+    per = (
+        per_annotator.assign(n_instances=n, p_value=p, mean_w_model=mean_w_model, rejected=rejected)
+        if per_annotator_frame
+        else None
+    )
     count = np.ones(len(n), dtype=np.int64) if w is None else w
     n_tested, n_skipped = int(count[tested].sum()), int(count[~tested].sum())
     if n_tested == 0:
-        return {"winning_rate": np.nan, "advantage_probability": np.nan, "passed": False, "n_annotators_tested": 0,
-                "n_annotators_skipped": n_skipped, "per_annotator": per,
-                "note": f"no annotator has at least {min_instances_per_human} instances"}
-    return {"winning_rate": omega, "advantage_probability": rho, "passed": omega >= 0.5,
-            "n_annotators_tested": n_tested, "n_annotators_skipped": n_skipped,
-            "per_annotator": per, "note": None}
+        return {
+            "winning_rate": np.nan,
+            "advantage_probability": np.nan,
+            "passed": False,
+            "n_annotators_tested": 0,
+            "n_annotators_skipped": n_skipped,
+            "per_annotator": per,
+            "note": f"no annotator has at least {min_instances_per_human} instances",
+        }
+    return {
+        "winning_rate": omega,
+        "advantage_probability": rho,
+        "passed": omega >= 0.5,
+        "n_annotators_tested": n_tested,
+        "n_annotators_skipped": n_skipped,
+        "per_annotator": per,
+        "note": None,
+    }

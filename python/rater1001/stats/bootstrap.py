@@ -22,6 +22,7 @@ the draws are small_pools.subset_sums', a block of replicates at a time).
 Table 6 prints the SD version ("mean of the per-image SD"); the paper's 3.4.3 formula is the
 variance version; both are returned.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -229,8 +230,9 @@ def _wilcoxon_greater(diff) -> np.ndarray:
         a = np.sort(np.abs(diff), axis=1)
         untied = (a[:, 0] > 0) & (np.diff(a, axis=1) > 0).all(axis=1)
         if untied.any():
-            p[untied] = sps.wilcoxon(diff[untied], alternative="greater", zero_method="wilcox",
-                                     method="exact", axis=1).pvalue
+            p[untied] = sps.wilcoxon(
+                diff[untied], alternative="greater", zero_method="wilcox", method="exact", axis=1
+            ).pvalue
     return p
 
 
@@ -245,8 +247,15 @@ class PSig:
     alpha: float = 0.05
 
 
-def p_sig(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int = SEED,
-          alpha: float = 0.05, chunk: int = 250, cells: int = 1 << 22) -> PSig:
+def p_sig(
+    model_abs_z,
+    human_loo_abs_z,
+    replicates: int = 2000,
+    seed: int = SEED,
+    alpha: float = 0.05,
+    chunk: int = 250,
+    cells: int = 1 << 22,
+) -> PSig:
     """Share of bootstrap replicates in which the model deviates from the human mean
     significantly more than an individual human does.
 
@@ -301,12 +310,20 @@ def p_sig(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int = SEED
     >>> float(p_sig(np.full(20, 0.5), np.full((20, 5), 0.5), replicates=10).p_sig)
     0.0
     """
-    return p_sig_many(np.asarray(model_abs_z, dtype=float)[None, :], human_loo_abs_z, replicates, seed,
-                      alpha, chunk, cells)[0]
+    return p_sig_many(
+        np.asarray(model_abs_z, dtype=float)[None, :], human_loo_abs_z, replicates, seed, alpha, chunk, cells
+    )[0]
 
 
-def p_sig_many(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int = SEED,
-               alpha: float = 0.05, chunk: int = 250, cells: int = 1 << 22) -> list[PSig]:
+def p_sig_many(
+    model_abs_z,
+    human_loo_abs_z,
+    replicates: int = 2000,
+    seed: int = SEED,
+    alpha: float = 0.05,
+    chunk: int = 250,
+    cells: int = 1 << 22,
+) -> list[PSig]:
     """:func:`p_sig` of several models against the same humans, sharing the draws.
 
     Parameters
@@ -363,17 +380,26 @@ def p_sig_many(model_abs_z, human_loo_abs_z, replicates: int = 2000, seed: int =
         n, excluded = int(kept.sum()), int((~kept).sum())
         per_part = max(1, (4 * cells) // max(1, n * hz.shape[1]))
         for first in range(0, len(rows), per_part):
-            part = rows[first:first + per_part]
-            counts = _significant_counts(mz[part][:, kept], hz[kept], defined[kept], replicates, seed, alpha,
-                                         chunk, cells)
+            part = rows[first : first + per_part]
+            counts = _significant_counts(
+                mz[part][:, kept], hz[kept], defined[kept], replicates, seed, alpha, chunk, cells
+            )
             for row, count in zip(part, counts):
                 p = float("nan") if n == 0 else count / replicates
                 results[row] = PSig(p, replicates, seed, n, excluded, alpha=alpha)
     return results
 
 
-def _significant_counts(mz: np.ndarray, hz: np.ndarray, defined: np.ndarray, replicates: int, seed: int,
-                        alpha: float, chunk: int, cells: int) -> np.ndarray:
+def _significant_counts(
+    mz: np.ndarray,
+    hz: np.ndarray,
+    defined: np.ndarray,
+    replicates: int,
+    seed: int,
+    alpha: float,
+    chunk: int,
+    cells: int,
+) -> np.ndarray:
     """Significant replicates of each row of mz (models x images, every image usable) with the
     draws of the seed policy (module docstring), shared by the rows."""
     k, n = mz.shape
@@ -423,8 +449,7 @@ class DiversityComparison:
     n_excluded_images: int
 
 
-def k_human_variance(model_predictions, human_ratings, replicates: int = 1000,
-                     seed: int = SEED) -> DiversityComparison:
+def k_human_variance(model_predictions, human_ratings, replicates: int = 1000, seed: int = SEED) -> DiversityComparison:
     """Spread of k models' predictions per image against the spread of k humans drawn from the
     same image's raters.
 
@@ -482,12 +507,23 @@ def k_human_variance(model_predictions, human_ratings, replicates: int = 1000,
     model_sd, model_var = float(np.sqrt(model_var_img).mean()), float(model_var_img.mean())
     sd_stat, var_stat = np.empty(replicates), np.empty(replicates)
     for start, v in _k_human_variances(h, k, replicates, seed):
-        sd_stat[start:start + len(v)] = np.sqrt(v).mean(axis=1)
-        var_stat[start:start + len(v)] = v.mean(axis=1)
+        sd_stat[start : start + len(v)] = np.sqrt(v).mean(axis=1)
+        var_stat[start : start + len(v)] = v.mean(axis=1)
     lo, hi = np.quantile(sd_stat, [0.025, 0.975])
-    return DiversityComparison(model_sd, model_var, float(sd_stat.mean()), float(var_stat.mean()),
-                               float(lo), float(hi), float((sd_stat <= model_sd).mean()),
-                               k, replicates, seed, n, int((~keep).sum()))
+    return DiversityComparison(
+        model_sd,
+        model_var,
+        float(sd_stat.mean()),
+        float(var_stat.mean()),
+        float(lo),
+        float(hi),
+        float((sd_stat <= model_sd).mean()),
+        k,
+        replicates,
+        seed,
+        n,
+        int((~keep).sum()),
+    )
 
 
 def _k_human_variances(h: np.ndarray, k: int, replicates: int, seed: int):
@@ -506,8 +542,9 @@ def _k_human_variances(h: np.ndarray, k: int, replicates: int, seed: int):
         yield start, np.maximum(s2 - s1**2 / k, 0.0) / (k - 1)
 
 
-def k_human_image_sd(model_predictions, human_ratings, replicates: int = 1000,
-                     seed: int = SEED) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def k_human_image_sd(
+    model_predictions, human_ratings, replicates: int = 1000, seed: int = SEED
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per image: the SD of its k model predictions and the mean SD of k of its humans.
 
     Parameters

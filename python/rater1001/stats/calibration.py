@@ -17,6 +17,7 @@ An affine map sends equal answers to equal answers, so within a fold it cannot c
 values: a stereotyped condition stays stereotyped (the paper's 5.4 limit); the number of distinct
 answers is reported beside every score.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -29,8 +30,10 @@ from .zscores import summarise, zscore
 
 SEED = 42
 METHODS = ("none", "offset", "affine")
-STEREOTYPY_NOTE = ("an affine map y' = a x + b sends equal answers to equal answers: it shifts and "
-                   "stretches but cannot add distinct values (stereotypy limit, paper 5.4)")
+STEREOTYPY_NOTE = (
+    "an affine map y' = a x + b sends equal answers to equal answers: it shifts and "
+    "stretches but cannot add distinct values (stereotypy limit, paper 5.4)"
+)
 
 
 def identity_folds(identity_ids, n_folds: int = 5, seed: int = SEED) -> np.ndarray:
@@ -131,14 +134,19 @@ def fit_map(x, y, method: str) -> LinearMap:
     if method != "affine":
         raise ValueError(f"method must be 'offset' or 'affine', got {method!r}")
     if len(x) < 3 or np.ptp(x) == 0:
-        return LinearMap(1.0, float(np.mean(y - x)), "offset",
-                         "model answers constant (or < 3 images) in the fit set: offset-only used")
+        return LinearMap(
+            1.0,
+            float(np.mean(y - x)),
+            "offset",
+            "model answers constant (or < 3 images) in the fit set: offset-only used",
+        )
     a, b = np.polyfit(x, y, 1)
     return LinearMap(float(a), float(b), "affine")
 
 
-def calibrate_out_of_sample(frame: pd.DataFrame, method: str, folds: np.ndarray,
-                            scale: tuple[float, float] | None = None) -> tuple[np.ndarray, pd.DataFrame]:
+def calibrate_out_of_sample(
+    frame: pd.DataFrame, method: str, folds: np.ndarray, scale: tuple[float, float] | None = None
+) -> tuple[np.ndarray, pd.DataFrame]:
     """Calibrate each fold's answers with the map fitted on the other folds.
 
     Parameters
@@ -195,6 +203,7 @@ def calibrate_out_of_sample(frame: pd.DataFrame, method: str, folds: np.ndarray,
 @dataclass(frozen=True)
 class CalibrationScore:
     """Scores of one emotion's answers (fields in the marts' column order)."""
+
     w1sd: float  # a missing answer counts as outside 1 SD
     w1sd_answered_only: float
     n_missing: int
@@ -247,12 +256,23 @@ def score(model, human_mean, human_sd) -> CalibrationScore:
     zs = summarise(zscore(model[answered], hm[answered], hs[answered]), n_missing=int((~answered).sum()))
     ba = bland_altman(human_mean, model)
     finite = model[~np.isnan(model)]
-    return CalibrationScore(zs.w1sd, zs.w1sd_answered_only, zs.n_missing, zs.mean_abs_z, zs.n_images, zs.n_zero_sd,
-                            ba.mae, ba.bias, ba.sd_d, int(len(np.unique(np.round(finite, 9)))))
+    return CalibrationScore(
+        zs.w1sd,
+        zs.w1sd_answered_only,
+        zs.n_missing,
+        zs.mean_abs_z,
+        zs.n_images,
+        zs.n_zero_sd,
+        ba.mae,
+        ba.bias,
+        ba.sd_d,
+        int(len(np.unique(np.round(finite, 9)))),
+    )
 
 
-def calibration_table(images: pd.DataFrame, n_folds: int = 5, seed: int = SEED,
-                      scale: tuple[float, float] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def calibration_table(
+    images: pd.DataFrame, n_folds: int = 5, seed: int = SEED, scale: tuple[float, float] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Out-of-sample calibration of one condition x dimension, per emotion and method.
 
     Parameters
@@ -309,9 +329,23 @@ def calibration_table(images: pd.DataFrame, n_folds: int = 5, seed: int = SEED,
                 values, maps = calibrate_out_of_sample(part, method, folds, scale)
             row = {"emotion": emotion, "method": method, **asdict(score(values, part["human_mean"], part["human_sd"]))}
             if maps is not None:
-                row.update({"mean_a": float(maps["a"].mean()), "mean_b": float(maps["b"].mean()),
-                            "n_folds": len(maps), "n_folds_offset_fallback": int(maps["note"].notna().sum())})
+                row.update(
+                    {
+                        "mean_a": float(maps["a"].mean()),
+                        "mean_b": float(maps["b"].mean()),
+                        "n_folds": len(maps),
+                        "n_folds_offset_fallback": int(maps["note"].notna().sum()),
+                    }
+                )
             rows.append(row)
-            answers.append(pd.DataFrame({"image_id": part["image_id"].to_numpy(), "emotion": emotion,
-                                         "method": method, "calibrated": values}))
+            answers.append(
+                pd.DataFrame(
+                    {
+                        "image_id": part["image_id"].to_numpy(),
+                        "emotion": emotion,
+                        "method": method,
+                        "calibrated": values,
+                    }
+                )
+            )
     return pd.DataFrame(rows), pd.concat(answers, ignore_index=True)

@@ -4,6 +4,7 @@ the confusion matrix and the Landis & Koch (1977) band. scikit-learn does the ar
 module fixes the label set (from the study, so an emotion nobody predicted still gets a row) and
 the zero-division convention (0, with the count of undefined cells reported by the caller).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -16,7 +17,14 @@ from sklearn import metrics
 # .41-.60 moderate, .61-.80 substantial, .81-1.00 almost perfect. Upper bounds are inclusive at two
 # decimals, so .205 is "slight" only if it rounds to .20; we compare the unrounded kappa against
 # the band's upper edge (.20, .40, ...) inclusively, the usual reading.
-LANDIS_KOCH = ((0.0, "poor"), (0.20, "slight"), (0.40, "fair"), (0.60, "moderate"), (0.80, "substantial"), (1.0, "almost perfect"))
+LANDIS_KOCH = (
+    (0.0, "poor"),
+    (0.20, "slight"),
+    (0.40, "fair"),
+    (0.60, "moderate"),
+    (0.80, "substantial"),
+    (1.0, "almost perfect"),
+)
 
 
 def landis_koch_band(kappa: float) -> str | None:
@@ -190,10 +198,12 @@ def summary(truth, predicted, labels, weight=None) -> ClassificationSummary:
     kappa = _kappa(t, p, all_labels, w)
     n_right = float((t == p).sum() if w is None else w[t == p].sum())
     return ClassificationSummary(
-        n=n, n_missing=n_missing,
+        n=n,
+        n_missing=n_missing,
         accuracy=float(metrics.accuracy_score(t, p, sample_weight=w)),
         f1_macro=float(metrics.f1_score(t, p, labels=list(labels), average="macro", zero_division=0, sample_weight=w)),
-        kappa=kappa, band=landis_koch_band(kappa),
+        kappa=kappa,
+        band=landis_koch_band(kappa),
         accuracy_answered_only=n_right / (n - n_missing) if n > n_missing else float("nan"),
     )
 
@@ -240,9 +250,17 @@ def by_label(truth, predicted, labels) -> pd.DataFrame:
     prec, rec, f1, sup = metrics.precision_recall_fscore_support(t, p, labels=list(labels), zero_division=np.nan)
     n_pred = pd.Series(p).value_counts().reindex(list(labels), fill_value=0).to_numpy()
     kappa = [_kappa(t == lab, p == lab, [False, True]) for lab in labels]
-    return pd.DataFrame({"emotion": list(labels), "precision": prec, "recall": rec,
-                         "f1": np.nan_to_num(f1, nan=0.0), "support": sup, "n_predicted": n_pred,
-                         "kappa": kappa})
+    return pd.DataFrame(
+        {
+            "emotion": list(labels),
+            "precision": prec,
+            "recall": rec,
+            "f1": np.nan_to_num(f1, nan=0.0),
+            "support": sup,
+            "n_predicted": n_pred,
+            "kappa": kappa,
+        }
+    )
 
 
 def confusion(truth, predicted, labels) -> pd.DataFrame:
@@ -286,5 +304,8 @@ def confusion(truth, predicted, labels) -> pd.DataFrame:
     cols = list(labels) + _outside(p, labels)
     cm = metrics.confusion_matrix(t, p, labels=cols)[: len(labels)]
     out = pd.DataFrame(cm, index=list(labels), columns=[c if c != "__missing__" else "missing" for c in cols])
-    return out.rename_axis("true_emotion").reset_index().melt(
-        id_vars="true_emotion", var_name="predicted_emotion", value_name="n")
+    return (
+        out.rename_axis("true_emotion")
+        .reset_index()
+        .melt(id_vars="true_emotion", var_name="predicted_emotion", value_name="n")
+    )

@@ -16,6 +16,7 @@ Expected input (`predictions`): one row per (condition_id, image_id) with
 Every function is pure (frames in, frames out). Rows where a test is undefined carry NULL
 statistics and a `reason`; nothing is dropped silently.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -37,8 +38,7 @@ ALPHA = 0.05
 def _require(frame: pd.DataFrame, columns, where: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise KeyError(f"{where}: input frame has no column(s) {missing}; "
-                       f"it has {list(frame.columns)}")
+        raise KeyError(f"{where}: input frame has no column(s) {missing}; it has {list(frame.columns)}")
 
 
 def _require_complete(frame: pd.DataFrame, columns, where: str) -> None:
@@ -49,8 +49,10 @@ def _require_complete(frame: pd.DataFrame, columns, where: str) -> None:
         if missing.any():
             row = frame.index[missing.to_numpy()][0]
             image = frame.at[row, "image_id"] if "image_id" in frame.columns else "?"
-            raise ValueError(f"{where}: row {row} (image_id={image!r}) has no value in column "
-                             f"{col!r}; {int(missing.sum())} such rows")
+            raise ValueError(
+                f"{where}: row {row} (image_id={image!r}) has no value in column "
+                f"{col!r}; {int(missing.sum())} such rows"
+            )
 
 
 def _bias_column(dimension: str) -> str:
@@ -58,6 +60,7 @@ def _bias_column(dimension: str) -> str:
 
 
 # --------------------------------------------------------------------------- classification slices
+
 
 def _slice_keys(frame: pd.DataFrame) -> dict[str, pd.Series]:
     return {
@@ -114,22 +117,35 @@ def slice_metrics(predictions: pd.DataFrame, weight: str | None = None) -> pd.Da
     >>> s[s["slice_type"] == "race"][["slice", "accuracy", "f1_macro"]].round(4).to_numpy().tolist()
     [['A', 1.0, 1.0], ['B', 0.5, 0.3333]]
     """
-    _require(predictions, ["condition_id", "race", "gender", "emotion", "predicted_emotion"],
-             "slice_metrics")
+    _require(predictions, ["condition_id", "race", "gender", "emotion", "predicted_emotion"], "slice_metrics")
     _require_complete(predictions, ["condition_id", "race", "gender", "emotion"], "slice_metrics")
     d = predictions
     rows = []
     for slice_type, key in _slice_keys(d).items():
         for (condition, value), part in d.groupby([d["condition_id"], key], sort=True):
             labels = sorted(part["emotion"].dropna().astype(str).unique())
-            s = classification.summary(part["emotion"].astype(str),
-                                       part["predicted_emotion"].astype(object), labels,
-                                       weight=None if weight is None else part[weight])
+            s = classification.summary(
+                part["emotion"].astype(str),
+                part["predicted_emotion"].astype(object),
+                labels,
+                weight=None if weight is None else part[weight],
+            )
             race = part["race"].iloc[0] if slice_type in ("race", "race_gender") else None
             gender = part["gender"].iloc[0] if slice_type in ("gender", "race_gender") else None
-            rows.append(dict(condition_id=condition, slice_type=slice_type, slice=value,
-                             race=race, gender=gender, n=s.n, n_unparsed=s.n_missing,
-                             accuracy=s.accuracy, f1_macro=s.f1_macro, n_labels=len(labels)))
+            rows.append(
+                dict(
+                    condition_id=condition,
+                    slice_type=slice_type,
+                    slice=value,
+                    race=race,
+                    gender=gender,
+                    n=s.n,
+                    n_unparsed=s.n_missing,
+                    accuracy=s.accuracy,
+                    f1_macro=s.f1_macro,
+                    n_labels=len(labels),
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -176,12 +192,16 @@ def slice_gaps(slices: pd.DataFrame) -> pd.DataFrame:
         for metric, name in (("f1_macro", "f1"), ("accuracy", "accuracy")):
             vals = part.set_index("slice")[metric].dropna()
             if len(vals) < 2:
-                row.update({f"{name}_gap_pp": None, f"{name}_max_slice": None,
-                            f"{name}_min_slice": None})
+                row.update({f"{name}_gap_pp": None, f"{name}_max_slice": None, f"{name}_min_slice": None})
                 row["reason"] = "fewer than two slices: no gap"
                 continue
-            row.update({f"{name}_gap_pp": 100.0 * float(vals.max() - vals.min()),
-                        f"{name}_max_slice": vals.idxmax(), f"{name}_min_slice": vals.idxmin()})
+            row.update(
+                {
+                    f"{name}_gap_pp": 100.0 * float(vals.max() - vals.min()),
+                    f"{name}_max_slice": vals.idxmax(),
+                    f"{name}_min_slice": vals.idxmin(),
+                }
+            )
         rows.append(row)
     out = pd.DataFrame(rows)
     if "reason" not in out:
@@ -191,8 +211,10 @@ def slice_gaps(slices: pd.DataFrame) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- GLMM LR tests
 
-def glmm_lrt_table(predictions: pd.DataFrame, factors=("race", "gender"),
-                   n_agq: int = DEFAULT_N_AGQ, weight: str | None = None) -> pd.DataFrame:
+
+def glmm_lrt_table(
+    predictions: pd.DataFrame, factors=("race", "gender"), n_agq: int = DEFAULT_N_AGQ, weight: str | None = None
+) -> pd.DataFrame:
     """Likelihood-ratio tests of correct ~ factor + (1 | emotion) against correct ~ 1 + (1 | emotion),
     per condition and factor.
 
@@ -236,13 +258,13 @@ def glmm_lrt_table(predictions: pd.DataFrame, factors=("race", "gender"),
     rows = []
     for condition, part in predictions.groupby("condition_id", sort=True):
         for factor in factors:
-            test = likelihood_ratio_test(part, factor, response="correct", group="emotion",
-                                         n_agq=n_agq, weight=weight)
+            test = likelihood_ratio_test(part, factor, response="correct", group="emotion", n_agq=n_agq, weight=weight)
             rows.append(dict(condition_id=condition, factor=factor, **test.as_row()))
     return pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------- nested linear models
+
 
 def _dummies(values: pd.Series) -> np.ndarray:
     """Treatment-coded columns (no intercept) of a categorical; first sorted level is reference."""
@@ -294,8 +316,16 @@ def _wls_cells(means: np.ndarray, counts: np.ndarray, within_ss: float, X: np.nd
 def _f_test(small: _LinearFit, large: _LinearFit, ss_total: float) -> dict:
     df_num, df_den = large.rank - small.rank, large.df_resid
     ss_term = max(0.0, small.rss - large.rss)
-    out = dict(df_num=df_num, df_den=df_den, ss_term=ss_term, ss_total=ss_total, f_value=None,
-               eta_sq=None, p_raw=None, reason=None)
+    out = dict(
+        df_num=df_num,
+        df_den=df_den,
+        ss_term=ss_term,
+        ss_total=ss_total,
+        f_value=None,
+        eta_sq=None,
+        p_raw=None,
+        reason=None,
+    )
     tiny = 1e-12 * max(1.0, ss_total)
     if ss_total <= tiny:
         out["reason"] = "bias has zero variance in this stratum"
@@ -391,8 +421,7 @@ def nested_f_test_cells(means, counts, within_ss, X_small: np.ndarray, X_large: 
     within = float(np.sum(within_ss))
     grand = float(counts @ means / counts.sum()) if counts.sum() > 0 else 0.0
     ss_total = within + float(counts @ (means - grand) ** 2)
-    return _f_test(_wls_cells(means, counts, within, X_small), _wls_cells(means, counts, within, X_large),
-                   ss_total)
+    return _f_test(_wls_cells(means, counts, within, X_small), _wls_cells(means, counts, within, X_large), ss_total)
 
 
 def _factorial_designs(race: pd.Series, gender: pd.Series) -> dict[str, np.ndarray]:
@@ -401,8 +430,9 @@ def _factorial_designs(race: pd.Series, gender: pd.Series) -> dict[str, np.ndarr
     one = np.ones((len(race), 1))
     R, G = _dummies(race.astype(str)), _dummies(gender.astype(str))
     m_add = np.hstack([one, R, G])
-    return dict(gen=np.hstack([one, G]), race=np.hstack([one, R]), add=m_add,
-                full=np.hstack([m_add, _interaction(R, G)]))
+    return dict(
+        gen=np.hstack([one, G]), race=np.hstack([one, R]), add=m_add, full=np.hstack([m_add, _interaction(R, G)])
+    )
 
 
 TERM_MODELS = (("race", "gen", "add"), ("gender", "race", "add"), ("race:gender", "add", "full"))
@@ -483,10 +513,12 @@ def stratum_factorial_tests_cells(cells: pd.DataFrame) -> list[dict]:
     """
     cells = cells[cells["n_bias"] > 0]
     m = _factorial_designs(cells["race"], cells["gender"])
-    args = (cells["bias_mean"].to_numpy(dtype=float), cells["n_bias"].to_numpy(dtype=float),
-            cells["bias_ss"].to_numpy(dtype=float))
-    return [dict(term=term, **nested_f_test_cells(*args, m[small], m[large]))
-            for term, small, large in TERM_MODELS]
+    args = (
+        cells["bias_mean"].to_numpy(dtype=float),
+        cells["n_bias"].to_numpy(dtype=float),
+        cells["bias_ss"].to_numpy(dtype=float),
+    )
+    return [dict(term=term, **nested_f_test_cells(*args, m[small], m[large])) for term, small, large in TERM_MODELS]
 
 
 CELL_KEYS = ["condition_id", "dimension", "emotion", "race", "gender"]
@@ -574,8 +606,7 @@ def benjamini_hochberg(p_values: pd.Series, alpha: float = ALPHA) -> tuple[pd.Se
     sig = pd.Series(pd.NA, index=p_values.index, dtype="boolean")
     ok = p_values.notna()
     if ok.any():
-        reject, q_vals, _, _ = multipletests(p_values[ok].astype(float), alpha=alpha,
-                                             method="fdr_bh")
+        reject, q_vals, _, _ = multipletests(p_values[ok].astype(float), alpha=alpha, method="fdr_bh")
         q[ok], sig[ok] = q_vals, reject
     return q, sig
 
@@ -586,8 +617,9 @@ def _usable(part: pd.DataFrame, bias: str) -> tuple[pd.DataFrame, int]:
     return part[keep], int((~keep).sum())
 
 
-def stratified_anova(predictions: pd.DataFrame, dimensions=("valence", "arousal"),
-                     alpha: float = ALPHA) -> pd.DataFrame:
+def stratified_anova(
+    predictions: pd.DataFrame, dimensions=("valence", "arousal"), alpha: float = ALPHA
+) -> pd.DataFrame:
     """Two-way ANOVA of the bias by race and gender within every emotion stratum, with BH.
 
     Parameters
@@ -628,8 +660,7 @@ def stratified_anova(predictions: pd.DataFrame, dimensions=("valence", "arousal"
     ([['race', 20.0, 0.0197], ['gender', 1.25, 0.4716], ['race:gender', 0.0, 1.0]], [True, False, False])
     """
     bias_cols = [_bias_column(d) for d in dimensions]
-    _require(predictions, ["condition_id", "emotion", "race", "gender", *bias_cols],
-             "stratified_anova")
+    _require(predictions, ["condition_id", "emotion", "race", "gender", *bias_cols], "stratified_anova")
     _require_complete(predictions, ["condition_id", "emotion", "race", "gender"], "stratified_anova")
     return stratified_anova_cells(bias_cells(predictions, dimensions), alpha)
 
@@ -671,15 +702,15 @@ def stratified_anova_cells(cells: pd.DataFrame, alpha: float = ALPHA) -> pd.Data
     [['race', 20.0, 0.0197], ['gender', 1.25, 0.4716], ['race:gender', 0.0, 1.0]]
     """
     _require(cells, [*CELL_KEYS, "n_rows", "n_bias", "bias_mean", "bias_ss"], "stratified_anova_cells")
-    _require_complete(cells, ["condition_id", "dimension", "emotion", "race", "gender"],
-                      "stratified_anova_cells")
+    _require_complete(cells, ["condition_id", "dimension", "emotion", "race", "gender"], "stratified_anova_cells")
     rows = []
     for (condition, dimension, emotion), stratum in cells.groupby(CELL_KEYS[:3], sort=True):
         n = int(stratum["n_bias"].sum())
         n_missing = int(stratum["n_rows"].sum()) - n
         for test in stratum_factorial_tests_cells(stratum):
-            rows.append(dict(condition_id=condition, dimension=dimension, emotion=emotion,
-                             n=n, n_missing=n_missing, **test))
+            rows.append(
+                dict(condition_id=condition, dimension=dimension, emotion=emotion, n=n, n_missing=n_missing, **test)
+            )
     out = pd.DataFrame(rows)
     if out.empty:
         return out
@@ -688,18 +719,43 @@ def stratified_anova_cells(cells: pd.DataFrame, alpha: float = ALPHA) -> pd.Data
         q, sig = benjamini_hochberg(out.loc[idx, "p_raw"], alpha)
         out.loc[idx, "q_bh"], out.loc[idx, "significant"] = q, sig
     out["family_size"] = out.groupby(["condition_id", "dimension"])["p_raw"].transform("count")
-    cols = ["condition_id", "dimension", "emotion", "term", "df_num", "df_den", "f_value",
-            "eta_sq", "p_raw", "q_bh", "significant", "family_size", "ss_term", "ss_total", "n",
-            "n_missing", "reason"]
+    cols = [
+        "condition_id",
+        "dimension",
+        "emotion",
+        "term",
+        "df_num",
+        "df_den",
+        "f_value",
+        "eta_sq",
+        "p_raw",
+        "q_bh",
+        "significant",
+        "family_size",
+        "ss_term",
+        "ss_total",
+        "n",
+        "n_missing",
+        "reason",
+    ]
     return out[cols]
 
 
-TUKEY_COLUMNS = ["condition_id", "dimension", "emotion", "group1", "group2", "meandiff", "p_adj",
-                 "lower", "upper", "reject"]
+TUKEY_COLUMNS = [
+    "condition_id",
+    "dimension",
+    "emotion",
+    "group1",
+    "group2",
+    "meandiff",
+    "p_adj",
+    "lower",
+    "upper",
+    "reject",
+]
 
 
-def tukey_cells(predictions: pd.DataFrame, anova: pd.DataFrame,
-                alpha: float = ALPHA) -> pd.DataFrame:
+def tukey_cells(predictions: pd.DataFrame, anova: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
     """Tukey HSD over the race x gender cells where the interaction is significant.
 
     Parameters
@@ -792,17 +848,29 @@ def tukey_from_cells(cells: pd.DataFrame, anova: pd.DataFrame, alpha: float = AL
         nobs = used["n_bias"].to_numpy(dtype=float)
         var = float(used["bias_ss"].sum()) / (nobs.sum() - len(nobs))
         (first, second), reject, diffs, _, confint, _, _, _, pvalues = tukeyhsd(
-            used["bias_mean"].to_numpy(dtype=float), nobs, var, alpha=alpha)
+            used["bias_mean"].to_numpy(dtype=float), nobs, var, alpha=alpha
+        )
         for i, j, diff, p, (lo, hi), rej in zip(first, second, diffs, pvalues, confint, reject):
-            rows.append(dict(condition_id=hit.condition_id, dimension=hit.dimension,
-                             emotion=hit.emotion, group1=groups[i], group2=groups[j],
-                             meandiff=float(diff), p_adj=float(p), lower=float(lo),
-                             upper=float(hi), reject=bool(rej)))
+            rows.append(
+                dict(
+                    condition_id=hit.condition_id,
+                    dimension=hit.dimension,
+                    emotion=hit.emotion,
+                    group1=groups[i],
+                    group2=groups[j],
+                    meandiff=float(diff),
+                    p_adj=float(p),
+                    lower=float(lo),
+                    upper=float(hi),
+                    reject=bool(rej),
+                )
+            )
     return pd.DataFrame(rows, columns=TUKEY_COLUMNS)
 
 
-def omnibus_tests(predictions: pd.DataFrame, dimensions=("valence", "arousal"),
-                  factors=("race", "gender")) -> pd.DataFrame:
+def omnibus_tests(
+    predictions: pd.DataFrame, dimensions=("valence", "arousal"), factors=("race", "gender")
+) -> pd.DataFrame:
     """Omnibus F tests of a factor and its interaction with emotion, over all emotions.
 
     Parameters
@@ -852,11 +920,18 @@ def omnibus_tests(predictions: pd.DataFrame, dimensions=("valence", "arousal"),
                 F, E = _dummies(used[factor].astype(str)), _dummies(used["emotion"].astype(str))
                 m_emo, m_add = np.hstack([one, E]), np.hstack([one, F, E])
                 m_int = np.hstack([m_add, _interaction(F, E)])
-                for term, small, large in ((factor, m_emo, m_add),
-                                           (f"{factor}:emotion", m_add, m_int)):
-                    rows.append(dict(condition_id=condition, dimension=dimension, factor=factor,
-                                     term=term, n=len(used), n_missing=n_missing,
-                                     **nested_f_test(y, small, large)))
+                for term, small, large in ((factor, m_emo, m_add), (f"{factor}:emotion", m_add, m_int)):
+                    rows.append(
+                        dict(
+                            condition_id=condition,
+                            dimension=dimension,
+                            factor=factor,
+                            term=term,
+                            n=len(used),
+                            n_missing=n_missing,
+                            **nested_f_test(y, small, large),
+                        )
+                    )
     return pd.DataFrame(rows)
 
 
@@ -893,7 +968,10 @@ def significance_counts(anova: pd.DataFrame) -> pd.DataFrame:
     [['race', 1, 2, '1/2']]
     """
     g = anova.groupby(["condition_id", "dimension", "term"], sort=True)
-    out = g.agg(n_significant=("significant", lambda s: int(s.fillna(False).sum())),
-                n_tested=("p_raw", "count"), n_strata=("emotion", "nunique")).reset_index()
+    out = g.agg(
+        n_significant=("significant", lambda s: int(s.fillna(False).sum())),
+        n_tested=("p_raw", "count"),
+        n_strata=("emotion", "nunique"),
+    ).reset_index()
     out["label"] = out["n_significant"].astype(str) + "/" + out["n_tested"].astype(str)
     return out

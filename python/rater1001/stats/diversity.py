@@ -3,6 +3,7 @@ distinct values a condition uses within an emotion, their SD, and the share of t
 A condition that gives 240 happy faces valence 9 has n_unique 1, sd 0, modal_share 1.
 The k-human comparison of Table 6 lives in bootstrap.k_human_variance.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -56,7 +57,8 @@ def diversity(values) -> Diversity:
         return Diversity(0, 0, float("nan"), float("nan"), float("nan"))
     counts = v.value_counts()
     return Diversity(
-        n=len(v), n_unique=int(counts.size),
+        n=len(v),
+        n_unique=int(counts.size),
         sd=float(v.std(ddof=1)) if len(v) >= 2 else float("nan"),
         modal_share=float(counts.iloc[0] / len(v)),
         modal_value=float(counts[counts == counts.iloc[0]].index.min()),

@@ -6,6 +6,7 @@ usable. Each fit in rater1001.stats therefore silences them while it runs and de
 itself (optimiser status plus the gradient at the estimate), returning NULL with a reason when the
 fit did not converge.
 """
+
 from __future__ import annotations
 
 import warnings

@@ -13,6 +13,7 @@ logLik is the same minus the saturated model's log-likelihood (see docs/demograp
 statsmodels' BinomialBayesMixedGLM is variational Bayes with no likelihood, so it cannot give a
 likelihood-ratio test; this module exists for that reason.
 """
+
 from __future__ import annotations
 
 import functools
@@ -24,7 +25,8 @@ import pandas as pd
 from numpy.polynomial.hermite import hermgauss
 from scipy import optimize, special, stats
 
-from .fits import central_gradient as _central_gradient, optimiser_warnings_recorded_by_the_caller
+from .fits import central_gradient as _central_gradient
+from .fits import optimiser_warnings_recorded_by_the_caller
 
 DEFAULT_N_AGQ = 25
 
@@ -58,8 +60,11 @@ class BinomialData:
         if bad.size:
             i = int(bad[0])
             raise ValueError(f"row {i}: successes={k[i]} trials={n[i]} is not a valid binomial count")
-        const = 0.0 if from_binary_rows else float(np.sum(
-            special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)))
+        const = (
+            0.0
+            if from_binary_rows
+            else float(np.sum(special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)))
+        )
         return BinomialData(X, k, n, codes, int(codes.max()) + 1 if len(codes) else 0, const)
 
 
@@ -125,9 +130,14 @@ def _group_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarr
     return out
 
 
-def conditional_modes(data: BinomialData, beta: np.ndarray, sigma: float,
-                      tol: float = 1e-12, max_iter: int = 100,
-                      start: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def conditional_modes(
+    data: BinomialData,
+    beta: np.ndarray,
+    sigma: float,
+    tol: float = 1e-12,
+    max_iter: int = 100,
+    start: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Mode b_hat of each group's log-integrand h_g(b) and the curvature -h_g''(b_hat).
 
     Parameters
@@ -174,8 +184,10 @@ def conditional_modes(data: BinomialData, beta: np.ndarray, sigma: float,
     b = np.zeros(G) if start is None else np.array(start, dtype=float)
 
     def h(bv):
-        return _group_sum(_row_loglik(offset + sigma * bv[data.group], data.successes, data.trials),
-                          data.group, G) - 0.5 * bv**2
+        return (
+            _group_sum(_row_loglik(offset + sigma * bv[data.group], data.successes, data.trials), data.group, G)
+            - 0.5 * bv**2
+        )
 
     hb = h(b)
     for _ in range(max_iter):
@@ -207,8 +219,9 @@ def _gauss_hermite(n_agq: int) -> tuple[np.ndarray, np.ndarray]:
     return hermgauss(n_agq)
 
 
-def marginal_loglik(data: BinomialData, beta, sigma: float, n_agq: int = DEFAULT_N_AGQ,
-                    mode_cache: dict | None = None) -> float:
+def marginal_loglik(
+    data: BinomialData, beta, sigma: float, n_agq: int = DEFAULT_N_AGQ, mode_cache: dict | None = None
+) -> float:
     """Log marginal likelihood by adaptive Gauss-Hermite quadrature.
 
     Parameters
@@ -259,8 +272,10 @@ def marginal_loglik(data: BinomialData, beta, sigma: float, n_agq: int = DEFAULT
     scale = np.sqrt(2.0 / curv)  # b = b_hat + sqrt(2) * z / sqrt(-h'')
     nodes = b_hat[:, None] + scale[:, None] * z[None, :]  # (G, K)
     eta = (data.X @ beta)[:, None] + sigma * nodes[data.group]
-    h = _group_sum(_row_loglik(eta, data.successes[:, None], data.trials[:, None]),
-                   data.group, data.n_groups) - 0.5 * nodes**2  # (G, K)
+    h = (
+        _group_sum(_row_loglik(eta, data.successes[:, None], data.trials[:, None]), data.group, data.n_groups)
+        - 0.5 * nodes**2
+    )  # (G, K)
     log_terms = h + z[None, :] ** 2 + np.log(w)[None, :]
     per_group = special.logsumexp(log_terms, axis=1) + np.log(scale) - 0.5 * np.log(2 * np.pi)
     return float(per_group.sum() + data.log_binom_const)
@@ -338,8 +353,9 @@ def fit_glmm_binomial(data: BinomialData, n_agq: int = DEFAULT_N_AGQ, start=None
     # gradient ~2e-4 on paper-scale data (emotions that are always correct make a flat ridge in
     # (intercept, sigma)), and the Nelder-Mead rescue then took ~100 s per fit.
     with optimiser_warnings_recorded_by_the_caller():  # convergence is judged by the gradient below
-        best = optimize.minimize(objective, theta0, method="BFGS", jac="3-point",
-                                 options={"gtol": 1e-8, "maxiter": 2000})
+        best = optimize.minimize(
+            objective, theta0, method="BFGS", jac="3-point", options={"gtol": 1e-8, "maxiter": 2000}
+        )
         grad = _central_gradient(objective, best.x)
         # The rescue runs Nelder-Mead 4,000 evaluations at a time, each followed by BFGS, until the
         # gradient is within tolerance (at most the 40,000 of one long run): on a flat ridge
@@ -351,8 +367,9 @@ def fit_glmm_binomial(data: BinomialData, n_agq: int = DEFAULT_N_AGQ, start=None
         for _ in range(10):
             if np.max(np.abs(grad)) <= 1e-4:
                 break
-            nm = optimize.minimize(objective, x, method="Nelder-Mead",
-                                   options={"xatol": 1e-10, "fatol": 1e-12, "maxfev": 4000})
+            nm = optimize.minimize(
+                objective, x, method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12, "maxfev": 4000}
+            )
             res = optimize.minimize(objective, nm.x, method="BFGS", jac="3-point", options={"gtol": 1e-8})
             stuck = res.fun > best.fun - 1e-12 * max(1.0, abs(best.fun))
             if res.fun <= best.fun:
@@ -364,13 +381,22 @@ def fit_glmm_binomial(data: BinomialData, n_agq: int = DEFAULT_N_AGQ, start=None
     theta = best.x
     warnings = []
     if np.max(np.abs(theta[:-1])) > 15:
-        warnings.append("quasi-separation: a fixed-effect estimate diverges (some level is (almost) "
-                        "always or never correct); the log-likelihood is its supremum")
+        warnings.append(
+            "quasi-separation: a fixed-effect estimate diverges (some level is (almost) "
+            "always or never correct); the log-likelihood is its supremum"
+        )
     converged = bool(np.max(np.abs(grad)) < 1e-3 or warnings)
-    return GlmmFit(beta=theta[:-1], sigma=abs(float(theta[-1])), loglik=-float(best.fun),
-                   n_agq=n_agq, converged=converged, message=str(best.message),
-                   n_obs=float(data.trials.sum()), n_groups=data.n_groups,
-                   warnings=tuple(warnings))
+    return GlmmFit(
+        beta=theta[:-1],
+        sigma=abs(float(theta[-1])),
+        loglik=-float(best.fun),
+        n_agq=n_agq,
+        converged=converged,
+        message=str(best.message),
+        n_obs=float(data.trials.sum()),
+        n_groups=data.n_groups,
+        warnings=tuple(warnings),
+    )
 
 
 def treatment_design(levels: pd.Series) -> tuple[np.ndarray, list[str]]:
@@ -429,17 +455,37 @@ class LikelihoodRatioTest:
     def as_row(self) -> dict:
         """Flat record for a table; fixed effects (logit scale, treatment coding against the
         first sorted level) as JSON so the direction of a gap is visible next to its test."""
-        row = {k: getattr(self, k) for k in (
-            "chi2", "df", "p_value", "random_intercept_sd", "random_intercept_sd_null",
-            "loglik_full", "loglik_null", "method", "n_obs", "n_groups", "n_levels", "reason")}
-        row["fixed_effects_json"] = (json.dumps(self.coefficients, sort_keys=True)
-                                     if self.coefficients is not None else None)
+        row = {
+            k: getattr(self, k)
+            for k in (
+                "chi2",
+                "df",
+                "p_value",
+                "random_intercept_sd",
+                "random_intercept_sd_null",
+                "loglik_full",
+                "loglik_null",
+                "method",
+                "n_obs",
+                "n_groups",
+                "n_levels",
+                "reason",
+            )
+        }
+        row["fixed_effects_json"] = (
+            json.dumps(self.coefficients, sort_keys=True) if self.coefficients is not None else None
+        )
         return row
 
 
-def likelihood_ratio_test(frame: pd.DataFrame, factor: str, response: str = "correct",
-                          group: str = "emotion", n_agq: int = DEFAULT_N_AGQ,
-                          weight: str | None = None) -> LikelihoodRatioTest:
+def likelihood_ratio_test(
+    frame: pd.DataFrame,
+    factor: str,
+    response: str = "correct",
+    group: str = "emotion",
+    n_agq: int = DEFAULT_N_AGQ,
+    weight: str | None = None,
+) -> LikelihoodRatioTest:
     """Likelihood-ratio test of `response ~ factor + (1 | group)` against
     `response ~ 1 + (1 | group)`.
 
@@ -510,24 +556,28 @@ def likelihood_ratio_test(frame: pd.DataFrame, factor: str, response: str = "cor
         raise ValueError(f"row {bad}: column {response!r} = {d.loc[bad, response]!r} is not 0/1")
     n_levels = int(d[factor].nunique())
     n_groups = int(d[group].nunique())
-    base = dict(method=method, n_obs=int(w.sum()), n_groups=n_groups, n_levels=n_levels,
-                coefficients=None)
+    base = dict(method=method, n_obs=int(w.sum()), n_groups=n_groups, n_levels=n_levels, coefficients=None)
     notes = [f"{n_missing} rows with a missing value left out"] if n_missing else []
 
     def null_result(reason):
-        return LikelihoodRatioTest(None, None, None, None, None, None, None,
-                                   reason="; ".join([reason] + notes), **base)
+        return LikelihoodRatioTest(None, None, None, None, None, None, None, reason="; ".join([reason] + notes), **base)
 
     if len(d) == 0:
         return null_result("no rows")
     if y.nunique() < 2:
-        return null_result(f"{response} has no variance (all {'correct' if y.iloc[0] else 'wrong'}):"
-                           " the logit model has no finite maximum")
+        return null_result(
+            f"{response} has no variance (all {'correct' if y.iloc[0] else 'wrong'}):"
+            " the logit model has no finite maximum"
+        )
     if n_levels < 2:
         return null_result(f"{factor} has a single level: nothing to test")
 
-    agg = (d.assign(successes=y * w, trials=w).groupby([group, factor], observed=True)[["successes", "trials"]]
-           .sum().reset_index())
+    agg = (
+        d.assign(successes=y * w, trials=w)
+        .groupby([group, factor], observed=True)[["successes", "trials"]]
+        .sum()
+        .reset_index()
+    )
     X_full, names = treatment_design(agg[factor].rename(factor))
     X_null = X_full[:, :1]
     full = BinomialData.build(X_full, agg["successes"], agg["trials"], agg[group], from_binary_rows=True)
@@ -538,13 +588,20 @@ def likelihood_ratio_test(frame: pd.DataFrame, factor: str, response: str = "cor
     df = int(np.linalg.matrix_rank(X_full) - np.linalg.matrix_rank(X_null))
     notes += list(dict.fromkeys(fit_full.warnings + fit_null.warnings))
     if n_groups == 1:
-        notes.append("single group: the random intercept is not identifiable and its SD is 0, so "
-                     "this is the ordinary logistic-regression LR test")
+        notes.append(
+            "single group: the random intercept is not identifiable and its SD is 0, so "
+            "this is the ordinary logistic-regression LR test"
+        )
     if not (fit_full.converged and fit_null.converged):
         notes.append("optimizer did not reach a zero gradient")
     return LikelihoodRatioTest(
-        chi2=chi2, df=df, p_value=float(stats.chi2.sf(chi2, df)),
-        random_intercept_sd=fit_full.sigma, random_intercept_sd_null=fit_null.sigma,
-        loglik_full=fit_full.loglik, loglik_null=fit_null.loglik,
+        chi2=chi2,
+        df=df,
+        p_value=float(stats.chi2.sf(chi2, df)),
+        random_intercept_sd=fit_full.sigma,
+        random_intercept_sd_null=fit_null.sigma,
+        loglik_full=fit_full.loglik,
+        loglik_null=fit_null.loglik,
         reason="; ".join(notes) or None,
-        **{**base, "coefficients": dict(zip(names, map(float, fit_full.beta)))})
+        **{**base, "coefficients": dict(zip(names, map(float, fit_full.beta)))},
+    )

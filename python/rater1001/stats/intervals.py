@@ -13,6 +13,7 @@ replicate x image, up to CACHED_CELLS) for the other statistics with the same im
 Resampling images treats the image set as the sample of interest; rater-level uncertainty (which
 humans rated) is the small-pool question (stats.small_pools).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -191,12 +192,13 @@ def replicate_sums(terms: np.ndarray, replicates: int, seed: int) -> np.ndarray:
     p, n = terms.shape
     out = np.empty((replicates, p))
     for start, weights in weight_blocks(n, replicates, seed):
-        out[start:start + len(weights)] = weights.astype(float) @ terms.T
+        out[start : start + len(weights)] = weights.astype(float) @ terms.T
     return out
 
 
-def alpha_intervals(m, total, total_sq, extra=None, replicates: int = REPLICATES, seed: int = SEED,
-                    level: float = LEVEL) -> dict[str, Interval]:
+def alpha_intervals(
+    m, total, total_sq, extra=None, replicates: int = REPLICATES, seed: int = SEED, level: float = LEVEL
+) -> dict[str, Interval]:
     """Percentile bootstrap intervals of interval alpha and, with a model, of alpha with it and
     delta alpha.
 
@@ -247,8 +249,9 @@ def alpha_intervals(m, total, total_sq, extra=None, replicates: int = REPLICATES
         pooled = with_extra_rater(m, total, total_sq, x)
         pairable = pooled[0] >= 2
         centre = pooled[1][pairable].sum() / pooled[0][pairable].sum() if pairable.any() else 0.0
-        sums = replicate_sums(np.vstack([*unit_terms(m, total, total_sq, centre), *unit_terms(*pooled, centre)]),
-                              replicates, seed)
+        sums = replicate_sums(
+            np.vstack([*unit_terms(m, total, total_sq, centre), *unit_terms(*pooled, centre)]), replicates, seed
+        )
         a_base, a_plus = alpha_from_sums(*sums[:, :4].T), alpha_from_sums(*sums[:, 4:].T)
         reps = np.column_stack([a_base, a_plus, a_plus - a_base])
     else:
@@ -260,8 +263,9 @@ def alpha_intervals(m, total, total_sq, extra=None, replicates: int = REPLICATES
     return out
 
 
-def w1sd_interval(z, replicates: int = REPLICATES, seed: int = SEED, level: float = LEVEL,
-                  threshold: float = 1.0, missing=None) -> Interval:
+def w1sd_interval(
+    z, replicates: int = REPLICATES, seed: int = SEED, level: float = LEVEL, threshold: float = 1.0, missing=None
+) -> Interval:
     """Percentile bootstrap interval of W1SD with images resampled.
 
     Parameters
@@ -319,8 +323,9 @@ def w1sd_interval(z, replicates: int = REPLICATES, seed: int = SEED, level: floa
     return _percentile(est, reps, n, seed, level)
 
 
-def kappa_interval(truth, predicted, labels, replicates: int = REPLICATES, seed: int = SEED,
-                   level: float = LEVEL) -> Interval:
+def kappa_interval(
+    truth, predicted, labels, replicates: int = REPLICATES, seed: int = SEED, level: float = LEVEL
+) -> Interval:
     """Percentile bootstrap interval of Cohen's kappa of predicted vs intended label.
 
     Parameters
@@ -374,5 +379,5 @@ def kappa_interval(truth, predicted, labels, replicates: int = REPLICATES, seed:
     for start, weights in weight_blocks(len(t), replicates, seed):
         tables = np.zeros((len(weights), k * k))
         tables[:, used] = np.add.reduceat(weights[:, order].astype(float), starts, axis=1)
-        reps[start:start + len(weights)] = kappa_from_tables(tables.reshape(-1, k, k))
+        reps[start : start + len(weights)] = kappa_from_tables(tables.reshape(-1, k, k))
     return _percentile(est, reps, len(t), seed, level)

@@ -7,6 +7,7 @@ were judged, equal pair verdicts stand and unequal ones become a tie (and count 
 A win rate counts a tie as half a win. Bradley-Terry handles ties with Davidson's (1970) model, not
 half-wins: a tie is its own outcome with probability nu*sqrt(pi_i pi_j)/(pi_i + pi_j + nu*sqrt(pi_i pi_j)).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -22,6 +23,7 @@ SCORE = {"a": 1.0, "tie": 0.5, "b": 0.0}
 
 
 # --- the consistency rule -------------------------------------------------------------------------
+
 
 def winner_of(position_verdict: str | None, order: str) -> str | None:
     """The pair verdict ("a" / "b" / "tie") of a position verdict in its presentation order.
@@ -65,8 +67,9 @@ def winner_of(position_verdict: str | None, order: str) -> str | None:
     raise ValueError(f"position verdict must be '1', '2' or 'tie', got {position_verdict!r}")
 
 
-def consistent_verdict(winner_ab: str | None, winner_ba: str | None, *, single_order_ok: bool = False
-                       ) -> tuple[str | None, bool | None]:
+def consistent_verdict(
+    winner_ab: str | None, winner_ba: str | None, *, single_order_ok: bool = False
+) -> tuple[str | None, bool | None]:
     """The final pair verdict from the two orders' pair verdicts, and whether they agreed.
 
     Parameters
@@ -151,7 +154,8 @@ def consolidate_orders(verdicts: pd.DataFrame) -> pd.DataFrame:
     out_cols = keys + ["winner_ab", "winner_ba", "n_orders_parsed", "is_consistent", "final_verdict", "score_a"]
     if verdicts.empty:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in out_cols}).astype(
-            {"n_orders_parsed": "int64", "score_a": "float64"})
+            {"n_orders_parsed": "int64", "score_a": "float64"}
+        )
     v = verdicts.copy()
     v["winner"] = [winner_of(p, o) for p, o in zip(v["position_verdict"], v["presentation_order"])]
     dup = v.duplicated(keys + ["presentation_order"])
@@ -176,6 +180,7 @@ def consolidate_orders(verdicts: pd.DataFrame) -> pd.DataFrame:
 
 
 # --- win rates ------------------------------------------------------------------------------------
+
 
 def wilson_interval(successes: float, n: float, alpha: float = 0.05) -> tuple[float, float]:
     """Wilson score interval of a proportion.
@@ -280,9 +285,17 @@ def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> WinRateSummary
     n = judged + n_missing
     rate = (wins + 0.5 * ties) / n if n else float("nan")
     lo, hi = wilson_interval(wins + 0.5 * ties, n, alpha)
-    return WinRateSummary(wins=wins, ties=ties, losses=losses, n_pairs=n, win_rate=rate, win_rate_ci_low=lo,
-                          win_rate_ci_high=hi, n_incomplete=n_missing,
-                          win_rate_answered_only=(wins + 0.5 * ties) / judged if judged else float("nan"))
+    return WinRateSummary(
+        wins=wins,
+        ties=ties,
+        losses=losses,
+        n_pairs=n,
+        win_rate=rate,
+        win_rate_ci_low=lo,
+        win_rate_ci_high=hi,
+        n_incomplete=n_missing,
+        win_rate_answered_only=(wins + 0.5 * ties) / judged if judged else float("nan"),
+    )
 
 
 @dataclass(frozen=True)
@@ -341,6 +354,7 @@ def score_difference(scores_1, scores_2, alpha: float = 0.05) -> ScoreDifference
 
 
 # --- Bradley-Terry with Davidson ties -------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class BradleyTerryFit:
@@ -425,14 +439,22 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
             losses = (as_i == "j").sum() + (as_j == "i").sum()
             ties = (as_i == "tie").sum() + (as_j == "tie").sum()
             score[it] = (wins, losses, ties)
-        bad = [it for it, (w, l, t) in score.items()
-               if it != reference and (w + l + t == 0 or (t == 0 and (w == 0 or l == 0)))]
+        bad = [
+            it
+            for it, (w, l, t) in score.items()
+            if it != reference and (w + l + t == 0 or (t == 0 and (w == 0 or l == 0)))
+        ]
         if not bad:
             break
         for it in bad:
             w, l, t = score[it]
-            notes[it] = ("no comparisons" if w + l + t == 0 else
-                         "not finite: no wins and no ties" if w == 0 else "not finite: no losses and no ties")
+            notes[it] = (
+                "no comparisons"
+                if w + l + t == 0
+                else "not finite: no wins and no ties"
+                if w == 0
+                else "not finite: no losses and no ties"
+            )
         data = data[~data["item_i"].isin(bad) & ~data["item_j"].isin(bad)]
     # Connectivity to the reference (otherwise the strengths are not identified).
     reach, frontier = {reference}, [reference]
@@ -451,8 +473,12 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
     items = [it for it in items_all if it in reach]
 
     index = {it: k for k, it in enumerate(items)}
-    grouped = (data.assign(w_i=data["outcome"].eq("i"), w_j=data["outcome"].eq("j"), t=data["outcome"].eq("tie"))
-               .groupby(["item_i", "item_j"])[["w_i", "w_j", "t"]].sum().reset_index())
+    grouped = (
+        data.assign(w_i=data["outcome"].eq("i"), w_j=data["outcome"].eq("j"), t=data["outcome"].eq("tie"))
+        .groupby(["item_i", "item_j"])[["w_i", "w_j", "t"]]
+        .sum()
+        .reset_index()
+    )
     i_idx = grouped["item_i"].map(index).to_numpy(int)
     j_idx = grouped["item_j"].map(index).to_numpy(int)
     w_i, w_j, t = (grouped[c].to_numpy(float) for c in ("w_i", "w_j", "t"))
@@ -468,15 +494,21 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
     if n_params > 0 and len(data):
         args = (i_idx, j_idx, w_i, w_j, t, free_mask, with_ties)
         with optimiser_warnings_recorded_by_the_caller():
-            res = optimize.minimize(_davidson_negloglik, np.zeros(n_params), args=args, method="BFGS",
-                                    options={"gtol": 1e-10, "maxiter": 10_000})
+            res = optimize.minimize(
+                _davidson_negloglik,
+                np.zeros(n_params),
+                args=args,
+                method="BFGS",
+                options={"gtol": 1e-10, "maxiter": 10_000},
+            )
         # gtol 1e-10 is rarely met exactly ("precision loss" at the optimum); the gradient decides.
         gradient = np.max(np.abs(central_gradient(lambda p: _davidson_negloglik(p, *args), res.x)))
         if not (res.success or gradient < GRADIENT_TOLERANCE):
             for it in items:
                 if it != reference:
-                    notes[it] = (f"not estimated: the fit did not converge ({res.message}; "
-                                 f"largest gradient {gradient:.2g})")
+                    notes[it] = (
+                        f"not estimated: the fit did not converge ({res.message}; largest gradient {gradient:.2g})"
+                    )
             converged = False
         import statsmodels.tools.numdiff as nd
 
@@ -505,6 +537,7 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
 
 
 # --- bias checks ----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class PositionBiasTest:
@@ -549,12 +582,18 @@ def position_bias_test(first_wins: int, second_wins: int) -> PositionBiasTest:
     """
     n = int(first_wins) + int(second_wins)
     if n == 0:
-        return PositionBiasTest(share_first=float("nan"), n_decisive=0, p_value=float("nan"),
-                                ci_low=float("nan"), ci_high=float("nan"))
+        return PositionBiasTest(
+            share_first=float("nan"), n_decisive=0, p_value=float("nan"), ci_low=float("nan"), ci_high=float("nan")
+        )
     res = stats.binomtest(int(first_wins), n, 0.5, alternative="two-sided")
     ci = res.proportion_ci(confidence_level=0.95, method="wilson")
-    return PositionBiasTest(share_first=first_wins / n, n_decisive=n, p_value=float(res.pvalue),
-                            ci_low=float(ci.low), ci_high=float(ci.high))
+    return PositionBiasTest(
+        share_first=first_wins / n,
+        n_decisive=n,
+        p_value=float(res.pvalue),
+        ci_low=float(ci.low),
+        ci_high=float(ci.high),
+    )
 
 
 @dataclass(frozen=True)
@@ -616,8 +655,17 @@ def logistic_slope(y: np.ndarray, x: np.ndarray, covariates: np.ndarray | None =
     x = np.asarray(x, float)
 
     def nan(reason: str, converged: bool = False) -> LogisticSlope:
-        return LogisticSlope(intercept=np.nan, slope=np.nan, slope_se=np.nan, p_value=np.nan, ci_low=np.nan,
-                             ci_high=np.nan, n=int(y.size), converged=converged, note=reason)
+        return LogisticSlope(
+            intercept=np.nan,
+            slope=np.nan,
+            slope_se=np.nan,
+            p_value=np.nan,
+            ci_low=np.nan,
+            ci_high=np.nan,
+            n=int(y.size),
+            converged=converged,
+            note=reason,
+        )
 
     if y.size < 3 or np.unique(y).size < 2 or np.unique(x).size < 2:
         return nan("not estimated: fewer than 3 rows, or the outcome or the predictor does not vary")
@@ -629,12 +677,22 @@ def logistic_slope(y: np.ndarray, x: np.ndarray, covariates: np.ndarray | None =
     except Exception as exc:  # noqa: BLE001 - perfect separation or a singular design: no estimate
         return nan(f"not estimated: {type(exc).__name__}: {exc}")
     if not fit.mle_retvals.get("converged", False):
-        return nan(f"not estimated: the logistic fit did not converge in {fit.mle_retvals.get('iterations')} "
-                   "Newton iterations (the outcome is (almost) separated by the predictors)")
+        return nan(
+            f"not estimated: the logistic fit did not converge in {fit.mle_retvals.get('iterations')} "
+            "Newton iterations (the outcome is (almost) separated by the predictors)"
+        )
     lo, hi = fit.conf_int()[1]
-    return LogisticSlope(intercept=float(fit.params[0]), slope=float(fit.params[1]), slope_se=float(fit.bse[1]),
-                         p_value=float(fit.pvalues[1]), ci_low=float(lo), ci_high=float(hi), n=int(y.size),
-                         converged=True, note=None)
+    return LogisticSlope(
+        intercept=float(fit.params[0]),
+        slope=float(fit.params[1]),
+        slope_se=float(fit.bse[1]),
+        p_value=float(fit.pvalues[1]),
+        ci_low=float(lo),
+        ci_high=float(hi),
+        n=int(y.size),
+        converged=True,
+        note=None,
+    )
 
 
 @dataclass(frozen=True)

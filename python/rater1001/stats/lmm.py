@@ -20,6 +20,7 @@ Coding is explicit treatment coding so coefficient names are readable: the refer
 the first label in `emotions` (the study's display order) present in the data, the reference
 rater type is human.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -81,13 +82,17 @@ def rater_type_cells(human_mean, model, emotion) -> pd.DataFrame:
     >>> rater_type_cells([5.0, 6, 7], [6.0, 8, None], ["happy", "happy", "sad"]).round(3).to_dict("records")
     [{'emotion': 'happy', 'n_rows': 2, 'n_images': 2, 'diff_mean': 1.5, 'sum_mean': 12.5, 'diff_ss': 0.5, 'sum_ss': 4.5}, {'emotion': 'sad', 'n_rows': 1, 'n_images': 0, 'diff_mean': nan, 'sum_mean': nan, 'diff_ss': nan, 'sum_ss': nan}]
     """
-    frame = pd.DataFrame({"emotion": np.asarray(emotion, dtype=object),
-                          "h": np.asarray(human_mean, dtype=float), "m": np.asarray(model, dtype=float)})
+    frame = pd.DataFrame(
+        {
+            "emotion": np.asarray(emotion, dtype=object),
+            "h": np.asarray(human_mean, dtype=float),
+            "m": np.asarray(model, dtype=float),
+        }
+    )
     both = frame["h"].notna() & frame["m"].notna()
     frame = frame.assign(D=(frame["m"] - frame["h"]).where(both), S=(frame["m"] + frame["h"]).where(both))
     g = frame.groupby("emotion", sort=False, dropna=False)
-    out = g.agg(n_rows=("h", "size"), n_images=("D", "count"), diff_mean=("D", "mean"),
-                sum_mean=("S", "mean"))
+    out = g.agg(n_rows=("h", "size"), n_images=("D", "count"), diff_mean=("D", "mean"), sum_mean=("S", "mean"))
     out["diff_ss"] = g["D"].var(ddof=0) * out["n_images"]  # NaN without values, as SQL's var_pop
     out["sum_ss"] = g["S"].var(ddof=0) * out["n_images"]
     return out.reset_index()
@@ -240,8 +245,9 @@ def fit_rater_type_cells(cells: pd.DataFrame, emotions) -> LmmResult:
     n = used["n_images"].to_numpy(dtype=float)
     N, K = int(n.sum()), len(used)
     if N < 2:
-        raise ModelCheckError(f"Grouping factor 'image_id' has only {N} level(s). "
-                              "Random effects require at least 2 levels.")
+        raise ModelCheckError(
+            f"Grouping factor 'image_id' has only {N} level(s). Random effects require at least 2 levels."
+        )
     dof = N - K
     if dof < 1:
         raise ModelCheckError(f"no residual degrees of freedom: {N} images in {K} emotions")
@@ -249,15 +255,15 @@ def fit_rater_type_cells(cells: pd.DataFrame, emotions) -> LmmResult:
     ssd, sss = float(used["diff_ss"].sum()), float(used["sum_ss"].sum())
     s2, lam = _reml_variances(ssd, sss, dof)
     if not s2 > 0:
-        raise ModelCheckError("no residual variance: the model and the human means differ by the "
-                              "same amount on every image of an emotion")
+        raise ModelCheckError(
+            "no residual variance: the model and the human means differ by the same amount on every image of an emotion"
+        )
     boundary = sss < ssd
     image_var = (lam - 2 * s2) / 4
     # Var(mean human) = (lambda + 2 s^2) / (4 n); Var(mean D) = 2 s^2 / n
     hm = (Sm - Dm) / 2
     names = used["emotion"].tolist()
-    rows = [("(Intercept)", hm[0], 0.25 / n[0], 0.5 / n[0]),
-            ("rater_type[model]", Dm[0], 0.0, 2 / n[0])]
+    rows = [("(Intercept)", hm[0], 0.25 / n[0], 0.5 / n[0]), ("rater_type[model]", Dm[0], 0.0, 2 / n[0])]
     for i in range(1, K):
         w = 1 / n[i] + 1 / n[0]
         rows.append((f"emotion[{names[i]}]", hm[i] - hm[0], 0.25 * w, 0.5 * w))
@@ -269,8 +275,17 @@ def fit_rater_type_cells(cells: pd.DataFrame, emotions) -> LmmResult:
         se = float(np.sqrt(a * lam + b * s2))
         df = _satterthwaite(a, b, s2, lam, dof, boundary)
         t = float(est) / se
-        out.append({"term": term, "estimate": float(est), "se": se, "df": df, "t": t,
-                    "p": float(2 * sps.t.sf(abs(t), df)), "df_method": DF_METHOD})
+        out.append(
+            {
+                "term": term,
+                "estimate": float(est),
+                "se": se,
+                "df": df,
+                "t": t,
+                "p": float(2 * sps.t.sf(abs(t), df)),
+                "df_method": DF_METHOD,
+            }
+        )
     if K > 1:
         ssd_common = ssd + float(np.sum(n * (Dm - np.sum(n * Dm) / N) ** 2))
         chi2 = max(2 * (_ml_loglik(ssd, sss, N) - _ml_loglik(ssd_common, sss, N)), 0.0)
@@ -278,5 +293,4 @@ def fit_rater_type_cells(cells: pd.DataFrame, emotions) -> LmmResult:
     else:
         chi2, lr_df, lr_p = float("nan"), 0, float("nan")
     singular = bool(np.sqrt(max(image_var, 0.0) / s2) < SINGULAR_THETA)
-    return LmmResult(pd.DataFrame(out), float(image_var), float(s2), N, 2 * N, chi2, lr_df, lr_p,
-                     n_excluded, singular)
+    return LmmResult(pd.DataFrame(out), float(image_var), float(s2), N, 2 * N, chi2, lr_df, lr_p, n_excluded, singular)

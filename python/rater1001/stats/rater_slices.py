@@ -7,6 +7,7 @@ Input (`pairs`): one row per (condition_id, rater attribute, level, rater, stimu
 rater's label `chosen` and the condition's label `predicted` (NULL when the model gave none: a
 disagreement, as an unparsed answer is a wrong one elsewhere in the audit).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -57,8 +58,12 @@ def level_agreement(pairs: pd.DataFrame) -> pd.DataFrame:
     """
     agree = pairs["predicted"].notna() & (pairs["predicted"] == pairs["chosen"])
     g = pairs.assign(agree=agree.astype(int)).groupby([*KEYS, "level"], sort=True)
-    out = g.agg(n_raters=("rater_id", "nunique"), n_items=("image_id", "nunique"),
-                n_labels=("agree", "size"), n_agree=("agree", "sum")).reset_index()
+    out = g.agg(
+        n_raters=("rater_id", "nunique"),
+        n_items=("image_id", "nunique"),
+        n_labels=("agree", "size"),
+        n_agree=("agree", "sum"),
+    ).reset_index()
     out["agreement"] = out["n_agree"] / out["n_labels"]
     return out
 
@@ -104,8 +109,18 @@ def homogeneity(levels: pd.DataFrame) -> pd.DataFrame:
     """
     rows = []
     for (condition, attribute), part in levels.groupby(KEYS, sort=True):
-        row = dict(condition_id=condition, attribute=attribute, n_levels=len(part), gap_pp=None,
-                   max_level=None, min_level=None, chi2=None, df=None, p_value=None, reason=None)
+        row = dict(
+            condition_id=condition,
+            attribute=attribute,
+            n_levels=len(part),
+            gap_pp=None,
+            max_level=None,
+            min_level=None,
+            chi2=None,
+            df=None,
+            p_value=None,
+            reason=None,
+        )
         if len(part) < 2:
             row["reason"] = "fewer than two levels: nothing to compare"
             rows.append(row)
@@ -114,11 +129,13 @@ def homogeneity(levels: pd.DataFrame) -> pd.DataFrame:
         row.update(gap_pp=100.0 * float(by.max() - by.min()), max_level=by.idxmax(), min_level=by.idxmin())
         table = np.column_stack([part["n_agree"], part["n_labels"] - part["n_agree"]])
         if (table.sum(axis=0) == 0).any():
-            row["reason"] = ("every label agrees" if table[:, 1].sum() == 0 else "no label agrees") + \
-                ": agreement does not vary"
+            row["reason"] = (
+                "every label agrees" if table[:, 1].sum() == 0 else "no label agrees"
+            ) + ": agreement does not vary"
         else:
             chi2, p, df, _ = stats.chi2_contingency(table, correction=False)
             row.update(chi2=float(chi2), df=int(df), p_value=float(p))
         rows.append(row)
-    return pd.DataFrame(rows, columns=[*KEYS, "n_levels", "gap_pp", "max_level", "min_level",
-                                       "chi2", "df", "p_value", "reason"])
+    return pd.DataFrame(
+        rows, columns=[*KEYS, "n_levels", "gap_pp", "max_level", "min_level", "chi2", "df", "p_value", "reason"]
+    )

@@ -17,6 +17,7 @@ Input is the per-image value counts (image, value, count): the multiset of an im
 all a without-replacement draw needs, so no rater identities enter. Images with fewer than k
 ratings are left out at that k and counted.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,8 +31,9 @@ SEED = 42
 DEFAULT_KS = (2, 3, 5, 10, 20, 50)
 
 
-def padded_ratings(value_counts: pd.DataFrame, unit: str = "image_id", value: str = "value",
-                   count: str = "n") -> tuple[np.ndarray, np.ndarray]:
+def padded_ratings(
+    value_counts: pd.DataFrame, unit: str = "image_id", value: str = "value", count: str = "n"
+) -> tuple[np.ndarray, np.ndarray]:
     """Each unit's ratings as a NaN-padded matrix, from a long value-count frame.
 
     Parameters
@@ -191,6 +193,7 @@ def draw_positions(m, size, rng: np.random.Generator) -> np.ndarray:
 @dataclass(frozen=True)
 class Pool:
     """A NaN-padded U x max_m rating matrix (packed left) with what every draw from it needs."""
+
     filled: np.ndarray  # NaN -> 0
     m: np.ndarray  # ratings per unit
     total: np.ndarray
@@ -312,16 +315,22 @@ def _replicate_alphas(pool, x_all, eligible, k, replicates, rng, resample_images
         units = eligible[rng.integers(0, n, size=(b, n))] if resample_images else np.broadcast_to(eligible, (b, n))
         total, total_sq = subset_sums(pool, units, k, rng)
         m = np.full((b, n), float(k))
-        base[start:start + b] = alpha_from_sums(*(t.sum(axis=-1) for t in unit_terms(m, total, total_sq, centre)))
+        base[start : start + b] = alpha_from_sums(*(t.sum(axis=-1) for t in unit_terms(m, total, total_sq, centre)))
         for j in range(c):
             pooled = with_extra_rater(m, total, total_sq, x_all[units, j])
-            plus[start:start + b, j] = alpha_from_sums(*(t.sum(axis=-1) for t in unit_terms(*pooled, centre)))
+            plus[start : start + b, j] = alpha_from_sums(*(t.sum(axis=-1) for t in unit_terms(*pooled, centre)))
     return base, plus
 
 
-def small_pool_alpha(ratings: np.ndarray, model: pd.DataFrame | None = None, ks=DEFAULT_KS,
-                     replicates: int = 200, seed: int = SEED, resample_images: bool = True,
-                     level: float = 0.95) -> pd.DataFrame:
+def small_pool_alpha(
+    ratings: np.ndarray,
+    model: pd.DataFrame | None = None,
+    ks=DEFAULT_KS,
+    replicates: int = 200,
+    seed: int = SEED,
+    resample_images: bool = True,
+    level: float = 0.95,
+) -> pd.DataFrame:
     """Human alpha and delta alpha of each model when every image keeps only k human ratings.
 
     Parameters
@@ -381,17 +390,34 @@ def small_pool_alpha(ratings: np.ndarray, model: pd.DataFrame | None = None, ks=
         base, plus = _replicate_alphas(pool, x_all, eligible, k, replicates, rng, resample_images, centre)
         delta = plus - base[:, None]
         h_mean, h_lo, h_hi = _interval(base, level)
-        common = {"k": k, "n_images": len(eligible), "n_images_excluded": int(len(m_all) - len(eligible)),
-                  "replicates": replicates, "seed": seed, "resample_images": resample_images,
-                  "human_alpha": h_mean, "human_alpha_lo": h_lo, "human_alpha_hi": h_hi}
+        common = {
+            "k": k,
+            "n_images": len(eligible),
+            "n_images_excluded": int(len(m_all) - len(eligible)),
+            "replicates": replicates,
+            "seed": seed,
+            "resample_images": resample_images,
+            "human_alpha": h_mean,
+            "human_alpha_lo": h_lo,
+            "human_alpha_hi": h_hi,
+        }
         if x_all.shape[1] == 0:
             rows.append({**common, "condition_id": None})
         for c, cond in enumerate(model.columns):
             a_mean, a_lo, a_hi = _interval(plus[:, c], level)
             d_mean, d_lo, d_hi = _interval(delta[:, c], level)
             ok = ~np.isnan(delta[:, c])
-            rows.append({**common, "condition_id": cond, "alpha_with_model": a_mean, "alpha_with_model_lo": a_lo,
-                         "alpha_with_model_hi": a_hi, "delta_alpha": d_mean, "delta_alpha_lo": d_lo,
-                         "delta_alpha_hi": d_hi,
-                         "share_delta_positive": float((delta[ok, c] > 0).mean()) if ok.any() else float("nan")})
+            rows.append(
+                {
+                    **common,
+                    "condition_id": cond,
+                    "alpha_with_model": a_mean,
+                    "alpha_with_model_lo": a_lo,
+                    "alpha_with_model_hi": a_hi,
+                    "delta_alpha": d_mean,
+                    "delta_alpha_lo": d_lo,
+                    "delta_alpha_hi": d_hi,
+                    "share_delta_positive": float((delta[ok, c] > 0).mean()) if ok.any() else float("nan"),
+                }
+            )
     return pd.DataFrame(rows)

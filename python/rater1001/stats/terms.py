@@ -14,6 +14,7 @@ The informative prior is the whole corpus's term shares scaled to alpha_0 pseudo
 ranking a term seen once in one group first. delta_w is the log odds ratio of the 2 x 2 table
 [[y_w^i + alpha_w, n^i + alpha_0 - y_w^i - alpha_w], [y_w^j + alpha_w, n^j + alpha_0 - y_w^j - alpha_w]].
 """
+
 from __future__ import annotations
 
 import re
@@ -61,8 +62,9 @@ def tokenize(text: str | None) -> list[str]:
     return [w for w in _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold()) if not w[0].isdigit()]
 
 
-def log_odds_dirichlet(group: Counter, rest: Counter, prior: Counter | None = None,
-                       prior_total: float = DEFAULT_PRIOR_TOTAL) -> pd.DataFrame:
+def log_odds_dirichlet(
+    group: Counter, rest: Counter, prior: Counter | None = None, prior_total: float = DEFAULT_PRIOR_TOTAL
+) -> pd.DataFrame:
     """Weighted log-odds ratio of each term, one group of texts against the rest, with an
     informative Dirichlet prior.
 
@@ -118,11 +120,21 @@ def log_odds_dirichlet(group: Counter, rest: Counter, prior: Counter | None = No
     alpha = prior_total * np.array([prior.get(t, 0) for t in terms], float) / n_prior
     n_i, n_j = y_i.sum(), y_j.sum()
     with np.errstate(divide="ignore", invalid="ignore"):
-        delta = (np.log((y_i + alpha) / (n_i + prior_total - y_i - alpha))
-                 - np.log((y_j + alpha) / (n_j + prior_total - y_j - alpha)))
+        delta = np.log((y_i + alpha) / (n_i + prior_total - y_i - alpha)) - np.log(
+            (y_j + alpha) / (n_j + prior_total - y_j - alpha)
+        )
         se = np.sqrt(1.0 / (y_i + alpha) + 1.0 / (y_j + alpha))
-    out = pd.DataFrame({"term": terms, "n_group": y_i.astype(int), "n_rest": y_j.astype(int), "prior": alpha,
-                        "log_odds": delta, "se": se, "z": delta / se})
+    out = pd.DataFrame(
+        {
+            "term": terms,
+            "n_group": y_i.astype(int),
+            "n_rest": y_j.astype(int),
+            "prior": alpha,
+            "log_odds": delta,
+            "se": se,
+            "z": delta / se,
+        }
+    )
     # A term outside the prior has alpha 0 and no finite estimate on one side: not ranked.
     out = out[np.isfinite(out["z"])]
     return out.sort_values(["z", "term"], ascending=[False, True], ignore_index=True)

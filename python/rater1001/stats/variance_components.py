@@ -11,6 +11,7 @@ category enters as fixed effects when the study has one (docs/marts_paper_extras
 Checked against the balanced two-way ANOVA estimators (which REML equals on a balanced design when
 they are positive) and by recovering known variances (tests/python/test_stats_variance_components.py).
 """
+
 from __future__ import annotations
 
 import warnings
@@ -93,9 +94,13 @@ def crossed_variance_components(rating, rater_id, image_id, category=None) -> Va
     """
     import mixedlm  # heavy import, only when a model is fitted
 
-    frame = pd.DataFrame({"rating": np.asarray(rating, dtype=float),
-                          "rater_id": np.asarray(rater_id).astype(str),
-                          "image_id": np.asarray(image_id).astype(str)})
+    frame = pd.DataFrame(
+        {
+            "rating": np.asarray(rating, dtype=float),
+            "rater_id": np.asarray(rater_id).astype(str),
+            "image_id": np.asarray(image_id).astype(str),
+        }
+    )
     fixed = "1"
     if category is not None:
         frame["category"] = np.asarray(category).astype(str)
@@ -110,9 +115,16 @@ def crossed_variance_components(rating, rater_id, image_id, category=None) -> Va
     variances = _group_variances(fit)
     singular = fit.is_singular() if callable(fit.is_singular) else fit.is_singular
     sigma = float(fit.sigma() if callable(fit.sigma) else fit.sigma)
-    return VarianceComponents(variances["rater_id"], variances["image_id"], sigma**2, len(frame),
-                              frame["rater_id"].nunique(), frame["image_id"].nunique(),
-                              formula.replace("category", "<category>"), bool(singular))
+    return VarianceComponents(
+        variances["rater_id"],
+        variances["image_id"],
+        sigma**2,
+        len(frame),
+        frame["rater_id"].nunique(),
+        frame["image_id"].nunique(),
+        formula.replace("category", "<category>"),
+        bool(singular),
+    )
 
 
 def _group_variances(fit) -> dict[str, float]:

@@ -27,6 +27,7 @@ model_dependent when one condition passes and another is below kappa_fail (Table
 calibratable when a majority recall the emotion (recall >= kappa_pass) but the median precision
 is below precision_calibration_max (the emotion absorbs others, as neutral does).
 """
+
 from __future__ import annotations
 
 import csv
@@ -53,6 +54,7 @@ SEED_FILE = REPO_ROOT / "seeds" / "verdict_rules.csv"
 @dataclass(frozen=True)
 class VerdictRules:
     """The declared rules; their values live only in seeds/verdict_rules.csv (default_rules())."""
+
     verdict_order: tuple[str, ...]
     delta_alpha_min: float
     delta_alpha_scope: str
@@ -71,6 +73,7 @@ class VerdictRules:
 @dataclass(frozen=True)
 class DimensionVerdict:
     """One emotion x dimension cell of the verdict matrix (fields in the marts' column order)."""
+
     verdict: str
     n_conditions: int
     n_conditions_passing: int
@@ -88,6 +91,7 @@ class DimensionVerdict:
 @dataclass(frozen=True)
 class ClassificationVerdict:
     """One emotion's classification cell of the verdict matrix."""
+
     verdict: str
     n_conditions: int
     n_conditions_passing: int
@@ -205,12 +209,16 @@ def rules_from_records(records, source: str = "verdict rules") -> VerdictRules:
         if name == "verdict_order":
             order = tuple(v.strip() for v in raw.split("|"))
             if sorted(order) != sorted(VERDICTS):
-                raise ValueError(f"{source}: row {row_no}: verdict_order must list each of {VERDICTS} once, got {raw!r}")
+                raise ValueError(
+                    f"{source}: row {row_no}: verdict_order must list each of {VERDICTS} once, got {raw!r}"
+                )
             values[name] = order
             continue
         if name == "delta_alpha_scope":
             if raw not in DELTA_ALPHA_SCOPES:
-                raise ValueError(f"{source}: row {row_no}: delta_alpha_scope must be one of {DELTA_ALPHA_SCOPES}, got {raw!r}")
+                raise ValueError(
+                    f"{source}: row {row_no}: delta_alpha_scope must be one of {DELTA_ALPHA_SCOPES}, got {raw!r}"
+                )
             values[name] = raw
             continue
         try:
@@ -273,8 +281,10 @@ def scoped_delta_alpha(conditions: pd.DataFrame, rules: VerdictRules) -> pd.Seri
     if col in conditions:
         return conditions[col].astype(float)
     if any(c in conditions for c in SCOPE_COLUMN.values()):
-        raise ValueError(f"the rules gate on the {rules.delta_alpha_scope} delta alpha ({col}) but the inputs "
-                         f"carry only {[c for c in SCOPE_COLUMN.values() if c in conditions]}")
+        raise ValueError(
+            f"the rules gate on the {rules.delta_alpha_scope} delta alpha ({col}) but the inputs "
+            f"carry only {[c for c in SCOPE_COLUMN.values() if c in conditions]}"
+        )
     return pd.Series(np.nan, index=conditions.index)
 
 
@@ -350,13 +360,20 @@ def rule_text(rules: VerdictRules, loo_w1sd: float) -> str:
     >>> rule_text(default_rules(), 0.692)[:60]
     'pass: W1SD >= human LOO W1SD (0.692) + 0 and pooled delta al'
     """
-    return (f"pass: W1SD >= human LOO W1SD ({loo_w1sd:.3f}) + {rules.w1sd_margin:g} and "
-            f"{rules.delta_alpha_scope} delta alpha >= {rules.delta_alpha_min:g}; replaceable if share passing > "
-            f"{rules.replaceable_min_share:g}; order {'>'.join(rules.verdict_order)}")
+    return (
+        f"pass: W1SD >= human LOO W1SD ({loo_w1sd:.3f}) + {rules.w1sd_margin:g} and "
+        f"{rules.delta_alpha_scope} delta alpha >= {rules.delta_alpha_min:g}; replaceable if share passing > "
+        f"{rules.replaceable_min_share:g}; order {'>'.join(rules.verdict_order)}"
+    )
 
 
-def dimension_verdict(conditions: pd.DataFrame, loo_w1sd: float, loo_mean_abs_z: float = np.nan,
-                      human_sd: float = np.nan, rules: VerdictRules | None = None) -> DimensionVerdict:
+def dimension_verdict(
+    conditions: pd.DataFrame,
+    loo_w1sd: float,
+    loo_mean_abs_z: float = np.nan,
+    human_sd: float = np.nan,
+    rules: VerdictRules | None = None,
+) -> DimensionVerdict:
     """Verdict of one emotion x dimension cell.
 
     Parameters
@@ -415,8 +432,10 @@ def dimension_verdict(conditions: pd.DataFrame, loo_w1sd: float, loo_mean_abs_z:
     syst = pd.Series(systematicity(c["bias"], c["sd_d"]), index=c.index)
     narrow = (2 * 1.96 * c["sd_d"]) <= rules.loa_width_max_human_sd * human_sd
     candidate = eligible & ~passes & (syst >= rules.systematicity_min) & narrow
-    stereo = passes & ((c["mean_abs_z"] < rules.stereotyped_mean_abs_z_ratio * loo_mean_abs_z)
-                       | (c["n_unique"] <= rules.stereotyped_max_unique))
+    stereo = passes & (
+        (c["mean_abs_z"] < rules.stereotyped_mean_abs_z_ratio * loo_mean_abs_z)
+        | (c["n_unique"] <= rules.stereotyped_max_unique)
+    )
     n, n_pass = len(c), int(passes.sum())
     holds = {
         "replaceable": n > 0 and n_pass / n > rules.replaceable_min_share,
@@ -502,15 +521,20 @@ def classification_verdict(conditions: pd.DataFrame, rules: VerdictRules | None 
         n_conditions_passing=n_pass,
         passing_conditions=_names(c, passes, "kappa"),
         model_dependent=bool(n_pass > 0 and (c["kappa"] < rules.kappa_fail).any()),
-        rule=(f"pass: one-vs-rest kappa >= {rules.kappa_pass:g}; model dependent if another < "
-              f"{rules.kappa_fail:g}; calibratable if most recall >= {rules.kappa_pass:g} but median "
-              f"precision < {rules.precision_calibration_max:g}"),
+        rule=(
+            f"pass: one-vs-rest kappa >= {rules.kappa_pass:g}; model dependent if another < "
+            f"{rules.kappa_fail:g}; calibratable if most recall >= {rules.kappa_pass:g} but median "
+            f"precision < {rules.precision_calibration_max:g}"
+        ),
     )
 
 
-def verdict_matrix(dimension_inputs: pd.DataFrame, human_baseline: pd.DataFrame,
-                   classification_inputs: pd.DataFrame | None = None,
-                   rules: VerdictRules | None = None) -> pd.DataFrame:
+def verdict_matrix(
+    dimension_inputs: pd.DataFrame,
+    human_baseline: pd.DataFrame,
+    classification_inputs: pd.DataFrame | None = None,
+    rules: VerdictRules | None = None,
+) -> pd.DataFrame:
     """The verdict matrix: every emotion x measure cell.
 
     Parameters
@@ -560,10 +584,24 @@ def verdict_matrix(dimension_inputs: pd.DataFrame, human_baseline: pd.DataFrame,
         if (emotion, measure) not in base.index:
             raise ValueError(f"no human LOO baseline for emotion {emotion!r}, measure {measure!r}")
         b = base.loc[(emotion, measure)]
-        rows.append({"emotion": emotion, "measure": measure, **asdict(dimension_verdict(
-            cell, float(b["loo_w1sd"]), float(b.get("loo_mean_abs_z", np.nan)),
-            float(b.get("human_sd", np.nan)), rules))})
+        rows.append(
+            {
+                "emotion": emotion,
+                "measure": measure,
+                **asdict(
+                    dimension_verdict(
+                        cell,
+                        float(b["loo_w1sd"]),
+                        float(b.get("loo_mean_abs_z", np.nan)),
+                        float(b.get("human_sd", np.nan)),
+                        rules,
+                    )
+                ),
+            }
+        )
     if classification_inputs is not None:
         for emotion, cell in classification_inputs.groupby("emotion", sort=False):
-            rows.append({"emotion": emotion, "measure": "classification", **asdict(classification_verdict(cell, rules))})
+            rows.append(
+                {"emotion": emotion, "measure": "classification", **asdict(classification_verdict(cell, rules))}
+            )
     return pd.DataFrame(rows)

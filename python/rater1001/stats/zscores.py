@@ -17,6 +17,7 @@ A zero SD gives z = NaN: such images are counted (n_zero_sd) and left out of mea
 never silently dropped and never given an infinite z. A missing model answer is different: it
 counts against the model, as outside 1 SD in W1SD (w1sd_answered_only and n_missing beside).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -273,6 +274,11 @@ def summarise(z, threshold: float = 1.0, n_missing: int = 0) -> ZSummary:
     ok = ~np.isnan(z)
     a = np.abs(z[ok])
     answered = float((a <= threshold).mean()) if ok.any() else float("nan")
-    return ZSummary(float(a.mean()) if ok.any() else float("nan"),
-                    float(w1sd_counting_missing(answered, ok.sum(), n_missing)),
-                    int(ok.sum()), int((~ok).sum()), int(n_missing), answered)
+    return ZSummary(
+        float(a.mean()) if ok.any() else float("nan"),
+        float(w1sd_counting_missing(answered, ok.sum(), n_missing)),
+        int(ok.sum()),
+        int((~ok).sum()),
+        int(n_missing),
+        answered,
+    )

@@ -11,6 +11,7 @@ unique leader).
 
 Writes stimuli.csv, raters.csv and human_ratings.csv into OUT_DIR.
 """
+
 from __future__ import annotations
 
 import csv
@@ -25,8 +26,9 @@ LABELS = ("neutral", "happiness", "surprise", "sadness", "anger", "disgust", "fe
 
 def read_votes(raw: Path = RAW) -> list[tuple[str, dict[str, int]]]:
     with open(raw, newline="", encoding="utf-8") as fh:
-        return [(row["Image name"].removesuffix(".png"), {k: int(row[k]) for k in LABELS})
-                for row in csv.DictReader(fh)]
+        return [
+            (row["Image name"].removesuffix(".png"), {k: int(row[k]) for k in LABELS}) for row in csv.DictReader(fh)
+        ]
 
 
 def plurality(votes: dict[str, int]) -> str:
@@ -47,8 +49,10 @@ def convert(out_dir: Path, raw: Path = RAW) -> dict[str, Path]:
                 rater = f"{image}-v{k:02d}"
                 raters.append({"rater_id": rater})
                 ratings.append({"rater_id": rater, "image_id": image, "emotion": label})
-    return {name: _write(out_dir / f"{name}.csv", rows)
-            for name, rows in (("stimuli", stimuli), ("raters", raters), ("human_ratings", ratings))}
+    return {
+        name: _write(out_dir / f"{name}.csv", rows)
+        for name, rows in (("stimuli", stimuli), ("raters", raters), ("human_ratings", ratings))
+    }
 
 
 def _write(path: Path, rows: list[dict]) -> Path:

@@ -7,6 +7,7 @@ Rows: the first 300 PublicTest images, in file order, whose ten votes are all fo
 (NF = 0) and whose most-voted label is unique and not 'unknown' -- so each image has one
 plurality emotion to serve as its category. The file keeps the upstream header and columns.
 """
+
 from __future__ import annotations
 
 import csv

@@ -19,6 +19,7 @@ sample), so a stimulus's text names the story instead: its HANNA Story ID and ge
 Writes stimuli.csv, raters.csv, human_ratings.csv, model_conditions.csv and
 model_predictions.csv into OUT_DIR.
 """
+
 from __future__ import annotations
 
 import ast
@@ -31,8 +32,13 @@ RAW = HERE / "raw" / "hanna_sample.csv"
 STORIES_PER_GENERATOR = 96  # in the full file; Story IDs keep their upstream numbers
 CRITERIA = {"CH": "coherence", "EM": "empathy"}
 # Upstream column prefix -> condition_id (the names as HANNA prints them).
-LLMS = {"Beluga-13B": "beluga-13b", "OrcaPlatypus": "orcaplatypus", "Mistral-7B": "mistral-7b",
-        "Llama-13B": "llama-13b", "ChatGPT": "chatgpt"}
+LLMS = {
+    "Beluga-13B": "beluga-13b",
+    "OrcaPlatypus": "orcaplatypus",
+    "Mistral-7B": "mistral-7b",
+    "Llama-13B": "llama-13b",
+    "ChatGPT": "chatgpt",
+}
 
 
 def read_long(raw: Path = RAW) -> tuple[list[dict], list[dict]]:
@@ -47,11 +53,24 @@ def read_long(raw: Path = RAW) -> tuple[list[dict], list[dict]]:
                 for k, value in enumerate(ast.literal_eval(cell)):
                     story = f"story{STORIES_PER_GENERATOR * r + k:04d}"
                     if parts[0] == "Human":
-                        humans.append({"story": story, "generator": row["Model"], "rater": f"h{parts[1]}",
-                                       "criterion": CRITERIA[parts[2]], "value": int(value)})
+                        humans.append(
+                            {
+                                "story": story,
+                                "generator": row["Model"],
+                                "rater": f"h{parts[1]}",
+                                "criterion": CRITERIA[parts[2]],
+                                "value": int(value),
+                            }
+                        )
                     else:
-                        llms.append({"story": story, "llm": " ".join(parts[:-2]),
-                                     "criterion": CRITERIA[parts[-2]], "value": float(value)})
+                        llms.append(
+                            {
+                                "story": story,
+                                "llm": " ".join(parts[:-2]),
+                                "criterion": CRITERIA[parts[-2]],
+                                "value": float(value),
+                            }
+                        )
     return humans, llms
 
 
@@ -62,17 +81,26 @@ def convert(out_dir: Path, raw: Path = RAW) -> dict[str, Path]:
     raters = sorted({h["rater"] for h in humans})
     ratings: dict[tuple[str, str], dict] = {}
     for h in humans:
-        ratings.setdefault((h["rater"], h["story"]), {"rater_id": h["rater"], "image_id": h["story"]})[h["criterion"]] = h["value"]
+        ratings.setdefault((h["rater"], h["story"]), {"rater_id": h["rater"], "image_id": h["story"]})[
+            h["criterion"]
+        ] = h["value"]
     predictions: dict[tuple[str, str], dict] = {}
     for m in llms:
         condition = LLMS[m["llm"]]
-        row = predictions.setdefault((condition, m["story"]), {"condition_id": condition, "image_id": m["story"], "run_id": "prompt1"})
+        row = predictions.setdefault(
+            (condition, m["story"]), {"condition_id": condition, "image_id": m["story"], "run_id": "prompt1"}
+        )
         row[m["criterion"]] = repr(m["value"])
     conditions = [{"condition_id": cid, "display_name": name, "kind": "llm"} for name, cid in LLMS.items()]
     tables = {
-        "stimuli": [{"image_id": s, "generator": g,
-                     "text": f"[HANNA Story ID {int(s[5:])}, generator {g}; text not in the sample]"}
-                    for s, g in sorted(generator_of.items())],
+        "stimuli": [
+            {
+                "image_id": s,
+                "generator": g,
+                "text": f"[HANNA Story ID {int(s[5:])}, generator {g}; text not in the sample]",
+            }
+            for s, g in sorted(generator_of.items())
+        ],
         "raters": [{"rater_id": r} for r in raters],
         "human_ratings": [ratings[k] for k in sorted(ratings)],
         "model_conditions": conditions,

@@ -10,6 +10,7 @@ same 11 rows, the `Model` column, the three human raters' Coherence and Empathy 
 prompt (`<LLM> CH 1`, `<LLM> EM 1`), each list cut to its first 20 stories (220 stories in all).
 The 72 automatic metrics and the other prompts are left out to keep the sample small.
 """
+
 from __future__ import annotations
 
 import ast

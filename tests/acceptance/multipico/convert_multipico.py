@@ -15,6 +15,7 @@ reply. The majority label is also landed as the predictions of a human-proxy con
 Writes stimuli.csv, raters.csv, human_ratings.csv, model_conditions.csv and
 model_predictions.csv into OUT_DIR.
 """
+
 from __future__ import annotations
 
 import csv
@@ -50,23 +51,49 @@ def majority(annotations: dict[str, str]) -> str:
 def convert(out_dir: Path, items: Path = RAW_ITEMS, annotators: Path = RAW_ANNOTATORS) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     records, people = read(items, annotators)
-    stimuli = [{"image_id": f"mp{k}", "irony": majority(v["annotations"]),
-                "source": v["other_info"]["source"], "language_variety": v["other_info"]["language_variety"],
-                "text": f"{v['text']['post']}\n---\n{v['text']['reply']}"} for k, v in records.items()]
+    stimuli = [
+        {
+            "image_id": f"mp{k}",
+            "irony": majority(v["annotations"]),
+            "source": v["other_info"]["source"],
+            "language_variety": v["other_info"]["language_variety"],
+            "text": f"{v['text']['post']}\n---\n{v['text']['reply']}",
+        }
+        for k, v in records.items()
+    ]
     raters = []
     for number, person in people.items():
         age = person["Age"]
-        raters.append({"rater_id": f"Ann{number}", "gender": person["Gender"].lower(), "age_band": age_band(age),
-                       "age": "" if not isinstance(age, (int, float)) or math.isnan(age) else int(age)})
-    ratings = [{"rater_id": a, "image_id": f"mp{k}", "irony": LABELS[label]}
-               for k, v in records.items() for a, label in v["annotations"].items()]
-    conditions = [{"condition_id": "crowd-majority", "display_name": "Majority label of the annotators",
-                   "kind": "human-proxy"}]
-    predictions = [{"condition_id": "crowd-majority", "image_id": s["image_id"], "run_id": "1", "irony": s["irony"]}
-                   for s in stimuli]
-    return {name: _write(out_dir / f"{name}.csv", rows)
-            for name, rows in (("stimuli", stimuli), ("raters", raters), ("human_ratings", ratings),
-                               ("model_conditions", conditions), ("model_predictions", predictions))}
+        raters.append(
+            {
+                "rater_id": f"Ann{number}",
+                "gender": person["Gender"].lower(),
+                "age_band": age_band(age),
+                "age": "" if not isinstance(age, (int, float)) or math.isnan(age) else int(age),
+            }
+        )
+    ratings = [
+        {"rater_id": a, "image_id": f"mp{k}", "irony": LABELS[label]}
+        for k, v in records.items()
+        for a, label in v["annotations"].items()
+    ]
+    conditions = [
+        {"condition_id": "crowd-majority", "display_name": "Majority label of the annotators", "kind": "human-proxy"}
+    ]
+    predictions = [
+        {"condition_id": "crowd-majority", "image_id": s["image_id"], "run_id": "1", "irony": s["irony"]}
+        for s in stimuli
+    ]
+    return {
+        name: _write(out_dir / f"{name}.csv", rows)
+        for name, rows in (
+            ("stimuli", stimuli),
+            ("raters", raters),
+            ("human_ratings", ratings),
+            ("model_conditions", conditions),
+            ("model_predictions", predictions),
+        )
+    }
 
 
 def _write(path: Path, rows: list[dict]) -> Path:

@@ -8,6 +8,7 @@ annotators and a strict majority label (more 'ironic' than 'not ironic' votes or
 that each text has one majority label to serve as its category. Annotators: the metadata records of every annotator of those items. Both files keep
 the upstream JSON layout (item id -> record; annotator number -> record).
 """
+
 from __future__ import annotations
 
 import json
@@ -26,7 +27,8 @@ def has_majority(annotations: dict) -> bool:
 def main(dev: str, meta: str, target: str) -> None:
     items = json.loads(Path(dev).read_text(encoding="utf-8"))
     chosen = {
-        k: v for k, v in items.items()
+        k: v
+        for k, v in items.items()
         if v["lang"] == "en" and len(v["annotations"]) >= MIN_ANNOTATORS and has_majority(v["annotations"])
     }
     chosen = dict(list(chosen.items())[:N_ITEMS])

@@ -1,6 +1,7 @@
 """A fake LLM judge behind the fake OpenAI chat-completions server: it reads the two responses out
 of the rendered judge prompt and prefers the one that contains a marker word, answering in the
 log's output format with the formatting noise real judges produce (full-width colons, bold)."""
+
 from __future__ import annotations
 
 import re
@@ -21,8 +22,10 @@ def responses_of(prompt: str) -> tuple[str, str]:
 def verdict_text(prompt: str, marker: str = "좋은") -> str:
     r1, r2 = responses_of(prompt)
     v = "1" if marker in r1 and marker not in r2 else "2" if marker in r2 and marker not in r1 else "tie"
-    return (f"**1축 (공감 반응)**： {v}\n**2축 (한국어 자연)**： tie\n**3축 (맥락 일관)**：응답 {v}\n"
-            f"**종합**： {v}\n**이유**： 표지 단어 '{marker}' 가 있는 응답이 더 낫다.")
+    return (
+        f"**1축 (공감 반응)**： {v}\n**2축 (한국어 자연)**： tie\n**3축 (맥락 일관)**：응답 {v}\n"
+        f"**종합**： {v}\n**이유**： 표지 단어 '{marker}' 가 있는 응답이 더 낫다."
+    )
 
 
 def judge_server(answer=verdict_text) -> FakeServer:
@@ -46,7 +49,10 @@ def gemini_judge_server(answer=verdict_text) -> FakeServer:
             return Reply(404, {"error": {"code": 404, "message": f"no route {req.path}", "status": "NOT_FOUND"}})
         parts = req.body["contents"][0]["parts"]
         if any("inlineData" in p for p in parts):
-            return Reply(400, {"error": {"code": 400, "message": "judge requests must be text-only", "status": "INVALID_ARGUMENT"}})
+            return Reply(
+                400,
+                {"error": {"code": 400, "message": "judge requests must be text-only", "status": "INVALID_ARGUMENT"}},
+            )
         return gemini_reply(answer(parts[0]["text"]), model=req.path.split("/models/")[-1].split(":")[0])
 
     return FakeServer(respond)

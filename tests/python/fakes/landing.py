@@ -1,6 +1,7 @@
 """A project with stimuli and raters landed, large rating files with a share of bad rows, and the
 landing state of a table (manifest row, landed rows, rejected rows) to compare before and after a
 fault. Used by the fault-injection tests of ingest and of the project lock."""
+
 from __future__ import annotations
 
 import contextlib
@@ -14,7 +15,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-
 from rater1001.ingest import ingest_file
 from rater1001.landing import TMP_SUFFIX, read_manifest
 from rater1001.paths import ProjectPaths, project
@@ -46,12 +46,18 @@ def make_rating_project(root: Path, n_raters: int = 100, n_images: int = 720) ->
     paths = project(root)
     src = root / "sources"
     src.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame({
-        "image_id": [f"img{i:04d}" for i in range(n_images)], "identity_id": [f"id{i // 6}" for i in range(n_images)],
-        "race": "Korean", "gender": "female", "emotion": [EMOTIONS[i % 6] for i in range(n_images)],
-    }).to_csv(src / "stimuli.csv", index=False)
+    pd.DataFrame(
+        {
+            "image_id": [f"img{i:04d}" for i in range(n_images)],
+            "identity_id": [f"id{i // 6}" for i in range(n_images)],
+            "race": "Korean",
+            "gender": "female",
+            "emotion": [EMOTIONS[i % 6] for i in range(n_images)],
+        }
+    ).to_csv(src / "stimuli.csv", index=False)
     pd.DataFrame({"rater_id": [f"r{i:03d}" for i in range(n_raters)], "gender": "male", "age": 30}).to_csv(
-        src / "raters.csv", index=False)
+        src / "raters.csv", index=False
+    )
     assert ingest_file(paths, "stimuli", src / "stimuli.csv").rows_rejected == 0
     assert ingest_file(paths, "raters", src / "raters.csv").rows_rejected == 0
     return paths
@@ -61,11 +67,16 @@ def write_ratings(path: Path, n: int, bad_share: float, seed: int, n_raters: int
     """n ratings (distinct rater x image pairs) of which about bad_share are bad in assorted ways."""
     rng = np.random.default_rng(seed)
     pairs = rng.choice(n_raters * n_images, size=n, replace=False)
-    frame = pd.DataFrame({
-        "rater_id": [f"r{p // n_images:03d}" for p in pairs], "image_id": [f"img{p % n_images:04d}" for p in pairs],
-        "valence": rng.integers(1, 10, n).astype(str), "arousal": rng.integers(1, 10, n).astype(str),
-        "naturalness": rng.integers(1, 10, n).astype(str), "trial_index": (np.arange(n) % 72 + 1).astype(str),
-    })
+    frame = pd.DataFrame(
+        {
+            "rater_id": [f"r{p // n_images:03d}" for p in pairs],
+            "image_id": [f"img{p % n_images:04d}" for p in pairs],
+            "valence": rng.integers(1, 10, n).astype(str),
+            "arousal": rng.integers(1, 10, n).astype(str),
+            "naturalness": rng.integers(1, 10, n).astype(str),
+            "trial_index": (np.arange(n) % 72 + 1).astype(str),
+        }
+    )
     bad = np.flatnonzero(rng.random(n) < bad_share)
     kinds = rng.integers(0, 4, len(bad))
     frame.loc[bad[kinds == 0], "valence"] = "10"

@@ -5,14 +5,15 @@ malformed body) is waiting to be served first.
 Tests that need the client caught mid-run (Ctrl-C, SIGKILL, calls in flight) do not race a clock:
 `hold(after=n)` answers the first n requests and keeps every later one waiting until the test
 calls `release()`, and `wait_until(...)` blocks the test until the server has seen what it needs."""
+
 from __future__ import annotations
 
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from collections.abc import Callable
 
 
 @dataclass
@@ -58,8 +59,9 @@ class FakeServer:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
-                req = Request(self.path, {k.lower(): v for k, v in self.headers.items()},
-                              json.loads(raw or b"{}"), time.time())
+                req = Request(
+                    self.path, {k.lower(): v for k, v in self.headers.items()}, json.loads(raw or b"{}"), time.time()
+                )
                 with server._lock:
                     server.requests.append(req)
                     fault = server._faults.pop(0) if server._faults else None

@@ -5,6 +5,7 @@ The study has its own label set: three categories (pos, neg and `na`, a declared
 must not read as missing) and audit factors `race` (two levels) and `gender` (two levels), on a 1-5
 scale. Ratings follow the category with rater noise; model conditions answer like a noisy rater.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -43,11 +44,15 @@ class Shape:
 
 
 def _study_yml(shape: Shape) -> dict:
-    cfg = {"name": shape.name, "stimulus_kind": "text" if shape.text else "image",
-           "scale": {"min": 1, "max": 5}, "dimensions": list(shape.dimensions),
-           "model_dimensions": list(shape.dimensions[:2]),
-           "factors": [{"name": "race", "role": "audit"}, {"name": "gender", "role": "audit"}],
-           "rater_attributes": ["gender"]}
+    cfg = {
+        "name": shape.name,
+        "stimulus_kind": "text" if shape.text else "image",
+        "scale": {"min": 1, "max": 5},
+        "dimensions": list(shape.dimensions),
+        "model_dimensions": list(shape.dimensions[:2]),
+        "factors": [{"name": "race", "role": "audit"}, {"name": "gender", "role": "audit"}],
+        "rater_attributes": ["gender"],
+    }
     if not shape.audit:
         cfg["factors"], cfg["rater_attributes"] = [], []
     # The category factor: what a model classifies and what the ratings' centres follow.
@@ -55,8 +60,10 @@ def _study_yml(shape: Shape) -> dict:
     if shape.balanced:
         n_items = len(RACES) * len(GENDERS) * len(CATEGORIES) * shape.per_cell
         cfg["design"] = {
-            "cells": [{"factors": ["race", "gender", "emotion"], "stimuli": shape.per_cell},
-                      {"factors": ["race", "emotion"], "stimuli": shape.per_cell * len(GENDERS)}],
+            "cells": [
+                {"factors": ["race", "gender", "emotion"], "stimuli": shape.per_cell},
+                {"factors": ["race", "emotion"], "stimuli": shape.per_cell * len(GENDERS)},
+            ],
             "ratings_per_image": shape.ratings[0],
             "images_per_rater": n_items,
         }
@@ -78,14 +85,22 @@ def write_shape(root: Path, shape: Shape) -> dict[str, Path]:
                 n = shape.per_cell if shape.balanced else int(rng.integers(1, shape.per_cell + 2))
                 for i in range(n):
                     sid = f"s-{r}-{g}-{c}-{i}"
-                    stimuli.append({"image_id": sid, "race": r, "gender": g, "emotion": c,
-                                    "text": f"a {c} sentence number {i}" if shape.text else None,
-                                    "file_path": None if shape.text else f"{sid}.png"})
+                    stimuli.append(
+                        {
+                            "image_id": sid,
+                            "race": r,
+                            "gender": g,
+                            "emotion": c,
+                            "text": f"a {c} sentence number {i}" if shape.text else None,
+                            "file_path": None if shape.text else f"{sid}.png",
+                        }
+                    )
     stimuli = pd.DataFrame(stimuli)
     k_max = shape.ratings[1]
     n_raters = k_max if shape.balanced else k_max + 3
-    raters = pd.DataFrame({"rater_id": [f"r{j:03d}" for j in range(n_raters)],
-                           "gender": [GENDERS[j % 2] for j in range(n_raters)]})
+    raters = pd.DataFrame(
+        {"rater_id": [f"r{j:03d}" for j in range(n_raters)], "gender": [GENDERS[j % 2] for j in range(n_raters)]}
+    )
     rater_bias = rng.normal(0, 0.4, n_raters)
 
     rows = []
@@ -101,10 +116,12 @@ def write_shape(root: Path, shape: Shape) -> dict[str, Path]:
             rows.append(row)
     ratings = pd.DataFrame(rows)
 
-    conditions = pd.DataFrame([
-        {"condition_id": "text-llm", "display_name": "A text LLM", "kind": "llm"},
-        {"condition_id": "proxy", "display_name": "Crowd proxy", "kind": "human-proxy"},
-    ])
+    conditions = pd.DataFrame(
+        [
+            {"condition_id": "text-llm", "display_name": "A text LLM", "kind": "llm"},
+            {"condition_id": "proxy", "display_name": "Crowd proxy", "kind": "human-proxy"},
+        ]
+    )
     preds = []
     for cond, noise in (("text-llm", 0.6), ("proxy", 1.0)):
         for item in stimuli.itertuples():
@@ -120,8 +137,13 @@ def write_shape(root: Path, shape: Shape) -> dict[str, Path]:
         stimuli = stimuli.drop(columns=["race", "gender"])
         raters = raters.drop(columns=["gender"])
     files = {}
-    for name, frame in (("stimuli", stimuli), ("raters", raters), ("model_conditions", conditions),
-                        ("human_ratings", ratings), ("model_predictions", predictions)):
+    for name, frame in (
+        ("stimuli", stimuli),
+        ("raters", raters),
+        ("model_conditions", conditions),
+        ("human_ratings", ratings),
+        ("model_predictions", predictions),
+    ):
         files[name] = root / f"{name}.csv"
         frame.to_csv(files[name], index=False)
     return files

@@ -1,4 +1,5 @@
 """Backends behind one small interface (base.Backend): generate(GenRequest) -> result dict."""
+
 from __future__ import annotations
 
 from ...runner import SecretRegistry
@@ -15,10 +16,11 @@ def make_backend(condition: Condition, secrets: SecretRegistry) -> Backend:
         from .openai_backend import OpenAIBackend
 
         if b == "openai-compatible" and not condition.base_url:
-            raise ValueError(f"condition {condition.condition_id}: backend openai-compatible needs a base_url "
-                             "(set it in a conditions YAML file or with --base-url)")
-        return OpenAIBackend(base_url=condition.base_url, api_key_env=condition.api_key_env,
-                             secrets=secrets, name=b)
+            raise ValueError(
+                f"condition {condition.condition_id}: backend openai-compatible needs a base_url "
+                "(set it in a conditions YAML file or with --base-url)"
+            )
+        return OpenAIBackend(base_url=condition.base_url, api_key_env=condition.api_key_env, secrets=secrets, name=b)
     if b == "gemini":
         from .gemini_backend import GeminiBackend
 
@@ -35,8 +37,10 @@ def make_backend(condition: Condition, secrets: SecretRegistry) -> Backend:
         from .fer_backend import FerBackend
 
         return FerBackend()
-    raise ValueError(f"condition {condition.condition_id}: backend {b!r} cannot be run by `infer` "
-                     "(import its predictions with `rater1001 ingest model_predictions`)")
+    raise ValueError(
+        f"condition {condition.condition_id}: backend {b!r} cannot be run by `infer` "
+        "(import its predictions with `rater1001 ingest model_predictions`)"
+    )
 
 
 __all__ = ["Backend", "GenRequest", "gen_result", "make_backend", "DEFAULT_CONCURRENCY"]

@@ -4,6 +4,7 @@ kept apart from the answer, refusals kept as answers, usage for the cost.
 
 The SDK in the lock (anthropic 2.x) has no temperature or seed parameter on messages.create, so a
 condition's temperature and seed are recorded but not sent (docs/infer.md)."""
+
 from __future__ import annotations
 
 import base64
@@ -48,8 +49,16 @@ class AnthropicBackend:
     def body(self, r: GenRequest) -> dict[str, Any]:
         content: list[dict[str, Any]] = []
         if r.image is not None:
-            content.append({"type": "image", "source": {"type": "base64", "media_type": r.image_mime,
-                                                        "data": base64.b64encode(r.image).decode("ascii")}})
+            content.append(
+                {
+                    "type": "image",
+                    "source": {
+                        "type": "base64",
+                        "media_type": r.image_mime,
+                        "data": base64.b64encode(r.image).decode("ascii"),
+                    },
+                }
+            )
         content.append({"type": "text", "text": r.prompt})
         max_tokens = r.max_tokens or DEFAULT_MAX_TOKENS
         body: dict[str, Any] = {"model": r.model_id, "messages": [{"role": "user", "content": content}]}
@@ -68,8 +77,11 @@ class AnthropicBackend:
 
     def generate(self, request: GenRequest) -> dict[str, Any]:
         started = time.perf_counter()
-        resp = call_translated(lambda: self._client.messages.create(**self.body(request), timeout=request.timeout_s),
-                               translate_error, self._secrets)
+        resp = call_translated(
+            lambda: self._client.messages.create(**self.body(request), timeout=request.timeout_s),
+            translate_error,
+            self._secrets,
+        )
         latency_ms = (time.perf_counter() - started) * 1000.0
         try:
             return _read(resp, latency_ms)

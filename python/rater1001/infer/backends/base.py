@@ -1,4 +1,5 @@
 """The one small interface every backend implements."""
+
 from __future__ import annotations
 
 import base64
@@ -85,14 +86,28 @@ def int_or_none(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def gen_result(text: str | None, *, thinking_text: str | None = None, input_tokens: int | None = None,
-               output_tokens: int | None = None, thinking_tokens: int | None = None,
-               model_version: str | None = None, finish_reason: str | None = None,
-               latency_ms: float | None = None) -> dict[str, Any]:
+def gen_result(
+    text: str | None,
+    *,
+    thinking_text: str | None = None,
+    input_tokens: int | None = None,
+    output_tokens: int | None = None,
+    thinking_tokens: int | None = None,
+    model_version: str | None = None,
+    finish_reason: str | None = None,
+    latency_ms: float | None = None,
+) -> dict[str, Any]:
     """A backend's answer as the JSON-able dict stored in the ledger."""
-    return {"text": text, "thinking_text": thinking_text, "input_tokens": input_tokens,
-            "output_tokens": output_tokens, "thinking_tokens": thinking_tokens,
-            "model_version": model_version, "finish_reason": finish_reason, "latency_ms": latency_ms}
+    return {
+        "text": text,
+        "thinking_text": thinking_text,
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "thinking_tokens": thinking_tokens,
+        "model_version": model_version,
+        "finish_reason": finish_reason,
+        "latency_ms": latency_ms,
+    }
 
 
 class Backend(Protocol):

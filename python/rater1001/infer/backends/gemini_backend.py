@@ -1,5 +1,6 @@
 """Google Gemini through the official `google-genai` SDK: temperature, seed, thinking budget
 (including 0 and -1 = dynamic), include thoughts, thought text and thoughts_token_count."""
+
 from __future__ import annotations
 
 import time
@@ -20,8 +21,11 @@ def translate_error(exc: Exception):
     if isinstance(exc, (httpx2.TransportError,)):
         return RetryableCallError("connection", type(exc).__name__)
     if isinstance(exc, genai_errors.APIError):
-        return status_error(int(exc.code or 0), str(exc.message or exc.status or "")[:200],
-                            getattr(getattr(exc, "response", None), "headers", None))
+        return status_error(
+            int(exc.code or 0),
+            str(exc.message or exc.status or "")[:200],
+            getattr(getattr(exc, "response", None), "headers", None),
+        )
     if isinstance(exc, ValueError):  # a body that is not JSON (truncated)
         return RetryableCallError("truncated", type(exc).__name__)
     return None
@@ -58,8 +62,13 @@ class GeminiBackend:
         if request.image is not None:
             contents.insert(0, types.Part.from_bytes(data=request.image, mime_type=request.image_mime))
         started = time.perf_counter()
-        resp = call_translated(lambda: self._client.models.generate_content(
-            model=request.model_id, contents=contents, config=self.config(request)), translate_error, self._secrets)
+        resp = call_translated(
+            lambda: self._client.models.generate_content(
+                model=request.model_id, contents=contents, config=self.config(request)
+            ),
+            translate_error,
+            self._secrets,
+        )
         latency_ms = (time.perf_counter() - started) * 1000.0
         try:
             return _read(resp, latency_ms)
@@ -77,9 +86,12 @@ def _read(resp, latency_ms: float) -> dict[str, Any]:
         if cand.content is None and cand.finish_reason is None:
             # A real candidate has content or says why it has none (SAFETY, MAX_TOKENS, ...).
             raise RetryableCallError("bad_response", "a candidate with neither content nor finish reason")
-        finish = str(cand.finish_reason.value if hasattr(cand.finish_reason, "value") else cand.finish_reason) \
-            if cand.finish_reason is not None else None
-        for part in (cand.content.parts if cand.content and cand.content.parts else []):
+        finish = (
+            str(cand.finish_reason.value if hasattr(cand.finish_reason, "value") else cand.finish_reason)
+            if cand.finish_reason is not None
+            else None
+        )
+        for part in cand.content.parts if cand.content and cand.content.parts else []:
             if part.text is None:
                 continue
             (thoughts if part.thought else answer).append(part.text)

@@ -2,6 +2,7 @@
 of the tool works where mlx is absent. Uses mlx-vlm's documented API: load, load_config,
 prompt_utils.apply_chat_template, generate (returns a GenerationResult with text and token
 counts in current releases, a plain string in old ones)."""
+
 from __future__ import annotations
 
 import importlib
@@ -30,7 +31,8 @@ def _import_mlx_vlm():
             "the mlx backend needs the mlx-vlm package (Apple silicon: `pip install mlx-vlm`; "
             f"Linux: `pip install mlx[cpu] mlx-vlm`), which is not importable here ({exc}). "
             "Run this condition on a Mac, or serve the model with `mlx_vlm.server` / Ollama and use "
-            "backend openai-compatible with a base_url.") from None
+            "backend openai-compatible with a base_url."
+        ) from None
     return mlx_vlm, prompt_utils, utils
 
 

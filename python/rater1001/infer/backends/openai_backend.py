@@ -1,5 +1,6 @@
 """OpenAI chat completions, and any OpenAI-compatible server by base URL (vLLM, Ollama,
 llama.cpp, mlx_vlm.server), through the official `openai` SDK."""
+
 from __future__ import annotations
 
 import time
@@ -26,8 +27,7 @@ def translate_error(exc: Exception):
 
 
 class OpenAIBackend:
-    def __init__(self, *, base_url: str | None, api_key_env: str | None, secrets: SecretRegistry,
-                 name: str = "openai"):
+    def __init__(self, *, base_url: str | None, api_key_env: str | None, secrets: SecretRegistry, name: str = "openai"):
         self.name = name
         self.base_url = base_url
         self._secrets = secrets
@@ -65,16 +65,20 @@ class OpenAIBackend:
 
     def generate(self, request: GenRequest) -> dict[str, Any]:
         started = time.perf_counter()
-        resp = call_translated(lambda: self._client.chat.completions.create(
-            **self._body(request), timeout=request.timeout_s), translate_error, self._secrets)
+        resp = call_translated(
+            lambda: self._client.chat.completions.create(**self._body(request), timeout=request.timeout_s),
+            translate_error,
+            self._secrets,
+        )
         latency_ms = (time.perf_counter() - started) * 1000.0
         try:
             return self._read(resp, latency_ms)
         except (AttributeError, TypeError, IndexError, KeyError) as exc:
             # A 200 that is not a chat completion (an HTML error page from a proxy, `choices: [{}]`):
             # a server may well answer properly next time.
-            raise RetryableCallError("bad_response", f"not a chat completion ({type(resp).__name__}: "
-                                     f"{type(exc).__name__})") from None
+            raise RetryableCallError(
+                "bad_response", f"not a chat completion ({type(resp).__name__}: {type(exc).__name__})"
+            ) from None
 
     def _read(self, resp, latency_ms: float) -> dict[str, Any]:
         if not resp.choices:
@@ -103,4 +107,3 @@ class OpenAIBackend:
             finish_reason=choice.finish_reason if isinstance(choice.finish_reason, str) else None,
             latency_ms=latency_ms,
         )
-
