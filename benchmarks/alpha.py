@@ -73,7 +73,7 @@ def python_route(humans, models) -> dict[str, float]:
     for cond, p in models.groupby("condition_id"):
         out[cond] = A.delta_alpha(
             stats.m, stats.total, stats.total_sq, p.set_index("image_id")["rating"].reindex(stats.index)
-        )[1].alpha
+        ).with_extra.alpha
     return out
 
 

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from rater1001.stats.alpha import AlphaResult, delta_alpha
+from rater1001.stats.alpha import DeltaAlpha, delta_alpha
 from rater1001.stats.zscores import loo_mean, loo_sd, zscore
 
 
@@ -19,7 +19,7 @@ def reliability_matrix_to_long(data) -> pd.DataFrame:
     return pd.DataFrame({"rater": raters, "image_id": units, "rating": arr[raters, units]})
 
 
-def delta_alpha_interval(stats: pd.DataFrame, extra: pd.Series) -> tuple[AlphaResult, AlphaResult, float]:
+def delta_alpha_interval(stats: pd.DataFrame, extra: pd.Series) -> DeltaAlpha:
     """delta_alpha for a stats frame (index = unit) and the extra rater's values by unit; units the
     new rater rated but nobody else did are added."""
     extra = extra.dropna().astype(float)

@@ -343,7 +343,7 @@ def test_verdict_counts_follow_from_independently_computed_inputs(raw):
         r = raw["rated"]
         all_stats = AL.sufficient_statistics(r.rename(columns={dim: "rating"}))
         pooled = {
-            cond: delta_alpha_interval(all_stats, _pairs(raw, cond, dim, "all")["model"])[2]
+            cond: delta_alpha_interval(all_stats, _pairs(raw, cond, dim, "all")["model"]).delta
             for cond in raw["conditions"]
         }
         for emotion, _images in h.groupby("emotion"):

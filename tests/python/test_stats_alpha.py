@@ -104,12 +104,12 @@ def test_delta_alpha_of_adding_a_full_rater_equals_package():
     model = np.clip(np.nanmean(data, axis=0).round() + 1, 1, 9)  # a biased model who rated every unit
     df = reliability_matrix_to_long(data)
     stats = A.sufficient_statistics(df)
-    base, plus, delta = delta_alpha_interval(stats, pd.Series(model, index=range(60)))
+    r = delta_alpha_interval(stats, pd.Series(model, index=range(60)))
     ref_base = krippendorff.alpha(reliability_data=data, level_of_measurement="interval")
     ref_plus = krippendorff.alpha(reliability_data=np.vstack([data, model]), level_of_measurement="interval")
-    assert base.alpha == pytest.approx(ref_base, abs=1e-10)
-    assert plus.alpha == pytest.approx(ref_plus, abs=1e-10)
-    assert delta == pytest.approx(ref_plus - ref_base, abs=1e-10)
+    assert r.without_extra.alpha == pytest.approx(ref_base, abs=1e-10)
+    assert r.with_extra.alpha == pytest.approx(ref_plus, abs=1e-10)
+    assert r.delta == pytest.approx(ref_plus - ref_base, abs=1e-10)
     # The SQL route adds the model as rows to the stats relation: same number.
     both = pd.concat([df, pd.DataFrame({"rater": -1, "image_id": range(60), "rating": model})])
     got = run(alpha_interval_sql("ratings", "image_id", "rating"), ratings=both)
@@ -161,7 +161,7 @@ def test_sql_and_package_agree_on_a_simulated_study_human_only_and_plus_each_mod
             both = pd.concat([h, p[["image_id", dim]].rename(columns={dim: "rating"}).assign(rater_id=cond)])
             got = float(run(alpha_interval_sql("r", "image_id", "rating"), r=both).alpha[0])
             assert got == pytest.approx(ref, abs=1e-9), (dim, cond)
-            _, plus, delta = delta_alpha_interval(A.sufficient_statistics(h), p.set_index("image_id")[dim])
+            delta = delta_alpha_interval(A.sufficient_statistics(h), p.set_index("image_id")[dim]).delta
             assert delta == pytest.approx(ref - base_ref, abs=1e-9)
 
 

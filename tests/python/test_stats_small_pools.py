@@ -45,11 +45,14 @@ def test_full_pool_without_image_resampling_equals_the_closed_form_delta():
     long = vc.loc[vc.index.repeat(vc["n"])].rename(columns={"value": "rating"})
     stats = sufficient_statistics(long)
     for cond in ("good", "flat"):
-        base, plus, delta = delta_alpha_interval(stats, pd.Series(model[cond].to_numpy(), index=stats.index))
+        d = delta_alpha_interval(stats, pd.Series(model[cond].to_numpy(), index=stats.index))
         row = out[out.condition_id == cond].iloc[0]
-        assert row["human_alpha"] == pytest.approx(base.alpha) and row["delta_alpha"] == pytest.approx(delta)
-        assert row["delta_alpha_lo"] == pytest.approx(delta) and row["delta_alpha_hi"] == pytest.approx(delta)
-    assert base.alpha == pytest.approx(krippendorff.alpha(reliability_data=r.T, level_of_measurement="interval"))
+        assert row["human_alpha"] == pytest.approx(d.without_extra.alpha)
+        assert row["delta_alpha"] == pytest.approx(d.delta)
+        assert row["delta_alpha_lo"] == pytest.approx(d.delta) and row["delta_alpha_hi"] == pytest.approx(d.delta)
+    assert d.without_extra.alpha == pytest.approx(
+        krippendorff.alpha(reliability_data=r.T, level_of_measurement="interval")
+    )
 
 
 def test_each_replicate_alpha_is_krippendorff_of_the_subsampled_matrix():

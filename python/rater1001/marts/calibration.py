@@ -41,13 +41,13 @@ def scores_table(
 
         def delta(ans):
             st = stats_dim.reindex(ans["image_id"].to_numpy())
-            base, plus, d = delta_alpha(
+            r = delta_alpha(
                 st["n_ratings"].fillna(0),
                 st["rating_sum"].fillna(0),
                 st["rating_sumsq"].fillna(0),
                 ans["calibrated"].to_numpy(),
             )
-            return base.alpha, plus.alpha, d
+            return r.without_extra.alpha, r.with_extra.alpha, r.delta
 
         for cond, p in predictions.groupby("condition_id", sort=True):
             img = pd.DataFrame(

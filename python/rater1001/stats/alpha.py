@@ -259,7 +259,14 @@ def with_extra_rater(m, total, total_sq, extra) -> tuple[np.ndarray, np.ndarray,
     return np.asarray(m, float) + has, np.asarray(total, float) + xv, np.asarray(total_sq, float) + xv**2
 
 
-def delta_alpha(m, total, total_sq, extra) -> tuple[AlphaResult, AlphaResult, float]:
+@dataclass(frozen=True)
+class DeltaAlpha:
+    without_extra: AlphaResult  # alpha of the pool
+    with_extra: AlphaResult  # alpha of the pool plus the extra rater
+    delta: float  # with_extra.alpha - without_extra.alpha
+
+
+def delta_alpha(m, total, total_sq, extra) -> DeltaAlpha:
     """Delta alpha of one more rater: alpha of the pool with it minus alpha without it.
 
     Parameters
@@ -271,8 +278,9 @@ def delta_alpha(m, total, total_sq, extra) -> tuple[AlphaResult, AlphaResult, fl
 
     Returns
     -------
-    tuple of (AlphaResult, AlphaResult, float)
-        (alpha of the pool, alpha of the pool + the extra rater, delta = with - without).
+    DeltaAlpha
+        without_extra (alpha of the pool), with_extra (alpha of the pool + the extra rater) and
+        delta = with_extra.alpha - without_extra.alpha.
 
     Notes
     -----
@@ -291,13 +299,13 @@ def delta_alpha(m, total, total_sq, extra) -> tuple[AlphaResult, AlphaResult, fl
     sum m_u s_u^2 = 2 x 3 x 0.25 = 1.5, s_tot^2 of (1, 1.5, 2, 3, 3.5, 4) = 7 / 5, so alpha =
     1 - 1.5 / (6 x 1.4) = .821429:
 
-    >>> base, plus, delta = delta_alpha([2, 2], [3, 7], [5, 25], [1.5, 3.5])
-    >>> base.alpha, round(plus.alpha, 6), round(delta, 6)
+    >>> r = delta_alpha([2, 2], [3, 7], [5, 25], [1.5, 3.5])
+    >>> r.without_extra.alpha, round(r.with_extra.alpha, 6), round(r.delta, 6)
     (0.7, 0.821429, 0.121429)
     """
     base = alpha_interval_from_sufficient(m, total, total_sq)
     plus = alpha_interval_from_sufficient(*with_extra_rater(m, total, total_sq, extra))
-    return base, plus, plus.alpha - base.alpha
+    return DeltaAlpha(without_extra=base, with_extra=plus, delta=plus.alpha - base.alpha)
 
 
 def value_count_matrix(

@@ -243,8 +243,8 @@ def alpha_intervals(
     n = len(m)
     has = extra is not None
     x = np.asarray(extra, dtype=float) if has else np.full(n, np.nan)
-    base, plus, delta = delta_alpha(m, total, total_sq, x)
-    est = (base.alpha, plus.alpha, delta)
+    d = delta_alpha(m, total, total_sq, x)
+    est = (d.without_extra.alpha, d.with_extra.alpha, d.delta)
     if n:
         pooled = with_extra_rater(m, total, total_sq, x)
         pairable = pooled[0] >= 2
