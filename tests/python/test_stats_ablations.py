@@ -87,9 +87,9 @@ def test_alpha_interval_replicates_are_alpha_of_resampled_units():
         w = alpha_interval_from_sufficient(np.full(60, 9.0), full.sum(1), (full**2).sum(1)).alpha
         reps.append(w - h)
     lo, hi = np.quantile(reps, [0.025, 0.975])
-    assert out["delta_alpha"].lo == pytest.approx(lo) and out["delta_alpha"].hi == pytest.approx(hi)
-    assert out["alpha"].lo <= out["alpha"].estimate <= out["alpha"].hi
-    assert out["delta_alpha"].estimate > 0  # a model close to the image mean raises alpha
+    assert out.delta_alpha.lo == pytest.approx(lo) and out.delta_alpha.hi == pytest.approx(hi)
+    assert out.alpha.lo <= out.alpha.estimate <= out.alpha.hi
+    assert out.delta_alpha.estimate > 0  # a model close to the image mean raises alpha
 
 
 def test_w1sd_interval_covers_the_true_share_at_the_nominal_rate():
@@ -176,13 +176,13 @@ def test_alt_test_from_counts_equals_reference_alt_test_including_degenerate_rat
     for eps in (0.1, 0.2):
         ref = alt_test(human, model, epsilon=eps, scoring=score, min_instances_per_human=30)
         got = alt_test_from_counts(counts, epsilon=eps, min_instances_per_human=30)
-        assert got["n_annotators_tested"] == ref.n_annotators_tested == n_raters - 1
-        assert got["winning_rate"] == pytest.approx(ref.winning_rate)
-        assert got["advantage_probability"] == pytest.approx(ref.advantage_probability)
-        per = got["per_annotator"].set_index("annotator_id")["p_value"].dropna()
+        assert got.n_annotators_tested == ref.n_annotators_tested == n_raters - 1
+        assert got.winning_rate == pytest.approx(ref.winning_rate)
+        assert got.advantage_probability == pytest.approx(ref.advantage_probability)
+        per = got.per_annotator.set_index("annotator_id")["p_value"].dropna()
         ref_p = ref.per_annotator.set_index("annotator_id")["p_value"].dropna()
         assert np.allclose(per.sort_index(), ref_p.sort_index(), equal_nan=True)
-        assert per[2] == 0.0 and got["per_annotator"].set_index("annotator_id").loc[2, "rejected"]
+        assert per[2] == 0.0 and got.per_annotator.set_index("annotator_id").loc[2, "rejected"]
 
 
 def test_alt_test_from_counts_with_a_weight_equals_one_row_per_annotator():
@@ -203,10 +203,10 @@ def test_alt_test_from_counts_with_a_weight_equals_one_row_per_annotator():
         plain = alt_test_from_counts(per, epsilon=eps, min_instances_per_human=min_n)
         weighted = alt_test_from_counts(grouped, epsilon=eps, min_instances_per_human=min_n, weight="n_annotators")
         for key in ("winning_rate", "advantage_probability", "passed", "n_annotators_tested", "n_annotators_skipped"):
-            assert weighted[key] == pytest.approx(plain[key], abs=1e-12, nan_ok=True), (eps, key)
-        back = plain["per_annotator"].merge(weighted["per_annotator"], on=keys, suffixes=("", "_w"))
+            assert getattr(weighted, key) == pytest.approx(getattr(plain, key), abs=1e-12, nan_ok=True), (eps, key)
+        back = plain.per_annotator.merge(weighted.per_annotator, on=keys, suffixes=("", "_w"))
         assert len(back) == len(per) and (back["rejected"] == back["rejected_w"]).all()
-        rates.append(plain["winning_rate"])
+        rates.append(plain.winning_rate)
     assert 0 < np.nanmax(rates) < 1 and np.isnan(rates[-1])  # decisions exercised; nobody tested at 41
 
 

@@ -4,6 +4,8 @@ rater1001.stats.alt_test_ratings."""
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import pandas as pd
 
 from ..stats.alt_test_ratings import alt_test_from_counts, annotator_p_values
@@ -64,9 +66,9 @@ def results_table(
                     "epsilon": eps,
                     "q": q,
                     "min_instances_per_human": min_n,
-                    **{k: v for k, v in r.items() if k != "per_annotator"},
+                    **{f.name: getattr(r, f.name) for f in fields(r) if f.name != "per_annotator"},
                     "n_model_missing": int((part["n_model_missing"] * part["n_annotators"]).sum()),
-                    "winning_rate_answered_only": a["winning_rate"],
+                    "winning_rate_answered_only": a.winning_rate,
                 }
             )
     return pd.DataFrame(rows)

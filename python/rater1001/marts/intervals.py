@@ -52,9 +52,9 @@ def intervals_table(
             dim,
             ALL,
             "alpha",
-            intervals.alpha_intervals(st["n_ratings"], st["rating_sum"], st["rating_sumsq"], None, replicates, seed)[
-                "alpha"
-            ],
+            intervals.alpha_intervals(
+                st["n_ratings"], st["rating_sum"], st["rating_sumsq"], None, replicates, seed
+            ).alpha,
         )
     for cond, p in predictions.groupby("condition_id", sort=True):
         # no kappa without a category and the model's labels (a study of ratings only)
@@ -76,8 +76,8 @@ def intervals_table(
                 replicates,
                 seed,
             )
-            add(cond, dim, ALL, "alpha_with_model", ivs["alpha_with_model"])
-            add(cond, dim, ALL, "delta_alpha", ivs["delta_alpha"])
+            add(cond, dim, ALL, "alpha_with_model", ivs.alpha_with_model)
+            add(cond, dim, ALL, "delta_alpha", ivs.delta_alpha)
             for emotion, part in scopes(p, "true_emotion"):
                 add(
                     cond,

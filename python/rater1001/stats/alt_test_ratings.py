@@ -17,6 +17,7 @@ against stats.alt_test.alt_test itself on a small study.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -78,6 +79,17 @@ def annotator_p_values(n_human_better, n_tie, n_model_better, epsilon: float) ->
     return p
 
 
+@dataclass(frozen=True)
+class AltTestFromCounts:
+    winning_rate: float  # omega: share of tested annotators rejected; NaN when none was tested
+    advantage_probability: float  # rho
+    passed: bool  # omega >= 0.5
+    n_annotators_tested: int
+    n_annotators_skipped: int  # fewer instances than min_instances_per_human
+    per_annotator: pd.DataFrame | None  # the input with n_instances, p_value, mean_w_model, rejected
+    note: str | None = None  # why nothing was tested
+
+
 def alt_test_from_counts(
     per_annotator: pd.DataFrame,
     *,
@@ -87,7 +99,7 @@ def alt_test_from_counts(
     p_values: np.ndarray | None = None,
     weight: str | None = None,
     per_annotator_frame: bool = True,
-) -> dict:
+) -> AltTestFromCounts:
     """The Alt-Test's decision (winning rate, advantage probability, pass) from outcome counts.
 
     Parameters
@@ -111,7 +123,7 @@ def alt_test_from_counts(
 
     Returns
     -------
-    dict
+    AltTestFromCounts
         ``winning_rate`` (omega), ``advantage_probability`` (rho), ``passed`` (omega >= 0.5),
         ``n_annotators_tested``, ``n_annotators_skipped``, ``per_annotator`` (the input with
         n_instances, p_value, mean_w_model, rejected) and ``note`` (why nothing was tested).
@@ -139,7 +151,7 @@ def alt_test_from_counts(
     >>> per = pd.DataFrame({"annotator_id": ["a", "b", "c"], "n_human_better": [0, 3, 1],
     ...                     "n_tie": [0, 0, 0], "n_model_better": [3, 0, 1]})
     >>> r = alt_test_from_counts(per, epsilon=0.2, min_instances_per_human=3)
-    >>> r["winning_rate"], r["advantage_probability"], r["passed"], r["n_annotators_skipped"]
+    >>> r.winning_rate, r.advantage_probability, r.passed, r.n_annotators_skipped
     (0.5, 0.5, True, 1)
     """
     plus = per_annotator["n_human_better"].to_numpy(dtype=int)
@@ -164,21 +176,20 @@ def alt_test_from_counts(
     count = np.ones(len(n), dtype=np.int64) if w is None else w
     n_tested, n_skipped = int(count[tested].sum()), int(count[~tested].sum())
     if n_tested == 0:
-        return {
-            "winning_rate": np.nan,
-            "advantage_probability": np.nan,
-            "passed": False,
-            "n_annotators_tested": 0,
-            "n_annotators_skipped": n_skipped,
-            "per_annotator": per,
-            "note": f"no annotator has at least {min_instances_per_human} instances",
-        }
-    return {
-        "winning_rate": omega,
-        "advantage_probability": rho,
-        "passed": omega >= 0.5,
-        "n_annotators_tested": n_tested,
-        "n_annotators_skipped": n_skipped,
-        "per_annotator": per,
-        "note": None,
-    }
+        return AltTestFromCounts(
+            winning_rate=np.nan,
+            advantage_probability=np.nan,
+            passed=False,
+            n_annotators_tested=0,
+            n_annotators_skipped=n_skipped,
+            per_annotator=per,
+            note=f"no annotator has at least {min_instances_per_human} instances",
+        )
+    return AltTestFromCounts(
+        winning_rate=omega,
+        advantage_probability=rho,
+        passed=omega >= 0.5,
+        n_annotators_tested=n_tested,
+        n_annotators_skipped=n_skipped,
+        per_annotator=per,
+    )

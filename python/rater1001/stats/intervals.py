@@ -51,6 +51,13 @@ def _percentile(estimate: float, reps: np.ndarray, n_units: int, seed: int, leve
     return Interval(float(estimate), float(lo), float(hi), len(reps), n_units, seed, level)
 
 
+@dataclass(frozen=True)
+class AlphaIntervals:
+    alpha: Interval  # the human pool's interval alpha
+    alpha_with_model: Interval | None = None  # None without an extra rater
+    delta_alpha: Interval | None = None  # paired with alpha_with_model: same replicate images
+
+
 CELLS = 1 << 22  # replicates x images per block of draws
 
 
@@ -198,7 +205,7 @@ def replicate_sums(terms: np.ndarray, replicates: int, seed: int) -> np.ndarray:
 
 def alpha_intervals(
     m, total, total_sq, extra=None, replicates: int = REPLICATES, seed: int = SEED, level: float = LEVEL
-) -> dict[str, Interval]:
+) -> AlphaIntervals:
     """Percentile bootstrap intervals of interval alpha and, with a model, of alpha with it and
     delta alpha.
 
@@ -214,9 +221,10 @@ def alpha_intervals(
 
     Returns
     -------
-    dict of str to Interval
-        'alpha' and, with ``extra``, 'alpha_with_model' and 'delta_alpha' (same replicate images
-        for both, so the delta's interval is paired). The estimate is the full-sample value.
+    AlphaIntervals
+        ``alpha`` and, with ``extra``, ``alpha_with_model`` and ``delta_alpha`` (None without it;
+        same replicate images for both, so the delta's interval is paired). Each is an
+        :class:`Interval` whose estimate is the full-sample value.
 
     Notes
     -----
@@ -236,7 +244,7 @@ def alpha_intervals(
     alpha 1 with and without the model, so the intervals collapse on the point:
 
     >>> r = alpha_intervals([2, 2, 2, 2], [2, 4, 6, 8], [2, 8, 18, 32], extra=[1, 2, 3, 4], replicates=200)
-    >>> [(r[k].estimate, r[k].lo, r[k].hi) for k in ("alpha", "alpha_with_model", "delta_alpha")]
+    >>> [(i.estimate, i.lo, i.hi) for i in (r.alpha, r.alpha_with_model, r.delta_alpha)]
     [(1.0, 1.0, 1.0), (1.0, 1.0, 1.0), (0.0, 0.0, 0.0)]
     """
     m, total, total_sq = (np.asarray(a, dtype=float) for a in (m, total, total_sq))
@@ -256,11 +264,14 @@ def alpha_intervals(
         reps = np.column_stack([a_base, a_plus, a_plus - a_base])
     else:
         reps = np.full((replicates, 3), np.nan)
-    out = {"alpha": _percentile(est[0], reps[:, 0], n, seed, level)}
-    if has:
-        out["alpha_with_model"] = _percentile(est[1], reps[:, 1], n, seed, level)
-        out["delta_alpha"] = _percentile(est[2], reps[:, 2], n, seed, level)
-    return out
+    alpha = _percentile(est[0], reps[:, 0], n, seed, level)
+    if not has:
+        return AlphaIntervals(alpha)
+    return AlphaIntervals(
+        alpha,
+        alpha_with_model=_percentile(est[1], reps[:, 1], n, seed, level),
+        delta_alpha=_percentile(est[2], reps[:, 2], n, seed, level),
+    )
 
 
 def w1sd_interval(
