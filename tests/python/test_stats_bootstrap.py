@@ -226,7 +226,7 @@ def test_k_human_variance_is_unbiased_for_each_images_sample_variance():
     exact_sd = np.mean([np.mean([np.std(c, ddof=1) for c in combinations(p, 3)]) for p in pools])
     assert res.human_variance == pytest.approx(exact_var, rel=0.01)
     assert res.human_sd == pytest.approx(exact_sd, rel=0.01)
-    model_sd, human_sd, kept = B.k_human_image_sd(models, ratings, replicates=4000, seed=3)
-    assert kept.all() and human_sd.mean() == pytest.approx(res.human_sd, abs=1e-12)  # same draws
+    spread = B.k_human_image_sd(models, ratings, replicates=4000, seed=3)
+    assert spread.kept.all() and spread.human_sd.mean() == pytest.approx(res.human_sd, abs=1e-12)  # same draws
     exact_image = [np.mean([np.std(c, ddof=1) for c in combinations(p, 3)]) for p in pools]
-    np.testing.assert_allclose(human_sd, exact_image, atol=0.05)
+    np.testing.assert_allclose(spread.human_sd, exact_image, atol=0.05)

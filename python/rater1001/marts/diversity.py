@@ -66,8 +66,8 @@ def k_human_image_sd(
     random humans ('k_humans'), with the draws of the Table 6 comparison (same seed, per emotion)."""
     rows = []
     for dim, emotion, conds, models, humans, image_ids in _k_human_cells(model_long, human_lists):
-        model_sd, human_sd, kept = bootstrap.k_human_image_sd(models, humans, replicates=replicates, seed=seed)
-        for source, sd in (("models", model_sd), ("k_humans", human_sd)):
+        spread = bootstrap.k_human_image_sd(models, humans, replicates=replicates, seed=seed)
+        for source, sd in (("models", spread.model_sd), ("k_humans", spread.human_sd)):
             rows += [
                 {
                     "dimension": dim,
@@ -79,7 +79,7 @@ def k_human_image_sd(
                     "replicates": replicates,
                     "seed": seed,
                 }
-                for i, v, ok in zip(image_ids, sd, kept)
+                for i, v, ok in zip(image_ids, sd, spread.kept)
                 if ok
             ]
     return typed(rows, declared("response_diversity_images"))

@@ -542,9 +542,14 @@ def _k_human_variances(h: np.ndarray, k: int, replicates: int, seed: int):
         yield start, np.maximum(s2 - s1**2 / k, 0.0) / (k - 1)
 
 
-def k_human_image_sd(
-    model_predictions, human_ratings, replicates: int = 1000, seed: int = SEED
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+@dataclass(frozen=True)
+class ImageSpread:
+    model_sd: np.ndarray  # per input row: SD of its k model predictions; NaN where not kept
+    human_sd: np.ndarray  # per input row: mean SD of k of its humans; NaN where not kept
+    kept: np.ndarray  # bool per input row: a prediction from every model and at least k humans
+
+
+def k_human_image_sd(model_predictions, human_ratings, replicates: int = 1000, seed: int = SEED) -> ImageSpread:
     """Per image: the SD of its k model predictions and the mean SD of k of its humans.
 
     Parameters
@@ -557,9 +562,9 @@ def k_human_image_sd(
 
     Returns
     -------
-    tuple of numpy.ndarray
-        (model_sd, human_sd, kept) over the input rows; excluded rows (a missing prediction,
-        fewer than k humans) are NaN and kept is False.
+    ImageSpread
+        model_sd, human_sd and kept, arrays aligned with the input rows; excluded rows (a missing
+        prediction, fewer than k humans) are NaN and kept is False.
 
     Notes
     -----
@@ -575,8 +580,8 @@ def k_human_image_sd(
     --------
     The data of :func:`k_human_variance`'s example, image by image:
 
-    >>> model_sd, human_sd, kept = k_human_image_sd([[1, 3], [2, 2]], [[4, 6], [5, 5]], replicates=10)
-    >>> model_sd.round(6).tolist(), human_sd.round(6).tolist(), kept.tolist()
+    >>> r = k_human_image_sd([[1, 3], [2, 2]], [[4, 6], [5, 5]], replicates=10)
+    >>> r.model_sd.round(6).tolist(), r.human_sd.round(6).tolist(), r.kept.tolist()
     ([1.414214, 0.0], [1.414214, 0.0], [True, True])
     """
     x = np.asarray(model_predictions, dtype=float)
@@ -593,4 +598,4 @@ def k_human_image_sd(
         for _, v in _k_human_variances(h[keep], k, replicates, seed):
             total += np.sqrt(v).sum(axis=0)
         human_sd[keep] = total / replicates
-    return model_sd, human_sd, keep
+    return ImageSpread(model_sd=model_sd, human_sd=human_sd, kept=keep)

@@ -19,7 +19,7 @@ statistics and a `reason`; nothing is dropped silently.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -313,35 +313,36 @@ def _wls_cells(means: np.ndarray, counts: np.ndarray, within_ss: float, X: np.nd
     return _LinearFit(rss=within_ss + fit.rss, rank=fit.rank, n=int(counts.sum()))
 
 
-def _f_test(small: _LinearFit, large: _LinearFit, ss_total: float) -> dict:
+@dataclass(frozen=True)
+class NestedFTest:
+    df_num: int  # extra rank of the larger model
+    df_den: int  # residual df of the larger model
+    ss_term: float  # RSS_small - RSS_large (0 at least)
+    ss_total: float
+    f_value: float | None = None  # None when F is undefined (see reason)
+    eta_sq: float | None = None
+    p_raw: float | None = None  # before any multiple-testing correction
+    reason: str | None = None  # why F is undefined, else None
+
+
+def _f_test(small: _LinearFit, large: _LinearFit, ss_total: float) -> NestedFTest:
     df_num, df_den = large.rank - small.rank, large.df_resid
     ss_term = max(0.0, small.rss - large.rss)
-    out = dict(
-        df_num=df_num,
-        df_den=df_den,
-        ss_term=ss_term,
-        ss_total=ss_total,
-        f_value=None,
-        eta_sq=None,
-        p_raw=None,
-        reason=None,
-    )
+    out = NestedFTest(df_num=df_num, df_den=df_den, ss_term=ss_term, ss_total=ss_total)
     tiny = 1e-12 * max(1.0, ss_total)
     if ss_total <= tiny:
-        out["reason"] = "bias has zero variance in this stratum"
-    elif df_num <= 0:
-        out["reason"] = "term not estimable from these data (single level or missing cells)"
-    elif df_den <= 0:
-        out["reason"] = "no residual degrees of freedom (one image per cell)"
-    elif large.rss <= tiny:
-        out["reason"] = "the larger model fits exactly: no residual variance"
-    else:
-        f = (ss_term / df_num) / (large.rss / df_den)
-        out.update(f_value=f, eta_sq=ss_term / ss_total, p_raw=float(stats.f.sf(f, df_num, df_den)))
-    return out
+        return replace(out, reason="bias has zero variance in this stratum")
+    if df_num <= 0:
+        return replace(out, reason="term not estimable from these data (single level or missing cells)")
+    if df_den <= 0:
+        return replace(out, reason="no residual degrees of freedom (one image per cell)")
+    if large.rss <= tiny:
+        return replace(out, reason="the larger model fits exactly: no residual variance")
+    f = (ss_term / df_num) / (large.rss / df_den)
+    return replace(out, f_value=f, eta_sq=ss_term / ss_total, p_raw=float(stats.f.sf(f, df_num, df_den)))
 
 
-def nested_f_test(y: np.ndarray, X_small: np.ndarray, X_large: np.ndarray) -> dict:
+def nested_f_test(y: np.ndarray, X_small: np.ndarray, X_large: np.ndarray) -> NestedFTest:
     """F test of a linear model nested in a larger one (R's anova(m_small, m_large)).
 
     Parameters
@@ -353,9 +354,10 @@ def nested_f_test(y: np.ndarray, X_small: np.ndarray, X_large: np.ndarray) -> di
 
     Returns
     -------
-    dict
+    NestedFTest
         df_num, df_den, ss_term, ss_total, f_value, eta_sq, p_raw, and reason when F is undefined
-        (no extra rank, no residual df, or a residual of 0).
+        (no extra rank, no residual df, or a residual of 0; f_value, eta_sq and p_raw are then
+        None).
 
     Notes
     -----
@@ -375,7 +377,7 @@ def nested_f_test(y: np.ndarray, X_small: np.ndarray, X_large: np.ndarray) -> di
 
     >>> import numpy as np
     >>> r = nested_f_test(np.array([1.0, 2, 3, 5]), np.ones((4, 1)), np.column_stack([np.ones(4), [0, 0, 1, 1]]))
-    >>> r["f_value"], round(r["eta_sq"], 6), round(r["p_raw"], 6), round(1 - 5 ** 0.5 / 7 ** 0.5, 6)
+    >>> r.f_value, round(r.eta_sq, 6), round(r.p_raw, 6), round(1 - 5 ** 0.5 / 7 ** 0.5, 6)
     (5.0, 0.714286, 0.154846, 0.154846)
     """
     y = np.asarray(y, dtype=float)
@@ -383,7 +385,7 @@ def nested_f_test(y: np.ndarray, X_small: np.ndarray, X_large: np.ndarray) -> di
     return _f_test(_ols(y, X_small), _ols(y, X_large), ss_total)
 
 
-def nested_f_test_cells(means, counts, within_ss, X_small: np.ndarray, X_large: np.ndarray) -> dict:
+def nested_f_test_cells(means, counts, within_ss, X_small: np.ndarray, X_large: np.ndarray) -> NestedFTest:
     """:func:`nested_f_test` from per-cell aggregates, without one row per observation.
 
     Parameters
@@ -395,7 +397,7 @@ def nested_f_test_cells(means, counts, within_ss, X_small: np.ndarray, X_large: 
 
     Returns
     -------
-    dict
+    NestedFTest
         As :func:`nested_f_test`.
 
     Notes
@@ -414,7 +416,7 @@ def nested_f_test_cells(means, counts, within_ss, X_small: np.ndarray, X_large: 
 
     >>> import numpy as np
     >>> r = nested_f_test_cells([1.5, 4.0], [2, 2], [0.5, 2.0], np.ones((2, 1)), np.array([[1.0, 0], [1, 1]]))
-    >>> r["f_value"], round(r["eta_sq"], 6)
+    >>> r.f_value, round(r.eta_sq, 6)
     (5.0, 0.714286)
     """
     means, counts = np.asarray(means, dtype=float), np.asarray(counts, dtype=float)
@@ -451,7 +453,8 @@ def stratum_factorial_tests(stratum: pd.DataFrame, bias: str) -> list[dict]:
     Returns
     -------
     list of dict
-        One :func:`nested_f_test` result per term, with ``term``.
+        One row per term: ``term`` and the fields of :func:`nested_f_test`'s result (rows of a
+        frame, which the marts concatenate).
 
     Notes
     -----
@@ -475,7 +478,7 @@ def stratum_factorial_tests(stratum: pd.DataFrame, bias: str) -> list[dict]:
     """
     y = stratum[bias].to_numpy(dtype=float)
     m = _factorial_designs(stratum["race"], stratum["gender"])
-    return [dict(term=term, **nested_f_test(y, m[small], m[large])) for term, small, large in TERM_MODELS]
+    return [dict(term=term, **asdict(nested_f_test(y, m[small], m[large]))) for term, small, large in TERM_MODELS]
 
 
 def stratum_factorial_tests_cells(cells: pd.DataFrame) -> list[dict]:
@@ -490,7 +493,7 @@ def stratum_factorial_tests_cells(cells: pd.DataFrame) -> list[dict]:
     Returns
     -------
     list of dict
-        One :func:`nested_f_test_cells` result per term, with ``term``.
+        One row per term: ``term`` and the fields of :func:`nested_f_test_cells`' result.
 
     Notes
     -----
@@ -518,7 +521,9 @@ def stratum_factorial_tests_cells(cells: pd.DataFrame) -> list[dict]:
         cells["n_bias"].to_numpy(dtype=float),
         cells["bias_ss"].to_numpy(dtype=float),
     )
-    return [dict(term=term, **nested_f_test_cells(*args, m[small], m[large])) for term, small, large in TERM_MODELS]
+    return [
+        dict(term=term, **asdict(nested_f_test_cells(*args, m[small], m[large]))) for term, small, large in TERM_MODELS
+    ]
 
 
 CELL_KEYS = ["condition_id", "dimension", "emotion", "race", "gender"]
@@ -929,7 +934,7 @@ def omnibus_tests(
                             term=term,
                             n=len(used),
                             n_missing=n_missing,
-                            **nested_f_test(y, small, large),
+                            **asdict(nested_f_test(y, small, large)),
                         )
                     )
     return pd.DataFrame(rows)
