@@ -52,7 +52,8 @@ def test_winner_of_rejects_unknown_values():
     ],
 )
 def test_consistent_verdict(ab, ba, single_ok, expected):
-    assert js.consistent_verdict(ab, ba, single_order_ok=single_ok) == expected
+    r = js.consistent_verdict(ab, ba, single_order_ok=single_ok)
+    assert (r.verdict, r.consistent) == expected
 
 
 def _raw(rows):
@@ -113,8 +114,8 @@ def test_wilson_interval_closed_form(k, n):
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    lo, hi = js.wilson_interval(k, n)
-    assert lo == pytest.approx(centre - half, abs=1e-12) and hi == pytest.approx(centre + half, abs=1e-12)
+    ci = js.wilson_interval(k, n)
+    assert ci.lo == pytest.approx(centre - half, abs=1e-12) and ci.hi == pytest.approx(centre + half, abs=1e-12)
 
 
 def test_win_rate_counts_ties_as_half():

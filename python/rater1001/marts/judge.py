@@ -238,7 +238,7 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
         for (judge_id, variant, axis), g in scoped.groupby(["judge_id", "variant", "axis"]):
             n = len(g)
             k = int((~g["is_consistent"].astype(bool)).sum())
-            lo, hi = js.wilson_interval(k, n)
+            ci = js.wilson_interval(k, n)
             rows.append(
                 {
                     "judge_id": judge_id,
@@ -247,8 +247,8 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
                     "axis": axis,
                     "statistic": "share of pairs whose two orders disagree (scored as tie)",
                     "estimate": k / n if n else np.nan,
-                    "ci_low": lo,
-                    "ci_high": hi,
+                    "ci_low": ci.lo,
+                    "ci_high": ci.hi,
                     "p_value": np.nan,
                     "n": n,
                     "note": None,

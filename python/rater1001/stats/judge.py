@@ -67,9 +67,13 @@ def winner_of(position_verdict: str | None, order: str) -> str | None:
     raise ValueError(f"position verdict must be '1', '2' or 'tie', got {position_verdict!r}")
 
 
-def consistent_verdict(
-    winner_ab: str | None, winner_ba: str | None, *, single_order_ok: bool = False
-) -> tuple[str | None, bool | None]:
+@dataclass(frozen=True)
+class PairVerdict:
+    verdict: str | None  # "a" / "b" / "tie"; None when the pair is incomplete
+    consistent: bool | None  # did the two orders agree; None unless both are present
+
+
+def consistent_verdict(winner_ab: str | None, winner_ba: str | None, *, single_order_ok: bool = False) -> PairVerdict:
     """The final pair verdict from the two orders' pair verdicts, and whether they agreed.
 
     Parameters
@@ -81,10 +85,10 @@ def consistent_verdict(
 
     Returns
     -------
-    tuple of (str or None, bool or None)
-        (final verdict, consistent?). Both present: equal -> that verdict (True), else "tie"
-        (False). One present: the pair is incomplete -> (None, None), unless ``single_order_ok``
-        -> (that verdict, None). None present -> (None, None).
+    PairVerdict
+        verdict and consistent. Both present: equal -> that verdict (True), else "tie" (False).
+        One present: the pair is incomplete -> (None, None), unless ``single_order_ok`` -> (that
+        verdict, None). None present -> (None, None).
 
     Notes
     -----
@@ -99,17 +103,17 @@ def consistent_verdict(
 
     Examples
     --------
-    >>> consistent_verdict("a", "a"), consistent_verdict("a", "b"), consistent_verdict("a", None)
-    (('a', True), ('tie', False), (None, None))
-    >>> consistent_verdict(None, "b", single_order_ok=True)
-    ('b', None)
+    >>> consistent_verdict("a", "a"), consistent_verdict("a", "b")
+    (PairVerdict(verdict='a', consistent=True), PairVerdict(verdict='tie', consistent=False))
+    >>> consistent_verdict("a", None), consistent_verdict(None, "b", single_order_ok=True)
+    (PairVerdict(verdict=None, consistent=None), PairVerdict(verdict='b', consistent=None))
     """
     if winner_ab is not None and winner_ba is not None:
-        return (winner_ab, True) if winner_ab == winner_ba else ("tie", False)
+        return PairVerdict(winner_ab, True) if winner_ab == winner_ba else PairVerdict("tie", False)
     single = winner_ab if winner_ab is not None else winner_ba
     if single is not None and single_order_ok:
-        return single, None
-    return None, None
+        return PairVerdict(single, None)
+    return PairVerdict(None, None)
 
 
 def consolidate_orders(verdicts: pd.DataFrame) -> pd.DataFrame:
@@ -172,8 +176,8 @@ def consolidate_orders(verdicts: pd.DataFrame) -> pd.DataFrame:
         for ab, ba, kind in zip(wide["winner_ab"], wide["winner_ba"], wide["judge_kind"])
     ]
     wide["n_orders_parsed"] = wide[["winner_ab", "winner_ba"]].notna().sum(axis=1).astype("int64")
-    wide["final_verdict"] = [f for f, _ in finals]
-    wide["is_consistent"] = pd.array([c for _, c in finals], dtype="boolean")
+    wide["final_verdict"] = [f.verdict for f in finals]
+    wide["is_consistent"] = pd.array([f.consistent for f in finals], dtype="boolean")
     wide["score_a"] = wide["final_verdict"].map(SCORE).astype("float64")
     wide.columns.name = None
     return wide[out_cols].reset_index(drop=True)
@@ -182,7 +186,13 @@ def consolidate_orders(verdicts: pd.DataFrame) -> pd.DataFrame:
 # --- win rates ------------------------------------------------------------------------------------
 
 
-def wilson_interval(successes: float, n: float, alpha: float = 0.05) -> tuple[float, float]:
+@dataclass(frozen=True)
+class ProportionInterval:
+    lo: float  # NaN without trials
+    hi: float
+
+
+def wilson_interval(successes: float, n: float, alpha: float = 0.05) -> ProportionInterval:
     """Wilson score interval of a proportion.
 
     Parameters
@@ -196,8 +206,8 @@ def wilson_interval(successes: float, n: float, alpha: float = 0.05) -> tuple[fl
 
     Returns
     -------
-    tuple of float
-        (low, high); (NaN, NaN) when n is 0.
+    ProportionInterval
+        lo and hi; both NaN when n is 0.
 
     Notes
     -----
@@ -215,15 +225,16 @@ def wilson_interval(successes: float, n: float, alpha: float = 0.05) -> tuple[fl
     8 of 10: centre (0.8 + 0.19208) / 1.38416 = 0.71673, half-width
     1.96 x sqrt(0.016 + 0.00960) / 1.38416 = 0.22658:
 
-    >>> [round(x, 4) for x in wilson_interval(8, 10)]
-    [0.4902, 0.9433]
+    >>> r = wilson_interval(8, 10)
+    >>> round(r.lo, 4), round(r.hi, 4)
+    (0.4902, 0.9433)
     """
     if n <= 0:
-        return (float("nan"), float("nan"))
+        return ProportionInterval(float("nan"), float("nan"))
     from statsmodels.stats.proportion import proportion_confint
 
     lo, hi = proportion_confint(successes, n, alpha=alpha, method="wilson")
-    return float(lo), float(hi)
+    return ProportionInterval(float(lo), float(hi))
 
 
 @dataclass(frozen=True)
@@ -284,15 +295,15 @@ def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> WinRateSummary
     judged = wins + ties + losses
     n = judged + n_missing
     rate = (wins + 0.5 * ties) / n if n else float("nan")
-    lo, hi = wilson_interval(wins + 0.5 * ties, n, alpha)
+    ci = wilson_interval(wins + 0.5 * ties, n, alpha)
     return WinRateSummary(
         wins=wins,
         ties=ties,
         losses=losses,
         n_pairs=n,
         win_rate=rate,
-        win_rate_ci_low=lo,
-        win_rate_ci_high=hi,
+        win_rate_ci_low=ci.lo,
+        win_rate_ci_high=ci.hi,
         n_incomplete=n_missing,
         win_rate_answered_only=(wins + 0.5 * ties) / judged if judged else float("nan"),
     )
