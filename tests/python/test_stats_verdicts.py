@@ -161,8 +161,8 @@ def test_delta_alpha_scope_is_a_declared_rule():
 
 def test_pass_rule_reads_the_margins():
     rules = dataclasses.replace(V.default_rules(), w1sd_margin=0.05, delta_alpha_min=0.001)
-    eligible, passes = V.condition_passes([0.74, 0.76, 0.80, 0.80], 0.70, [0.01, 0.01, 0.0005, float("nan")], rules)
-    assert eligible.tolist() == [True, True, False, True] and passes.tolist() == [False, True, False, True]
+    r = V.condition_passes([0.74, 0.76, 0.80, 0.80], 0.70, [0.01, 0.01, 0.0005, float("nan")], rules)
+    assert r.eligible.tolist() == [True, True, False, True] and r.passes.tolist() == [False, True, False, True]
 
 
 def test_calibratable_order_is_data_paper_anger_valence():

@@ -84,7 +84,7 @@ def scores_table(
     if out.empty:
         return out
     out = out.merge(loo, on=["emotion", "dimension"], how="left")
-    out["passes"] = condition_passes(out["w1sd"], out["loo_w1sd"], scoped_delta_alpha(out, rules), rules)[1]
+    out["passes"] = condition_passes(out["w1sd"], out["loo_w1sd"], scoped_delta_alpha(out, rules), rules).passes
     before = out[out.method == "none"].set_index(["condition_id", "dimension", "emotion"])
     key = pd.MultiIndex.from_frame(out[["condition_id", "dimension", "emotion"]])
     for col in ("w1sd", "mean_abs_z", "mae", "bias", "passes"):

@@ -288,7 +288,13 @@ def scoped_delta_alpha(conditions: pd.DataFrame, rules: VerdictRules) -> pd.Seri
     return pd.Series(np.nan, index=conditions.index)
 
 
-def condition_passes(w1sd, loo_w1sd, delta_alpha, rules: VerdictRules) -> tuple[np.ndarray, np.ndarray]:
+@dataclass(frozen=True)
+class ConditionPasses:
+    eligible: np.ndarray  # bool per condition: delta alpha at least the rules' minimum, or missing
+    passes: np.ndarray  # bool per condition: eligible and W1SD at least the human LOO W1SD + margin
+
+
+def condition_passes(w1sd, loo_w1sd, delta_alpha, rules: VerdictRules) -> ConditionPasses:
     """The per-condition pass rule of Table 8 (its one home).
 
     Parameters
@@ -303,8 +309,8 @@ def condition_passes(w1sd, loo_w1sd, delta_alpha, rules: VerdictRules) -> tuple[
 
     Returns
     -------
-    (numpy.ndarray, numpy.ndarray)
-        ``eligible`` and ``passes``, boolean per condition.
+    ConditionPasses
+        ``eligible`` and ``passes``, boolean arrays aligned with the conditions.
 
     Notes
     -----
@@ -322,14 +328,13 @@ def condition_passes(w1sd, loo_w1sd, delta_alpha, rules: VerdictRules) -> tuple[
     Section 4.3's disgust x arousal cell: LLaMA 0.691 falls short of the human 0.692; a tie passes;
     a negative delta alpha keeps a condition out:
 
-    >>> eligible, passes = condition_passes([0.691, 0.692, 0.75], 0.692, [0.01, 0.0, -0.01],
-    ...                                     default_rules())
-    >>> eligible.tolist(), passes.tolist()
+    >>> r = condition_passes([0.691, 0.692, 0.75], 0.692, [0.01, 0.0, -0.01], default_rules())
+    >>> r.eligible.tolist(), r.passes.tolist()
     ([True, True, False], [False, True, False])
     """
     w1sd, loo_w1sd, delta_alpha = (np.asarray(a, dtype=float) for a in (w1sd, loo_w1sd, delta_alpha))
     eligible = np.isnan(delta_alpha) | (delta_alpha >= rules.delta_alpha_min)
-    return eligible, eligible & (w1sd >= loo_w1sd + rules.w1sd_margin)
+    return ConditionPasses(eligible=eligible, passes=eligible & (w1sd >= loo_w1sd + rules.w1sd_margin))
 
 
 def rule_text(rules: VerdictRules, loo_w1sd: float) -> str:
@@ -427,8 +432,8 @@ def dimension_verdict(
         if col not in c:
             c[col] = np.nan
     c = c.dropna(subset=["w1sd"])
-    eligible, passes = condition_passes(c["w1sd"], loo_w1sd, scoped_delta_alpha(c, rules), rules)
-    eligible, passes = pd.Series(eligible, index=c.index), pd.Series(passes, index=c.index)
+    rule = condition_passes(c["w1sd"], loo_w1sd, scoped_delta_alpha(c, rules), rules)
+    eligible, passes = pd.Series(rule.eligible, index=c.index), pd.Series(rule.passes, index=c.index)
     syst = pd.Series(systematicity(c["bias"], c["sd_d"]), index=c.index)
     narrow = (2 * 1.96 * c["sd_d"]) <= rules.loa_width_max_human_sd * human_sd
     candidate = eligible & ~passes & (syst >= rules.systematicity_min) & narrow
