@@ -82,16 +82,12 @@ def variance_table(
 
 
 def human_variance_components(ratings_long, stimuli, provenance, *, max_ratings=None) -> pd.DataFrame:
-    """Counts first, in DuckDB: a dimension above the limit is never pulled into pandas."""
+    """`ratings_long` is the DuckDB relation dbt hands the model: the ratings are counted there, so a
+    dimension above the limit is never pulled into pandas."""
     limit = int(max_ratings or DEFAULT_MAX_RATINGS)
-    if isinstance(ratings_long, pd.DataFrame):
-        sizes = ratings_long.groupby("dimension").size().to_dict()
-    else:
-        sizes = dict(ratings_long.aggregate("dimension, count(*)", "dimension").fetchall())
-    too_large = {dim: int(n) for dim, n in sizes.items() if n > limit}
-    if too_large and not isinstance(ratings_long, pd.DataFrame):
-        keep = ", ".join("'" + str(d).replace("'", "''") + "'" for d in sizes if d not in too_large)
-        ratings_long = ratings_long.filter(f"dimension in ({keep})") if keep else ratings_long.limit(0)
-    frame = as_frame(ratings_long)
-    frame = frame[~frame["dimension"].isin(list(too_large))]
-    return variance_table(frame, as_frame(stimuli), provenance, too_large=too_large, max_ratings=limit)
+    sizes = ratings_long.aggregate("dimension, count(*)", "dimension").fetchall()
+    too_large = {dim: int(n) for dim, n in sizes if n > limit}
+    if too_large:
+        quoted = ", ".join("'" + str(dim).replace("'", "''") + "'" for dim in too_large)
+        ratings_long = ratings_long.filter(f"dimension not in ({quoted})")
+    return variance_table(as_frame(ratings_long), as_frame(stimuli), provenance, too_large=too_large, max_ratings=limit)
