@@ -9,7 +9,7 @@ from dataclasses import fields
 import pandas as pd
 
 from ..stats.alt_test_ratings import alt_test_from_counts, annotator_p_values
-from ._shared import config_list, finish
+from ._shared import ALL, config_list, finish
 
 GROUP = ["condition_id", "dimension", "scoring", "emotion"]
 OUTCOMES = "condition_id, dimension, scoring, emotion, n_human_better, n_tie, n_model_better, n_model_missing"
@@ -36,7 +36,7 @@ def results_table(
     for ((cond, dim, scoring, emotion), part), (_, answered_part) in zip(
         counts.groupby(GROUP, sort=True), answered.groupby(GROUP, sort=True)
     ):
-        min_n = min_all if emotion == "all" else min_emotion
+        min_n = min_all if emotion == ALL else min_emotion
         rows_of = part.index.to_numpy()
         for eps in epsilons:
             r = alt_test_from_counts(
