@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pandas as pd
+from duckdb import ColumnExpression, ConstantExpression
 
 from ..stats.variance_components import METHOD, crossed_variance_components
 from ._shared import as_frame, declared, finish
@@ -88,6 +89,7 @@ def human_variance_components(ratings_long, stimuli, provenance, *, max_ratings=
     sizes = ratings_long.aggregate("dimension, count(*)", "dimension").fetchall()
     too_large = {dim: int(n) for dim, n in sizes if n > limit}
     if too_large:
-        quoted = ", ".join("'" + str(dim).replace("'", "''") + "'" for dim in too_large)
-        ratings_long = ratings_long.filter(f"dimension not in ({quoted})")
+        ratings_long = ratings_long.filter(
+            ColumnExpression("dimension").isnotin(*(ConstantExpression(dim) for dim in too_large))
+        )
     return variance_table(as_frame(ratings_long), as_frame(stimuli), provenance, too_large=too_large, max_ratings=limit)
