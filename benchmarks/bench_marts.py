@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -30,21 +29,10 @@ SELECT = (
     "+response_diversity_images +response_diversity_k_human +response_diversity +calibration_scores"
 )
 
-# bench_pipeline's floor without DuckDB's progress bar, which a query of more than 2 s (100x under
-# load) prints to stdout, where the floor's JSON is read
-_QUIET = "con = duckdb.connect(); con.execute('set enable_progress_bar = false')"
-assert "con = duckdb.connect()" in bp._FLOOR
-_FLOOR = bp._FLOOR.replace("con = duckdb.connect()", _QUIET)
-
 _CHILD = (
     "import sys; from rater1001.paths import project; from rater1001.warehouse import dbt_build; "
     "dbt_build(project(sys.argv[1]), select=sys.argv[2])"
 )
-
-
-def floor_seconds(ratings: Path) -> float:
-    out = subprocess.run([sys.executable, "-c", _FLOOR, str(ratings)], check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)["seconds"]
 
 
 def bench(scale: int, cache: Path, seed: int, select: str) -> dict:
@@ -52,13 +40,11 @@ def bench(scale: int, cache: Path, seed: int, select: str) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"marts{scale}x-") as tmp:
         work = bp.fresh_copy(landing, Path(tmp) / "project")
         ratings = work / "data" / "raw" / "human_ratings.parquet"
-        before = floor_seconds(ratings)
+        before = bp.floor(ratings)["seconds"]
         wall, peak_tree, _ = bp.measured_run([sys.executable, "-c", _CHILD, str(work), select], dict(os.environ))
-        after = floor_seconds(ratings)
-        results = json.loads((work / "target" / "run_results.json").read_text())["results"]
-    nodes = {
-        r["unique_id"].split(".", 2)[-1]: r["execution_time"] for r in results if r["unique_id"].startswith("model.")
-    }
+        after = bp.floor(ratings)["seconds"]
+        results = bp.node_seconds(work / "target" / "run_results.json", with_kind=True)
+    nodes = {name.split(".", 1)[1]: sec for name, sec in results if name.startswith("model.")}
     return {
         "scale": scale,
         "wall": wall,
