@@ -222,20 +222,37 @@ def dbt_threads() -> int:
 
 
 def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | None = None) -> BuildSummary:
-    """`on_node(done, total, node_name)` is called as each node finishes (a progress bar)."""
+    """`on_node(done, total, node_name)` is called as each node finishes (a progress bar).
+
+    dbt's unit tests (`unit_tests:` in the models' yml) are left out: they check a model's SQL on
+    fixed rows written in the yml, so their result depends on the project's code, never on the
+    study being built. dbt's guidance is the same (run them in development and CI, exclude them
+    from production builds); `dbt_unit_tests` runs them, and so does a plain `dbt build` from the
+    repository root (docs/performance.md, "Fixed cost per build")."""
     created = ensure_landing_tables(paths)
     if _drop_incompatible_warehouse(paths):
         select = None
     args = ["build", "--vars", json.dumps(dbt_vars(paths)), "--threads", str(dbt_threads())]
     if select:
         args += ["--select", select]
+    return _run(paths, [*args, "--exclude-resource-type", "unit_test"], on_node, tuple(created))
+
+
+def dbt_unit_tests(paths: ProjectPaths) -> BuildSummary:
+    """`dbt test` of the project's unit tests alone, on a built warehouse: dbt reads the columns
+    of the relations their input rows stand in for, and writes nothing but temporary relations."""
+    args = ["test", "--select", "test_type:unit", "--vars", json.dumps(dbt_vars(paths)), "--threads", "1"]
+    return _run(paths, args, None, ())
+
+
+def _run(paths: ProjectPaths, args: list[str], on_node: OnNode | None, created: tuple[str, ...]) -> BuildSummary:
     events = BuildEvents(on_node=on_node)
     with warnings_to_log(dbt_log_file(paths)) as python_warnings:
         result = _invoke(paths, args, events)
     return events.summary(
         bool(result.success),
         dbt_log_file(paths),
-        tuple(created),
+        created,
         error=str(result.exception) if result.exception else None,
         python_warnings=python_warnings.n,
     )
