@@ -77,6 +77,14 @@ def _dbt_environment(paths: ProjectPaths):
                 os.environ[k] = v
 
 
+def _file_log_level() -> str:
+    """What logs/dbt.log keeps: at info, each node's start and result and every error in full (a
+    failing SQL node's database error and compiled file, a Python model's traceback); at debug,
+    also every SQL statement and connection event, ten times the lines for ~0.8 s of CPU per small
+    build. dbt's own variable asks for debug (docs/run_output.md)."""
+    return os.environ.get("DBT_LOG_LEVEL_FILE") or "info"
+
+
 def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = None):
     from dbt.cli.main import dbtRunner
 
@@ -90,11 +98,11 @@ def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = N
         str(paths.root / "target"),
         "--log-path",
         str(paths.root / "logs"),
-        # Nothing on the console (a build printed ~1,100 lines); everything in logs/dbt.log.
+        # Nothing on the console (a build printed ~1,100 lines); dbt's log in logs/dbt.log.
         "--log-level",
         "none",
         "--log-level-file",
-        "debug",
+        _file_log_level(),
     ]
     with _dbt_environment(paths), _one_blas_thread():
         parse_state = _reuse_parse(paths, args)
