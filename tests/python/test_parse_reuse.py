@@ -24,13 +24,17 @@ def _manifest(paths) -> dict:
     return {"nodes": strip(data["nodes"]), "sources": strip(data["sources"]), "parent_map": data["parent_map"]}
 
 
+def _log(paths) -> str:
+    return (paths.root / "logs" / "dbt.log").read_text()
+
+
 def _parse_message(paths) -> str:
-    log = (paths.root / "logs" / "dbt.log").read_text()
-    return next(line for line in log.splitlines() if "partial pars" in line.lower())
+    return next(line for line in _log(paths).splitlines() if "partial pars" in line.lower())
 
 
 def test_a_new_folder_reuses_the_kept_parse_and_gets_its_own_paths(tmp_path, monkeypatch):
     monkeypatch.setattr(warehouse, "PARSE_CACHE", tmp_path / "cache")
+    monkeypatch.setenv("DBT_LOG_LEVEL_FILE", "debug")  # dbt names the files it re-parses at debug
     first, second = project(tmp_path / "first"), project(tmp_path / "second")
     for p in (first, second):
         p.raw.mkdir(parents=True)
@@ -41,6 +45,10 @@ def test_a_new_folder_reuses_the_kept_parse_and_gets_its_own_paths(tmp_path, mon
 
     _parse(second)
     assert "Partial parsing enabled" in _parse_message(second)
+    # The landing-status macro reads the path only when compiling, so its model is not re-parsed.
+    reparsed = [line for line in _log(second).splitlines() if "Partial parsing: updated file" in line]
+    assert any("_sources.yml" in line for line in reparsed), reparsed
+    assert not any("int_study_provenance" in line for line in reparsed), reparsed
     # The landing's path is an env_var() in the sources: the reused state must not keep the
     # first folder's.
     raw = json.loads((second.root / "target" / "manifest.json").read_text())
