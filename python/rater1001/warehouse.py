@@ -234,9 +234,9 @@ def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | 
 
     dbt's unit tests (`unit_tests:` in the models' yml) are left out: they check a model's SQL on
     fixed rows written in the yml, so their result depends on the project's code, never on the
-    study being built. dbt's guidance is the same (run them in development and CI, exclude them
-    from production builds); `dbt_unit_tests` runs them, and so does a plain `dbt build` from the
-    repository root (docs/performance.md, "Fixed cost per build")."""
+    study being built, and a build of every study would run the same ones again. `dbt_unit_tests`
+    runs them, and so does a plain `dbt build` from the repository root (docs/performance.md,
+    "Fixed cost per build")."""
     created = ensure_landing_tables(paths)
     if _drop_incompatible_warehouse(paths):
         select = None
