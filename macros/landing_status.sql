@@ -4,10 +4,7 @@
     recorded for an older landing does not count for this one. read_blob / read_text return no row
     for a missing file, so an unchecked landing reads as 'not checked' instead of failing. -#}
 {% macro landing_status_sql() -%}
-{#- Read when the SQL is compiled for a run, not while dbt parses: a parse that reads an env var
-    records its value, and a model whose value differs from the kept parse state (every project
-    folder has its own landing) is parsed again (docs/performance.md, "Parse reuse"). -#}
-{%- set raw = (env_var('RATER1001_RAW', 'data/raw') if execute else 'data/raw') | replace("'", "''") -%}
+{%- set raw = landing_path() -%}
 select
     manifest.landing_sha256,
     case
