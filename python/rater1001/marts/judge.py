@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from dataclasses import asdict
 from itertools import combinations
 
 import numpy as np
@@ -88,21 +87,8 @@ def win_rates(pairs: pd.DataFrame, anchor: str, *, by_category: bool = False) ->
         o = pd.concat([o, o.assign(variant=ALL)], ignore_index=True)
         if not by_category:
             o["category"] = ALL
-        for (judge_id, kind, cid, variant, category, axis), g in o.groupby(
-            ["judge_id", "judge_kind", "candidate_id", "variant", "category", "axis"], dropna=False
-        ):
-            rows.append(
-                {
-                    "judge_id": judge_id,
-                    "judge_kind": kind,
-                    "candidate_id": cid,
-                    "anchor_id": anchor,
-                    "variant": variant,
-                    "category": category,
-                    "axis": axis,
-                    **asdict(js.win_rate_summary(g["outcome"])),
-                }
-            )
+        keys = ["judge_id", "judge_kind", "candidate_id", "variant", "category", "axis"]
+        rows = js.win_rate_summaries(js.outcome_counts(o, keys)).reset_index().assign(anchor_id=anchor)
     return typed(rows, declared("judge_category_win_rates" if by_category else "judge_win_rates"))
 
 
@@ -403,29 +389,40 @@ def category_group_win_rates(pairs: pd.DataFrame, anchor: str, groups: pd.DataFr
     if len(o):
         o = o.assign(category_group=group_of(o["category"], groups))
         o = pd.concat([o, o.assign(variant=ALL)], ignore_index=True)
-        for (judge_id, kind, cid, variant, axis), g in o.groupby(
-            ["judge_id", "judge_kind", "candidate_id", "variant", "axis"], dropna=False
-        ):
-            k, gen = g[g["category_group"] == KOREAN], g[g["category_group"] == GENERAL]
-            ks, gs = js.win_rate_summary(k["outcome"]), js.win_rate_summary(gen["outcome"])
-            diff = js.score_difference(k["outcome"].map(SCORES).fillna(0.0), gen["outcome"].map(SCORES).fillna(0.0))
+        keys = ["judge_id", "judge_kind", "candidate_id", "variant", "axis"]
+        # the counts of both groups in one pass (a key with no pair of a group counts zeros there)
+        counts = js.outcome_counts(o, [*keys, "category_group"]).unstack("category_group", fill_value=0)
+        summary = {
+            side: js.win_rate_summaries(
+                counts.xs(side, axis=1, level="category_group")
+                if side in counts.columns.get_level_values("category_group")
+                else pd.DataFrame(0, index=counts.index, columns=["wins", "ties", "losses", "n_incomplete"])
+            )
+            for side in (KOREAN, GENERAL)
+        }
+        score = o["outcome"].map(SCORES).fillna(0.0).to_numpy(float)
+        korean = (o["category_group"] == KOREAN).to_numpy()
+        general = (o["category_group"] == GENERAL).to_numpy()
+        category = o["category"].to_numpy(object)
+        at = o.groupby(keys, dropna=False, sort=True).indices
+        for key in counts.index:
+            idx = at[key]
+            k, gen = idx[korean[idx]], idx[general[idx]]
+            diff = js.score_difference(score[k], score[gen])
+            ks, gs = summary[KOREAN].loc[key], summary[GENERAL].loc[key]
             rows.append(
                 {
-                    "judge_id": judge_id,
-                    "judge_kind": kind,
-                    "candidate_id": cid,
+                    **dict(zip(keys, key)),
                     "anchor_id": anchor,
-                    "variant": variant,
-                    "axis": axis,
-                    "korean_categories": ", ".join(sorted(k["category"].dropna().unique())) or None,
-                    "korean_n_pairs": ks.n_pairs,
-                    "korean_win_rate": ks.win_rate,
-                    "korean_ci_low": ks.win_rate_ci_low,
-                    "korean_ci_high": ks.win_rate_ci_high,
-                    "general_n_pairs": gs.n_pairs,
-                    "general_win_rate": gs.win_rate,
-                    "general_ci_low": gs.win_rate_ci_low,
-                    "general_ci_high": gs.win_rate_ci_high,
+                    "korean_categories": ", ".join(sorted(pd.unique(category[k][pd.notna(category[k])]))) or None,
+                    "korean_n_pairs": ks["n_pairs"],
+                    "korean_win_rate": ks["win_rate"],
+                    "korean_ci_low": ks["win_rate_ci_low"],
+                    "korean_ci_high": ks["win_rate_ci_high"],
+                    "general_n_pairs": gs["n_pairs"],
+                    "general_win_rate": gs["win_rate"],
+                    "general_ci_low": gs["win_rate_ci_low"],
+                    "general_ci_high": gs["win_rate_ci_high"],
                     "difference": diff.difference,
                     "difference_ci_low": diff.ci_low,
                     "difference_ci_high": diff.ci_high,

@@ -229,12 +229,21 @@ def wilson_interval(successes: float, n: float, alpha: float = 0.05) -> Proporti
     >>> round(r.lo, 4), round(r.hi, 4)
     (0.4902, 0.9433)
     """
-    if n <= 0:
-        return ProportionInterval(float("nan"), float("nan"))
+    lo, hi = wilson_intervals(np.array([successes], float), np.array([n], float), alpha)
+    return ProportionInterval(float(lo[0]), float(hi[0]))
+
+
+def wilson_intervals(successes: np.ndarray, n: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`wilson_interval` of many proportions at once (arrays of successes and trials): one
+    statsmodels call for a whole table, elementwise the same arithmetic. NaN where n is 0."""
     from statsmodels.stats.proportion import proportion_confint
 
-    lo, hi = proportion_confint(successes, n, alpha=alpha, method="wilson")
-    return ProportionInterval(float(lo), float(hi))
+    successes, n = np.asarray(successes, float), np.asarray(n, float)
+    some = n > 0
+    lo, hi = np.full(n.shape, np.nan), np.full(n.shape, np.nan)
+    if some.any():
+        lo[some], hi[some] = proportion_confint(successes[some], n[some], alpha=alpha, method="wilson")
+    return lo, hi
 
 
 @dataclass(frozen=True)
@@ -287,26 +296,48 @@ def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> WinRateSummary
     >>> r.n_pairs, r.win_rate, r.win_rate_answered_only, r.n_incomplete
     (5, 0.5, 0.625, 1)
     """
-    missing = outcomes.isna()
-    wins = int((outcomes == "win").sum())
-    ties = int((outcomes == "tie").sum())
-    losses = int((outcomes == "loss").sum())
-    n_missing = int(missing.sum())
+    counts = outcome_counts(pd.DataFrame({"outcome": outcomes, "_": 0}), ["_"]).reindex([0], fill_value=0)
+    table = win_rate_summaries(counts, alpha)
+    return WinRateSummary(**{f: table[f].iloc[0].item() for f in WIN_RATE_FIELDS})
+
+
+WIN_RATE_FIELDS = tuple(WinRateSummary.__dataclass_fields__)
+OUTCOME_COUNTS = {"wins": "win", "ties": "tie", "losses": "loss"}
+
+
+def outcome_counts(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per group of `keys` (sorted, a missing key its own group): wins, ties, losses and
+    n_incomplete (no verdict) of rows["outcome"], the input of :func:`win_rate_summaries`."""
+    outcome = rows["outcome"].astype(object)
+    flags = pd.DataFrame({c: outcome.eq(v).to_numpy(int) for c, v in OUTCOME_COUNTS.items()}, index=rows.index)
+    flags["n_incomplete"] = outcome.isna().to_numpy(int)
+    return flags.groupby([rows[k] for k in keys], dropna=False, sort=True).sum()
+
+
+def win_rate_summaries(counts: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """:func:`win_rate_summary` of every row of `counts` (wins, ties, losses, n_incomplete per
+    candidate and scope, as :func:`outcome_counts` gives them): the WinRateSummary fields as
+    columns, same index; one Wilson call for the table."""
+    wins, ties, losses, missing = (counts[c].to_numpy(int) for c in ("wins", "ties", "losses", "n_incomplete"))
     judged = wins + ties + losses
-    n = judged + n_missing
-    rate = (wins + 0.5 * ties) / n if n else float("nan")
-    ci = wilson_interval(wins + 0.5 * ties, n, alpha)
-    return WinRateSummary(
-        wins=wins,
-        ties=ties,
-        losses=losses,
-        n_pairs=n,
-        win_rate=rate,
-        win_rate_ci_low=ci.lo,
-        win_rate_ci_high=ci.hi,
-        n_incomplete=n_missing,
-        win_rate_answered_only=(wins + 0.5 * ties) / judged if judged else float("nan"),
-    )
+    n = judged + missing
+    half_wins = wins + 0.5 * ties
+    lo, hi = wilson_intervals(half_wins, n, alpha)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return pd.DataFrame(
+            {
+                "wins": wins,
+                "ties": ties,
+                "losses": losses,
+                "n_pairs": n,
+                "win_rate": np.where(n > 0, half_wins / np.where(n > 0, n, 1), np.nan),
+                "win_rate_ci_low": lo,
+                "win_rate_ci_high": hi,
+                "n_incomplete": missing,
+                "win_rate_answered_only": np.where(judged > 0, half_wins / np.where(judged > 0, judged, 1), np.nan),
+            },
+            index=counts.index,
+        )
 
 
 @dataclass(frozen=True)
