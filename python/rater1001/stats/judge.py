@@ -421,6 +421,28 @@ def _davidson_negloglik(params, i_idx, j_idx, w_i, w_j, t, free_mask, with_ties)
     return -ll.sum()
 
 
+def _wins_losses_ties(comparisons: pd.DataFrame, items) -> dict[str, tuple[int, int, int]]:
+    """(wins, losses, ties) of each of `items` over the comparisons, in one pass over the rows."""
+    score = {it: [0, 0, 0] for it in items}
+    for a, b, outcome in zip(comparisons["item_i"], comparisons["item_j"], comparisons["outcome"]):
+        if outcome == "i":
+            winner, loser = a, b
+        elif outcome == "j":
+            winner, loser = b, a
+        elif outcome == "tie":
+            for it in (a, b):  # a self-comparison's tie counts on both sides, as it does in the fit
+                if it in score:
+                    score[it][2] += 1
+            continue
+        else:
+            continue
+        if winner in score:
+            score[winner][0] += 1
+        if loser in score:
+            score[loser][1] += 1
+    return {it: tuple(v) for it, v in score.items()}
+
+
 def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: float = 0.05) -> BradleyTerryFit:
     """Maximum-likelihood Bradley-Terry strengths with Davidson ties.
 
@@ -469,18 +491,10 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
     """
     items_all = sorted(set(comparisons["item_i"]) | set(comparisons["item_j"]) | {reference})
     notes: dict[str, str] = {}
-    data = comparisons[["item_i", "item_j", "outcome"]].copy()
+    data = comparisons[["item_i", "item_j", "outcome"]].astype(object)  # plain objects: looped over below
+    data["outcome"] = data["outcome"].where(data["outcome"].notna(), None)  # no pd.NA in comparisons
     while True:
-        score = {}
-        for it in items_all:
-            if it in notes:
-                continue
-            as_i = data[data["item_i"] == it]["outcome"]
-            as_j = data[data["item_j"] == it]["outcome"]
-            wins = (as_i == "i").sum() + (as_j == "j").sum()
-            losses = (as_i == "j").sum() + (as_j == "i").sum()
-            ties = (as_i == "tie").sum() + (as_j == "tie").sum()
-            score[it] = (wins, losses, ties)
+        score = _wins_losses_ties(data, (it for it in items_all if it not in notes))
         bad = [
             it
             for it, (w, l, t) in score.items()
@@ -499,15 +513,16 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
             )
         data = data[~data["item_i"].isin(bad) & ~data["item_j"].isin(bad)]
     # Connectivity to the reference (otherwise the strengths are not identified).
+    neighbours: dict[str, set] = {}
+    for a, b in zip(data["item_i"], data["item_j"]):
+        neighbours.setdefault(a, set()).add(b)
+        neighbours.setdefault(b, set()).add(a)
     reach, frontier = {reference}, [reference]
-    edges = list(zip(data["item_i"], data["item_j"]))
     while frontier:
-        node = frontier.pop()
-        for a, b in edges:
-            for x, y in ((a, b), (b, a)):
-                if x == node and y not in reach:
-                    reach.add(y)
-                    frontier.append(y)
+        for y in neighbours.get(frontier.pop(), ()):
+            if y not in reach:
+                reach.add(y)
+                frontier.append(y)
     for it in items_all:
         if it not in reach and it not in notes:
             notes[it] = "not connected to the reference"
@@ -515,19 +530,26 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
     items = [it for it in items_all if it in reach]
 
     index = {it: k for k, it in enumerate(items)}
-    grouped = (
-        data.assign(w_i=data["outcome"].eq("i"), w_j=data["outcome"].eq("j"), t=data["outcome"].eq("tie"))
-        .groupby(["item_i", "item_j"])[["w_i", "w_j", "t"]]
-        .sum()
-        .reset_index()
-    )
-    i_idx = grouped["item_i"].map(index).to_numpy(int)
-    j_idx = grouped["item_j"].map(index).to_numpy(int)
-    w_i, w_j, t = (grouped[c].to_numpy(float) for c in ("w_i", "w_j", "t"))
+    # outcomes per ordered pair (item_i, item_j), pairs in sorted order: the sum in the likelihood
+    # runs in this order
+    per_pair: dict[tuple, list[int]] = {}
+    for a, b, outcome in zip(data["item_i"], data["item_j"], data["outcome"]):
+        if pd.isna(a) or pd.isna(b):
+            continue
+        counts = per_pair.setdefault((a, b), [0, 0, 0])
+        for k, kind in enumerate(("i", "j", "tie")):
+            counts[k] += outcome == kind
+    pairs = sorted(per_pair)
+    i_idx = np.array([index[a] for a, _ in pairs], dtype=int)
+    j_idx = np.array([index[b] for _, b in pairs], dtype=int)
+    w_i, w_j, t = np.array([per_pair[p] for p in pairs], dtype=float).reshape(-1, 3).T
     free_mask = np.array([it != reference for it in items])
     with_ties = bool(t.sum() > 0)
     n_params = int(free_mask.sum()) + (1 if with_ties else 0)
-    n_by_item = {it: int(((data["item_i"] == it) | (data["item_j"] == it)).sum()) for it in items_all}
+    n_by_item = dict.fromkeys(items_all, 0)
+    for a, b in zip(data["item_i"], data["item_j"]):
+        n_by_item[a] += 1
+        n_by_item[b] += a != b
 
     theta = np.zeros(len(items))
     cov = np.zeros((0, 0))
