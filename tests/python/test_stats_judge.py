@@ -262,6 +262,31 @@ def test_cohen_kappa_textbook_table():
     assert math.isnan(js.cohen_kappa(["tie"] * 5, ["tie"] * 5).kappa)
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["a", "b", "tie", None]), st.sampled_from(["a", "b", "tie", None])), max_size=40)
+)
+def test_cohen_kappa_is_scikit_learns(pairs):
+    """cohen_kappa (the two judges' count table through kappa_from_tables) against scikit-learn's
+    cohen_kappa_score on the pairs both judges labelled; NaN exactly where that is undefined."""
+    import warnings
+
+    from sklearn.metrics import cohen_kappa_score
+
+    got = js.cohen_kappa([x for x, _ in pairs], [y for _, y in pairs])
+    both = [(x, y) for x, y in pairs if x is not None and y is not None]
+    assert got.n == len(both)
+    if both:
+        assert got.agreement == pytest.approx(sum(x == y for x, y in both) / len(both), abs=1e-15)
+    if len(both) < 2 or len({v for pair in both for v in pair}) == 1:
+        assert math.isnan(got.kappa)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = cohen_kappa_score([x for x, _ in both], [y for _, y in both])
+    assert got.kappa == pytest.approx(expected, abs=1e-12, nan_ok=True)
+
+
 def test_logistic_slope_that_does_not_converge_is_null_with_a_reason_and_no_warning():
     import warnings
 

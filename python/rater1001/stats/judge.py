@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from .classification import kappa_from_tables
 from .fits import GRADIENT_TOLERANCE, central_gradient, optimiser_warnings_recorded_by_the_caller
 
 PAIR_VERDICTS = ("a", "b", "tie")
@@ -783,7 +784,7 @@ def cohen_kappa(labels_1, labels_2) -> CohenKappa:
     Notes
     -----
     kappa = (p_o - p_e) / (1 - p_e), p_e = sum_c p_1(c) p_2(c) from each judge's label shares
-    (scikit-learn's ``cohen_kappa_score``).
+    (:func:`rater1001.stats.classification.kappa_from_tables` of the two judges' count table).
 
     References
     ----------
@@ -797,16 +798,17 @@ def cohen_kappa(labels_1, labels_2) -> CohenKappa:
     >>> cohen_kappa(["x", "x", "y", "y"], ["x", "x", "y", "x"])
     CohenKappa(kappa=0.5, agreement=0.75, n=4)
     """
-    from sklearn.metrics import cohen_kappa_score
-
-    a = pd.Series(list(labels_1), dtype="object")
-    b = pd.Series(list(labels_2), dtype="object")
+    a = np.array(list(labels_1), dtype=object)
+    b = np.array(list(labels_2), dtype=object)
     if len(a) != len(b):
         raise ValueError(f"label sequences differ in length ({len(a)} vs {len(b)})")
-    keep = a.notna() & b.notna()
+    keep = ~(pd.isna(a) | pd.isna(b))
     a, b = a[keep].astype(str), b[keep].astype(str)
     n = int(len(a))
-    agreement = float((a.to_numpy() == b.to_numpy()).mean()) if n else float("nan")
-    if n < 2 or (a.nunique() == 1 and b.nunique() == 1 and a.iloc[0] == b.iloc[0]):
+    agreement = float((a == b).mean()) if n else float("nan")
+    labels, codes = np.unique(np.concatenate([a, b]), return_inverse=True)
+    if n < 2 or len(labels) == 1:
         return CohenKappa(kappa=float("nan"), agreement=agreement, n=n)
-    return CohenKappa(kappa=float(cohen_kappa_score(a, b)), agreement=agreement, n=n)
+    k = len(labels)
+    table = np.bincount(codes[:n] * k + codes[n:], minlength=k * k).reshape(k, k)
+    return CohenKappa(kappa=float(kappa_from_tables(table)), agreement=agreement, n=n)
