@@ -463,12 +463,14 @@ def call_outcomes(calls: pd.DataFrame, anchor: str) -> pd.DataFrame:
         & ((calls["candidate_a"] == anchor) ^ (calls["candidate_b"] == anchor))
     ]
     rows = []
+    # plain Python objects: iterating Arrow-backed columns value by value was most of the cost
+    judge, order, reason = (c[col].to_numpy(object) for col in ("judge_id", "presentation_order", "reason"))
+    sides = np.where((c["candidate_b"] == anchor).to_numpy(bool), "a", "b")
     for axis in axes_of(calls):
-        for r in c.itertuples(index=False):
-            winner = winner_of(getattr(r, f"verdict_{axis}"), r.presentation_order)
-            side = "a" if r.candidate_b == anchor else "b"
+        for j, verdict, o, side, why in zip(judge, c[f"verdict_{axis}"].to_numpy(object), order, sides, reason):
+            winner = winner_of(verdict, o)
             outcome = None if winner is None else "tie" if winner == "tie" else "win" if winner == side else "loss"
-            rows.append({"judge_id": r.judge_id, "axis": axis, "outcome": outcome, "reason": r.reason})
+            rows.append((j, axis, outcome, why))
     return pd.DataFrame(rows, columns=["judge_id", "axis", "outcome", "reason"])
 
 
@@ -482,7 +484,7 @@ def reason_terms(
     for (judge_id, axis), g in o.groupby(["judge_id", "axis"]):
         bags = {k: Counter() for k in VERDICT_CLASSES}
         sizes = Counter(g["outcome"])
-        for outcome, reason in zip(g["outcome"], g["reason"]):
+        for outcome, reason in zip(g["outcome"].to_numpy(object), g["reason"].to_numpy(object)):
             bags[outcome].update(tokenize(reason))
         everything = sum(bags.values(), Counter())
         for outcome, verdict in VERDICT_CLASSES.items():
