@@ -25,6 +25,7 @@ variance version; both are returned.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +34,9 @@ from scipy import stats as sps
 from . import small_pools
 
 SEED = 42
+# elements (replicates x pairs) a step of the signed-rank test works on: its arrays stay in the CPU's
+# cache, which made the step about 3x cheaper per element than whole blocks (docs/performance.md)
+KERNEL = 1 << 17
 TEST = "one-sided paired Wilcoxon signed-rank (model |z| > human LOO |z|), alpha 0.05"
 
 
@@ -177,10 +181,8 @@ def signed_rank_p(keys: np.ndarray) -> np.ndarray:
 
     Notes
     -----
-    Within a run of tied |d| the positive differences sort last (code 2c + 1 after 2c), so W+ is
-    the sum of the positives' positions (ranks as if untied, after the zeros) minus k(t - k)/2
-    per run of t ties holding k positives (average ranks); the tie correction of the variance is
-    sum(t^3 - t)/48. Ranks are half-integers and counts integers: the sums are exact.
+    W+, the number of non-zero differences and the tie term come from :func:`signed_rank_sums`;
+    z = (W+ - n(n + 1)/4) / sqrt(n(n + 1)(2n + 1)/24 - sum(t^3 - t)/48), p = 1 - Phi(z).
 
     References
     ----------
@@ -194,46 +196,114 @@ def signed_rank_p(keys: np.ndarray) -> np.ndarray:
     >>> signed_rank_p(np.sort(signed_codes(np.array([[1.0, 2.0, 3.0, 4.0]])), axis=1)).round(6)
     array([0.033945])
     """
+    r_plus, n, ties, _ = signed_rank_sums(keys)
+    return _normal_p(r_plus, n, ties)
+
+
+def signed_rank_sums(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """W+, n and the tie term of each row of sorted :func:`signed_codes`, without a loop over rows.
+
+    Parameters
+    ----------
+    keys : numpy.ndarray of int, shape (rows, pairs)
+        Each row's signed codes, sorted ascending.
+
+    Returns
+    -------
+    r_plus, n, ties : numpy.ndarray of float, shape (rows,)
+        W+ (sum of the average ranks of the positive differences, zeros dropped), the number of
+        non-zero differences and sum(t^3 - t) over the runs of t tied non-zero |d|.
+    untied : numpy.ndarray of bool, shape (rows,)
+        No zero and no tied |d| in the row (where scipy's exact test applies).
+
+    Notes
+    -----
+    The positives' positions give W+ for untied ranks after the zeros (which sort first, code 0):
+    2 W+ = sum over positives of 2 (position + 1) - 2 zeros x positives. A run of t tied |d|
+    holding k positives (which sort after its negatives) lowers W+ by k(t - k)/2 (average ranks)
+    and adds t^3 - t to the tie term. Runs are found from the tied neighbours only (about a tenth
+    of a bootstrap replicate's elements), never crossing rows. Every sum is of integers, so the
+    floats returned are exact and the p-values are the same bits as ranking each row's |d| afresh
+    (tested against scipy).
+
+    References
+    ----------
+    Wilcoxon (1945); docs/stats.md, "Resampling at scale".
+
+    Examples
+    --------
+    Differences 0, +1, -1, +2: the zero is dropped, |d| = 1 is a tie (average rank 1.5), 2 has
+    rank 3: W+ = 1.5 + 3 = 4.5, n = 3, one run of two: 2^3 - 2 = 6:
+
+    >>> import numpy as np
+    >>> keys = np.sort(signed_codes(np.array([[0.0, 1.0, -1.0, 2.0]])), axis=1)
+    >>> [float(x[0]) for x in signed_rank_sums(keys)]
+    [4.5, 3.0, 6.0, 0.0]
+    """
     b, m = keys.shape
-    if m == 0:
-        return np.full(b, np.nan)
-    positive = (keys & 1).astype(float)
-    n_zero = (keys < 2).sum(axis=1)
-    code = keys >> 1
-    r_plus = positive @ np.arange(1.0, m + 1) - n_zero * positive.sum(axis=1)
+    positive = keys & 1
+    n_zero = (keys == 0).sum(axis=1)
+    twice_r_plus = np.einsum("ij,j->i", positive, np.arange(2, 2 * m + 2, 2, dtype=np.int32), dtype=np.int64)
+    twice_r_plus -= 2 * n_zero * positive.sum(axis=1, dtype=np.int64)
+    level = keys >> 1
+    tied = np.zeros((b, m), dtype=bool)  # element j ties with element j + 1 (the last column never)
+    np.equal(level[:, 1:], level[:, :-1], out=tied[:, :-1])
+    j = np.flatnonzero(tied)
     ties = np.zeros(b)
-    tied = np.flatnonzero(code[:, 1:] == code[:, :-1])  # element j equals element j + 1
-    if len(tied):
-        row = tied // (m - 1)
-        element = tied + row  # flat index into the b x m array
-        run = np.cumsum(np.diff(element, prepend=-2) != 1) - 1
-        first = element[np.flatnonzero(np.diff(run, prepend=-1))]
-        t = np.bincount(run).astype(float) + 1
-        k = np.bincount(run, weights=positive.ravel()[element + 1]) + positive.ravel()[first]
-        run_row = first // m
-        nonzero = code.ravel()[first] > 0
-        r_plus -= np.bincount(run_row, weights=k * (t - k) / 2, minlength=b)
-        ties = np.bincount(run_row, weights=np.where(nonzero, t**3 - t, 0.0), minlength=b)
-    n = (m - n_zero).astype(float)
+    if len(j):
+        starts = np.flatnonzero(np.diff(j, prepend=-2) != 1)  # consecutive tied pairs: one run
+        t = np.diff(starts, append=len(j)) + 1  # elements per run
+        first = j[starts]
+        flat = positive.ravel()
+        k = np.add.reduceat(flat[j + 1], starts) + flat[first]
+        row = first // m
+        twice_r_plus -= np.bincount(row, weights=k * (t - k), minlength=b).astype(np.int64)
+        ties = np.bincount(row, weights=np.where(keys.ravel()[first] == 0, 0, t.astype(np.int64) ** 3 - t), minlength=b)
+    untied = (n_zero == 0) & ~tied.any(axis=1)
+    return twice_r_plus / 2, (m - n_zero).astype(float), ties, untied
+
+
+def _normal_p(r_plus: np.ndarray, n: np.ndarray, ties: np.ndarray) -> np.ndarray:
+    """One-sided p of the normal approximation (no continuity correction); NaN when n = 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
         se = np.sqrt((n * (n + 1) * (2 * n + 1) - ties / 2) / 24)
         z = (r_plus - n * (n + 1) / 4) / se
     return np.where(se > 0, sps.norm.sf(z), np.nan)
 
 
-def _wilcoxon_greater(diff) -> np.ndarray:
-    """Row-wise one-sided signed-rank p as documented above: exact (scipy) for <= 50 pairs without
-    ties or zeros, the normal approximation otherwise. (scipy's own method='auto' now turns a small
-    sample with ties into a permutation test, which made 2,000 replicates take minutes.)"""
-    p = wilcoxon_greater_asymptotic(diff)
-    if diff.shape[1] <= 50:
-        a = np.sort(np.abs(diff), axis=1)
-        untied = (a[:, 0] > 0) & (np.diff(a, axis=1) > 0).all(axis=1)
-        if untied.any():
-            p[untied] = sps.wilcoxon(
-                diff[untied], alternative="greater", zero_method="wilcox", method="exact", axis=1
-            ).pvalue
+@functools.lru_cache(maxsize=None)
+def _exact_greater_p(n: int) -> np.ndarray:
+    """scipy's exact one-sided p (alternative 'greater') for every W+ = 0 .. n(n + 1)/2 of n untied
+    non-zero differences: one scipy call on a sample per W+ (ranks 1..n, the positive ones taken
+    greedily from the largest), so the table holds scipy's own values, which depend on n and W+
+    only."""
+    w = np.arange(n * (n + 1) // 2 + 1)
+    left, d = w.copy(), np.empty((len(w), n))
+    for r in range(n, 0, -1):
+        take = left >= r
+        d[:, r - 1] = np.where(take, r, -r)
+        left -= take * r
+    assert not left.any()
+    table = sps.wilcoxon(d, alternative="greater", zero_method="wilcox", method="exact", axis=1).pvalue
+    table.flags.writeable = False
+    return table
+
+
+def _signed_rank_test(keys: np.ndarray) -> np.ndarray:
+    """Row-wise one-sided signed-rank p from sorted :func:`signed_codes` as documented above:
+    scipy's exact p for <= 50 pairs without ties or zeros (looked up by W+), the normal
+    approximation otherwise. (scipy's own method='auto' now turns a small sample with ties into a
+    permutation test, which made 2,000 replicates take minutes.)"""
+    r_plus, n, ties, untied = signed_rank_sums(keys)
+    p = _normal_p(r_plus, n, ties)
+    if 0 < keys.shape[1] <= 50 and untied.any():
+        p[untied] = _exact_greater_p(keys.shape[1])[r_plus[untied].astype(np.int64)]
     return p
+
+
+def _wilcoxon_greater(diff) -> np.ndarray:
+    """Row-wise one-sided signed-rank p of paired differences (:func:`_signed_rank_test`)."""
+    return _signed_rank_test(np.sort(signed_codes(np.asarray(diff, dtype=float)), axis=1))
 
 
 @dataclass(frozen=True)
@@ -410,26 +480,40 @@ def _significant_counts(
     n_h = defined.sum(axis=1)
     hz = np.take_along_axis(hz, np.argsort(~defined, axis=1, kind="stable"), axis=1)
     width, same_pool = hz.shape[1], bool((n_h == n_h[0]).all())
-    # the float difference of every (image, human) cell, as each replicate drew it; above 50 pairs
-    # ranked once into integer codes
-    exact = n <= 50
-    cell_values = [row[:, None] - hz if exact else signed_codes(row[:, None] - hz) for row in mz]
+    # every (image, human) cell's difference, ranked once into integer codes; model j's cell c is
+    # codes[j * cells_per_model + c]
+    codes = np.concatenate([signed_codes(row[:, None] - hz).ravel() for row in mz])
     rng = np.random.default_rng(seed)
     block = max(1, min(chunk, cells // n))
+    pending: list[np.ndarray] = []
     for start in range(0, replicates, block):
         b = min(block, replicates - start)
         img = rng.integers(0, n, size=(b, n))
         who = (rng.random((b, n)) * (n_h[0] if same_pool else n_h[img])).astype(np.int64)
-        cell = img * width + who  # flat (image, human) cell: one 1-D take instead of a 2-D index
-        if k > 1 and not exact:
-            cell.sort(axis=1)  # a replicate's order does not matter to its test; sorted, the takes read in order
-        for j, values in enumerate(cell_values):
-            if exact:  # <= 50 pairs: scipy's exact test where there are no ties
-                pvalue = _wilcoxon_greater(np.take(values, cell))
-            else:
-                pvalue = signed_rank_p(np.sort(np.take(values, cell), axis=1))
-            p = np.where(np.isnan(pvalue), 1.0, pvalue)  # all-zero differences: not significant
-            significant[j] += int((p < alpha).sum())
+        pending.append(img * width + who)  # flat (image, human) cell: one 1-D take instead of a 2-D index
+        # blocks are pooled up to `cells` draws, so a small study is a handful of array calls
+        if start + b == replicates or (sum(map(len, pending)) + block) * n > cells:
+            significant += _significant_in(codes, np.concatenate(pending), k, n * width, alpha)
+            pending = []
+    return significant
+
+
+def _significant_in(codes: np.ndarray, cell: np.ndarray, k: int, per_model: int, alpha: float) -> np.ndarray:
+    """Significant replicates of each of the k models among the drawn cells (replicates x pairs),
+    model j's cell c being codes[j * per_model + c]."""
+    rows, n = cell.shape
+    if k > 1 and n > 50:
+        cell.sort(axis=1)  # a replicate's order does not matter to its test; sorted, the takes read in order
+    significant = np.zeros(k, dtype=np.int64)
+    step = max(1, KERNEL // n)  # replicates per step
+    models = max(1, step // rows)  # a small study's models together
+    for first in range(0, k, models):
+        offsets = np.arange(first, min(k, first + models)) * per_model
+        for start in range(0, rows, step):
+            keys = np.take(codes, cell[None, start : start + step] + offsets[:, None, None]).reshape(-1, n)
+            keys.sort(axis=1)
+            hits = (_signed_rank_test(keys) < alpha).reshape(len(offsets), -1).sum(axis=1)
+            significant[first : first + len(offsets)] += hits
     return significant
 
 
