@@ -29,6 +29,7 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 from scipy import stats as sps
 
 from . import small_pools
@@ -159,10 +160,14 @@ def signed_codes(d: np.ndarray) -> np.ndarray:
     """
     a = np.abs(d)
     ok = ~np.isnan(a)
-    values = np.unique(a[ok & (a > 0)])
-    if 2 * len(values) + 1 >= np.iinfo(np.int32).max:
-        raise ValueError(f"{len(values)} distinct differences do not fit the int32 codes")
-    rank = np.searchsorted(values, np.where(ok, a, 0.0)) + (a > 0)
+    if not ok.any():
+        return np.full(a.shape, -1, dtype=np.int32)
+    # one sort: undefined differences count as zeros here and are coded -1 below
+    values, rank = np.unique(np.where(ok, a, 0.0), return_inverse=True)
+    distinct = len(values) - int(values[0] == 0)
+    if 2 * distinct + 1 >= np.iinfo(np.int32).max:
+        raise ValueError(f"{distinct} distinct differences do not fit the int32 codes")
+    rank = rank.reshape(a.shape) + int(values[0] > 0)  # 0 for d = 0, non-zero |d| from 1
     return np.where(ok, 2 * rank + (d > 0), -1).astype(np.int32)
 
 
@@ -220,11 +225,11 @@ def signed_rank_sums(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     -----
     The positives' positions give W+ for untied ranks after the zeros (which sort first, code 0):
     2 W+ = sum over positives of 2 (position + 1) - 2 zeros x positives. A run of t tied |d|
-    holding k positives (which sort after its negatives) lowers W+ by k(t - k)/2 (average ranks)
-    and adds t^3 - t to the tie term. Runs are found from the tied neighbours only (about a tenth
-    of a bootstrap replicate's elements), never crossing rows. Every sum is of integers, so the
-    floats returned are exact and the p-values are the same bits as ranking each row's |d| afresh
-    (tested against scipy).
+    holds its a negatives and then its t - a positives (code 2c before 2c + 1); average ranks
+    lower W+ by a (t - a)/2, and the run adds t^3 - t to the tie term. Runs are found from the
+    tied neighbours only (about a tenth of a bootstrap replicate's elements), never across rows.
+    Every sum is of integers, so the floats returned are exact and the p-values are the same bits
+    as ranking each row's |d| afresh (tested against scipy).
 
     References
     ----------
@@ -241,25 +246,33 @@ def signed_rank_sums(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     [4.5, 3.0, 6.0, 0.0]
     """
     b, m = keys.shape
+    if m == 0:
+        return np.zeros(b), np.zeros(b), np.zeros(b), np.ones(b, dtype=bool)
     positive = keys & 1
-    n_zero = (keys == 0).sum(axis=1)
     twice_r_plus = np.einsum("ij,j->i", positive, np.arange(2, 2 * m + 2, 2, dtype=np.int32), dtype=np.int64)
-    twice_r_plus -= 2 * n_zero * positive.sum(axis=1, dtype=np.int64)
-    level = keys >> 1
-    tied = np.zeros((b, m), dtype=bool)  # element j ties with element j + 1 (the last column never)
-    np.equal(level[:, 1:], level[:, :-1], out=tied[:, :-1])
-    j = np.flatnonzero(tied)
+    zero_rows = np.flatnonzero(keys[:, 0] == 0)  # zeros sort first
+    n_zero = np.zeros(b, dtype=np.int64)
+    if len(zero_rows):
+        n_zero[zero_rows] = (keys[zero_rows] == 0).sum(axis=1)
+        twice_r_plus[zero_rows] -= 2 * n_zero[zero_rows] * positive[zero_rows].sum(axis=1)
+    x = (keys[:, 1:] ^ keys[:, :-1]).ravel()  # < 2: the same |d|; 1: a negative then a positive of it
+    pair = np.flatnonzero(x < 2)
     ties = np.zeros(b)
-    if len(j):
-        starts = np.flatnonzero(np.diff(j, prepend=-2) != 1)  # consecutive tied pairs: one run
-        t = np.diff(starts, append=len(j)) + 1  # elements per run
+    untied = n_zero == 0
+    if len(pair):
+        j = pair + pair // (m - 1)  # element j of the rows x m array ties with element j + 1
+        starts = np.flatnonzero(np.diff(j, prepend=-2) != 1)  # runs of consecutive tied pairs
         first = j[starts]
-        flat = positive.ravel()
-        k = np.add.reduceat(flat[j + 1], starts) + flat[first]
+        t = np.diff(starts, append=len(j)) + 1  # elements per run
         row = first // m
-        twice_r_plus -= np.bincount(row, weights=k * (t - k), minlength=b).astype(np.int64)
-        ties = np.bincount(row, weights=np.where(keys.ravel()[first] == 0, 0, t.astype(np.int64) ** 3 - t), minlength=b)
-    untied = (n_zero == 0) & ~tied.any(axis=1)
+        ties = np.bincount(row, weights=np.where(keys.ravel()[first] == 0, 0, t**3 - t), minlength=b)
+        # a run holds its a negatives, then its t - a positives: W+ falls by a (t - a)/2
+        sign_change = j[x[pair] == 1]
+        if len(sign_change):
+            run = np.searchsorted(first, sign_change, side="right") - 1
+            a = sign_change + 1 - first[run]
+            twice_r_plus -= np.bincount(row[run], weights=a * (t[run] - a), minlength=b).astype(np.int64)
+        untied &= np.bincount(row, minlength=b) == 0
     return twice_r_plus / 2, (m - n_zero).astype(float), ties, untied
 
 
@@ -268,7 +281,7 @@ def _normal_p(r_plus: np.ndarray, n: np.ndarray, ties: np.ndarray) -> np.ndarray
     with np.errstate(divide="ignore", invalid="ignore"):
         se = np.sqrt((n * (n + 1) * (2 * n + 1) - ties / 2) / 24)
         z = (r_plus - n * (n + 1) / 4) / se
-    return np.where(se > 0, sps.norm.sf(z), np.nan)
+    return np.where(se > 0, special.ndtr(-z), np.nan)  # scipy.stats.norm.sf(z), without its per-call checks
 
 
 @functools.lru_cache(maxsize=None)
