@@ -111,7 +111,9 @@ def test_small_samples_use_exact_without_ties_and_normal_approximation_with_ties
     got = _wilcoxon_greater(d)
     exact = sps.wilcoxon(d[untied], alternative="greater", zero_method="wilcox", method="exact", axis=1).pvalue
     with np.errstate(invalid="ignore"):  # a row of zeros: scipy's 0/0 is NaN, as ours
-        approx = sps.wilcoxon(d[~untied], alternative="greater", zero_method="wilcox", method="asymptotic", axis=1).pvalue
+        approx = sps.wilcoxon(
+            d[~untied], alternative="greater", zero_method="wilcox", method="asymptotic", axis=1
+        ).pvalue
     np.testing.assert_allclose(got[untied], exact, rtol=1e-12)
     np.testing.assert_allclose(got[~untied], approx, rtol=1e-12)
 

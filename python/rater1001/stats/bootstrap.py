@@ -284,7 +284,7 @@ def _normal_p(r_plus: np.ndarray, n: np.ndarray, ties: np.ndarray) -> np.ndarray
     return np.where(se > 0, special.ndtr(-z), np.nan)  # scipy.stats.norm.sf(z), without its per-call checks
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _exact_greater_p(n: int) -> np.ndarray:
     """scipy's exact one-sided p (alternative 'greater') for every W+ = 0 .. n(n + 1)/2 of n untied
     non-zero differences: one scipy call on a sample per W+ (ranks 1..n, the positive ones taken
