@@ -523,7 +523,11 @@ def _significant_in(codes: np.ndarray, cell: np.ndarray, k: int, per_model: int,
     for first in range(0, k, models):
         offsets = np.arange(first, min(k, first + models)) * per_model
         for start in range(0, rows, step):
-            keys = np.take(codes, cell[None, start : start + step] + offsets[:, None, None]).reshape(-1, n)
+            drawn = cell[start : start + step]
+            if len(offsets) == 1:  # one model per step (large cells): no offset pass over the draws
+                keys = np.take(codes[offsets[0] : offsets[0] + per_model], drawn)
+            else:
+                keys = np.take(codes, drawn[None] + offsets[:, None, None]).reshape(-1, n)
             keys.sort(axis=1)
             hits = (_signed_rank_test(keys) < alpha).reshape(len(offsets), -1).sum(axis=1)
             significant[first : first + len(offsets)] += hits
