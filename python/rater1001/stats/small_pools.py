@@ -132,12 +132,13 @@ def floyd_steps(m, size, rng: np.random.Generator):
     """
     m = np.asarray(m, dtype=np.int64)
     size = np.broadcast_to(np.asarray(size, dtype=np.int64), m.shape)
-    yield from _floyd(m, size, (rng.random(m.shape) for _ in range(int(size.max(initial=0)))))
-
-
-def _floyd(m: np.ndarray, size: np.ndarray, uniforms):
-    """:func:`floyd_steps` with step s's uniforms (m's shape) taken from the iterable `uniforms`."""
     steps = int(size.max(initial=0))
+    yield from _floyd(m, size, steps, (rng.random(m.shape) for _ in range(steps)))
+
+
+def _floyd(m: np.ndarray, size: np.ndarray, steps: int, uniforms):
+    """:func:`floyd_steps` of `steps` steps (at least max(size): a slice of the entries keeps the
+    steps of the whole), step s's uniforms (m's shape) taken from the iterable `uniforms`."""
     late = None if (size == steps).all() else steps - size
     taken = np.zeros(m.shape, dtype=np.uint64) if m.max(initial=0) <= 64 else None
     if m.size and (m == m.flat[0]).all():
@@ -269,7 +270,7 @@ def subset_sums(pool: Pool, rows, k: int, rng: np.random.Generator) -> tuple[np.
     s1, s2 = np.zeros(len(m)), np.zeros(len(m))
     for a in range(0, len(m), STEP):
         z = slice(a, a + STEP)
-        for t in _floyd(m[z], size[z], uniform[:, z]):
+        for t in _floyd(m[z], size[z], len(uniform), uniform[:, z]):
             v = flat[offset[z] + t] if (t >= 0).all() else np.where(t >= 0, flat[offset[z] + np.maximum(t, 0)], 0.0)
             s1[z] += v
             s2[z] += v * v
