@@ -98,7 +98,7 @@ def test_fast_wilcoxon_equals_scipy_asymptotic_with_ties_and_zeros():
         np.testing.assert_allclose(wilcoxon_greater_asymptotic(d), ref, rtol=1e-12, atol=1e-15)
 
 
-@pytest.mark.parametrize("pairs", [2, 5, 12, 50])
+@pytest.mark.parametrize("pairs", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 50])
 def test_small_samples_use_exact_without_ties_and_normal_approximation_with_ties(pairs):
     from rater1001.stats.bootstrap import _wilcoxon_greater
     from scipy import stats as sps
@@ -107,7 +107,7 @@ def test_small_samples_use_exact_without_ties_and_normal_approximation_with_ties
     d = rng.normal(0.3, 1, (20, pairs))
     d[:5] = np.round(d[:5])  # ties (and zeros) in the first rows (mostly: two rounded pairs may differ)
     untied = np.array([(r != 0).all() and len(np.unique(np.abs(r))) == pairs for r in d])
-    assert untied[5:].all() and not untied[:5].all()
+    assert untied[5:].all() and (pairs < 3 or not untied[:5].all())
     got = _wilcoxon_greater(d)
     exact = sps.wilcoxon(d[untied], alternative="greater", zero_method="wilcox", method="exact", axis=1).pvalue
     with np.errstate(invalid="ignore"):  # a row of zeros: scipy's 0/0 is NaN, as ours
@@ -238,7 +238,7 @@ def test_k_human_variance_is_unbiased_for_each_images_sample_variance():
     np.testing.assert_allclose(spread.human_sd, exact_image, atol=0.05)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     n=st.integers(1, 10),
     raters=st.integers(1, 4),
@@ -258,9 +258,9 @@ def test_p_sig_of_small_samples_equals_the_per_replicate_scipy_loop(n, raters, m
     mz = np.round(np.abs(rng.normal(1.0 + shift, 0.8, (models, n))) / step) * step
     if constant:
         hz[:], mz[0] = step, step
-    got = B.p_sig_many(mz, hz, replicates=29, seed=seed, chunk=11)
+    got = B.p_sig_many(mz, hz, replicates=13, seed=seed, chunk=5)
     for row, res in zip(mz, got):
-        assert res.p_sig == _p_sig_reference(row, hz, 29, seed, chunk=11)
+        assert res.p_sig == _p_sig_reference(row, hz, 13, seed, chunk=5)
     if constant:
         assert got[0].p_sig == 0.0
 
