@@ -208,18 +208,34 @@ class BuiltStudy:
     build_ok: bool  # what dbt_build returned; tests that need every model to pass assert it
 
 
+# The mart folders the tests of the study before `infer` read (agreement, ablation, judge and
+# warehouse tests): everything else is left out of its build.
+WITHOUT_PREDICTIONS_READ = tuple(
+    f"path:models/marts/{area}"
+    for area in (
+        "ablations agreement alt_test calibration classification diversity intervals judge reliability "
+        "replaceability small_pools zscores"
+    ).split()
+)
+
+
 @pytest.fixture(scope="session")
 def small_warehouse_without_predictions(tmp_path_factory) -> BuiltStudy:
     """The small study before any model has run: its model_predictions file is removed, so the
-    build lands an empty one (the route of a real study before `infer`). Built once per session;
-    the ablation, agreement and warehouse tests check their marts on it."""
+    build lands an empty one (the route of a real study before `infer`). Built once per session,
+    the marts its readers check (WITHOUT_PREDICTIONS_READ) and the shared layers, with their data
+    tests; that a whole build and the report pass without predictions is shown end to end by the
+    shape matrix's study before `infer` (test_study_shapes.py)."""
     from rater1001.simulate import simulate_study
-    from rater1001.warehouse import dbt_build
 
     def build(paths):
         simulate_study(paths, seed=7, **SMALL_DESIGN)
         paths.raw_table("model_predictions").unlink()
-        return dbt_build(paths)
+        with pytest.MonkeyPatch.context() as mp:
+            # Only tests whose parents are all built: a test that also reads a mart left out
+            # (the report's, the query views') runs in the full builds.
+            mp.setenv("DBT_INDIRECT_SELECTION", "cautious")
+            return dbt_build_marts(paths, *WITHOUT_PREDICTIONS_READ)
 
     return BuiltStudy(*build_once(tmp_path_factory, "small_wh_no_predictions", build))
 
