@@ -22,6 +22,12 @@ HANNA acceptance study (tests/acceptance, built the same way through `rater1001 
 A balanced study declares its design counts; an unbalanced one declares none. Each shape is its
 own xdist group, so `make test` spreads the builds over the workers.
 
+No shape can go: each number of dimensions must meet both balance values and both ratings levels,
+so two studies per number of dimensions (six, one of them HANNA) and, since labels only must meet
+both balance values, two labels-only studies. The other acceptance studies cannot stand in for a
+labels-only shape: FER+ has ten votes per face and MultiPICo four to seven labels per text, neither
+of the matrix's ratings levels, so that shape's pairs with its ratings level would be lost.
+
 One shape, ratings-3dim, is a study before `infer`: its model conditions are declared but no
 prediction has landed. Its whole build and report passing is what shows that every mart and the
 report cope without predictions (the shared study before `infer` in conftest.py builds only the
