@@ -429,10 +429,11 @@ def p_sig_many(
     share them: one stream of image and human draws per such group instead of one per model, and
     each replicate's drawn cells sorted once so that every model's gather reads them in order.
     Each model's |d| are ranked once (:func:`signed_codes`); the p-values are the same to the
-    last bit as ranking each replicate's |d| afresh. Memory is one block of replicates x images
-    (``chunk`` replicates, fewer when chunk x images would pass ``cells``; the block size is part
-    of the random stream), plus the codes of the models of a group (groups are split to keep
-    these near 4 x ``cells``).
+    last bit as ranking each replicate's |d| afresh. Memory is at most ``cells`` drawn cells
+    (blocks of ``chunk`` replicates, fewer when chunk x images would pass ``cells``, the block
+    size being part of the random stream; small blocks are pooled up to ``cells`` for the test,
+    which runs in steps of :data:`KERNEL` codes), plus the codes of the models of a group (groups
+    are split to keep these near 4 x ``cells``).
 
     References
     ----------
