@@ -144,8 +144,9 @@ def bradley_terry(pairs: pd.DataFrame, anchor: str) -> pd.DataFrame:
 def candidate_contrasts(first: pd.Series, second: pd.Series) -> np.ndarray | None:
     """Bradley-Terry design columns I[c shown first] - I[c shown second], one per candidate but the
     first in sort order (the reference), so a length effect is not confounded with who is compared."""
+    first, second = first.to_numpy(object), second.to_numpy(object)  # not value by value from Arrow
     ids = sorted(set(first) | set(second))
-    cols = [(first.to_numpy() == c).astype(float) - (second.to_numpy() == c).astype(float) for c in ids[1:]]
+    cols = [(first == c).astype(float) - (second == c).astype(float) for c in ids[1:]]
     cols = [c for c in cols if np.any(c != 0)]
     return np.column_stack(cols) if cols else None
 
@@ -156,7 +157,7 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
     length = {
         (s, c, v): n
         for s, c, v, n in zip(
-            candidates["sample_id"], candidates["candidate_id"], candidates["variant"], candidates["response_chars"]
+            *(candidates[k].to_numpy(object) for k in ("sample_id", "candidate_id", "variant", "response_chars"))
         )
     }
     by_sample_cand = {}
@@ -171,8 +172,9 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
         first = np.where(llm["presentation_order"] == "AB", llm["candidate_a"], llm["candidate_b"])
         second = np.where(llm["presentation_order"] == "AB", llm["candidate_b"], llm["candidate_a"])
         llm["first"], llm["second"] = first, second
-        llm["len_first"] = [chars(s, c, v) for s, c, v in zip(llm["sample_id"], first, llm["variant"])]
-        llm["len_second"] = [chars(s, c, v) for s, c, v in zip(llm["sample_id"], second, llm["variant"])]
+        sample, variant = llm["sample_id"].to_numpy(object), llm["variant"].to_numpy(object)
+        llm["len_first"] = [chars(s, c, v) for s, c, v in zip(sample, first, variant)]
+        llm["len_second"] = [chars(s, c, v) for s, c, v in zip(sample, second, variant)]
         scoped = pd.concat([llm.assign(variant=ALL), llm], ignore_index=True)
         for (judge_id, variant, axis), g in scoped.groupby(["judge_id", "variant", "axis"]):
             decisive = g[g["position_verdict"].isin(["1", "2"])]
