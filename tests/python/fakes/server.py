@@ -153,3 +153,17 @@ class FakeServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def quick_default_backoff(monkeypatch) -> None:
+    """Make every RetryPolicy() built from here on back off on a 10 ms scale instead of 1 s.
+    Commands run through the CLI build their own policy, so a test cannot pass one; tests that
+    assert which calls are retried, not how long the waits are, should not wait them out in real
+    time. A Retry-After still sets the floor of a wait."""
+    import dataclasses
+
+    from rater1001.runner import RetryPolicy
+
+    quick = {"initial_backoff_s": 0.01, "max_backoff_s": 0.05}
+    defaults = tuple(quick.get(f.name, f.default) for f in dataclasses.fields(RetryPolicy))
+    monkeypatch.setattr(RetryPolicy.__init__, "__defaults__", defaults)
