@@ -88,7 +88,9 @@ class ForkedRun:
 
 
 class ForkedCli:
-    """One helper process for a test; `start(paths, *args)` runs one command at a time."""
+    """One helper process; `start(paths, *args)` runs one command at a time. The helper keeps no
+    state between commands (each child starts from the helper as it was after its imports), so a
+    module's tests can share one; it runs with the environment it was started with."""
 
     def __enter__(self) -> ForkedCli:
         self._dir = tempfile.TemporaryDirectory(prefix="forked-cli-")
@@ -104,6 +106,12 @@ class ForkedCli:
         self._helper.stdin.flush()
         fd = self._helper.stdout.fileno()
         return ForkedRun(fd, int(_read_line(fd)), out, err)
+
+    def run(self, paths: ProjectPaths, *args: str) -> subprocess.CompletedProcess:
+        """Like fakes.landing.cli(paths, *args): the finished command's exit code and output."""
+        proc = self.start(paths, *args)
+        out, err = proc.communicate()
+        return subprocess.CompletedProcess(list(args), proc.returncode, out, err)
 
     def __exit__(self, *exc) -> None:
         self._helper.stdin.close()
