@@ -21,9 +21,11 @@ from pathlib import Path
 from rater1001.paths import ProjectPaths
 
 _HELPER = r"""
-import json, os, sys, traceback
-import rater1001.cli, rater1001.ingest, rater1001.landing, rater1001.lock
+import importlib, json, os, sys, traceback
+import rater1001.cli
 
+for name in sys.argv[1:]:
+    importlib.import_module(name)
 for line in sys.stdin:
     job = json.loads(line)
     pid = os.fork()
@@ -66,6 +68,7 @@ class ForkedRun:
     def __init__(self, status_fd: int, pid: int, out: Path, err: Path):
         self._fd, self.pid, self._out, self._err = status_fd, pid, out, err
         self.returncode: int | None = None
+        self.stderr = None  # a text stream when started with stream_stderr
 
     def poll(self) -> int | None:
         if self.returncode is None and select.select([self._fd], [], [], 0)[0]:
@@ -83,29 +86,53 @@ class ForkedRun:
                 os.kill(self.pid, sig)
 
     def communicate(self) -> tuple[str, str]:
+        """stdout and (the rest of) stderr, once the command has ended."""
+        if self.stderr is not None:
+            with self.stderr:
+                err = self.stderr.read()  # to the end first: a child blocked on a full FIFO never ends
         self.wait()
-        return self._out.read_text(errors="replace"), self._err.read_text(errors="replace")
+        if self.stderr is None:
+            err = self._err.read_text(errors="replace")
+        return self._out.read_text(errors="replace"), err
 
 
 class ForkedCli:
     """One helper process; `start(paths, *args)` runs one command at a time. The helper keeps no
     state between commands (each child starts from the helper as it was after its imports), so a
-    module's tests can share one; it runs with the environment it was started with."""
+    module's tests can share one. It runs with os.environ plus `env` as they were when it started,
+    and imports the CLI, ingest and the modules named in `preload` before its first fork."""
+
+    PRELOAD = ("rater1001.ingest", "rater1001.landing", "rater1001.lock")
+
+    def __init__(self, env: dict[str, str] | None = None, preload: tuple[str, ...] = ()):
+        self._env, self._preload = {**os.environ, **(env or {})}, self.PRELOAD + preload
 
     def __enter__(self) -> ForkedCli:
         self._dir = tempfile.TemporaryDirectory(prefix="forked-cli-")
-        self._helper = subprocess.Popen([sys.executable, "-c", _HELPER], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self._helper = subprocess.Popen(
+            [sys.executable, "-c", _HELPER, *self._preload],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=self._env,
+        )
         self._runs = 0
         return self
 
-    def start(self, paths: ProjectPaths, *args: str) -> ForkedRun:
+    def start(self, paths: ProjectPaths, *args: str, stream_stderr: bool = False) -> ForkedRun:
+        """With stream_stderr, the run's `stderr` is a text stream the test reads while it runs
+        (a FIFO: the child blocks when the test stops reading, as with a pipe)."""
         self._runs += 1
         out, err = (Path(self._dir.name) / f"{self._runs}.{s}" for s in ("out", "err"))
+        if stream_stderr:
+            os.mkfifo(err)
         job = {"args": ["--home", str(paths.root), *args], "stdout": str(out), "stderr": str(err)}
         self._helper.stdin.write(json.dumps(job).encode() + b"\n")
         self._helper.stdin.flush()
         fd = self._helper.stdout.fileno()
-        return ForkedRun(fd, int(_read_line(fd)), out, err)
+        run = ForkedRun(fd, int(_read_line(fd)), out, err)
+        if stream_stderr:
+            run.stderr = open(err, encoding="utf-8", errors="replace")  # noqa: SIM115  (closed by communicate)
+        return run
 
     def run(self, paths: ProjectPaths, *args: str) -> subprocess.CompletedProcess:
         """Like fakes.landing.cli(paths, *args): the finished command's exit code and output."""
@@ -114,6 +141,8 @@ class ForkedCli:
         return subprocess.CompletedProcess(list(args), proc.returncode, out, err)
 
     def __exit__(self, *exc) -> None:
+        # Between commands the helper holds nothing: killing it skips an interpreter shutdown.
         self._helper.stdin.close()
-        self._helper.wait(timeout=60)
+        self._helper.kill()
+        self._helper.wait()
         self._dir.cleanup()
