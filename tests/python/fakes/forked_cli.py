@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -62,6 +63,11 @@ def _read_line(fd: int) -> str:
     return line.decode()
 
 
+def _text(path: Path) -> str:
+    # A child killed before it opened its output files leaves none.
+    return path.read_text(errors="replace") if path.exists() else ""
+
+
 class ForkedRun:
     """The part of subprocess.Popen a fault test uses: pid, poll, send_signal, communicate, returncode."""
 
@@ -87,13 +93,14 @@ class ForkedRun:
 
     def communicate(self) -> tuple[str, str]:
         """stdout and (the rest of) stderr, once the command has ended."""
-        if self.stderr is not None:
+        err = ""
+        if self.stderr is not None and not self.stderr.closed:
             with self.stderr:
                 err = self.stderr.read()  # to the end first: a child blocked on a full FIFO never ends
         self.wait()
         if self.stderr is None:
-            err = self._err.read_text(errors="replace")
-        return self._out.read_text(errors="replace"), err
+            err = _text(self._err)
+        return _text(self._out), err
 
 
 class ForkedCli:
@@ -115,12 +122,17 @@ class ForkedCli:
             stdout=subprocess.PIPE,
             env=self._env,
         )
-        self._runs = 0
+        self._runs, self._last = 0, None
         return self
 
     def start(self, paths: ProjectPaths, *args: str, stream_stderr: bool = False) -> ForkedRun:
         """With stream_stderr, the run's `stderr` is a text stream the test reads while it runs
         (a FIFO: the child blocks when the test stops reading, as with a pipe)."""
+        if self._last is not None:
+            # The helper runs one command at a time, and its next line must be the next pid: a
+            # test that stopped early (a failed assertion) leaves its command running, unread.
+            self._last.send_signal(signal.SIGKILL)
+            self._last.communicate()
         self._runs += 1
         out, err = (Path(self._dir.name) / f"{self._runs}.{s}" for s in ("out", "err"))
         if stream_stderr:
@@ -132,6 +144,7 @@ class ForkedCli:
         run = ForkedRun(fd, int(_read_line(fd)), out, err)
         if stream_stderr:
             run.stderr = open(err, encoding="utf-8", errors="replace")  # noqa: SIM115  (closed by communicate)
+        self._last = run
         return run
 
     def run(self, paths: ProjectPaths, *args: str) -> subprocess.CompletedProcess:
