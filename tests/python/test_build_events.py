@@ -43,22 +43,25 @@ def test_a_build_is_quiet_reports_progress_and_names_the_failing_test(small_stud
     out, err = capfd.readouterr()
     assert "START" not in out + err and "Running with dbt" not in out + err  # dbt's console lines
     assert not result and result.failed >= 1
-    failing = [f for f in result.failures if "accepted_factor_label_stg_stimuli_race" in f.node]
+    failing = [f for f in result.failures if "accepted_values_columns_stg_stimuli" in f.node]
     assert failing, result.failures
     assert failing[0].status == "fail", result.summary()
-    # the model's one not-null test fails; the row it returns names the column and counts its NULLs
+    # each of the model's column-check tests fails; the rows it returns name the column and count
     assert [f.status for f in result.failures if "not_null_columns_stg_stimuli" in f.node] == ["fail"]
     run = json.loads((small_study.root / "target" / "run_results.json").read_text())["results"]
-    sql = next(r["compiled_code"] for r in run if ".not_null_columns_stg_stimuli" in r["unique_id"])
-    assert query_warehouse(small_study, sql).values.tolist() == [
-        ["emotion", "not_null when slot emotion is declared", 1]
-    ]
+    rows = {
+        test: query_warehouse(small_study, sql).values.tolist()
+        for test in ("not_null_columns", "accepted_values_columns")
+        for sql in [next(r["compiled_code"] for r in run if f".{test}_stg_stimuli" in r["unique_id"])]
+    }
+    assert rows["not_null_columns"] == [["emotion", "not_null when slot emotion is declared", 1]]
+    assert rows["accepted_values_columns"] == [["race", "accepted_factor_label race", "Martian", 1]]
     # progress: one call per node, counting up to the total dbt announced
     assert [d for d, _, _ in seen] == list(range(1, len(seen) + 1))
     assert seen[-1][0] == seen[-1][1] == result.total
     assert result.passed + result.failed + result.warned + result.skipped == result.total
     log = result.log_file.read_text(encoding="utf-8")
-    assert "accepted_factor_label" in log and "FAIL" in log
+    assert "accepted_values_columns" in log and "FAIL" in log
     assert "FAILED" in result.summary() and str(result.log_file) in result.summary()
 
 
