@@ -10,6 +10,8 @@
     query returns one row per (column, value not accepted) with the column, its check and the
     number of rows. One node per model instead of one per column (docs/sql_style.md, "Data tests"). -#}
 {% test accepted_values_columns(model) %}
+{#- dbt's count of failures is the rows whose value is not accepted -#}
+{{ config(fail_calc='coalesce(sum(n_rows), 0)') }}
 {#- a parse-time ref: the label lookup depends on the seed whether or not this model uses it -#}
 {%- set factor_labels = ref('factor_labels') %}
 {%- set checks = rater1001_accepted_values_checks(model) %}

@@ -22,11 +22,11 @@ def _cautious_selection(monkeypatch):
 
 
 def _break_one_race(paths) -> str:
-    """Give one stimulus a race outside the label seed and another no emotion (ingest would refuse
-    both; the landing file is edited directly, as a file written by hand would be)."""
+    """Give one stimulus a race outside the label seed and two others no emotion (ingest would
+    refuse both; the landing file is edited directly, as a file written by hand would be)."""
     t = pq.read_table(paths.raw_table("stimuli"))
     races, emotions = t.column("race").to_pylist(), t.column("emotion").to_pylist()
-    races[0], emotions[1] = "Martian", None
+    races[0], emotions[1], emotions[2] = "Martian", None, None
     t = t.set_column(t.schema.get_field_index("race"), "race", pa.array(races))
     pq.write_table(
         t.set_column(t.schema.get_field_index("emotion"), "emotion", pa.array(emotions)), paths.raw_table("stimuli")
@@ -47,14 +47,15 @@ def test_a_build_is_quiet_reports_progress_and_names_the_failing_test(small_stud
     assert failing, result.failures
     assert failing[0].status == "fail", result.summary()
     # each of the model's column-check tests fails; the rows it returns name the column and count
-    assert [f.status for f in result.failures if "not_null_columns_stg_stimuli" in f.node] == ["fail"]
+    nulls = [f for f in result.failures if "not_null_columns_stg_stimuli" in f.node]
+    assert [(f.status, f.message.split(",")[0]) for f in nulls] == [("fail", "Got 2 results")]  # NULL rows, not columns
     run = json.loads((small_study.root / "target" / "run_results.json").read_text())["results"]
     rows = {
         test: query_warehouse(small_study, sql).values.tolist()
         for test in ("not_null_columns", "accepted_values_columns")
         for sql in [next(r["compiled_code"] for r in run if f".{test}_stg_stimuli" in r["unique_id"])]
     }
-    assert rows["not_null_columns"] == [["emotion", "not_null when slot emotion is declared", 1]]
+    assert rows["not_null_columns"] == [["emotion", "not_null when slot emotion is declared", 2]]
     assert rows["accepted_values_columns"] == [["race", "accepted_factor_label race", "Martian", 1]]
     # progress: one call per node, counting up to the total dbt announced
     assert [d for d, _, _ in seen] == list(range(1, len(seen) + 1))
