@@ -55,7 +55,8 @@ def pytest_collection_modifyitems(session, config, items):
     build) while the other runs everything else, instead of both waiting for it mid-run. The other
     tests of those modules (they build small damaged or empty studies of their own; no module
     fixture is shared with the demo's tests) form a group per module, so that their builds run on
-    the other worker instead of lengthening the demo's chain. Under xdist each test's group is
+    the other worker instead of lengthening the demo's chain; a test marked with a group of its
+    own (the damaged study's readers, in two modules) stays in that group. Under xdist each test's group is
     written down for the scheduler: pytest 9 test ids no longer take the `@group` suffix that
     xdist's own loadgroup relies on."""
     reads_demo = {item.nodeid for item in items if "demo_warehouse" in getattr(item, "fixturenames", ())}
@@ -64,7 +65,7 @@ def pytest_collection_modifyitems(session, config, items):
     for item in items:
         if item.nodeid in reads_demo:
             item.add_marker(pytest.mark.xdist_group("demo_warehouse"))
-        elif getattr(item, "module", None) in demo_modules:
+        elif getattr(item, "module", None) in demo_modules and not any(item.iter_markers("xdist_group")):
             item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}-without-demo"))
         marks = sorted(
             {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
@@ -208,20 +209,54 @@ class BuiltStudy:
     build_ok: bool  # what dbt_build returned; tests that need every model to pass assert it
 
 
+# The mart folders the tests of the study before `infer` read (agreement, ablation, judge and
+# warehouse tests): everything else is left out of its build.
+WITHOUT_PREDICTIONS_READ = tuple(
+    f"path:models/marts/{area}"
+    for area in (
+        "ablations agreement alt_test calibration classification diversity intervals judge reliability "
+        "replaceability small_pools zscores"
+    ).split()
+)
+
+
 @pytest.fixture(scope="session")
 def small_warehouse_without_predictions(tmp_path_factory) -> BuiltStudy:
     """The small study before any model has run: its model_predictions file is removed, so the
-    build lands an empty one (the route of a real study before `infer`). Built once per session;
-    the ablation, agreement and warehouse tests check their marts on it."""
+    build lands an empty one (the route of a real study before `infer`). Built once per session,
+    the marts its readers check (WITHOUT_PREDICTIONS_READ) and the shared layers, with their data
+    tests; that a whole build and the report pass without predictions is shown end to end by the
+    shape matrix's study before `infer` (test_study_shapes.py)."""
     from rater1001.simulate import simulate_study
-    from rater1001.warehouse import dbt_build
 
     def build(paths):
         simulate_study(paths, seed=7, **SMALL_DESIGN)
         paths.raw_table("model_predictions").unlink()
-        return dbt_build(paths)
+        with pytest.MonkeyPatch.context() as mp:
+            # Only tests whose parents are all built: a test that also reads a mart left out
+            # (the report's, the query views') runs in the full builds.
+            mp.setenv("DBT_INDIRECT_SELECTION", "cautious")
+            return dbt_build_marts(paths, *WITHOUT_PREDICTIONS_READ)
 
     return BuiltStudy(*build_once(tmp_path_factory, "small_wh_no_predictions", build))
+
+
+@pytest.fixture(scope="session")
+def damaged_warehouse(tmp_path_factory) -> BuiltStudy:
+    """The small study with the agreement and the demographic areas' bad inputs planted
+    (damaged_study.py), built once per run: those areas' marts, everything upstream and the shared
+    layers, with their data tests. Its readers are one xdist group (test_marts_agreement.py,
+    test_marts_demographics.py), so the other worker never waits for this build."""
+    from damaged_study import AGREEMENT_MARTS, DEMOGRAPHIC_MARTS, write_damaged_study
+
+    def build(paths):
+        write_damaged_study(paths)
+        with pytest.MonkeyPatch.context() as mp:
+            # Only tests whose parents are all built: the report models' tests also read these marts.
+            mp.setenv("DBT_INDIRECT_SELECTION", "cautious")
+            return dbt_build_marts(paths, *AGREEMENT_MARTS, DEMOGRAPHIC_MARTS)
+
+    return BuiltStudy(*build_once(tmp_path_factory, "damaged_study", build))
 
 
 # Every seed, staging and intermediate model: relationship tests on the shared layers refer to

@@ -11,7 +11,8 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import dbt_build_marts, query_warehouse
+from conftest import query_warehouse
+from damaged_study import AGREEMENT_MARTS, agreement_damage
 from rater1001.paths import REPO_ROOT
 from rater1001.stats import agreement as AG
 from rater1001.stats import alpha as AL
@@ -435,43 +436,12 @@ def test_headline_prints_every_condition_labelled_simulated(raw):
 
 # --- bad input: defined results, never a crash -------------------------------------------------
 
-MY_MARTS = (
-    "classification_predictions",
-    "classification_summary",
-    "classification_by_emotion",
-    "confusion_matrix",
-    "dimensional_agreement",
-    "lmm_rater_type",
-    "alpha_delta",
-    "zscore_summary",
-    "bootstrap_psig",
-    "response_diversity",
-    "response_diversity_k_human",
-    "response_diversity_images",
-    "replaceability_inputs",
-    "replaceability_verdicts",
-    "int_model_vs_human_long",
-    "int_image_human_lists",
-)
-
-
-def _rewrite(paths, table, change):
-    from rater1001 import contract
-    from rater1001.landing import to_arrow, write_parquet_atomic
-
-    frame = change(pd.read_parquet(paths.raw_table(table)))
-    write_parquet_atomic(to_arrow(frame, contract.TABLES[table]), paths.raw_table(table))
-
-
-def _build_my_marts(paths):
-    """Build this area's marts and everything they read (not the other areas' marts); other
-    areas' data tests may object to the damaged study, so the assertion is on this area's models
-    and their tests (target/run_results.json)."""
-    dbt_build_marts(paths, *MY_MARTS)
-    _assert_my_marts_built(paths)
+MY_MARTS = AGREEMENT_MARTS
 
 
 def _assert_my_marts_built(paths):
+    """This area's marts and their tests passed (target/run_results.json); other areas' data tests
+    may object to a damaged study, so the assertion is on this area's models and their tests."""
     results = json.loads((paths.root / "target" / "run_results.json").read_text())["results"]
     mine = [r for r in results if any(m in r["unique_id"] for m in MY_MARTS)]
     assert len(mine) > len(MY_MARTS)
@@ -479,32 +449,16 @@ def _assert_my_marts_built(paths):
     assert not bad, bad
 
 
-def test_bad_input_gives_defined_results(small_study):
-    paths = small_study
+@pytest.mark.xdist_group("damaged_study")
+def test_bad_input_gives_defined_results(damaged_warehouse):
+    """The shared damaged study (damaged_study.py): a condition that answered half the images, one
+    with a constant valence on happy faces, one without arousal values, a sad image every rater
+    gave valence 5 and one with a single valence value."""
+    paths = damaged_warehouse.paths
     stimuli = pd.read_parquet(paths.raw_table("stimuli"))
-    preds = pd.read_parquet(paths.raw_table("model_predictions"))
-    # three VLM conditions (a FER baseline may have no valence / arousal at all)
-    partial, constant, no_arousal = sorted(preds.loc[preds["strategy"] != "fer", "condition_id"].unique())[:3]
-    happy = set(stimuli.loc[stimuli["emotion"] == "happy", "image_id"])
-    zero_sd, one_rating = sorted(stimuli.loc[stimuli["emotion"] == "sad", "image_id"])[:2]
-    half = set(sorted(stimuli["image_id"])[::2])
-
-    def damage_predictions(p):
-        p = p[(p["condition_id"] != partial) | p["image_id"].isin(half)].copy()
-        p.loc[(p["condition_id"] == constant) & p["image_id"].isin(happy), "valence"] = 5
-        p.loc[p["condition_id"] == no_arousal, "arousal"] = None
-        return p
-
-    def damage_ratings(r):
-        r = r.copy()
-        r.loc[r["image_id"] == zero_sd, "valence"] = 5
-        keep_one = r.index[r["image_id"] == one_rating][1:]
-        r.loc[keep_one, "valence"] = None
-        return r
-
-    _rewrite(paths, "model_predictions", damage_predictions)
-    _rewrite(paths, "human_ratings", damage_ratings)
-    _build_my_marts(paths)
+    d = agreement_damage(stimuli, pd.read_parquet(paths.raw_table("model_predictions")))
+    partial, constant, no_arousal = d.partial, d.constant, d.no_arousal
+    _assert_my_marts_built(paths)
 
     agree = query_warehouse(paths, "select * from dimensional_agreement").set_index(
         ["condition_id", "dimension", "emotion"]
@@ -521,7 +475,9 @@ def test_bad_input_gives_defined_results(small_study):
 
     alpha = query_warehouse(paths, "select * from alpha_delta where metric = 'interval' and emotion = 'all'")
     alpha = alpha.set_index(["condition_id", "dimension"])
-    assert alpha.loc[("human", "valence"), "n_units"] == 71  # the one-rating image is not pairable
+    # not pairable: the one-rating image, and the demographic damage's sad images left with one
+    # rating and with none
+    assert alpha.loc[("human", "valence"), "n_units"] == 72 - 3
     assert pd.isna(alpha.loc[(no_arousal, "arousal"), "alpha"])
     assert alpha.loc[(no_arousal, "arousal"), "alpha_null_reason"].startswith("condition has no values")
     assert alpha.loc[(partial, "valence"), "n_model_values"] == 36

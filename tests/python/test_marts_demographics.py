@@ -20,9 +20,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SMALL_DESIGN, dbt_build_marts, query_warehouse
-from rater1001.contract import TABLES
-from rater1001.landing import to_arrow, write_parquet_atomic
+from conftest import query_warehouse
 from rater1001.marts import demographics as audit
 from rater1001.stats import demographics as dm
 from scipy import stats
@@ -333,60 +331,17 @@ def test_no_demographic_effect_rejects_at_the_nominal_rate(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def degenerate_warehouse(tmp_path_factory):
-    """The small study with bad inputs planted, built by `dbt build` of the demographics marts and
-    everything upstream, with their data tests (the other areas' marts are not read here):
-    - gemma3-4b-it: no predictions for Korean:male happy faces (a missing cell) and a single
-      Black:female happy face (a cell of one image);
-    - gpt-4o-mini: every answer correct (logit separation, no variance in `correct`);
-    - llama-3.2-11b-vision: valence = the human mean on every image (zero-variance bias) and
-      constant arousal 5;
-    - gemma3-12b-it: only Black faces predicted (a factor with a single level);
-    - gemma3-27b-it: no Korean faces (two races, df 1);
-    - one image lost all human ratings but one, another lost all: bias NULL there."""
-    from rater1001.paths import project
-    from rater1001.simulate import simulate_study
-
-    paths = project(tmp_path_factory.mktemp("demographics_degenerate"))
-    simulate_study(paths, seed=7, **SMALL_DESIGN)
-    stimuli = pd.read_parquet(paths.raw_table("stimuli")).set_index("image_id")
-    preds = pd.read_parquet(paths.raw_table("model_predictions"))
-    ratings = pd.read_parquet(paths.raw_table("human_ratings"))
-    race, gender, emo = (preds["image_id"].map(stimuli[c]) for c in ("race", "gender", "emotion"))
-    cond = preds["condition_id"]
-
-    happy_bf = sorted(stimuli.query("race == 'Black' and gender == 'female' and emotion == 'happy'").index)
-    drop = (
-        (cond == "gemma3-4b-it")
-        & (emo == "happy")
-        & (((race == "Korean") & (gender == "male")) | preds["image_id"].eq(happy_bf[1]))
-    )
-    drop |= (cond == "gemma3-12b-it") & (race != "Black")
-    drop |= (cond == "gemma3-27b-it") & (race == "Korean")
-    perfect = cond == "gpt-4o-mini"
-    preds.loc[perfect, "emotion"] = emo[perfect]
-    lonely, gone = sorted(stimuli.query("emotion == 'sad'").index)[:2]
-    first_of_lonely = ratings.index[ratings["image_id"] == lonely][0]
-    ratings = ratings[
-        ((ratings["image_id"] != lonely) | (ratings.index == first_of_lonely)) & (ratings["image_id"] != gone)
-    ]
-    # the model answers exactly the human mean: d = 0 on every image (within the scale)
-    flat = cond == "llama-3.2-11b-vision"
-    means = ratings.groupby("image_id")["valence"].mean()
-    preds.loc[flat, "valence"] = preds.loc[flat, "image_id"].map(means)
-    preds.loc[flat, "arousal"] = 5.0
-    preds = preds[~drop]
-    for name, frame in (("model_predictions", preds), ("human_ratings", ratings)):
-        write_parquet_atomic(to_arrow(frame.reset_index(drop=True), TABLES[name]), paths.raw_table(name))
-    with pytest.MonkeyPatch.context() as mp:
-        # Only tests whose parents are all built: the report models' tests also read these marts.
-        mp.setenv("DBT_INDIRECT_SELECTION", "cautious")
-        assert dbt_build_marts(paths, "path:models/marts/demographics"), (
-            "dbt build with degenerate demographic inputs failed"
-        )
+def degenerate_warehouse(damaged_warehouse):
+    """The shared damaged study (damaged_study.py, damage_for_demographics: a missing cell and a
+    cell of one image, every answer correct, valence equal to the human mean, a single race, two
+    races, a sad image left with one rating and one with none), built by `dbt build` of the
+    demographics marts (with the agreement area's) and everything upstream, with their data tests."""
+    paths = damaged_warehouse.paths
+    assert damaged_warehouse.build_ok, "dbt build with degenerate demographic inputs failed"
     return paths, {m: query_warehouse(paths, f"select * from {m}") for m in MARTS}
 
 
+@pytest.mark.xdist_group("damaged_study")
 def test_degenerate_inputs_give_null_with_reasons(degenerate_warehouse):
     paths, t = degenerate_warehouse
     glmm = t["demographic_glmm_lrt"].set_index(["condition_id", "factor"])
@@ -417,7 +372,9 @@ def test_degenerate_inputs_give_null_with_reasons(degenerate_warehouse):
         n_cells = (used["race"] + used["gender"]).nunique()
         additive = 1 + (n_race - 1) + (n_gender - 1)
         assert r.n == len(used)
-        if r.term == "race:gender":
+        if used.empty:  # the agreement damage's condition without arousal: no rank, no residual
+            assert (r.df_num, r.df_den) == (0, 0) and pd.isna(r.f_value), r
+        elif r.term == "race:gender":
             assert (r.df_num, r.df_den) == (n_cells - additive, len(used) - n_cells)
         else:
             assert (r.df_num, r.df_den) == ((n_race if r.term == "race" else n_gender) - 1, len(used) - additive)

@@ -98,18 +98,24 @@ def test_fast_wilcoxon_equals_scipy_asymptotic_with_ties_and_zeros():
         np.testing.assert_allclose(wilcoxon_greater_asymptotic(d), ref, rtol=1e-12, atol=1e-15)
 
 
-def test_small_samples_use_exact_without_ties_and_normal_approximation_with_ties():
+@pytest.mark.parametrize("pairs", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 50])
+def test_small_samples_use_exact_without_ties_and_normal_approximation_with_ties(pairs):
     from rater1001.stats.bootstrap import _wilcoxon_greater
     from scipy import stats as sps
 
     rng = np.random.default_rng(4)
-    d = rng.normal(0.3, 1, (20, 12))
-    d[:5] = np.round(d[:5])  # ties (and zeros) in the first rows
+    d = rng.normal(0.3, 1, (20, pairs))
+    d[:5] = np.round(d[:5])  # ties (and zeros) in the first rows (mostly: two rounded pairs may differ)
+    untied = np.array([(r != 0).all() and len(np.unique(np.abs(r))) == pairs for r in d])
+    assert untied[5:].all() and (pairs < 3 or not untied[:5].all())
     got = _wilcoxon_greater(d)
-    exact = sps.wilcoxon(d[5:], alternative="greater", zero_method="wilcox", method="exact", axis=1).pvalue
-    approx = sps.wilcoxon(d[:5], alternative="greater", zero_method="wilcox", method="asymptotic", axis=1).pvalue
-    np.testing.assert_allclose(got[5:], exact, rtol=1e-12)
-    np.testing.assert_allclose(got[:5], approx, rtol=1e-12)
+    exact = sps.wilcoxon(d[untied], alternative="greater", zero_method="wilcox", method="exact", axis=1).pvalue
+    with np.errstate(invalid="ignore"):  # a row of zeros: scipy's 0/0 is NaN, as ours
+        approx = sps.wilcoxon(
+            d[~untied], alternative="greater", zero_method="wilcox", method="asymptotic", axis=1
+        ).pvalue
+    np.testing.assert_allclose(got[untied], exact, rtol=1e-12)
+    np.testing.assert_allclose(got[~untied], approx, rtol=1e-12)
 
 
 # --- the vectorised bootstraps against straightforward per-replicate references ----------------
@@ -230,3 +236,49 @@ def test_k_human_variance_is_unbiased_for_each_images_sample_variance():
     assert spread.kept.all() and spread.human_sd.mean() == pytest.approx(res.human_sd, abs=1e-12)  # same draws
     exact_image = [np.mean([np.std(c, ddof=1) for c in combinations(p, 3)]) for p in pools]
     np.testing.assert_allclose(spread.human_sd, exact_image, atol=0.05)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(1, 10),
+    raters=st.integers(1, 4),
+    models=st.integers(1, 3),
+    step=st.sampled_from([0.001, 0.5, 1.0]),
+    shift=st.sampled_from([0.0, 1.5]),
+    constant=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_p_sig_of_small_samples_equals_the_per_replicate_scipy_loop(n, raters, models, step, shift, constant, seed):
+    # 1..10 images: scipy's exact test where a replicate has neither ties nor zeros (fine values;
+    # models shifted up so that some replicates are significant), the normal approximation
+    # otherwise (coarse values make ties and zero differences); a constant study (every human and
+    # the first model alike) leaves no difference at all to test
+    rng = np.random.default_rng(seed)
+    hz = np.round(np.abs(rng.normal(0.8, 0.7, (n, raters))) / step) * step
+    mz = np.round(np.abs(rng.normal(1.0 + shift, 0.8, (models, n))) / step) * step
+    if constant:
+        hz[:], mz[0] = step, step
+    got = B.p_sig_many(mz, hz, replicates=13, seed=seed, chunk=5)
+    for row, res in zip(mz, got):
+        assert res.p_sig == _p_sig_reference(row, hz, 13, seed, chunk=5)
+    if constant:
+        assert got[0].p_sig == 0.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.integers(1, 5), width=st.integers(1, 60), step=st.sampled_from([0.5, 1.0, 2.0]), seed=st.integers(0, 2**16)
+)
+def test_signed_rank_sums_equal_brute_force_ranks(rows, width, step, seed):
+    # W+ from average ranks of |d| (scipy.stats.rankdata) after dropping zeros, the tie term from
+    # counting each run of equal |d|, and "untied" = no zero and no tie; all exactly
+    from scipy.stats import rankdata
+
+    d = np.round(np.random.default_rng(seed).normal(0.2, 2, (rows, width)) / step) * step
+    r_plus, n, ties, untied = B.signed_rank_sums(np.sort(B.signed_codes(d), axis=1))
+    for i, row in enumerate(d):
+        nz = row[row != 0]
+        _, counts = np.unique(np.abs(nz), return_counts=True)
+        assert r_plus[i] == rankdata(np.abs(nz))[nz > 0].sum()
+        assert n[i] == len(nz) and ties[i] == float((counts**3 - counts).sum())
+        assert untied[i] == (len(nz) == width and (counts == 1).all())

@@ -184,3 +184,30 @@ def test_small_pool_alpha_equals_the_per_replicate_krippendorff_loop(k, monkeypa
     lo, hi = np.quantile(plus - base, [0.025, 0.975])
     assert (out["delta_alpha_lo"], out["delta_alpha_hi"]) == pytest.approx((lo, hi), abs=1e-12)
     assert out["share_delta_positive"] == pytest.approx(((plus - base) > 0).mean())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_subset_sums_in_slices_equal_floyd_steps_over_all_entries(seed, monkeypatch):
+    # ragged pools (2..9 ratings), k drawn directly or as the ratings left out, late starters: the
+    # sums of slices of 7 entries (subset_sums) are those of floyd_steps' draws over every entry at
+    # once, to the last bit, and leave the generator in the same state
+    # (images 0-6 have 3 ratings, so the first slice draws fewer steps than the whole)
+    rng = np.random.default_rng(seed)
+    ratings = np.round(rng.normal(5, 2, (40, 9)), 1)
+    m = np.concatenate([np.full(7, 3), rng.integers(2, 10, 33)])
+    ratings[np.arange(9) >= m[:, None]] = np.nan
+    pool = small_pools.Pool.of(ratings)
+    rows = np.vstack([np.arange(40), rng.permutation(40), rng.integers(0, 40, 40)])
+    monkeypatch.setattr(small_pools, "STEP", 7)
+    a, b = np.random.default_rng(seed + 10), np.random.default_rng(seed + 10)
+    s1, s2 = small_pools.subset_sums(pool, rows, 2, a)
+    m = pool.m[rows]
+    left_out = 2 > m - 2
+    r1, r2 = np.zeros(rows.shape), np.zeros(rows.shape)
+    for t in small_pools.floyd_steps(m, np.where(left_out, m - 2, 2), b):
+        v = np.where(t >= 0, pool.filled[rows, np.maximum(t, 0)], 0.0)
+        r1 += v
+        r2 += v * v
+    np.testing.assert_array_equal(s1, np.where(left_out, pool.total[rows] - r1, r1))
+    np.testing.assert_array_equal(s2, np.where(left_out, pool.total_sq[rows] - r2, r2))
+    assert a.random() == b.random()

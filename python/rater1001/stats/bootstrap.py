@@ -25,14 +25,19 @@ variance version; both are returned.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 from scipy import stats as sps
 
 from . import small_pools
 
 SEED = 42
+# elements (replicates x pairs) a step of the signed-rank test works on: its arrays stay in the CPU's
+# cache (docs/stats.md, "Resampling at scale"); 2^16 .. 2^19 cost the same on the demo
+KERNEL = 1 << 17
 TEST = "one-sided paired Wilcoxon signed-rank (model |z| > human LOO |z|), alpha 0.05"
 
 
@@ -155,10 +160,14 @@ def signed_codes(d: np.ndarray) -> np.ndarray:
     """
     a = np.abs(d)
     ok = ~np.isnan(a)
-    values = np.unique(a[ok & (a > 0)])
-    if 2 * len(values) + 1 >= np.iinfo(np.int32).max:
-        raise ValueError(f"{len(values)} distinct differences do not fit the int32 codes")
-    rank = np.searchsorted(values, np.where(ok, a, 0.0)) + (a > 0)
+    if not ok.any():
+        return np.full(a.shape, -1, dtype=np.int32)
+    # one sort: undefined differences count as zeros here and are coded -1 below
+    values, rank = np.unique(np.where(ok, a, 0.0), return_inverse=True)
+    distinct = len(values) - int(values[0] == 0)
+    if 2 * distinct + 1 >= np.iinfo(np.int32).max:
+        raise ValueError(f"{distinct} distinct differences do not fit the int32 codes")
+    rank = rank.reshape(a.shape) + int(values[0] > 0)  # 0 for d = 0, non-zero |d| from 1
     return np.where(ok, 2 * rank + (d > 0), -1).astype(np.int32)
 
 
@@ -177,10 +186,8 @@ def signed_rank_p(keys: np.ndarray) -> np.ndarray:
 
     Notes
     -----
-    Within a run of tied |d| the positive differences sort last (code 2c + 1 after 2c), so W+ is
-    the sum of the positives' positions (ranks as if untied, after the zeros) minus k(t - k)/2
-    per run of t ties holding k positives (average ranks); the tie correction of the variance is
-    sum(t^3 - t)/48. Ranks are half-integers and counts integers: the sums are exact.
+    W+, the number of non-zero differences and the tie term come from :func:`signed_rank_sums`;
+    z = (W+ - n(n + 1)/4) / sqrt(n(n + 1)(2n + 1)/24 - sum(t^3 - t)/48), p = 1 - Phi(z).
 
     References
     ----------
@@ -194,46 +201,122 @@ def signed_rank_p(keys: np.ndarray) -> np.ndarray:
     >>> signed_rank_p(np.sort(signed_codes(np.array([[1.0, 2.0, 3.0, 4.0]])), axis=1)).round(6)
     array([0.033945])
     """
+    r_plus, n, ties, _ = signed_rank_sums(keys)
+    return _normal_p(r_plus, n, ties)
+
+
+def signed_rank_sums(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """W+, n and the tie term of each row of sorted :func:`signed_codes`, without a loop over rows.
+
+    Parameters
+    ----------
+    keys : numpy.ndarray of int, shape (rows, pairs)
+        Each row's signed codes, sorted ascending.
+
+    Returns
+    -------
+    r_plus, n, ties : numpy.ndarray of float, shape (rows,)
+        W+ (sum of the average ranks of the positive differences, zeros dropped), the number of
+        non-zero differences and sum(t^3 - t) over the runs of t tied non-zero |d|.
+    untied : numpy.ndarray of bool, shape (rows,)
+        No zero and no tied |d| in the row (where scipy's exact test applies).
+
+    Notes
+    -----
+    The positives' positions give W+ for untied ranks after the zeros (which sort first, code 0):
+    2 W+ = sum over positives of 2 (position + 1) - 2 zeros x positives. A run of t tied |d|
+    holds its a negatives and then its t - a positives (code 2c before 2c + 1); average ranks
+    lower W+ by a (t - a)/2, and the run adds t^3 - t to the tie term. Runs are found from the
+    tied neighbours only (about a tenth of a bootstrap replicate's elements), never across rows.
+    Every sum is of integers, so the floats returned are exact and the p-values are the same bits
+    as ranking each row's |d| afresh (tested against scipy).
+
+    References
+    ----------
+    Wilcoxon (1945); docs/stats.md, "Resampling at scale".
+
+    Examples
+    --------
+    Differences 0, +1, -1, +2: the zero is dropped, |d| = 1 is a tie (average rank 1.5), 2 has
+    rank 3: W+ = 1.5 + 3 = 4.5, n = 3, one run of two: 2^3 - 2 = 6:
+
+    >>> import numpy as np
+    >>> keys = np.sort(signed_codes(np.array([[0.0, 1.0, -1.0, 2.0]])), axis=1)
+    >>> [float(x[0]) for x in signed_rank_sums(keys)]
+    [4.5, 3.0, 6.0, 0.0]
+    """
     b, m = keys.shape
     if m == 0:
-        return np.full(b, np.nan)
-    positive = (keys & 1).astype(float)
-    n_zero = (keys < 2).sum(axis=1)
-    code = keys >> 1
-    r_plus = positive @ np.arange(1.0, m + 1) - n_zero * positive.sum(axis=1)
+        return np.zeros(b), np.zeros(b), np.zeros(b), np.ones(b, dtype=bool)
+    positive = keys & 1
+    twice_r_plus = np.einsum("ij,j->i", positive, np.arange(2, 2 * m + 2, 2, dtype=np.int32), dtype=np.int64)
+    zero_rows = np.flatnonzero(keys[:, 0] == 0)  # zeros sort first
+    n_zero = np.zeros(b, dtype=np.int64)
+    if len(zero_rows):
+        n_zero[zero_rows] = (keys[zero_rows] == 0).sum(axis=1)
+        twice_r_plus[zero_rows] -= 2 * n_zero[zero_rows] * positive[zero_rows].sum(axis=1)
+    x = (keys[:, 1:] ^ keys[:, :-1]).ravel()  # < 2: the same |d|; 1: a negative then a positive of it
+    pair = np.flatnonzero(x < 2)
     ties = np.zeros(b)
-    tied = np.flatnonzero(code[:, 1:] == code[:, :-1])  # element j equals element j + 1
-    if len(tied):
-        row = tied // (m - 1)
-        element = tied + row  # flat index into the b x m array
-        run = np.cumsum(np.diff(element, prepend=-2) != 1) - 1
-        first = element[np.flatnonzero(np.diff(run, prepend=-1))]
-        t = np.bincount(run).astype(float) + 1
-        k = np.bincount(run, weights=positive.ravel()[element + 1]) + positive.ravel()[first]
-        run_row = first // m
-        nonzero = code.ravel()[first] > 0
-        r_plus -= np.bincount(run_row, weights=k * (t - k) / 2, minlength=b)
-        ties = np.bincount(run_row, weights=np.where(nonzero, t**3 - t, 0.0), minlength=b)
-    n = (m - n_zero).astype(float)
+    untied = n_zero == 0
+    if len(pair):
+        j = pair + pair // (m - 1)  # element j of the rows x m array ties with element j + 1
+        starts = np.flatnonzero(np.diff(j, prepend=-2) != 1)  # runs of consecutive tied pairs
+        first = j[starts]
+        t = np.diff(starts, append=len(j)) + 1  # elements per run
+        row = first // m
+        ties = np.bincount(row, weights=np.where(keys.ravel()[first] == 0, 0, t**3 - t), minlength=b)
+        # a run holds its a negatives, then its t - a positives: W+ falls by a (t - a)/2
+        sign_change = j[x[pair] == 1]
+        if len(sign_change):
+            run = np.searchsorted(first, sign_change, side="right") - 1
+            a = sign_change + 1 - first[run]
+            twice_r_plus -= np.bincount(row[run], weights=a * (t[run] - a), minlength=b).astype(np.int64)
+        untied &= np.bincount(row, minlength=b) == 0
+    return twice_r_plus / 2, (m - n_zero).astype(float), ties, untied
+
+
+def _normal_p(r_plus: np.ndarray, n: np.ndarray, ties: np.ndarray) -> np.ndarray:
+    """One-sided p of the normal approximation (no continuity correction); NaN when n = 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
         se = np.sqrt((n * (n + 1) * (2 * n + 1) - ties / 2) / 24)
         z = (r_plus - n * (n + 1) / 4) / se
-    return np.where(se > 0, sps.norm.sf(z), np.nan)
+    return np.where(se > 0, special.ndtr(-z), np.nan)  # scipy.stats.norm.sf(z), without its per-call checks
+
+
+@functools.cache
+def _exact_greater_p(n: int) -> np.ndarray:
+    """scipy's exact one-sided p (alternative 'greater') for every W+ = 0 .. n(n + 1)/2 of n untied
+    non-zero differences: one scipy call on a sample per W+ (ranks 1..n, the positive ones taken
+    greedily from the largest), so the table holds scipy's own values, which depend on n and W+
+    only."""
+    w = np.arange(n * (n + 1) // 2 + 1)
+    left, d = w.copy(), np.empty((len(w), n))
+    for r in range(n, 0, -1):
+        take = left >= r
+        d[:, r - 1] = np.where(take, r, -r)
+        left -= take * r
+    assert not left.any()
+    table = sps.wilcoxon(d, alternative="greater", zero_method="wilcox", method="exact", axis=1).pvalue
+    table.flags.writeable = False
+    return table
+
+
+def _signed_rank_test(keys: np.ndarray) -> np.ndarray:
+    """Row-wise one-sided signed-rank p from sorted :func:`signed_codes` as documented above:
+    scipy's exact p for <= 50 pairs without ties or zeros (looked up by W+), the normal
+    approximation otherwise. (scipy's own method='auto' now turns a small sample with ties into a
+    permutation test, which made 2,000 replicates take minutes.)"""
+    r_plus, n, ties, untied = signed_rank_sums(keys)
+    p = _normal_p(r_plus, n, ties)
+    if 0 < keys.shape[1] <= 50 and untied.any():
+        p[untied] = _exact_greater_p(keys.shape[1])[r_plus[untied].astype(np.int64)]
+    return p
 
 
 def _wilcoxon_greater(diff) -> np.ndarray:
-    """Row-wise one-sided signed-rank p as documented above: exact (scipy) for <= 50 pairs without
-    ties or zeros, the normal approximation otherwise. (scipy's own method='auto' now turns a small
-    sample with ties into a permutation test, which made 2,000 replicates take minutes.)"""
-    p = wilcoxon_greater_asymptotic(diff)
-    if diff.shape[1] <= 50:
-        a = np.sort(np.abs(diff), axis=1)
-        untied = (a[:, 0] > 0) & (np.diff(a, axis=1) > 0).all(axis=1)
-        if untied.any():
-            p[untied] = sps.wilcoxon(
-                diff[untied], alternative="greater", zero_method="wilcox", method="exact", axis=1
-            ).pvalue
-    return p
+    """Row-wise one-sided signed-rank p of paired differences (:func:`_signed_rank_test`)."""
+    return _signed_rank_test(np.sort(signed_codes(np.asarray(diff, dtype=float)), axis=1))
 
 
 @dataclass(frozen=True)
@@ -346,10 +429,11 @@ def p_sig_many(
     share them: one stream of image and human draws per such group instead of one per model, and
     each replicate's drawn cells sorted once so that every model's gather reads them in order.
     Each model's |d| are ranked once (:func:`signed_codes`); the p-values are the same to the
-    last bit as ranking each replicate's |d| afresh. Memory is one block of replicates x images
-    (``chunk`` replicates, fewer when chunk x images would pass ``cells``; the block size is part
-    of the random stream), plus the codes of the models of a group (groups are split to keep
-    these near 4 x ``cells``).
+    last bit as ranking each replicate's |d| afresh. Memory is at most ``cells`` drawn cells
+    (blocks of ``chunk`` replicates, fewer when chunk x images would pass ``cells``, the block
+    size being part of the random stream; small blocks are pooled up to ``cells`` for the test,
+    which runs in steps of :data:`KERNEL` codes), plus the codes of the models of a group (groups
+    are split to keep these near 4 x ``cells``).
 
     References
     ----------
@@ -410,26 +494,44 @@ def _significant_counts(
     n_h = defined.sum(axis=1)
     hz = np.take_along_axis(hz, np.argsort(~defined, axis=1, kind="stable"), axis=1)
     width, same_pool = hz.shape[1], bool((n_h == n_h[0]).all())
-    # the float difference of every (image, human) cell, as each replicate drew it; above 50 pairs
-    # ranked once into integer codes
-    exact = n <= 50
-    cell_values = [row[:, None] - hz if exact else signed_codes(row[:, None] - hz) for row in mz]
+    # every (image, human) cell's difference, ranked once into integer codes; model j's cell c is
+    # codes[j * cells_per_model + c]
+    codes = np.concatenate([signed_codes(row[:, None] - hz).ravel() for row in mz])
     rng = np.random.default_rng(seed)
     block = max(1, min(chunk, cells // n))
+    pending: list[np.ndarray] = []
     for start in range(0, replicates, block):
         b = min(block, replicates - start)
         img = rng.integers(0, n, size=(b, n))
         who = (rng.random((b, n)) * (n_h[0] if same_pool else n_h[img])).astype(np.int64)
-        cell = img * width + who  # flat (image, human) cell: one 1-D take instead of a 2-D index
-        if k > 1 and not exact:
-            cell.sort(axis=1)  # a replicate's order does not matter to its test; sorted, the takes read in order
-        for j, values in enumerate(cell_values):
-            if exact:  # <= 50 pairs: scipy's exact test where there are no ties
-                pvalue = _wilcoxon_greater(np.take(values, cell))
+        pending.append(img * width + who)  # flat (image, human) cell: one 1-D take instead of a 2-D index
+        # blocks are pooled up to `cells` draws, so a small study is a handful of array calls
+        if start + b == replicates or (sum(map(len, pending)) + block) * n > cells:
+            significant += _significant_in(codes, np.concatenate(pending), k, n * width, alpha)
+            pending = []
+    return significant
+
+
+def _significant_in(codes: np.ndarray, cell: np.ndarray, k: int, per_model: int, alpha: float) -> np.ndarray:
+    """Significant replicates of each of the k models among the drawn cells (replicates x pairs),
+    model j's cell c being codes[j * per_model + c]."""
+    rows, n = cell.shape
+    if k > 1 and n > 50:
+        cell.sort(axis=1)  # a replicate's order does not matter to its test; sorted, the takes read in order
+    significant = np.zeros(k, dtype=np.int64)
+    step = max(1, KERNEL // n)  # replicates per step
+    models = max(1, step // rows)  # a small study's models together
+    for first in range(0, k, models):
+        offsets = np.arange(first, min(k, first + models)) * per_model
+        for start in range(0, rows, step):
+            drawn = cell[start : start + step]
+            if len(offsets) == 1:  # one model per step (large cells): no offset pass over the draws
+                keys = np.take(codes[offsets[0] : offsets[0] + per_model], drawn)
             else:
-                pvalue = signed_rank_p(np.sort(np.take(values, cell), axis=1))
-            p = np.where(np.isnan(pvalue), 1.0, pvalue)  # all-zero differences: not significant
-            significant[j] += int((p < alpha).sum())
+                keys = np.take(codes, drawn[None] + offsets[:, None, None]).reshape(-1, n)
+            keys.sort(axis=1)
+            hits = (_signed_rank_test(keys) < alpha).reshape(len(offsets), -1).sum(axis=1)
+            significant[first : first + len(offsets)] += hits
     return significant
 
 

@@ -88,6 +88,7 @@ def padded_ratings(
 
 
 CELLS = 1 << 22  # replicates x images x drawn positions per block
+STEP = 1 << 15  # entries a Floyd step works on at once: its arrays stay in the CPU's cache
 
 
 def floyd_steps(m, size, rng: np.random.Generator):
@@ -132,13 +133,21 @@ def floyd_steps(m, size, rng: np.random.Generator):
     m = np.asarray(m, dtype=np.int64)
     size = np.broadcast_to(np.asarray(size, dtype=np.int64), m.shape)
     steps = int(size.max(initial=0))
+    yield from _floyd(m, size, steps, (rng.random(m.shape) for _ in range(steps)))
+
+
+def _floyd(m: np.ndarray, size: np.ndarray, steps: int, uniforms):
+    """:func:`floyd_steps` of `steps` steps (at least max(size): a slice of the entries keeps the
+    steps of the whole), step s's uniforms (m's shape) taken from the iterable `uniforms`."""
     late = None if (size == steps).all() else steps - size
     taken = np.zeros(m.shape, dtype=np.uint64) if m.max(initial=0) <= 64 else None
+    if m.size and (m == m.flat[0]).all():
+        m = m.flat[0]  # one pool size: the candidate range is a number, not an array
     earlier = []
     one = np.uint64(1)
-    for s in range(steps):
+    for s, u in enumerate(uniforms):
         j = m - steps + s  # the candidate range grows to [0, j]
-        t = (rng.random(m.shape) * (j + 1)).astype(np.int64)
+        t = (u * (j + 1)).astype(np.int64)
         if taken is not None:
             t = np.where((taken >> t.astype(np.uint64)) & one, j, t)
         elif earlier:
@@ -146,7 +155,11 @@ def floyd_steps(m, size, rng: np.random.Generator):
         if late is not None:
             t = np.where(s >= late, t, -1)
         if taken is not None:
-            taken |= np.where(t >= 0, one << np.maximum(t, 0).astype(np.uint64), np.uint64(0))
+            taken |= (
+                one << t.astype(np.uint64)
+                if late is None
+                else np.where(t >= 0, one << np.maximum(t, 0).astype(np.uint64), np.uint64(0))
+            )
         else:
             earlier.append(t)
         yield t
@@ -246,16 +259,24 @@ def subset_sums(pool: Pool, rows, k: int, rng: np.random.Generator) -> tuple[np.
     ((9.0, 41.0), True)
     """
     rows = np.asarray(rows, dtype=np.int64)
-    m = pool.m[rows]
+    m = pool.m[rows].ravel()
     left_out = k > m - k
+    size = np.where(left_out, m - k, k)
     flat = pool.filled.ravel()
-    offset = rows * pool.filled.shape[1]
-    s1, s2 = np.zeros(rows.shape), np.zeros(rows.shape)
-    for t in floyd_steps(m, np.where(left_out, m - k, k), rng):
-        v = np.where(t >= 0, flat[offset + np.maximum(t, 0)], 0.0)
-        s1 += v
-        s2 += v * v
-    return np.where(left_out, pool.total[rows] - s1, s1), np.where(left_out, pool.total_sq[rows] - s2, s2)
+    offset = rows.ravel() * pool.filled.shape[1]
+    # floyd_steps' uniforms, drawn up front (the same stream: one array per step), so that the
+    # steps run on cache-sized slices of the entries
+    uniform = rng.random((int(size.max(initial=0)), len(m)))
+    s1, s2 = np.zeros(len(m)), np.zeros(len(m))
+    for a in range(0, len(m), STEP):
+        z = slice(a, a + STEP)
+        for t in _floyd(m[z], size[z], len(uniform), uniform[:, z]):
+            v = flat[offset[z] + t] if (t >= 0).all() else np.where(t >= 0, flat[offset[z] + np.maximum(t, 0)], 0.0)
+            s1[z] += v
+            s2[z] += v * v
+    s1 = np.where(left_out, pool.total[rows.ravel()] - s1, s1)
+    s2 = np.where(left_out, pool.total_sq[rows.ravel()] - s2, s2)
+    return s1.reshape(rows.shape), s2.reshape(rows.shape)
 
 
 def subsample(ratings: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
