@@ -11,8 +11,11 @@ import importlib
 import inspect
 import pkgutil
 
+import pandas as pd
 import pytest
 import rater1001.marts
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rater1001.paths import REPO_ROOT
 
 MARTS = REPO_ROOT / "models" / "marts"
@@ -93,3 +96,36 @@ def test_typed_gives_the_declared_dtypes_also_for_no_rows():
     assert rows["x"].isna().tolist() == [True, False] and rows["s"].isna().tolist() == [False, True]
     with pytest.raises(ValueError):  # a string where a number is declared is an error, not a NULL
         typed([{"n": "three"}], schema)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.one_of(st.none(), st.integers(-(2**40), 2**40)), max_size=12),
+    st.lists(st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True)), max_size=12),
+)
+def test_typed_numpy_numbers_and_python_objects_give_the_same_table(ints, floats):
+    """typed converts numpy number columns directly and everything else through to_numeric: the
+    same values either way (a frame of numpy numbers against the same values as Python objects)."""
+    from rater1001.marts._shared import typed
+
+    n = min(len(ints), len(floats))
+    as_objects = pd.DataFrame(
+        {"i": pd.Series(ints[:n], dtype=object), "f": pd.Series(floats[:n], dtype=object)}, index=range(n)
+    )
+    as_numpy = pd.DataFrame({"i": pd.to_numeric(as_objects["i"]), "f": as_objects["f"].astype("float64")})
+    for schema in ({"i": "Int64", "f": "float64"}, {"i": "float64", "f": "Float64"}):
+        pd.testing.assert_frame_equal(typed(as_numpy, schema), typed(as_objects, schema))
+    f = as_numpy["f"]
+    if (f.isna() | ((f % 1 == 0) & (f.abs() < 2**53))).all():  # whole numbers an Int64 column holds
+        pd.testing.assert_frame_equal(typed(as_numpy, {"f": "Int64"}), typed(as_objects, {"f": "Int64"}))
+
+
+def test_data_origin_reads_a_relation_as_a_frame():
+    import duckdb
+    from rater1001.marts._shared import data_origin
+
+    con = duckdb.connect()
+    for rows in ("select 'SIMULATED' as data_origin, 1 as n", "select 'x' as data_origin where false"):
+        relation = con.query(rows)
+        assert data_origin(relation) == data_origin(relation.df())
+    assert data_origin(con.query("select 'SIMULATED' as data_origin")) == "SIMULATED"

@@ -204,6 +204,15 @@ def test_alt_test_from_counts_with_a_weight_equals_one_row_per_annotator():
         weighted = alt_test_from_counts(grouped, epsilon=eps, min_instances_per_human=min_n, weight="n_annotators")
         for key in ("winning_rate", "advantage_probability", "passed", "n_annotators_tested", "n_annotators_skipped"):
             assert getattr(weighted, key) == pytest.approx(getattr(plain, key), abs=1e-12, nan_ok=True), (eps, key)
+        # the mart's route: the columns as plain arrays, no per-annotator frame
+        arrays = {c: grouped[c].to_numpy() for c in grouped.columns}
+        bare = alt_test_from_counts(
+            arrays, epsilon=eps, min_instances_per_human=min_n, weight="n_annotators", per_annotator_frame=False
+        )
+        assert bare.per_annotator is None
+        for key in ("winning_rate", "advantage_probability", "passed", "n_annotators_tested", "n_annotators_skipped"):
+            b, w = getattr(bare, key), getattr(weighted, key)
+            assert b == w or (np.isnan(b) and np.isnan(w)), (eps, key)
         back = plain.per_annotator.merge(weighted.per_annotator, on=keys, suffixes=("", "_w"))
         assert len(back) == len(per) and (back["rejected"] == back["rejected_w"]).all()
         rates.append(plain.winning_rate)

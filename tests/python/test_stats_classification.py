@@ -3,6 +3,8 @@ formulas) and scikit-learn; the Landis-Koch band against the paper's cut-offs.""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -129,3 +131,46 @@ def test_kappa_from_tables_is_statsmodels_cohens_kappa_for_each_table(k, n, seed
     with np.errstate(divide="ignore", invalid="ignore"):
         ref = np.array([cohens_kappa(t, return_results=False) for t in tables], dtype=float)
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-14)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    k=st.integers(1, 4),
+    rows=st.lists(st.tuples(st.integers(0, 3), st.integers(-1, 4), st.integers(1, 3)), min_size=1, max_size=50),
+    weighted=st.booleans(),
+)
+def test_summary_is_scikit_learns_accuracy_f1_and_kappa_to_the_last_bit(k, rows, weighted):
+    """summary's one count table against scikit-learn's accuracy_score, f1_score (macro,
+    zero_division=0) and cohen_kappa_score on the same answers: bit-identical, so a kappa of
+    exactly 0 keeps its Landis & Koch band. Predictions: -1 missing, k.. outside the label set."""
+    labels = [f"l{i}" for i in range(k)]
+    truth = [labels[t % k] for t, _, _ in rows]
+    pred = [None if p < 0 else f"l{p}" for _, p, _ in rows]
+    weight = np.array([w for _, _, w in rows], dtype=float) if weighted else None
+    got = C.summary(truth, pred, labels, weight)
+    filled = np.array(["__missing__" if p is None else p for p in pred], dtype=object)
+    truth = np.array(truth, dtype=object)
+    everything = labels + sorted(set(filled) - set(labels))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kappa = metrics.cohen_kappa_score(truth, filled, labels=everything, sample_weight=weight)
+        f1 = metrics.f1_score(truth, filled, labels=labels, average="macro", zero_division=0, sample_weight=weight)
+    assert got.accuracy == metrics.accuracy_score(truth, filled, sample_weight=weight)
+    assert got.f1_macro == f1
+    if len(set(truth) | set(filled)) < 2:
+        assert np.isnan(got.kappa) and got.band is None
+    else:
+        assert got.kappa == kappa or (np.isnan(got.kappa) and np.isnan(kappa))
+        assert got.band == C.landis_koch_band(kappa)
+
+
+@settings(max_examples=60, deadline=None)
+@given(k=st.integers(1, 5), n=st.integers(1, 60), seed=st.integers(0, 2**16))
+def test_kappa_from_tables_is_scikit_learns_cohen_kappa_bit_for_bit(k, n, seed):
+    rng = np.random.default_rng(seed)
+    pairs = rng.integers(0, k, (4, n, 2))
+    tables = np.stack([np.bincount(p[:, 0] * k + p[:, 1], minlength=k * k).reshape(k, k) for p in pairs])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = [metrics.cohen_kappa_score(p[:, 0], p[:, 1], labels=list(range(k))) for p in pairs]
+    np.testing.assert_array_equal(C.kappa_from_tables(tables), np.array(ref, dtype=float))

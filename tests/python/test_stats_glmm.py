@@ -12,10 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from rater1001.stats.glmm import (
     BinomialData,
     fit_glmm_binomial,
     likelihood_ratio_test,
+    logsumexp_rows,
     marginal_loglik,
     treatment_design,
 )
@@ -235,3 +239,21 @@ def test_marginal_loglik_is_even_in_sigma(cbpp):
     _, full, _ = cbpp
     beta = [-1.4, -1.0, -1.1, -1.6]
     assert marginal_loglik(full, beta, 0.7) == pytest.approx(marginal_loglik(full, beta, -0.7), abs=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    hnp.arrays(
+        np.float64,
+        hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=30),
+        # a few repeated values make ties for the row maximum; infinities and NaN the fallback
+        elements=st.one_of(
+            st.floats(-1e3, 1e3),
+            st.sampled_from([0.0, 1.5, -700.0, np.inf, -np.inf, np.nan]),
+        ),
+    )
+)
+def test_logsumexp_rows_is_scipys_logsumexp_bit_for_bit(a):
+    """The likelihood's own row log-sum-exp against scipy.special.logsumexp(axis=1), which it
+    replaces: equal to the last bit (the optimiser's path depends on every bit), NaN where scipy's is."""
+    assert np.array_equal(logsumexp_rows(a), special.logsumexp(a, axis=1), equal_nan=True)

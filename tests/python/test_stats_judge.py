@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rater1001.stats import judge as js
 from scipy import stats
 
@@ -110,12 +112,9 @@ def test_consolidate_orders_rejects_duplicate_calls():
 
 @pytest.mark.parametrize("k,n", [(13.5, 20), (0, 7), (7, 7), (120.5, 224)])
 def test_wilson_interval_closed_form(k, n):
-    z = stats.norm.ppf(0.975)
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    lo, hi = _wilson_closed_form(k, n)
     ci = js.wilson_interval(k, n)
-    assert ci.lo == pytest.approx(centre - half, abs=1e-12) and ci.hi == pytest.approx(centre + half, abs=1e-12)
+    assert ci.lo == pytest.approx(lo, abs=1e-12) and ci.hi == pytest.approx(hi, abs=1e-12)
 
 
 def test_win_rate_counts_ties_as_half():
@@ -124,6 +123,46 @@ def test_win_rate_counts_ties_as_half():
     assert s.win_rate == pytest.approx(0.5)
     assert s.win_rate_ci_low < 0.5 < s.win_rate_ci_high
     assert math.isnan(js.win_rate_summary(pd.Series([], dtype=object)).win_rate)
+
+
+def _wilson_closed_form(k, n):
+    z = stats.norm.ppf(0.975)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["x", "y", "z"]), st.sampled_from(["win", "tie", "loss", None])),
+        max_size=40,
+    )
+)
+def test_win_rate_table_is_each_groups_brute_force_count_and_wilson(rows):
+    """The whole-table route (outcome_counts + win_rate_summaries, one Wilson call) against
+    counting each group by hand and Wilson's closed form."""
+    frame = pd.DataFrame(rows, columns=["group", "outcome"], dtype=object)
+    table = js.win_rate_summaries(js.outcome_counts(frame, ["group"]))
+    assert list(table.index) == sorted({g for g, _ in rows})
+    for group, got in table.iterrows():
+        outcomes = [o for g, o in rows if g == group]
+        wins, ties, losses = (outcomes.count(v) for v in ("win", "tie", "loss"))
+        n, judged = len(outcomes), wins + ties + losses
+        assert (got["wins"], got["ties"], got["losses"], got["n_pairs"]) == (wins, ties, losses, n)
+        assert got["n_incomplete"] == n - judged
+        assert got["win_rate"] == pytest.approx((wins + ties / 2) / n, abs=1e-15)
+        if judged:
+            assert got["win_rate_answered_only"] == pytest.approx((wins + ties / 2) / judged, abs=1e-15)
+        else:
+            assert math.isnan(got["win_rate_answered_only"])
+        lo, hi = _wilson_closed_form(wins + ties / 2, n)
+        assert got["win_rate_ci_low"] == pytest.approx(lo, abs=1e-12)
+        assert got["win_rate_ci_high"] == pytest.approx(hi, abs=1e-12)
+        one = js.win_rate_summary(pd.Series(outcomes, dtype=object))  # the one-candidate route
+        for field, value in vars(one).items():
+            assert value == got[field] or (math.isnan(value) and math.isnan(got[field])), field
 
 
 # --- Bradley-Terry --------------------------------------------------------------------------------
@@ -221,6 +260,31 @@ def test_cohen_kappa_textbook_table():
     k = js.cohen_kappa(r1, r2)
     assert k.kappa == pytest.approx(0.4, abs=1e-12) and k.agreement == pytest.approx(0.7)
     assert math.isnan(js.cohen_kappa(["tie"] * 5, ["tie"] * 5).kappa)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["a", "b", "tie", None]), st.sampled_from(["a", "b", "tie", None])), max_size=40)
+)
+def test_cohen_kappa_is_scikit_learns(pairs):
+    """cohen_kappa (the two judges' count table through kappa_from_tables) against scikit-learn's
+    cohen_kappa_score on the pairs both judges labelled; NaN exactly where that is undefined."""
+    import warnings
+
+    from sklearn.metrics import cohen_kappa_score
+
+    got = js.cohen_kappa([x for x, _ in pairs], [y for _, y in pairs])
+    both = [(x, y) for x, y in pairs if x is not None and y is not None]
+    assert got.n == len(both)
+    if both:
+        assert got.agreement == pytest.approx(sum(x == y for x, y in both) / len(both), abs=1e-15)
+    if len(both) < 2 or len({v for pair in both for v in pair}) == 1:
+        assert math.isnan(got.kappa)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = cohen_kappa_score([x for x, _ in both], [y for _, y in both])
+    assert got.kappa == pytest.approx(expected, abs=1e-12, nan_ok=True)
 
 
 def test_logistic_slope_that_does_not_converge_is_null_with_a_reason_and_no_warning():

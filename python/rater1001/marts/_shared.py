@@ -26,8 +26,11 @@ def as_frame(relation) -> pd.DataFrame:
 
 def data_origin(provenance) -> str | None:
     """SIMULATED or observed, from int_study_provenance (one row)."""
-    provenance = as_frame(provenance)
-    return provenance["data_origin"].iloc[0] if len(provenance) else None
+    if isinstance(provenance, pd.DataFrame):
+        return provenance["data_origin"].iloc[0] if len(provenance) else None
+    # a relation: the one value, not the whole row as a frame (every mart asks, ~6 ms each)
+    first = provenance.select("data_origin").limit(1).fetchall()
+    return first[0][0] if first else None
 
 
 def with_origin(out: pd.DataFrame, provenance) -> pd.DataFrame:
@@ -77,7 +80,10 @@ def typed(rows, schema: dict[str, str]) -> pd.DataFrame:
     out = pd.DataFrame(index=rows.index)
     for col, dtype in schema.items():
         values = rows[col] if col in rows.columns else pd.Series(pd.NA, index=rows.index)
-        if dtype in ("Float64", "float64", "Int64"):
+        numpy_number = isinstance(values.dtype, np.dtype) and values.dtype.kind in "iuf"
+        if dtype in ("Float64", "float64", "Int64") and not numpy_number:
+            # numpy numbers convert as they are (the same values, without a round trip through
+            # Python objects); anything else (objects, None, pd.NA, extension types) goes through to_numeric
             values = pd.to_numeric(values.astype(object).where(values.notna(), None), errors="raise")
         out[col] = values.astype(dtype)
     return out.reset_index(drop=True)

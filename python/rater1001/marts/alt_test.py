@@ -33,11 +33,14 @@ def results_table(
         for eps in epsilons
     }
     rows = []
-    for ((cond, dim, scoring, emotion), part), (_, answered_part) in zip(
-        counts.groupby(GROUP, sort=True), answered.groupby(GROUP, sort=True)
-    ):
+    # each group's rows as plain arrays (a frame per group and column was most of the cost)
+    columns = ["n_human_better", "n_tie", "n_model_better", "n_annotators"]
+    every, every_answered = ({c: f[c].to_numpy() for c in columns} for f in (counts, answered))
+    missing = (counts["n_model_missing"] * counts["n_annotators"]).to_numpy()
+    for (cond, dim, scoring, emotion), rows_of in counts.groupby(GROUP, sort=True).indices.items():
         min_n = min_all if emotion == ALL else min_emotion
-        rows_of = part.index.to_numpy()
+        part = {c: v[rows_of] for c, v in every.items()}
+        answered_part = {c: v[rows_of] for c, v in every_answered.items()}
         for eps in epsilons:
             r = alt_test_from_counts(
                 part,
@@ -67,7 +70,7 @@ def results_table(
                     "q": q,
                     "min_instances_per_human": min_n,
                     **{f.name: getattr(r, f.name) for f in fields(r) if f.name != "per_annotator"},
-                    "n_model_missing": int((part["n_model_missing"] * part["n_annotators"]).sum()),
+                    "n_model_missing": int(missing[rows_of].sum()),
                     "winning_rate_answered_only": a.winning_rate,
                 }
             )

@@ -37,16 +37,17 @@ def scores_table(
     dimension, loo_w1sd."""
     rows = []
     for dim in dimensions:
-        stats_dim = image_stats[image_stats.dimension == dim].set_index("image_id")
+        stats_dim = image_stats[image_stats.dimension == dim]
+        at = pd.Index(stats_dim["image_id"])
+        # each sufficient statistic with a 0 appended: an image without human ratings (position -1
+        # from get_indexer) reads that 0
+        sufficient = [
+            np.append(stats_dim[c].fillna(0).to_numpy(float), 0.0) for c in ("n_ratings", "rating_sum", "rating_sumsq")
+        ]
 
-        def delta(ans):
-            st = stats_dim.reindex(ans["image_id"].to_numpy())
-            r = delta_alpha(
-                st["n_ratings"].fillna(0),
-                st["rating_sum"].fillna(0),
-                st["rating_sumsq"].fillna(0),
-                ans["calibrated"].to_numpy(),
-            )
+        def delta(image_ids, calibrated):
+            pos = at.get_indexer(image_ids)
+            r = delta_alpha(*(v[pos] for v in sufficient), calibrated)
             return r.without_extra.alpha, r.with_extra.alpha, r.delta
 
         for cond, p in predictions.groupby("condition_id", sort=True):
@@ -65,10 +66,14 @@ def scores_table(
             if img["identity_id"].nunique() < n_folds:
                 continue
             scores, answers = calibration.calibration_table(img, n_folds, seed, scale)
-            pooled = {method: delta(a)[2] for method, a in answers.groupby("method")}
+            ids, calibrated = answers["image_id"].to_numpy(), answers["calibrated"].to_numpy()
+            pooled = {
+                method: delta(ids[i], calibrated[i])[2] for method, i in answers.groupby("method").indices.items()
+            }
+            cells = answers.groupby(["emotion", "method"]).indices
             for s in scores.to_dict("records"):
-                ans = answers[(answers.emotion == s["emotion"]) & (answers.method == s["method"])]
-                a_h, a_m, d = delta(ans)
+                i = cells.get((s["emotion"], s["method"]), np.array([], dtype=int))
+                a_h, a_m, d = delta(ids[i], calibrated[i])
                 rows.append(
                     {
                         "condition_id": cond,

@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from dataclasses import asdict
 from itertools import combinations
 
 import numpy as np
@@ -88,21 +87,8 @@ def win_rates(pairs: pd.DataFrame, anchor: str, *, by_category: bool = False) ->
         o = pd.concat([o, o.assign(variant=ALL)], ignore_index=True)
         if not by_category:
             o["category"] = ALL
-        for (judge_id, kind, cid, variant, category, axis), g in o.groupby(
-            ["judge_id", "judge_kind", "candidate_id", "variant", "category", "axis"], dropna=False
-        ):
-            rows.append(
-                {
-                    "judge_id": judge_id,
-                    "judge_kind": kind,
-                    "candidate_id": cid,
-                    "anchor_id": anchor,
-                    "variant": variant,
-                    "category": category,
-                    "axis": axis,
-                    **asdict(js.win_rate_summary(g["outcome"])),
-                }
-            )
+        keys = ["judge_id", "judge_kind", "candidate_id", "variant", "category", "axis"]
+        rows = js.win_rate_summaries(js.outcome_counts(o, keys)).reset_index().assign(anchor_id=anchor)
     return typed(rows, declared("judge_category_win_rates" if by_category else "judge_win_rates"))
 
 
@@ -158,8 +144,9 @@ def bradley_terry(pairs: pd.DataFrame, anchor: str) -> pd.DataFrame:
 def candidate_contrasts(first: pd.Series, second: pd.Series) -> np.ndarray | None:
     """Bradley-Terry design columns I[c shown first] - I[c shown second], one per candidate but the
     first in sort order (the reference), so a length effect is not confounded with who is compared."""
+    first, second = first.to_numpy(object), second.to_numpy(object)  # not value by value from Arrow
     ids = sorted(set(first) | set(second))
-    cols = [(first.to_numpy() == c).astype(float) - (second.to_numpy() == c).astype(float) for c in ids[1:]]
+    cols = [(first == c).astype(float) - (second == c).astype(float) for c in ids[1:]]
     cols = [c for c in cols if np.any(c != 0)]
     return np.column_stack(cols) if cols else None
 
@@ -170,7 +157,7 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
     length = {
         (s, c, v): n
         for s, c, v, n in zip(
-            candidates["sample_id"], candidates["candidate_id"], candidates["variant"], candidates["response_chars"]
+            *(candidates[k].to_numpy(object) for k in ("sample_id", "candidate_id", "variant", "response_chars"))
         )
     }
     by_sample_cand = {}
@@ -185,8 +172,9 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
         first = np.where(llm["presentation_order"] == "AB", llm["candidate_a"], llm["candidate_b"])
         second = np.where(llm["presentation_order"] == "AB", llm["candidate_b"], llm["candidate_a"])
         llm["first"], llm["second"] = first, second
-        llm["len_first"] = [chars(s, c, v) for s, c, v in zip(llm["sample_id"], first, llm["variant"])]
-        llm["len_second"] = [chars(s, c, v) for s, c, v in zip(llm["sample_id"], second, llm["variant"])]
+        sample, variant = llm["sample_id"].to_numpy(object), llm["variant"].to_numpy(object)
+        llm["len_first"] = [chars(s, c, v) for s, c, v in zip(sample, first, variant)]
+        llm["len_second"] = [chars(s, c, v) for s, c, v in zip(sample, second, variant)]
         scoped = pd.concat([llm.assign(variant=ALL), llm], ignore_index=True)
         for (judge_id, variant, axis), g in scoped.groupby(["judge_id", "variant", "axis"]):
             decisive = g[g["position_verdict"].isin(["1", "2"])]
@@ -403,29 +391,40 @@ def category_group_win_rates(pairs: pd.DataFrame, anchor: str, groups: pd.DataFr
     if len(o):
         o = o.assign(category_group=group_of(o["category"], groups))
         o = pd.concat([o, o.assign(variant=ALL)], ignore_index=True)
-        for (judge_id, kind, cid, variant, axis), g in o.groupby(
-            ["judge_id", "judge_kind", "candidate_id", "variant", "axis"], dropna=False
-        ):
-            k, gen = g[g["category_group"] == KOREAN], g[g["category_group"] == GENERAL]
-            ks, gs = js.win_rate_summary(k["outcome"]), js.win_rate_summary(gen["outcome"])
-            diff = js.score_difference(k["outcome"].map(SCORES).fillna(0.0), gen["outcome"].map(SCORES).fillna(0.0))
+        keys = ["judge_id", "judge_kind", "candidate_id", "variant", "axis"]
+        # the counts of both groups in one pass (a key with no pair of a group counts zeros there)
+        counts = js.outcome_counts(o, [*keys, "category_group"]).unstack("category_group", fill_value=0)
+        summary = {
+            side: js.win_rate_summaries(
+                counts.xs(side, axis=1, level="category_group")
+                if side in counts.columns.get_level_values("category_group")
+                else pd.DataFrame(0, index=counts.index, columns=["wins", "ties", "losses", "n_incomplete"])
+            )
+            for side in (KOREAN, GENERAL)
+        }
+        score = o["outcome"].map(SCORES).fillna(0.0).to_numpy(float)
+        korean = (o["category_group"] == KOREAN).to_numpy()
+        general = (o["category_group"] == GENERAL).to_numpy()
+        category = o["category"].to_numpy(object)
+        at = o.groupby(keys, dropna=False, sort=True).indices
+        for key in counts.index:
+            idx = at[key]
+            k, gen = idx[korean[idx]], idx[general[idx]]
+            diff = js.score_difference(score[k], score[gen])
+            ks, gs = summary[KOREAN].loc[key], summary[GENERAL].loc[key]
             rows.append(
                 {
-                    "judge_id": judge_id,
-                    "judge_kind": kind,
-                    "candidate_id": cid,
+                    **dict(zip(keys, key)),
                     "anchor_id": anchor,
-                    "variant": variant,
-                    "axis": axis,
-                    "korean_categories": ", ".join(sorted(k["category"].dropna().unique())) or None,
-                    "korean_n_pairs": ks.n_pairs,
-                    "korean_win_rate": ks.win_rate,
-                    "korean_ci_low": ks.win_rate_ci_low,
-                    "korean_ci_high": ks.win_rate_ci_high,
-                    "general_n_pairs": gs.n_pairs,
-                    "general_win_rate": gs.win_rate,
-                    "general_ci_low": gs.win_rate_ci_low,
-                    "general_ci_high": gs.win_rate_ci_high,
+                    "korean_categories": ", ".join(sorted(pd.unique(category[k][pd.notna(category[k])]))) or None,
+                    "korean_n_pairs": ks["n_pairs"],
+                    "korean_win_rate": ks["win_rate"],
+                    "korean_ci_low": ks["win_rate_ci_low"],
+                    "korean_ci_high": ks["win_rate_ci_high"],
+                    "general_n_pairs": gs["n_pairs"],
+                    "general_win_rate": gs["win_rate"],
+                    "general_ci_low": gs["win_rate_ci_low"],
+                    "general_ci_high": gs["win_rate_ci_high"],
                     "difference": diff.difference,
                     "difference_ci_low": diff.ci_low,
                     "difference_ci_high": diff.ci_high,
@@ -466,12 +465,14 @@ def call_outcomes(calls: pd.DataFrame, anchor: str) -> pd.DataFrame:
         & ((calls["candidate_a"] == anchor) ^ (calls["candidate_b"] == anchor))
     ]
     rows = []
+    # plain Python objects: iterating Arrow-backed columns value by value was most of the cost
+    judge, order, reason = (c[col].to_numpy(object) for col in ("judge_id", "presentation_order", "reason"))
+    sides = np.where((c["candidate_b"] == anchor).to_numpy(bool), "a", "b")
     for axis in axes_of(calls):
-        for r in c.itertuples(index=False):
-            winner = winner_of(getattr(r, f"verdict_{axis}"), r.presentation_order)
-            side = "a" if r.candidate_b == anchor else "b"
+        for j, verdict, o, side, why in zip(judge, c[f"verdict_{axis}"].to_numpy(object), order, sides, reason):
+            winner = winner_of(verdict, o)
             outcome = None if winner is None else "tie" if winner == "tie" else "win" if winner == side else "loss"
-            rows.append({"judge_id": r.judge_id, "axis": axis, "outcome": outcome, "reason": r.reason})
+            rows.append((j, axis, outcome, why))
     return pd.DataFrame(rows, columns=["judge_id", "axis", "outcome", "reason"])
 
 
@@ -485,7 +486,7 @@ def reason_terms(
     for (judge_id, axis), g in o.groupby(["judge_id", "axis"]):
         bags = {k: Counter() for k in VERDICT_CLASSES}
         sizes = Counter(g["outcome"])
-        for outcome, reason in zip(g["outcome"], g["reason"]):
+        for outcome, reason in zip(g["outcome"].to_numpy(object), g["reason"].to_numpy(object)):
             bags[outcome].update(tokenize(reason))
         everything = sum(bags.values(), Counter())
         for outcome, verdict in VERDICT_CLASSES.items():

@@ -105,7 +105,8 @@ def alt_test_from_counts(
     Parameters
     ----------
     per_annotator : pandas.DataFrame
-        One row per annotator with ``n_human_better``, ``n_tie``, ``n_model_better``.
+        One row per annotator with ``n_human_better``, ``n_tie``, ``n_model_better`` (with
+        ``per_annotator_frame=False``, any mapping of those names to arrays).
     epsilon : float
         The cost-benefit allowance of the t-test (:func:`annotator_p_values`).
     q : float, default 0.05
@@ -154,9 +155,9 @@ def alt_test_from_counts(
     >>> r.winning_rate, r.advantage_probability, r.passed, r.n_annotators_skipped
     (0.5, 0.5, True, 1)
     """
-    plus = per_annotator["n_human_better"].to_numpy(dtype=int)
-    zero = per_annotator["n_tie"].to_numpy(dtype=int)
-    minus = per_annotator["n_model_better"].to_numpy(dtype=int)
+    plus = np.asarray(per_annotator["n_human_better"], dtype=int)
+    zero = np.asarray(per_annotator["n_tie"], dtype=int)
+    minus = np.asarray(per_annotator["n_model_better"], dtype=int)
     n = plus + zero + minus
     tested = n >= min_instances_per_human
     p = np.full(len(n), np.nan)
@@ -166,7 +167,7 @@ def alt_test_from_counts(
         p[tested] = annotator_p_values(plus[tested], zero[tested], minus[tested], epsilon)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean_w_model = (zero + minus) / n
-    w = None if weight is None else per_annotator[weight].to_numpy(dtype=np.int64)
+    w = None if weight is None else np.asarray(per_annotator[weight], dtype=np.int64)
     rejected, omega, rho = decide(p, mean_w_model, tested, q, weight=w)
     per = (
         per_annotator.assign(n_instances=n, p_value=p, mean_w_model=mean_w_model, rejected=rejected)

@@ -123,7 +123,8 @@ def kappa_from_tables(tables) -> np.ndarray:
     Notes
     -----
     With N the table's total, p_o = trace / N and p_e = sum_c (row_c x col_c) / N^2,
-    kappa = (p_o - p_e) / (1 - p_e): statsmodels' ``cohens_kappa`` formula, vectorised.
+    kappa = (p_o - p_e) / (1 - p_e) = 1 - sum_{i != j} n_ij / sum_{i != j} E_ij with
+    E = col row' / N: scikit-learn's ``cohen_kappa_score`` arithmetic, bit for bit, vectorised.
 
     References
     ----------
@@ -141,11 +142,17 @@ def kappa_from_tables(tables) -> np.ndarray:
     array([0.5, 0. ])
     """
     t = np.asarray(tables, dtype=float)
+    k = t.shape[-1]
+    # scikit-learn's arithmetic (1 - disagreement / its chance level), so a kappa of exactly 0
+    # stays 0 and the Landis & Koch band does not turn on the last bit
+    column, row = t.sum(axis=-2), t.sum(axis=-1)
+    total = column.sum(axis=-1)
+    off_diagonal = 1.0 - np.eye(k)
     with np.errstate(divide="ignore", invalid="ignore"):
-        nobs = t.sum(axis=(-2, -1))
-        agree = np.trace(t, axis1=-2, axis2=-1) / nobs
-        expected = (t.sum(axis=-1) * t.sum(axis=-2)).sum(axis=-1) / nobs**2
-        return (agree - expected) / (1 - expected)
+        expected = column[..., :, None] * row[..., None, :] / total[..., None, None]
+        observed_off = (off_diagonal * t).sum(axis=(-2, -1))
+        expected_off = (off_diagonal * expected).sum(axis=(-2, -1))
+        return np.where(expected_off == 0, np.nan, 1 - observed_off / expected_off)
 
 
 def summary(truth, predicted, labels, weight=None) -> ClassificationSummary:
@@ -172,7 +179,9 @@ def summary(truth, predicted, labels, weight=None) -> ClassificationSummary:
     -----
     accuracy = sum_i 1[t_i = p_i] / n; macro-F1 = mean over labels of 2 P R / (P + R);
     kappa = (p_o - p_e) / (1 - p_e) with p_e from the truth and prediction margins
-    (:func:`kappa_from_tables`). scikit-learn does the arithmetic.
+    (:func:`kappa_from_tables`), all from one :func:`count_table` (scikit-learn's
+    ``accuracy_score``, ``f1_score(average="macro", zero_division=0)`` and ``cohen_kappa_score``
+    to the last bits, tests/python/test_stats_classification.py).
 
     References
     ----------
@@ -190,22 +199,42 @@ def summary(truth, predicted, labels, weight=None) -> ClassificationSummary:
     (0.75, 0.7333, 0.5, 'moderate')
     """
     t, p, n_missing = _clean(truth, predicted, labels)
+    if not len(t):
+        raise ValueError("no images to score: the summary of an empty set is not defined")
     w = None if weight is None else np.asarray(weight, dtype=float)
     if w is not None:
         n_missing = int(w[p == "__missing__"].sum())
     n = len(t) if w is None else int(w.sum())
     all_labels = list(labels) + _outside(p, labels)
-    kappa = _kappa(t, p, all_labels, w)
-    n_right = float((t == p).sum() if w is None else w[t == p].sum())
+    table = count_table(t, p, all_labels, w)
+    used = (table.sum(axis=0) + table.sum(axis=1)) > 0
+    kappa = float(kappa_from_tables(table)) if used.sum() >= 2 else float("nan")
+    n_right = float(np.trace(table))
+    k = len(labels)
+    true_sum, pred_sum, tp = table[:k].sum(axis=1), table[:, :k].sum(axis=0), np.diag(table)[:k]
+    denominator = true_sum + pred_sum
+    # F1 = 2 tp / (2 tp + fp + fn), 0 for a label neither true nor predicted (scikit-learn's zero_division=0)
+    f1 = np.divide(2.0 * tp, denominator, out=np.zeros(k), where=denominator > 0)
     return ClassificationSummary(
         n=n,
         n_missing=n_missing,
-        accuracy=float(metrics.accuracy_score(t, p, sample_weight=w)),
-        f1_macro=float(metrics.f1_score(t, p, labels=list(labels), average="macro", zero_division=0, sample_weight=w)),
+        accuracy=n_right / float(table.sum()),
+        f1_macro=float(f1.mean()),
         kappa=kappa,
         band=landis_koch_band(kappa),
         accuracy_answered_only=n_right / (n - n_missing) if n > n_missing else float("nan"),
     )
+
+
+def count_table(truth, predicted, labels, weight=None) -> np.ndarray:
+    """truth x predicted table of counts (or summed weights) over `labels`, in their order; every
+    truth and predicted value must be one of them."""
+    at = pd.Index(list(labels))
+    rows, cols = at.get_indexer(truth), at.get_indexer(predicted)
+    if (rows < 0).any() or (cols < 0).any():
+        raise ValueError(f"labels outside {list(labels)} (missing truth?) cannot be counted")
+    k = len(at)
+    return np.bincount(rows * k + cols, weights=weight, minlength=k * k).reshape(k, k).astype(float)
 
 
 def by_label(truth, predicted, labels) -> pd.DataFrame:

@@ -219,6 +219,27 @@ def _gauss_hermite(n_agq: int) -> tuple[np.ndarray, np.ndarray]:
     return hermgauss(n_agq)
 
 
+def logsumexp_rows(a: np.ndarray) -> np.ndarray:
+    """log(sum(exp(a), axis=1)) of a 2-D float array, bit for bit what
+    ``scipy.special.logsumexp(a, axis=1)`` returns (scipy 1.15+'s algorithm: the row maximum is
+    taken out of the sum, log1p of the rest, the naive log-sum where that is not finite) without
+    its array-API dispatch, which was half the cost of a likelihood evaluation on small studies."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        a_max = np.max(a, axis=1, keepdims=True)
+        is_max = a == a_max
+        m = np.sum(is_max.astype(a.dtype), axis=1, keepdims=True, dtype=a.dtype)
+        s = np.sum(np.exp(np.where(is_max, -np.inf, a) - a_max), axis=1, keepdims=True)
+        s = np.where(s == 0, s, s / m)
+        sign = np.sign(s + 1) * np.sign(m)
+        s = np.where(s < -1, -s - 2, s)
+        out = np.log1p(s) + np.log(np.abs(m)) + a_max
+        out[sign < 0] = np.nan
+        finite = np.isfinite(out)
+        if not finite.all():
+            out = np.where(finite, out, np.log(np.sum(np.exp(a), axis=1, keepdims=True)))
+    return out[:, 0]
+
+
 def marginal_loglik(
     data: BinomialData, beta, sigma: float, n_agq: int = DEFAULT_N_AGQ, mode_cache: dict | None = None
 ) -> float:
@@ -277,7 +298,7 @@ def marginal_loglik(
         - 0.5 * nodes**2
     )  # (G, K)
     log_terms = h + z[None, :] ** 2 + np.log(w)[None, :]
-    per_group = special.logsumexp(log_terms, axis=1) + np.log(scale) - 0.5 * np.log(2 * np.pi)
+    per_group = logsumexp_rows(log_terms) + np.log(scale) - 0.5 * np.log(2 * np.pi)
     return float(per_group.sum() + data.log_binom_const)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from .classification import kappa_from_tables
 from .fits import GRADIENT_TOLERANCE, central_gradient, optimiser_warnings_recorded_by_the_caller
 
 PAIR_VERDICTS = ("a", "b", "tie")
@@ -229,12 +230,21 @@ def wilson_interval(successes: float, n: float, alpha: float = 0.05) -> Proporti
     >>> round(r.lo, 4), round(r.hi, 4)
     (0.4902, 0.9433)
     """
-    if n <= 0:
-        return ProportionInterval(float("nan"), float("nan"))
+    lo, hi = wilson_intervals(np.array([successes], float), np.array([n], float), alpha)
+    return ProportionInterval(float(lo[0]), float(hi[0]))
+
+
+def wilson_intervals(successes: np.ndarray, n: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`wilson_interval` of many proportions at once (arrays of successes and trials): one
+    statsmodels call for a whole table, elementwise the same arithmetic. NaN where n is 0."""
     from statsmodels.stats.proportion import proportion_confint
 
-    lo, hi = proportion_confint(successes, n, alpha=alpha, method="wilson")
-    return ProportionInterval(float(lo), float(hi))
+    successes, n = np.asarray(successes, float), np.asarray(n, float)
+    some = n > 0
+    lo, hi = np.full(n.shape, np.nan), np.full(n.shape, np.nan)
+    if some.any():
+        lo[some], hi[some] = proportion_confint(successes[some], n[some], alpha=alpha, method="wilson")
+    return lo, hi
 
 
 @dataclass(frozen=True)
@@ -287,26 +297,48 @@ def win_rate_summary(outcomes: pd.Series, alpha: float = 0.05) -> WinRateSummary
     >>> r.n_pairs, r.win_rate, r.win_rate_answered_only, r.n_incomplete
     (5, 0.5, 0.625, 1)
     """
-    missing = outcomes.isna()
-    wins = int((outcomes == "win").sum())
-    ties = int((outcomes == "tie").sum())
-    losses = int((outcomes == "loss").sum())
-    n_missing = int(missing.sum())
+    counts = outcome_counts(pd.DataFrame({"outcome": outcomes, "_": 0}), ["_"]).reindex([0], fill_value=0)
+    table = win_rate_summaries(counts, alpha)
+    return WinRateSummary(**{f: table[f].iloc[0].item() for f in WIN_RATE_FIELDS})
+
+
+WIN_RATE_FIELDS = tuple(WinRateSummary.__dataclass_fields__)
+OUTCOME_COUNTS = {"wins": "win", "ties": "tie", "losses": "loss"}
+
+
+def outcome_counts(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per group of `keys` (sorted, a missing key its own group): wins, ties, losses and
+    n_incomplete (no verdict) of rows["outcome"], the input of :func:`win_rate_summaries`."""
+    outcome = rows["outcome"].astype(object)
+    flags = pd.DataFrame({c: outcome.eq(v).to_numpy(int) for c, v in OUTCOME_COUNTS.items()}, index=rows.index)
+    flags["n_incomplete"] = outcome.isna().to_numpy(int)
+    return flags.groupby([rows[k] for k in keys], dropna=False, sort=True).sum()
+
+
+def win_rate_summaries(counts: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """:func:`win_rate_summary` of every row of `counts` (wins, ties, losses, n_incomplete per
+    candidate and scope, as :func:`outcome_counts` gives them): the WinRateSummary fields as
+    columns, same index; one Wilson call for the table."""
+    wins, ties, losses, missing = (counts[c].to_numpy(int) for c in ("wins", "ties", "losses", "n_incomplete"))
     judged = wins + ties + losses
-    n = judged + n_missing
-    rate = (wins + 0.5 * ties) / n if n else float("nan")
-    ci = wilson_interval(wins + 0.5 * ties, n, alpha)
-    return WinRateSummary(
-        wins=wins,
-        ties=ties,
-        losses=losses,
-        n_pairs=n,
-        win_rate=rate,
-        win_rate_ci_low=ci.lo,
-        win_rate_ci_high=ci.hi,
-        n_incomplete=n_missing,
-        win_rate_answered_only=(wins + 0.5 * ties) / judged if judged else float("nan"),
-    )
+    n = judged + missing
+    half_wins = wins + 0.5 * ties
+    lo, hi = wilson_intervals(half_wins, n, alpha)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return pd.DataFrame(
+            {
+                "wins": wins,
+                "ties": ties,
+                "losses": losses,
+                "n_pairs": n,
+                "win_rate": np.where(n > 0, half_wins / np.where(n > 0, n, 1), np.nan),
+                "win_rate_ci_low": lo,
+                "win_rate_ci_high": hi,
+                "n_incomplete": missing,
+                "win_rate_answered_only": np.where(judged > 0, half_wins / np.where(judged > 0, judged, 1), np.nan),
+            },
+            index=counts.index,
+        )
 
 
 @dataclass(frozen=True)
@@ -390,6 +422,28 @@ def _davidson_negloglik(params, i_idx, j_idx, w_i, w_j, t, free_mask, with_ties)
     return -ll.sum()
 
 
+def _wins_losses_ties(comparisons: pd.DataFrame, items) -> dict[str, tuple[int, int, int]]:
+    """(wins, losses, ties) of each of `items` over the comparisons, in one pass over the rows."""
+    score = {it: [0, 0, 0] for it in items}
+    for a, b, outcome in zip(comparisons["item_i"], comparisons["item_j"], comparisons["outcome"]):
+        if outcome == "i":
+            winner, loser = a, b
+        elif outcome == "j":
+            winner, loser = b, a
+        elif outcome == "tie":
+            for it in (a, b):  # a self-comparison's tie counts on both sides, as it does in the fit
+                if it in score:
+                    score[it][2] += 1
+            continue
+        else:
+            continue
+        if winner in score:
+            score[winner][0] += 1
+        if loser in score:
+            score[loser][1] += 1
+    return {it: tuple(v) for it, v in score.items()}
+
+
 def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: float = 0.05) -> BradleyTerryFit:
     """Maximum-likelihood Bradley-Terry strengths with Davidson ties.
 
@@ -438,18 +492,10 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
     """
     items_all = sorted(set(comparisons["item_i"]) | set(comparisons["item_j"]) | {reference})
     notes: dict[str, str] = {}
-    data = comparisons[["item_i", "item_j", "outcome"]].copy()
+    data = comparisons[["item_i", "item_j", "outcome"]].astype(object)  # plain objects: looped over below
+    data["outcome"] = data["outcome"].where(data["outcome"].notna(), None)  # no pd.NA in comparisons
     while True:
-        score = {}
-        for it in items_all:
-            if it in notes:
-                continue
-            as_i = data[data["item_i"] == it]["outcome"]
-            as_j = data[data["item_j"] == it]["outcome"]
-            wins = (as_i == "i").sum() + (as_j == "j").sum()
-            losses = (as_i == "j").sum() + (as_j == "i").sum()
-            ties = (as_i == "tie").sum() + (as_j == "tie").sum()
-            score[it] = (wins, losses, ties)
+        score = _wins_losses_ties(data, (it for it in items_all if it not in notes))
         bad = [
             it
             for it, (w, l, t) in score.items()
@@ -468,15 +514,16 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
             )
         data = data[~data["item_i"].isin(bad) & ~data["item_j"].isin(bad)]
     # Connectivity to the reference (otherwise the strengths are not identified).
+    neighbours: dict[str, set] = {}
+    for a, b in zip(data["item_i"], data["item_j"]):
+        neighbours.setdefault(a, set()).add(b)
+        neighbours.setdefault(b, set()).add(a)
     reach, frontier = {reference}, [reference]
-    edges = list(zip(data["item_i"], data["item_j"]))
     while frontier:
-        node = frontier.pop()
-        for a, b in edges:
-            for x, y in ((a, b), (b, a)):
-                if x == node and y not in reach:
-                    reach.add(y)
-                    frontier.append(y)
+        for y in neighbours.get(frontier.pop(), ()):
+            if y not in reach:
+                reach.add(y)
+                frontier.append(y)
     for it in items_all:
         if it not in reach and it not in notes:
             notes[it] = "not connected to the reference"
@@ -484,19 +531,26 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
     items = [it for it in items_all if it in reach]
 
     index = {it: k for k, it in enumerate(items)}
-    grouped = (
-        data.assign(w_i=data["outcome"].eq("i"), w_j=data["outcome"].eq("j"), t=data["outcome"].eq("tie"))
-        .groupby(["item_i", "item_j"])[["w_i", "w_j", "t"]]
-        .sum()
-        .reset_index()
-    )
-    i_idx = grouped["item_i"].map(index).to_numpy(int)
-    j_idx = grouped["item_j"].map(index).to_numpy(int)
-    w_i, w_j, t = (grouped[c].to_numpy(float) for c in ("w_i", "w_j", "t"))
+    # outcomes per ordered pair (item_i, item_j), pairs in sorted order: the sum in the likelihood
+    # runs in this order
+    per_pair: dict[tuple, list[int]] = {}
+    for a, b, outcome in zip(data["item_i"], data["item_j"], data["outcome"]):
+        if pd.isna(a) or pd.isna(b):
+            continue
+        counts = per_pair.setdefault((a, b), [0, 0, 0])
+        for k, kind in enumerate(("i", "j", "tie")):
+            counts[k] += outcome == kind
+    pairs = sorted(per_pair)
+    i_idx = np.array([index[a] for a, _ in pairs], dtype=int)
+    j_idx = np.array([index[b] for _, b in pairs], dtype=int)
+    w_i, w_j, t = np.array([per_pair[p] for p in pairs], dtype=float).reshape(-1, 3).T
     free_mask = np.array([it != reference for it in items])
     with_ties = bool(t.sum() > 0)
     n_params = int(free_mask.sum()) + (1 if with_ties else 0)
-    n_by_item = {it: int(((data["item_i"] == it) | (data["item_j"] == it)).sum()) for it in items_all}
+    n_by_item = dict.fromkeys(items_all, 0)
+    for a, b in zip(data["item_i"], data["item_j"]):
+        n_by_item[a] += 1
+        n_by_item[b] += a != b
 
     theta = np.zeros(len(items))
     cov = np.zeros((0, 0))
@@ -730,7 +784,7 @@ def cohen_kappa(labels_1, labels_2) -> CohenKappa:
     Notes
     -----
     kappa = (p_o - p_e) / (1 - p_e), p_e = sum_c p_1(c) p_2(c) from each judge's label shares
-    (scikit-learn's ``cohen_kappa_score``).
+    (:func:`rater1001.stats.classification.kappa_from_tables` of the two judges' count table).
 
     References
     ----------
@@ -744,16 +798,17 @@ def cohen_kappa(labels_1, labels_2) -> CohenKappa:
     >>> cohen_kappa(["x", "x", "y", "y"], ["x", "x", "y", "x"])
     CohenKappa(kappa=0.5, agreement=0.75, n=4)
     """
-    from sklearn.metrics import cohen_kappa_score
-
-    a = pd.Series(list(labels_1), dtype="object")
-    b = pd.Series(list(labels_2), dtype="object")
+    a = np.array(list(labels_1), dtype=object)
+    b = np.array(list(labels_2), dtype=object)
     if len(a) != len(b):
         raise ValueError(f"label sequences differ in length ({len(a)} vs {len(b)})")
-    keep = a.notna() & b.notna()
+    keep = ~(pd.isna(a) | pd.isna(b))
     a, b = a[keep].astype(str), b[keep].astype(str)
     n = int(len(a))
-    agreement = float((a.to_numpy() == b.to_numpy()).mean()) if n else float("nan")
-    if n < 2 or (a.nunique() == 1 and b.nunique() == 1 and a.iloc[0] == b.iloc[0]):
+    agreement = float((a == b).mean()) if n else float("nan")
+    labels, codes = np.unique(np.concatenate([a, b]), return_inverse=True)
+    if n < 2 or len(labels) == 1:
         return CohenKappa(kappa=float("nan"), agreement=agreement, n=n)
-    return CohenKappa(kappa=float(cohen_kappa_score(a, b)), agreement=agreement, n=n)
+    k = len(labels)
+    table = np.bincount(codes[:n] * k + codes[n:], minlength=k * k).reshape(k, k)
+    return CohenKappa(kappa=float(kappa_from_tables(table)), agreement=agreement, n=n)
