@@ -125,7 +125,7 @@ def open_page(
         while not (port_file.exists() and port_file.read_text().strip()):
             if time.monotonic() > deadline or proc.poll() is not None:
                 raise RuntimeError("chromium did not start its DevTools endpoint")
-            time.sleep(0.1)
+            time.sleep(0.02)
         port = port_file.read_text().split()[0]
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as r:
             page = next(t for t in json.load(r) if t["type"] == "page")
@@ -140,7 +140,7 @@ def open_page(
             while not s.call("Runtime.evaluate", expression=f"Boolean({ready_js})")["result"].get("value"):
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"page never became ready ({ready_js})")
-                time.sleep(0.2)
+                time.sleep(0.05)
             value = s.call("Runtime.evaluate", expression=result_js, returnByValue=True)["result"].get("value")
             shot = s.call("Page.captureScreenshot", format="png", captureBeyondViewport=False)
             run = PageRun(
@@ -155,6 +155,9 @@ def open_page(
                     paperHeight=297 / 25.4,
                     preferCSSPageSize=True,
                     printBackground=True,
+                    # Chromium tags the PDF for accessibility by default, which more than doubles
+                    # the time to print the report; the test reads pages and layout, not tags.
+                    generateTaggedPDF=False,
                 )
                 run.pdf = base64.b64decode(printed["data"])
                 s.call("Emulation.setEmulatedMedia", media="print")

@@ -3,9 +3,12 @@ failures from dbt's structured events (build_events.py)."""
 
 from __future__ import annotations
 
+import json
+
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import query_warehouse
 from rater1001.warehouse import dbt_build
 
 # Seeds and staging models with the tests of those alone (cautious indirect selection: a test
@@ -19,12 +22,15 @@ def _cautious_selection(monkeypatch):
 
 
 def _break_one_race(paths) -> str:
-    """Give one stimulus a race outside the label seed (ingest would refuse it; the landing file is
-    edited directly, as a file written by hand would be)."""
+    """Give one stimulus a race outside the label seed and two others no emotion (ingest would
+    refuse both; the landing file is edited directly, as a file written by hand would be)."""
     t = pq.read_table(paths.raw_table("stimuli"))
-    races = t.column("race").to_pylist()
-    races[0] = "Martian"
-    pq.write_table(t.set_column(t.schema.get_field_index("race"), "race", pa.array(races)), paths.raw_table("stimuli"))
+    races, emotions = t.column("race").to_pylist(), t.column("emotion").to_pylist()
+    races[0], emotions[1], emotions[2] = "Martian", None, None
+    t = t.set_column(t.schema.get_field_index("race"), "race", pa.array(races))
+    pq.write_table(
+        t.set_column(t.schema.get_field_index("emotion"), "emotion", pa.array(emotions)), paths.raw_table("stimuli")
+    )
     return t.column("image_id")[0].as_py()
 
 
@@ -37,15 +43,26 @@ def test_a_build_is_quiet_reports_progress_and_names_the_failing_test(small_stud
     out, err = capfd.readouterr()
     assert "START" not in out + err and "Running with dbt" not in out + err  # dbt's console lines
     assert not result and result.failed >= 1
-    failing = [f for f in result.failures if "accepted_factor_label_stg_stimuli_race" in f.node]
+    failing = [f for f in result.failures if "accepted_values_columns_stg_stimuli" in f.node]
     assert failing, result.failures
     assert failing[0].status == "fail", result.summary()
+    # each of the model's column-check tests fails; the rows it returns name the column and count
+    nulls = [f for f in result.failures if "not_null_columns_stg_stimuli" in f.node]
+    assert [(f.status, f.message.split(",")[0]) for f in nulls] == [("fail", "Got 2 results")]  # NULL rows, not columns
+    run = json.loads((small_study.root / "target" / "run_results.json").read_text())["results"]
+    rows = {
+        test: query_warehouse(small_study, sql).values.tolist()
+        for test in ("not_null_columns", "accepted_values_columns")
+        for sql in [next(r["compiled_code"] for r in run if f".{test}_stg_stimuli" in r["unique_id"])]
+    }
+    assert rows["not_null_columns"] == [["emotion", "not_null when slot emotion is declared", 2]]
+    assert rows["accepted_values_columns"] == [["race", "accepted_factor_label race", "Martian", 1]]
     # progress: one call per node, counting up to the total dbt announced
     assert [d for d, _, _ in seen] == list(range(1, len(seen) + 1))
     assert seen[-1][0] == seen[-1][1] == result.total
     assert result.passed + result.failed + result.warned + result.skipped == result.total
     log = result.log_file.read_text(encoding="utf-8")
-    assert "accepted_factor_label" in log and "FAIL" in log
+    assert "accepted_values_columns" in log and "FAIL" in log
     # dbt's file log is at info: the failure and where its SQL is, not every statement run
     assert "compiled code at" in log and "Began running node" not in log
     assert "FAILED" in result.summary() and str(result.log_file) in result.summary()

@@ -116,7 +116,7 @@ def test_rate_limit_overload_timeout_and_truncated_bodies_are_retried(proj):
         srv.queue(
             anthropic_error(429, "rate_limit_error", "rate limited", {"retry-after": "0.4"}),
             anthropic_error(529, "overloaded_error", "Overloaded"),
-            Reply(200, anthropic_reply("{}").body, hang=True),  # never answers: the 2 s timeout ends it
+            Reply(200, anthropic_reply("{}").body, hang=True),  # never answers: the 1 s timeout ends it
             Reply(200, anthropic_reply('{"emotion": "sad"}').body, truncate=True),
             Reply(
                 200,
@@ -130,7 +130,7 @@ def test_rate_limit_overload_timeout_and_truncated_bodies_are_retried(proj):
                 },
             ),  # no text
         )
-        result = run_infer(paths, opts(proj, srv, limit=1, timeout_s=2.0))
+        result = run_infer(paths, opts(proj, srv, limit=1, timeout_s=1.0))
     times = [r.at for r in srv.requests]
     assert len(times) == 6 and result.retries == 5 and not result.incomplete
     assert times[1] - times[0] >= 0.4  # retry-after honoured

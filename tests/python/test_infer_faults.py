@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 from fakes.models import openai_error, openai_parts, openai_reply, openai_server
 from fakes.project import make_infer_project, truth
-from fakes.server import Reply
+from fakes.server import Reply, quick_default_backoff
 from rater1001 import cli
 from rater1001.infer.run import InferOptions, ledger_path, run_infer
 from rater1001.runner import Ledger, RetryPolicy
@@ -73,8 +73,9 @@ def test_an_odd_response_is_retried_and_the_run_goes_on(proj, shape):
     assert sorted(result.rows["emotion"]) == sorted(truth(i) for i in result.rows["image_id"])
 
 
-def test_a_unit_that_only_gets_odd_responses_fails_alone(proj, capsys):
+def test_a_unit_that_only_gets_odd_responses_fails_alone(proj, capsys, monkeypatch):
     paths, images = proj
+    quick_default_backoff(monkeypatch)
 
     def respond(req):
         _, image_id, _ = openai_parts(req.body)
@@ -376,10 +377,11 @@ def test_a_full_disk_stops_the_run_instead_of_paying_for_calls_it_cannot_record(
     assert len(oks) >= 3
 
 
-def test_unreadable_ledger_lines_are_one_warning_on_stderr_and_retries_stay_off_the_terminal(proj, capsys):
+def test_unreadable_ledger_lines_are_one_warning_on_stderr_and_retries_stay_off_the_terminal(proj, capsys, monkeypatch):
     """The ledger logs (logging, not print); the command shows the warning once although the plan,
     the run and the landing each open the ledger, and keeps the INFO lines about retries to itself."""
     paths, images = proj
+    quick_default_backoff(monkeypatch)
     path = paths.root / "data" / "ledger" / "infer.jsonl"
     path.parent.mkdir(parents=True)
     path.write_text("typed by hand\n")

@@ -134,7 +134,7 @@ def test_a_hang_past_the_timeout_is_retried(proj):
                 base_url=srv.url,
                 limit=1,
                 strategy="json-single",
-                timeout_s=2.0,
+                timeout_s=1.0,
                 progress=False,
                 retry=FAST,
             ),

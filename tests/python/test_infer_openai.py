@@ -76,11 +76,11 @@ def test_rate_limit_server_error_timeout_truncated_and_garbled_bodies_are_retrie
         srv.queue(
             openai_error(429, "rate limited", {"Retry-After": "0.4"}),
             openai_error(500, "internal"),
-            Reply(200, openai_reply("{}").body, hang=True),  # never answers: the 2 s timeout ends it
+            Reply(200, openai_reply("{}").body, hang=True),  # never answers: the 1 s timeout ends it
             Reply(200, openai_reply('{"emotion": "sad"}').body, truncate=True),  # connection cut mid-body
             Reply(200, b'{"id": "chatcmpl-x", "choices": [{"mess'),  # complete but garbled body
         )
-        result = run_infer(paths, opts(images, srv, limit=1, strategy="json-single", timeout_s=2.0))
+        result = run_infer(paths, opts(images, srv, limit=1, strategy="json-single", timeout_s=1.0))
     times = [r.at for r in srv.requests]
     assert len(times) == 6 and result.retries == 5 and not result.incomplete
     assert times[1] - times[0] >= 0.4  # Retry-After honoured

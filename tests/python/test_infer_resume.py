@@ -9,15 +9,25 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 
 import pyarrow.parquet as pq
+import pytest
+from fakes.forked_cli import ForkedCli
 from fakes.models import openai_parts, openai_server, step_of
 from fakes.project import make_infer_project, truth
 
 KEY = "sk-test-resume-0123456789abcdef"
 N_IMAGES, STEPS, CONCURRENCY = 16, 3, 4
+
+
+@pytest.fixture(scope="module")
+def forked():
+    """Each run is a process of its own, forked from one helper that has imported the CLI and the
+    OpenAI backend (an interpreter each would spend most of these tests importing)."""
+    with ForkedCli(
+        env={"OPENAI_API_KEY": KEY}, preload=("rater1001.infer.run", "rater1001.infer.backends.openai_backend")
+    ) as helper:
+        yield helper
 
 
 def answer(image_id, step, prompt):
@@ -65,18 +75,12 @@ def wait_for_line(proc, text: str) -> str:
     return "".join(lines)
 
 
-def test_sigkill_mid_run_then_resume(tmp_path):
+def test_sigkill_mid_run_then_resume(tmp_path, forked):
     paths, images = make_infer_project(tmp_path, N_IMAGES)
     ledger = paths.root / "data" / "ledger" / "infer.jsonl"
-    env = {**os.environ, "OPENAI_API_KEY": KEY}
     with openai_server(answer) as srv:
         srv.hold(after=12)
         cmd = [
-            sys.executable,
-            "-m",
-            "rater1001.cli",
-            "--home",
-            str(paths.root),
             "infer",
             "gpt-4o-mini",
             "--images",
@@ -87,7 +91,7 @@ def test_sigkill_mid_run_then_resume(tmp_path):
             f"openai={CONCURRENCY}",
             "--no-progress",
         ]
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = forked.start(paths, *cmd)
         blocked_on_held_calls(srv, proc, CONCURRENCY)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -100,7 +104,7 @@ def test_sigkill_mid_run_then_resume(tmp_path):
         with srv._lock:
             srv.requests.clear()
         srv.release()  # the held calls are answered into the dead connections
-        resumed = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
+        resumed = forked.run(paths, *cmd)
         asked_after = requested(srv)
 
     assert resumed.returncode == 0, resumed.stderr
@@ -119,18 +123,12 @@ def test_sigkill_mid_run_then_resume(tmp_path):
     assert f"reused from the ledger {len(done_before)}" in resumed.stdout
 
 
-def test_ctrl_c_lands_what_finished_and_says_how_to_resume(tmp_path):
+def test_ctrl_c_lands_what_finished_and_says_how_to_resume(tmp_path, forked):
     paths, images = make_infer_project(tmp_path, 12)
     ledger = paths.root / "data" / "ledger" / "infer.jsonl"
-    env = {**os.environ, "OPENAI_API_KEY": KEY}
     with openai_server(answer) as srv:
         srv.hold(after=8)  # 8 calls by 2 workers of 3-call units: at least one unit is complete
         cmd = [
-            sys.executable,
-            "-m",
-            "rater1001.cli",
-            "--home",
-            str(paths.root),
             "infer",
             "gpt-4o-mini",
             "--images",
@@ -141,14 +139,14 @@ def test_ctrl_c_lands_what_finished_and_says_how_to_resume(tmp_path):
             "openai=2",
             "--no-progress",
         ]
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = forked.start(paths, *cmd, stream_stderr=True)
         blocked_on_held_calls(srv, proc, 2)
         assert len(ledger_ok(ledger)) == 8
         proc.send_signal(signal.SIGINT)
         # The interrupted run says it waits for its two calls in flight; answer them then.
         err = wait_for_line(proc, "waiting up to 30 s for 2 call(s) in flight")
         srv.release()
-        out, rest = proc.communicate(timeout=120)
+        out, rest = proc.communicate()
         err += rest
     assert proc.returncode == 130, err
     assert "run the same command again to resume" in err
@@ -162,12 +160,11 @@ def test_ctrl_c_lands_what_finished_and_says_how_to_resume(tmp_path):
     assert landed == complete_units and len(landed) >= 1
 
 
-def test_ctrl_c_with_8_calls_in_flight_records_all_8(tmp_path):
+def test_ctrl_c_with_8_calls_in_flight_records_all_8(tmp_path, forked):
     """The calls a provider finishes (and bills) after Ctrl-C reach the ledger and the landing.
     Before the run waited for them, the ledger held none of the 8 (they came back after it closed)."""
     paths, images = make_infer_project(tmp_path, 8)
     ledger = paths.root / "data" / "ledger" / "infer.jsonl"
-    env = {**os.environ, "OPENAI_API_KEY": KEY}
 
     def all_at_once(image_id, step, prompt):
         return json.dumps({"emotion": truth(image_id), "valence": 5, "arousal": 5})
@@ -175,11 +172,6 @@ def test_ctrl_c_with_8_calls_in_flight_records_all_8(tmp_path):
     with openai_server(all_at_once) as srv:
         srv.hold(after=0)  # every call waits until the run has been interrupted
         cmd = [
-            sys.executable,
-            "-m",
-            "rater1001.cli",
-            "--home",
-            str(paths.root),
             "infer",
             "gpt-4o-mini",
             "--images",
@@ -192,13 +184,13 @@ def test_ctrl_c_with_8_calls_in_flight_records_all_8(tmp_path):
             "json-single",
             "--no-progress",
         ]
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = forked.start(paths, *cmd, stream_stderr=True)
         blocked_on_held_calls(srv, proc, 8)
         proc.send_signal(signal.SIGINT)
         # the run says it waits for its calls in flight; only then does the provider answer them
         err = wait_for_line(proc, "waiting up to 30 s for 8 call(s) in flight")
         srv.release()
-        out, rest = proc.communicate(timeout=120)
+        out, rest = proc.communicate()
         served = len(srv.requests)
     err += rest
     assert proc.returncode == 130, err

@@ -13,6 +13,7 @@ import time
 from collections import Counter
 
 import pytest
+from fakes.forked_cli import ForkedCli
 from fakes.landing import cli, landing_state, make_rating_project, mounted_tmpfs, temporaries, write_ratings
 from rater1001 import landing
 from rater1001.ingest import IngestError, ingest_file
@@ -20,7 +21,7 @@ from rater1001.lock import project_lock
 from rater1001.paths import project
 
 N_ROWS, BAD_SHARE = 72_000, 0.3
-KILLS = 10  # each is a fresh process (~2-3 s here); enough to land kills in every phase of the write
+KILLS = 10  # each a process of its own; enough to land kills in every phase of the write
 
 
 def _copy(template, root):
@@ -43,7 +44,13 @@ def _next_start(paths) -> None:
         pass
 
 
-def test_sigkill_at_random_points_leaves_the_old_or_the_new_landing(tmp_path):
+@pytest.fixture
+def forked():
+    with ForkedCli() as helper:
+        yield helper
+
+
+def test_sigkill_at_random_points_leaves_the_old_or_the_new_landing(tmp_path, forked):
     template = make_rating_project(tmp_path / "template")
     old = write_ratings(tmp_path / "old.csv", 20_000, 0.1, seed=1)
     new = write_ratings(tmp_path / "new.csv", N_ROWS, BAD_SHARE, seed=2)
@@ -51,10 +58,11 @@ def test_sigkill_at_random_points_leaves_the_old_or_the_new_landing(tmp_path):
     before = landing_state(template)
 
     # One run that is not killed gives the new state and how long the writing phase lasts: from
-    # the first temporary file to the new manifest in place.
+    # the first temporary file to the new manifest in place. Every run is a process of its own,
+    # forked from one that has imported the CLI already.
     work = _copy(template, tmp_path / "calibrate")
     manifest_before = work.manifest.stat().st_ino
-    proc = cli(work, "ingest", "human_ratings", str(new), wait=False)
+    proc = forked.start(work, "ingest", "human_ratings", str(new))
     started = _wait_for_writing(work, proc)
     while proc.poll() is None and work.manifest.stat().st_ino == manifest_before:
         time.sleep(0.002)
@@ -71,7 +79,7 @@ def test_sigkill_at_random_points_leaves_the_old_or_the_new_landing(tmp_path):
     outcomes: Counter = Counter()
     for i in range(KILLS):
         work = _copy(template, tmp_path / f"kill{i}")
-        proc = cli(work, "ingest", "human_ratings", str(new), wait=False)
+        proc = forked.start(work, "ingest", "human_ratings", str(new))
         if _wait_for_writing(work, proc) is None:
             outcomes["ended before writing"] += 1
             continue

@@ -238,13 +238,14 @@ def test_claude_judge_through_the_anthropic_sdk_with_retries_cost_and_resume(pro
         assert KEY.encode() not in path.read_bytes()
 
 
-def test_odd_responses_fail_their_calls_only_and_successes_are_never_marked_failed(proj, capsys):
+def test_odd_responses_fail_their_calls_only_and_successes_are_never_marked_failed(proj, capsys, monkeypatch):
     """A 200 that is not a completion, for every call about one sample, while the other calls are
     in flight: the run goes on, those calls are call_failed, every call that succeeded lands."""
     from fakes.judge import verdict_text
     from fakes.models import openai_reply
-    from fakes.server import FakeServer, Reply
+    from fakes.server import FakeServer, Reply, quick_default_backoff
 
+    quick_default_backoff(monkeypatch)
     odd = [
         Reply(200, {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [{}]}),
         Reply(200, b"<html>502 Bad Gateway</html>", {"Content-Type": "text/html"}),

@@ -11,6 +11,7 @@ import sys
 
 import pandas as pd
 import pytest
+from fakes.forked_cli import ForkedCli
 from fakes.landing import cli, landing_state, make_rating_project, mounted_tmpfs, write_ratings
 from fakes.models import openai_parts, openai_server, step_of
 from fakes.project import make_infer_project, truth
@@ -19,11 +20,18 @@ from rater1001.landing import read_manifest
 from rater1001.lock import ProjectBusy, ProjectLockError, project_lock
 
 
-def test_a_second_writer_waits_a_bounded_time_then_names_the_holder(tmp_path):
+@pytest.fixture(scope="module")
+def forked():
+    """Commands run one at a time, forked from one helper instead of an interpreter each."""
+    with ForkedCli() as helper:
+        yield helper
+
+
+def test_a_second_writer_waits_a_bounded_time_then_names_the_holder(tmp_path, forked):
     paths = make_rating_project(tmp_path, n_raters=10, n_images=72)
     source = write_ratings(tmp_path / "r.csv", 100, 0.0, seed=1, n_raters=10, n_images=72)
     with project_lock(paths, "test-holder"):
-        busy = cli(paths, "--wait", "0.2", "ingest", "human_ratings", str(source))
+        busy = forked.run(paths, "--wait", "0.2", "ingest", "human_ratings", str(source))
         # in the same process the lock is re-entrant (the CLI takes it, ingest_file takes it again)
         with project_lock(paths, "nested", wait_s=0):
             pass
@@ -32,27 +40,27 @@ def test_a_second_writer_waits_a_bounded_time_then_names_the_holder(tmp_path):
     assert "--wait SECONDS" in busy.stderr and "Traceback" not in busy.stderr
     assert landing_state(paths).manifest is None  # nothing landed while the folder was held
 
-    negative = cli(paths, "--wait", "-1", "ingest", "human_ratings", str(source))
+    negative = forked.run(paths, "--wait", "-1", "ingest", "human_ratings", str(source))
     assert negative.returncode == 2 and "--wait: '-1': must be at least 0" in negative.stderr
     assert landing_state(paths).manifest is None
 
-    done = cli(paths, "--wait", "0", "ingest", "human_ratings", str(source))
+    done = forked.run(paths, "--wait", "0", "ingest", "human_ratings", str(source))
     assert done.returncode == 0, done.stderr
     assert landing_state(paths).manifest[2] == 100
 
 
-def test_a_second_run_gets_a_clear_message_not_a_duckdb_traceback(small_study):
+def test_a_second_run_gets_a_clear_message_not_a_duckdb_traceback(small_study, forked):
     with project_lock(small_study, "run"):
-        second = cli(small_study, "--wait", "0", "run")
+        second = forked.run(small_study, "--wait", "0", "run")
     assert second.returncode == EXIT_BUSY
     assert "another command is writing to this project folder" in second.stderr
     assert "Traceback" not in second.stderr and "duckdb" not in second.stderr.lower()
     assert not small_study.warehouse.exists()
 
 
-def test_dry_runs_and_read_only_commands_do_not_wait_for_the_lock(small_study):
+def test_dry_runs_and_read_only_commands_do_not_wait_for_the_lock(small_study, forked):
     with project_lock(small_study, "test-holder"):
-        summary = cli(small_study, "--wait", "0", "summary")
+        summary = forked.run(small_study, "--wait", "0", "summary")
     assert summary.returncode == 2 and "another command" not in summary.stderr  # no warehouse yet, said so
 
 
@@ -170,7 +178,7 @@ def read_only_folder(tmp_path):
         yield mnt
 
 
-def test_a_read_only_project_folder_is_a_message_not_a_traceback(read_only_folder, tmp_path):
+def test_a_read_only_project_folder_is_a_message_not_a_traceback(read_only_folder, tmp_path, forked):
     from rater1001.paths import project
 
     source = tmp_path / "raters.csv"
@@ -178,5 +186,5 @@ def test_a_read_only_project_folder_is_a_message_not_a_traceback(read_only_folde
     with pytest.raises(ProjectLockError, match="writable project folder"):
         with project_lock(project(read_only_folder), "test"):
             pass
-    proc = cli(project(read_only_folder), "ingest", "raters", str(source))
+    proc = forked.run(project(read_only_folder), "ingest", "raters", str(source))
     assert proc.returncode == 2 and "Read-only file system" in proc.stderr and "Traceback" not in proc.stderr

@@ -58,16 +58,19 @@ class Validation:
             return pd.DataFrame({"reason": pd.Series(dtype=object), "rules": pd.Series(dtype="str")})
         rows = np.concatenate([f.rows for f in self.failures])
         order = np.argsort(rows, kind="stable")
-        long = pd.DataFrame(
+        rows = rows[order]
+        reasons = np.concatenate([f.messages for f in self.failures])[order]
+        rules = np.concatenate([np.full(len(f.rows), f"{f.column} [{f.rule}]", dtype=object) for f in self.failures])
+        # Split at each new row instead of a groupby: pandas aggregates list/join one group at a
+        # time in Python, ~0.6 s for 20,000 rejected rows.
+        cuts = np.flatnonzero(rows[1:] != rows[:-1]) + 1
+        return pd.DataFrame(
             {
-                "row": rows[order],
-                "reason": np.concatenate([f.messages for f in self.failures])[order],
-                "rules": np.concatenate(
-                    [np.full(len(f.rows), f"{f.column} [{f.rule}]", dtype=object) for f in self.failures]
-                )[order],
-            }
-        )
-        return long.groupby("row", sort=True).agg({"reason": list, "rules": "; ".join})
+                "reason": [list(r) for r in np.split(reasons, cuts)],
+                "rules": ["; ".join(r) for r in np.split(rules[order], cuts)],
+            },
+            index=pd.Index(rows[np.r_[0, cuts]], name="row"),
+        ).astype({"rules": "str"})
 
 
 def validate(

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import great_expectations as gx
 import pandas as pd
 
 from ..contract import Column, TableSpec, tables_for
@@ -19,7 +19,17 @@ from ..study import Study
 from .frames import GateFrames, cell_frame_name, cell_label, fk_flag
 from .landed import RowClass, quoted
 
+if TYPE_CHECKING:
+    import great_expectations as gx
+
 Describe = Callable[[pd.DataFrame], list[str]]
+
+
+def _expectations():
+    """GX's expectation classes (GX is imported when the first check is built, not with this module)."""
+    from .gx_run import great_expectations
+
+    return great_expectations().expectations
 
 
 @dataclass
@@ -72,7 +82,7 @@ def _row(file: str, index) -> str:
 
 def _rule(col: Column, study: Study):
     """(expectation kwargs and class, phrase for a failing value) of a contract rule."""
-    E = gx.expectations
+    E = _expectations()
     lo, hi = study.scale_min, study.scale_max
     rule = col.rule or ""
     if rule == "scale":
@@ -118,7 +128,7 @@ def _key_check(spec: TableSpec, file: str) -> Check:
     # Validated on how many rows share each key (one class per multiplicity): unique keys are
     # the ones whose count is 1, and a failing count leads back to every row of those keys.
     multiplicity = RowClass(spec.name, f"rows_per_{'_'.join(key)}", per_key=spec.key)
-    exp = gx.expectations.ExpectColumnValuesToBeBetween(
+    exp = _expectations().ExpectColumnValuesToBeBetween(
         column=multiplicity.column,
         min_value=1,
         max_value=1,
@@ -138,7 +148,7 @@ def _key_check(spec: TableSpec, file: str) -> Check:
 
 
 def _not_null_check(spec: TableSpec, col: Column, file: str) -> Check:
-    exp = gx.expectations.ExpectColumnValuesToNotBeNull(column=col.name, notes=f"{col.name} is required in {file}.")
+    exp = _expectations().ExpectColumnValuesToNotBeNull(column=col.name, notes=f"{col.name} is required in {file}.")
     # A column with a rule shares its distinct values with the rule's check; an id column has
     # (nearly) as many distinct values as rows, so only whether each value is there is grouped.
     rows = (
@@ -178,7 +188,7 @@ def _rule_check(spec: TableSpec, col: Column, study: Study, file: str) -> Check:
 
 def _fk_check(spec: TableSpec, columns: tuple[str, ...], ref_table: str, file: str) -> Check:
     flag = fk_flag(columns, ref_table)
-    exp = gx.expectations.ExpectColumnValuesToBeInSet(
+    exp = _expectations().ExpectColumnValuesToBeInSet(
         column=flag,
         value_set=[True],
         notes=f"Every {', '.join(columns)} of {file} exists in {ref_table} ({flag} is computed by the gate).",
@@ -218,7 +228,7 @@ def contract_checks(spec: TableSpec, flags: list[str], usable: set[str], study: 
 
 
 def _landing_check() -> Check:
-    exp = gx.expectations.ExpectColumnValuesToBeInSet(
+    exp = _expectations().ExpectColumnValuesToBeInSet(
         column="status",
         value_set=["ok", "not landed yet"],
         notes="Required tables (stimuli, human_ratings) are landed and every landed file is readable.",
@@ -237,7 +247,7 @@ def _landing_check() -> Check:
 
 
 def _schema_check() -> Check:
-    exp = gx.expectations.ExpectColumnValuesToBeInSet(
+    exp = _expectations().ExpectColumnValuesToBeInSet(
         column="status",
         value_set=["ok", "absent"],
         notes="Every landed file has the contract's columns with compatible types (contract.py).",
@@ -258,7 +268,7 @@ def _schema_check() -> Check:
 
 
 def _count_check(key: str, frame: str, column: str, expected: int, notes: str, describe: Describe) -> Check:
-    exp = gx.expectations.ExpectColumnValuesToBeBetween(
+    exp = _expectations().ExpectColumnValuesToBeBetween(
         column=column, min_value=expected, max_value=expected, notes=notes
     )
     return Check(key, frame, exp, describe, design=True)

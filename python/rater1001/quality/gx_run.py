@@ -18,17 +18,17 @@ import pandas as pd
 from .checks import Check
 from .landed import LandingDB
 
-# Read by GX when the context config leaves analytics unset; set both for belt and braces.
-os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
-
-import great_expectations as gx  # noqa: E402  (after the environment switch above)
-from great_expectations.data_context.types.base import (  # noqa: E402
-    DataContextConfig,
-    InMemoryStoreBackendDefaults,
-    ProgressBarsConfig,
-)
-
 CHECK_META = "rater1001_check"
+
+
+def great_expectations():
+    """The `great_expectations` module, imported on first use: the import takes about a second,
+    which every command and test that imports the gate without running it would pay."""
+    # Read by GX when the context config leaves analytics unset; set both for belt and braces.
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
+    import great_expectations as gx
+
+    return gx
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,13 @@ class Outcome:
 
 
 def _context():
+    gx = great_expectations()
+    from great_expectations.data_context.types.base import (
+        DataContextConfig,
+        InMemoryStoreBackendDefaults,
+        ProgressBarsConfig,
+    )
+
     # No Data Docs site: GX's pages load their styling from public CDNs and write landed values
     # into the HTML unescaped; quality/report.py renders the results offline instead.
     config = DataContextConfig(
@@ -54,6 +61,7 @@ def _context():
 def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check], db: LandingDB) -> list[Outcome]:
     """Validate every frame with its checks; one outcome per check, in the checks' order. A
     contract check's class frame is computed here, from `db`."""
+    gx = great_expectations()
     ctx = _context()
     # One asset for every frame (the frame is passed at run time): each asset added re-serialises
     # the whole context configuration.

@@ -102,7 +102,9 @@ class FakeServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # shutdown() waits for serve_forever's next poll: at its default 0.5 s, that is half a
+        # second at the end of every test that starts a server.
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.01,), daemon=True)
 
     @property
     def url(self) -> str:
@@ -151,3 +153,17 @@ class FakeServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def quick_default_backoff(monkeypatch) -> None:
+    """Make every RetryPolicy() built from here on back off on a 10 ms scale instead of 1 s.
+    Commands run through the CLI build their own policy, so a test cannot pass one; tests that
+    assert which calls are retried, not how long the waits are, should not wait them out in real
+    time. A Retry-After still sets the floor of a wait."""
+    import dataclasses
+
+    from rater1001.runner import RetryPolicy
+
+    quick = {"initial_backoff_s": 0.01, "max_backoff_s": 0.05}
+    defaults = tuple(quick.get(f.name, f.default) for f in dataclasses.fields(RetryPolicy))
+    monkeypatch.setattr(RetryPolicy.__init__, "__defaults__", defaults)
