@@ -4,7 +4,7 @@
     recorded for an older landing does not count for this one. read_blob / read_text return no row
     for a missing file, so an unchecked landing reads as 'not checked' instead of failing. -#}
 {% macro landing_status_sql() -%}
-{%- set raw = env_var('RATER1001_RAW', 'data/raw') | replace("'", "''") -%}
+{%- set raw = landing_path() -%}
 select
     manifest.landing_sha256,
     case

@@ -77,6 +77,14 @@ def _dbt_environment(paths: ProjectPaths):
                 os.environ[k] = v
 
 
+def _file_log_level() -> str:
+    """What logs/dbt.log keeps: at info, each node's start and result and every error in full (a
+    failing SQL node's database error and compiled file, a Python model's traceback); at debug,
+    also every SQL statement and connection event, ten times the lines for ~0.8 s of CPU per small
+    build. dbt's own variable asks for debug (docs/run_output.md)."""
+    return os.environ.get("DBT_LOG_LEVEL_FILE") or "info"
+
+
 def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = None):
     from dbt.cli.main import dbtRunner
 
@@ -90,11 +98,11 @@ def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = N
         str(paths.root / "target"),
         "--log-path",
         str(paths.root / "logs"),
-        # Nothing on the console (a build printed ~1,100 lines); everything in logs/dbt.log.
+        # Nothing on the console (a build printed ~1,100 lines); dbt's log in logs/dbt.log.
         "--log-level",
         "none",
         "--log-level-file",
-        "debug",
+        _file_log_level(),
     ]
     with _dbt_environment(paths), _one_blas_thread():
         parse_state = _reuse_parse(paths, args)
@@ -222,20 +230,37 @@ def dbt_threads() -> int:
 
 
 def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | None = None) -> BuildSummary:
-    """`on_node(done, total, node_name)` is called as each node finishes (a progress bar)."""
+    """`on_node(done, total, node_name)` is called as each node finishes (a progress bar).
+
+    dbt's unit tests (`unit_tests:` in the models' yml) are left out: they check a model's SQL on
+    fixed rows written in the yml, so their result depends on the project's code, never on the
+    study being built, and a build of every study would run the same ones again. `dbt_unit_tests`
+    runs them, and so does a plain `dbt build` from the repository root (docs/performance.md,
+    "Fixed cost per build")."""
     created = ensure_landing_tables(paths)
     if _drop_incompatible_warehouse(paths):
         select = None
     args = ["build", "--vars", json.dumps(dbt_vars(paths)), "--threads", str(dbt_threads())]
     if select:
         args += ["--select", select]
+    return _run(paths, [*args, "--exclude-resource-type", "unit_test"], on_node, tuple(created))
+
+
+def dbt_unit_tests(paths: ProjectPaths) -> BuildSummary:
+    """`dbt test` of the project's unit tests alone, on a built warehouse: dbt reads the columns
+    of the relations their input rows stand in for, and writes nothing but temporary relations."""
+    args = ["test", "--select", "test_type:unit", "--vars", json.dumps(dbt_vars(paths)), "--threads", "1"]
+    return _run(paths, args, None, ())
+
+
+def _run(paths: ProjectPaths, args: list[str], on_node: OnNode | None, created: tuple[str, ...]) -> BuildSummary:
     events = BuildEvents(on_node=on_node)
     with warnings_to_log(dbt_log_file(paths)) as python_warnings:
         result = _invoke(paths, args, events)
     return events.summary(
         bool(result.success),
         dbt_log_file(paths),
-        tuple(created),
+        created,
         error=str(result.exception) if result.exception else None,
         python_warnings=python_warnings.n,
     )

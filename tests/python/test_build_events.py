@@ -63,6 +63,8 @@ def test_a_build_is_quiet_reports_progress_and_names_the_failing_test(small_stud
     assert result.passed + result.failed + result.warned + result.skipped == result.total
     log = result.log_file.read_text(encoding="utf-8")
     assert "accepted_values_columns" in log and "FAIL" in log
+    # dbt's file log is at info: the failure and where its SQL is, not every statement run
+    assert "compiled code at" in log and "Began running node" not in log
     assert "FAILED" in result.summary() and str(result.log_file) in result.summary()
 
 

@@ -1,7 +1,8 @@
 """dbt's parse state is reused across project folders: a folder without its own target/ starts
-from the state the last parse with the same vars kept, and dbt's partial parsing re-reads the
-files whose env_var() values differ (the landing's path). The reused parse must give the same
-manifest as a full one, with this folder's paths. Parses only (`dbt parse`), no build."""
+from the state the last parse with the same vars kept. Nothing parsed depends on the folder (the
+landing's path is read only when a node is compiled), so dbt re-parses nothing; the reused parse
+gives the same manifest as a full one, and the compiled SQL reads the folder's own landing.
+Parses and a compile of two views, no build."""
 
 from __future__ import annotations
 
@@ -24,13 +25,17 @@ def _manifest(paths) -> dict:
     return {"nodes": strip(data["nodes"]), "sources": strip(data["sources"]), "parent_map": data["parent_map"]}
 
 
+def _log(paths) -> str:
+    return (paths.root / "logs" / "dbt.log").read_text()
+
+
 def _parse_message(paths) -> str:
-    log = (paths.root / "logs" / "dbt.log").read_text()
-    return next(line for line in log.splitlines() if "partial pars" in line.lower())
+    return next(line for line in _log(paths).splitlines() if "partial pars" in line.lower())
 
 
 def test_a_new_folder_reuses_the_kept_parse_and_gets_its_own_paths(tmp_path, monkeypatch):
     monkeypatch.setattr(warehouse, "PARSE_CACHE", tmp_path / "cache")
+    monkeypatch.setenv("DBT_LOG_LEVEL_FILE", "debug")  # dbt names the files it re-parses at debug
     first, second = project(tmp_path / "first"), project(tmp_path / "second")
     for p in (first, second):
         p.raw.mkdir(parents=True)
@@ -40,15 +45,23 @@ def test_a_new_folder_reuses_the_kept_parse_and_gets_its_own_paths(tmp_path, mon
     assert len(list((tmp_path / "cache").iterdir())) == 1  # the state kept for these vars
 
     _parse(second)
-    assert "Partial parsing enabled" in _parse_message(second)
-    # The landing's path is an env_var() in the sources: the reused state must not keep the
-    # first folder's.
+    # The landing's path is read only when a node is compiled (the `source` override and the
+    # landing-status macro), so nothing in the kept state depends on the folder: no file is
+    # parsed again.
+    assert "no changes found" in _log(second), _parse_message(second)
     raw = json.loads((second.root / "target" / "manifest.json").read_text())
-    locations = {s["config"]["external_location"] for s in raw["sources"].values()}
-    assert len(locations) == 2 and all(f"{second.raw}/" in loc for loc in locations), locations
     assert str(first.root) not in json.dumps(raw)
     # Same manifest as the full parse, up to the folder's own path.
     assert _manifest(second) == _manifest(first)
+    # ...and the compiled SQL reads this folder's own landing, by its absolute path.
+    result = warehouse._invoke(
+        second,
+        ["compile", "--select", "stg_stimuli stg_landing_manifest", "--vars", json.dumps(warehouse.dbt_vars(second))],
+    )
+    assert result.success, result.exception
+    compiled = second.root / "target" / "compiled" / "rater1001" / "models" / "staging"
+    assert f"read_parquet('{second.raw}/stimuli.parquet')" in (compiled / "stg_stimuli.sql").read_text()
+    assert f"read_parquet('{second.raw}/_manifest.parquet')" in (compiled / "stg_landing_manifest.sql").read_text()
 
 
 def test_other_vars_are_kept_apart(tmp_path, monkeypatch):

@@ -42,3 +42,15 @@ class _Exceptions:
 
 adapter = _Adapter()
 exceptions = _Exceptions()
+
+
+class _Builtins:
+    """dbt's own `source()`, which the project's override (macros/landing_source.sql) calls; a
+    source renders as a table name, as sqlfluff's dbt builtins render it."""
+
+    @staticmethod
+    def source(source_name, table_name):
+        return f"{source_name}_{table_name}"
+
+
+builtins = _Builtins()
