@@ -227,8 +227,44 @@ def summary(truth, predicted, labels, weight=None) -> ClassificationSummary:
 
 
 def count_table(truth, predicted, labels, weight=None) -> np.ndarray:
-    """truth x predicted table of counts (or summed weights) over `labels`, in their order; every
-    truth and predicted value must be one of them."""
+    """Truth x predicted table of counts (or summed weights) over `labels`, in their order.
+
+    Parameters
+    ----------
+    truth, predicted : array_like
+        One label per rated item; every value must be one of `labels`.
+    labels : sequence
+        The study's label set; its order is the rows' and the columns' order.
+    weight : array_like, optional
+        One weight per item (the count an aggregated row stands for); 1 each when omitted.
+
+    Returns
+    -------
+    numpy.ndarray
+        k x k float array, truth in rows, predicted in columns.
+
+    Raises
+    ------
+    ValueError
+        When a truth or predicted value is not among `labels` (a missing truth, for example).
+
+    Notes
+    -----
+    One ``numpy.bincount`` over row x k + column: the table every statistic of :func:`summary`
+    and :func:`kappa_from_tables` is read from, so each is one pass over the data.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.1
+    (the confusion matrix of Table 3).
+
+    Examples
+    --------
+    One right 'a', one 'a' called 'b', one 'b' called 'a':
+
+    >>> count_table(["a", "a", "b"], ["a", "b", "a"], ["a", "b"]).tolist()
+    [[1.0, 1.0], [1.0, 0.0]]
+    """
     at = pd.Index(list(labels))
     rows, cols = at.get_indexer(truth), at.get_indexer(predicted)
     if (rows < 0).any() or (cols < 0).any():

@@ -235,8 +235,41 @@ def wilson_interval(successes: float, n: float, alpha: float = 0.05) -> Proporti
 
 
 def wilson_intervals(successes: np.ndarray, n: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`wilson_interval` of many proportions at once (arrays of successes and trials): one
-    statsmodels call for a whole table, elementwise the same arithmetic. NaN where n is 0."""
+    """:func:`wilson_interval` of many proportions at once.
+
+    Parameters
+    ----------
+    successes : numpy.ndarray
+        Successes per proportion; may be fractional (ties as half wins).
+    n : numpy.ndarray
+        Trials per proportion, same shape.
+    alpha : float, default 0.05
+        1 - confidence level.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (lo, hi), elementwise; NaN where n is 0.
+
+    Notes
+    -----
+    The arithmetic of :func:`wilson_interval`, in one statsmodels ``proportion_confint(method=
+    "wilson")`` call for a whole table instead of one call per group.
+
+    References
+    ----------
+    Wilson (1927), "Probable inference, the law of succession, and statistical inference", JASA
+    22(158), 209-212; the lab log's pairwise judge study (docs/judge.md).
+
+    Examples
+    --------
+    8 of 10 as in :func:`wilson_interval`, and a group without trials:
+
+    >>> import numpy as np
+    >>> lo, hi = wilson_intervals(np.array([8.0, 0.0]), np.array([10.0, 0.0]))
+    >>> np.round(lo, 4).tolist(), np.round(hi, 4).tolist()
+    ([0.4902, nan], [0.9433, nan])
+    """
     from statsmodels.stats.proportion import proportion_confint
 
     successes, n = np.asarray(successes, float), np.asarray(n, float)
@@ -307,8 +340,38 @@ OUTCOME_COUNTS = {"wins": "win", "ties": "tie", "losses": "loss"}
 
 
 def outcome_counts(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Per group of `keys` (sorted, a missing key its own group): wins, ties, losses and
-    n_incomplete (no verdict) of rows["outcome"], the input of :func:`win_rate_summaries`."""
+    """Wins, ties, losses and pairs without a verdict per group.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        One row per candidate pair: "outcome" ('win', 'tie', 'loss' or missing) and the `keys`.
+    keys : list of str
+        The grouping columns (candidate, scope, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by `keys` (sorted; a missing key is its own group): wins, ties, losses and
+        n_incomplete, the input of :func:`win_rate_summaries`.
+
+    Notes
+    -----
+    One groupby sum of indicator columns instead of a count per group and outcome; a pair without
+    a verdict is counted, not dropped, because :func:`win_rate_summary` counts it against the
+    candidate.
+
+    References
+    ----------
+    The lab log's pairwise judge study (win rates with ties as half wins; docs/judge.md).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"outcome": ["win", "tie", None, "loss"], "candidate": ["a", "a", "a", "b"]})
+    >>> outcome_counts(rows, ["candidate"]).reset_index().values.tolist()
+    [['a', 1, 1, 0, 1], ['b', 0, 0, 1, 0]]
+    """
     outcome = rows["outcome"].astype(object)
     flags = pd.DataFrame({c: outcome.eq(v).to_numpy(int) for c, v in OUTCOME_COUNTS.items()}, index=rows.index)
     flags["n_incomplete"] = outcome.isna().to_numpy(int)
@@ -316,9 +379,42 @@ def outcome_counts(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 
 def win_rate_summaries(counts: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
-    """:func:`win_rate_summary` of every row of `counts` (wins, ties, losses, n_incomplete per
-    candidate and scope, as :func:`outcome_counts` gives them): the WinRateSummary fields as
-    columns, same index; one Wilson call for the table."""
+    """:func:`win_rate_summary` of every row of a table of outcome counts.
+
+    Parameters
+    ----------
+    counts : pandas.DataFrame
+        wins, ties, losses and n_incomplete per candidate and scope, as :func:`outcome_counts`
+        gives them.
+    alpha : float, default 0.05
+        1 - confidence level of the Wilson interval.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The WinRateSummary fields as columns, with `counts`' index.
+
+    Notes
+    -----
+    win_rate = (wins + ties / 2) / n_pairs with n_pairs = wins + ties + losses + n_incomplete;
+    win_rate_answered_only leaves the pairs without a verdict out; the interval is Wilson's on the
+    half-win count (:func:`wilson_intervals`, one call for the table).
+
+    References
+    ----------
+    Wilson (1927), "Probable inference, the law of succession, and statistical inference", JASA
+    22(158), 209-212; the lab log's pairwise judge study (docs/judge.md).
+
+    Examples
+    --------
+    Two wins, a tie, a loss and a missing verdict, as in :func:`win_rate_summary`:
+
+    >>> import pandas as pd
+    >>> counts = pd.DataFrame({"wins": [2], "ties": [1], "losses": [1], "n_incomplete": [1]})
+    >>> r = win_rate_summaries(counts).iloc[0]
+    >>> int(r.n_pairs), float(r.win_rate), float(r.win_rate_answered_only)
+    (5, 0.5, 0.625)
+    """
     wins, ties, losses, missing = (counts[c].to_numpy(int) for c in ("wins", "ties", "losses", "n_incomplete"))
     judged = wins + ties + losses
     n = judged + missing
