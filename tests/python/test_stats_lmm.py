@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rater1001.stats import lmm
 from scipy import optimize
@@ -194,7 +194,20 @@ def dense_fit(y, X, Z, reml):
             options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 2000},
         )
         best = res if best is None or res.fun < best.fun else best
-    return best.x, -best.fun
+    x, fun = best.x, best.fun
+    if x[1] > 1e-6:
+        # Polished on (log s^2, log ratio): with a tiny residual (two images whose model - human
+        # differences nearly agree) the optimum sits at a ratio ~650, which L-BFGS-B on the
+        # ratio itself stops short of by more than 1e-4.
+        polish = optimize.minimize(
+            lambda q: -dense_loglik([q[0], np.exp(q[1])], y, X, Z, reml)[0],
+            [x[0], np.log(x[1])],
+            method="Nelder-Mead",
+            options={"xatol": 1e-12, "fatol": 1e-15, "maxiter": 4000},
+        )
+        if polish.fun < fun:
+            x, fun = np.array([polish.x[0], np.exp(polish.x[1])]), polish.fun
+    return x, -fun
 
 
 cells_per_emotion = st.lists(st.integers(2, 5), min_size=1, max_size=3)
@@ -202,6 +215,7 @@ cells_per_emotion = st.lists(st.integers(2, 5), min_size=1, max_size=3)
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sizes=cells_per_emotion, seed=st.integers(0, 10_000), image_sd=st.sampled_from([0.0, 0.4, 1.5]))
+@example(sizes=[2], seed=421, image_sd=0.4)  # residual variance 0.000625 beside an image variance of 0.41
 def test_closed_form_equals_brute_force_dense_fit(sizes, seed, image_sd):
     rng = np.random.default_rng(seed)
     emotion = np.repeat(EMOTIONS[: len(sizes)], sizes)
