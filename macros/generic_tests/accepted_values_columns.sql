@@ -44,11 +44,8 @@ union all
     the yml declarations of the model's node in the graph (empty at parse time). -#}
 {% macro rater1001_accepted_values_checks(model) %}
 {%- set checks = [] %}
-{%- if execute %}
 {%- set slots = var('factor_slots', {}) %}
-{%- for node in graph.nodes.values()
-      if node.resource_type in ['model', 'seed'] and node.alias == model.identifier and node.schema == model.schema %}
-{%- for column in node.columns.values() %}
+{%- for column in rater1001_declared_columns(model) %}
 {%- set meta = (column.config or {}).get('meta', {}) %}
 {%- if meta.get('accepted_values') is not none %}
 {%- do checks.append({'column': column.name, 'name': 'accepted_values', 'values': meta['accepted_values']}) %}
@@ -63,8 +60,6 @@ union all
 {%- do checks.append({'column': column.name, 'name': 'accepted_audit_terms ' ~ kind, 'values': rater1001_audit_terms(kind)}) %}
 {%- endif %}
 {%- endfor %}
-{%- endfor %}
-{%- endif %}
 {{ return(checks) }}
 {% endmacro %}
 

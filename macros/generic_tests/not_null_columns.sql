@@ -37,11 +37,8 @@ union all
     not_null_when_declared column whose slot the study leaves empty has no check. -#}
 {% macro rater1001_not_null_checks(model) %}
 {%- set checks = [] %}
-{%- if execute %}
 {%- set slots = var('factor_slots', {}) %}
-{%- for node in graph.nodes.values()
-      if node.resource_type in ['model', 'seed'] and node.alias == model.identifier and node.schema == model.schema %}
-{%- for column in node.columns.values() %}
+{%- for column in rater1001_declared_columns(model) %}
 {%- set when_slot = (column.config or {}).get('meta', {}).get('not_null_when_declared') %}
 {%- if column.constraints | selectattr('type', 'equalto', 'not_null') | list | length > 0 %}
 {%- do checks.append({'column': column.name, 'name': 'not_null'}) %}
@@ -49,7 +46,5 @@ union all
 {%- do checks.append({'column': column.name, 'name': 'not_null when slot ' ~ when_slot ~ ' is declared'}) %}
 {%- endif %}
 {%- endfor %}
-{%- endfor %}
-{%- endif %}
 {{ return(checks) }}
 {% endmacro %}
