@@ -39,8 +39,9 @@ test: $(STAMP)
 	if [ $$lintrc -ne 0 ]; then cat $$lintlog; echo "make lint failed (above)"; fi; rm -f $$lintlog; \
 	test $$testrc -eq 0 -a $$lintrc -eq 0
 
-# Style, before the tests (docs/sql_style.md): sqlfluff over models/ on both cores in the background
-# while ruff (well under a second) checks the Python; its report is printed only when it fails.
+# Style (docs/sql_style.md), which `make test` runs beside pytest: sqlfluff over models/ on both
+# cores in the background while ruff (well under a second) checks the Python; its report is
+# printed only when it fails.
 lint: $(STAMP)
 	@sqllog=$$(mktemp); \
 	$(BIN)/sqlfluff lint models --processes 2 --disable-progress-bar --nocolor > $$sqllog 2>&1 & sqlpid=$$!; \
