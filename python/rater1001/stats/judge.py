@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from .classification import kappa_from_tables
+from .classification import count_table, kappa_from_tables
 from .fits import GRADIENT_TOLERANCE, central_gradient, optimiser_warnings_recorded_by_the_caller
 
 PAIR_VERDICTS = ("a", "b", "tie")
@@ -902,9 +902,7 @@ def cohen_kappa(labels_1, labels_2) -> CohenKappa:
     a, b = a[keep].astype(str), b[keep].astype(str)
     n = int(len(a))
     agreement = float((a == b).mean()) if n else float("nan")
-    labels, codes = np.unique(np.concatenate([a, b]), return_inverse=True)
+    labels = np.unique(np.concatenate([a, b]))
     if n < 2 or len(labels) == 1:
         return CohenKappa(kappa=float("nan"), agreement=agreement, n=n)
-    k = len(labels)
-    table = np.bincount(codes[:n] * k + codes[n:], minlength=k * k).reshape(k, k)
-    return CohenKappa(kappa=float(kappa_from_tables(table)), agreement=agreement, n=n)
+    return CohenKappa(kappa=float(kappa_from_tables(count_table(a, b, labels))), agreement=agreement, n=n)
