@@ -232,11 +232,7 @@ def small_warehouse_without_predictions(tmp_path_factory) -> BuiltStudy:
     def build(paths):
         simulate_study(paths, seed=7, **SMALL_DESIGN)
         paths.raw_table("model_predictions").unlink()
-        with pytest.MonkeyPatch.context() as mp:
-            # Only tests whose parents are all built: a test that also reads a mart left out
-            # (the report's, the query views') runs in the full builds.
-            mp.setenv("DBT_INDIRECT_SELECTION", "cautious")
-            return dbt_build_marts(paths, *WITHOUT_PREDICTIONS_READ)
+        return dbt_build_marts(paths, *WITHOUT_PREDICTIONS_READ)
 
     return BuiltStudy(*build_once(tmp_path_factory, "small_wh_no_predictions", build))
 
@@ -251,10 +247,7 @@ def damaged_warehouse(tmp_path_factory) -> BuiltStudy:
 
     def build(paths):
         write_damaged_study(paths)
-        with pytest.MonkeyPatch.context() as mp:
-            # Only tests whose parents are all built: the report models' tests also read these marts.
-            mp.setenv("DBT_INDIRECT_SELECTION", "cautious")
-            return dbt_build_marts(paths, *AGREEMENT_MARTS, DEMOGRAPHIC_MARTS)
+        return dbt_build_marts(paths, *AGREEMENT_MARTS, DEMOGRAPHIC_MARTS)
 
     return BuiltStudy(*build_once(tmp_path_factory, "damaged_study", build))
 
@@ -267,10 +260,19 @@ SHARED_LAYERS = "path:seeds path:models/staging path:models/intermediate"
 
 def dbt_build_marts(paths: ProjectPaths, *marts: str) -> bool:
     """`dbt build` of the named marts (or dbt selectors such as path:models/marts/demographics),
-    everything upstream of them and the shared layers, with their data tests."""
+    everything upstream of them and the shared layers, with their data tests (dbt_build_selected)."""
+    return dbt_build_selected(paths, " ".join([SHARED_LAYERS, *(f"+{m}" for m in marts)]))
+
+
+def dbt_build_selected(paths: ProjectPaths, select: str) -> bool:
+    """`dbt build --select SELECT` with only the data tests whose parents are all selected (dbt's
+    cautious indirect selection): a test that also reads a model left out (the report's, the query
+    views', another area's label checks) runs in the full builds, not against a missing table."""
     from rater1001.warehouse import dbt_build
 
-    return dbt_build(paths, select=" ".join([SHARED_LAYERS, *(f"+{m}" for m in marts)]))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DBT_INDIRECT_SELECTION", "cautious")
+        return bool(dbt_build(paths, select=select))
 
 
 def query_warehouse(paths: ProjectPaths, sql: str):

@@ -6,39 +6,22 @@ Alt-Test, with the answered-only figures beside, as the Python homes compute the
 
 from __future__ import annotations
 
-import os
-
 import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from conftest import SMALL_DESIGN, query_warehouse
+from conftest import SMALL_DESIGN, dbt_build_selected, query_warehouse
 from rater1001 import contract
 from rater1001.landing import write_parquet_atomic
 from rater1001.paths import project
 from rater1001.stats import zscores as Z
 from rater1001.stats.alt_test import alt_test
-from rater1001.warehouse import dbt_build
 
 # Its own build: one xdist unit, handed out early under `make test` (conftest.py).
 pytestmark = pytest.mark.xdist_group("verdict_marts")
 MARTS = "calibration_scores calibration_verdicts replaceability_verdicts"
 BLANKED, BLANK_EVERY = "gemma3-4b-it", 5
-
-
-def build(paths, select: str) -> bool:
-    # Only the selected models' own tests: the generated label tests of other marts also read the
-    # seeds and would be selected indirectly against tables this partial build never made.
-    old = os.environ.get("DBT_INDIRECT_SELECTION")
-    os.environ["DBT_INDIRECT_SELECTION"] = "cautious"
-    try:
-        return dbt_build(paths, select=select)
-    finally:
-        if old is None:
-            del os.environ["DBT_INDIRECT_SELECTION"]
-        else:
-            os.environ["DBT_INDIRECT_SELECTION"] = old
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +38,9 @@ def built(tmp_path_factory):
         pa.Table.from_pandas(preds, schema=contract.TABLES["model_predictions"].arrow_schema(), preserve_index=False),
         paths.raw_table("model_predictions"),
     )
-    assert build(paths, "+calibration_verdicts +replaceability_verdicts +alt_test_rater_outcomes"), "dbt build failed"
+    assert dbt_build_selected(paths, "+calibration_verdicts +replaceability_verdicts +alt_test_rater_outcomes"), (
+        "dbt build failed"
+    )
     return paths
 
 
@@ -72,7 +57,7 @@ def edit_seed(paths, **values):
     finally:
         con.close()
     if changed:
-        assert build(paths, MARTS), "rebuilding the verdict marts failed"
+        assert dbt_build_selected(paths, MARTS), "rebuilding the verdict marts failed"
 
 
 def verdict_marts(paths):
