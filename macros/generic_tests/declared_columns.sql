@@ -1,13 +1,19 @@
-{#- The yml columns of `model`'s node (a model or a seed) in dbt's graph: where the per-model checks
-    (not_null_columns, accepted_values_columns) read each column's declarations. Empty at parse
-    time, when the graph is not yet built. -#}
-{% macro rater1001_declared_columns(model) %}
-{%- set columns = [] %}
+{#- The graph node (a model or a seed) of `model`, where model_checks reads the yml's declarations;
+    none at parse time, when the graph is not yet built. -#}
+{% macro rater1001_declared_node(model) %}
 {%- if execute %}
 {%- for node in graph.nodes.values()
       if node.resource_type in ['model', 'seed'] and node.alias == model.identifier and node.schema == model.schema %}
-{%- do columns.extend(node.columns.values()) %}
+{{ return(node) }}
 {%- endfor %}
 {%- endif %}
-{{ return(columns) }}
+{{ return(none) }}
+{% endmacro %}
+
+
+{#- The yml columns of `model`'s node: where model_checks reads each column's declarations. Empty
+    at parse time. -#}
+{% macro rater1001_declared_columns(model) %}
+{%- set node = rater1001_declared_node(model) %}
+{{ return(node.columns.values() | list if node else []) }}
 {% endmacro %}

@@ -1,0 +1,21 @@
+{#- The not-null declarations model_checks checks. A column declares its check where it is
+    documented, in the yml: `constraints: [{type: not_null}]` (never null; dbt's own property,
+    which dbt docs shows as "N" and enforces in the DDL only under a contract, which no model has),
+    or `config: {meta: {not_null_when_declared: <slot>}}` (never null when the study fills that role
+    slot, var factor_slots: a slot the study leaves empty may be all NULL).
+    The (column, check) pairs of `model`, read from the yml declarations of the model's node in
+    the graph (empty at parse time, when the graph is not yet built). A not_null_when_declared
+    column whose slot the study leaves empty has no check. -#}
+{% macro rater1001_not_null_checks(model) %}
+{%- set checks = [] %}
+{%- set slots = var('factor_slots', {}) %}
+{%- for column in rater1001_declared_columns(model) %}
+{%- set when_slot = (column.config or {}).get('meta', {}).get('not_null_when_declared') %}
+{%- if column.constraints | selectattr('type', 'equalto', 'not_null') | list | length > 0 %}
+{%- do checks.append({'column': column.name, 'name': 'not_null'}) %}
+{%- elif when_slot and when_slot in slots %}
+{%- do checks.append({'column': column.name, 'name': 'not_null when slot ' ~ when_slot ~ ' is declared'}) %}
+{%- endif %}
+{%- endfor %}
+{{ return(checks) }}
+{% endmacro %}
