@@ -1,7 +1,7 @@
-"""Per-column checks are declared at the column in the yml and run as one test node per model and
-kind, `not_null_columns` and `accepted_values_columns` (docs/sql_style.md, "Data tests"): every
-declared column is checked, by its own model's test, and that test returns one row per failing
-column (and value) naming it and counting its rows."""
+"""A model's checks are declared in its yml, at the column (not-null, accepted values) and at the
+model (its grain), and run as one test node per model, `model_checks` (docs/sql_style.md, "Data
+tests"): every declaration is checked, by its own model's test, and that test returns one row per
+failing (column, check, value) naming it and counting its rows."""
 
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[2]
 YML = sorted((ROOT / "models").rglob("_*.yml")) + sorted((ROOT / "seeds").glob("_*.yml"))
-MODEL_TEST = "not_null_columns"
-VALUES_TEST = "accepted_values_columns"
-# one node per column each: replaced by the model tests
-PER_COLUMN = {"not_null", "not_null_when_declared", "accepted_values", "accepted_factor_label", "accepted_audit_terms"}
+MODEL_TEST = "model_checks"
+# one node per column each, or per model and kind: replaced by the model's one test
+PER_COLUMN = {"not_null", "not_null_when_declared", "accepted_values", "accepted_factor_label", "accepted_audit_terms", "unique"}
+PER_KIND = {"not_null_columns", "accepted_values_columns", "unique_combination_of_columns"}
 VALUE_KEYS = ("accepted_values", "accepted_factor_label", "accepted_audit_terms")
 
 
@@ -70,16 +70,25 @@ def declared_value_checks() -> set[tuple]:
     return checks
 
 
+def declared_grains() -> set[tuple]:
+    """(model, grain columns, "grain") of every model that declares its grain."""
+    return {
+        (node["name"], tuple(grain), "grain")
+        for _, node in _nodes()
+        for grain in [((node.get("config") or {}).get("meta") or {}).get("grain")]
+        if grain
+    }
+
+
 def test_every_declared_column_is_checked_by_its_models_test_and_none_by_a_test_of_its_own():
     unchecked, per_column, unknown_slot = [], [], []
     declares = {model for model, _, _ in declared_checks()}
-    declares_values = {model for model, *_ in declared_value_checks()}
+    declares |= {model for model, *_ in declared_value_checks()} | {model for model, *_ in declared_grains()}
     for path, node in _nodes():
         tests = _test_names(node.get("data_tests"))
         if node["name"] in declares and MODEL_TEST not in tests:
             unchecked.append(f"{path.name}: {node['name']}: {MODEL_TEST}")
-        if node["name"] in declares_values and VALUES_TEST not in tests:
-            unchecked.append(f"{path.name}: {node['name']}: {VALUES_TEST}")
+        per_column += [f"{node['name']}: {t}" for t in tests & PER_KIND]
         for column in node.get("columns") or []:
             per_column += [
                 f"{node['name']}.{column['name']}: {t}" for t in _test_names(column.get("data_tests")) & PER_COLUMN
@@ -91,72 +100,91 @@ def test_every_declared_column_is_checked_by_its_models_test_and_none_by_a_test_
             if meta.get("accepted_audit_terms") not in (None, "factor", "slice_type", "term", "omnibus_term"):
                 unknown_slot.append(f"{node['name']}.{column['name']}: {meta['accepted_audit_terms']}")
     assert unchecked == [], "models that declare column checks but lack the model's test"
-    assert per_column == [], "declare it at the column instead (docs/sql_style.md, 'Data tests')"
+    assert per_column == [], "declare it at the column or as the grain (docs/sql_style.md, 'Data tests')"
     assert unknown_slot == []
     # every (model, column) the per-column tests checked before: 241 not_null + 31 when declared,
-    # 33 accepted_values + 12 accepted_factor_label + 7 accepted_audit_terms
-    assert (len(declared_checks()), len(declared_value_checks())) == (272, 52)
+    # 33 accepted_values + 12 accepted_factor_label + 7 accepted_audit_terms; and every grain the
+    # per-model unique_combination_of_columns (81) and the per-column unique (13) tests checked
+    assert (len(declared_checks()), len(declared_value_checks()), len(declared_grains())) == (272, 52, 94)
 
 
-def test_each_models_test_checks_exactly_the_columns_its_yml_declares(small_warehouse):
+def compiled_checks(code: str) -> set[tuple]:
+    """The checks a compiled model_checks query makes: (column, check) for not-null, (column,
+    check, values) for accepted values, (column, kind, slot or term kind) for the label and audit
+    checks, (grain columns, "grain") for the grain. One part of the union per check."""
+    checks = set()
+    for part in code.split("union all"):
+        found = re.search(r"'([\w, ]+)' as column_name,\s*'([^']+)' as check_name", part)
+        if found is None:  # a model without checks: an empty select
+            continue
+        column, check = found.groups()
+        if check == "grain":
+            checks.add((tuple(column.split(", ")), check))
+        elif check == "accepted_values":
+            checks.add((column, check, tuple(re.findall(r"'([^']*)'", re.search(r"not in \((.*)\)", part).group(1)))))
+        elif check.startswith("accepted_"):  # "accepted_factor_label emotion", "accepted_audit_terms term"
+            checks.add((column, *check.split(" ")))
+        else:
+            checks.add((column, check))
+    return checks
+
+
+def test_each_models_test_checks_exactly_what_its_yml_declares(small_warehouse):
     """What the tests of a real build compiled (the graph read at execution) equals the yml's
-    declarations: no column dropped, none of another model's picked up."""
+    declarations: no column or grain dropped, none of another model's picked up."""
     manifest = json.loads((small_warehouse.root / "target" / "manifest.json").read_text())
     compiled = set()
     for node in manifest["nodes"].values():
         if node["resource_type"] == "test" and (node.get("test_metadata") or {}).get("name") == MODEL_TEST:
             model = node["attached_node"].split(".")[-1]
-            pairs = re.findall(r"select '(\w+)' as column_name, '([^']+)' as check_name", node["compiled_code"])
-            compiled |= {(model, column, check) for column, check in pairs}
-    assert compiled == declared_checks()  # the small study fills all three slots
-
-
-def test_each_models_values_test_checks_exactly_the_columns_its_yml_declares(small_warehouse):
-    manifest = json.loads((small_warehouse.root / "target" / "manifest.json").read_text())
-    compiled = set()
-    for node in manifest["nodes"].values():
-        if node["resource_type"] == "test" and (node.get("test_metadata") or {}).get("name") == VALUES_TEST:
-            model = node["attached_node"].split(".")[-1]
-            for part in node["compiled_code"].split("union all"):
-                column, check = re.search(r"'(\w+)' as column_name,\s*'([^']+)' as check_name", part).groups()
-                if check == "accepted_values":
-                    values = re.search(r"not in \((.*)\)", part).group(1)
-                    compiled.add((model, column, check, tuple(re.findall(r"'([^']*)'", values))))
-                else:  # "accepted_factor_label emotion", "accepted_audit_terms term"
-                    compiled.add((model, column, *check.split(" ")))
-    assert compiled == declared_value_checks()
+            compiled |= {(model, *check) for check in compiled_checks(node["compiled_code"])}
+    # the small study fills all three slots
+    assert compiled == declared_checks() | declared_value_checks() | declared_grains()
 
 
 @pytest.fixture(scope="module")
-def stimuli_test_sql(small_warehouse) -> dict[str, str]:
-    """The two column-check tests of stg_stimuli as the small study's build compiled them: image_id
-    is never null; race, gender and emotion are never null when the study fills their slot (it
-    does) and are labels (factor_labels) of the factor in their slot."""
+def compiled_test_sql(small_warehouse) -> dict[str, str]:
+    """model_checks of two models as the small study's build compiled it. stg_stimuli: image_id is
+    never null and its grain; race, gender and emotion are never null when the study fills their
+    slot (it does) and are labels (factor_labels) of the factor in their slot. int_condition_pools:
+    pool and condition_id are never null, and (pool, condition_id) is its grain."""
     manifest = json.loads((small_warehouse.root / "target" / "manifest.json").read_text())
     return {
-        test: next(
+        model: next(
             n["compiled_code"]
             for uid, n in manifest["nodes"].items()
-            if uid.startswith(f"test.rater1001.{test}_stg_stimuli")
+            if uid.startswith(f"test.rater1001.{MODEL_TEST}_{model}.")
         )
-        for test in (MODEL_TEST, VALUES_TEST)
+        for model in ("stg_stimuli", "int_condition_pools")
     }
 
 
 LABELS = {"race": ["a", "b"], "gender": ["a", "x"], "emotion": ["b", "x"]}
 
 
-def _run_on(sql: str, frame: pd.DataFrame) -> list[tuple]:
-    """The compiled test on a tiny in-memory stg_stimuli and factor_labels (the relation names the
+def _run_on(sql: str, model: str, frame: pd.DataFrame) -> list[tuple]:
+    """The compiled test on a tiny in-memory `model` and factor_labels (the relation names the
     test compiled to)."""
     con = duckdb.connect()
     con.execute("attach ':memory:' as rater1001")
     con.register("frame", frame)
-    con.execute("create table rater1001.main.stg_stimuli as select * from frame")
+    con.execute(f"create table rater1001.main.{model} as select * from frame")
     labels = pd.DataFrame([(f, label) for f, ls in LABELS.items() for label in ls], columns=["factor", "label"])
     con.register("labels", labels)
     con.execute("create table rater1001.main.factor_labels as select * from labels")
-    return sorted(con.execute(sql).fetchall())
+    return sorted(con.execute(sql).fetchall(), key=repr)
+
+
+def _duplicated_keys(frame: pd.DataFrame, grain: list[str]) -> list[tuple]:
+    """("col, col", "grain", the key as DuckDB prints a struct, its rows) for every key (NULLs
+    included, as GROUP BY groups them) that more than one row has: a pandas count."""
+    sizes = frame.groupby(grain, dropna=False).size()
+    keys = sizes[sizes > 1]
+    text = lambda v: "NULL" if pd.isna(v) else v  # noqa: E731
+    return [
+        (", ".join(grain), "grain", "{" + ", ".join(f"'{c}': {text(v)}" for c, v in zip(grain, key)) + "}", int(n))
+        for key, n in zip((k if isinstance(k, tuple) else (k,) for k in keys.index), keys)
+    ]
 
 
 value = st.one_of(st.none(), st.sampled_from(["a", "b", "x"]))
@@ -165,16 +193,15 @@ rows = st.lists(st.tuples(value, value, value, value, value), max_size=8)
 
 @settings(max_examples=40, deadline=None)
 @given(rows)
-def test_the_model_tests_return_each_failing_column_with_its_count(stimuli_test_sql, data):
+def test_the_model_test_returns_each_failing_check_with_its_count(compiled_test_sql, data):
     frame = pd.DataFrame(data, columns=["image_id", "race", "gender", "emotion", "file_path"], dtype="string")
-    checks = {
+    not_null = {
         "image_id": "not_null",
         "race": "not_null when slot race is declared",
         "gender": "not_null when slot gender is declared",
         "emotion": "not_null when slot emotion is declared",
     }  # file_path is declared nothing: its NULLs are allowed
-    expected = sorted((c, checks[c], int(frame[c].isna().sum())) for c in checks if frame[c].isna().any())
-    assert _run_on(stimuli_test_sql[MODEL_TEST], frame) == expected  # dbt fails a test that returns a row
+    expected = [(c, not_null[c], None, int(frame[c].isna().sum())) for c in not_null if frame[c].isna().any()]
     # not a label of the slot's factor: one row per (column, value) with its count; NULLs pass
     bad = pd.concat(
         [
@@ -182,7 +209,17 @@ def test_the_model_tests_return_each_failing_column_with_its_count(stimuli_test_
             for c in LABELS
         ]
     )
-    expected = sorted(
-        (c, f"accepted_factor_label {c}", v, n) for (c, v), n in bad.groupby(["column", "value"]).size().items()
-    )
-    assert _run_on(stimuli_test_sql[VALUES_TEST], frame) == expected
+    expected += [(c, f"accepted_factor_label {c}", v, n) for (c, v), n in bad.groupby(["column", "value"]).size().items()]
+    # a duplicated image_id, NULL too (the not-null check fails it as well)
+    expected += _duplicated_keys(frame, ["image_id"])
+    # dbt fails a test that returns a row
+    assert _run_on(compiled_test_sql["stg_stimuli"], "stg_stimuli", frame) == sorted(expected, key=repr)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(value, value, value), max_size=8))
+def test_the_model_test_returns_each_duplicated_key_of_a_compound_grain(compiled_test_sql, data):
+    frame = pd.DataFrame(data, columns=["pool", "condition_id", "kind"], dtype="string")
+    expected = [(c, "not_null", None, int(frame[c].isna().sum())) for c in ("pool", "condition_id") if frame[c].isna().any()]
+    expected += _duplicated_keys(frame, ["pool", "condition_id"])
+    assert _run_on(compiled_test_sql["int_condition_pools"], "int_condition_pools", frame) == sorted(expected, key=repr)
