@@ -50,7 +50,8 @@ def test_a_build_is_quiet_reports_progress_and_names_the_failing_test(small_stud
     assert [(f.status, f.message.split(",")[0]) for f in failing] == [("fail", "Got 3 results")], result.summary()
     run = json.loads((small_study.root / "target" / "run_results.json").read_text())["results"]
     sql = next(r["compiled_code"] for r in run if ".model_checks_stg_stimuli" in r["unique_id"])
-    assert sorted(query_warehouse(small_study, sql).values.tolist(), key=repr) == [
+    rows = query_warehouse(small_study, sql)
+    assert sorted(rows.astype(object).where(rows.notna(), None).values.tolist(), key=repr) == [
         ["emotion", "not_null when slot emotion is declared", None, 2],
         ["race", "accepted_factor_label race", "Martian", 1],
     ]

@@ -20,7 +20,14 @@ ROOT = Path(__file__).resolve().parents[2]
 YML = sorted((ROOT / "models").rglob("_*.yml")) + sorted((ROOT / "seeds").glob("_*.yml"))
 MODEL_TEST = "model_checks"
 # one node per column each, or per model and kind: replaced by the model's one test
-PER_COLUMN = {"not_null", "not_null_when_declared", "accepted_values", "accepted_factor_label", "accepted_audit_terms", "unique"}
+PER_COLUMN = {
+    "not_null",
+    "not_null_when_declared",
+    "accepted_values",
+    "accepted_factor_label",
+    "accepted_audit_terms",
+    "unique",
+}
 PER_KIND = {"not_null_columns", "accepted_values_columns", "unique_combination_of_columns"}
 VALUE_KEYS = ("accepted_values", "accepted_factor_label", "accepted_audit_terms")
 
@@ -152,8 +159,8 @@ def compiled_test_sql(small_warehouse) -> dict[str, str]:
     return {
         model: next(
             n["compiled_code"]
-            for uid, n in manifest["nodes"].items()
-            if uid.startswith(f"test.rater1001.{MODEL_TEST}_{model}.")
+            for n in manifest["nodes"].values()
+            if (n.get("test_metadata") or {}).get("name") == MODEL_TEST and n["attached_node"].endswith(f".{model}")
         )
         for model in ("stg_stimuli", "int_condition_pools")
     }
@@ -209,7 +216,9 @@ def test_the_model_test_returns_each_failing_check_with_its_count(compiled_test_
             for c in LABELS
         ]
     )
-    expected += [(c, f"accepted_factor_label {c}", v, n) for (c, v), n in bad.groupby(["column", "value"]).size().items()]
+    expected += [
+        (c, f"accepted_factor_label {c}", v, n) for (c, v), n in bad.groupby(["column", "value"]).size().items()
+    ]
     # a duplicated image_id, NULL too (the not-null check fails it as well)
     expected += _duplicated_keys(frame, ["image_id"])
     # dbt fails a test that returns a row
@@ -220,6 +229,8 @@ def test_the_model_test_returns_each_failing_check_with_its_count(compiled_test_
 @given(st.lists(st.tuples(value, value, value), max_size=8))
 def test_the_model_test_returns_each_duplicated_key_of_a_compound_grain(compiled_test_sql, data):
     frame = pd.DataFrame(data, columns=["pool", "condition_id", "kind"], dtype="string")
-    expected = [(c, "not_null", None, int(frame[c].isna().sum())) for c in ("pool", "condition_id") if frame[c].isna().any()]
+    expected = [
+        (c, "not_null", None, int(frame[c].isna().sum())) for c in ("pool", "condition_id") if frame[c].isna().any()
+    ]
     expected += _duplicated_keys(frame, ["pool", "condition_id"])
     assert _run_on(compiled_test_sql["int_condition_pools"], "int_condition_pools", frame) == sorted(expected, key=repr)
