@@ -96,6 +96,9 @@ def test_every_declared_column_is_checked_by_its_models_test_and_none_by_a_test_
         if node["name"] in declares and MODEL_TEST not in tests:
             unchecked.append(f"{path.name}: {node['name']}: {MODEL_TEST}")
         per_column += [f"{node['name']}: {t}" for t in tests & PER_KIND]
+        grain = ((node.get("config") or {}).get("meta") or {}).get("grain") or []
+        columns = {column["name"] for column in node.get("columns") or []}
+        unknown_slot += [f"{node['name']}: grain column {c} is not a documented column" for c in set(grain) - columns]
         for column in node.get("columns") or []:
             per_column += [
                 f"{node['name']}.{column['name']}: {t}" for t in _test_names(column.get("data_tests")) & PER_COLUMN
