@@ -252,6 +252,35 @@ def damaged_warehouse(tmp_path_factory) -> BuiltStudy:
     return BuiltStudy(*build_once(tmp_path_factory, "damaged_study", build))
 
 
+@dataclass(frozen=True)
+class GateFailedStudy:
+    paths: ProjectPaths
+    gate: object  # the quality gate's QualityResult, as run before the build
+
+
+@pytest.fixture(scope="session")
+def failed_gate_warehouse(tmp_path_factory) -> GateFailedStudy:
+    """The small study with hostile values and blank answers planted (failed_gate_study.py): the
+    quality gate fails it, and a plain `dbt build` of every model still passes (asserted here),
+    once per run. Its readers are one xdist group (test_quality_report.py, which writes the main
+    report into it, and test_verdict_marts_warehouse.py, which edits a copy)."""
+    from failed_gate_study import write_failed_gate_study
+    from rater1001.quality import run_quality_gate
+    from rater1001.warehouse import dbt_build
+
+    def build(paths):
+        write_failed_gate_study(paths)
+        run_quality_gate(paths)  # its verdict is data/raw/_quality.json, read below
+        return dbt_build(paths)
+
+    paths, ok = build_once(tmp_path_factory, "failed_gate_study", build)
+    assert ok, "a plain build of a landing that failed the gate still builds"
+    from rater1001.quality.gate import QualityResult
+
+    verdict = json.loads((paths.raw / "_quality.json").read_text(encoding="utf-8"))
+    return GateFailedStudy(paths, QualityResult(**{**verdict, "docs_path": Path(verdict["docs_path"])}))
+
+
 # Every seed, staging and intermediate model: relationship tests on the shared layers refer to
 # each other, so a build selecting a few marts builds all of these too (they are cheap views and
 # small tables); what is left out is the other areas' marts, where the time goes.

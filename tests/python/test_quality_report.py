@@ -11,16 +11,14 @@ import hashlib
 import re
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 from conftest import SMALL_DESIGN
+from failed_gate_study import PAYLOAD
 from rater1001.cli import main
-from rater1001.paths import project
 
-# Its own build: one xdist unit, handed out early under `make test` (conftest.py).
-pytestmark = pytest.mark.xdist_group("quality_report")
-PAYLOAD = "<script>alert(1)</script>"
+# The shared study that fails the gate, built once: one xdist unit with its other reader
+# (test_verdict_marts_warehouse.py), handed out early under `make test` (conftest.py).
+pytestmark = pytest.mark.xdist_group("failed_gate_study")
 # Runs before the page's own scripts: any alert/confirm/prompt the page makes is recorded.
 RECORD_DIALOGS = (
     "window.__dialogs = [];"
@@ -28,45 +26,16 @@ RECORD_DIALOGS = (
 )
 
 
-def rewrite(paths, table: str, frame: pd.DataFrame) -> None:
-    """Overwrite a landed table, as a hand-edited Parquet file would (no ingest)."""
-    schema = pq.read_schema(paths.raw_table(table)).remove_metadata()
-    pq.write_table(pa.Table.from_pandas(frame, schema=schema, preserve_index=False), paths.raw_table(table))
-
-
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory):
-    """(paths, gate result, report result): one image renamed to PAYLOAD, one of its ratings removed
-    (a design count the gate fails), one ingest reject carrying PAYLOAD, then a plain build and
-    the main report."""
-    from rater1001.quality import run_quality_gate
+def hostile(failed_gate_warehouse):
+    """(paths, gate result, report result) of the shared study that fails the gate
+    (failed_gate_study.py): one image renamed to PAYLOAD, one of its ratings removed (a design
+    count the gate fails), one ingest reject carrying PAYLOAD; a plain build of every model passed
+    (the fixture asserts it), and the main report is written from it here."""
     from rater1001.report import build_report
-    from rater1001.simulate import simulate_study
-    from rater1001.warehouse import dbt_build
 
-    paths = project(tmp_path_factory.mktemp("hostile"))
-    simulate_study(paths, seed=3, **SMALL_DESIGN)
-    stimuli = pq.read_table(paths.raw_table("stimuli")).to_pandas()
-    victim = stimuli["image_id"].iloc[0]
-    for table in ("stimuli", "human_ratings", "model_predictions"):
-        frame = pq.read_table(paths.raw_table(table)).to_pandas()
-        frame["image_id"] = frame["image_id"].replace(victim, PAYLOAD)
-        if table == "human_ratings":
-            frame = frame.drop(index=frame.index[frame["image_id"] == PAYLOAD][0])
-        rewrite(paths, table, frame)
-    paths.rejected.mkdir(parents=True)
-    pd.DataFrame(
-        {
-            "rater_id": ["r0001"],
-            "image_id": [PAYLOAD],
-            "valence": ["<b>12</b>"],
-            "_reason": [f"image_id {PAYLOAD} & valence '<b>12</b>' is not a number"],
-        }
-    ).to_parquet(paths.rejected_table("human_ratings"))
-    gate = run_quality_gate(paths)
-    assert dbt_build(paths), "a plain build of a landing that failed the gate still builds"
-    report = build_report(paths, write_pngs=False)
-    return paths, gate, report
+    paths = failed_gate_warehouse.paths
+    return paths, failed_gate_warehouse.gate, build_report(paths, write_pngs=False)
 
 
 def test_failing_check_links_to_the_rows_it_rejects(hostile):

@@ -6,41 +6,35 @@ Alt-Test, with the answered-only figures beside, as the Python homes compute the
 
 from __future__ import annotations
 
+import shutil
+
 import duckdb
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pytest
-from conftest import SMALL_DESIGN, dbt_build_selected, query_warehouse
-from rater1001 import contract
-from rater1001.landing import write_parquet_atomic
+from conftest import dbt_build_selected, query_warehouse
+from failed_gate_study import BLANKED
 from rater1001.paths import project
 from rater1001.stats import zscores as Z
 from rater1001.stats.alt_test import alt_test
 
-# Its own build: one xdist unit, handed out early under `make test` (conftest.py).
-pytestmark = pytest.mark.xdist_group("verdict_marts")
+# Reads the shared study that fails the gate, built once: one xdist unit with its other reader
+# (test_quality_report.py), handed out early under `make test` (conftest.py).
+pytestmark = pytest.mark.xdist_group("failed_gate_study")
 MARTS = "calibration_scores calibration_verdicts replaceability_verdicts"
-BLANKED, BLANK_EVERY = "gemma3-4b-it", 5
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    from rater1001.simulate import simulate_study
-
+def built(failed_gate_warehouse, tmp_path_factory):
+    """A copy of the shared study whose condition BLANKED left every fifth answer blank
+    (failed_gate_study.py; built whole, so the verdict marts and their parents are there): the
+    tests below edit its verdict_rules seed and rebuild, which the shared one must not see. Its
+    hostile image id and the rating it lacks are in the landing the references below read too."""
+    shared = failed_gate_warehouse.paths
     paths = project(tmp_path_factory.mktemp("rules_wh"))
-    simulate_study(paths, seed=5, **SMALL_DESIGN)
-    preds = pd.read_parquet(paths.raw_table("model_predictions"))
-    blank = (preds["condition_id"] == BLANKED) & (preds.groupby("condition_id").cumcount() % BLANK_EVERY == 0)
-    preds.loc[blank, ["emotion", "valence", "arousal"]] = None
-    preds.loc[blank, "parse_path"] = "failed"
-    write_parquet_atomic(
-        pa.Table.from_pandas(preds, schema=contract.TABLES["model_predictions"].arrow_schema(), preserve_index=False),
-        paths.raw_table("model_predictions"),
-    )
-    assert dbt_build_selected(paths, "+calibration_verdicts +replaceability_verdicts +alt_test_rater_outcomes"), (
-        "dbt build failed"
-    )
+    for part in ("data", "warehouse", "target"):
+        shutil.copytree(shared.root / part, paths.root / part)
+    shutil.copy(shared.study_file, paths.root / "study.yml")
     return paths
 
 
