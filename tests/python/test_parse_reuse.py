@@ -10,7 +10,7 @@ import json
 import os
 
 from rater1001 import warehouse
-from rater1001.paths import REPO_ROOT, project
+from rater1001.paths import REPO_ROOT, SEED_SETS, project
 
 
 def _parse(paths) -> None:
@@ -38,8 +38,14 @@ def test_a_new_folder_reuses_the_kept_parse_and_gets_its_own_paths(tmp_path, mon
     monkeypatch.setattr(warehouse, "PARSE_CACHE", tmp_path / "cache")
     monkeypatch.setenv("DBT_LOG_LEVEL_FILE", "debug")  # dbt names the files it re-parses at debug
     first, second = project(tmp_path / "first"), project(tmp_path / "second")
+    # Both carry their own label set, as a study of another shape does: its seed folder (dbt's
+    # seed path, part of the parse state) is shared by the folders with the same files.
+    labels = (REPO_ROOT / "seeds" / "factor_labels.csv").read_bytes()
     for p in (first, second):
         p.raw.mkdir(parents=True)
+        (p.root / "seeds").mkdir()
+        (p.root / "seeds" / "factor_labels.csv").write_bytes(labels + b"\n")
+    assert first.seeds == second.seeds and first.seeds.parent == SEED_SETS
 
     _parse(first)
     assert "saved manifest not found" in _parse_message(first)
@@ -114,3 +120,16 @@ def test_other_duckdb_settings_are_kept_apart(tmp_path, monkeypatch):
             monkeypatch.setenv(name, value)
         keys.add(warehouse._parse_cache(args))
     assert len(keys) == 3
+
+
+def test_a_seed_folder_holds_the_repositorys_seeds_with_the_folders_own_laid_over(tmp_path):
+    a, b = project(tmp_path / "a"), project(tmp_path / "b")
+    for p, text in ((a, "x\n1\n"), (b, "x\n2\n")):
+        (p.root / "seeds").mkdir(parents=True)
+        (p.root / "seeds" / "condition_pools.csv").write_text(text)
+    assert a.seeds != b.seeds  # other files, another folder
+    repo = {f.name for f in (REPO_ROOT / "seeds").iterdir() if f.is_file()}
+    assert {f.name for f in a.seeds.iterdir()} == repo
+    assert (a.seeds / "condition_pools.csv").read_text() == "x\n1\n"
+    assert (a.seeds / "factor_labels.csv").read_bytes() == (REPO_ROOT / "seeds" / "factor_labels.csv").read_bytes()
+    assert project(tmp_path / "none").seeds == REPO_ROOT / "seeds"
