@@ -48,7 +48,7 @@ def pytest_configure(config):
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     # A worker has one core to itself: DuckDB's default of a thread per core inside each build
-    # only adds scheduling (~10 % of a small build's CPU). The CLI children inherit it.
+    # would compete with the other worker (docs/performance.md). The CLI children inherit it.
     if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.setdefault("RATER1001_DUCKDB_THREADS", "1")
 
