@@ -124,12 +124,19 @@ PARSE_STATE = "partial_parse.msgpack"
 PARSE_CACHE = REPO_ROOT / "target" / "parse_cache"
 
 
+# The environment variables profiles.yml reads besides the warehouse's (relative) path: dbt hashes
+# the profile's connection settings into its parse state and parses in full when they differ.
+PROFILE_ENV = ("RATER1001_DUCKDB_MEMORY_LIMIT", "RATER1001_DUCKDB_THREADS")
+
+
 def _parse_cache(args: list[str]) -> Path:
-    """The kept state for these vars (a study's shape) and seed folder, under this dbt version."""
+    """The kept state for these vars (a study's shape), seed folder and DuckDB settings, under this
+    dbt version."""
     from dbt.version import __version__
 
     vars_arg = args[args.index("--vars") + 1] if "--vars" in args else ""
-    key = "\0".join([__version__, vars_arg, os.environ.get("RATER1001_SEEDS", "")])
+    env = [os.environ.get(name, "") for name in ("RATER1001_SEEDS", *PROFILE_ENV)]
+    key = "\0".join([__version__, vars_arg, *env])
     return PARSE_CACHE / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.msgpack"
 
 

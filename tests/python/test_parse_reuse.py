@@ -7,9 +7,10 @@ Parses and a compile of two views, no build."""
 from __future__ import annotations
 
 import json
+import os
 
 from rater1001 import warehouse
-from rater1001.paths import project
+from rater1001.paths import REPO_ROOT, SEED_SETS, project
 
 
 def _parse(paths) -> None:
@@ -37,8 +38,14 @@ def test_a_new_folder_reuses_the_kept_parse_and_gets_its_own_paths(tmp_path, mon
     monkeypatch.setattr(warehouse, "PARSE_CACHE", tmp_path / "cache")
     monkeypatch.setenv("DBT_LOG_LEVEL_FILE", "debug")  # dbt names the files it re-parses at debug
     first, second = project(tmp_path / "first"), project(tmp_path / "second")
+    # Both carry their own label set, as a study of another shape does: its seed folder (dbt's
+    # seed path, part of the parse state) is shared by the folders with the same files.
+    labels = (REPO_ROOT / "seeds" / "factor_labels.csv").read_bytes()
     for p in (first, second):
         p.raw.mkdir(parents=True)
+        (p.root / "seeds").mkdir()
+        (p.root / "seeds" / "factor_labels.csv").write_bytes(labels + b"\n")
+    assert first.seeds == second.seeds and first.seeds.parent == SEED_SETS
 
     _parse(first)
     assert "saved manifest not found" in _parse_message(first)
@@ -71,3 +78,58 @@ def test_other_vars_are_kept_apart(tmp_path, monkeypatch):
     a = warehouse._parse_cache(["build", "--vars", json.dumps({"dimensions": ["valence"]})])
     b = warehouse._parse_cache(["build", "--vars", json.dumps({"dimensions": ["arousal"]})])
     assert a != b and a.parent == b.parent == tmp_path / "cache"
+
+
+def _duckdb_config(monkeypatch, threads: str | None) -> dict:
+    """The profile's config_options as dbt renders them, with RATER1001_DUCKDB_THREADS set or not."""
+    import yaml
+    from dbt.config.renderer import ProfileRenderer
+    from dbt_common.context import set_invocation_context
+
+    if threads is None:
+        monkeypatch.delenv("RATER1001_DUCKDB_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("RATER1001_DUCKDB_THREADS", threads)
+    set_invocation_context(os.environ)
+    raw = yaml.safe_load((REPO_ROOT / "profiles.yml").read_text())
+    return ProfileRenderer({}).render_data(raw)["rater1001"]["outputs"]["dev"]["config_options"]
+
+
+def test_duckdb_threads_come_from_the_environment_or_duckdbs_default(monkeypatch):
+    import duckdb
+
+    default = duckdb.connect().execute("select current_setting('threads')").fetchone()[0]
+    for threads, expected in [(None, default), ("1", 1), (str(default + 2), default + 2)]:
+        config = _duckdb_config(monkeypatch, threads)
+        assert config["storage_compatibility_version"] == "v1.0.0" and config["memory_limit"] == "4GB"
+        assert ("threads" in config) == (threads is not None), config
+        con = duckdb.connect(config=config)
+        assert con.execute("select current_setting('threads')").fetchone()[0] == expected
+
+
+def test_other_duckdb_settings_are_kept_apart(tmp_path, monkeypatch):
+    """dbt hashes the profile's DuckDB settings into its parse state: a kept state of one thread
+    count would only cost the other a full parse, so each keeps its own."""
+    monkeypatch.setattr(warehouse, "PARSE_CACHE", tmp_path / "cache")
+    args = ["build", "--vars", json.dumps({"dimensions": ["valence"]})]
+    keys = set()
+    for name, value in [(None, None), ("RATER1001_DUCKDB_THREADS", "1"), ("RATER1001_DUCKDB_MEMORY_LIMIT", "2GB")]:
+        for var in warehouse.PROFILE_ENV:
+            monkeypatch.delenv(var, raising=False)
+        if name:
+            monkeypatch.setenv(name, value)
+        keys.add(warehouse._parse_cache(args))
+    assert len(keys) == 3
+
+
+def test_a_seed_folder_holds_the_repositorys_seeds_with_the_folders_own_laid_over(tmp_path):
+    a, b = project(tmp_path / "a"), project(tmp_path / "b")
+    for p, text in ((a, "x\n1\n"), (b, "x\n2\n")):
+        (p.root / "seeds").mkdir(parents=True)
+        (p.root / "seeds" / "condition_pools.csv").write_text(text)
+    assert a.seeds != b.seeds  # other files, another folder
+    repo = {f.name for f in (REPO_ROOT / "seeds").iterdir() if f.is_file()}
+    assert {f.name for f in a.seeds.iterdir()} == repo
+    assert (a.seeds / "condition_pools.csv").read_text() == "x\n1\n"
+    assert (a.seeds / "factor_labels.csv").read_bytes() == (REPO_ROOT / "seeds" / "factor_labels.csv").read_bytes()
+    assert project(tmp_path / "none").seeds == REPO_ROOT / "seeds"
