@@ -31,10 +31,14 @@ demo: $(STAMP)
 # Lint runs beside pytest, niced: the workers leave a core idle while they collect and in the
 # tail (one worker finishing its last unit), and the linters fill those gaps instead of adding
 # their ~8 s in front. A lint failure still fails `make test`, its report printed after pytest's.
+# pytest keeps the test modules it rewrites for assertion messages (and the plugin modules it
+# rewrites in .venv) as __pycache__/*-pytest-*.pyc, ignored by git, also where the environment sets
+# PYTHONDONTWRITEBYTECODE: otherwise every worker re-parses and recompiles them at each run, about
+# 3 s of CPU each (docs/testing.md).
 test: $(STAMP)
 	@lintlog=$$(mktemp); \
 	nice -n 19 $(MAKE) --no-print-directory lint > $$lintlog 2>&1 & lintpid=$$!; \
-	$(BIN)/python -m pytest -n auto --dist loadgroup; testrc=$$?; \
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup; testrc=$$?; \
 	wait $$lintpid; lintrc=$$?; \
 	if [ $$lintrc -ne 0 ]; then cat $$lintlog; echo "make lint failed (above)"; fi; rm -f $$lintlog; \
 	test $$testrc -eq 0 -a $$lintrc -eq 0
