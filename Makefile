@@ -31,20 +31,32 @@ demo: $(STAMP)
 # Lint runs beside pytest, niced: the workers leave a core idle while they collect and in the
 # tail (one worker finishing its last unit), and the linters fill those gaps instead of adding
 # their ~8 s in front. A lint failure still fails `make test`, its report printed after pytest's.
+# pytest keeps the test modules it rewrites for assertion messages (and the plugin modules it
+# rewrites in .venv) as __pycache__/*-pytest-*.pyc, ignored by git, also where the environment sets
+# PYTHONDONTWRITEBYTECODE: otherwise every worker re-parses and recompiles them at each run, about
+# 3 s of CPU each (docs/testing.md).
 test: $(STAMP)
 	@lintlog=$$(mktemp); \
 	nice -n 19 $(MAKE) --no-print-directory lint > $$lintlog 2>&1 & lintpid=$$!; \
-	$(BIN)/python -m pytest -n auto --dist loadgroup; testrc=$$?; \
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup; testrc=$$?; \
 	wait $$lintpid; lintrc=$$?; \
 	if [ $$lintrc -ne 0 ]; then cat $$lintlog; echo "make lint failed (above)"; fi; rm -f $$lintlog; \
 	test $$testrc -eq 0 -a $$lintrc -eq 0
 
 # Style (docs/sql_style.md), which `make test` runs beside pytest: sqlfluff over models/ on both
 # cores in the background while ruff (well under a second) checks the Python; its report is
-# printed only when it fails.
+# printed only when it fails. sqlfluff (~20 s of CPU, beside a CPU-bound pytest) is skipped when
+# nothing it reads has changed since it last passed here: the models, the macros and sqlfluff's
+# context it renders them with, its configuration, dbt_project.yml's vars and the pinned versions
+# (the digest of all of them is kept in target/, which `make clean` removes).
+SQLFLUFF_PASSED := target/.sqlfluff-passed
 lint: $(STAMP)
 	@sqllog=$$(mktemp); \
-	$(BIN)/sqlfluff lint models --processes 2 --disable-progress-bar --nocolor > $$sqllog 2>&1 & sqlpid=$$!; \
+	sqlkey=$$(find models macros tests/sqlfluff_context .sqlfluff .sqlfluffignore dbt_project.yml requirements.lock \
+		-type f ! -path '*/__pycache__/*' | LC_ALL=C sort | xargs sha256sum | sha256sum); \
+	if [ "$$(cat $(SQLFLUFF_PASSED) 2>/dev/null)" = "$$sqlkey" ]; then true & sqlpid=$$!; else \
+	{ $(BIN)/sqlfluff lint models --processes 2 --disable-progress-bar --nocolor > $$sqllog 2>&1 && \
+	mkdir -p target && echo "$$sqlkey" > $(SQLFLUFF_PASSED); } & sqlpid=$$!; fi; \
 	$(BIN)/ruff check --quiet --output-format concise; ruffrc=$$?; \
 	$(BIN)/ruff format --check --quiet --output-format concise; formatrc=$$?; \
 	wait $$sqlpid; sqlrc=$$?; \

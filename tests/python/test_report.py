@@ -4,6 +4,7 @@ without console errors, and every figure has a PNG."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
@@ -145,8 +146,13 @@ def _warehouse_copy(demo_warehouse, tmp_path):
     return paths
 
 
-def test_quality_gate_verdict_and_links_are_shown(demo_warehouse, tmp_path):
-    paths = _warehouse_copy(demo_warehouse, tmp_path)
+@pytest.fixture(scope="module")
+def failed_gate_report(demo_warehouse, tmp_path_factory):
+    """`rater1001 report --no-png` on a copy of the demo warehouse whose quality gate failed: its
+    exit code, what it printed and its folder (one report for the CLI's and the gate's tests)."""
+    from rater1001.cli import main
+
+    paths = _warehouse_copy(demo_warehouse, tmp_path_factory.mktemp("failed_gate"))
     paths.raw.mkdir(parents=True)
     gate = {
         "passed": False,
@@ -159,7 +165,15 @@ def test_quality_gate_verdict_and_links_are_shown(demo_warehouse, tmp_path):
     (paths.raw / "_quality.json").write_text(json.dumps(gate))
     paths.data_docs.mkdir(parents=True)
     (paths.data_docs / "index.html").write_text("<html></html>")
-    html = build_report(paths, write_pngs=False).html.read_text(encoding="utf-8")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["--home", str(paths.root), "report", "--no-png"])
+    return code, out.getvalue(), paths
+
+
+def test_quality_gate_verdict_and_links_are_shown(failed_gate_report):
+    _, _, paths = failed_gate_report
+    html = (paths.report / "index.html").read_text(encoding="utf-8")
     assert '<strong class="bad">failed</strong>' in html and "17 checks, 1 failures, 1 warnings" in html
     assert "failure: human_ratings: 3 images have fewer than 50 ratings" in html
     assert "warning: raters: age missing" in html
@@ -199,12 +213,11 @@ def test_absent_marts_give_notes_not_failures(demo_warehouse, tmp_path):
     assert "the quality gate has not been run" in html  # no _quality.json in this folder
 
 
-def test_cli_report_writes_the_file(demo_warehouse, tmp_path, capsys):
+def test_cli_report_writes_the_file(failed_gate_report, tmp_path):
     from rater1001.cli import main
 
-    paths = _warehouse_copy(demo_warehouse, tmp_path)
-    assert main(["--home", str(tmp_path), "report", "--no-png"]) == 0
-    assert "report written to" in capsys.readouterr().out
+    code, out, paths = failed_gate_report
+    assert code == 0 and "report written to" in out
     assert (paths.report / "index.html").stat().st_size > 500_000  # the inlined Vega bundle alone is ~900 kB
     assert not (paths.report / "figures").exists()
     assert main(["--home", str(tmp_path / "nothing"), "report"]) == 2

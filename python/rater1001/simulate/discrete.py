@@ -12,6 +12,8 @@ for race/gender cell effects.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from scipy import optimize
 from scipy.special import ndtr
@@ -44,6 +46,15 @@ def discretised_mean(loc: float, sd: float, lo: float, hi: float, step: float = 
 def solve_location(target: float, sd: float, lo: float, hi: float, step: float = 1.0, shifts=None) -> float:
     """Latent location whose expected discretised answer is `target` (clamped into the reachable
     range; with sd = 0 the mean is a step function and the nearest reachable value is hit)."""
+    # Every study simulated from the same profiles solves the same few hundred roots: each is
+    # kept (a pure function of its arguments; the shifts only count as a flat sequence).
+    flat = None if shifts is None else tuple(np.ravel(np.asarray(shifts, dtype=float)).tolist())
+    return _solve_location(target, sd, lo, hi, step, flat)
+
+
+@lru_cache(maxsize=65536, typed=True)
+def _solve_location(target: float, sd: float, lo: float, hi: float, step: float, flat: tuple | None) -> float:
+    shifts = None if flat is None else np.array(flat)
     reach = 0.0 if shifts is None else float(np.max(np.abs(shifts)))
     span = 12 * sd + reach + (hi - lo) + 1
     a, b = lo - span, hi + span

@@ -9,6 +9,7 @@ without demographic gaps for a bias-audit test.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
@@ -66,8 +67,33 @@ class Profiles:
             )
         return rows.iloc[0]
 
+    # The lookups below run once per condition, dimension and emotion (and the confusion matrix once
+    # per FER condition for every VLM): each answer is kept per instance, since filtering the
+    # tables for every call cost a study of any size about a third of a second. The tables are not
+    # changed after loading (without_demographic_gaps makes a new instance).
+    @cached_property
+    def _confusions(self) -> dict:
+        return {}
+
+    @cached_property
+    def _constants(self) -> dict:
+        keys = ["condition_id", "dimension", "emotion"]
+        return {k: float(g["value"].iloc[0]) for k, g in self.constant_answers.groupby(keys, sort=False)}
+
+    @cached_property
+    def _etas(self) -> dict:
+        keys = ["condition_id", "dimension", "emotion"]
+        d = self.value_demographic
+        return {k: dict(zip(g["term"], g["eta_squared"].astype(float))) for k, g in d.groupby(keys, sort=False)}
+
     def confusion_matrix(self, condition_id: str, emotions: list[str]) -> pd.DataFrame:
         """Row-stochastic P(predicted | true) over `emotions`, rows renormalised."""
+        key = (condition_id, tuple(emotions))
+        if key not in self._confusions:
+            self._confusions[key] = self._confusion_matrix(condition_id, emotions)
+        return self._confusions[key].copy()
+
+    def _confusion_matrix(self, condition_id: str, emotions: list[str]) -> pd.DataFrame:
         rows = self.confusion[self.confusion["condition_id"] == condition_id]
         m = rows.pivot_table(index="true_emotion", columns="predicted_emotion", values="probability", aggfunc="sum")
         missing = [e for e in emotions if e not in m.index]
@@ -94,15 +120,11 @@ class Profiles:
 
     def value_etas(self, condition_id: str, dimension: str, emotion: str) -> dict[str, float]:
         """Planted eta squared of race, gender and race:gender on the bias (missing terms: 0)."""
-        d = self.value_demographic
-        rows = d[(d["condition_id"] == condition_id) & (d["dimension"] == dimension) & (d["emotion"] == emotion)]
-        return dict(zip(rows["term"], rows["eta_squared"].astype(float)))
+        return dict(self._etas.get((condition_id, dimension, emotion), {}))
 
     def constant_answer(self, condition_id: str, dimension: str, emotion: str) -> float:
         """The one value a condition gives every face of an emotion, NaN if none."""
-        d = self.constant_answers
-        rows = d[(d["condition_id"] == condition_id) & (d["dimension"] == dimension) & (d["emotion"] == emotion)]
-        return float(rows["value"].iloc[0]) if len(rows) else float("nan")
+        return self._constants.get((condition_id, dimension, emotion), float("nan"))
 
     def accuracy_targets(self, condition_id: str, factor: str) -> dict[str, float]:
         d = self.demographic_accuracy
