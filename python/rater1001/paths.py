@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,9 +98,8 @@ def _materialise(files: dict[str, bytes], folder: Path) -> Path:
     """Writes the files into a new folder under a temporary name, then renames it: parallel
     builds see the whole set or none; a folder once there is never written again."""
     folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = folder.with_name(f".{folder.name}.{os.getpid()}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    tmp.chmod(0o755)  # mkdtemp's 0700 would stay on the shared folder
     for name, data in files.items():
         (tmp / name).write_bytes(data)
     try:

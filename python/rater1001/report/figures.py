@@ -60,6 +60,12 @@ def _va_scatter(base, x, y, colour, ctx, jitter: float, title: str, size: int = 
     return (points + centroids).properties(width=size, height=size, title=title)
 
 
+def _shared_scale(**channels: str):
+    """A concatenation's scale resolution, given when it is built: `.resolve_scale()` afterwards
+    rebuilds the whole concatenation, which Altair makes by deep-copying every sub-chart again."""
+    return alt.Resolve(scale=alt.ScaleResolveMap(**channels))
+
+
 def human_space(x: str, y: str):
     def chart(frames, ctx):
         wide = alt.Chart(data(0)).transform_pivot("dimension", value="human_mean", groupby=["image_id", "emotion"])
@@ -76,7 +82,7 @@ def model_space(x: str, y: str):
                         f"model_{x}", f"model_{y}", "true_emotion", ctx, 0.4, c, size=200, axes=(x, y))
             for c in conditions]
         rows = [alt.hconcat(*panels[i:i + 4]) for i in range(0, len(panels), 4)]
-        return alt.vconcat(*rows).resolve_scale(color="shared")
+        return alt.vconcat(*rows, resolve=_shared_scale(color="shared"))
     return chart
 
 
@@ -98,7 +104,7 @@ def z_distribution(dimension: str):
                 color=alt.Color("condition_id:N", title="condition", sort=ctx.conditions or "ascending"))
             top = (band + human).properties(width=520, height=70, title=emotion)
             rows.append(alt.vconcat(top, (band + ticks).properties(width=520, height=110), spacing=2))
-        return alt.vconcat(*rows).resolve_scale(x="shared")
+        return alt.vconcat(*rows, resolve=_shared_scale(x="shared"))
     return chart
 
 
@@ -152,7 +158,7 @@ def interaction_heatmap(frames, ctx):
                                     tooltip=["condition_id:N", "emotion:N", "eta_sq:Q", "q_bh:Q"])
         panels.append((rect + b.mark_text(fontSize=11).encode(text="stars:N")).properties(
             width=300, height=200, title=f"{dim} bias: race x gender"))
-    return alt.hconcat(*panels).resolve_scale(color="shared")
+    return alt.hconcat(*panels, resolve=_shared_scale(color="shared"))
 
 
 def verdict_grid(frames, ctx):
