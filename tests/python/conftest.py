@@ -213,30 +213,36 @@ class BuiltStudy:
     build_ok: bool  # what dbt_build returned; tests that need every model to pass assert it
 
 
-# The mart folders the tests of the study before `infer` read (agreement, ablation, judge and
-# warehouse tests): everything else is left out of its build.
-WITHOUT_PREDICTIONS_READ = tuple(
-    f"path:models/marts/{area}"
-    for area in (
-        "ablations agreement alt_test calibration classification diversity intervals judge reliability "
-        "replaceability small_pools zscores"
-    ).split()
+# The marts the tests of the study before `infer` read (agreement, ablation, judge and warehouse
+# tests), by folder where they read every mart of it: everything else is left out of its build.
+WITHOUT_PREDICTIONS_READ = (
+    *(
+        f"path:models/marts/{area}"
+        for area in (
+            "ablations agreement alt_test calibration classification diversity intervals judge "
+            "replaceability small_pools zscores"
+        ).split()
+    ),
+    "alpha_delta",
 )
 
 
 @pytest.fixture(scope="session")
 def small_warehouse_without_predictions(tmp_path_factory) -> BuiltStudy:
     """The small study before any model has run: its model_predictions file is removed, so the
-    build lands an empty one (the route of a real study before `infer`). Built once per session,
-    the marts its readers check (WITHOUT_PREDICTIONS_READ) and the shared layers, with their data
-    tests; that a whole build and the report pass without predictions is shown end to end by the
-    shape matrix's study before `infer` (test_study_shapes.py)."""
+    build lands an empty one (the route of a real study before `infer`). Built once per session:
+    the marts its readers check (WITHOUT_PREDICTIONS_READ) and what they are built from, with the
+    data tests of those (240 nodes of a whole build's 344). The seeds, staging and intermediate
+    models no reader's mart is built from are left out: their data tests do not depend on the
+    predictions (the repository's seeds; the human labels) or run on a study without predictions
+    in the whole build of the shape matrix's study before `infer` (test_study_shapes.py), which
+    also shows that every mart and the report pass without predictions."""
     from rater1001.simulate import simulate_study
 
     def build(paths):
         simulate_study(paths, seed=7, **SMALL_DESIGN)
         paths.raw_table("model_predictions").unlink()
-        return dbt_build_marts(paths, *WITHOUT_PREDICTIONS_READ)
+        return dbt_build_selected(paths, " ".join(f"+{m}" for m in WITHOUT_PREDICTIONS_READ))
 
     return BuiltStudy(*build_once(tmp_path_factory, "small_wh_no_predictions", build))
 
