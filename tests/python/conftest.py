@@ -47,8 +47,8 @@ def pytest_configure(config):
     # the default at exec, where an ignored signal would stay ignored).
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    # A worker has one core to itself: DuckDB's default of a thread per core inside each build
-    # would compete with the other worker (docs/performance.md). The CLI children inherit it.
+    # A worker has one core to itself, so its builds' DuckDB gets one thread rather than one per
+    # core (docs/performance.md, "DuckDB's threads"). The CLI children inherit it.
     if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.setdefault("RATER1001_DUCKDB_THREADS", "1")
 

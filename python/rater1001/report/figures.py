@@ -57,7 +57,7 @@ def _va_scatter(base, x, y, colour, ctx, jitter: float, title: str, size: int = 
         y=alt.Y(f"{yf}:Q", title=axes[1], scale=alt.Scale(zero=False)), color=colour_enc)
     centroids = base.mark_point(shape="diamond", size=140, filled=True, stroke="black", strokeWidth=1).encode(
         x=alt.X(f"mean({x}):Q"), y=alt.Y(f"mean({y}):Q"), color=colour_enc)
-    return (points + centroids).properties(width=size, height=size, title=title)
+    return alt.layer(points, centroids, width=size, height=size, title=title)
 
 
 def _shared_scale(**channels: str):
@@ -102,8 +102,8 @@ def z_distribution(dimension: str):
                 x=alt.X(f"z_{dimension}:Q", scale=alt.Scale(domain=[-5, 5], clamp=True)),
                 y=alt.Y("condition_id:N", title=None, sort=ctx.conditions or "ascending"),
                 color=alt.Color("condition_id:N", title="condition", sort=ctx.conditions or "ascending"))
-            top = (band + human).properties(width=520, height=70, title=emotion)
-            rows.append(alt.vconcat(top, (band + ticks).properties(width=520, height=110), spacing=2))
+            top = alt.layer(band, human, width=520, height=70, title=emotion)
+            rows.append(alt.vconcat(top, alt.layer(band, ticks, width=520, height=110), spacing=2))
         return alt.vconcat(*rows, resolve=_shared_scale(x="shared"))
     return chart
 
@@ -156,8 +156,8 @@ def interaction_heatmap(frames, ctx):
             y=alt.Y("emotion:N", sort=_emotion_sort(ctx)))
         rect = b.mark_rect().encode(color=alt.Color("eta_sq:Q", title="eta^2", scale=alt.Scale(scheme="oranges")),
                                     tooltip=["condition_id:N", "emotion:N", "eta_sq:Q", "q_bh:Q"])
-        panels.append((rect + b.mark_text(fontSize=11).encode(text="stars:N")).properties(
-            width=300, height=200, title=f"{dim} bias: race x gender"))
+        panels.append(alt.layer(rect, b.mark_text(fontSize=11).encode(text="stars:N"),
+                                width=300, height=200, title=f"{dim} bias: race x gender"))
     return alt.hconcat(*panels, resolve=_shared_scale(color="shared"))
 
 
