@@ -7,12 +7,12 @@
       accepted_audit_terms: <kind>    its values name the study's audit factors as the audit marts
                                       spell them (rater1001_audit_terms).
     NULLs pass (dbt's accepted_values does the same; a not-null check is declared on its own).
-    The checks of `model`: {column, name, values | factor}, read from the yml declarations of the
-    model's node in the graph (empty at parse time). -#}
-{% macro rater1001_accepted_values_checks(model) %}
+    The checks of a model's graph `node` (rater1001_declared_node; none at parse time: no checks):
+    {column, name, values | factor}. -#}
+{% macro rater1001_accepted_values_checks(node) %}
 {%- set checks = [] %}
 {%- set slots = var('factor_slots', {}) %}
-{%- for column in rater1001_declared_columns(model) %}
+{%- for column in (node.columns.values() if node else []) %}
 {%- set meta = (column.config or {}).get('meta', {}) %}
 {%- if meta.get('accepted_values') is not none %}
 {%- do checks.append({'column': column.name, 'name': 'accepted_values', 'values': meta['accepted_values']}) %}

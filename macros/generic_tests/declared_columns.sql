@@ -1,5 +1,7 @@
 {#- The graph node (a model or a seed) of `model`, where model_checks reads the yml's declarations;
-    none at parse time, when the graph is not yet built. -#}
+    none at parse time, when the graph is not yet built. model_checks looks it up once and hands it
+    to each reader of declarations (rater1001_not_null_checks, rater1001_accepted_values_checks,
+    rater1001_grain). -#}
 {% macro rater1001_declared_node(model) %}
 {%- if execute %}
 {%- for node in graph.nodes.values()
@@ -8,12 +10,4 @@
 {%- endfor %}
 {%- endif %}
 {{ return(none) }}
-{% endmacro %}
-
-
-{#- The yml columns of `model`'s node: where model_checks reads each column's declarations. Empty
-    at parse time. -#}
-{% macro rater1001_declared_columns(model) %}
-{%- set node = rater1001_declared_node(model) %}
-{{ return(node.columns.values() | list if node else []) }}
 {% endmacro %}

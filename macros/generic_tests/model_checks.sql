@@ -16,7 +16,8 @@
 {#- a parse-time ref: dbt records a test's dependencies before the graph says whether this model
     has a factor-label column, so every node runs after the label seed -#}
 {%- set factor_labels = ref('factor_labels') %}
-{%- set not_null = rater1001_not_null_checks(model) %}
+{%- set node = rater1001_declared_node(model) %}
+{%- set not_null = rater1001_not_null_checks(node) %}
 {%- set parts = [] %}
 {%- for check in not_null %}
 {%- set part %}
@@ -26,7 +27,7 @@ where n_null_{{ loop.index }} > 0
 {%- endset %}
 {%- do parts.append(part) %}
 {%- endfor %}
-{%- for check in rater1001_accepted_values_checks(model) %}
+{%- for check in rater1001_accepted_values_checks(node) %}
 {%- set part %}
 select
     '{{ check.column }}' as column_name,
@@ -44,7 +45,7 @@ group by {{ adapter.quote(check.column) }}
 {%- endset %}
 {%- do parts.append(part) %}
 {%- endfor %}
-{%- set grain = rater1001_grain(model) %}
+{%- set grain = rater1001_grain(node) %}
 {%- if grain %}
 {%- set part %}
 select
@@ -76,9 +77,9 @@ with null_counts as (
 {% endtest %}
 
 
-{#- The grain of `model`: the columns its yml declares one row per combination of (the model's
-    `config: {meta: {grain: [...]}}`); empty when it declares none, and at parse time. -#}
-{% macro rater1001_grain(model) %}
-{%- set node = rater1001_declared_node(model) %}
+{#- The grain of a model's graph `node`: the columns its yml declares one row per combination of
+    (the model's `config: {meta: {grain: [...]}}`); empty when it declares none, and at parse time
+    (no node). -#}
+{% macro rater1001_grain(node) %}
 {{ return(((node.config or {}).get('meta') or {}).get('grain') or [] if node else []) }}
 {% endmacro %}
