@@ -288,7 +288,7 @@ def failed_gate_warehouse(tmp_path_factory) -> GateFailedStudy:
     from rater1001.quality.gate import QualityResult
 
     verdict = json.loads((paths.raw / "_quality.json").read_text(encoding="utf-8"))
-    return GateFailedStudy(paths, QualityResult(**{**verdict, "docs_path": Path(verdict["docs_path"])}))
+    return GateFailedStudy(paths, QualityResult.from_json(verdict))
 
 
 # Every seed, staging and intermediate model: relationship tests on the shared layers refer to

@@ -83,6 +83,11 @@ class QualityResult:
         d["docs_path"] = str(self.docs_path)
         return d
 
+    @classmethod
+    def from_json(cls, d: dict) -> QualityResult:
+        """The inverse of to_json (a verdict read back from data/raw/_quality.json)."""
+        return cls(**{**d, "docs_path": Path(d["docs_path"])})
+
 
 def _lines(outcome: Outcome) -> list[str]:
     if outcome.error:
