@@ -232,7 +232,7 @@ def small_warehouse_without_predictions(tmp_path_factory) -> BuiltStudy:
     """The small study before any model has run: its model_predictions file is removed, so the
     build lands an empty one (the route of a real study before `infer`). Built once per session:
     the marts its readers check (WITHOUT_PREDICTIONS_READ) and what they are built from, with the
-    data tests of those (240 nodes of a whole build's 344). The seeds, staging and intermediate
+    data tests of those (157 nodes of a whole build's 227). The seeds, staging and intermediate
     models no reader's mart is built from are left out: their data tests do not depend on the
     predictions (the repository's seeds; the human labels) or run on a study without predictions
     in the whole build of the shape matrix's study before `infer` (test_study_shapes.py), which

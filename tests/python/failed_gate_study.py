@@ -12,8 +12,6 @@ from __future__ import annotations
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from rater1001 import contract
-from rater1001.landing import write_parquet_atomic
 
 PAYLOAD = "<script>alert(1)</script>"
 BLANKED, BLANK_EVERY = "gemma3-4b-it", 5
@@ -50,10 +48,7 @@ def blank_answers(paths) -> None:
     blank = (preds["condition_id"] == BLANKED) & (preds.groupby("condition_id").cumcount() % BLANK_EVERY == 0)
     preds.loc[blank, ["emotion", "valence", "arousal"]] = None
     preds.loc[blank, "parse_path"] = "failed"
-    write_parquet_atomic(
-        pa.Table.from_pandas(preds, schema=contract.TABLES["model_predictions"].arrow_schema(), preserve_index=False),
-        paths.raw_table("model_predictions"),
-    )
+    rewrite(paths, "model_predictions", preds)
 
 
 def write_failed_gate_study(paths) -> None:
