@@ -1,13 +1,13 @@
 {#- The landing column that fills a warehouse role slot (`emotion` = the category factor, `race` and
-    `gender` = the first two audit factors; docs/study_shape.md, "Factor names"), read from var
-    factor_slots; a slot the study leaves empty is NULL. `relation` prefixes the column. -#}
+    `gender` = the first two audit factors; docs/study_shape.md, "Factor names"), read from the
+    study setting factor_slots; a slot the study leaves empty is NULL. `relation` prefixes the column. -#}
 {% macro factor_slot(slot, relation=none) -%}
-{%- set name = var('factor_slots', {}).get(slot) -%}
+{%- set name = study_setting('factor_slots', {}).get(slot) -%}
 {%- if name -%}{{ (relation ~ '.') if relation else '' }}{{ name }}{%- else -%}cast(null as varchar){%- endif -%}
 {%- endmacro %}
 
 {#- The declared name of the factor in a slot, or the slot's own name when the study leaves it
     empty: what a user-facing output calls the slot's column. -#}
 {% macro factor_name(slot) -%}
-{{ var('factor_slots', {}).get(slot) or slot }}
+{{ study_setting('factor_slots', {}).get(slot) or slot }}
 {%- endmacro %}

@@ -2,8 +2,8 @@
     documented, in the yml's column `config: {meta: ...}`:
       accepted_values: [a, b]         its values are among these;
       accepted_factor_label: <slot>   its values are labels (factor_labels seed) of the factor the
-                                      study put in that role slot (var factor_slots); a slot the
-                                      study leaves empty has none to check;
+                                      study put in that role slot (study setting factor_slots); a
+                                      slot the study leaves empty has none to check;
       accepted_audit_terms: <kind>    its values name the study's audit factors as the audit marts
                                       spell them (rater1001_audit_terms).
     NULLs pass (dbt's accepted_values does the same; a not-null check is declared on its own).
@@ -11,7 +11,7 @@
     {column, name, values | factor}. -#}
 {% macro rater1001_accepted_values_checks(node) %}
 {%- set checks = [] %}
-{%- set slots = var('factor_slots', {}) %}
+{%- set slots = study_setting('factor_slots', {}) %}
 {%- for column in (node.columns.values() if node else []) %}
 {%- set meta = (column.config or {}).get('meta', {}) %}
 {%- if meta.get('accepted_values') is not none %}
@@ -31,12 +31,12 @@
 {% endmacro %}
 
 
-{#- The names of the study's audit factors as the audit marts spell them (var factor_slots;
+{#- The names of the study's audit factors as the audit marts spell them (setting factor_slots;
     docs/study_shape.md, "Factor names"): kind `factor` = each audit factor; `slice_type` = each,
     and a_b for two; `term` = each, and a:b for two; `omnibus_term` = each, and each with ':' and
     the category. The paper's study: race, gender, race_gender, race:gender, ... -#}
 {% macro rater1001_audit_terms(kind) %}
-{%- set slots = var('factor_slots', {}) %}
+{%- set slots = study_setting('factor_slots', {}) %}
 {%- set audit = [] %}
 {%- for s in ['race', 'gender'] if slots.get(s) %}{% do audit.append(slots[s]) %}{% endfor %}
 {%- set values = audit[:] %}

@@ -6,7 +6,7 @@ with human_ratings as (
 ),
 
 unpivoted as (
-    {%- if var('dimensions') | length == 0 %}
+    {%- if study_setting('dimensions') | length == 0 %}
     select
         rater_id,
         image_id,
@@ -16,7 +16,7 @@ unpivoted as (
     where false
     {%- else %}
     unpivot human_ratings
-    on {{ var('dimensions') | join(', ') }}
+    on {{ study_setting('dimensions') | join(', ') }}
     into name dimension value rating
     {%- endif %}
 ),

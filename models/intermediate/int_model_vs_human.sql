@@ -36,7 +36,7 @@ beside_humans as (
         end as correct,
         primary_run.parse_path,
         primary_run.thinking_tokens
-        {%- for dim in var('model_dimensions') %},
+        {%- for dim in study_setting('model_dimensions') %},
         primary_run.model_{{ dim }},
         human_{{ dim }}.n_ratings as human_n_{{ dim }},
         human_{{ dim }}.human_mean as human_mean_{{ dim }},
@@ -47,7 +47,7 @@ beside_humans as (
         {%- endfor %}
     from primary_run
     inner join stimuli using (image_id)
-    {%- for dim in var('model_dimensions') %}
+    {%- for dim in study_setting('model_dimensions') %}
     left join image_human_stats as human_{{ dim }}
         on primary_run.image_id = human_{{ dim }}.image_id and human_{{ dim }}.dimension = '{{ dim }}'
     {%- endfor %}

@@ -7,7 +7,7 @@ with model_vs_human as (
 ),
 
 unpivoted as (
-    {%- if var('model_dimensions') | length == 0 %}
+    {%- if study_setting('model_dimensions') | length == 0 %}
     select
         condition_id,
         image_id,
@@ -26,7 +26,7 @@ unpivoted as (
     from model_vs_human
     where false
     {%- endif %}
-    {%- for dim in var('model_dimensions') %}
+    {%- for dim in study_setting('model_dimensions') %}
     {%- if not loop.first %}
     union all
     {%- endif %}

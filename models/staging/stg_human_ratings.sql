@@ -6,10 +6,10 @@ renamed as (
     select
         rater_id,
         image_id,
-        {%- for dim in var('dimensions') %}
+        {%- for dim in study_setting('dimensions') %}
         cast({{ dim }} as integer) as {{ dim }},
         {%- endfor %}
-        {%- for dim in var('dimensions') %}
+        {%- for dim in study_setting('dimensions') %}
         rt_{{ dim }}_ms,
         {%- endfor %}
         trial_index,

@@ -9,7 +9,7 @@ renamed as (
         run_id,
         strategy,
         {{ factor_slot('emotion') }} as predicted_emotion,
-        {%- for dim in var('model_dimensions') %}
+        {%- for dim in study_setting('model_dimensions') %}
         cast({{ dim }} as double) as model_{{ dim }},
         {%- endfor %}
         raw_responses,

@@ -1,6 +1,6 @@
 -- The declared rater attributes in long form, one row per (rater, attribute) with a value: what
 -- the audit by rater attribute slices by, whatever the study names its attributes.
-{%- set attributes = var('rater_attributes') %}
+{%- set attributes = study_setting('rater_attributes') %}
 -- (source is unused in the rendering for a study without rater attributes)
 with source as (  -- noqa: ST03
     select * from {{ source('landing', 'raters') }}

@@ -6,7 +6,7 @@ with source as (
 renamed as (
     select
         rater_id,
-        {%- for attribute in var('rater_attributes') %}
+        {%- for attribute in study_setting('rater_attributes') %}
         {{ attribute }},
         {%- endfor %}
         cast(age as integer) as age

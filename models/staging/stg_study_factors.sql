@@ -1,7 +1,7 @@
 -- The declared stimulus factors (study.yml) and the warehouse role slot each fills
 -- (docs/study_shape.md, "Factor names"): where a user-facing output finds a slot's declared name.
 -- No source: the factors are the study's declaration (var `study_factors`), not landed data.
-{%- set factors = var('study_factors') %}
+{%- set factors = study_setting('study_factors') %}
 with factors as (
     {%- if factors | length == 0 %}
     select

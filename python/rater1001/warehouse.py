@@ -2,7 +2,8 @@
 
 dbt runs in-process (dbtRunner) on the repository's dbt project, with the landing zone and the
 warehouse of the chosen project folder passed through environment variables, and the study's
-declared dimensions and scale passed as vars, so one dbt project serves every study folder.
+declared dimensions and scale passed in RATER1001_STUDY (macros/study_setting.sql), so one dbt project,
+and one parse of it, serves every study folder.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .study import load_study
 
 
 def dbt_vars(paths: ProjectPaths) -> dict:
+    """The study's settings, by the names of dbt_project.yml's vars."""
     study = load_study(paths)
     return {
         "dimensions": list(study.dimensions),
@@ -54,8 +56,18 @@ def ensure_landing_tables(paths: ProjectPaths) -> list[str]:
 def _dbt_environment(paths: ProjectPaths):
     saved = {
         k: os.environ.get(k)
-        for k in ("RATER1001_RAW", "RATER1001_WAREHOUSE", "RATER1001_SEEDS", "DBT_SEND_ANONYMOUS_USAGE_STATS")
+        for k in (
+            "RATER1001_RAW",
+            "RATER1001_WAREHOUSE",
+            "RATER1001_SEEDS",
+            "RATER1001_STUDY",
+            "DBT_SEND_ANONYMOUS_USAGE_STATS",
+        )
     }
+    # Not --vars: dbt hashes those into its parse state and parses the whole project for every
+    # new shape of study. The settings are read only when a node is compiled for a run, so every
+    # study shares the kept parse (macros/study_setting.sql).
+    os.environ["RATER1001_STUDY"] = json.dumps(dbt_vars(paths))
     os.environ["RATER1001_RAW"] = str(paths.raw.absolute())  # dbt runs in the project folder (below)
     # Relative to the dbt project: dbt writes a seed test's compiled SQL under a path built from
     # the seed folder, which must stay inside target/.
@@ -130,8 +142,9 @@ PROFILE_ENV = ("RATER1001_DUCKDB_MEMORY_LIMIT", "RATER1001_DUCKDB_THREADS")
 
 
 def _parse_cache(args: list[str]) -> Path:
-    """The kept state for these vars (a study's shape), seed folder and DuckDB settings, under this
-    dbt version."""
+    """The kept state for this seed folder, DuckDB settings and dbt version, and for the command's
+    --vars if any (a caller's own; the study's settings are passed outside the parse, so every
+    shape of study shares one state)."""
     from dbt.version import __version__
 
     vars_arg = args[args.index("--vars") + 1] if "--vars" in args else ""
@@ -247,7 +260,7 @@ def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | 
     created = ensure_landing_tables(paths)
     if _drop_incompatible_warehouse(paths):
         select = None
-    args = ["build", "--vars", json.dumps(dbt_vars(paths)), "--threads", str(dbt_threads())]
+    args = ["build", "--threads", str(dbt_threads())]
     if select:
         args += ["--select", select]
     return _run(paths, [*args, "--exclude-resource-type", "unit_test"], on_node, tuple(created))
@@ -256,7 +269,7 @@ def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | 
 def dbt_unit_tests(paths: ProjectPaths) -> BuildSummary:
     """`dbt test` of the project's unit tests alone, on a built warehouse: dbt reads the columns
     of the relations their input rows stand in for, and writes nothing but temporary relations."""
-    args = ["test", "--select", "test_type:unit", "--vars", json.dumps(dbt_vars(paths)), "--threads", "1"]
+    args = ["test", "--select", "test_type:unit", "--threads", "1"]
     return _run(paths, args, None, ())
 
 
@@ -279,6 +292,6 @@ def dbt_docs(paths: ProjectPaths) -> Path | None:
     --no-compile: after a build, the manifest dbt keeps in target/ already holds every node's
     compiled SQL; compiling all ~470 nodes again took 8x the rest of the docs step (docs/performance.md)
     and gave the same page (it is only called after a build)."""
-    result = _invoke(paths, ["docs", "generate", "--static", "--no-compile", "--vars", json.dumps(dbt_vars(paths))])
+    result = _invoke(paths, ["docs", "generate", "--static", "--no-compile"])
     out = paths.root / "target" / "static_index.html"
     return out if result.success and out.exists() else None

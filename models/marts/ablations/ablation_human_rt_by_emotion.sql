@@ -1,7 +1,7 @@
 -- Human median response time per intended emotion and rating dimension (the RT column of Table
 -- 4A-3), pooled over all ratings of the emotion's images. Every declared dimension has an RT
 -- column (rt_<dimension>_ms); a study without dimensions gets an empty table.
-{%- set rt_dims = var('dimensions') %}
+{%- set rt_dims = study_setting('dimensions') %}
 with human_ratings as (
     select * from {{ ref('stg_human_ratings') }}
 ),

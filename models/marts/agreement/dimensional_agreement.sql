@@ -2,7 +2,7 @@
 -- 4a, 4b, 5, 5a, 5b, S5, S8): per (condition, dimension, emotion | 'all') Pearson r and the
 -- Bland-Altman columns (macros/bland_altman.sql), beside the human baselines of Table S8 for the
 -- same slice. Images without a model value or without a human mean are left out and counted.
-{%- set model_dims = var('model_dimensions') %}
+{%- set model_dims = study_setting('model_dimensions') %}
 with model_vs_human_long as (
     select * from {{ ref('int_model_vs_human_long') }}
 ),

@@ -40,7 +40,7 @@ final as (
                 then model_predictions.predicted_emotion = stimuli.emotion
         end as correct,
         model_predictions.parse_path
-        {%- for dim in var('model_dimensions') %},
+        {%- for dim in study_setting('model_dimensions') %},
         model_predictions.model_{{ dim }},
         human_{{ dim }}.human_mean as human_mean_{{ dim }},
         human_{{ dim }}.human_sd as human_sd_{{ dim }},
@@ -49,7 +49,7 @@ final as (
         study_provenance.data_origin
     from model_predictions
     inner join stimuli using (image_id)
-    {%- for dim in var('model_dimensions') %}
+    {%- for dim in study_setting('model_dimensions') %}
     left join image_human_stats as human_{{ dim }}
         on model_predictions.image_id = human_{{ dim }}.image_id and human_{{ dim }}.dimension = '{{ dim }}'
     {%- endfor %}

@@ -6,7 +6,7 @@
 -- added per condition (below), and the alpha of each by the coincidence macro.
 -- delta_alpha = alpha(human + model) - alpha(human) of the same slice and metric.
 -- m, c, k and o_ck keep the notation of the alpha macros, which read those columns.
-{%- set model_dims = var('model_dimensions') -%}
+{%- set model_dims = study_setting('model_dimensions') -%}
 {%- set model_dim_list -%}
     ({% for dim in model_dims %}'{{ dim }}'{% if not loop.last %}, {% endif %}{% endfor %})
 {%- endset -%}

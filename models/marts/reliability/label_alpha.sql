@@ -4,7 +4,7 @@
 -- alone within each level of each declared rater attribute (who agrees with whom), the
 -- perspectivist slice of a study whose raters carry demographics. A study without forced-choice
 -- labels builds an empty table. Replicate runs other than the first are ignored, as elsewhere.
-{%- set attributes = var('rater_attributes', ['gender']) %}
+{%- set attributes = study_setting('rater_attributes', ['gender']) %}
 with human_ratings as (
     select * from {{ ref('stg_human_ratings') }}
 ),

@@ -4,7 +4,7 @@
 -- baseline counts human ratings, each scored against the other raters of its image.
 -- A missing model answer counts against the model: w1sd counts it as outside 1 SD; the share over
 -- answered images (w1sd_answered_only) and the count (n_missing_model_values) stand beside it.
-{%- set model_dims = var('model_dimensions') %}
+{%- set model_dims = study_setting('model_dimensions') %}
 with model_vs_human_long as (
     select * from {{ ref('int_model_vs_human_long') }}
 ),
