@@ -9,12 +9,16 @@ from __future__ import annotations
 import json
 import os
 
+from conftest import query_warehouse
+from fakes.shapes import Shape, write_shape
 from rater1001 import warehouse
+from rater1001.contract import LOAD_ORDER
+from rater1001.ingest import ingest_file
 from rater1001.paths import REPO_ROOT, SEED_SETS, project
 
 
 def _parse(paths) -> None:
-    result = warehouse._invoke(paths, ["parse", "--vars", json.dumps(warehouse.dbt_vars(paths))])
+    result = warehouse._invoke(paths, ["parse"])
     assert result.success, result.exception
 
 
@@ -63,7 +67,7 @@ def test_a_new_folder_reuses_the_kept_parse_and_gets_its_own_paths(tmp_path, mon
     # ...and the compiled SQL reads this folder's own landing, by its absolute path.
     result = warehouse._invoke(
         second,
-        ["compile", "--select", "stg_stimuli stg_landing_manifest", "--vars", json.dumps(warehouse.dbt_vars(second))],
+        ["compile", "--select", "stg_stimuli stg_landing_manifest"],
     )
     assert result.success, result.exception
     compiled = second.root / "target" / "compiled" / "rater1001" / "models" / "staging"
@@ -71,9 +75,60 @@ def test_a_new_folder_reuses_the_kept_parse_and_gets_its_own_paths(tmp_path, mon
     assert f"read_parquet('{second.raw}/_manifest.parquet')" in (compiled / "stg_landing_manifest.sql").read_text()
 
 
+def test_a_study_of_other_settings_reuses_the_parse_and_builds_with_its_own(tmp_path, monkeypatch):
+    """The study's settings are read only when a node is compiled (macros/study_setting.sql), so a
+    study of another shape starts from the state the first one kept and parses nothing again; its
+    compiled SQL, its Python model's config and its tables follow its own study.yml, not the kept
+    state's study nor dbt_project.yml's defaults (three dimensions, rater gender, a 1-9 scale)."""
+    monkeypatch.setattr(warehouse, "PARSE_CACHE", tmp_path / "cache")
+    monkeypatch.setenv("DBT_LOG_LEVEL_FILE", "debug")  # dbt names the files it re-parses at debug
+    monkeypatch.setenv("DBT_INDIRECT_SELECTION", "cautious")  # only the selected nodes' own tests
+    first = _ingested(tmp_path / "first", Shape("first", True, ("valence", "arousal"), False, (2, 3), seed=1))
+    second = _ingested(
+        tmp_path / "second",
+        Shape("second", True, ("valence", "arousal", "fluency"), False, (2, 3), seed=2, audit=False),
+        scale_max=7,
+    )
+    select = "factor_labels +int_human_ratings_long stg_raters"
+    built = warehouse.dbt_build(first, select=select)
+    assert built, built.summary()
+    assert "saved manifest not found" in _parse_message(first)
+
+    built = warehouse.dbt_build(second, select=select)
+    assert built, built.summary()
+    assert "no changes found" in _log(second), _parse_message(second)
+    long = _query(second, "select distinct dimension from int_human_ratings_long")
+    assert set(long) == {"valence", "arousal", "fluency"}
+    # no rater attributes: no gender column in the second study's raters, one in the first's
+    assert "gender" not in _query(second, "select column_name from (describe stg_raters)")
+    assert "gender" in _query(first, "select column_name from (describe stg_raters)")
+    compiled = second.root / "target" / "compiled" / "rater1001" / "models"
+    scale_tests = "\n".join(f.read_text() for f in compiled.rglob("dimensions_within_scale*.sql"))
+    assert "fluency > 7" in scale_tests and "> 9" not in scale_tests and "> 5" not in scale_tests
+    # The scale of calibration_scores (a Python model: its config is written into its code).
+    assert warehouse._invoke(second, ["compile", "--select", "calibration_scores"]).success
+    code = (compiled / "marts" / "calibration" / "calibration_scores.py").read_text()
+    assert "'scale_min': 1" in code and "'scale_max': 7" in code, code[-1500:]
+
+
+def _ingested(root, shape: Shape, scale_max: int = 5):
+    files = write_shape(root, shape)
+    study = root / "study.yml"
+    study.write_text(study.read_text().replace("max: 5", f"max: {scale_max}"))
+    paths = project(root)
+    for table in LOAD_ORDER:
+        if table in files:
+            assert ingest_file(paths, table, files[table]).rows_rejected == 0
+    return paths
+
+
+def _query(paths, sql: str) -> list:
+    return list(query_warehouse(paths, sql).iloc[:, 0])
+
+
 def test_other_vars_are_kept_apart(tmp_path, monkeypatch):
-    """A study of another shape does not start from this one's state (dbt would parse it in full
-    anyway; keeping both lets each shape reuse its own)."""
+    """A caller's own --vars (a plain dbt command's) do not start from another's state (dbt would
+    parse it in full anyway; keeping both lets each reuse its own)."""
     monkeypatch.setattr(warehouse, "PARSE_CACHE", tmp_path / "cache")
     a = warehouse._parse_cache(["build", "--vars", json.dumps({"dimensions": ["valence"]})])
     b = warehouse._parse_cache(["build", "--vars", json.dumps({"dimensions": ["arousal"]})])
