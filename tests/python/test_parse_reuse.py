@@ -1,8 +1,9 @@
 """dbt's parse state is reused across project folders: a folder without its own target/ starts
-from the state the last parse with the same vars kept. Nothing parsed depends on the folder (the
-landing's path is read only when a node is compiled), so dbt re-parses nothing; the reused parse
-gives the same manifest as a full one, and the compiled SQL reads the folder's own landing.
-Parses and a compile of two views, no build."""
+from the state the last parse of the same seed folder kept. Nothing parsed depends on the folder
+or its study (the landing's path and the study's settings are read only when a node is compiled),
+so dbt re-parses nothing; the reused parse gives the same manifest as a full one, and the
+compiled SQL reads the folder's own landing and follows its own study.yml. Parses, compiles and
+one small build."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import json
 import os
 
 from conftest import query_warehouse
-from fakes.shapes import Shape, write_shape
+from fakes.shapes import LABELS_CSV, Shape, write_shape
 from rater1001 import warehouse
 from rater1001.contract import LOAD_ORDER
 from rater1001.ingest import ingest_file
@@ -38,17 +39,16 @@ def _parse_message(paths) -> str:
     return next(line for line in _log(paths).splitlines() if "partial pars" in line.lower())
 
 
-def test_a_new_folder_reuses_the_kept_parse_and_gets_its_own_paths(tmp_path, monkeypatch):
+def test_a_new_folder_of_any_study_reuses_the_kept_parse_and_gets_its_own_paths_and_settings(tmp_path, monkeypatch):
     monkeypatch.setattr(warehouse, "PARSE_CACHE", tmp_path / "cache")
     monkeypatch.setenv("DBT_LOG_LEVEL_FILE", "debug")  # dbt names the files it re-parses at debug
     first, second = project(tmp_path / "first"), project(tmp_path / "second")
     # Both carry their own label set, as a study of another shape does: its seed folder (dbt's
     # seed path, part of the parse state) is shared by the folders with the same files.
-    labels = (REPO_ROOT / "seeds" / "factor_labels.csv").read_bytes()
     for p in (first, second):
         p.raw.mkdir(parents=True)
         (p.root / "seeds").mkdir()
-        (p.root / "seeds" / "factor_labels.csv").write_bytes(labels + b"\n")
+        (p.root / "seeds" / "factor_labels.csv").write_text(LABELS_CSV)
     assert first.seeds == second.seeds and first.seeds.parent == SEED_SETS
 
     _parse(first)
@@ -74,39 +74,28 @@ def test_a_new_folder_reuses_the_kept_parse_and_gets_its_own_paths(tmp_path, mon
     assert f"read_parquet('{second.raw}/stimuli.parquet')" in (compiled / "stg_stimuli.sql").read_text()
     assert f"read_parquet('{second.raw}/_manifest.parquet')" in (compiled / "stg_landing_manifest.sql").read_text()
 
-
-def test_a_study_of_other_settings_reuses_the_parse_and_builds_with_its_own(tmp_path, monkeypatch):
-    """The study's settings are read only when a node is compiled (macros/study_setting.sql), so a
-    study of another shape starts from the state the first one kept and parses nothing again; its
-    compiled SQL, its Python model's config and its tables follow its own study.yml, not the kept
-    state's study nor dbt_project.yml's defaults (three dimensions, rater gender, a 1-9 scale)."""
-    monkeypatch.setattr(warehouse, "PARSE_CACHE", tmp_path / "cache")
-    monkeypatch.setenv("DBT_LOG_LEVEL_FILE", "debug")  # dbt names the files it re-parses at debug
-    monkeypatch.setenv("DBT_INDIRECT_SELECTION", "cautious")  # only the selected nodes' own tests
-    first = _ingested(tmp_path / "first", Shape("first", True, ("valence", "arousal"), False, (2, 3), seed=1))
-    second = _ingested(
-        tmp_path / "second",
-        Shape("second", True, ("valence", "arousal", "fluency"), False, (2, 3), seed=2, audit=False),
+    # A study of other settings than the kept state's (the repository's study.yml: three
+    # dimensions, race and gender, rater gender, 1-9) starts from it too: its settings are read
+    # only when a node is compiled (macros/study_setting.sql), so dbt re-parses nothing, and its
+    # tables, its compiled tests and its Python model's config follow its own study.yml.
+    third = _ingested(
+        tmp_path / "third",
+        Shape("third", True, ("valence", "arousal", "fluency"), False, (2, 3), seed=2, audit=False),
         scale_max=7,
     )
-    select = "factor_labels +int_human_ratings_long stg_raters"
-    built = warehouse.dbt_build(first, select=select)
+    assert third.seeds == first.seeds
+    monkeypatch.setenv("DBT_INDIRECT_SELECTION", "cautious")  # only the tests of selected nodes alone
+    built = warehouse.dbt_build(third, select="+int_human_ratings_long stg_raters")
     assert built, built.summary()
-    assert "saved manifest not found" in _parse_message(first)
-
-    built = warehouse.dbt_build(second, select=select)
-    assert built, built.summary()
-    assert "no changes found" in _log(second), _parse_message(second)
-    long = _query(second, "select distinct dimension from int_human_ratings_long")
+    assert "no changes found" in _log(third), _parse_message(third)
+    long = _query(third, "select distinct dimension from int_human_ratings_long")
     assert set(long) == {"valence", "arousal", "fluency"}
-    # no rater attributes: no gender column in the second study's raters, one in the first's
-    assert "gender" not in _query(second, "select column_name from (describe stg_raters)")
-    assert "gender" in _query(first, "select column_name from (describe stg_raters)")
-    compiled = second.root / "target" / "compiled" / "rater1001" / "models"
+    assert "gender" not in _query(third, "select column_name from (describe stg_raters)")  # no rater attributes
+    compiled = third.root / "target" / "compiled" / "rater1001" / "models"
     scale_tests = "\n".join(f.read_text() for f in compiled.rglob("dimensions_within_scale*.sql"))
     assert "fluency > 7" in scale_tests and "> 9" not in scale_tests and "> 5" not in scale_tests
     # The scale of calibration_scores (a Python model: its config is written into its code).
-    assert warehouse._invoke(second, ["compile", "--select", "calibration_scores"]).success
+    assert warehouse._invoke(third, ["compile", "--select", "calibration_scores"]).success
     code = (compiled / "marts" / "calibration" / "calibration_scores.py").read_text()
     assert "'scale_min': 1" in code and "'scale_max': 7" in code, code[-1500:]
 
