@@ -2,8 +2,8 @@
 
 dbt runs in-process (dbtRunner) on the repository's dbt project, with the landing zone and the
 warehouse of the chosen project folder passed through environment variables, and the study's
-declared dimensions and scale passed in RATER1001_STUDY (macros/study_setting.sql), so one dbt project,
-and one parse of it, serves every study folder.
+declared dimensions and scale passed in RATER1001_STUDY (macros/study_setting.sql), so one dbt
+project, and one parse of it, serves every study folder.
 """
 
 from __future__ import annotations
@@ -129,9 +129,9 @@ def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = N
 # partial parsing reuses the state of an earlier parse found in target/ and re-parses only the
 # files whose content or env_var() values changed: in a new folder, those reading the landing's
 # path and the nodes depending on them (2.0 s). So a new folder starts from the state the last
-# parse with the same vars left, kept per repository; dbt still checks that state itself (dbt
-# version, vars, profile, dbt_project.yml, every file's checksum) and parses in full if it does
-# not match. docs/performance.md, "Parse reuse".
+# parse of the same seed folder left (whatever the study), kept per repository; dbt still checks
+# that state itself (dbt version, vars, profile, dbt_project.yml, every file's checksum) and
+# parses in full if it does not match. docs/performance.md, "Parse reuse".
 PARSE_STATE = "partial_parse.msgpack"
 PARSE_CACHE = REPO_ROOT / "target" / "parse_cache"
 
