@@ -154,7 +154,7 @@ def moment_start(rating, rater_id, image_id, category=None) -> np.ndarray:
     A start only: the REML estimate is the optimum mixedlm's L-BFGS-B reaches, with or without
     it, up to the optimiser's tolerance (a gradient of 1e-8 per rating). From mixedlm's own start
     (theta near (0.5, 0.2)) the paper-scale fit took 10 to 19 deviance-and-gradient evaluations
-    per dimension, each a sparse Cholesky of the 2,440 random effects; from this one it takes 8.
+    per dimension, each a sparse Cholesky of the 2,440 random effects; from this one 7 or 8.
     With residuals r (rating minus its category mean), V = var(r), and a = mean over raters of
     1 / ratings of the rater, b = mean over images of 1 / ratings of the image: the variance of
     the rater means is about s_r^2 + a (V - s_r^2), of the image means s_i^2 + b (V - s_i^2),
