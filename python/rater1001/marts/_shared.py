@@ -52,9 +52,12 @@ MARTS_YML = REPO_ROOT / "models" / "marts"
 
 @functools.lru_cache(maxsize=1)
 def _declared_columns() -> dict[str, list[tuple[str, str | None]]]:
+    # libyaml's loader where PyYAML was built with it: the same documents, ~5x less CPU than the
+    # pure-Python one (0.3 s for the marts' yml, paid once per process by the first Python mart)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     out = {}
     for path in sorted(MARTS_YML.glob("*/_*.yml")):
-        for m in yaml.safe_load(path.read_text(encoding="utf-8")).get("models", []):
+        for m in yaml.load(path.read_text(encoding="utf-8"), Loader=loader).get("models", []):
             out[m["name"]] = [(c["name"], c.get("data_type")) for c in m.get("columns", [])]
     return out
 

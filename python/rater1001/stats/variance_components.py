@@ -109,9 +109,10 @@ def crossed_variance_components(rating, rater_id, image_id, category=None) -> Va
     if frame["rater_id"].nunique() < 2 or frame["image_id"].nunique() < 2:
         raise ValueError("a crossed fit needs at least two raters and two images")
     formula = f"rating ~ {fixed} + (1|rater_id) + (1|image_id)"
+    start = moment_start(frame["rating"], frame["rater_id"], frame["image_id"], frame.get("category"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = mixedlm_converged(mixedlm.lmer(formula, frame, REML=True), "REML")
+        fit = mixedlm_converged(mixedlm.lmer(formula, frame, REML=True, start=start), "REML")
     variances = _group_variances(fit)
     singular = fit.is_singular() if callable(fit.is_singular) else fit.is_singular
     sigma = float(fit.sigma() if callable(fit.sigma) else fit.sigma)
@@ -125,6 +126,69 @@ def crossed_variance_components(rating, rater_id, image_id, category=None) -> Va
         formula.replace("category", "<category>"),
         bool(singular),
     )
+
+
+# A moment estimate at or below 0 starts its relative SD here, inside the bounds: the optimiser then
+# walks to the boundary itself, and mixedlm's restart at an edge checks it as without a start.
+_START_FLOOR = 0.1
+
+
+def moment_start(rating, rater_id, image_id, category=None) -> np.ndarray:
+    """Starting relative SDs (theta = SD / residual SD, raters then images, the formula's order) for
+    the crossed REML fit, from the variances of the rater and image means.
+
+    Parameters
+    ----------
+    rating, rater_id, image_id : array_like
+        As for :func:`crossed_variance_components`, without missing ratings.
+    category : array_like, optional
+        Its means are taken out first, as the fit's fixed effects take them out.
+
+    Returns
+    -------
+    numpy.ndarray
+        (theta_rater, theta_image), each at least ``_START_FLOOR``.
+
+    Notes
+    -----
+    A start only: the REML estimate is the optimum mixedlm's L-BFGS-B reaches, with or without
+    it, up to the optimiser's tolerance (a gradient of 1e-8 per rating). From mixedlm's own start
+    (theta near (0.5, 0.2)) the paper-scale fit took 10 to 19 deviance-and-gradient evaluations
+    per dimension, each a sparse Cholesky of the 2,440 random effects; from this one 7 or 8.
+    With residuals r (rating minus its category mean), V = var(r), and a = mean over raters of
+    1 / ratings of the rater, b = mean over images of 1 / ratings of the image: the variance of
+    the rater means is about s_r^2 + a (V - s_r^2), of the image means s_i^2 + b (V - s_i^2),
+    which solve for s_r^2 and s_i^2; s^2 = V - s_r^2 - s_i^2.
+
+    The approximation suits designs where each rater sees a small share of the images (the
+    paper's 72 of 1,440). Where every rater sees every image, the image effects cancel from the
+    rater means and the start is rougher; the estimate is the same. In the example below (the
+    balanced 3 x 3 of :func:`crossed_variance_components`, whose REML theta is sqrt(2 / 1.4444) =
+    1.18 for raters and sqrt(7.7778 / 1.4444) = 2.32 for images) the rater's start is the floor.
+
+    References
+    ----------
+    Searle, Casella & McCulloch (1992), *Variance Components*, ch. 5 (moment estimators of
+    unbalanced data); docs/performance.md.
+
+    Examples
+    --------
+    >>> ratings = [2, 4, 9, 1, 5, 7, 6, 6, 10]
+    >>> np.round(moment_start(ratings, ["r1"] * 3 + ["r2"] * 3 + ["r3"] * 3, ["i1", "i2", "i3"] * 3), 2)
+    array([0.1 , 3.21])
+    """
+    rating = pd.Series(np.asarray(rating, dtype=float))
+    resid = rating - (rating.mean() if category is None else rating.groupby(np.asarray(category)).transform("mean"))
+    total = float(resid.var())
+    spreads = []
+    for ids in (rater_id, image_id):
+        by = resid.groupby(np.asarray(ids))
+        share = float((1.0 / by.size()).mean())
+        spreads.append((float(by.mean().var()) - share * total) / (1.0 - share))
+    residual = total - sum(max(v, 0.0) for v in spreads)
+    if not residual > 0:
+        return np.array([1.0, 1.0])
+    return np.array([max(np.sqrt(max(v, 0.0) / residual), _START_FLOOR) for v in spreads])
 
 
 def _group_variances(fit) -> dict[str, float]:
