@@ -51,6 +51,11 @@ def pytest_configure(config):
     # core (docs/performance.md, "DuckDB's threads"). The CLI children inherit it.
     if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.setdefault("RATER1001_DUCKDB_THREADS", "1")
+        # Nor do its tests' small matrices gain from OpenBLAS's thread per core: the extra thread
+        # spins while it waits for work, CPU taken from the other worker (test_stats_lmm.py alone:
+        # ~40 % of its CPU). Set before numpy is first imported, so it reaches numpy's and scipy's
+        # OpenBLAS; dbt's Python models already run with one (warehouse._one_blas_thread).
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def pytest_collection_modifyitems(session, config, items):

@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 from fakes.forked_cli import ForkedCli
-from fakes.landing import cli, landing_state, make_rating_project, mounted_tmpfs, temporaries, write_ratings
+from fakes.landing import landing_state, make_rating_project, mounted_tmpfs, temporaries, write_ratings
 from rater1001 import landing
 from rater1001.ingest import IngestError, ingest_file
 from rater1001.lock import project_lock
@@ -44,8 +44,9 @@ def _next_start(paths) -> None:
         pass
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def forked():
+    """Commands forked from one helper that has imported the CLI (the module's tests share it)."""
     with ForkedCli() as helper:
         yield helper
 
@@ -227,7 +228,7 @@ def _fill(folder, leave: int):
             pass
 
 
-def test_a_full_disk_refuses_the_ingest_and_keeps_the_old_landing(tmp_path, small_disk):
+def test_a_full_disk_refuses_the_ingest_and_keeps_the_old_landing(tmp_path, small_disk, forked):
     kw = dict(n_raters=40, n_images=360)
     paths = make_rating_project(small_disk / "p", **kw)
     ingest_file(paths, "human_ratings", write_ratings(tmp_path / "old.csv", 2_000, 0.1, seed=1, **kw))
@@ -256,7 +257,7 @@ def test_a_full_disk_refuses_the_ingest_and_keeps_the_old_landing(tmp_path, smal
     assert refused >= 6
 
     _fill(small_disk, 0)
-    proc = cli(paths, "ingest", "human_ratings", str(new))
+    proc = forked.run(paths, "ingest", "human_ratings", str(new))
     assert proc.returncode == 2, proc.stderr
     assert "No space left on device" in proc.stderr and "Traceback" not in proc.stderr
     assert landing_state(paths).same_as(before) and not temporaries(paths)

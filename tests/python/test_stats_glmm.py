@@ -7,6 +7,7 @@ scipy.integrate.quad, AGHQ convergence in the number of nodes, ordinary logistic
 from __future__ import annotations
 
 import io
+import math
 
 import numpy as np
 import pandas as pd
@@ -51,22 +52,28 @@ def saturated_loglik(data: BinomialData) -> float:
     return data.log_binom_const + float(np.sum(special.xlogy(k, phat) + special.xlogy(n - k, 1 - phat)))
 
 
+LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
 def quad_loglik(data: BinomialData, beta, sigma) -> float:
     """Brute force: integrate each group's likelihood over b ~ N(0, 1) with adaptive quadrature,
-    scaled by the group's maximum so that quad sees O(1) values."""
+    scaled by the group's maximum so that quad sees O(1) values. quad calls the integrand at one
+    point at a time, so it is written for a scalar (the normal log-density by its formula, not
+    scipy.stats' per-call argument handling): the same values, about 20 times less CPU."""
     eta0 = data.X @ np.asarray(beta)
     total = data.log_binom_const
     grid = np.linspace(-8, 8, 801)
     for g in range(data.n_groups):
         rows = data.group == g
         k, n, e = data.successes[rows], data.trials[rows], eta0[rows]
+        eta = e[:, None] + sigma * grid[None, :]
+        peak = float(np.max(k @ eta - n @ np.logaddexp(0, eta) - 0.5 * grid**2 - LOG_SQRT_2PI))
 
-        def log_f(b):
-            eta = e[:, None] + sigma * np.atleast_1d(b)[None, :]
-            return (k @ eta - n @ np.logaddexp(0, eta)) + stats.norm.logpdf(b)
+        def f(b: float) -> float:
+            eta = e + sigma * b
+            return math.exp(float(k @ eta - n @ np.logaddexp(0, eta)) - 0.5 * b * b - LOG_SQRT_2PI - peak)
 
-        peak = float(np.max(log_f(grid)))
-        val, _ = integrate.quad(lambda b: float(np.exp(log_f(b) - peak)[0]), -12, 12, epsabs=0, epsrel=1e-12, limit=400)
+        val, _ = integrate.quad(f, -12, 12, epsabs=0, epsrel=1e-12, limit=400)
         total += peak + np.log(val)
     return total
 
@@ -122,6 +129,9 @@ def test_cbpp_chi2_aghq_converges_and_equals_brute_force(cbpp):
             assert quad_loglik(full, t[:-1], t[-1]) < ll1
 
 
+RACES, GENDERS = ("Black", "Caucasian", "Korean"), ("female", "male")
+
+
 def simulate_correct(
     seed,
     n_per_cell=40,
@@ -130,17 +140,20 @@ def simulate_correct(
     emotions=("happy", "sad", "angry", "fear", "disgust", "neutral"),
     intercept=1.2,
 ):
+    """n_per_cell 0/1 answers per emotion x race x gender cell (rows in that order), with a random
+    intercept per emotion; drawn in one call rather than one frame per cell."""
     rng = np.random.default_rng(seed)
-    rows = []
     u = rng.normal(0, sigma, len(emotions))
-    for e, ue in zip(emotions, u):
-        for r, re_ in zip(("Black", "Caucasian", "Korean"), race_effect):
-            p = special.expit(intercept + ue + re_)
-            for gender in ("female", "male"):
-                rows.append(
-                    pd.DataFrame({"emotion": e, "race": r, "gender": gender, "correct": rng.random(n_per_cell) < p})
-                )
-    return pd.concat(rows, ignore_index=True)
+    p = special.expit(intercept + u[:, None] + np.asarray(race_effect)[None, :])
+    draws = rng.random((len(emotions), len(RACES), len(GENDERS), n_per_cell))
+    return pd.DataFrame(
+        {
+            "emotion": np.repeat(emotions, len(RACES) * len(GENDERS) * n_per_cell),
+            "race": np.tile(np.repeat(RACES, len(GENDERS) * n_per_cell), len(emotions)),
+            "gender": np.tile(np.repeat(GENDERS, n_per_cell), len(emotions) * len(RACES)),
+            "correct": (draws < p[:, :, None, None]).ravel(),
+        }
+    )
 
 
 def test_lrt_on_bernoulli_rows_agrees_across_nodes_and_with_quad():
