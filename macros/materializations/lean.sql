@@ -1,0 +1,92 @@
+{#- The project's table and view materializations, leaner than the libraries' (dbt-duckdb's table,
+    dbt's view): they build a small study's ~90 models with a third of the statements and macro
+    calls, and dbt's per-node cost is most of a small build (docs/performance.md, "Fixed cost per
+    build"). The libraries' versions build beside the old relation, rename it away, rename the new
+    one in, drop the old one, and ask the database about foreign keys, grants and comments for
+    every model, none of which the project declares. Here:
+    - a SQL table or view replaces the old relation in one transaction (`create or replace`, after
+      dropping an old relation of the other kind): DuckDB's DDL is transactional, so a model whose
+      query fails leaves the previous relation and its rows as they were;
+    - a Python model writes its table on a cursor of its own (dbt-duckdb's py_write_table), which a
+      drop inside the model's transaction would conflict with, so it writes a new table beside the
+      old one, which is dropped and the new one renamed only once the model has succeeded.
+    A model configured with anything these do not handle (grants, persist_docs, indexes, an
+    enforced contract or constraints, DuckLake's partitioning or sorting, a DuckLake database) is
+    built by the library's materialization, as before. tests/python/test_materializations.py pins
+    all of this. -#}
+
+{% macro lean_materialization_applies(relation) -%}
+  {%- set contract = config.get('contract') -%}
+  {{- return(not (
+      config.get('grants') or config.get('persist_docs') or config.get('indexes')
+      or (contract is not none and contract.enforced) or model.get('constraints')
+      or config.get('partitioned_by') or config.get('sorted_by') or adapter.is_ducklake(relation)
+  )) -}}
+{%- endmacro %}
+
+
+{#- The model's pre-hooks; returns the relation the model replaces, if any. -#}
+{% macro lean_start() -%}
+  {{ run_hooks(pre_hooks, inside_transaction=False) }}
+  {{ run_hooks(pre_hooks, inside_transaction=True) }}
+  {{- return(load_cached_relation(this)) -}}
+{%- endmacro %}
+
+
+{#- Runs the statement that puts the new relation in place of the old one, then the post-hooks, in
+    the model's transaction. -#}
+{% macro lean_finish(existing_relation, target_relation, name, replace_sql) -%}
+  {%- call statement(name) -%}{{ replace_sql }}{%- endcall -%}
+  {%- if existing_relation is not none -%}{%- do adapter.cache_dropped(existing_relation) -%}{%- endif -%}
+  {{ run_hooks(post_hooks, inside_transaction=True) }}
+  {{ adapter.commit() }}
+  {{ run_hooks(post_hooks, inside_transaction=False) }}
+  {{ return({'relations': [target_relation]}) }}
+{%- endmacro %}
+
+
+{#- A SQL model's `create or replace`, which replaces only its own kind: an old view where the
+    table goes (or the reverse) is dropped first. -#}
+{% macro lean_replace_sql(existing_relation, target_relation) -%}
+  {%- if existing_relation is not none and existing_relation.type != target_relation.type -%}
+    drop {{ existing_relation.type }} {{ existing_relation }} cascade;
+  {%- endif %}
+  create or replace {{ target_relation.type }} {{ target_relation }} as (
+    {{ compiled_code }}
+  );
+{%- endmacro %}
+
+
+{#- dbt runs a Python model's code only from a statement the materialization itself calls. -#}
+{% materialization table, adapter="duckdb", supported_languages=['sql', 'python'] %}
+  {%- set target_relation = this.incorporate(type='table') -%}
+  {%- if not lean_materialization_applies(target_relation) -%}
+    {{ return(dbt.materialization_table_duckdb()) }}
+  {%- endif -%}
+  {%- set existing_relation = lean_start() -%}
+  {%- if model['language'] == 'python' -%}
+    {%- set intermediate_relation = make_intermediate_relation(target_relation) -%}
+    {{ drop_relation_if_exists(load_cached_relation(intermediate_relation)) }}
+    {%- call statement('main', language='python') -%}
+      {{- create_table_as(False, intermediate_relation, compiled_code, 'python') }}
+    {%- endcall -%}
+    {%- set swap -%}
+      {%- if existing_relation is not none -%}
+        drop {{ existing_relation.type }} {{ existing_relation }} cascade;
+      {%- endif %}
+      alter table {{ intermediate_relation }} rename to {{ adapter.quote_as_configured(target_relation.identifier, 'identifier') }};
+    {%- endset -%}
+    {{ return(lean_finish(existing_relation, target_relation, 'swap', swap)) }}
+  {%- endif -%}
+  {{ return(lean_finish(existing_relation, target_relation, 'main', lean_replace_sql(existing_relation, target_relation))) }}
+{% endmaterialization %}
+
+
+{% materialization view, adapter="duckdb" %}
+  {%- set target_relation = this.incorporate(type='view') -%}
+  {%- if not lean_materialization_applies(target_relation) -%}
+    {{ return(dbt.materialization_view_default()) }}
+  {%- endif -%}
+  {%- set existing_relation = lean_start() -%}
+  {{ return(lean_finish(existing_relation, target_relation, 'main', lean_replace_sql(existing_relation, target_relation))) }}
+{% endmaterialization %}
