@@ -33,10 +33,12 @@
 {%- endmacro %}
 
 
-{#- Runs the statement that puts the new relation in place of the old one, then the post-hooks, in
-    the model's transaction. -#}
+{#- Runs the statement that puts the new relation in place of the old one (if any is needed), then
+    the post-hooks, in the model's transaction. -#}
 {% macro lean_finish(existing_relation, target_relation, name, replace_sql) -%}
-  {%- call statement(name) -%}{{ replace_sql }}{%- endcall -%}
+  {%- if replace_sql | trim -%}
+    {%- call statement(name) -%}{{ replace_sql }}{%- endcall -%}
+  {%- endif -%}
   {%- if existing_relation is not none -%}{%- do adapter.cache_dropped(existing_relation) -%}{%- endif -%}
   {{ run_hooks(post_hooks, inside_transaction=True) }}
   {{ adapter.commit() }}
@@ -65,16 +67,17 @@
   {%- endif -%}
   {%- set existing_relation = lean_start() -%}
   {%- if model['language'] == 'python' -%}
-    {%- set intermediate_relation = make_intermediate_relation(target_relation) -%}
-    {{ drop_relation_if_exists(load_cached_relation(intermediate_relation)) }}
+    {#- Where there is no old table, the model writes its own name at once. -#}
+    {%- set new_relation = target_relation if existing_relation is none else make_intermediate_relation(target_relation) -%}
+    {{ drop_relation_if_exists(load_cached_relation(new_relation)) }}
     {%- call statement('main', language='python') -%}
-      {{- create_table_as(False, intermediate_relation, compiled_code, 'python') }}
+      {{- create_table_as(False, new_relation, compiled_code, 'python') }}
     {%- endcall -%}
     {%- set swap -%}
       {%- if existing_relation is not none -%}
         drop {{ existing_relation.type }} {{ existing_relation }} cascade;
-      {%- endif %}
-      alter table {{ intermediate_relation }} rename to {{ adapter.quote_as_configured(target_relation.identifier, 'identifier') }};
+        alter table {{ new_relation }} rename to {{ adapter.quote_as_configured(target_relation.identifier, 'identifier') }};
+      {%- endif -%}
     {%- endset -%}
     {{ return(lean_finish(existing_relation, target_relation, 'swap', swap)) }}
   {%- endif -%}
