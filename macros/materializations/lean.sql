@@ -1,15 +1,16 @@
 {#- The project's table and view materializations, leaner than the libraries' (dbt-duckdb's table,
-    dbt's view): they build a small study's ~90 models with a third of the statements and macro
-    calls, and dbt's per-node cost is most of a small build (docs/performance.md, "Fixed cost per
-    build"). The libraries' versions build beside the old relation, rename it away, rename the new
-    one in, drop the old one, and ask the database about foreign keys, grants and comments for
-    every model, none of which the project declares. Here:
+    dbt's view), because dbt's per-node cost is most of a small build: a small study builds with
+    ~10-20 % less CPU (docs/performance.md, "Table and view materializations"). The libraries'
+    versions build beside the old relation, rename it away, rename the new one in, drop the old
+    one, and query the catalog for indexes and foreign keys and run the grants and comments macros
+    for every model, none of which the project declares. Here:
     - a SQL table or view replaces the old relation in one transaction (`create or replace`, after
       dropping an old relation of the other kind): DuckDB's DDL is transactional, so a model whose
       query fails leaves the previous relation and its rows as they were;
     - a Python model writes its table on a cursor of its own (dbt-duckdb's py_write_table), which a
-      drop inside the model's transaction would conflict with, so it writes a new table beside the
-      old one, which is dropped and the new one renamed only once the model has succeeded.
+      drop inside the model's transaction would conflict with, so where an old table exists it
+      writes a new one beside it, and the old one is dropped and the new one renamed only once the
+      model has succeeded.
     A model configured with anything these do not handle (grants, persist_docs, indexes, an
     enforced contract or constraints, DuckLake's partitioning or sorting, a DuckLake database) is
     built by the library's materialization, as before. tests/python/test_materializations.py pins
