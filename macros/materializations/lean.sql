@@ -11,9 +11,11 @@
       drop inside the model's transaction would conflict with, so where an old table exists it
       writes a new one beside it, and the old one is dropped and the new one renamed only once the
       model has succeeded.
-    A model configured with anything these do not handle (grants, persist_docs, indexes, an
+    A SQL model configured with anything these do not handle (grants, persist_docs, indexes, an
     enforced contract or constraints, DuckLake's partitioning or sorting, a DuckLake database) is
-    built by the library's materialization, as before. tests/python/test_materializations.py pins
+    built by the library's materialization, as before. dbt runs a Python model's code only from a
+    statement the materialization itself calls, so a Python model cannot be handed on: its grants,
+    comments and indexes are applied here by the library's macros, and DuckLake is refused. tests/python/test_materializations.py pins
     all of this. -#}
 
 {% macro lean_materialization_applies(relation) -%}
@@ -40,6 +42,11 @@
   {%- if replace_sql | trim -%}
     {%- call statement(name) -%}{{ replace_sql }}{%- endcall -%}
   {%- endif -%}
+  {%- if not lean_materialization_applies(target_relation) -%}
+    {%- do create_indexes(target_relation) -%}
+    {%- do apply_grants(target_relation, config.get('grants'), should_revoke=should_revoke(existing_relation, full_refresh_mode=True)) -%}
+    {%- do persist_docs(target_relation, model) -%}
+  {%- endif -%}
   {%- if existing_relation is not none -%}{%- do adapter.cache_dropped(existing_relation) -%}{%- endif -%}
   {{ run_hooks(post_hooks, inside_transaction=True) }}
   {{ adapter.commit() }}
@@ -60,10 +67,13 @@
 {%- endmacro %}
 
 
-{#- dbt runs a Python model's code only from a statement the materialization itself calls. -#}
 {% materialization table, adapter="duckdb", supported_languages=['sql', 'python'] %}
   {%- set target_relation = this.incorporate(type='table') -%}
-  {%- if not lean_materialization_applies(target_relation) -%}
+  {%- if model['language'] == 'python' -%}
+    {%- if config.get('partitioned_by') or config.get('sorted_by') or adapter.is_ducklake(target_relation) -%}
+      {%- do exceptions.raise_compiler_error('macros/materializations/lean.sql builds no Python model into DuckLake') -%}
+    {%- endif -%}
+  {%- elif not lean_materialization_applies(target_relation) -%}
     {{ return(dbt.materialization_table_duckdb()) }}
   {%- endif -%}
   {%- set existing_relation = lean_start() -%}

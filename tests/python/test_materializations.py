@@ -6,9 +6,9 @@ built twice into one DuckDB file: a first build, into an empty file; a second in
 table, a Python table and a view fail (each must leave its previous relation and rows in place)
 while the others replace theirs, two of them changing kind (view to table, table to view). Every
 model but the failing ones builds range(n) for the build's n, so a relation's row count says
-which build wrote it. Models configured with
+which build wrote it. SQL models configured with
 what the lean versions do not handle (persist_docs, a contract) must be built by the libraries'
-materializations. A last test shows that the project's own builds use the lean versions."""
+materializations; a Python model's comment is written by the lean one. A last test shows that the project's own builds use the lean versions."""
 
 from __future__ import annotations
 
@@ -76,7 +76,8 @@ models:
   - name: frame
     config: {n: "{{ var('n') }}", fail: "{{ var('fail', 0) }}"}
   - name: counted
-    config: {n: "{{ var('n') }}"}
+    description: a Python model's table, whose comment the lean materialization writes
+    config: {n: "{{ var('n') }}", persist_docs: {relation: true}}
   - name: documented
     description: a table whose comments dbt-duckdb writes
     config: {persist_docs: {relation: true, columns: true}}
@@ -183,12 +184,13 @@ def test_the_other_models_replace_their_relations_also_of_the_other_kind_and_lea
     assert set(state["kinds"]) == {*RELATIONS, "hook_log"}  # no __dbt_tmp or __dbt_backup left
 
 
-def test_models_with_what_the_lean_versions_do_not_handle_get_the_libraries_materializations(builds):
+def test_what_the_lean_versions_do_not_handle_is_done_as_the_libraries_do(builds):
     for _, state in builds:
         assert state["comments"] == {
             "documented": "a table whose comments dbt-duckdb writes",
             "documented.n": "the column comment",
             "documented_view": "a view whose comment dbt writes",
+            "counted": "a Python model's table, whose comment the lean materialization writes",
         }
         assert state["not_null"] == [("contracted.n",)]  # the contract's constraint, in the DDL
 
