@@ -9,8 +9,8 @@ from duckdb import ColumnExpression, ConstantExpression
 from ..stats.variance_components import METHOD, crossed_variance_components
 from ._shared import as_frame, declared, finish
 
-# The crossed REML fit (statsmodels mixedlm, one group with a variance component per factor) builds
-# dense design blocks over raters and images, so its cost grows much faster than the ratings: 10.8 s
+# The crossed REML fit (the mixedlm package's lmer, lme4's algorithm: a Cholesky factor of the
+# crossed random-effects design per deviance evaluation) grows much faster than the ratings: 10.8 s
 # at the paper's 72,000 ratings, not done after 29 minutes at 10x (docs/performance.md). Above this
 # many ratings of a dimension it is not fitted and the row says why; the var raises the limit.
 DEFAULT_MAX_RATINGS = 200_000
