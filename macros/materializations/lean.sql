@@ -37,12 +37,13 @@
 
 
 {#- Runs the statement that puts the new relation in place of the old one (if any is needed), then
-    the post-hooks, in the model's transaction. -#}
-{% macro lean_finish(existing_relation, target_relation, name, replace_sql) -%}
+    the post-hooks, in the model's transaction. `library_config`: a Python model configured with
+    what lean_materialization_applies names, whose indexes, grants and comments are applied here. -#}
+{% macro lean_finish(existing_relation, target_relation, name, replace_sql, library_config=false) -%}
   {%- if replace_sql | trim -%}
     {%- call statement(name) -%}{{ replace_sql }}{%- endcall -%}
   {%- endif -%}
-  {%- if not lean_materialization_applies(target_relation) -%}
+  {%- if library_config -%}
     {%- do create_indexes(target_relation) -%}
     {%- do apply_grants(target_relation, config.get('grants'), should_revoke=should_revoke(existing_relation, full_refresh_mode=True)) -%}
     {%- do persist_docs(target_relation, model) -%}
@@ -90,7 +91,8 @@
         alter table {{ new_relation }} rename to {{ adapter.quote_as_configured(target_relation.identifier, 'identifier') }};
       {%- endif -%}
     {%- endset -%}
-    {{ return(lean_finish(existing_relation, target_relation, 'swap', swap)) }}
+    {%- set library_config = not lean_materialization_applies(target_relation) -%}
+    {{ return(lean_finish(existing_relation, target_relation, 'swap', swap, library_config)) }}
   {%- endif -%}
   {{ return(lean_finish(existing_relation, target_relation, 'main', lean_replace_sql(existing_relation, target_relation))) }}
 {% endmaterialization %}
