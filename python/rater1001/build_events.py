@@ -16,6 +16,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 OnNode = Callable[[int, int, str], None]
 
@@ -73,6 +74,10 @@ class BuildSummary:
 class BuildEvents:
     """dbtRunner callback. dbt calls it from its worker threads, hence the lock."""
 
+    # The only events it reads: dbt need not build the others for it (rater1001.unheard_events).
+    # NodeFinished reports every node, a skipped one too (status "skipped"); dbt's
+    # LogSkipBecauseError, fired besides it for a skip an ephemeral model caused, names no node.
+    heard_events: ClassVar[frozenset[str]] = frozenset({"LogStartLine", "NodeFinished"})
     on_node: OnNode | None = None
     total: int = 0
     done: int = 0
@@ -83,7 +88,7 @@ class BuildEvents:
 
     def __call__(self, event) -> None:
         name = event.info.name
-        if name not in ("LogStartLine", "NodeFinished", "LogSkipBecauseError"):
+        if name not in self.heard_events:
             return
         data = event.data
         with self._lock:
@@ -93,13 +98,8 @@ class BuildEvents:
             node = data.node_info.unique_id
             if not node or node in self.statuses:
                 return
-            if name == "NodeFinished":
-                status = (data.run_result.status or data.node_info.node_status or "").lower()
-                self.messages[node] = (data.run_result.message or "").strip()
-            else:
-                status = "skipped"
-                self.total = max(self.total, int(data.total))
-            self.statuses[node] = status
+            self.statuses[node] = (data.run_result.status or data.node_info.node_status or "").lower()
+            self.messages[node] = (data.run_result.message or "").strip()
             self.done += 1
             done, total = self.done, max(self.total, self.done)
         if self.on_node is not None:
