@@ -15,7 +15,7 @@ import shutil
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import contract
+from . import contract, unheard_events
 from .build_events import BuildEvents, BuildSummary, OnNode, warnings_to_log
 from .landing import MANIFEST_SCHEMA, write_parquet_atomic
 from .paths import REPO_ROOT, ProjectPaths
@@ -99,6 +99,8 @@ def _file_log_level() -> str:
 
 def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = None):
     from dbt.cli.main import dbtRunner
+
+    unheard_events.install()
 
     paths.warehouse.parent.mkdir(parents=True, exist_ok=True)
     common = [
