@@ -5,6 +5,7 @@ profiles (python/rater1001/data/demo_profiles), never against a copy of the outp
 
 from __future__ import annotations
 
+import functools
 import json
 
 import krippendorff
@@ -501,18 +502,36 @@ def _every_alpha_delta_row_equals_the_package(paths, stimuli):
     )
     mart = query_warehouse(paths, "select * from alpha_delta")
     assert set(mart["metric"]) == {"interval", "ordinal", "nominal"}
-    checked = 0
-    for row in mart.itertuples():
-        r = ratings if row.emotion == "all" else ratings[ratings["true_emotion"] == row.emotion]
-        long = r[["image_id", row.dimension]].rename(columns={row.dimension: "v"}).dropna()
-        if row.condition_id != "human":
-            m = model[(model["condition_id"] == row.condition_id) & (model["dimension"] == row.dimension)]
+
+    # Each (condition, dimension, emotion)'s values are built once: its metrics' rows share them,
+    # as a dimension and emotion's human ratings are shared by every condition.
+    @functools.cache
+    def human(dimension, emotion):
+        r = ratings if emotion == "all" else ratings[ratings["true_emotion"] == emotion]
+        return r[["image_id", dimension]].rename(columns={dimension: "v"}).dropna()
+
+    model_values = {key: m for key, m in model.groupby(["condition_id", "dimension"])}
+
+    def value_counts(condition_id, dimension, emotion):
+        long = human(dimension, emotion)
+        if condition_id != "human":
+            m = model_values.get((condition_id, dimension), model.iloc[:0])
             m = m[m["image_id"].isin(set(long["image_id"]))]
             if m.empty:
-                assert pd.isna(row.alpha)
-                continue
+                return None
             long = pd.concat([long, m[["image_id", "model_value"]].rename(columns={"model_value": "v"})])
-        counts, domain = AL.value_count_matrix(long, value="v")
+        return AL.value_count_matrix(long, value="v")
+
+    counts_of = {}
+    checked = 0
+    for row in mart.itertuples():
+        key = (row.condition_id, row.dimension, row.emotion)
+        if key not in counts_of:
+            counts_of[key] = value_counts(*key)
+        if counts_of[key] is None:
+            assert pd.isna(row.alpha)
+            continue
+        counts, domain = counts_of[key]
         expected = krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=row.metric)
         assert row.alpha == pytest.approx(expected, abs=1e-12), row
         pairable = counts.sum(axis=1) >= 2
