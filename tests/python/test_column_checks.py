@@ -37,10 +37,14 @@ def _test_names(tests) -> set[str]:
     return {t if isinstance(t, str) else next(iter(t)) for t in tests or []}
 
 
+@cache  # parsing every yml costs ~0.5 s of CPU, and the tests below read them ten times
+def _documents() -> tuple[tuple[Path, dict], ...]:
+    return tuple((path, yaml.safe_load(path.read_text(encoding="utf-8")) or {}) for path in YML)
+
+
 def _nodes():
     """(yml file, model or seed entry) for every model and seed documented in the yml."""
-    for path in YML:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    for path, doc in _documents():
         for entry in (doc.get("models") or []) + (doc.get("seeds") or []):
             yield path, entry
 
