@@ -6,8 +6,8 @@ fired (``msg_from_base_event``: another ``ParseDict``, a timestamp, the thread's
 it to each logger, which formats the whole line before Python's logging drops it for its level.
 A small build fires ~5,000 events, ~4,500 of them at debug level (each SQL statement three times
 over, each connection opened, reused and closed, each cache action), while rater1001's dbt log
-keeps info and up (docs/run_output.md) and its one callback, `BuildEvents`, reads three events.
-Building and dropping them cost ~1.3 s of CPU per small build (~15 % of it; docs/performance.md).
+keeps info and up (docs/run_output.md) and its one callback, `BuildEvents`, reads two events.
+Building and dropping them cost ~1.2 s of CPU per small build (10-15 % of it; docs/performance.md).
 
 `install()` changes two things in dbt_common, once per process, for the in-process runs of
 `rater1001.warehouse` (a user's own `dbt` command is untouched):
