@@ -255,17 +255,16 @@ def logsumexp_rows(a: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         a_max = np.max(a, axis=1, keepdims=True)
         is_max = a == a_max
+        s = np.sum(np.exp(np.where(is_max, -np.inf, a) - a_max), axis=1, keepdims=True)
         if np.count_nonzero(is_max) == len(a):
             # The likelihood's usual case, one maximum per row: m = 1, s / m = s, log(m) = 0 and
             # s >= 0, so the general expression below is log1p(s) + a_max, the same bits. (As many
             # maxima as rows with every result finite means one per row: a row without one has a
             # NaN maximum and a NaN result, and goes the general way, as do infinities.)
-            s = np.sum(np.exp(np.where(is_max, -np.inf, a) - a_max), axis=1, keepdims=True)
             out = np.log1p(s) + a_max
             if np.isfinite(out).all():
                 return out[:, 0]
         m = np.sum(is_max.astype(a.dtype), axis=1, keepdims=True, dtype=a.dtype)
-        s = np.sum(np.exp(np.where(is_max, -np.inf, a) - a_max), axis=1, keepdims=True)
         s = np.where(s == 0, s, s / m)
         sign = np.sign(s + 1) * np.sign(m)
         s = np.where(s < -1, -s - 2, s)
