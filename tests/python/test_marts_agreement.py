@@ -512,6 +512,7 @@ def _every_alpha_delta_row_equals_the_package(paths, stimuli):
 
     model_values = {key: m for key, m in model.groupby(["condition_id", "dimension"])}
 
+    @functools.cache
     def value_counts(condition_id, dimension, emotion):
         long = human(dimension, emotion)
         if condition_id != "human":
@@ -522,16 +523,13 @@ def _every_alpha_delta_row_equals_the_package(paths, stimuli):
             long = pd.concat([long, m[["image_id", "model_value"]].rename(columns={"model_value": "v"})])
         return AL.value_count_matrix(long, value="v")
 
-    counts_of = {}
     checked = 0
     for row in mart.itertuples():
-        key = (row.condition_id, row.dimension, row.emotion)
-        if key not in counts_of:
-            counts_of[key] = value_counts(*key)
-        if counts_of[key] is None:
+        counted = value_counts(row.condition_id, row.dimension, row.emotion)
+        if counted is None:
             assert pd.isna(row.alpha)
             continue
-        counts, domain = counts_of[key]
+        counts, domain = counted
         expected = krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=row.metric)
         assert row.alpha == pytest.approx(expected, abs=1e-12), row
         pairable = counts.sum(axis=1) >= 2
