@@ -15,24 +15,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from dbt_common.events.base_types import BaseEvent
-from dbt_common.events.event_manager import EventManager
 from rater1001 import unheard_events
 from rater1001.paths import project
 from rater1001.simulate import simulate_study
 from rater1001.warehouse import dbt_build
 
-CLASSES = {"BaseEvent": BaseEvent, "EventManager": EventManager}
+
+def _current() -> dict[tuple[type, str], object]:
+    return {(cls, attr): getattr(cls, attr) for cls, attr in unheard_events.ORIGINALS}
 
 
-def _functions() -> dict[str, object]:
-    return {name: getattr(CLASSES[name.split(".")[0]], name.split(".")[1]) for name in unheard_events.ORIGINALS}
-
-
-def _use(functions: dict[str, object]) -> None:
-    for name, function in functions.items():
-        cls, attr = name.split(".")
-        setattr(CLASSES[cls], attr, function)
+def _use(functions: dict[tuple[type, str], object]) -> None:
+    for (cls, attr), function in functions.items():
+        setattr(cls, attr, function)
 
 
 def _count_fired(counter: list[int]) -> None:
@@ -56,7 +51,7 @@ def main() -> None:
     paths = project(Path(tempfile.mkdtemp(prefix="bench-events-")))
     simulate_study(paths, seed=5, n_identities=2, ratings_per_image=5, images_per_rater=12)
     unheard_events.install()
-    variants = {"dbt's own": dict(unheard_events.ORIGINALS), "unheard_events": _functions()}
+    variants = {"dbt's own": dict(unheard_events.ORIGINALS), "unheard_events": _current()}
     fired = [0]
     _count_fired(fired)
     assert dbt_build(paths), "the warm-up build failed"

@@ -33,10 +33,13 @@ _RANK = {"debug": 10, "test": 10, "info": 20, "warn": 30, "error": 40}
 _PENDING = "_rater1001_pending_fields"
 _lock = threading.Lock()
 _installed = False
-_originals: dict[str, Callable] = {}
-# dbt_common's own functions as they were before install(), by name, for a test that compares the
-# two paths in one process.
+_originals: dict[tuple[type, str], Callable] = {}
+# dbt_common's own functions as they were before install(), by (class, attribute), for the test and
+# the benchmark that compare the two paths in one process.
 ORIGINALS = MappingProxyType(_originals)
+# Callbacks of dbt's own that cannot carry heard_events, and the names they read (set by install();
+# matched by identity: a callback need not be hashable).
+_heard_by_dbts_callbacks: list[tuple[Callable, tuple[str, ...]]] = []
 
 
 def _callback_hears(callback: Callable) -> Iterable[str] | None:
@@ -44,11 +47,7 @@ def _callback_hears(callback: Callable) -> Iterable[str] | None:
     heard = getattr(callback, "heard_events", None)
     if heard is not None:
         return heard
-    from dbt.tracking import track_behavior_change_warn
-
-    if callback is track_behavior_change_warn:
-        return ("BehaviorChangeEvent",)
-    return None
+    return next((names for known, names in _heard_by_dbts_callbacks if known is callback), None)
 
 
 def unheard(loggers: Iterable, callbacks: Iterable[Callable], name: str, level: str) -> bool:
@@ -71,19 +70,21 @@ def install() -> None:
     with _lock:
         if _installed:
             return
+        from dbt.tracking import track_behavior_change_warn
         from dbt_common.events.base_types import BaseEvent
         from dbt_common.events.event_manager import EventManager
 
+        _heard_by_dbts_callbacks.append((track_behavior_change_warn, ("BehaviorChangeEvent",)))
         build = BaseEvent.__init__
         read = BaseEvent.__getattr__
         write = BaseEvent.__setattr__
         fire = EventManager.fire_event
         _originals.update(
             {
-                "BaseEvent.__init__": build,
-                "BaseEvent.__getattr__": read,
-                "BaseEvent.__setattr__": write,
-                "EventManager.fire_event": fire,
+                (BaseEvent, "__init__"): build,
+                (BaseEvent, "__getattr__"): read,
+                (BaseEvent, "__setattr__"): write,
+                (EventManager, "fire_event"): fire,
             }
         )
 

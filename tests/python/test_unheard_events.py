@@ -95,9 +95,8 @@ def dbts_own_path(monkeypatch):
     unheard_events.install()
 
     def restore():
-        for name, function in ORIGINALS.items():
-            cls, attr = name.split(".")
-            monkeypatch.setattr({"BaseEvent": BaseEvent, "EventManager": EventManager}[cls], attr, function)
+        for (cls, attr), function in ORIGINALS.items():
+            monkeypatch.setattr(cls, attr, function)
 
     return restore
 
@@ -174,6 +173,8 @@ def test_an_event_is_unheard_only_below_every_logger_and_outside_every_callback(
 def test_dbts_usage_tracking_callback_hears_only_behavior_change_warnings():
     from dbt.tracking import track_behavior_change_warn
 
+    unheard_events.install()
+
     assert unheard([Logger(EventLevel.INFO)], [track_behavior_change_warn], "SQLQuery", "debug")
     assert not unheard([Logger(EventLevel.INFO)], [track_behavior_change_warn], "BehaviorChangeEvent", "debug")
 
@@ -182,4 +183,4 @@ def test_install_is_idempotent():
     unheard_events.install()
     fire = EventManager.fire_event
     unheard_events.install()
-    assert EventManager.fire_event is fire and ORIGINALS["EventManager.fire_event"] is not fire
+    assert EventManager.fire_event is fire and ORIGINALS[EventManager, "fire_event"] is not fire
