@@ -24,12 +24,11 @@ Building and dropping them cost ~1.2 s of CPU per small build (10-15 % of it; do
 
 from __future__ import annotations
 
+import functools
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 
-# dbt_common's own ranks (dbt_common.events.logger._log_level_map): test events log as debug.
-_RANK = {"debug": 10, "test": 10, "info": 20, "warn": 30, "error": 40}
 _PENDING = "_rater1001_pending_fields"
 _lock = threading.Lock()
 _installed = False
@@ -42,6 +41,16 @@ ORIGINALS = MappingProxyType(_originals)
 _heard_by_dbts_callbacks: list[tuple[Callable, tuple[str, ...]]] = []
 
 
+@functools.cache  # imported on first use: dbt_common's logger takes ~0.2 s to import
+def _ranks() -> tuple[Mapping[str, int], int]:
+    """The ranks dbt_common's loggers set their Python logging levels from (test events log as
+    debug), keyed by EventLevel, a str enum, so a level's name finds its rank too; and warn's."""
+    from dbt_common.events.base_types import EventLevel
+    from dbt_common.events.logger import _log_level_map
+
+    return _log_level_map, _log_level_map[EventLevel.WARN]
+
+
 def _callback_hears(callback: Callable) -> Iterable[str] | None:
     """The names a callback reads, or None when it may read any event."""
     heard = getattr(callback, "heard_events", None)
@@ -52,10 +61,11 @@ def _callback_hears(callback: Callable) -> Iterable[str] | None:
 
 def unheard(loggers: Iterable, callbacks: Iterable[Callable], name: str, level: str) -> bool:
     """True when no logger writes an event of this level and no callback reads this name."""
-    rank = _RANK.get(level)
-    if rank is None or rank >= _RANK["warn"]:
+    rank_of, warn = _ranks()
+    rank = rank_of.get(level)
+    if rank is None or rank >= warn:
         return False
-    if any(rank >= _RANK.get(getattr(logger.level, "value", logger.level), 0) for logger in loggers):
+    if any(rank >= rank_of.get(logger.level, 0) for logger in loggers):
         return False
     for callback in callbacks:
         heard = _callback_hears(callback)
