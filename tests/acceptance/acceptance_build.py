@@ -60,3 +60,31 @@ def build_study(name: str, root: Path, run_options: tuple[str, ...] = ()) -> Bui
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         run_code = main([*home, "run", "--no-progress", *run_options])
     return BuiltStudy(project(root), files, codes, run_code, out.getvalue(), err.getvalue())
+
+
+def init_study_from_raw(root: Path, argv: list[str]) -> tuple[int, str, str]:
+    """`rater1001 --home ROOT init ARGV --yes` on the published files: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--home", str(root), "init", *argv, "--yes"])
+    return code, out.getvalue(), err.getvalue()
+
+
+def landed(paths: ProjectPaths, table: str) -> pd.DataFrame:
+    """A landed table in a stable order, for comparing two landings."""
+    frame = pd.read_parquet(paths.raw_table(table))
+    return frame.sort_values(list(frame.columns)).reset_index(drop=True)
+
+
+def assert_same_study(hand: ProjectPaths, guessed: ProjectPaths) -> None:
+    """The study init guessed is the hand-declared one: the same declaration (study.yml and labels,
+    as parsed) and the same five landed tables, value for value. The warehouse is built from
+    nothing else (the build is deterministic), so the two warehouses are the same."""
+    from rater1001.study import load_study
+
+    assert load_study(guessed) == load_study(hand)
+    for table in contract.LOAD_ORDER:
+        if guessed.raw_table(table).exists():
+            pd.testing.assert_frame_equal(landed(guessed, table), landed(hand, table), check_like=True, obj=table)
+        else:  # `rater1001 run` lands an empty table for one never ingested
+            assert landed(hand, table).empty, table

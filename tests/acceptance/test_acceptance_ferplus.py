@@ -9,7 +9,8 @@ from collections import Counter
 import krippendorff
 import numpy as np
 import pytest
-from acceptance_build import HERE, build_study
+from acceptance_build import HERE, assert_same_study, build_study, init_study_from_raw
+from rater1001.paths import project
 from sklearn import metrics
 
 # One build per dataset: under `make test` (pytest-xdist, --dist loadgroup) the module's tests
@@ -75,3 +76,12 @@ def test_the_human_plurality_row_against_scikit_learn(study):
     for option, n, r in zip(OPTIONS, support, recall):
         assert by.loc[option, "support"] == n == counts.get(option, 0)
         assert (np.isnan(r) and np.isnan(by.loc[option, "recall"])) or by.loc[option, "recall"] == r
+
+
+def test_init_alone_sets_up_the_same_study_from_the_published_file(study, tmp_path):
+    """`rater1001 init --yes` on fer2013new.csv as published (vote counts per emotion) declares and
+    lands what the hand-written study.yml and convert_ferplus.py do; the one flag names the label."""
+    code, out, err = init_study_from_raw(tmp_path, [str(RAW), "--label-col", "emotion", "--name", "ferplus-sample"])
+    assert code == 0, out + err
+    assert "NF: no rater chose it" in out and "each vote is a rater of its own" in out
+    assert_same_study(study.paths, project(tmp_path))
