@@ -1,0 +1,169 @@
+"""`rater1001 init`: the shape guessed from a long file and from a wide one, the flags that settle an
+ambiguous guess, the bad inputs it refuses by name (exit 2, nothing written) and a second run that
+would overwrite a study. The acceptance studies' published files: tests/acceptance/."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pandas as pd
+import pytest
+from rater1001.cli import main
+from rater1001.paths import project
+from rater1001.study import load_study
+
+
+def run(home, *argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--home", str(home), "init", *map(str, argv)])
+    return code, out.getvalue(), err.getvalue()
+
+
+def long_ratings() -> pd.DataFrame:
+    """6 faces x 4 raters: a 1-7 valence rating and a chosen emotion; the face's race and intended
+    emotion repeat on each of its rows, the rater's gender on each of theirs."""
+    rows = []
+    for s in range(6):
+        for r in range(4):
+            rows.append(
+                {
+                    "face": f"f{s}",
+                    "annotator": f"a{r}",
+                    "Valence": 1 + (s + r) % 7,
+                    "chosen": ["happy", "sad"][(s + (r == 3)) % 2],
+                    "intended": ["happy", "sad"][s % 2],
+                    "Race": ["Korean", "Black", "White"][s % 3],
+                    "rater_gender": ["f", "m"][r % 2],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_a_long_file_gives_every_role_and_lands(tmp_path):
+    ratings = tmp_path / "ratings.csv"
+    long_ratings().to_csv(ratings, index=False)
+    home = tmp_path / "study"
+    code, out, err = run(home, ratings, "--yes")
+    assert code == 0, out + err
+    study = load_study(project(home))
+    assert study.dimensions == ("valence",) and (study.scale_min, study.scale_max) == (1, 7)
+    assert [(f.name, f.role) for f in study.factors] == [("chosen", "category"), ("race", "audit")]
+    assert study.rater_attributes == ("rater_gender",)
+    assert study.levels("race") == ["black", "korean", "white"]
+    assert study.label_map("race")["korean"] == "korean"
+    stimuli = pd.read_parquet(project(home).raw_table("stimuli")).set_index("image_id")
+    # the intended emotion is the stimulus's category, not the raters' majority
+    assert stimuli.loc["f1", "chosen"] == "sad" and stimuli.loc["f0", "race"] == "korean"
+    assert len(pd.read_parquet(project(home).raw_table("human_ratings"))) == 24
+    for column, role in (("face", "stimulus key"), ("annotator", "rater key"), ("intended", "category (intended)")):
+        assert any(line.split()[1:3] == [column, *role.split()[:1]] for line in out.splitlines()), out
+
+
+def test_a_wide_file_without_a_rater_key_numbers_its_rows_and_says_so(tmp_path):
+    wide = pd.DataFrame(
+        {
+            "gender": ["f", "m", "f", "m", "m"],
+            **{f"img{i}": [1 + (i + k) % 5 for k in range(5)] for i in range(6)},
+        }
+    )
+    ratings = tmp_path / "survey.xlsx"
+    wide.to_excel(ratings, index=False)
+    home = tmp_path / "study"
+    code, out, err = run(home, ratings, "--yes", "--dimension", "liking")
+    assert code == 0, out + err
+    assert "each of the 5 rows is a rater, numbered r1 to r5" in out
+    raters = pd.read_parquet(project(home).raw_table("raters"))
+    assert raters.set_index("rater_id").loc["r2", "gender"] == "m"
+    human = pd.read_parquet(project(home).raw_table("human_ratings"))
+    assert (
+        len(human) == 30 and human.set_index(["rater_id", "image_id"]).loc[("r3", "img4"), "liking"] == 1 + (4 + 2) % 5
+    )
+    assert load_study(project(home)).scale_max == 5
+
+
+def test_predictions_find_their_model_key_and_dimensions(tmp_path):
+    ratings = tmp_path / "ratings.csv"
+    long_ratings().to_csv(ratings, index=False)
+    predictions = tmp_path / "models.jsonl"
+    rows = [
+        {"item": f"f{s}", "Model": m, "valence": 3.5, "chosen": "happy"}
+        for s in range(6)
+        for m in ("GPT-4o", "Gemma 3")
+    ]
+    pd.DataFrame(rows).to_json(predictions, orient="records", lines=True)
+    home = tmp_path / "study"
+    code, out, err = run(home, ratings, "--predictions", predictions, "--yes")
+    assert code == 0, out + err
+    landed = pd.read_parquet(project(home).raw_table("model_predictions"))
+    assert sorted(landed.condition_id.unique()) == ["gemma-3", "gpt-4o"] and len(landed) == 12
+    assert load_study(project(home)).model_dimensions == ("valence",)
+
+
+def _no_study_written(home) -> bool:
+    return not (home / "study.yml").exists() and not (home / "seeds").exists()
+
+
+@pytest.mark.parametrize(
+    ("frame", "expected"),
+    [
+        (  # one row per stimulus: nobody is named as the rater
+            pd.DataFrame({"item": [f"s{i}" for i in range(8)], "label": ["a", "b"] * 4}),
+            "no column can be the rater key",
+        ),
+        (  # a "label" with 200 different values
+            pd.DataFrame(
+                {
+                    "item": [f"s{i % 20}" for i in range(400)],
+                    "rater": [f"r{i // 20}" for i in range(400)],
+                    "answer": [f"w{i % 200}" for i in range(400)],
+                }
+            ),
+            "column 'answer' holds 200 different labels",
+        ),
+        (  # a rating column far outside any scale
+            pd.DataFrame(
+                {
+                    "item": [f"s{i % 5}" for i in range(20)],
+                    "rater": [f"r{i // 5}" for i in range(20)],
+                    "score": [i * 37 for i in range(20)],
+                }
+            ),
+            "column 'score' holds ratings from 0 to 703: outside any plausible rating scale",
+        ),
+    ],
+)
+def test_bad_input_names_the_column_writes_nothing_and_exits_2(tmp_path, frame, expected):
+    ratings = tmp_path / "ratings.csv"
+    frame.to_csv(ratings, index=False)
+    home = tmp_path / "study"
+    code, out, err = run(home, ratings, "--yes")
+    assert code == 2 and expected in err and "ratings.csv" in err, err
+    assert "Traceback" not in err and _no_study_written(home)
+
+
+def test_an_ambiguous_label_stops_naming_the_candidates_and_a_flag_settles_it(tmp_path):
+    frame = long_ratings().drop(columns=["Valence"]).assign(second=lambda f: f.chosen.str.upper().str[::-1])
+    ratings = tmp_path / "ratings.csv"
+    frame.to_csv(ratings, index=False)
+    code, _, err = run(tmp_path / "a", ratings, "--yes")
+    assert code == 2 and "'chosen', 'second'" in err and "--label-col" in err
+    code, out, err = run(tmp_path / "b", ratings, "--yes", "--label-col", "chosen", "--ignore", "second")
+    assert code == 0, out + err
+    assert load_study(project(tmp_path / "b")).category.name == "chosen"
+
+
+def test_a_second_run_never_overwrites_a_changed_study(tmp_path):
+    ratings = tmp_path / "ratings.csv"
+    long_ratings().to_csv(ratings, index=False)
+    home = tmp_path / "study"
+    assert run(home, ratings)[0] == 0
+    edited = (home / "study.yml").read_text(encoding="utf-8").replace("name: my-study", "name: mine")
+    (home / "study.yml").write_text(edited, encoding="utf-8")
+    code, _, err = run(home, ratings, "--yes")
+    assert code == 2 and "already exist" in err
+    assert (home / "study.yml").read_text(encoding="utf-8") == edited
+    assert not project(home).raw_table("stimuli").exists()
+    # the same guess again is not a change: it runs
+    assert run(home, ratings, "--yes", "--name", "mine")[0] == 0
