@@ -62,29 +62,23 @@ def build_study(name: str, root: Path, run_options: tuple[str, ...] = ()) -> Bui
     return BuiltStudy(project(root), files, codes, run_code, out.getvalue(), err.getvalue())
 
 
-def init_study_from_raw(root: Path, argv: list[str]) -> tuple[int, str, str]:
-    """`rater1001 --home ROOT init ARGV --yes` on the published files: (exit code, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["--home", str(root), "init", *argv, "--yes"])
-    return code, out.getvalue(), err.getvalue()
+def readme_block(heading: str) -> list[str]:
+    """The command lines of the first ```sh block under a README heading, as written."""
+    text = (HERE.parents[1] / "README.md").read_text(encoding="utf-8")
+    section = text.split(f"## {heading}\n", 1)[1]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
 
 
-def landed(paths: ProjectPaths, table: str) -> pd.DataFrame:
-    """A landed table in a stable order, for comparing two landings."""
-    frame = pd.read_parquet(paths.raw_table(table))
-    return frame.sort_values(list(frame.columns)).reset_index(drop=True)
-
-
-def assert_same_study(hand: ProjectPaths, guessed: ProjectPaths) -> None:
-    """The study init guessed is the hand-declared one: the same declaration (study.yml and labels,
-    as parsed) and the same five landed tables, value for value. The warehouse is built from
-    nothing else (the build is deterministic), so the two warehouses are the same."""
-    from rater1001.study import load_study
-
-    assert load_study(guessed) == load_study(hand)
-    for table in contract.LOAD_ORDER:
-        if guessed.raw_table(table).exists():
-            pd.testing.assert_frame_equal(landed(guessed, table), landed(hand, table), check_like=True, obj=table)
-        else:  # `rater1001 run` lands an empty table for one never ingested
-            assert landed(hand, table).empty, table
+def warehouse_tables(paths: ProjectPaths) -> dict[str, pd.DataFrame]:
+    """Every table and view of a built warehouse, rows in a stable order."""
+    con = duckdb.connect(str(paths.warehouse), read_only=True)
+    try:
+        names = [r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()]
+        out = {}
+        for name in names:
+            frame = con.execute(f'select * from "{name}"').df()
+            out[name] = frame.sort_values(list(frame.columns)).reset_index(drop=True) if len(frame) else frame
+        return out
+    finally:
+        con.close()
