@@ -7,9 +7,14 @@ from __future__ import annotations
 import contextlib
 import io
 
+import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rater1001.cli import main
+from rater1001.init.guess import Options
+from rater1001.init.shape import propose
 from rater1001.paths import project
 from rater1001.study import load_study
 
@@ -167,3 +172,37 @@ def test_a_second_run_never_overwrites_a_changed_study(tmp_path):
     assert not project(home).raw_table("stimuli").exists()
     # the same guess again is not a change: it runs
     assert run(home, ratings, "--yes", "--name", "mine")[0] == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n_stimuli=st.integers(2, 8),
+    n_raters=st.integers(2, 6),
+    top=st.sampled_from([4, 5, 7, 9, 10]),
+    seed=st.integers(0, 2**16),
+    wide=st.booleans(),
+)
+def test_any_complete_rating_table_comes_back_as_written(n_stimuli, n_raters, top, seed, wide):
+    """Round trip: a random complete design written long or wide is read back as the same ratings,
+    on the scale 1..top whenever someone used the top."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(1, top + 1, size=(n_raters, n_stimuli))
+    values[0, 0] = top
+    values[-1, -1] = 1
+    stimuli = [f"item{j}" for j in range(n_stimuli)]
+    raters = [f"rater{i}" for i in range(n_raters)]
+    truth = pd.DataFrame(
+        [(r, s, int(values[i, j])) for i, r in enumerate(raters) for j, s in enumerate(stimuli)],
+        columns=["rater_id", "image_id", "score"],
+    )
+    if wide:
+        frame = pd.DataFrame(values.astype(str), columns=stimuli).assign(rater=raters)
+    else:
+        frame = truth.rename(columns={"rater_id": "rater", "image_id": "item"}).astype(str)
+    proposal = propose(frame, "ratings.csv", Options(dimensions=("score",) if wide else ()))
+    got = proposal.tables["human_ratings"].astype({"score": int})[["rater_id", "image_id", "score"]]
+    pd.testing.assert_frame_equal(
+        got.sort_values(["rater_id", "image_id"]).reset_index(drop=True),
+        truth.sort_values(["rater_id", "image_id"]).reset_index(drop=True),
+    )
+    assert proposal.shape.scale == (1, top) and proposal.shape.layout == ("wide" if wide else "long")

@@ -226,15 +226,20 @@ def count_columns(frame: pd.DataFrame, options: Options) -> list[str]:
 
 def key_pairs(frame: pd.DataFrame, options: Options) -> list[tuple[str, str]]:
     """Pairs of columns that together name each row once while neither does alone: the stimulus and
-    rater keys of a long table."""
+    rater keys of a long table. Two columns of whole numbers beside a column unique per row are
+    more likely two stimuli's ratings in a wide file (a row per rater) than keys: not offered."""
     repeated = [
         c
         for c in frame.columns
         if c not in options.ignore and frame[c].notna().all() and not frame[c].is_unique and frame[c].nunique() > 1
     ]
+    numbers = {c for c in repeated if whole_numbers(frame[c]) is not None}
+    row_key = any(frame[c].notna().all() and frame[c].is_unique for c in frame.columns if c not in options.ignore)
     pairs = []
     for i, a in enumerate(repeated):
         for b in repeated[i + 1 :]:
+            if row_key and {a, b} <= numbers and not {a, b} & {options.stimulus_col, options.rater_col}:
+                continue
             if not frame.duplicated([a, b]).any():
                 pairs.append((a, b))
     return pairs
