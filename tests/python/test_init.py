@@ -206,3 +206,25 @@ def test_any_complete_rating_table_comes_back_as_written(n_stimuli, n_raters, to
         truth.sort_values(["rater_id", "image_id"]).reset_index(drop=True),
     )
     assert proposal.shape.scale == (1, top) and proposal.shape.layout == ("wide" if wide else "long")
+
+
+def test_a_wide_file_of_labels_keeps_rater_attributes_apart_from_the_answers(tmp_path):
+    """A survey export: rater, gender, then one forced-choice column per stimulus. gender's values are
+    no answer's, so it is a rater attribute, not a stimulus."""
+    wide = pd.DataFrame(
+        {
+            "participant": ["p1", "p2", "p3", "p4"],
+            "gender": ["female", "male", "male", "female"],
+            **{f"clip{i}": [["happy", "sad", "angry"][(i + k) % 3] for k in range(4)] for i in range(5)},
+        }
+    )
+    ratings = tmp_path / "survey.csv"
+    wide.to_csv(ratings, index=False)
+    home = tmp_path / "study"
+    code, out, err = run(home, ratings, "--yes", "--label-col", "emotion")
+    assert code == 0, out + err
+    study = load_study(project(home))
+    assert study.category.name == "emotion" and study.rater_attributes == ("gender",)
+    human = pd.read_parquet(project(home).raw_table("human_ratings"))
+    assert sorted(human.image_id.unique()) == [f"clip{i}" for i in range(5)] and len(human) == 20
+    assert human.set_index(["rater_id", "image_id"]).loc[("p2", "clip1"), "emotion"] == "angry"

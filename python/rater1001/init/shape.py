@@ -56,12 +56,8 @@ def propose(
     raters: tuple[pd.DataFrame, str] | None = None,
     predictions: tuple[pd.DataFrame, str] | None = None,
 ) -> Proposal:
-    for flag, column in (
-        ("--stimulus-col", options.stimulus_col),
-        ("--rater-col", options.rater_col),
-        ("--label-col", options.label_col),
-    ):
-        if column is not None and column not in ratings.columns and not (flag == "--label-col"):
+    for flag, column in (("--stimulus-col", options.stimulus_col), ("--rater-col", options.rater_col)):
+        if column is not None and column not in ratings.columns:
             raise InitError(f"{source}: {flag} {column!r}: no such column (columns: {', '.join(ratings.columns)})")
     ratings = ratings.drop(columns=[c for c in options.ignore if c in ratings.columns])
     stimulus_keys = None
@@ -191,10 +187,7 @@ def _from_wide(frame: pd.DataFrame, source: str, options: Options) -> tuple[pd.D
             groups["labels"].append(c)
     kind, columns = max(groups.items(), key=lambda kv: len(kv[1]))
     if kind == "labels":
-        vocabulary = pd.Series(frame[columns].stack().unique())
-        # rater attributes (gender, country) are labels too: stimulus columns share a vocabulary
-        shared = [c for c in columns if frame[c].dropna().isin(vocabulary[vocabulary.isin(frame[columns[-1]])]).all()]
-        columns = shared
+        columns = _shared_vocabulary(frame, columns)
     if len(columns) < 2:
         raise InitError(
             f"{source}: no column can be the rater key, and the file is not a wide table either (no two columns "
@@ -242,6 +235,18 @@ def _from_wide(frame: pd.DataFrame, source: str, options: Options) -> tuple[pd.D
     else:
         shape.label_col = value
     return long.reset_index(drop=True), shape
+
+
+def _shared_vocabulary(frame: pd.DataFrame, columns: list[str]) -> list[str]:
+    """The largest group of label columns linked by labels they share: the stimuli's answers, apart
+    from rater attributes (gender, country) whose values no answer uses."""
+    groups: list[tuple[set, list[str]]] = []
+    for c in columns:
+        values = set(frame[c].dropna())
+        linked = [g for g in groups if g[0] & values]
+        merged = (values.union(*(g[0] for g in linked)), [x for g in linked for x in g[1]] + [c])
+        groups = [g for g in groups if not any(g is l for l in linked)] + [merged]
+    return max(groups, key=lambda g: len(g[1]))[1]
 
 
 # ------------------------------------------------------------------------------------ columns
@@ -299,8 +304,7 @@ def _classify(long: pd.DataFrame, shape: Shape, source: str, options: Options) -
                 f"{source}: column {shape.label_col!r} holds {n} different labels ({seen}, ...): too many for a "
                 f"forced choice (at most {MAX_LABELS}); pass --ignore {shape.label_col!r} if it is not the label"
             )
-        shape.category = slug(options.label_col) if shape.layout != "long" and options.label_col else shape.category
-        shape.category = shape.category or slug(shape.label_col)
+        shape.category = slug(shape.label_col)
     for column in dimension_cols:
         name = next((n for n, c in requested.items() if c == column), slug(column))
         shape.dimensions[name] = column
