@@ -228,3 +228,38 @@ def test_a_wide_file_of_labels_keeps_rater_attributes_apart_from_the_answers(tmp
     human = pd.read_parquet(project(home).raw_table("human_ratings"))
     assert sorted(human.image_id.unique()) == [f"clip{i}" for i in range(5)] and len(human) == 20
     assert human.set_index(["rater_id", "image_id"]).loc[("p2", "clip1"), "emotion"] == "angry"
+
+
+def test_stimulus_and_rater_sheets_beside_the_ratings(tmp_path):
+    """Ratings in Parquet, a stimulus sheet (XLSX) with texts and a factor, a rater file (JSONL) with
+    age and an attribute; each sheet's key is the column holding the ratings' ids."""
+    ratings = long_ratings()[["face", "annotator", "Valence"]]
+    ratings.to_parquet(tmp_path / "ratings.parquet", index=False)
+    sheet = pd.DataFrame(
+        {
+            "Stimulus": [f"f{s}" for s in range(6)],
+            "Topic": ["food", "travel", "food", "news", "news", "travel"],
+            "Body": [f"A long enough text about thing number {s}, with several words in it." for s in range(6)],
+        }
+    )
+    sheet.to_excel(tmp_path / "stimuli.xlsx", index=False)
+    people = pd.DataFrame({"id": ["a0", "a1", "a2", "a3"], "age": [21, 35, 48, 62], "region": ["n", "s", "n", "s"]})
+    people.to_json(tmp_path / "raters.jsonl", orient="records", lines=True)
+    home = tmp_path / "study"
+    code, out, err = run(
+        home,
+        tmp_path / "ratings.parquet",
+        "--stimuli",
+        tmp_path / "stimuli.xlsx",
+        "--raters",
+        tmp_path / "raters.jsonl",
+        "--yes",
+    )
+    assert code == 0, out + err
+    study = load_study(project(home))
+    assert study.stimulus_kind == "text" and [f.name for f in study.audit_factors] == ["topic"]
+    assert study.rater_attributes == ("region",)
+    stimuli = pd.read_parquet(project(home).raw_table("stimuli")).set_index("image_id")
+    assert stimuli.loc["f3", "topic"] == "news" and stimuli.loc["f3", "text"] == sheet.Body[3]
+    raters = pd.read_parquet(project(home).raw_table("raters")).set_index("rater_id")
+    assert raters.loc["a2", "age"] == 48 and raters.loc["a2", "region"] == "n"
