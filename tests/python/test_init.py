@@ -184,11 +184,11 @@ def test_a_second_run_never_overwrites_a_changed_study(tmp_path):
 )
 def test_any_complete_rating_table_comes_back_as_written(n_stimuli, n_raters, top, seed, wide):
     """Round trip: a random complete design written long or wide is read back as the same ratings,
-    on the scale 1..top whenever someone used the top."""
+    on the scale 1..top whenever someone used the top. (A column that never varies within a
+    stimulus is a stimulus's property, not a rating: the design has raters who disagree.)"""
     rng = np.random.default_rng(seed)
     values = rng.integers(1, top + 1, size=(n_raters, n_stimuli))
-    values[0, 0] = top
-    values[-1, -1] = 1
+    values[0, 0], values[1, 0] = top, 1  # someone used the top; ratings differ within a stimulus
     stimuli = [f"item{j}" for j in range(n_stimuli)]
     raters = [f"rater{i}" for i in range(n_raters)]
     truth = pd.DataFrame(
@@ -263,3 +263,11 @@ def test_stimulus_and_rater_sheets_beside_the_ratings(tmp_path):
     assert stimuli.loc["f3", "topic"] == "news" and stimuli.loc["f3", "text"] == sheet.Body[3]
     raters = pd.read_parquet(project(home).raw_table("raters")).set_index("rater_id")
     assert raters.loc["a2", "age"] == 48 and raters.loc["a2", "region"] == "n"
+
+
+def test_a_long_file_with_numeric_ids_and_a_row_number_stays_long(tmp_path):
+    frame = pd.DataFrame(
+        {"row": range(12), "item": [1 + i % 4 for i in range(12)], "coder": [1 + i // 4 for i in range(12)]}
+    ).assign(score=lambda f: 1 + (f.item * f.coder) % 5)
+    proposal = propose(frame.astype(str), "ratings.csv", Options())
+    assert (proposal.shape.layout, proposal.shape.stimulus_col, proposal.shape.rater_col) == ("long", "item", "coder")

@@ -16,7 +16,9 @@ import pandas as pd
 
 # Names that hint at a role (a tie-breaker only: the values decide first).
 STIMULUS_HINT = re.compile(r"stim|item|image|img|story|text_?id|sample|photo|face|doc|question|prompt|trial", re.I)
-RATER_HINT = re.compile(r"rater|annotat|worker|participant|subject|judge|user|coder|respondent|ann_?id|person", re.I)
+RATER_HINT = re.compile(
+    r"rater|annotat|worker|participant|subject|judge|user|coder|respondent|response_?id|ann_?id|person", re.I
+)
 MODEL_HINT = re.compile(r"model|condition|system|llm|classifier|engine", re.I)
 RUN_HINT = re.compile(r"^(run|run_id|replicate|seed|repeat)$", re.I)
 IMAGE_FILE = re.compile(r"\.(?:png|jpe?g|gif|bmp|webp|tiff?)$", re.I)
@@ -205,11 +207,13 @@ def detect_layout(frame: pd.DataFrame, options: Options, stimulus_ids: set[str] 
 def count_columns(frame: pd.DataFrame, options: Options) -> list[str]:
     """Columns of vote counts: two or more columns of non-negative whole numbers whose sum is the
     same on every row (each stimulus's raters, split by what they chose), beside a column unique
-    per row. Empty when the file is not of that layout."""
-    if options.rater_col or len(frame) < 2:
+    per row that names no rater. Empty when the file is not of that layout."""
+    if options.rater_col or len(frame) < 3:
         return []
-    unique = [c for c in frame.columns if frame[c].notna().all() and frame[c].is_unique]
-    if not unique:
+    unique = [
+        c for c in frame.columns if frame[c].notna().all() and frame[c].is_unique and whole_numbers(frame[c]) is None
+    ]
+    if not unique or any(RATER_HINT.search(c) for c in unique):  # a row per rater: a wide file
         return []
     counts = []
     for c in frame.columns:
@@ -226,15 +230,19 @@ def count_columns(frame: pd.DataFrame, options: Options) -> list[str]:
 
 def key_pairs(frame: pd.DataFrame, options: Options) -> list[tuple[str, str]]:
     """Pairs of columns that together name each row once while neither does alone: the stimulus and
-    rater keys of a long table. Two columns of whole numbers beside a column unique per row are
-    more likely two stimuli's ratings in a wide file (a row per rater) than keys: not offered."""
+    rater keys of a long table. Two columns of whole numbers beside a column unique per row and
+    named like a rater are two stimuli's ratings in a wide file (a row per rater): not offered."""
     repeated = [
         c
         for c in frame.columns
         if c not in options.ignore and frame[c].notna().all() and not frame[c].is_unique and frame[c].nunique() > 1
     ]
     numbers = {c for c in repeated if whole_numbers(frame[c]) is not None}
-    row_key = any(frame[c].notna().all() and frame[c].is_unique for c in frame.columns if c not in options.ignore)
+    row_key = any(
+        frame[c].notna().all() and frame[c].is_unique and RATER_HINT.search(c)
+        for c in frame.columns
+        if c not in options.ignore
+    )
     pairs = []
     for i, a in enumerate(repeated):
         for b in repeated[i + 1 :]:

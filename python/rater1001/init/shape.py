@@ -129,7 +129,11 @@ def _from_long(frame: pd.DataFrame, source: str, options: Options) -> tuple[pd.D
 
 def _from_counts(frame: pd.DataFrame, source: str, options: Options) -> tuple[pd.DataFrame, Shape]:
     counts = count_columns(frame, options)
-    unique = [c for c in frame.columns if c not in counts and frame[c].notna().all() and frame[c].is_unique]
+    unique = [
+        c
+        for c in frame.columns
+        if c not in counts and frame[c].notna().all() and frame[c].is_unique and whole_numbers(frame[c]) is None
+    ]
     stim, why = pick(
         [options.stimulus_col] if options.stimulus_col else unique,
         STIMULUS_HINT,
