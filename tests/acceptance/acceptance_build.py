@@ -82,3 +82,15 @@ def warehouse_tables(paths: ProjectPaths) -> dict[str, pd.DataFrame]:
         return out
     finally:
         con.close()
+
+
+def init_from_raw(root: Path, argv: list[str]) -> tuple[int, str, str]:
+    """`rater1001 --home ROOT init ARGV --yes` on a study's published files: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--home", str(root), "init", *argv, "--yes"])
+    return code, out.getvalue(), err.getvalue()
+
+
+def landed(paths: ProjectPaths, table: str) -> pd.DataFrame:
+    return pd.read_parquet(paths.raw_table(table))

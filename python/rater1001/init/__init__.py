@@ -5,6 +5,7 @@ reads, writes and ingests. Rules: docs/init.md."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pandas as pd
 
 from .. import contract
 from ..ingest import IngestError, IngestResult, ingest_file
-from ..ingest.readers import read_source
+from ..ingest.readers import cell_text, read_source
 from ..paths import ProjectPaths
 from .guess import Guess, InitError, Options
 from .render import labels_csv, study_yaml, why_table
@@ -39,10 +40,31 @@ class InitResult:
 def _read(path: str | Path | None, sheet: str | None = None) -> tuple[pd.DataFrame, str] | None:
     if path is None:
         return None
+    path = Path(path)
     try:
-        return read_source(Path(path), sheet=sheet).data, Path(path).name
+        if path.suffix.lower() == ".json":
+            return read_json_records(path), path.name
+        return read_source(path, sheet=sheet).data, path.name
     except IngestError as exc:
         raise InitError(str(exc)) from None
+
+
+def read_json_records(path: Path) -> pd.DataFrame:
+    """A JSON file of records: an array of objects, or an object mapping each record's id to it
+    (the id becomes the column `id`). Nested objects become dotted columns (`other_info.source`,
+    `annotations.Ann7`), every value text as the ingest readers give it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InitError(f"{path}: cannot read as JSON: {exc}") from None
+    if isinstance(data, dict) and data and all(isinstance(v, dict) for v in data.values()):
+        records = [{"id": key, **value} for key, value in data.items()]
+    elif isinstance(data, list) and data and all(isinstance(v, dict) for v in data):
+        records = data
+    else:
+        raise InitError(f"{path}: expected an array of objects, or an object of objects (one per record)")
+    frame = pd.json_normalize(records, sep=".")
+    return frame.apply(lambda column: column.map(cell_text)).astype("str").mask(lambda f: f.isna())
 
 
 def init_study(

@@ -91,8 +91,11 @@ class Shape:
 
 
 def slug(text: str) -> str:
-    """A column name as the study may use it: lower-case letters, digits and _ (a factor name)."""
-    out = re.sub(r"[^a-z0-9]+", "_", str(text).strip().lower()).strip("_")
+    """A column name as the study may use it: lower-case letters, digits and _ (a factor name). A
+    field flattened from a JSON record is named by its last part (`other_info.source` -> `source`)."""
+    text = str(text).strip()
+    last = text.rsplit(".", 1)[-1]
+    out = re.sub(r"[^a-z0-9]+", "_", (last if re.search(r"[A-Za-z]", last) else text).lower()).strip("_")
     if not out or not out[0].isalpha():
         out = f"c_{out}" if out else "column"
     return out
@@ -235,7 +238,12 @@ def key_pairs(frame: pd.DataFrame, options: Options) -> list[tuple[str, str]]:
     repeated = [
         c
         for c in frame.columns
-        if c not in options.ignore and frame[c].notna().all() and not frame[c].is_unique and frame[c].nunique() > 1
+        if c not in options.ignore
+        and frame[c].notna().all()
+        and not frame[c].is_unique
+        and frame[c].nunique() > 1
+        and not is_free_text(frame[c])  # ids are neither sentences nor fractions
+        and (numeric(frame[c]) is None or whole_numbers(frame[c]) is not None)
     ]
     numbers = {c for c in repeated if whole_numbers(frame[c]) is not None}
     row_key = any(

@@ -4,6 +4,7 @@ role by how it varies; docs/init.md has the rules."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -73,7 +74,7 @@ def propose(
         shape.notes.append("the stimulus ids are image file names: the id is the name without its extension")
     _classify(long, shape, source, options)
     stimulus_table = _stimulus_table(long, shape, source, options, stimuli, files)
-    rater_table = _rater_table(long, shape, raters)
+    rater_table = _rater_table(long, shape, raters, options)
     human = long[[RATER, STIMULUS]].copy()
     for name, column in shape.dimensions.items():
         human[name] = long[column]
@@ -183,15 +184,19 @@ def _from_wide(frame: pd.DataFrame, source: str, options: Options) -> tuple[pd.D
     groups: dict[str, list[str]] = {"numbers": [], "labels": []}
     for c in frame.columns:
         values = frame[c].dropna()
-        if values.empty or c == options.rater_col:
+        if values.empty or c in (options.rater_col, options.stimulus_col):
             continue
         if whole_numbers(values) is not None:
             groups["numbers"].append(c)
         elif values.nunique() <= MAX_LABELS and not is_free_text(values):
             groups["labels"].append(c)
+    if options.label_col and not options.dimensions:  # answers coded 0/1 are labels when so named
+        few = [c for c in groups["numbers"] if frame[c].nunique() <= MAX_LABELS]
+        groups = {"labels": groups["labels"] + few, "numbers": []}
     kind, columns = max(groups.items(), key=lambda kv: len(kv[1]))
     if kind == "labels":
         columns = _shared_vocabulary(frame, columns)
+    columns = _one_mapping(columns)
     if len(columns) < 2:
         raise InitError(
             f"{source}: no column can be the rater key, and the file is not a wide table either (no two columns "
@@ -200,6 +205,15 @@ def _from_wide(frame: pd.DataFrame, source: str, options: Options) -> tuple[pd.D
         )
     others = [c for c in frame.columns if c not in columns]
     unique = [c for c in others if frame[c].notna().all() and frame[c].is_unique]
+    by_stimulus = options.stimulus_col in unique or (
+        not options.rater_col
+        and any(STIMULUS_HINT.search(c) for c in unique)
+        and not any(RATER_HINT.search(c) for c in unique)
+    )
+    value = (options.dimensions[0].split("=")[0] if options.dimensions else "rating") if kind == "numbers" else None
+    value = value or options.label_col or "label"
+    if by_stimulus:
+        return _from_by_stimulus(frame, source, options, columns, unique, kind, value)
     shape = Shape(layout="wide", stimulus_col="(column names)", rater_col=None, value_cols=tuple(columns))
     if options.rater_col or unique:
         rater, why = pick(
@@ -216,8 +230,6 @@ def _from_wide(frame: pd.DataFrame, source: str, options: Options) -> tuple[pd.D
             f"r{len(frame)} in file order"
         )
         shape.guesses.append(Guess(source, "(row number)", "rater key", RATER, "no column is unique per row"))
-    value = (options.dimensions[0].split("=")[0] if options.dimensions else "rating") if kind == "numbers" else None
-    value = value or options.label_col or "label"
     shape.guesses.append(
         Guess(
             source,
@@ -239,6 +251,56 @@ def _from_wide(frame: pd.DataFrame, source: str, options: Options) -> tuple[pd.D
     else:
         shape.label_col = value
     return long.reset_index(drop=True), shape
+
+
+def _from_by_stimulus(
+    frame: pd.DataFrame, source: str, options: Options, columns: list[str], unique: list[str], kind: str, value: str
+) -> tuple[pd.DataFrame, Shape]:
+    """One row per stimulus, one column per rater (a coding matrix; a JSON record's mapping of
+    annotators to answers): the column names, less their common prefix, are the rater ids."""
+    stimulus, why = pick(
+        [options.stimulus_col] if options.stimulus_col in unique else unique,
+        STIMULUS_HINT,
+        "stimulus key",
+        "--stimulus-col",
+        source,
+    )
+    parent = columns[0].rsplit(".", 1)[0] + "." if "." in columns[0] else ""
+    prefix = parent if all(c.startswith(parent) for c in columns) else ""
+    raters = {c: c[len(prefix) :] or c for c in columns}
+    shape = Shape(layout="wide", stimulus_col=stimulus, rater_col=None, value_cols=tuple(columns))
+    shape.guesses += [
+        Guess(source, stimulus, "stimulus key", STIMULUS, f"one per row ({why})"),
+        Guess(
+            source,
+            f"{columns[0]} .. {columns[-1]} ({len(columns)})",
+            "rater columns",
+            RATER,
+            f"{kind} of one kind; the rater is the column name" + (f" less {prefix!r}" if prefix else ""),
+        ),
+    ]
+    others = [c for c in frame.columns if c not in columns and c != stimulus]
+    long = (
+        frame.rename(columns={stimulus: STIMULUS, **raters})
+        .melt(id_vars=[STIMULUS, *others], value_vars=list(raters.values()), var_name=RATER, value_name=value)
+        .dropna(subset=[value])
+    )
+    if kind == "numbers":
+        shape.dimensions[slug(value)] = value
+    else:
+        shape.label_col = value
+    return long.reset_index(drop=True), shape
+
+
+def _one_mapping(columns: list[str]) -> list[str]:
+    """Of answer columns flattened from a JSON record (`annotations.Ann7`), those of the largest
+    mapping: its keys are the raters; a record's other fields are not answers."""
+    parents: dict[str, list[str]] = {}
+    for c in columns:
+        if "." in c:
+            parents.setdefault(c.rsplit(".", 1)[0], []).append(c)
+    largest = max(parents.values(), key=len, default=[])
+    return largest if len(largest) >= 2 else columns
 
 
 def _shared_vocabulary(frame: pd.DataFrame, columns: list[str]) -> list[str]:
@@ -408,15 +470,26 @@ def _majority(long: pd.DataFrame, label: str, shape: Shape) -> pd.Series:
     return top[label]
 
 
-def _rater_table(long: pd.DataFrame, shape: Shape, raters: tuple[pd.DataFrame, str] | None) -> pd.DataFrame:
+def _rater_table(
+    long: pd.DataFrame, shape: Shape, raters: tuple[pd.DataFrame, str] | None, options: Options
+) -> pd.DataFrame:
     first = long.drop_duplicates(RATER).set_index(RATER)
     table = pd.DataFrame(index=pd.Index(first.index, name=RATER))
     described = [(c, first[c], "ratings") for c in shape.rater_level]
     if raters is not None:
         frame, where = raters
         ids = set(table.index)
+        # the ratings may spell a rater with a prefix the rater file leaves out (Ann7 and 7)
+        prefix = os.path.commonprefix([str(i) for i in ids]).rstrip("0123456789")
         overlap = {c: frame[c].isin(ids).mean() for c in frame.columns}
         key = max(overlap, key=overlap.get)
+        if overlap[key] == 0 and prefix:
+            prefixed = {c: (prefix + frame[c].astype(str)).isin(ids).mean() for c in frame.columns}
+            key = max(prefixed, key=prefixed.get)
+            if prefixed[key] > 0:
+                frame = frame.assign(**{key: prefix + frame[key].astype(str)})
+                overlap[key] = prefixed[key]
+                shape.notes.append(f"{where}: its {key!r} values are the raters' ids less the prefix {prefix!r}")
         if overlap[key] == 0:
             raise InitError(f"{where}: no column holds the rater ids of the ratings (e.g. {next(iter(ids))!r})")
         shape.guesses.append(Guess(where, key, "rater key", RATER, f"{overlap[key]:.0%} of its values are raters"))
@@ -430,6 +503,8 @@ def _rater_table(long: pd.DataFrame, shape: Shape, raters: tuple[pd.DataFrame, s
             table["age"] = values
             shape.age_col = column
             shape.guesses.append(Guess(where, column, "age (years)", "age", "whole numbers 1-129 named age"))
+        elif options.rater_attributes and column not in options.rater_attributes:
+            shape.notes.append(f"{column}: a rater column not among --rater-attribute, left out")
         elif 2 <= n <= MAX_LEVELS and n < len(present):
             name = slug(column)
             shape.rater_attributes[name] = column
