@@ -184,11 +184,13 @@ def test_a_second_run_never_overwrites_a_changed_study(tmp_path):
 )
 def test_any_complete_rating_table_comes_back_as_written(n_stimuli, n_raters, top, seed, wide):
     """Round trip: a random complete design written long or wide is read back as the same ratings,
-    on the scale 1..top whenever someone used the top. (A column that never varies within a
-    stimulus is a stimulus's property, not a rating: the design has raters who disagree.)"""
+    on the scale 1..top whenever someone used the top. (A column fixed within each stimulus is the
+    stimulus's property and one fixed within each rater the rater's, not a rating: the design has
+    raters who disagree and who use more than one value.)"""
     rng = np.random.default_rng(seed)
     values = rng.integers(1, top + 1, size=(n_raters, n_stimuli))
-    values[0, 0], values[1, 0] = top, 1  # someone used the top; ratings differ within a stimulus
+    # someone used the top; ratings differ within a stimulus and within a rater
+    values[0, 0], values[1, 0], values[0, 1] = top, 1, 1
     stimuli = [f"item{j}" for j in range(n_stimuli)]
     raters = [f"rater{i}" for i in range(n_raters)]
     truth = pd.DataFrame(
