@@ -148,6 +148,15 @@ def test_bad_input_names_the_column_writes_nothing_and_exits_2(tmp_path, frame, 
     assert "Traceback" not in err and _no_study_written(home)
 
 
+def test_a_json_file_that_is_not_records_is_refused_by_name(tmp_path):
+    for text, expected in (('{"a": [1, 2', "cannot read as JSON"), ("[1, 2, 3]", "expected an array of objects")):
+        ratings = tmp_path / "ratings.json"
+        ratings.write_text(text, encoding="utf-8")
+        code, _, err = run(tmp_path / "study", ratings, "--yes")
+        assert code == 2 and expected in err and "ratings.json" in err, err
+        assert "Traceback" not in err and _no_study_written(tmp_path / "study")
+
+
 def test_an_ambiguous_label_stops_naming_the_candidates_and_a_flag_settles_it(tmp_path):
     frame = long_ratings().drop(columns=["Valence"]).assign(second=lambda f: f.chosen.str.upper().str[::-1])
     ratings = tmp_path / "ratings.csv"
