@@ -538,9 +538,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--dimension", action="append", default=[], metavar="[NAME=]COLUMN", help="a rating dimension (repeatable)"
     )
-    s.add_argument("--audit", action="append", default=[], metavar="COLUMN", help="an audit factor (repeatable)")
+    s.add_argument("--audit", action="append", default=[], metavar="[NAME=]COLUMN", help="an audit factor (repeatable)")
     s.add_argument("--category", default=None, metavar="COLUMN", help="the stimulus column with the intended label")
-    s.add_argument("--rater-attribute", action="append", default=[], metavar="COLUMN", help="(repeatable)")
+    s.add_argument("--rater-attribute", action="append", default=[], metavar="[NAME=]COLUMN", help="(repeatable)")
     s.add_argument("--model-col", default=None, help="the predictions' column naming the model")
     s.add_argument("--model-kind", default=None, choices=("vlm", "fer", "llm", "human-proxy"))
     s.add_argument("--ignore", action="append", default=[], metavar="COLUMN", help="a column to leave out")

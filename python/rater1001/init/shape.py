@@ -35,6 +35,7 @@ from .guess import (
     varies_within,
     whole_numbers,
 )
+from .matrix import explode_lists, melt_who, split_humans_and_models, who_by_dimension
 
 STIMULUS = "image_id"
 RATER = "rater_id"
@@ -61,11 +62,24 @@ def propose(
         if column is not None and column not in ratings.columns:
             raise InitError(f"{source}: {flag} {column!r}: no such column (columns: {', '.join(ratings.columns)})")
     ratings = ratings.drop(columns=[c for c in options.ignore if c in ratings.columns])
+    ratings, listed, listed_note = explode_lists(ratings)
+    named = who_by_dimension(list(ratings.columns)) if not (options.rater_col or options.label_col) else {}
+    if named:
+        long, shape, inline = _from_who_by_dimension(ratings, source, options, named, listed)
+        if listed_note:
+            shape.notes.insert(0, listed_note)
+        if predictions is None and inline is not None:
+            predictions = (inline, source)
+        return _finish(long, shape, source, options, stimuli, raters, predictions)
     stimulus_keys = None
     if stimuli is not None:
         stimulus_keys = set(stimuli[0].iloc[:, 0].dropna()) | {v for c in stimuli[0] for v in stimuli[0][c].dropna()}
     layout = detect_layout(ratings, options, stimulus_keys, source)
     long, shape = {"long": _from_long, "wide": _from_wide, "counts": _from_counts}[layout](ratings, source, options)
+    return _finish(long, shape, source, options, stimuli, raters, predictions)
+
+
+def _finish(long, shape, source, options, stimuli, raters, predictions) -> Proposal:
     files = None
     if long[STIMULUS].astype(str).str.contains(IMAGE_FILE).all():
         shape.ids_are_files = True
@@ -126,6 +140,41 @@ def _from_long(frame: pd.DataFrame, source: str, options: Options) -> tuple[pd.D
     ]
     long = frame.rename(columns={s: STIMULUS, r: RATER})
     return long, shape
+
+
+def _from_who_by_dimension(
+    frame: pd.DataFrame, source: str, options: Options, named: dict, listed: str | None
+) -> tuple[pd.DataFrame, Shape, pd.DataFrame | None]:
+    """A row per stimulus, a column per who x dimension: whole-number whos are the human raters
+    (the long table), the others models (their predictions, unless --predictions gives them)."""
+    unique = [c for c in frame.columns if c not in named and frame[c].notna().all() and frame[c].is_unique]
+    stimulus, why = (
+        (listed, "made from the list positions")
+        if listed
+        else pick(
+            [options.stimulus_col] if options.stimulus_col else unique,
+            STIMULUS_HINT,
+            "stimulus key",
+            "--stimulus-col",
+            source,
+        )
+    )
+    codes = dict(reversed(_named(d)) for d in options.dimensions)  # code -> name
+    humans, models = split_humans_and_models(frame, named)
+    shape = Shape(layout="wide", stimulus_col=stimulus, rater_col=None, value_cols=tuple(named))
+    shape.guesses.append(Guess(source, stimulus, "stimulus key", STIMULUS, why))
+    for code in sorted({c for _, c in named.values()}):
+        name = codes.get(code, slug(code))
+        shape.dimensions[name] = name
+        shape.guesses.append(Guess(source, f"* {code} *", "dimension", name, "a name part every rater and model has"))
+    shape.guesses.append(Guess(source, ", ".join(humans), "raters", RATER, "whole numbers only"))
+    if models:
+        shape.guesses.append(Guess(source, ", ".join(models), "models", "condition_id", "not whole numbers"))
+    others = frame[[c for c in frame.columns if c not in named]]
+    long = melt_who(frame, named, humans, stimulus, codes, RATER).merge(others, on=stimulus, how="left")
+    long = long.rename(columns={stimulus: STIMULUS})
+    inline = melt_who(frame, named, models, stimulus, codes, "model") if models else None
+    return long, shape, inline
 
 
 def _from_counts(frame: pd.DataFrame, source: str, options: Options) -> tuple[pd.DataFrame, Shape]:
@@ -344,8 +393,8 @@ def _classify(long: pd.DataFrame, shape: Shape, source: str, options: Options) -
             shape.notes.append(f"{c}: free text ({values.nunique()} different answers), left out")
         else:
             label_candidates.append(c)
-    for column in requested.values():
-        if column not in dimension_cols and column not in shape.dimensions.values():
+    for name, column in requested.items():
+        if name not in shape.dimensions and column not in dimension_cols and column not in shape.dimensions.values():
             raise InitError(f"{source}: --dimension {column!r}: no such rating column")
     if shape.label_col is None:
         if options.label_col:
@@ -417,6 +466,7 @@ def _stimulus_table(
         frame = frame.set_index(key).reindex(table.index)
         described += [(c, frame[c], stim_source) for c in frame.columns]
     labels = set(long[shape.label_col].dropna().str.casefold()) if shape.label_col else set()
+    audit = dict(_named(a) for a in options.audit)  # NAME=COLUMN or COLUMN
     for column, values, where in described:
         present = values.dropna()
         n = present.nunique()
@@ -438,10 +488,10 @@ def _stimulus_table(
                 shape.guesses.append(
                     Guess(where, column, "category (intended)", shape.category, "its values are labels raters chose")
                 )
-            elif options.audit and column not in options.audit:
+            elif options.audit and column not in audit.values():
                 shape.notes.append(f"{column}: a stimulus factor not among --audit, left out")
             else:
-                name = slug(column)
+                name = next((key for key, c in audit.items() if c == column), slug(column))
                 shape.factors[name] = column
                 table[name] = values
                 shape.guesses.append(Guess(where, column, "audit factor", name, f"{n} levels, fixed per stimulus"))
@@ -473,6 +523,7 @@ def _majority(long: pd.DataFrame, label: str, shape: Shape) -> pd.Series:
 def _rater_table(
     long: pd.DataFrame, shape: Shape, raters: tuple[pd.DataFrame, str] | None, options: Options
 ) -> pd.DataFrame:
+    wanted = dict(_named(a) for a in options.rater_attributes)  # NAME=COLUMN or COLUMN
     first = long.drop_duplicates(RATER).set_index(RATER)
     table = pd.DataFrame(index=pd.Index(first.index, name=RATER))
     described = [(c, first[c], "ratings") for c in shape.rater_level]
@@ -503,10 +554,10 @@ def _rater_table(
             table["age"] = values
             shape.age_col = column
             shape.guesses.append(Guess(where, column, "age (years)", "age", "whole numbers 1-129 named age"))
-        elif options.rater_attributes and column not in options.rater_attributes:
+        elif options.rater_attributes and column not in wanted.values():
             shape.notes.append(f"{column}: a rater column not among --rater-attribute, left out")
         elif 2 <= n <= MAX_LEVELS and n < len(present):
-            name = slug(column)
+            name = next((key for key, c in wanted.items() if c == column), slug(column))
             shape.rater_attributes[name] = column
             table[name] = values
             shape.guesses.append(Guess(where, column, "rater attribute", name, f"{n} levels, fixed per rater"))
