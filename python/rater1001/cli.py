@@ -18,7 +18,7 @@ EXIT_PARTIAL = 3
 EXIT_BUSY = 75  # EX_TEMPFAIL: another command is writing to the project folder; try again later
 
 # Commands that write into the project folder hold its lock (lock.py); their dry runs only read.
-WRITERS = frozenset({"ingest", "simulate", "check", "build", "run", "demo", "report", "infer", "judge"})
+WRITERS = frozenset({"init", "ingest", "simulate", "check", "build", "run", "demo", "report", "infer", "judge"})
 
 
 def _at_least(kind, floor: float, *, inclusive: bool):
