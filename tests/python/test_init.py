@@ -282,3 +282,26 @@ def test_a_long_file_with_numeric_ids_and_a_row_number_stays_long(tmp_path):
     ).assign(score=lambda f: 1 + (f.item * f.coder) % 5)
     proposal = propose(frame.astype(str), "ratings.csv", Options())
     assert (proposal.shape.layout, proposal.shape.stimulus_col, proposal.shape.rater_col) == ("long", "item", "coder")
+
+
+def test_columns_named_who_x_dimension_split_raters_from_models(tmp_path):
+    """A row per item; `coder A valence`, ... whole numbers (raters) and `gpt valence`, ... means
+    (a model): raters land as ratings, the model as predictions. A survey whose rows are
+    respondents (`ResponseId`) with `Q1 1`, `Q1 2`, ... columns is not read this way."""
+    items = [f"item{i}" for i in range(6)]
+    frame = pd.DataFrame({"item": items})
+    for who in ("coder A", "coder B", "coder C"):
+        for d, dim in enumerate(("valence", "arousal")):
+            frame[f"{who} {dim}"] = [1 + (i + d + len(who) + ord(who[-1])) % 5 for i in range(6)]
+    for d, dim in enumerate(("valence", "arousal")):
+        frame[f"gpt {dim}"] = [2.5 + 0.1 * i + d for i in range(6)]
+    proposal = propose(frame.astype(str), "items.csv", Options())
+    human = proposal.tables["human_ratings"]
+    assert sorted(human.rater_id.unique()) == ["coder A", "coder B", "coder C"] and len(human) == 18
+    assert set(proposal.shape.dimensions) == {"valence", "arousal"}
+    predictions = proposal.tables["model_predictions"]
+    assert list(predictions.condition_id.unique()) == ["gpt"] and len(predictions) == 6
+    survey = pd.DataFrame(
+        {"ResponseId": ["R1", "R2", "R3"], "Q1 1": [1, 2, 3], "Q1 2": [2, 3, 4], "Q2 1": [1, 1, 2], "Q2 2": [5, 4, 3]}
+    )
+    assert propose(survey.astype(str), "survey.csv", Options()).shape.rater_col == "ResponseId"

@@ -64,7 +64,7 @@ def propose(
     ratings = ratings.drop(columns=[c for c in options.ignore if c in ratings.columns])
     ratings, listed, listed_note = explode_lists(ratings)
     named = who_by_dimension(list(ratings.columns)) if not (options.rater_col or options.label_col) else {}
-    if named:
+    if named and (listed or _keyed_by_stimulus(ratings, named, options)):
         long, shape, inline = _from_who_by_dimension(ratings, source, options, named, listed)
         if listed_note:
             shape.notes.insert(0, listed_note)
@@ -77,6 +77,14 @@ def propose(
     layout = detect_layout(ratings, options, stimulus_keys, source)
     long, shape = {"long": _from_long, "wide": _from_wide, "counts": _from_counts}[layout](ratings, source, options)
     return _finish(long, shape, source, options, stimuli, raters, predictions)
+
+
+def _keyed_by_stimulus(frame: pd.DataFrame, named: dict, options: Options) -> bool:
+    """Rows are stimuli (not a survey's respondents): a key unique per row is named like a stimulus
+    or by --stimulus-col, and none like a rater."""
+    unique = [c for c in frame.columns if c not in named and frame[c].notna().all() and frame[c].is_unique]
+    stimulus = options.stimulus_col in unique or any(STIMULUS_HINT.search(c) for c in unique)
+    return stimulus and not any(RATER_HINT.search(c) for c in unique)
 
 
 def _finish(long, shape, source, options, stimuli, raters, predictions) -> Proposal:
