@@ -525,11 +525,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_ingest)
 
     s = sub.add_parser("init", help="guess study.yml and the label seed from your own files (--yes: and ingest them)")
-    s.add_argument("ratings", help="the ratings: long (stimulus x rater rows), wide (a row per rater) or vote counts")
+    s.add_argument("ratings", help="the ratings: a row per stimulus x rater, per rater, or per stimulus (docs/init.md)")
     s.add_argument("--stimuli", default=None, help="a file describing the stimuli (factors, text, file names)")
     s.add_argument("--raters", default=None, help="a file describing the raters (attributes, age)")
     s.add_argument("--predictions", default=None, help="the models' answers, one row per model x stimulus")
-    s.add_argument("--yes", action="store_true", help="write and ingest everything without asking")
+    s.add_argument(
+        "--yes", action="store_true", help="write and ingest in one go (a differing study.yml is never overwritten)"
+    )
     s.add_argument("--stimulus-col", default=None, help="the column naming the stimulus")
     s.add_argument("--rater-col", default=None, help="the column naming the rater")
     s.add_argument(
@@ -540,7 +542,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--audit", action="append", default=[], metavar="[NAME=]COLUMN", help="an audit factor (repeatable)")
     s.add_argument("--category", default=None, metavar="COLUMN", help="the stimulus column with the intended label")
-    s.add_argument("--rater-attribute", action="append", default=[], metavar="[NAME=]COLUMN", help="(repeatable)")
+    s.add_argument(
+        "--rater-attribute", action="append", default=[], metavar="[NAME=]COLUMN", help="a rater attribute (repeatable)"
+    )
     s.add_argument("--model-col", default=None, help="the predictions' column naming the model")
     s.add_argument("--model-kind", default=None, choices=("vlm", "fer", "llm", "human-proxy"))
     s.add_argument("--ignore", action="append", default=[], metavar="COLUMN", help="a column to leave out")
