@@ -305,3 +305,19 @@ def test_columns_named_who_x_dimension_split_raters_from_models(tmp_path):
         {"ResponseId": ["R1", "R2", "R3"], "Q1 1": [1, 2, 3], "Q1 2": [2, 3, 4], "Q2 1": [1, 1, 2], "Q2 2": [5, 4, 3]}
     )
     assert propose(survey.astype(str), "survey.csv", Options()).shape.rater_col == "ResponseId"
+
+
+@pytest.mark.parametrize(("answer", "overwritten"), [("y", True), ("n", False)])
+def test_on_a_terminal_a_second_run_asks_before_overwriting(tmp_path, monkeypatch, answer, overwritten):
+    ratings = tmp_path / "ratings.csv"
+    long_ratings().to_csv(ratings, index=False)
+    home = tmp_path / "study"
+    assert run(home, ratings)[0] == 0
+    (home / "study.yml").write_text("# mine\n", encoding="utf-8")
+    asked = []
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda question: asked.append(question) or answer)
+    code, _, _ = run(home, ratings)
+    assert asked and "study.yml" in asked[0]
+    assert (code == 0) == overwritten
+    assert ((home / "study.yml").read_text(encoding="utf-8") == "# mine\n") != overwritten
