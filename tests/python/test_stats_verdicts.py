@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import REFERENCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from conftest import REFERENCE
 from rater1001.stats import verdicts as V
 
 TABLES = REFERENCE / "paper_tables"
