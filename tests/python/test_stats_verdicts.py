@@ -237,9 +237,13 @@ def test_paper_recall_reproduces_table8_classification_column():
     recall = pd.read_csv(TABLES / "table3_recall_by_emotion.tsv", sep="\t", index_col=0).drop(columns="Human")
     expected = table8_classification()
     assert len(expected) == 6
+    flagged = set()
     for emotion, row in recall.iterrows():
         c = pd.DataFrame({"condition_id": row.index, "kappa_within": kappa_within(row.to_numpy(), 6)})
-        assert V.classification_verdict(c).verdict == expected[emotion], emotion
+        got = V.classification_verdict(c)
+        assert got.verdict == expected[emotion], emotion
+        flagged |= {emotion} if got.model_dependent else set()
+    assert flagged == {"분노", "혐오"}  # note 1 read literally: not Table 8's fear, and disgust too
     # the same rows on the one-vs-rest kappa (from Tables 3 / 3a) do not give Table 8: neutral's
     # absorbed sad faces put 5 of 8 below .80 (docs/stats.md)
     precision = pd.read_csv(TABLES / "table3a_precision_by_emotion.tsv", sep="\t", index_col=0).drop(columns="Human")
