@@ -7,6 +7,7 @@ one the doc gives."""
 from __future__ import annotations
 
 import re
+
 import numpy as np
 import pandas as pd
 import pytest
