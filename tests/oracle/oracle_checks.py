@@ -287,7 +287,8 @@ def applies(check: str, landed: oc.Landed) -> bool:
         "rater_audit": bool(landed.attributes),
         "answer_numbers": bool(landed.model_dims) or labels,
         "query_headline": bool(landed.model_dims),
-        "calibration_builds": bool(landed.model_dims),
+        # calibration folds by identity: a study without identity_id has no calibration
+        "calibration_builds": bool(landed.model_dims) and landed.stimuli.get("identity_id", pd.Series()).notna().any(),
         "verdicts": bool(landed.conditions),
         "no_null_keys": bool(landed.dims),
     }[check]

@@ -6,7 +6,7 @@ recomputed from the landed Parquet by oracle_calc, which shares no code with rat
 (closed forms 1e-9).
 
 Where the warehouse is wrong today, the oracle states the right answer and the comparison is
-marked xfail(strict=True) with the bug (KNOWN_BUGS): when the fix lands, the comparison passes, the
+marked xfail(strict=True) with the bug (oracle_known_bugs.KNOWN_BUGS): when the fix lands, the comparison passes, the
 strict mark fails the test, and the entry is removed. Nothing else is marked.
 
 The builds run in one child process (build_oracle_studies.py, the only file here that imports
@@ -22,82 +22,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import oracle_calc as oc
 import pytest
 from oracle_checks import CHECKS, applies
+from oracle_known_bugs import known_bug
 from oracle_studies import MATRIX
 
 HERE = Path(__file__).resolve().parent
 pytestmark = pytest.mark.xdist_group("oracle_matrix")
-
-
-def _unanswered_zero_sd(landed: oc.Landed) -> bool:
-    """A stimulus with human SD 0 (or one rating) that a condition did not answer, on a model
-    dimension."""
-    for dim in landed.model_dims:
-        g = landed.ratings.dropna(subset=[dim]).groupby("image_id")[dim]
-        zero = set(g.std(ddof=1)[~(g.std(ddof=1) > 0)].index)
-        for cond in landed.conditions:
-            x = landed.model_values(cond, dim)
-            if any(i not in x.index or np.isnan(x.get(i, np.nan)) for i in zero):
-                return True
-    return False
-
-
-# (check, predicate on the landed study, reason): the warehouse's known wrong answers today.
-NO_CATEGORY = lambda s: s.category is None  # noqa: E731
-KNOWN_BUGS = [
-    ("alpha_ordinal", NO_CATEGORY, "issue 31: ordinal alpha wrong without a category (NULL slot in the join)"),
-    ("alpha_nominal", NO_CATEGORY, "issue 31: nominal alpha wrong without a category (NULL slot in the join)"),
-    ("no_null_keys", NO_CATEGORY, "issue 31: the absent category is a NULL in join and group keys"),
-    ("calibration_builds", NO_CATEGORY, "issue 31: calibration_scores crashes with identity_id and no category"),
-    ("verdicts", NO_CATEGORY, "issue 31: no verdict for a ratings-only study"),
-    ("rater_audit", NO_CATEGORY, "issue 31: rater attributes are analysed for labels only"),
-    (
-        "answer_numbers",
-        lambda s: True,
-        "issue 31: the answer's W1SD, delta alpha and kappa skip stimuli a condition never answered",
-    ),
-    ("audit_slices", lambda s: len(s.audit) >= 3, "issue 31: a third audit factor is ignored"),
-    # Found by the oracle, same family as the answer's (the missing-answer policy of docs/stats.md:
-    # a stimulus a condition never answered is a missing answer and counts against it).
-    (
-        "classification",
-        lambda s: s.category is not None,
-        "issue 31: classification_summary leaves out stimuli a condition never answered (missing-answer policy)",
-    ),
-    (
-        "classification_by_label",
-        lambda s: s.category is not None,
-        "issue 31: classification_by_emotion leaves out stimuli a condition never answered (missing-answer policy)",
-    ),
-    (
-        "audit_slices",
-        lambda s: s.category is not None,
-        "issue 31: demographic_slices leaves out stimuli a condition never answered (missing-answer policy)",
-    ),
-    (
-        "rater_audit",
-        lambda s: s.category is not None,
-        "issue 31: demographic_rater_agreement leaves out stimuli a condition never answered (missing-answer policy)",
-    ),
-    (
-        "zscores_model",
-        _unanswered_zero_sd,
-        "issue 31: zscore_summary counts an unanswered stimulus of human SD 0 as a missing answer, not as zero SD",
-    ),
-    (
-        "query_headline",
-        _unanswered_zero_sd,
-        "issue 31: query_condition_headline's W1SD counts an unanswered stimulus of human SD 0 as missing",
-    ),
-]
-
-
-def known_bug(check: str, landed: oc.Landed) -> str | None:
-    reasons = [reason for name, applies_to, reason in KNOWN_BUGS if name == check and applies_to(landed)]
-    return "; ".join(reasons) or None
 
 
 # --- the covering design, checked on the definitions (no build) ---------------------------------
@@ -166,7 +98,7 @@ def test_every_study_lands_all_its_files(builds):
         assert set(result["ingest"].values()) == {0}, (name, result["ingest"])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _landed(root: Path) -> oc.Landed:
     return oc.load(root)  # one read of each study's landing, its tables kept for every check
 
