@@ -57,8 +57,10 @@ def convert(out_dir: Path, raw: Path = RAW) -> dict[str, Path]:
     ratings, position = [], defaultdict(int)
     for r in _rows("individual_reader_ratings.csv", raw):
         position[r["id"]] += 1
-        ratings.append({"rater_id": f"reader{position[r['id']]}", "image_id": r["id"]}
-                       | {DIMENSIONS[k]: int(r[k]) for k in DIMENSIONS})
+        ratings.append(
+            {"rater_id": f"reader{position[r['id']]}", "image_id": r["id"]}
+            | {DIMENSIONS[k]: int(r[k]) for k in DIMENSIONS}
+        )
     raters = [{"rater_id": f"reader{k}"} for k in range(1, max(position.values()) + 1)]
 
     writers = defaultdict(list)
@@ -74,11 +76,13 @@ def convert(out_dir: Path, raw: Path = RAW) -> dict[str, Path]:
     return {
         "stimuli": _write(out_dir / "stimuli.csv", stimuli, ["image_id", "genre", "text"]),
         "raters": _write(out_dir / "raters.csv", raters, ["rater_id"]),
-        "model_conditions": _write(out_dir / "model_conditions.csv", conditions,
-                                   ["condition_id", "display_name", "kind"]),
+        "model_conditions": _write(
+            out_dir / "model_conditions.csv", conditions, ["condition_id", "display_name", "kind"]
+        ),
         "human_ratings": _write(out_dir / "human_ratings.csv", ratings, ["rater_id", "image_id", *dims]),
-        "model_predictions": _write(out_dir / "model_predictions.csv", predictions,
-                                    ["condition_id", "image_id", "run_id", *dims]),
+        "model_predictions": _write(
+            out_dir / "model_predictions.csv", predictions, ["condition_id", "image_id", "run_id", *dims]
+        ),
     }
 
 
