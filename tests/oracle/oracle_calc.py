@@ -127,10 +127,12 @@ class Landed:
 
     def model_values(self, condition: str, dim: str) -> pd.Series:
         """The condition's value per stimulus (first run), NaN where missing; index image_id."""
-        p = self.predictions[self.predictions["condition_id"] == condition]
-        if dim not in p:
-            return pd.Series(dtype=float)
-        return p.drop_duplicates("image_id").set_index("image_id")[dim].astype(float)
+        key = ("model_values", condition, dim)
+        if key not in self.cache:
+            p = self.predictions[self.predictions["condition_id"] == condition]
+            values = p.drop_duplicates("image_id").set_index("image_id")[dim] if dim in p else pd.Series()
+            self.cache[key] = values.astype(float)
+        return self.cache[key].copy()
 
 
 def load(root: Path) -> Landed:
@@ -528,4 +530,103 @@ def headline_table(landed: Landed) -> pd.DataFrame:
                     estimate=row["kappa"],
                 )
             )
+    return pd.DataFrame(rows)
+
+
+# --- the bias audit by stimulus factors ------------------------------------------------------------
+
+
+def _dummies(levels: pd.Series) -> np.ndarray:
+    """Treatment-coded columns of a factor (first level dropped)."""
+    values = sorted(levels.unique())
+    return (
+        np.column_stack([(levels == v).to_numpy(dtype=float) for v in values[1:]])
+        if len(values) > 1
+        else (np.empty((len(levels), 0)))
+    )
+
+
+def _fit(y: np.ndarray, X: np.ndarray) -> tuple[float, int]:
+    """(residual sum of squares, rank) of the least-squares fit of y on X."""
+    beta, *_ = np.linalg.lstsq(X, y, rcond=None)
+    resid = y - X @ beta
+    return float(resid @ resid), int(np.linalg.matrix_rank(X))
+
+
+def _nested_f(y, small, large, ss_total) -> dict:
+    rss_s, r_s = _fit(y, small)
+    rss_l, r_l = _fit(y, large)
+    df_num, df_den = r_l - r_s, len(y) - r_l
+    out = dict(
+        df_num=df_num,
+        df_den=df_den,
+        ss_term=rss_s - rss_l,
+        ss_total=ss_total,
+        f_value=math.nan,
+        eta_sq=math.nan,
+        p_raw=math.nan,
+    )
+    if df_num > 0 and df_den > 0 and rss_l > 1e-12 * max(1.0, ss_total):
+        f = ((rss_s - rss_l) / df_num) / (rss_l / df_den)
+        out.update(f_value=f, eta_sq=(rss_s - rss_l) / ss_total, p_raw=float(stats.f.sf(f, df_num, df_den)))
+    return out
+
+
+@_memo
+def audit_anova_table(landed: Landed) -> pd.DataFrame:
+    """The rating bias d = human mean - model value by the audit factors, within each category
+    stratum ('all' without a category): for each factor, the main-effects model without it against
+    the one with every factor (type II); for each pair a:b, the main-effects model against it plus
+    the a x b interaction. F, eta^2 = SS_term / SS_total, p; BH q within each (condition,
+    dimension) over the defined tests."""
+    from statsmodels.stats.multitest import multipletests
+
+    if not landed.audit or not landed.model_dims:
+        return pd.DataFrame()
+    st = landed.stimuli.set_index("image_id")
+    rows = []
+    for dim in landed.model_dims:
+        h = _human_stats(landed, dim)["mean"]
+        for cond in landed.conditions:
+            x = landed.model_values(cond, dim)
+            family = []
+            for scope in landed.scopes()[1:] if landed.category else ["all"]:
+                items = [i for i in landed.scope_items(scope) if i in h.index and not np.isnan(x.get(i, np.nan))]
+                if not items:
+                    continue
+                y = (h.loc[items] - x.loc[items]).to_numpy(dtype=float)
+                ss_total = float(np.sum((y - y.mean()) ** 2))
+                dummies = {f: _dummies(st.loc[items, f].astype(str)) for f in landed.audit}
+                one = np.ones((len(items), 1))
+
+                def main(fs, one=one, dummies=dummies):
+                    return np.column_stack([one, *[dummies[f] for f in fs]])
+
+                everything = main(landed.audit)
+                for f in landed.audit:
+                    others = [g for g in landed.audit if g != f]
+                    family.append(
+                        dict(term=f, scope=scope, n=len(items), **_nested_f(y, main(others), everything, ss_total))
+                    )
+                for a, b in itertools.combinations(landed.audit, 2):
+                    inter = [
+                        dummies[a][:, [i]] * dummies[b][:, [j]]
+                        for i in range(dummies[a].shape[1])
+                        for j in range(dummies[b].shape[1])
+                    ]
+                    family.append(
+                        dict(
+                            term=f"{a}:{b}",
+                            scope=scope,
+                            n=len(items),
+                            **_nested_f(y, everything, np.column_stack([everything, *inter]), ss_total),
+                        )
+                    )
+            p = np.array([r["p_raw"] for r in family], dtype=float)
+            ok = ~np.isnan(p)
+            q = np.full(len(p), math.nan)
+            if ok.any():
+                q[ok] = multipletests(p[ok], method="fdr_bh")[1]
+            for r, qv in zip(family, q, strict=True):
+                rows.append(dict(condition_id=cond, dimension=dim, q_bh=qv, family_size=int(ok.sum()), **r))
     return pd.DataFrame(rows)

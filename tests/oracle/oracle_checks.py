@@ -110,6 +110,18 @@ def audit_slices(root, landed):
     )
 
 
+def audit_anova(root, landed):
+    """demographic_stratified_anova: the bias F tests by audit factor and pair, per stratum."""
+    values = ["n", "df_num", "df_den", "ss_term", "ss_total", "f_value", "eta_sq", "p_raw", "q_bh", "family_size"]
+    return compare(
+        oc.audit_anova_table(landed),
+        mart(root, "demographic_stratified_anova"),
+        ["condition_id", "dimension", "scope", "term"],
+        values,
+        what="demographic_stratified_anova",
+    )
+
+
 def rater_audit(root, landed):
     """Per rater attribute level: agreement of its raters with each condition (labels, or for a
     ratings study each model dimension's ratings)."""
@@ -262,6 +274,7 @@ CHECKS = {
     "classification": classification,
     "classification_by_label": classification_by_label,
     "audit_slices": audit_slices,
+    "audit_anova": audit_anova,
     "rater_audit": rater_audit,
     "answer_numbers": answer_numbers,
     "query_headline": query_headline,
@@ -284,6 +297,7 @@ def applies(check: str, landed: oc.Landed) -> bool:
         "classification": labels,
         "classification_by_label": labels,
         "audit_slices": labels and bool(landed.audit),
+        "audit_anova": bool(landed.audit) and bool(landed.model_dims) and bool(landed.conditions),
         "rater_audit": bool(landed.attributes),
         "answer_numbers": bool(landed.model_dims) or labels,
         "query_headline": bool(landed.model_dims),

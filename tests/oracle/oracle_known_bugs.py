@@ -38,6 +38,8 @@ KNOWN_BUGS = [
     ("calibration_builds", NO_CATEGORY, "issue 31: calibration_scores crashes with identity_id and no category"),
     ("verdicts", NO_CATEGORY, "issue 31: no verdict for a ratings-only study"),
     ("rater_audit", NO_CATEGORY, "issue 31: rater attributes are analysed for labels only"),
+    ("audit_anova", NO_CATEGORY, "issue 31: the absent category is a NULL stratum key"),
+    ("audit_anova", lambda s: len(s.audit) >= 3, "issue 31: a third audit factor is ignored"),
     (
         "answer_numbers",
         _never_answered,

@@ -18,16 +18,19 @@ CLOSED_FORM = 1e-9
 FIT = 1e-4
 
 
+_CONNECTIONS: dict[Path, duckdb.DuckDBPyConnection] = {}
+
+
 def read(root: Path, sql: str) -> pd.DataFrame | None:
-    """A query's rows, or None when its table is missing (a model that failed to build)."""
-    db = next((root / "warehouse").glob("*.duckdb"))
-    con = duckdb.connect(str(db), read_only=True)
+    """A query's rows, or None when its table is missing (a model that failed to build). One
+    read-only connection per warehouse (opening the file is most of a small query's time)."""
+    if root not in _CONNECTIONS:
+        db = next((root / "warehouse").glob("*.duckdb"))
+        _CONNECTIONS[root] = duckdb.connect(str(db), read_only=True)
     try:
-        return con.execute(sql).df()
+        return _CONNECTIONS[root].execute(sql).df()
     except duckdb.CatalogException:
         return None
-    finally:
-        con.close()
 
 
 def mart(root: Path, table: str, where: str = "true") -> pd.DataFrame | None:
