@@ -24,8 +24,8 @@ from pathlib import Path
 
 import oracle_calc as oc
 import pytest
-from oracle_checks import CHECKS, applies
-from oracle_known_bugs import known_bug
+from oracle_checks import CHECKS
+from oracle_known_bugs import oracle_check
 from oracle_studies import MATRIX
 
 HERE = Path(__file__).resolve().parent
@@ -108,26 +108,4 @@ def _landed(root: Path) -> oc.Landed:
 def test_the_oracle_agrees_with_the_warehouse(built, request, study, check):
     root = built / study
     landed = _landed(root)
-    if not applies(check, landed):
-        pytest.skip(f"{check} has nothing to compare in a {study} study")
-    reason = known_bug(check, landed)
-    if reason:
-        # raises: only a disagreement is the expected failure, never an error of the oracle itself
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason, raises=AssertionError))
-    result = CHECKS[check](root, landed)
-    record = built / "comparisons.jsonl"
-    with record.open("a", encoding="utf-8") as fh:
-        fh.write(
-            json.dumps(
-                {
-                    "study": study,
-                    "check": check,
-                    "compared": result.compared,
-                    "max_diff": result.max_diff,
-                    "problems": len(result.problems),
-                }
-            )
-            + "\n"
-        )
-    assert result.compared > 0 or result.problems
-    assert not result.problems, "\n".join(result.problems[:20])
+    oracle_check(root, landed, check, request)
