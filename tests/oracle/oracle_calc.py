@@ -630,3 +630,61 @@ def audit_anova_table(landed: Landed) -> pd.DataFrame:
             for r, qv in zip(family, q, strict=True):
                 rows.append(dict(condition_id=cond, dimension=dim, q_bh=qv, family_size=int(ok.sum()), **r))
     return pd.DataFrame(rows)
+
+
+# --- calibration: the uncalibrated row of each (condition, dimension, category level) --------------
+
+
+@_memo
+def calibration_none_table(landed: Landed) -> pd.DataFrame:
+    """calibration_scores' method 'none' rows (the scores before calibration) per condition, model
+    dimension and category level: n_scored and mean |z| over the level's scored stimuli (answered,
+    human SD > 0); MAE, bias = mean(human mean - model), its SD and the distinct answers over the
+    answered ones; W1SD
+    under the missing-answer policy with its counts; interval alpha of the level's stimuli without
+    and with the condition, its delta and the delta over every stimulus; the level's human LOO W1SD."""
+    if landed.category is None:
+        return pd.DataFrame()
+    a = alpha_table(landed, ("interval",))
+    z = zscore_table(landed)
+    rows = []
+    for dim in landed.model_dims:
+        h = _human_stats(landed, dim)
+        for cond in landed.conditions:
+            x_all = landed.model_values(cond, dim)
+            if x_all.notna().sum() == 0:
+                continue
+            pooled = a[(a.dimension == dim) & (a.scope == "all") & (a.condition_id == cond)]["delta_alpha"]
+            for scope in landed.scopes()[1:]:
+                items = [i for i in landed.scope_items(scope) if i in h.index]
+                hs, x = h.loc[items], x_all.reindex(items)
+                scored = (hs["sd"] > 0).to_numpy() & x.notna().to_numpy()
+                answered = x.notna().to_numpy()
+                d = (hs["mean"] - x)[answered]
+                zz = ((hs["mean"] - x)[scored] / hs["sd"][scored]).abs()
+                al = a[(a.dimension == dim) & (a.scope == scope) & (a.condition_id == cond)]
+                zr = z[(z.dimension == dim) & (z.scope == scope) & (z.condition_id == cond)]
+                loo = z[(z.dimension == dim) & (z.scope == scope) & (z.condition_id == "human_loo")]
+                rows.append(
+                    dict(
+                        condition_id=cond,
+                        dimension=dim,
+                        scope=scope,
+                        method="none",
+                        n_scored=int(scored.sum()),
+                        mean_abs_z=zz.mean() if len(zz) else math.nan,
+                        mae=d.abs().mean() if len(d) else math.nan,
+                        bias=d.mean() if len(d) else math.nan,
+                        sd_d=d.std(ddof=1) if len(d) >= 2 else math.nan,
+                        n_unique=int(x[answered].nunique()),
+                        w1sd=zr["w1sd"].iloc[0] if len(zr) else math.nan,
+                        n_missing=zr["n_missing_model_values"].iloc[0] if len(zr) else math.nan,
+                        n_zero_sd=zr["n_zero_sd_images"].iloc[0] if len(zr) else math.nan,
+                        alpha_human=al["human_alpha"].iloc[0] if len(al) else math.nan,
+                        alpha_with_model=al["alpha"].iloc[0] if len(al) else math.nan,
+                        delta_alpha=al["delta_alpha"].iloc[0] if len(al) else math.nan,
+                        delta_alpha_pooled=pooled.iloc[0] if len(pooled) else math.nan,
+                        loo_w1sd=loo["w1sd"].iloc[0] if len(loo) else math.nan,
+                    )
+                )
+    return pd.DataFrame(rows)

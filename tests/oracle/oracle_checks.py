@@ -209,6 +209,32 @@ def query_headline(root, landed):
     )
 
 
+def calibration_uncalibrated(root, landed):
+    """calibration_scores' method 'none' rows: the scores over the answered stimuli and the human
+    LOO baseline (the calibrated rows are fits on identity folds: not compared here)."""
+    values = ["n_scored", "mean_abs_z", "mae", "bias", "sd_d", "n_unique", "loo_w1sd"]
+    return compare(
+        oc.calibration_none_table(landed),
+        mart(root, "calibration_scores"),
+        ["condition_id", "dimension", "scope", "method"],
+        values,
+        what="calibration_scores",
+    )
+
+
+def calibration_missing_answers(root, landed):
+    """calibration_scores' uncalibrated W1SD and its counts under the missing-answer policy, and its
+    alpha terms over every stimulus of the level (a stimulus never answered is still a unit)."""
+    values = ["w1sd", "n_missing", "n_zero_sd", "alpha_human", "alpha_with_model", "delta_alpha", "delta_alpha_pooled"]
+    return compare(
+        oc.calibration_none_table(landed),
+        mart(root, "calibration_scores"),
+        ["condition_id", "dimension", "scope", "method"],
+        values,
+        what="calibration_scores",
+    )
+
+
 def calibration_builds(root, landed):
     """calibration_scores exists and has a row per (condition, model dimension) the condition
     answered, for the uncalibrated method at least (its numbers are fits: see the stats tests)."""
@@ -279,6 +305,8 @@ CHECKS = {
     "answer_numbers": answer_numbers,
     "query_headline": query_headline,
     "calibration_builds": calibration_builds,
+    "calibration_uncalibrated": calibration_uncalibrated,
+    "calibration_missing_answers": calibration_missing_answers,
     "verdicts": verdicts,
     "no_null_keys": no_null_keys,
 }
@@ -303,6 +331,8 @@ def applies(check: str, landed: oc.Landed) -> bool:
         "query_headline": bool(landed.model_dims),
         # calibration folds by identity: a study without identity_id has no calibration
         "calibration_builds": bool(landed.model_dims) and landed.stimuli.get("identity_id", pd.Series()).notna().any(),
+        "calibration_uncalibrated": labels and bool(landed.model_dims),
+        "calibration_missing_answers": labels and bool(landed.model_dims),
         "verdicts": bool(landed.conditions),
         "no_null_keys": bool(landed.dims),
     }[check]

@@ -71,6 +71,11 @@ KNOWN_BUGS = [
         "issue 31: demographic_rater_agreement leaves out stimuli a condition never answered (missing-answer policy)",
     ),
     (
+        "calibration_missing_answers",
+        lambda s: s.category is not None and _never_answered(s),
+        "issue 31: calibration_scores leaves out stimuli a condition never answered (W1SD, alpha; missing-answer policy)",
+    ),
+    (
         "zscores_model",
         _unanswered_zero_sd,
         "issue 31: zscore_summary counts an unanswered stimulus of human SD 0 as a missing answer, not as zero SD",
