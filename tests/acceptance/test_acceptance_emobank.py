@@ -10,7 +10,7 @@ import csv
 
 import pytest
 from acceptance_build import HERE, build_study
-from oracle_acceptance import CHECKS, oracle_check
+from oracle_acceptance import CHECKS, oracle_check, paper_words_shown
 
 pytestmark = pytest.mark.xdist_group("acceptance_emobank")
 RAW = HERE / "emobank" / "raw"
@@ -34,3 +34,12 @@ def test_every_reader_rating_lands_and_the_run_writes_the_report(study):
 @pytest.mark.parametrize("check", list(CHECKS))
 def test_the_oracle_agrees_with_the_warehouse(study, request, check):
     oracle_check(study.paths.root, check, request)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="issue 31: the report, query_predictions (gender) and query_verdict_matrix (emotion) use the paper's words",
+)
+def test_no_word_of_the_paper_where_a_person_reads(study):
+    assert paper_words_shown(study, own=("valence", "arousal")) == []
