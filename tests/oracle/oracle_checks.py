@@ -8,7 +8,7 @@ from pathlib import Path
 
 import oracle_calc as oc
 import pandas as pd
-from oracle_warehouse import CLOSED_FORM, Comparison, compare, mart, read
+from oracle_warehouse import CLOSED_FORM, WAREHOUSE_NAMES, Comparison, compare, mart, read
 
 
 def _alpha(root: Path, landed: oc.Landed, metric: str) -> Comparison:
@@ -90,7 +90,7 @@ def classification_by_label(root, landed):
     values = ["precision", "recall", "f1", "support", "n_predicted", "kappa_one_vs_rest"]
     return compare(
         oc.classification_by_label_table(landed),
-        mart(root, "classification_by_emotion"),
+        mart(root, WAREHOUSE_NAMES["by_label_table"]),
         ["condition_id", "label"],
         values,
         what="classification_by_emotion",
@@ -158,7 +158,7 @@ def answer_numbers(root, landed):
     every stimulus: delta alpha and W1SD per model dimension, kappa) and the human LOO W1SD it
     prints beside W1SD (zscore_summary), against the oracle."""
     expected = oc.headline_table(landed)
-    est = mart(root, "headline_intervals", "emotion = 'all'")
+    est = mart(root, "headline_intervals", f"{WAREHOUSE_NAMES['scope']} = 'all'")
     out = Comparison()
     kappa = expected["statistic"] == "kappa"
     out.add(
@@ -272,9 +272,9 @@ def no_null_keys(root, landed):
     """No NULL in a key column of the compared marts (issue 31: no nullable column in a join or
     group key)."""
     keys = {
-        "alpha_delta": ["dimension", "emotion", "condition_id", "metric"],
-        "zscore_summary": ["condition_id", "dimension", "emotion"],
-        "dimensional_agreement": ["condition_id", "dimension", "emotion"],
+        "alpha_delta": ["dimension", WAREHOUSE_NAMES["scope"], "condition_id", "metric"],
+        "zscore_summary": ["condition_id", "dimension", WAREHOUSE_NAMES["scope"]],
+        "dimensional_agreement": ["condition_id", "dimension", WAREHOUSE_NAMES["scope"]],
     }
     out = Comparison()
     for table, cols in keys.items():

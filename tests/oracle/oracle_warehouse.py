@@ -12,8 +12,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-# oracle name -> the marts' column today
-WAREHOUSE_NAMES = {"scope": "emotion", "label": "emotion"}
+# oracle name -> the marts' name today (the category stratum column, the per-label column and table)
+WAREHOUSE_NAMES = {"scope": "emotion", "label": "emotion", "by_label_table": "classification_by_emotion"}
 CLOSED_FORM = 1e-9
 FIT = 1e-4
 
@@ -37,10 +37,9 @@ def mart(root: Path, table: str, where: str = "true") -> pd.DataFrame | None:
     frame = read(root, f"select * from {table} where {where}")
     if frame is None:
         return None
-    back = {v: k for k, v in WAREHOUSE_NAMES.items() if v in frame.columns}
-    if table in ("classification_by_emotion",):
+    if table == WAREHOUSE_NAMES["by_label_table"]:
         return frame.rename(columns={WAREHOUSE_NAMES["label"]: "label"})
-    return frame.rename(columns={WAREHOUSE_NAMES["scope"]: "scope"} if "emotion" in back else {})
+    return frame.rename(columns={WAREHOUSE_NAMES["scope"]: "scope"})
 
 
 @dataclass
