@@ -275,7 +275,7 @@ MODEL_PREDICTIONS = TableSpec(
 CANDIDATE_STATUS = "ok|error|missing"
 JUDGE_ORDERS = "AB|BA"
 JUDGE_VERDICT_VALUES = "1|2|tie"
-JUDGE_PARSE_STATUS = "ok|partial|failed|call_failed"
+JUDGE_PARSE_STATUS = "ok|partial|failed|ambiguous|call_failed"
 JUDGE_KINDS = "llm|human"
 
 DIALOGUES = TableSpec(
@@ -387,7 +387,8 @@ JUDGE_VERDICTS = TableSpec(
             "string",
             True,
             f"enum:{JUDGE_PARSE_STATUS}",
-            "ok = every axis parsed; partial = some; failed = none; call_failed = no answer.",
+            "ok = every axis parsed; partial = some; failed = none; ambiguous = more than one verdict "
+            "block, none kept; call_failed = no answer.",
         ),
         Column("prompt_version", "string", False, doc="Judge prompt template file and text hash."),
         Column("input_tokens", "int", False, "non_negative", "Prompt tokens."),
