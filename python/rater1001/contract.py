@@ -340,7 +340,12 @@ JUDGE_VERDICTS = TableSpec(
         "(1 = the response shown first, 2 = shown second, tie), the reason and the raw text."
     ),
     key=("judge_id", "sample_id", "variant", "candidate_a", "candidate_b", "order"),
-    foreign_keys=(ForeignKey(("sample_id",), "dialogues", ("sample_id",)),),
+    # the candidates of a pair by sample, not by variant: the anchor is landed once per sample
+    foreign_keys=(
+        ForeignKey(("sample_id",), "dialogues", ("sample_id",)),
+        ForeignKey(("sample_id", "candidate_a"), "candidates", ("sample_id", "candidate_id")),
+        ForeignKey(("sample_id", "candidate_b"), "candidates", ("sample_id", "candidate_id")),
+    ),
     columns=(
         Column("judge_id", "string", True, doc="Which judge (an LLM configuration, or a human annotator)."),
         Column("judge_kind", "string", True, f"enum:{JUDGE_KINDS}", "llm or human."),

@@ -333,3 +333,22 @@ def test_bradley_terry_that_does_not_converge_reports_null_strengths(monkeypatch
     assert table.loc["P", "log_strength"] == 0.0
     for item in ("K", "Q"):
         assert math.isnan(table.loc[item, "log_strength"]) and "did not converge (stopped" in table.loc[item, "note"]
+
+
+@pytest.mark.parametrize(
+    "a,b",
+    [([1.0, 1.0, 1.0], [0.0, 0.5, 1.0]), ([0.5] * 40, [0.5] * 39 + [1.0]), ([0.0, 1.0, 0.5, 0.5], [0.0, 0.0])],
+)
+def test_score_difference_with_a_constant_group_is_welchs_formula_without_a_warning(a, b, recwarn):
+    """A group whose scores are all equal has variance exactly 0: Welch's t is (m1 - m2) / sqrt(s2^2 / n2)
+    on n2 - 1 df, written out here; scipy's precision-loss warning is not raised and the note says it."""
+    r = js.score_difference(a, b)
+    assert not [w for w in recwarn if "Precision loss" in str(w.message)]
+    a, b = np.asarray(a), np.asarray(b)
+    varying = b if np.ptp(a) == 0 else a
+    se = math.sqrt(varying.var(ddof=1) / len(varying))
+    t = (a.mean() - b.mean()) / se
+    p = 2 * stats.t.sf(abs(t), len(varying) - 1)
+    half = stats.t.ppf(0.975, len(varying) - 1) * se
+    assert r.p_value == pytest.approx(p) and r.ci_low == pytest.approx(a.mean() - b.mean() - half)
+    assert "all equal" in r.note and r.ci_high == pytest.approx(a.mean() - b.mean() + half)

@@ -567,6 +567,7 @@ def category_group_win_rates(pairs: pd.DataFrame, anchor: str | None, groups: pd
                     "difference_ci_low": diff.ci_low,
                     "difference_ci_high": diff.ci_high,
                     "p_value": diff.p_value,
+                    "note": diff.note,
                 }
             )
     return typed(rows, declared("judge_category_group_win_rates"))

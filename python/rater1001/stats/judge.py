@@ -10,6 +10,7 @@ half-wins: a tie is its own outcome with probability nu*sqrt(pi_i pi_j)/(pi_i + 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -451,6 +452,7 @@ class ScoreDifference:
     ci_low: float
     ci_high: float
     p_value: float  # Welch's t-test
+    note: str | None = None  # a degenerate case, said in words
 
 
 def score_difference(scores_1, scores_2, alpha: float = 0.05) -> ScoreDifference:
@@ -494,10 +496,21 @@ def score_difference(scores_1, scores_2, alpha: float = 0.05) -> ScoreDifference
         return out
     out = replace(out, difference=float(a.mean() - b.mean()))
     if a.var(ddof=1) + b.var(ddof=1) == 0:
-        return out  # no spread at all: no interval, no test
-    res = stats.ttest_ind(a, b, equal_var=False)
+        return replace(out, note="no spread in either group (every score equal): no interval, no test")
+    constant = [k for k, g in ((1, a), (2, b)) if np.ptp(g) == 0]
+    with warnings.catch_warnings():
+        # scipy warns of precision loss for a group whose values are all equal; its variance is
+        # exactly 0 then and the test stands on the other group's variance, as Welch's formula says
+        warnings.filterwarnings("ignore", "Precision loss occurred in moment calculation", RuntimeWarning)
+        res = stats.ttest_ind(a, b, equal_var=False)
     ci = res.confidence_interval(1 - alpha)
-    return replace(out, ci_low=float(ci.low), ci_high=float(ci.high), p_value=float(res.pvalue))
+    note = (
+        f"group {constant[0]}'s scores are all equal ({(a if constant[0] == 1 else b)[0]:g}): its variance is 0 and "
+        "the interval rests on the other group's variance"
+        if constant
+        else None
+    )
+    return replace(out, ci_low=float(ci.low), ci_high=float(ci.high), p_value=float(res.pvalue), note=note)
 
 
 # --- Bradley-Terry with Davidson ties -------------------------------------------------------------
