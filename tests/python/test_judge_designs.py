@@ -244,3 +244,24 @@ def test_an_alt_test_with_nothing_to_test_is_not_evaluable_with_the_reason_never
     res = mj.alt_tests(mj.pair_verdicts(pool, dialogues(60)), epsilon=0.2, min_instances_per_human=30)
     assert set(res["status"]) <= {"passed", "failed"} and res["passed"].notna().all()
     assert all(len(json.loads(a)) == 3 for a in res["annotators"])
+
+
+def test_without_an_anchor_the_reference_is_a_candidate_with_a_finite_strength():
+    # A loses every comparison: as the reference it would put every other strength at +inf
+    rows = [("A", "B", "b"), ("A", "C", "b"), ("B", "C", "a"), ("B", "C", "b"), ("B", "C", "tie"), ("A", "B", "b")]
+    pairs = pd.DataFrame(
+        {
+            "judge_id": "j",
+            "variant": "v",
+            "axis": "overall",
+            "candidate_a": [r[0] for r in rows],
+            "candidate_b": [r[1] for r in rows],
+            "final_verdict": [r[2] for r in rows],
+            "is_complete": True,
+        }
+    )
+    got = mj.bradley_terry(pairs, None)
+    got = got[got["variant"] == "v"].set_index("candidate_id")
+    assert set(got["reference_id"]) == {"B"}
+    assert pd.isna(got.loc["A", "log_strength"]) and got.loc["A", "note"] == "not finite: no wins and no ties"
+    assert got.loc["C", "log_strength"] == pytest.approx(0.0, abs=1e-6)  # B and C: one win each, a tie

@@ -142,11 +142,21 @@ def _bt_designs(g: pd.DataFrame, anchor: str | None) -> list[tuple[str, pd.DataF
     return [(name, d) for name, d in designs if len(d)]
 
 
+def _reference(comps: pd.DataFrame, items: list[str]) -> str:
+    """Without an anchor: the first candidate (in sort order) with a finite strength (a win or tie
+    and a loss or tie), so the others are not measured against a candidate at -inf or +inf."""
+    wins = pd.concat([comps.loc[comps["outcome"] == "i", "item_i"], comps.loc[comps["outcome"] == "j", "item_j"]])
+    losses = pd.concat([comps.loc[comps["outcome"] == "j", "item_i"], comps.loc[comps["outcome"] == "i", "item_j"]])
+    ties = pd.concat([comps.loc[comps["outcome"] == "tie", c] for c in ("item_i", "item_j")])
+    up, down = set(wins) | set(ties), set(losses) | set(ties)
+    return next((it for it in items if it in up and it in down), items[0])
+
+
 def bradley_terry(pairs: pd.DataFrame, anchor: str | None) -> pd.DataFrame:
     """Davidson Bradley-Terry strengths per judge, variant (and 'all'), axis and design. On a
     comparison graph that is not connected each component is fitted on its own, relative to the
-    anchor when it is in the component, else to the component's first candidate, and every row's
-    note names the components: strengths of two components are not on one scale."""
+    anchor when it is in the component, else to its first candidate with a finite strength, and
+    every row's note names the components: strengths of two components are not on one scale."""
     complete = pairs[pairs["is_complete"].fillna(False).astype(bool)]
     rows = []
     if len(complete):
@@ -168,8 +178,8 @@ def bradley_terry(pairs: pd.DataFrame, anchor: str | None) -> pd.DataFrame:
                         + " | ".join(f"component {k} {{{', '.join(p)}}}" for k, p in enumerate(parts, start=1))
                     )
                 for k, part in enumerate(parts, start=1):
-                    reference = anchor if anchor in part else part[0]
                     sub = comps[comps["item_i"].isin(part)]
+                    reference = anchor if anchor in part else _reference(sub, part)
                     fit = js.bradley_terry_davidson(sub, reference=reference)
                     for r in fit.strengths.itertuples(index=False):
                         own = r.note if isinstance(r.note, str) else None
@@ -311,7 +321,7 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
                     "ci_high": ci.hi,
                     "p_value": np.nan,
                     "n": n,
-                    "note": None,
+                    "note": None if n else "not estimated: no pair was judged in both orders",
                 }
             )
         keys = ["judge_id", "variant", "sample_id", "candidate_a", "candidate_b"]
