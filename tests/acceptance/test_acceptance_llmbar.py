@@ -6,7 +6,6 @@ publishes beside its results (statistics.json: correct_both, equal)."""
 
 from __future__ import annotations
 
-import ast
 import json
 
 import pytest
@@ -26,7 +25,7 @@ def raw():
     winners = {}
     for folder, judge in EVALUATORS.items():
         results = json.loads((RAW / "evaluators" / folder / "Vanilla" / "result.json").read_text(encoding="utf-8"))
-        both = [ast.literal_eval(r["results"])[0] for r in results]
+        both = [r["results"][0] for r in results]
         winners[judge] = [(str(b["swap = False"]["winner"]), str(b["swap = True"]["winner"])) for b in both]
     return gold, winners
 

@@ -144,3 +144,16 @@ def test_fenced_answers_read_only_the_answer_block():
     assert PARSER.parse(FAKE_OLD_BLOCK, fenced=True).status == "failed"  # no block: nothing read
     assert PARSER.parse(block + "\n" + block, fenced=True).status == "ambiguous"
     assert PARSER.parse(block.replace("<<<판정 끝>>>", "") + "\n" + block, fenced=True).status == "ambiguous"
+
+
+def test_the_fenced_template_is_chosen_on_the_command_line(proj):  # noqa: F811
+    from rater1001 import cli
+
+    land_injections(proj)
+    with judge_server(quoting_judge) as srv:
+        args = ["--home", str(proj.root), "judge", "--backend", "openai-compatible", "--base-url", srv.url + "/v1"]
+        args += ["--api-key-env", "OPENAI_API_KEY", "--no-progress", "--model", "judge-x", "--template", V2]
+        assert cli.main(args) == cli.EXIT_OK
+        assert all("<<<응답 1 시작>>>" in r.body["messages"][0]["content"] for r in srv.requests)
+    landed = pd.read_parquet(proj.raw_table("judge_verdicts"))
+    assert set(landed["parse_status"]) == {"ok"} and landed["prompt_version"].str.startswith(V2).all()

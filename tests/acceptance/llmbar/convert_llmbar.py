@@ -10,7 +10,6 @@ position verdict is the other number. One axis, `overall`; both orders (the defa
 
 from __future__ import annotations
 
-import ast
 import json
 from pathlib import Path
 
@@ -64,7 +63,7 @@ def convert(out: Path) -> dict[str, Path]:
     for folder, judge in EVALUATORS.items():
         results = json.loads((RAW / "evaluators" / folder / "Vanilla" / "result.json").read_text(encoding="utf-8"))
         for k, r in enumerate(results):
-            both = ast.literal_eval(r["results"])[0]
+            both = r["results"][0]
             for key, order in (("swap = False", "AB"), ("swap = True", "BA")):
                 v = position(str(both[key]["winner"]), order)
                 verdicts.append(
