@@ -60,3 +60,10 @@ def build_study(name: str, root: Path, run_options: tuple[str, ...] = ()) -> Bui
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         run_code = main([*home, "run", "--no-progress", *run_options])
     return BuiltStudy(project(root), files, codes, run_code, out.getvalue(), err.getvalue())
+
+
+def assert_judge_study_built(study: BuiltStudy) -> None:
+    """A judge-only study landed its three tables whole, passed the gate and built."""
+    assert study.ingest_codes == {"dialogues": 0, "candidates": 0, "judge_verdicts": 0}
+    assert study.run_code == 0, study.run_stdout + study.run_stderr
+    assert "Quality gate PASSED" in study.run_stdout and "dbt build: ok" in study.run_stdout

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from acceptance_build import HERE, build_study
+from acceptance_build import HERE, assert_judge_study_built, build_study
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
@@ -45,9 +45,7 @@ def study(tmp_path_factory):
 
 
 def test_lands_and_builds(study):
-    assert study.ingest_codes == {"dialogues": 0, "candidates": 0, "judge_verdicts": 0}
-    assert study.run_code == 0, study.run_stdout + study.run_stderr
-    assert "Quality gate PASSED" in study.run_stdout and "dbt build: ok" in study.run_stdout
+    assert_judge_study_built(study)
 
 
 def test_agreement_with_the_gold_label_is_the_published_correct_both_and_kappa_is_scikit_learns(study):

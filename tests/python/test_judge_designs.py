@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 from rater1001.marts import judge as mj
 from rater1001.marts._shared import anchor_of
-from scipy.optimize import minimize
 from sklearn.metrics import cohen_kappa_score
+from stats_helpers import davidson_mle
 
 STRENGTH = {"A": 0.0, "B": 0.8, "C": -0.6, "D": 1.4}  # planted log strengths
 NU = 0.5
@@ -59,28 +59,15 @@ def dialogues(n: int) -> pd.DataFrame:
 
 
 def davidson_oracle(pairs: pd.DataFrame, reference: str) -> dict:
-    """Davidson (1970) maximum likelihood written out here, maximised by Nelder-Mead."""
-    items = sorted(set(pairs["candidate_a"]) | set(pairs["candidate_b"]))
-    free = [x for x in items if x != reference]
-    i = pairs["candidate_a"].map(items.index).to_numpy()
-    j = pairs["candidate_b"].map(items.index).to_numpy()
-    out = pairs["final_verdict"].astype(object).to_numpy()
-
-    def nll(theta):
-        beta = np.zeros(len(items))
-        beta[[items.index(x) for x in free]] = theta[:-1]
-        bi, bj = beta[i], beta[j]
-        tie = theta[-1] + (bi + bj) / 2
-        denom = np.logaddexp(np.logaddexp(bi, bj), tie)
-        return -(np.where(out == "a", bi, np.where(out == "b", bj, tie)) - denom).sum()
-
-    res = minimize(
-        nll,
-        np.zeros(len(free) + 1),
-        method="Nelder-Mead",
-        options={"xatol": 1e-9, "fatol": 1e-11, "maxiter": 50000, "maxfev": 50000},
+    """Davidson (1970) maximum likelihood written out and maximised by Nelder-Mead (stats_helpers)."""
+    comps = pd.DataFrame(
+        {
+            "item_i": pairs["candidate_a"].to_numpy(object),
+            "item_j": pairs["candidate_b"].to_numpy(object),
+            "outcome": pairs["final_verdict"].astype(object).map({"a": "i", "b": "j", "tie": "tie"}).to_numpy(object),
+        }
     )
-    return dict(zip(free, res.x[:-1])) | {"nu": float(np.exp(res.x[-1]))}
+    return davidson_mle(comps, reference)
 
 
 CATALOG_WITH_P = pd.DataFrame({"candidate_id": ["K", "P"], "is_anchor": [False, True]})

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..study import JUDGE_AXES, Study
-from .validate import Failure, _fail
+from .validate import Failure, _fail, _joined
 
 VERDICT_COLUMNS = [f"verdict_{a}" for a in JUDGE_AXES]
 
@@ -67,21 +67,7 @@ def _check_repeated_presentations(frame: pd.DataFrame, failures: list[Failure]) 
     ).transform("nunique").gt(1)
     mask = np.zeros(len(frame), dtype=bool)
     mask[np.flatnonzero(usable.to_numpy())[repeated.to_numpy(bool)]] = True
-    shown = (
-        "("
-        + frame["judge_id"].astype(str)
-        + ", "
-        + frame["sample_id"].astype(str)
-        + ", "
-        + frame["variant"].astype(str)
-        + ", "
-        + frame["candidate_a"].astype(str)
-        + ", "
-        + frame["candidate_b"].astype(str)
-        + ", "
-        + frame["order"].astype(str)
-        + ")"
-    )
+    shown = _joined(frame, key)
     _fail(
         failures,
         "judge_id,sample_id,variant,candidate_a,candidate_b,order",
