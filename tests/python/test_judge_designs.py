@@ -252,3 +252,32 @@ def test_without_an_anchor_the_reference_is_a_candidate_with_a_finite_strength()
     assert set(got["reference_id"]) == {"B"}
     assert pd.isna(got.loc["A", "log_strength"]) and got.loc["A", "note"] == "not finite: no wins and no ties"
     assert got.loc["C", "log_strength"] == pytest.approx(0.0, abs=1e-6)  # B and C: one win each, a tie
+
+
+def test_the_answer_has_a_judge_block_without_an_anchor(tmp_path):
+    """A study without an anchor: no win rates, but each LLM judge's kappa with the human majority
+    (also when 'human-majority' sorts first), its Alt-Test outcome and delta alpha are answered."""
+    import duckdb
+    from rater1001.paths import project
+    from rater1001.report.answer import read_answer
+    from rater1001.report.reader import WarehouseReader
+
+    paths = project(tmp_path)
+    paths.warehouse.parent.mkdir(parents=True)
+    con = duckdb.connect(str(paths.warehouse))
+    con.execute("""CREATE TABLE judge_agreement AS SELECT * FROM (VALUES
+        ('human-majority', 'llama', 'human-majority-llm', 'overall', 0.26)) t(judge_1, judge_2, comparison, axis, kappa)""")
+    con.execute("""CREATE TABLE judge_alt_test AS SELECT * FROM (VALUES ('llama', 'overall', 'not evaluable'))
+        t(judge_id, axis, status)""")
+    con.execute("""CREATE TABLE judge_human_alpha AS SELECT * FROM (VALUES
+        ('(humans only)', 'overall', NULL), ('llama', 'overall', -0.23)) t(judge_id, axis, delta_alpha)""")
+    con.close()
+    with WarehouseReader(paths) as reader:
+        answer = read_answer(reader, [])
+    assert [j.judge for j in answer.judges] == ["llama"] and answer.judges[0].candidates == []
+    cells = {k: e.estimate.text for k, e in answer.judges[0].cells.items()}
+    assert cells == {
+        ("overall", "kappa"): "0.26",
+        ("overall", "alt_test"): "not evaluable",
+        ("overall", "delta_alpha"): "-0.230",
+    }
