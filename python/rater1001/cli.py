@@ -421,6 +421,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         variants=split(args.variants),
         sample_ids=split(args.samples),
         limit=args.limit,
+        template=args.template,
         temperature=args.temperature,
         seed=args.seed,
         max_tokens=args.max_tokens,
@@ -661,6 +662,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--variants", default=None, help="comma-separated variants (default: all)")
     s.add_argument("--samples", default=None, help="comma-separated sample ids (default: all)")
     s.add_argument("--limit", type=_positive(int), default=None, help="judge only the first N pairs (both orders)")
+    s.add_argument(
+        "--template",
+        default="judge_pairwise_ko.v1.txt",
+        choices=["judge_pairwise_ko.v1.txt", "judge_pairwise_ko.v2.txt"],
+        help="judge prompt: v1 the lab log's verbatim (default), v2 with the study's text fenced (docs/judge.md)",
+    )
     s.add_argument("--temperature", type=float, default=None)
     s.add_argument("--seed", type=int, default=None)
     s.add_argument("--max-tokens", type=int, default=None)

@@ -94,3 +94,10 @@ def init_from_raw(root: Path, argv: list[str]) -> tuple[int, str, str]:
 
 def landed(paths: ProjectPaths, table: str) -> pd.DataFrame:
     return pd.read_parquet(paths.raw_table(table))
+
+
+def assert_judge_study_built(study: BuiltStudy) -> None:
+    """A judge-only study landed its three tables whole, passed the gate and built."""
+    assert study.ingest_codes == {"dialogues": 0, "candidates": 0, "judge_verdicts": 0}
+    assert study.run_code == 0, study.run_stdout + study.run_stderr
+    assert "Quality gate PASSED" in study.run_stdout and "dbt build: ok" in study.run_stdout
