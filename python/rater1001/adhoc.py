@@ -10,6 +10,7 @@ from pathlib import Path
 
 import duckdb
 
+from .freshness import connect
 from .paths import ProjectPaths
 
 
@@ -29,7 +30,7 @@ def run_query(
     DuckDB rendering: column types, and the first and last rows of a long result) or, when
     writing a file, what was written. Raises duckdb.Error for a bad query."""
     _require(paths)
-    con = duckdb.connect(str(paths.warehouse), read_only=not write)
+    con = duckdb.connect(str(paths.warehouse)) if write else connect(paths)
     try:
         if csv is None and parquet is None:
             rel = con.sql(sql)

@@ -42,6 +42,22 @@ class ProjectPaths:
         return self.root / "warehouse" / "rater1001.duckdb"
 
     @property
+    def staging(self) -> Path:
+        """Where a build writes before it is published: dbt runs here, so the profile's relative
+        path (warehouse/rater1001.duckdb) names staging/warehouse/rater1001.duckdb, and the staged
+        report is beside it. Readers never look here (warehouse.py, "Publishing")."""
+        return self.root / "warehouse" / ".next"
+
+    @property
+    def staged_warehouse(self) -> Path:
+        return self.staging / "warehouse" / "rater1001.duckdb"
+
+    @property
+    def build_record(self) -> Path:
+        """What the last build did (running, failed and why, published), beside the warehouse."""
+        return self.root / "warehouse" / "last_build.json"
+
+    @property
     def report(self) -> Path:
         return self.root / "report"
 
