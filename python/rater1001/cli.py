@@ -88,11 +88,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _refresh_stale_report(paths) -> None:
     """An existing report built from a warehouse that is no longer current is written again from
     that warehouse, so that the page itself carries the warning (no figure PNGs: quick)."""
-    from .freshness import built_warehouse_problems
+    from .freshness import WarehouseUnavailable, built_warehouse_problems
 
-    if (paths.report / "index.html").exists() and built_warehouse_problems(paths):
-        print("the report is not current: writing it again with a warning banner", file=sys.stderr)
-        _write_report(paths, write_pngs=False)
+    try:
+        if (paths.report / "index.html").exists() and built_warehouse_problems(paths):
+            print("the report is not current: writing it again with a warning banner", file=sys.stderr)
+            _write_report(paths, write_pngs=False)
+    except WarehouseUnavailable as exc:  # no complete warehouse to write it from: said, not fatal
+        print(f"note: the report was left as it was: {exc}", file=sys.stderr)
 
 
 def _build_warehouse(paths, progress: bool, select: str | None = None, publish: bool = True):
@@ -433,7 +436,13 @@ def _complete_warehouse(paths) -> dict:
     """The published warehouse's provenance; raises WarehouseUnavailable when it is not a complete
     build (handled by main)."""
     from .freshness import WarehouseUnavailable, read_provenance, require_complete
+    from .landing import pending_publish
 
+    if pending_publish(paths):  # a publisher killed between its renames: finished by taking the lock
+        from .lock import ProjectBusy, ProjectLockError, project_lock
+
+        with contextlib.suppress(ProjectBusy, ProjectLockError), project_lock(paths, "finish a publish", 5):
+            pass
     provenance = read_provenance(paths)
     if provenance is None:
         raise WarehouseUnavailable(

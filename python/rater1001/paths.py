@@ -53,6 +53,11 @@ class ProjectPaths:
         return self.staging / "warehouse" / "rater1001.duckdb"
 
     @property
+    def failed_warehouse(self) -> Path:
+        """The last failed build's warehouse, kept for a look at what failed; nothing reads it."""
+        return self.root / "warehouse" / "failed_build.duckdb"
+
+    @property
     def build_record(self) -> Path:
         """What the last build did (running, failed and why, published), beside the warehouse."""
         return self.root / "warehouse" / "last_build.json"

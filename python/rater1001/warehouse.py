@@ -289,17 +289,19 @@ def dbt_build(
 def _stage(paths: ProjectPaths, select: str | None) -> str | None:
     """A new staged folder, recorded as a build in progress. A full build starts from an empty
     warehouse (so no table of an earlier build survives into this one); a selected build starts from
-    a copy of the published one, or builds everything when there is none it can copy. Returns the
-    selection to build."""
+    a copy of the published one (if any), or builds everything when that one cannot be copied.
+    Returns the selection to build."""
     shutil.rmtree(paths.staging, ignore_errors=True)
     paths.staged_warehouse.parent.mkdir(parents=True, exist_ok=True)
     build_record.write(paths, build_record.started(paths, select))
-    return select if select and _copy_published(paths) else None
+    if select and paths.warehouse.exists() and not _copy_published(paths):
+        return None
+    return select
 
 
 def _copy_published(paths: ProjectPaths) -> bool:
-    """Copy the published warehouse into the staged folder (for a selected build); False when there
-    is none, or when it is in a storage version older clients cannot open (DuckDB never downgrades
+    """Copy the published warehouse into the staged folder (for a selected build); False when it is
+    not a DuckDB file, or is in a storage version older clients cannot open (DuckDB never downgrades
     a file, so it is rebuilt whole in the compatible one)."""
     version = storage_version(paths.warehouse)
     if version is None:
@@ -331,7 +333,7 @@ def publish_build(paths: ProjectPaths) -> None:
     if build:
         staged.append((paths.staged_warehouse, paths.warehouse))
         # a write-ahead log beside the old file would be replayed into the new one
-        delete.append(paths.warehouse.with_name(paths.warehouse.name + ".wal"))
+        delete += [paths.warehouse.with_name(paths.warehouse.name + ".wal"), paths.failed_warehouse]
     report = staged_report(paths)
     if (report / "index.html").exists():
         staged.append((report / "index.html", paths.report / "index.html"))
@@ -347,8 +349,13 @@ def publish_build(paths: ProjectPaths) -> None:
 
 
 def abandon_build(paths: ProjectPaths, cause: str) -> None:
-    """A failed build (or a run stopped before it published): the staged build is dropped (on a full disk it holds the space needed), the published
-    warehouse is kept, and the record says why."""
+    """A failed build (or a run stopped before it published): the published warehouse is kept, the
+    staged one is moved to paths.failed_warehouse for a look at what failed (dropped instead on a
+    full disk, where it holds the space needed), and the record says why."""
+    if paths.staged_warehouse.exists() and not _disk_full(paths):
+        with suppress(OSError):
+            os.replace(paths.staged_warehouse, paths.failed_warehouse)
+            cause += f"; the failed build is kept in {paths.failed_warehouse.relative_to(paths.root)}"
     shutil.rmtree(paths.staging, ignore_errors=True)
     with suppress(OSError):  # a disk too full for the record: the message still says it
         build_record.write(paths, build_record.finished(paths, "failed", cause))

@@ -95,7 +95,7 @@ CASES = [
     (
         "study.yml: factor without label rows",
         _study("scale: {min: 1, max: 5}\nfactors:\n  - {name: topic, role: category}\n"),
-        ["summary"],
+        ["check"],
         2,
         "study.yml:3: factors[0]: no levels for 'topic'",
     ),
@@ -137,7 +137,7 @@ CASES = [
     ("infer: unknown condition", _landed, ["infer", "no-such-model", "--images", "{tmp}"], 2, "no-such-model"),
     ("infer: bad --concurrency", _landed, ["infer", "gpt-4o-mini", "--concurrency", "x"], 2, "--concurrency"),
     ("infer: --limit 0", None, ["infer", "gpt-4o-mini", "--limit", "0"], 2, "--limit"),
-    ("judge: nothing to judge", None, ["judge", "--dry-run"], 2, "dialogues"),
+    ("judge: nothing to judge", None, ["judge", "--dry-run"], 2, "has not landed"),
     ("run: the quality gate fails", _file("unused", ""), ["run"], 1, "quality gate failed"),
 ]
 
