@@ -289,14 +289,30 @@ def dbt_build(
 def _stage(paths: ProjectPaths, select: str | None) -> str | None:
     """A new staged folder, recorded as a build in progress. A full build starts from an empty
     warehouse (so no table of an earlier build survives into this one); a selected build starts from
-    a copy of the published one (if any), or builds everything when that one cannot be copied.
-    Returns the selection to build."""
+    a copy of the published one (if any), or builds everything when that one cannot be copied or
+    is of another landing. Returns the selection to build."""
     shutil.rmtree(paths.staging, ignore_errors=True)
     paths.staged_warehouse.parent.mkdir(parents=True, exist_ok=True)
     build_record.write(paths, build_record.started(paths, select))
-    if select and paths.warehouse.exists() and not _copy_published(paths):
+    if select and paths.warehouse.exists() and not (_same_landing(paths) and _copy_published(paths)):
         return None
     return select
+
+
+def _same_landing(paths: ProjectPaths) -> bool:
+    """Whether the published warehouse was built from the landing in data/raw. A selected build
+    of another landing would leave the tables it does not select from the old one under the new
+    one's name, so it builds everything instead."""
+    from .freshness import WarehouseUnavailable, landing_fingerprint, read_provenance
+
+    try:
+        built = (read_provenance(paths) or {}).get("landing_sha256")
+    except WarehouseUnavailable:
+        built = None
+    if built == landing_fingerprint(paths):
+        return True
+    print(f"note: data/raw holds another landing than {paths.warehouse} was built from: building everything")
+    return False
 
 
 def _copy_published(paths: ProjectPaths) -> bool:
