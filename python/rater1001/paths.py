@@ -54,8 +54,9 @@ class ProjectPaths:
 
     @property
     def failed_warehouse(self) -> Path:
-        """The last failed build's warehouse, kept for a look at what failed; nothing reads it."""
-        return self.root / "warehouse" / "failed_build.duckdb"
+        """The last failed build's warehouse, kept for a look at what failed; nothing reads it. Named
+        like the warehouse: DuckDB names a file's catalog after it, and the views refer to it."""
+        return self.root / "warehouse" / "failed" / "rater1001.duckdb"
 
     @property
     def build_record(self) -> Path:

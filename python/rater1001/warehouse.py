@@ -370,6 +370,7 @@ def abandon_build(paths: ProjectPaths, cause: str) -> None:
     full disk, where it holds the space needed), and the record says why."""
     if paths.staged_warehouse.exists() and not _disk_full(paths):
         with suppress(OSError):
+            paths.failed_warehouse.parent.mkdir(exist_ok=True)
             os.replace(paths.staged_warehouse, paths.failed_warehouse)
             cause += f"; the failed build is kept in {paths.failed_warehouse.relative_to(paths.root)}"
     shutil.rmtree(paths.staging, ignore_errors=True)
