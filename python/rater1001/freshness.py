@@ -92,16 +92,16 @@ class WarehouseBusy(WarehouseUnavailable):
 _LOCK_HOLDER = re.compile(r"PID (\d+)")
 
 
-def connect(paths: ProjectPaths, path: Path | None = None):
-    """A read-only DuckDB connection to the published warehouse (or `path`), with a sentence instead
-    of DuckDB's "Could not set lock on file" when something writes it in place."""
+def connect(paths: ProjectPaths, path: Path | None = None, write: bool = False):
+    """A DuckDB connection to the published warehouse (or `path`), read-only unless `write`, with a
+    sentence instead of DuckDB's "Could not set lock on file" when another process writes it."""
     import duckdb
 
     path = path or paths.warehouse
     if not path.exists():
         raise WarehouseUnavailable(f"{path} does not exist; run `rater1001 run` (or `rater1001 build`) first")
     try:
-        return duckdb.connect(str(path), read_only=True)
+        return duckdb.connect(str(path), read_only=not write)
     except duckdb.IOException as exc:
         if "lock" not in str(exc).lower():
             raise

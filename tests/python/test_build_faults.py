@@ -105,6 +105,13 @@ def _reference(reads: Reads) -> dict:
 
 
 @pytest.fixture(scope="module")
+def reader():
+    """A second helper, to read while the first one's command runs (a helper runs one at a time)."""
+    with ForkedCli(preload=("rater1001.summary", "rater1001.adhoc")) as helper:
+        yield helper
+
+
+@pytest.fixture(scope="module")
 def built_a(tmp_path_factory, forked):
     """A tiny study (landing A) after one complete `rater1001 run`: the folder (tests work on copies),
     what summary, sql and the report said, and how long the run took."""
@@ -134,7 +141,16 @@ def _wrong(counts: Counter) -> dict:
     return {k: n for k, n in counts.items() if not k.split(": ")[1].startswith(("answered", "refused", "absent"))}
 
 
-def test_sigkill_anywhere_in_a_run_never_shows_old_numbers_as_new(tmp_path, forked, built_a):
+def _building(paths, proc, until: float) -> bool:
+    """Wait until the run's dbt build is writing its staged warehouse (False if it ended first)."""
+    while time.monotonic() < until and proc.poll() is None:
+        if paths.staged_warehouse.exists() and '"running"' in paths.build_record.read_text():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_sigkill_anywhere_in_a_run_never_shows_old_numbers_as_new(tmp_path, forked, reader, built_a):
     template, reference, length = built_a
     reference = dict(reference)
     (a,) = reference
@@ -146,18 +162,27 @@ def test_sigkill_anywhere_in_a_run_never_shows_old_numbers_as_new(tmp_path, fork
     for i in range(KILLS):
         # moments spread over one whole run (gate, build, docs, report, the publishing step)
         moments.append(round(length * (i + rng.random()) / KILLS, 1))
+        started = time.monotonic()
         proc = forked.start(paths, "run", "--no-progress")
-        time.sleep(moments[-1])
+        if i == KILLS // 2:  # read while the build runs: the last complete build, and a note saying so
+            assert _building(paths, proc, started + 2 * length), "the run ended before its build started"
+            during = Reads(reader, paths)
+            for run in (during.summary, during.sql):
+                assert f"a build of landing {b} started" in run.stderr and "is running" in run.stderr, run.stderr
+            seen.append(during)
+        time.sleep(max(0.0, started + moments[-1] - time.monotonic()))
         proc.send_signal(signal.SIGKILL)
         proc.communicate()
-        seen.append(Reads(forked, paths))
+        seen.append(Reads(reader, paths))
 
     last = forked.run(paths, "run", "--no-progress")
     assert last.returncode == 0, last.stdout + last.stderr
     reference[b] = _reference(Reads(forked, paths))
     assert reference[b]["summary"] != reference[a]["summary"], "the two landings must give different numbers"
     counts = _tally(seen, reference, a, b)
-    print(f"\n{KILLS} kills at {moments} s of a {length:.0f} s run: {dict(sorted(counts.items()))}")
+    print(
+        f"\n{KILLS} kills at {moments} s of a {length:.0f} s run, and reads during one build: {dict(sorted(counts.items()))}"
+    )
     assert not _wrong(counts), dict(counts)
 
 
@@ -176,7 +201,7 @@ def test_a_disk_that_fills_during_the_build_keeps_the_last_build_and_says_so_bri
         simulate_study(paths, seed=8, **TINY)
         b = landing_fingerprint(paths)[:12]
         # room for the gate and the first nodes, not for a second warehouse beside the first
-        _fill(mnt, leave=int(os.environ.get('I32_LEAVE', 2 << 20)))
+        _fill(mnt, leave=int(os.environ.get("I32_LEAVE", 2 << 20)))
         run = forked.run(paths, "run", "--no-progress")
         said = run.stdout + run.stderr
         lines = said.splitlines()

@@ -127,6 +127,13 @@ CASES = [
         "open for writing",
     ),
     (
+        "sql --write while the warehouse is written in place",
+        (_warehouse(True), "open"),
+        ["sql", "--write", "select 1"],
+        75,
+        "open for writing",
+    ),
+    (
         "summary while the warehouse is written in place",
         (_warehouse(True), "open"),
         ["summary"],
