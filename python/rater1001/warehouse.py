@@ -8,11 +8,13 @@ project, and one parse of it, serves every study folder.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import shutil
 from contextlib import contextmanager, suppress
+from dataclasses import replace
 from pathlib import Path
 
 from . import build_record, contract, landing, unheard_events
@@ -277,13 +279,39 @@ def dbt_build(
     try:
         result = _run(paths, [*args, "--exclude-resource-type", "unit_test"], on_node, tuple(created), staged=True)
     except BaseException as exc:  # an error of dbt's own (not of a node): recorded, then raised
-        abandon_build(paths, failure_cause(paths, str(exc)))
+        cause = failure_cause(paths, str(exc))
+        abandon_build(paths, cause)
+        if isinstance(exc, Exception) and cause.startswith(DISK_FULL):  # DuckDB's or dbt's own error type
+            raise OSError(errno.ENOSPC, cause) from None
         raise
-    if not result:
+    if result and not _staged_complete(paths):
+        result = replace(result, success=False)
+        abandon_build(paths, failure_cause(paths, "the built warehouse was not written completely"))
+    elif not result:
         abandon_build(paths, failure_cause(paths, "\n".join(f.message for f in result.failures)))
     elif publish:
         publish_build(paths)
     return result
+
+
+def _staged_complete(paths: ProjectPaths) -> bool:
+    """The staged file holds the whole build: DuckDB wrote everything into it when dbt closed it
+    (no write-ahead log left beside it, as when the disk filled at that checkpoint) and the build
+    marked it complete (macros/build_marker.sql)."""
+    import duckdb
+
+    if paths.staged_warehouse.with_name(paths.staged_warehouse.name + ".wal").exists():
+        return False
+    try:
+        con = duckdb.connect(str(paths.staged_warehouse), read_only=True)
+    except duckdb.Error:
+        return False
+    try:
+        return bool(con.execute("select bool_and(complete) from rater1001_build").fetchone()[0])
+    except duckdb.Error:
+        return False
+    finally:
+        con.close()
 
 
 def _stage(paths: ProjectPaths, select: str | None) -> str | None:
@@ -378,10 +406,13 @@ def abandon_build(paths: ProjectPaths, cause: str) -> None:
         build_record.write(paths, build_record.finished(paths, "failed", cause))
 
 
+DISK_FULL = "the disk holding"
+
+
 def failure_cause(paths: ProjectPaths, error: str) -> str:
     """One short line naming why a build failed: a full disk, or the first failing node's message."""
     if "No space left on device" in error or "ENOSPC" in error or _disk_full(paths):
-        return f"the disk holding {paths.root} is full"
+        return f"{DISK_FULL} {paths.root} is full"
     return error.strip().splitlines()[0] if error.strip() else "dbt failed (see logs/dbt.log)"
 
 
