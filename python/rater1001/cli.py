@@ -186,7 +186,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         docs = dbt_docs(paths, staged=True)
         print(f"dbt docs: {docs}" if docs else "dbt docs: not written (see logs/dbt.log)")
         # The report is written from the staged warehouse and published with it, in one step.
-        rc = _write_report(paths, write_pngs=True, staged=True)
+        rc = _write_report(paths, write_pngs=not args.no_png, staged=True)
         if rc != EXIT_OK:
             abandon_build(paths, "the report could not be written")
             return rc
@@ -608,6 +608,7 @@ def build_parser() -> argparse.ArgumentParser:
         s = sub.add_parser(name, help=helptext)
         s.add_argument("--allow-unbalanced", action="store_true")
         s.add_argument("--no-progress", action="store_true", help="no progress bar (dbt's log is in logs/dbt.log)")
+        s.add_argument("--no-png", action="store_true", help="skip the PNG copies of the report's figures (faster)")
         if name == "demo":
             s.add_argument("--seed", type=int, default=20251129)
         s.set_defaults(func=func)

@@ -368,8 +368,8 @@ def staged_report(paths: ProjectPaths) -> Path:
 def publish_build(paths: ProjectPaths) -> None:
     """The staged warehouse becomes the warehouse, and a staged report (index.html, figures/*.png)
     the report, in one step (landing.publish: a journal, then renames; a process killed half-way is
-    rolled forward by the next writer). Figures of the old report that a new one with figures does
-    not have are deleted with it. Either part may be absent (`rater1001 report` stages a report
+    rolled forward by the next writer). Figures of the old report that the new one does not have are
+    deleted with it, unless the new one is of the same warehouse and was written without figures. Either part may be absent (`rater1001 report` stages a report
     only)."""
     staged: list[tuple[Path, Path]] = []
     delete: list[Path] = []
@@ -381,7 +381,7 @@ def publish_build(paths: ProjectPaths) -> None:
     report = staged_report(paths)
     if (report / "index.html").exists():
         staged.append((report / "index.html", paths.report / "index.html"))
-        if (report / "figures").is_dir():
+        if (report / "figures").is_dir() or build:  # a new build's report: no figure of the old one stays
             new_figures = sorted((report / "figures").glob("*.png"))
             staged += [(f, paths.report / "figures" / f.name) for f in new_figures]
             names = {f.name for f in new_figures}

@@ -81,7 +81,7 @@ class Reads:
                 out[name] = "answered " if numbers == reference[label][key] else "WRONG NUMBERS FOR "
                 out[name] += label
         label = _label(self.report)
-        body = re.sub(r"<p id=\"built-from\">.*?</p>", "", self.report)
+        body = _report_numbers(self.report)
         if not self.report:
             out["report"] = "absent"
         elif label not in reference:
@@ -97,11 +97,17 @@ class Reads:
         return out
 
 
+def _report_numbers(html: str) -> list[str]:
+    """The statistics a report shows (decimals of three or more places, in its tables and its
+    figures' data), not its times: two renders of one build differ only in when they were made."""
+    return re.findall(r"(?<![\d:.])[-+]?\d+\.\d{3,}(?![\d:])", html)
+
+
 def _reference(reads: Reads) -> dict:
     return {
         "summary": _numbers(reads.summary.stdout),
         "sql": _numbers(reads.sql.stdout),
-        "report": re.sub(r"<p id=\"built-from\">.*?</p>", "", reads.report),
+        "report": _report_numbers(reads.report),
     }
 
 
@@ -119,9 +125,10 @@ def built_a(tmp_path_factory, forked):
     paths = project(tmp_path_factory.mktemp("build_faults") / "a")
     simulate_study(paths, seed=7, **TINY)
     started = time.monotonic()
-    first = forked.run(paths, "run", "--no-progress")
+    first = forked.run(paths, "run", "--no-progress")  # with figure PNGs; the runs of the tests without
     length = time.monotonic() - started
     assert first.returncode == 0, first.stdout + first.stderr
+    assert list((paths.report / "figures").glob("*.png"))
     return paths, {landing_fingerprint(paths)[:12]: _reference(Reads(forked, paths))}, length
 
 
@@ -165,7 +172,7 @@ def test_sigkill_anywhere_in_a_run_never_shows_old_numbers_as_new(tmp_path, fork
         # moments spread over one whole run (gate, build, docs, report, the publishing step)
         moments.append(round(length * (i + rng.random()) / KILLS, 1))
         started = time.monotonic()
-        proc = forked.start(paths, "run", "--no-progress")
+        proc = forked.start(paths, "run", "--no-progress", "--no-png")
         if i == KILLS // 2:  # read while the build runs: the last complete build, and a note saying so
             assert _building(paths, proc, started + 2 * length), "the run ended before its build started"
             during = Reads(reader, paths)
@@ -177,8 +184,9 @@ def test_sigkill_anywhere_in_a_run_never_shows_old_numbers_as_new(tmp_path, fork
         proc.communicate()
         seen.append(Reads(reader, paths))
 
-    last = forked.run(paths, "run", "--no-progress")
+    last = forked.run(paths, "run", "--no-progress", "--no-png")
     assert last.returncode == 0, last.stdout + last.stderr
+    assert not list((paths.report / "figures").glob("*.png")), "figures of the old build beside the new report"
     reference[b] = _reference(Reads(forked, paths))
     assert reference[b]["summary"] != reference[a]["summary"], "the two landings must give different numbers"
     counts = _tally(seen, reference, a, b)
@@ -204,7 +212,7 @@ def test_a_disk_that_fills_during_the_build_keeps_the_last_build_and_says_so_bri
         b = landing_fingerprint(paths)[:12]
         # room for the gate and the first nodes, not for a second warehouse beside the first
         _fill(mnt, leave=int(os.environ.get("I32_LEAVE", 2 << 20)))
-        run = forked.run(paths, "run", "--no-progress")
+        run = forked.run(paths, "run", "--no-progress", "--no-png")
         said = run.stdout + run.stderr
         lines = said.splitlines()
         print(f"\nfull disk: exit {run.returncode}, {len(lines)} lines, {said.count('Logging error')} logging errors")
