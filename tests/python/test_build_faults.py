@@ -26,7 +26,10 @@ from rater1001.simulate import simulate_study
 
 KILLS = 10
 TINY = dict(n_identities=1, ratings_per_image=5, images_per_rater=12, conditions=["gpt-4o-mini", "gemini-2.5-flash"])
-QUERY = "select condition_id, dimension, round(delta_alpha, 6) as d, round(w1sd, 6) as w from query_condition_headline"
+QUERY = (
+    "select condition_id, dimension, round(delta_alpha, 6) as d, round(w1sd, 6) as w "
+    "from query_condition_headline order by all"
+)
 LABEL = re.compile(r"built from landing ([0-9a-f]{12})")
 # what a command must never print for a user's mistake or a fault
 TRACEBACK = "Traceback (most recent call last)"
@@ -99,8 +102,10 @@ class Reads:
 
 def _report_numbers(html: str) -> list[str]:
     """The statistics a report shows (decimals of three or more places, in its tables and its
-    figures' data), not its times: two renders of one build differ only in when they were made."""
-    return re.findall(r"(?<![\d:.])[-+]?\d+\.\d{3,}(?![\d:])", html)
+    figures' data), not its times, to six places and in sorted order: two builds of one landing
+    differ in the order of rows no query sorts and in the last bits of DuckDB's parallel sums."""
+    found = re.findall(r"(?<![\d:.])[-+]?\d+\.\d{3,}(?![\d:])", html)
+    return sorted(f"{float(x):.6f}" for x in found)
 
 
 def _reference(reads: Reads) -> dict:
