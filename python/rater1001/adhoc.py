@@ -8,8 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
-import duckdb
-
+from .freshness import connect
 from .paths import ProjectPaths
 
 
@@ -29,7 +28,7 @@ def run_query(
     DuckDB rendering: column types, and the first and last rows of a long result) or, when
     writing a file, what was written. Raises duckdb.Error for a bad query."""
     _require(paths)
-    con = duckdb.connect(str(paths.warehouse), read_only=not write)
+    con = connect(paths, write=write)
     try:
         if csv is None and parquet is None:
             rel = con.sql(sql)

@@ -163,18 +163,23 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _refresh_stale_report(paths) -> None:
     """An existing report built from a warehouse that is no longer current is written again from
     that warehouse, so that the page itself carries the warning (no figure PNGs: quick)."""
-    from .freshness import built_warehouse_problems
+    from .freshness import WarehouseUnavailable, built_warehouse_problems
 
-    if (paths.report / "index.html").exists() and built_warehouse_problems(paths):
-        print("the report is not current: writing it again with a warning banner", file=sys.stderr)
-        _write_report(paths, write_pngs=False)
+    try:
+        if (paths.report / "index.html").exists() and built_warehouse_problems(paths):
+            print("the report is not current: writing it again with a warning banner", file=sys.stderr)
+            _write_report(paths, write_pngs=False)
+    except WarehouseUnavailable as exc:  # no complete warehouse to write it from: said, not fatal
+        print(f"note: the report was left as it was: {exc}", file=sys.stderr)
 
 
-def _build_warehouse(paths, progress: bool, select: str | None = None):
+def _build_warehouse(paths, progress: bool, select: str | None = None, publish: bool = True):
     """dbt build behind a progress bar (stderr, terminals only); prints the one-line summary and
-    the failing nodes. dbt's own output is in logs/dbt.log."""
+    the failing nodes, and on failure one line naming the cause and what was kept. dbt's own output
+    is in logs/dbt.log."""
     from tqdm import tqdm
 
+    from . import build_record
     from .warehouse import dbt_build
 
     bar = None
@@ -197,12 +202,30 @@ def _build_warehouse(paths, progress: bool, select: str | None = None):
         bar.update(done - bar.n)
 
     try:
-        result = dbt_build(paths, select=select, on_node=on_node)
+        result = dbt_build(paths, select=select, on_node=on_node, publish=publish)
     finally:
         if bar is not None:
             bar.close()
-    print(result.summary(), file=sys.stdout if result else sys.stderr)
+    if result:
+        print(result.summary())
+    else:
+        cause = (build_record.read(paths) or {}).get("cause") or "a node failed"
+        print(result.summary(max_failures=3), file=sys.stderr)
+        print(f"build FAILED: {cause}. {_kept(paths)}", file=sys.stderr)
     return result
+
+
+def _kept(paths) -> str:
+    """What a failed or stopped build left for readers."""
+    from .freshness import WarehouseUnavailable, built_from, read_provenance
+
+    try:
+        provenance = read_provenance(paths)
+    except WarehouseUnavailable:
+        provenance = None
+    if provenance is None:
+        return "No warehouse was published (there is none yet)."
+    return f"The last complete warehouse was kept ({built_from(provenance)}); full log: logs/dbt.log"
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
@@ -223,7 +246,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     """The main job: quality gate, then the warehouse, its docs, then the report."""
     from .quality import run_quality_gate
-    from .warehouse import dbt_docs
+    from .warehouse import abandon_build, dbt_docs, failure_cause, publish_build
 
     paths = project(args.home)
     gate = run_quality_gate(paths, allow_unbalanced=args.allow_unbalanced)
@@ -232,22 +255,45 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print("quality gate failed: the warehouse was not built (see the report above).", file=sys.stderr)
         _refresh_stale_report(paths)
         return EXIT_FAILED
-    if not _build_warehouse(paths, not args.no_progress):
+    if not _build_warehouse(paths, not args.no_progress, publish=False):
         return EXIT_FAILED
-    docs = dbt_docs(paths)
-    print(f"dbt docs: {docs}" if docs else "dbt docs: not written (see logs/dbt.log)")
-    return _write_report(paths, write_pngs=True)
+    try:
+        docs = dbt_docs(paths, staged=True)
+        print(f"dbt docs: {docs}" if docs else "dbt docs: not written (see logs/dbt.log)")
+        # The report is written from the staged warehouse and published with it, in one step.
+        rc = _write_report(paths, write_pngs=not args.no_png, staged=True)
+        if rc != EXIT_OK:
+            abandon_build(paths, "the report could not be written")
+            return rc
+        publish_build(paths)
+    except BaseException as exc:
+        abandon_build(paths, failure_cause(paths, f"{type(exc).__name__}: {exc}"))
+        raise
+    print(f"published: {paths.warehouse} and {paths.report / 'index.html'}")
+    _warn_if_stale(paths)
+    return EXIT_OK
 
 
-def _write_report(paths, write_pngs: bool) -> int:
+def _write_report(paths, write_pngs: bool, staged: bool = False) -> int:
+    """The report of a run's staged build (published by the run with it), or of the published
+    warehouse, written beside it and then published in one step."""
+    import shutil
+
     from .report import build_report
+    from .warehouse import publish_build, staged_report
 
     try:
-        result = build_report(paths, write_pngs=write_pngs)
+        if staged:
+            result = build_report(paths, write_pngs, paths.staged_warehouse, staged_report(paths))
+        else:
+            _complete_warehouse(paths)
+            shutil.rmtree(paths.staging, ignore_errors=True)  # only a killed build's; we hold the lock
+            result = build_report(paths, write_pngs, out_dir=staged_report(paths))
+            publish_build(paths)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
-    print(result.summary())
+    print(result.summary().replace(str(staged_report(paths)), str(paths.report)))
     # One line per reason, naming its blocks: a study of another shape has dozens of blocks that
     # do not apply for the same one or two reasons.
     blocks_by_note: dict[str, list[str]] = {}
@@ -255,7 +301,8 @@ def _write_report(paths, write_pngs: bool) -> int:
         blocks_by_note.setdefault(block.note, []).append(block.ours)
     for note, blocks in blocks_by_note.items():
         print(f"  {', '.join(blocks)}: {note}")
-    _warn_if_stale(paths)
+    if not staged:
+        _warn_if_stale(paths)
     return EXIT_OK
 
 
@@ -446,13 +493,14 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
-    from .freshness import built_from, read_provenance
+    from .freshness import label
     from .summary import WarehouseNotBuilt, headline
 
     paths = project(args.home)
     try:
+        provenance = _complete_warehouse(paths)
         print(headline(paths))
-        print(built_from(read_provenance(paths) or {}))
+        print(label(paths, provenance))
     except WarehouseNotBuilt as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -460,13 +508,37 @@ def _cmd_summary(args: argparse.Namespace) -> int:
     return EXIT_FAILED if _warn_if_stale(paths) else EXIT_OK
 
 
+def _complete_warehouse(paths) -> dict:
+    """The published warehouse's provenance; raises WarehouseUnavailable when it is not a complete
+    build (handled by main)."""
+    from .freshness import WarehouseUnavailable, read_provenance, require_complete
+    from .landing import pending_publish
+
+    if pending_publish(paths):  # a publisher killed between its renames: finished by taking the lock
+        from .lock import ProjectBusy, ProjectLockError, project_lock
+
+        with contextlib.suppress(ProjectBusy, ProjectLockError), project_lock(paths, "finish a publish", 5):
+            pass
+    provenance = read_provenance(paths)
+    if provenance is None:
+        raise WarehouseUnavailable(
+            f"{paths.warehouse} does not exist; run `rater1001 run` (or `rater1001 build`) first"
+        )
+    require_complete(paths, provenance)
+    return provenance
+
+
 def _warn_if_stale(paths) -> bool:
-    """Say on stderr what is wrong with the warehouse outputs are read from; True when anything is."""
+    """Say on stderr what is wrong with the warehouse outputs are read from, and what happened to
+    builds after it (running, killed, failed); True when the warehouse is not current."""
+    from .build_record import notes
     from .freshness import built_warehouse_problems
 
     problems = built_warehouse_problems(paths)
     for p in problems:
         print(f"WARNING: {p}", file=sys.stderr)
+    for note in notes(paths):
+        print(f"note: {note}", file=sys.stderr)
     return bool(problems)
 
 
@@ -477,9 +549,13 @@ def _cmd_sql(args: argparse.Namespace) -> int:
     import duckdb
 
     from .adhoc import NoWarehouse, harlequin_command, run_query
+    from .freshness import label
 
     paths = project(args.home)
     try:
+        if args.write:
+            _refuse_during_build(paths)
+        provenance = _complete_warehouse(paths)
         if args.query is None:
             if args.csv or args.parquet:
                 print("error: --csv / --parquet need a query", file=sys.stderr)
@@ -493,8 +569,22 @@ def _cmd_sql(args: argparse.Namespace) -> int:
     except duckdb.Error as exc:
         print(f"error: {str(exc).strip()}", file=sys.stderr)
         return EXIT_UNREADABLE
+    print(label(paths, provenance), file=sys.stderr)
     _warn_if_stale(paths)
     return EXIT_OK
+
+
+def _refuse_during_build(paths) -> None:
+    """`sql --write` changes the published warehouse in place; a build publishing meanwhile would
+    replace it and lose the change, so it waits for no one and refuses."""
+    from .freshness import WarehouseBusy
+    from .lock import holder, lock_held
+
+    if lock_held(paths.root):
+        raise WarehouseBusy(
+            f"{paths.root}: a command is writing this project folder ({holder(paths)}); "
+            "`sql --write` waits for it to finish: try again then"
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -623,6 +713,7 @@ def build_parser() -> argparse.ArgumentParser:
         s = sub.add_parser(name, help=helptext)
         s.add_argument("--allow-unbalanced", action="store_true")
         s.add_argument("--no-progress", action="store_true", help="no progress bar (dbt's log is in logs/dbt.log)")
+        s.add_argument("--no-png", action="store_true", help="skip the PNG copies of the report's figures (faster)")
         if name == "demo":
             s.add_argument("--seed", type=int, default=20251129)
         s.set_defaults(func=func)
@@ -722,7 +813,39 @@ def _messages_to_stderr():
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     with _messages_to_stderr():
-        return _run(args)
+        try:
+            return _run(args)
+        except (Exception, KeyboardInterrupt) as exc:
+            rc = _known_failure(args, exc)
+            if rc is None:
+                raise
+            return rc
+
+
+def _known_failure(args: argparse.Namespace, exc: BaseException) -> int | None:
+    """One short message and an exit code for a failure that is the user's or the machine's, not
+    the program's: a study.yml that does not fit, no complete warehouse to read, a full disk, Ctrl-C
+    during a build. None for anything else (a bug keeps its traceback)."""
+    import errno
+
+    from .freshness import WarehouseBusy, WarehouseUnavailable
+    from .study import StudyError
+
+    paths = project(args.home)
+    if isinstance(exc, StudyError):
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    if isinstance(exc, WarehouseUnavailable):
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BUSY if isinstance(exc, WarehouseBusy) else EXIT_UNREADABLE
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"error: the disk is full{where}; nothing was published. {_kept(paths)}", file=sys.stderr)
+        return EXIT_FAILED
+    if isinstance(exc, KeyboardInterrupt) and args.command in ("build", "run", "demo"):
+        print(f"interrupted: nothing was published. {_kept(paths)}", file=sys.stderr)
+        return 130
+    return None
 
 
 def _run(args: argparse.Namespace) -> int:

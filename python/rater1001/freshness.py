@@ -10,6 +10,9 @@ from the warehouse compare those with the current landing here and say what is w
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from .landing import file_sha256
 from .paths import ProjectPaths
 
@@ -77,21 +80,74 @@ def warehouse_problems(paths: ProjectPaths, provenance: dict) -> list[str]:
     return staleness(provenance.get("landing_sha256"), provenance.get("gate_status"), landing_fingerprint(paths))
 
 
-def read_provenance(paths: ProjectPaths) -> dict | None:
-    """The warehouse's int_study_provenance row ({} when the table is absent, None when there is no
-    warehouse)."""
+class WarehouseUnavailable(RuntimeError):
+    """No complete warehouse to read: none built, one being written in place, or one a plain dbt
+    build left half-done. The message says which and what to do."""
+
+
+class WarehouseBusy(WarehouseUnavailable):
+    """Another process has the warehouse file open for writing (DuckDB's file lock)."""
+
+
+_LOCK_HOLDER = re.compile(r"PID (\d+)")
+
+
+def connect(paths: ProjectPaths, path: Path | None = None, write: bool = False):
+    """A DuckDB connection to the published warehouse (or `path`), read-only unless `write`, with a
+    sentence instead of DuckDB's "Could not set lock on file" when another process writes it."""
     import duckdb
 
-    if not paths.warehouse.exists():
-        return None
-    con = duckdb.connect(str(paths.warehouse), read_only=True)
+    path = path or paths.warehouse
+    if not path.exists():
+        raise WarehouseUnavailable(f"{path} does not exist; run `rater1001 run` (or `rater1001 build`) first")
     try:
-        frame = con.execute("select * from int_study_provenance").df()
-    except duckdb.CatalogException:
-        return {}
+        return duckdb.connect(str(path), read_only=not write)
+    except duckdb.IOException as exc:
+        if "lock" not in str(exc).lower():
+            raise
+        pid = _LOCK_HOLDER.search(str(exc))
+        raise WarehouseBusy(
+            f"{path} is open for writing by another process{f' (pid {pid.group(1)})' if pid else ''}: "
+            "a plain `dbt build` or `rater1001 sql --write` (`rater1001 build` and `run` write a copy "
+            "and leave this file readable). Try again when it has finished."
+        ) from None
+
+
+def read_provenance(paths: ProjectPaths, path: Path | None = None) -> dict | None:
+    """The warehouse's int_study_provenance row ({} when the table is absent, None when there is no
+    warehouse), with the build marker's columns (macros/build_marker.sql) as build_*."""
+    import duckdb
+
+    if not (path or paths.warehouse).exists():
+        return None
+    con = connect(paths, path)
+    try:
+        try:
+            frame = con.execute("select * from int_study_provenance").df()
+        except duckdb.CatalogException:
+            return {}
+        row = frame.iloc[0].to_dict() if len(frame) else {}
+        try:
+            marker = con.execute("select * from rater1001_build").df()
+        except duckdb.CatalogException:
+            return row
+        if len(marker):
+            row.update({f"build_{k}": v for k, v in marker.iloc[0].to_dict().items()})
+        return row
     finally:
         con.close()
-    return frame.iloc[0].to_dict() if len(frame) else {}
+
+
+def require_complete(paths: ProjectPaths, provenance: dict | None) -> None:
+    """Refuse a warehouse a build wrote in place and did not finish (a plain `dbt build` that was
+    killed or had a failing node): its tables may come from two landings."""
+    if provenance and "build_complete" in provenance and not bool(provenance["build_complete"]):
+        raise WarehouseUnavailable(
+            f"{paths.warehouse} is incomplete: a `dbt {provenance.get('build_command', 'build')}` started "
+            f"{provenance.get('build_started_at')} wrote it in place and did not finish "
+            f"({provenance.get('build_failed_nodes') or 'it was stopped'}), so its tables may mix two builds; "
+            "run `rater1001 build` (or a plain `dbt build` to the end)"
+        )
 
 
 def built_from(provenance: dict) -> str:
@@ -101,6 +157,17 @@ def built_from(provenance: dict) -> str:
         f"built from landing {str(sha)[:12] if sha else 'unknown'} "
         f"(quality gate at build time: {provenance.get('gate_status') or 'unknown'})"
     )
+
+
+def label(paths: ProjectPaths, provenance: dict) -> str:
+    """built_from(), and whether data/raw still holds that landing."""
+    sha, current = provenance.get("landing_sha256"), landing_fingerprint(paths)
+    since = (
+        "the landing in data/raw is unchanged since"
+        if sha and sha == current
+        else f"data/raw now holds landing {str(current)[:12]}"
+    )
+    return f"warehouse {built_from(provenance)}; {since}"
 
 
 def built_warehouse_problems(paths: ProjectPaths) -> list[str]:

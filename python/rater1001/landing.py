@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -93,14 +94,27 @@ def commit(paths: ProjectPaths, files: dict[Path, pa.Table | None]) -> None:
     """Publish several files of the project as one change: a table replaces its target, None deletes
     it. Either all of them change or (if this fails or is killed before the commit point) none."""
     staged: list[tuple[Path, Path]] = []
-    journal = _journal(paths)
     try:
         for target, table in files.items():
             if table is not None:
                 staged.append((_stage(table, target), target))
+    except BaseException:
+        for tmp_file, _ in staged:
+            tmp_file.unlink(missing_ok=True)
+        raise
+    publish(paths, staged, [target for target, table in files.items() if table is None])
+
+
+def publish(paths: ProjectPaths, staged: list[tuple[Path, Path]], delete: list[Path] = ()) -> None:
+    """Rename each complete staged file over its target and delete `delete`, as one change: a journal
+    naming them is written atomically first (the commit point), so a process killed before it
+    changed nothing and one killed after it is rolled forward by `recover`. Staged files are removed
+    if the journal cannot be written (a full disk)."""
+    journal = _journal(paths)
+    try:
         record = {
             "replace": [[_rel(paths, tmp), _rel(paths, target)] for tmp, target in staged],
-            "delete": [_rel(paths, target) for target, table in files.items() if table is None],
+            "delete": [_rel(paths, target) for target in delete],
         }
         journal.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f"{journal.name}.", suffix=TMP_SUFFIX, dir=journal.parent)
@@ -121,6 +135,11 @@ def commit(paths: ProjectPaths, files: dict[Path, pa.Table | None]) -> None:
     _apply(paths, record)
 
 
+def pending_publish(paths: ProjectPaths) -> bool:
+    """A change past its commit point whose renames a killed process left unfinished."""
+    return _journal(paths).exists()
+
+
 def _rel(paths: ProjectPaths, path: Path) -> str:
     return str(Path(path).resolve().relative_to(paths.root.resolve()))
 
@@ -132,6 +151,7 @@ def _apply(paths: ProjectPaths, record: dict) -> None:
     for tmp, target in record["replace"]:
         tmp_path, target_path = paths.root / tmp, paths.root / target
         if tmp_path.exists():
+            target_path.parent.mkdir(parents=True, exist_ok=True)
             os.replace(tmp_path, target_path)
         folders.add(target_path.parent)
     for target in record["delete"]:
@@ -155,6 +175,7 @@ def recover(paths: ProjectPaths) -> bool:
         if folder.is_dir():
             for tmp in folder.glob(f".*{TMP_SUFFIX}"):
                 tmp.unlink(missing_ok=True)
+    shutil.rmtree(paths.staging, ignore_errors=True)  # a killed build's unpublished warehouse
     return finished
 
 

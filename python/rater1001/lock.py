@@ -97,3 +97,23 @@ def _write_holder(paths: ProjectPaths, command: str) -> None:
         (paths.root / HOLDER_NAME).write_text(json.dumps(info), encoding="utf-8")
     except OSError:
         pass  # only feeds a message; the lock itself is what protects the folder
+
+
+def lock_held(root: Path) -> bool:
+    """Whether some process holds the project lock of `root` now (asked without taking it for longer
+    than the question: a writer that tries meanwhile retries, as it does while waiting)."""
+    import fcntl
+
+    try:
+        fd = os.open(root / LOCK_NAME, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)

@@ -42,6 +42,28 @@ class ProjectPaths:
         return self.root / "warehouse" / "rater1001.duckdb"
 
     @property
+    def staging(self) -> Path:
+        """Where a build writes before it is published: dbt runs here, so the profile's relative
+        path (warehouse/rater1001.duckdb) names staging/warehouse/rater1001.duckdb, and the staged
+        report is beside it. Readers never look here (warehouse.py, "Publishing")."""
+        return self.root / "warehouse" / ".next"
+
+    @property
+    def staged_warehouse(self) -> Path:
+        return self.staging / "warehouse" / "rater1001.duckdb"
+
+    @property
+    def failed_warehouse(self) -> Path:
+        """The last failed build's warehouse, kept for a look at what failed; nothing reads it. Named
+        like the warehouse: DuckDB names a file's catalog after it, and the views refer to it."""
+        return self.root / "warehouse" / "failed" / "rater1001.duckdb"
+
+    @property
+    def build_record(self) -> Path:
+        """What the last build did (running, failed and why, published), beside the warehouse."""
+        return self.root / "warehouse" / "last_build.json"
+
+    @property
     def report(self) -> Path:
         return self.root / "report"
 

@@ -8,11 +8,24 @@ design with images_per_cell) still reads: it declares the paper's shape.
 from __future__ import annotations
 
 import csv
+import difflib
 import re
+import typing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Literal
 
 import yaml
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictInt,
+    ValidationError,
+    model_validator,
+)
 
 from .paths import ProjectPaths
 
@@ -35,6 +48,8 @@ AUDIT_SLOTS = ("race", "gender")
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 RESERVED_STIMULUS = ("image_id", "identity_id", "file_path", "text")
 RESERVED_RATER = ("rater_id", "age")
+# A dimension becomes a column of human_ratings (with rt_<dimension>_ms) and of model_predictions.
+RESERVED_DIMENSION = ("rater_id", "image_id", "trial_index", "condition_id", "run_id", "raw_responses", "strategy")
 
 
 # The judge verdicts' axes (contract.JUDGE_VERDICTS' verdict_<axis> columns) and order designs.
@@ -159,155 +174,253 @@ def read_factor_labels(path: Path) -> tuple[FactorLabel, ...]:
         )
 
 
-def _names(value, where: str, source: Path) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise StudyError(f"{source}: {where} must be a list of names, got {value!r}")
-    return tuple(value)
+# The schema of study.yml (docs/study_shape.md). Every mapping refuses keys it does not know, so a
+# misspelt key is an error naming the key it resembles instead of a setting silently left out. A
+# new key is one field on the class of its mapping.
+class _Mapping(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def _count(value, where: str, source: Path) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise StudyError(f"{source}: {where} must be a whole number >= 1, got {value!r}")
-    return value
+def _column_name(kind: str, reserved: tuple[str, ...]):
+    """A declared name becomes a column: a plain SQL identifier, and not a column the table has."""
 
-
-def _factors(cfg: dict, source: Path) -> tuple[Factor, ...]:
-    raw = cfg.get("factors", list(PAPER_FACTORS))
-    if not isinstance(raw, list):
-        raise StudyError(f"{source}: factors must be a list of {{name, role}}, got {raw!r}")
-    out = []
-    for i, f in enumerate(raw):
-        if not isinstance(f, dict) or f.get("role") not in FACTOR_ROLES:
-            raise StudyError(f"{source}: factors[{i}] = {f!r}: needs a name and a role ({' or '.join(FACTOR_ROLES)})")
-        out.append(Factor(str(f["name"]), f["role"]))
-    names = [f.name for f in out]
-    for f in out:
-        if not NAME.match(f.name) or f.name in RESERVED_STIMULUS:
-            raise StudyError(
-                f"{source}: factor name {f.name!r} must be lower-case letters, digits and "
-                f"_ (a column name), and not one of {', '.join(RESERVED_STIMULUS)}"
+    def check(value: str) -> str:
+        if not NAME.match(value) or value in reserved:
+            raise ValueError(
+                f"{kind} name {value!r} must be lower-case letters, digits and _ (a column name), "
+                f"and not one of {', '.join(reserved)}"
             )
-    if len(set(names)) < len(names):
-        raise StudyError(f"{source}: factors {names}: a name is declared twice")
-    categories = [f.name for f in out if f.role == "category"]
-    if len(categories) > 1:
-        raise StudyError(
-            f"{source}: factors declares {len(categories)} category factors "
-            f"({', '.join(categories)}); a study has at most one"
-        )
-    return tuple(out)
+        return value
+
+    return AfterValidator(check)
 
 
-def _design(cfg: dict, factors: tuple[Factor, ...], source: Path):
-    design = cfg.get("design") or {}
-    if not isinstance(design, dict):
-        raise StudyError(f"{source}: design must be a mapping, got {design!r}")
-    names = tuple(f.name for f in factors)
-    cells = []
-    per_cell = _count(design.get("images_per_cell"), "design.images_per_cell", source)
-    if per_cell is not None:
-        cells.append(DesignCell(names, per_cell))
-    for i, c in enumerate(design.get("cells") or []):
-        if not isinstance(c, dict):
-            raise StudyError(f"{source}: design.cells[{i}] must be {{factors: [...], stimuli: N}}, got {c!r}")
-        fs = _names(c.get("factors"), f"design.cells[{i}].factors", source)
-        unknown = [f for f in fs if f not in names]
-        if not fs or unknown:
-            raise StudyError(
-                f"{source}: design.cells[{i}].factors {list(fs)}: "
-                f"not declared stimulus factors ({', '.join(names) or 'none declared'})"
-            )
-        cells.append(DesignCell(fs, _count(c.get("stimuli"), f"design.cells[{i}].stimuli", source)))
-    return (
-        tuple(cells),
-        _count(design.get("ratings_per_image"), "design.ratings_per_image", source),
-        _count(design.get("images_per_rater"), "design.images_per_rater", source),
+Count = Annotated[StrictInt, Field(ge=1)]
+FactorName = Annotated[str, _column_name("factor", RESERVED_STIMULUS)]
+DimensionName = Annotated[str, _column_name("dimension", RESERVED_DIMENSION)]
+
+
+class ScaleSpec(_Mapping):
+    min: int
+    max: int
+
+    @model_validator(mode="after")
+    def _ordered(self):
+        if self.min >= self.max:
+            raise ValueError(f"scale min {self.min} must be below max {self.max}")
+        return self
+
+
+class FactorSpec(_Mapping):
+    name: FactorName
+    role: Literal[FACTOR_ROLES]
+
+
+class AttributeSpec(_Mapping):
+    name: str
+
+
+class CellSpec(_Mapping):
+    factors: list[str] = Field(min_length=1)
+    stimuli: Count
+
+
+class DesignSpec(_Mapping):
+    images_per_cell: Count | None = None  # the older format's cell over every factor
+    cells: list[CellSpec] | None = None
+    ratings_per_image: Count | None = None
+    images_per_rater: Count | None = None
+
+
+class JudgeSpec(_Mapping):
+    """`judge: {axes: [...], orders: both | one}` (docs/judge.md, "Study shapes")."""
+
+    axes: list[Literal[JUDGE_AXES]] = Field(default=list(JUDGE_AXES), min_length=1)
+    orders: Literal[JUDGE_ORDERS] = "both"
+
+
+class StudySpec(_Mapping):
+    name: Annotated[str, BeforeValidator(str)] = "study"
+    stimulus_kind: Literal[STIMULUS_KINDS] = "image"
+    scale: ScaleSpec
+    dimensions: list[DimensionName] | None = None
+    model_dimensions: list[DimensionName] | None = None
+    factors: list[FactorSpec] = Field(default_factory=lambda: [FactorSpec(**f) for f in PAPER_FACTORS])
+    rater_attributes: list[str | AttributeSpec] | None = Field(
+        default_factory=lambda: [a["name"] for a in PAPER_RATER_ATTRIBUTES]
     )
+    design: DesignSpec | None = None
+    judge: JudgeSpec | None = None
 
 
-def parse_study(cfg: dict, labels: tuple[FactorLabel, ...], source: Path) -> Study:
+def _key(loc) -> str:
+    """('design', 'cells', 0, 'factors') -> design.cells[0].factors"""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
+    return out
+
+
+def _yaml_line(root, loc) -> int | None:
+    """The line of the key (or list item) at `loc` in the composed YAML document, or of the deepest
+    part of it that is there."""
+    node, line = root, None
+    for part in loc:
+        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+            pair = next(((k, v) for k, v in node.value if k.value == part), None)
+            if pair is None:
+                break
+            line, node = pair[0].start_mark.line + 1, pair[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
+
+
+class _Errors:
+    """Formats a finding as `FILE:LINE: KEY: what` (the line where the YAML was read from text)."""
+
+    def __init__(self, source: Path, document=None):
+        self.source, self.document = source, document
+
+    def __call__(self, loc: tuple, message: str) -> StudyError:
+        line = _yaml_line(self.document, loc) if self.document is not None else None
+        where = f"{self.source}:{line}" if line else str(self.source)
+        return StudyError(f"{where}: {_key(loc)}: {message}" if loc else f"{where}: {message}")
+
+    def from_pydantic(self, cfg: dict, exc: ValidationError) -> StudyError:
+        """The first finding of pydantic's, in the study's words."""
+        errors = exc.errors(include_url=False)
+        # where a union's branches both failed (a name, or {name: ...}), the mapping's finding
+        err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+        # a union's branches add their type to the location (str | AttributeSpec): drop those
+        loc = tuple(p for p in err["loc"] if isinstance(p, int) or not (p[:1].isupper() or "[" in p or p == "str"))
+        if err["type"] == "extra_forbidden":
+            known = _fields_at(loc[:-1])
+            near = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
+            hint = f"did you mean {near[0]!r}?" if near else f"known keys: {', '.join(known)}"
+            return self(loc, f"unknown key; {hint}")
+        message = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "value_error":
+            return self(loc, message)
+        return self(loc, f"{err['input']!r}: {message}" if err["type"] != "missing" else "required key missing")
+
+
+def _fields_at(loc: tuple) -> list[str]:
+    """The keys the mapping at `loc` accepts."""
+    model = StudySpec
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        annotation = model.model_fields[part].annotation
+        model = next((t for t in _flatten(annotation) if isinstance(t, type) and issubclass(t, BaseModel)), None)
+        if model is None:
+            return []
+    return list(model.model_fields)
+
+
+def _flatten(annotation):
+    args = typing.get_args(annotation)
+    return [t for a in args for t in _flatten(a)] if args else [annotation]
+
+
+def parse_study(cfg, labels: tuple[FactorLabel, ...], source: Path, document=None) -> Study:
+    """The Study `cfg` (study.yml as read) declares; `document` (its composed YAML) gives errors
+    their line."""
+    error = _Errors(source, document)
     if not isinstance(cfg, dict):
-        raise StudyError(f"{source}: expected a mapping of settings, got {cfg!r}")
+        raise error((), f"expected a mapping of settings, got {cfg!r}")
     try:
-        scale_min, scale_max = int(cfg["scale"]["min"]), int(cfg["scale"]["max"])
-    except (KeyError, TypeError, ValueError):
-        raise StudyError(f"{source}: scale must be {{min: INT, max: INT}}, got {cfg.get('scale')!r}") from None
-    if scale_min >= scale_max:
-        raise StudyError(f"{source}: scale min {scale_min} must be below max {scale_max}")
-    kind = cfg.get("stimulus_kind", "image")
-    if kind not in STIMULUS_KINDS:
-        raise StudyError(f"{source}: stimulus_kind {kind!r} must be one of {', '.join(STIMULUS_KINDS)}")
-    dimensions = _names(cfg.get("dimensions", []), "dimensions", source)
-    model_dims = _names(
-        cfg.get("model_dimensions", [d for d in ("valence", "arousal") if d in dimensions]), "model_dimensions", source
+        spec = StudySpec.model_validate(cfg)
+    except ValidationError as exc:
+        raise error.from_pydantic(cfg, exc) from None
+    dimensions = tuple(spec.dimensions or ())
+    model_dims = tuple(
+        spec.model_dimensions
+        if spec.model_dimensions is not None
+        else [d for d in ("valence", "arousal") if d in dimensions]
     )
     if not set(model_dims) <= set(dimensions):
-        raise StudyError(f"{source}: model_dimensions {list(model_dims)} must be among dimensions {list(dimensions)}")
-    factors = _factors(cfg, source)
-    declared = {l.factor for l in labels}
-    attrs = tuple(
-        a["name"] if isinstance(a, dict) else a for a in cfg.get("rater_attributes", list(PAPER_RATER_ATTRIBUTES))
-    )
-    bad_attrs = [a for a in attrs if not isinstance(a, str) or not NAME.match(a) or a in RESERVED_RATER]
-    if bad_attrs:
-        raise StudyError(
-            f"{source}: rater_attributes {bad_attrs}: a name must be lower-case letters, "
-            f"digits and _ (a column name), and not one of {', '.join(RESERVED_RATER)} "
-            "(age in years is a column of its own; declare an age band instead)"
+        raise error(("model_dimensions",), f"{list(model_dims)} must be among dimensions {list(dimensions)}")
+    factors = tuple(Factor(f.name, f.role) for f in spec.factors)
+    names = [f.name for f in factors]
+    twice = [n for i, n in enumerate(names) if n in names[:i]]
+    if twice:
+        raise error(
+            ("factors", names.index(twice[0], names.index(twice[0]) + 1)), f"factor {twice[0]!r} is declared twice"
         )
-    category = next((f.name for f in factors if f.role == "category"), None)
+    categories = [f.name for f in factors if f.role == "category"]
+    if len(categories) > 1:
+        raise error(
+            ("factors",),
+            f"declares {len(categories)} category factors ({', '.join(categories)}); a study has at most one",
+        )
+    attrs = tuple(a.name if isinstance(a, AttributeSpec) else a for a in spec.rater_attributes or ())
+    for i, a in enumerate(attrs):
+        if not NAME.match(a) or a in RESERVED_RATER:
+            raise error(
+                ("rater_attributes", i),
+                f"rater attribute name {a!r} must be lower-case letters, digits and _ (a column name), and not one "
+                f"of {', '.join(RESERVED_RATER)} (age in years is a column of its own; declare an age band instead)",
+            )
+    category = categories[0] if categories else None
     if category in dimensions:
-        raise StudyError(
-            f"{source}: the category factor {category!r} is also a dimension: the "
-            "human_ratings file would need two columns of that name"
+        raise error(
+            ("dimensions", dimensions.index(category)),
+            f"the category factor {category!r} is also a dimension: the human_ratings file would need two "
+            "columns of that name",
         )
-    missing = [f.name for f in factors if f.name not in declared] + [a for a in attrs if a not in declared]
-    if missing:
-        raise StudyError(
-            f"{source}: no levels for {', '.join(sorted(set(missing)))} in "
-            "seeds/factor_labels.csv (add rows with that factor name)"
-        )
-    cells, per_image, per_rater = _design(cfg, factors, source)
-    judge_axes, judge_orders = _judge(cfg, source)
+    declared = {l.factor for l in labels}
+    for i, f in enumerate(factors):
+        if f.name not in declared:
+            raise error(
+                ("factors", i), f"no levels for {f.name!r} in seeds/factor_labels.csv (add rows with that factor name)"
+            )
+    for i, a in enumerate(attrs):
+        if a not in declared:
+            raise error(
+                ("rater_attributes", i),
+                f"no levels for {a!r} in seeds/factor_labels.csv (add rows with that factor name)",
+            )
+    design = spec.design or DesignSpec()
+    cells = [DesignCell(tuple(names), design.images_per_cell)] if design.images_per_cell is not None else []
+    for i, c in enumerate(design.cells or ()):
+        unknown = [f for f in c.factors if f not in names]
+        if unknown:
+            raise error(
+                ("design", "cells", i, "factors"),
+                f"{list(c.factors)}: not declared stimulus factors ({', '.join(names) or 'none declared'})",
+            )
+        cells.append(DesignCell(tuple(c.factors), c.stimuli))
+    judge = spec.judge or JudgeSpec()
     return Study(
-        name=str(cfg.get("name", "study")),
-        scale_min=scale_min,
-        scale_max=scale_max,
+        name=str(spec.name),
+        scale_min=spec.scale.min,
+        scale_max=spec.scale.max,
         dimensions=dimensions,
         model_dimensions=model_dims,
         labels=labels,
         factors=factors,
         rater_attributes=attrs,
-        stimulus_kind=kind,
-        cells=cells,
-        ratings_per_image=per_image,
-        images_per_rater=per_rater,
-        judge_axes=judge_axes,
-        judge_orders=judge_orders,
+        stimulus_kind=spec.stimulus_kind,
+        cells=tuple(cells),
+        ratings_per_image=design.ratings_per_image,
+        images_per_rater=design.images_per_rater,
+        judge_axes=tuple(judge.axes),
+        judge_orders=judge.orders,
     )
-
-
-def _judge(cfg: dict, source: Path) -> tuple[tuple[str, ...], str]:
-    """study.yml `judge: {axes: [...], orders: both | one}` (docs/judge.md, "Study shapes")."""
-    judge = cfg.get("judge") or {}
-    if not isinstance(judge, dict) or set(judge) - {"axes", "orders"}:
-        raise StudyError(f"{source}: judge must be a mapping with axes and/or orders, got {judge!r}")
-    axes = _names(judge.get("axes", list(JUDGE_AXES)), "judge.axes", source)
-    unknown = [a for a in axes if a not in JUDGE_AXES]
-    if unknown or not axes:
-        raise StudyError(f"{source}: judge.axes {list(axes)}: each must be one of {', '.join(JUDGE_AXES)}")
-    orders = judge.get("orders", "both")
-    if orders not in JUDGE_ORDERS:
-        raise StudyError(f"{source}: judge.orders {orders!r} must be one of {', '.join(JUDGE_ORDERS)}")
-    return axes, orders
 
 
 def load_study(paths: ProjectPaths) -> Study:
     source = paths.study_file
-    with open(source, encoding="utf-8") as fh:
-        cfg = yaml.safe_load(fh)
-    return parse_study(cfg, read_factor_labels(paths.seed_file("factor_labels.csv")), source)
+    text = source.read_text(encoding="utf-8")
+    try:
+        cfg, document = yaml.safe_load(text), yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark else str(source)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise StudyError(f"{where}: not valid YAML: {problem}") from None
+    return parse_study(cfg, read_factor_labels(paths.seed_file("factor_labels.csv")), source, document)

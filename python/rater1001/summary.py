@@ -6,9 +6,9 @@ of the agreement areas (docs/marts_agreement.md); labelled SIMULATED when the da
 
 from __future__ import annotations
 
-import duckdb
 import pandas as pd
 
+from .freshness import connect
 from .paths import ProjectPaths
 
 _MARTS = ("classification_summary", "alpha_delta", "zscore_summary", "replaceability_verdicts")
@@ -21,7 +21,7 @@ class WarehouseNotBuilt(RuntimeError):
 def _read(paths: ProjectPaths) -> dict[str, pd.DataFrame]:
     if not paths.warehouse.exists():
         raise WarehouseNotBuilt(f"{paths.warehouse} does not exist; run `rater1001 build` first")
-    con = duckdb.connect(str(paths.warehouse), read_only=True)
+    con = connect(paths)
     try:
         present = set(con.execute("select table_name from information_schema.tables").df()["table_name"])
         missing = [t for t in _MARTS if t not in present]

@@ -8,14 +8,16 @@ project, and one parse of it, serves every study folder.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import shutil
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from dataclasses import replace
 from pathlib import Path
 
-from . import contract, unheard_events
+from . import build_record, contract, landing, unheard_events
 from .build_events import BuildEvents, BuildSummary, OnNode, warnings_to_log
 from .landing import MANIFEST_SCHEMA, write_parquet_atomic
 from .paths import REPO_ROOT, ProjectPaths
@@ -55,7 +57,7 @@ def ensure_landing_tables(paths: ProjectPaths) -> list[str]:
 
 
 @contextmanager
-def _dbt_environment(paths: ProjectPaths):
+def _dbt_environment(paths: ProjectPaths, cwd: Path):
     saved = {
         k: os.environ.get(k)
         for k in (
@@ -74,16 +76,17 @@ def _dbt_environment(paths: ProjectPaths):
     # Relative to the dbt project: dbt writes a seed test's compiled SQL under a path built from
     # the seed folder, which must stay inside target/.
     os.environ["RATER1001_SEEDS"] = os.path.relpath(paths.seeds, REPO_ROOT)
-    # Relative to the project folder, which dbt runs in: dbt hashes the profile's values into its
-    # parse state, so an absolute path would make every folder's parse a full one (_reuse_parse).
+    # Relative to the folder dbt runs in (the project folder, or its staging folder for a build):
+    # dbt hashes the profile's values into its parse state, so an absolute path would make every
+    # folder's parse a full one (_reuse_parse), and so would a different path for the staged file.
     os.environ["RATER1001_WAREHOUSE"] = os.path.relpath(paths.warehouse, paths.root)
     os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
-    cwd = os.getcwd()
-    os.chdir(paths.root)
+    before = os.getcwd()
+    os.chdir(cwd)
     try:
         yield
     finally:
-        os.chdir(cwd)
+        os.chdir(before)
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
@@ -99,12 +102,15 @@ def _file_log_level() -> str:
     return os.environ.get("DBT_LOG_LEVEL_FILE") or "info"
 
 
-def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = None):
+def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = None, staged: bool = False):
+    """dbt on the published warehouse, or with `staged` on the staged one (a build, and the docs of
+    a run before it is published)."""
     from dbt.cli.main import dbtRunner
 
     unheard_events.install()
 
-    paths.warehouse.parent.mkdir(parents=True, exist_ok=True)
+    cwd = paths.staging if staged else paths.root
+    (cwd / "warehouse").mkdir(parents=True, exist_ok=True)
     common = [
         "--project-dir",
         str(REPO_ROOT),
@@ -120,13 +126,28 @@ def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = N
         "--log-level-file",
         _file_log_level(),
     ]
-    with _dbt_environment(paths), _one_blas_thread():
+    with _dbt_environment(paths, cwd), _one_blas_thread(), _quiet_logging_errors():
         parse_state = _reuse_parse(paths, args)
         try:
             return dbtRunner(callbacks=[events] if events else None).invoke([*args, *common])
         finally:
             _release_warehouse()
             _keep_parse(paths, parse_state)
+
+
+@contextmanager
+def _quiet_logging_errors():
+    """A log record that cannot be written (a full disk under logs/) is dropped instead of printing
+    a "--- Logging error ---" traceback per record on the console: a build on a full disk printed
+    4,396 lines. The build's failure says the disk is full (build_failure_cause)."""
+    import logging
+
+    saved = logging.raiseExceptions
+    logging.raiseExceptions = False
+    try:
+        yield
+    finally:
+        logging.raiseExceptions = saved
 
 
 # dbt parses the whole project (~550 nodes) for every build in a new folder (4.4 s of CPU). Its own
@@ -231,30 +252,21 @@ def storage_version(path: Path) -> int | None:
     return int.from_bytes(head[12:20], "little") if head[8:12] == b"DUCK" else None
 
 
-def _drop_incompatible_warehouse(paths: ProjectPaths) -> bool:
-    """A warehouse written before the compatibility setting keeps its newer storage version
-    (DuckDB never downgrades a file), so it is removed and rebuilt whole; it holds only derived
-    tables."""
-    version = storage_version(paths.warehouse)
-    if version is None or version <= COMPATIBLE_STORAGE_VERSION:
-        return False
-    print(
-        f"note: {paths.warehouse} has storage version {version}, which the DuckDB command-line and "
-        f"older clients cannot open; rebuilding it whole in version {COMPATIBLE_STORAGE_VERSION}"
-    )
-    paths.warehouse.unlink()
-    paths.warehouse.with_name(paths.warehouse.name + ".wal").unlink(missing_ok=True)
-    return True
-
-
 def dbt_threads() -> int:
     """One dbt thread per core this process may run on, at most 4: the Python models hold their
     frames while they run, so more threads than cores only add memory (docs/performance.md)."""
     return max(1, min(len(os.sched_getaffinity(0)), 4))
 
 
-def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | None = None) -> BuildSummary:
+def dbt_build(
+    paths: ProjectPaths, select: str | None = None, on_node: OnNode | None = None, publish: bool = True
+) -> BuildSummary:
     """`on_node(done, total, node_name)` is called as each node finishes (a progress bar).
+
+    The build writes a staged warehouse (paths.staged_warehouse) and, when every node passed and
+    `publish` is set, makes it the warehouse in one rename (publish_build); a failed build leaves
+    the published warehouse as it was and records why (paths.build_record). `publish=False` leaves
+    the publishing to the caller (`rater1001 run` publishes its report in the same step).
 
     dbt's unit tests (`unit_tests:` in the models' yml) are left out: they check a model's SQL on
     fixed rows written in the yml, so their result depends on the project's code, never on the
@@ -262,12 +274,155 @@ def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | 
     runs them, and so does a plain `dbt build` from the repository root (docs/performance.md,
     "Fixed cost per build")."""
     created = ensure_landing_tables(paths)
-    if _drop_incompatible_warehouse(paths):
-        select = None
+    select = _stage(paths, select)
     args = ["build", "--threads", str(dbt_threads())]
     if select:
         args += ["--select", select]
-    return _run(paths, [*args, "--exclude-resource-type", "unit_test"], on_node, tuple(created))
+    try:
+        result = _run(paths, [*args, "--exclude-resource-type", "unit_test"], on_node, tuple(created), staged=True)
+    except BaseException as exc:  # an error of dbt's own (not of a node): recorded, then raised
+        cause = failure_cause(paths, str(exc))
+        abandon_build(paths, cause)
+        if isinstance(exc, Exception) and cause.startswith(DISK_FULL):  # DuckDB's or dbt's own error type
+            raise OSError(errno.ENOSPC, cause) from None
+        raise
+    if result and not _staged_complete(paths):
+        result = replace(result, success=False)
+        abandon_build(paths, failure_cause(paths, "the built warehouse was not written completely"))
+    elif not result:
+        abandon_build(paths, failure_cause(paths, "\n".join(f.message for f in result.failures)))
+    elif publish:
+        publish_build(paths)
+    return result
+
+
+def _staged_complete(paths: ProjectPaths) -> bool:
+    """The staged file holds the whole build: DuckDB wrote everything into it when dbt closed it
+    (no write-ahead log left beside it, as when the disk filled at that checkpoint) and the build
+    marked it complete (macros/build_marker.sql)."""
+    import duckdb
+
+    if paths.staged_warehouse.with_name(paths.staged_warehouse.name + ".wal").exists():
+        return False
+    try:
+        con = duckdb.connect(str(paths.staged_warehouse), read_only=True)
+    except duckdb.Error:
+        return False
+    try:
+        return bool(con.execute("select bool_and(complete) from rater1001_build").fetchone()[0])
+    except duckdb.Error:
+        return False
+    finally:
+        con.close()
+
+
+def _stage(paths: ProjectPaths, select: str | None) -> str | None:
+    """A new staged folder, recorded as a build in progress. A full build starts from an empty
+    warehouse (so no table of an earlier build survives into this one); a selected build starts from
+    a copy of the published one (if any), or builds everything when that one cannot be copied or
+    is of another landing. Returns the selection to build."""
+    shutil.rmtree(paths.staging, ignore_errors=True)
+    paths.staged_warehouse.parent.mkdir(parents=True, exist_ok=True)
+    build_record.write(paths, build_record.started(paths, select))
+    if select and paths.warehouse.exists() and not (_same_landing(paths) and _copy_published(paths)):
+        return None
+    return select
+
+
+def _same_landing(paths: ProjectPaths) -> bool:
+    """Whether the published warehouse was built from the landing in data/raw. A selected build
+    of another landing would leave the tables it does not select from the old one under the new
+    one's name, so it builds everything instead."""
+    from .freshness import WarehouseUnavailable, landing_fingerprint, read_provenance
+
+    try:
+        built = (read_provenance(paths) or {}).get("landing_sha256")
+    except WarehouseUnavailable:
+        built = None
+    if built == landing_fingerprint(paths):
+        return True
+    print(f"note: data/raw holds another landing than {paths.warehouse} was built from: building everything")
+    return False
+
+
+def _copy_published(paths: ProjectPaths) -> bool:
+    """Copy the published warehouse into the staged folder (for a selected build); False when it is
+    not a DuckDB file, or is in a storage version older clients cannot open (DuckDB never downgrades
+    a file, so it is rebuilt whole in the compatible one)."""
+    version = storage_version(paths.warehouse)
+    if version is None:
+        return False
+    if version > COMPATIBLE_STORAGE_VERSION:
+        print(
+            f"note: {paths.warehouse} has storage version {version}, which the DuckDB command-line and "
+            f"older clients cannot open; rebuilding it whole in version {COMPATIBLE_STORAGE_VERSION}"
+        )
+        return False
+    shutil.copyfile(paths.warehouse, paths.staged_warehouse)
+    return True
+
+
+def staged_report(paths: ProjectPaths) -> Path:
+    """Where `rater1001 run` writes the report of a staged build, published with it."""
+    return paths.staging / "report"
+
+
+def publish_build(paths: ProjectPaths) -> None:
+    """The staged warehouse becomes the warehouse, and a staged report (index.html, figures/*.png)
+    the report, in one step (landing.publish: a journal, then renames; a process killed half-way is
+    rolled forward by the next writer). Figures of the old report that the new one does not have are
+    deleted with it, unless the new one is of the same warehouse and was written without figures. Either part may be absent (`rater1001 report` stages a report
+    only)."""
+    staged: list[tuple[Path, Path]] = []
+    delete: list[Path] = []
+    build = paths.staged_warehouse.exists()
+    if build:
+        staged.append((paths.staged_warehouse, paths.warehouse))
+        # a write-ahead log beside the old file would be replayed into the new one
+        delete += [paths.warehouse.with_name(paths.warehouse.name + ".wal"), paths.failed_warehouse]
+    report = staged_report(paths)
+    if (report / "index.html").exists():
+        staged.append((report / "index.html", paths.report / "index.html"))
+        if (report / "figures").is_dir() or build:  # a new build's report: no figure of the old one stays
+            new_figures = sorted((report / "figures").glob("*.png"))
+            staged += [(f, paths.report / "figures" / f.name) for f in new_figures]
+            names = {f.name for f in new_figures}
+            delete += [f for f in (paths.report / "figures").glob("*.png") if f.name not in names]
+    landing.publish(paths, staged, delete)
+    if build:
+        build_record.write(paths, build_record.finished(paths, "published"))
+    shutil.rmtree(paths.staging, ignore_errors=True)
+
+
+def abandon_build(paths: ProjectPaths, cause: str) -> None:
+    """A failed build (or a run stopped before it published): the published warehouse is kept, the
+    staged one is moved to paths.failed_warehouse for a look at what failed (dropped instead on a
+    full disk, where it holds the space needed), and the record says why."""
+    if paths.staged_warehouse.exists() and not _disk_full(paths):
+        with suppress(OSError):
+            paths.failed_warehouse.parent.mkdir(exist_ok=True)
+            os.replace(paths.staged_warehouse, paths.failed_warehouse)
+            cause += f"; the failed build is kept in {paths.failed_warehouse.relative_to(paths.root)}"
+    shutil.rmtree(paths.staging, ignore_errors=True)
+    with suppress(OSError):  # a disk too full for the record: the message still says it
+        build_record.write(paths, build_record.finished(paths, "failed", cause))
+
+
+DISK_FULL = "the disk holding"
+
+
+def failure_cause(paths: ProjectPaths, error: str) -> str:
+    """One short line naming why a build failed: a full disk, or the first failing node's message."""
+    if "No space left on device" in error or "ENOSPC" in error or _disk_full(paths):
+        return f"{DISK_FULL} {paths.root} is full"
+    return error.strip().splitlines()[0] if error.strip() else "dbt failed (see logs/dbt.log)"
+
+
+def _disk_full(paths: ProjectPaths) -> bool:
+    try:
+        return shutil.disk_usage(paths.root).free < 1 << 20
+    except OSError:
+        return False
 
 
 def dbt_unit_tests(paths: ProjectPaths) -> BuildSummary:
@@ -277,10 +432,12 @@ def dbt_unit_tests(paths: ProjectPaths) -> BuildSummary:
     return _run(paths, args, None, ())
 
 
-def _run(paths: ProjectPaths, args: list[str], on_node: OnNode | None, created: tuple[str, ...]) -> BuildSummary:
+def _run(
+    paths: ProjectPaths, args: list[str], on_node: OnNode | None, created: tuple[str, ...], staged: bool = False
+) -> BuildSummary:
     events = BuildEvents(on_node=on_node)
     with warnings_to_log(dbt_log_file(paths)) as python_warnings:
-        result = _invoke(paths, args, events)
+        result = _invoke(paths, args, events, staged=staged)
     return events.summary(
         bool(result.success),
         dbt_log_file(paths),
@@ -290,12 +447,12 @@ def _run(paths: ProjectPaths, args: list[str], on_node: OnNode | None, created: 
     )
 
 
-def dbt_docs(paths: ProjectPaths) -> Path | None:
+def dbt_docs(paths: ProjectPaths, staged: bool = False) -> Path | None:
     """One offline HTML file (dbt docs generate --static) at target/static_index.html.
 
     --no-compile: after a build, the manifest dbt keeps in target/ already holds every node's
     compiled SQL; compiling all ~470 nodes again took 8x the rest of the docs step (docs/performance.md)
     and gave the same page (it is only called after a build)."""
-    result = _invoke(paths, ["docs", "generate", "--static", "--no-compile"])
+    result = _invoke(paths, ["docs", "generate", "--static", "--no-compile"], staged=staged)
     out = paths.root / "target" / "static_index.html"
     return out if result.success and out.exists() else None

@@ -129,7 +129,7 @@ def test_the_same_presentation_with_the_same_answer_either_way_round_lands(lande
     [
         ("judge: {axes: [loudness]}", "judge.axes"),
         ("judge: {orders: three}", "judge.orders"),
-        ("judge: {order: one}", "judge must be a mapping"),
+        ("judge: {order: one}", "judge.order: unknown key; did you mean .orders.?"),
     ],
 )
 def test_the_study_judge_block_is_checked(tmp_path, block, message):

@@ -73,7 +73,7 @@ def test_pypi_duckdb_command_line_opens_the_warehouse(built):
 
 
 def test_a_warehouse_in_a_newer_storage_format_is_rebuilt_whole(tmp_path):
-    from rater1001.warehouse import _drop_incompatible_warehouse, storage_version
+    from rater1001.warehouse import _copy_published, storage_version
 
     paths = project(tmp_path)
     paths.warehouse.parent.mkdir(parents=True)
@@ -88,12 +88,14 @@ def test_a_warehouse_in_a_newer_storage_format_is_rebuilt_whole(tmp_path):
             [str(DUCKDB_CLI), str(paths.warehouse), "-c", "select 1"], capture_output=True, text=True
         )
         assert "version number" in refused.stdout + refused.stderr
-    assert _drop_incompatible_warehouse(paths) is True
-    assert not paths.warehouse.exists()
+    paths.staged_warehouse.parent.mkdir(parents=True)
+    assert _copy_published(paths) is False  # a selected build builds everything instead
+    assert not paths.staged_warehouse.exists()
+    paths.warehouse.unlink()
     con = duckdb.connect(str(paths.warehouse), config={"storage_compatibility_version": "v1.0.0"})
     con.execute("create table t as select 1 as x")
     con.close()
-    assert _drop_incompatible_warehouse(paths) is False and paths.warehouse.exists()
+    assert _copy_published(paths) is True and paths.staged_warehouse.exists()
 
 
 # --- rater1001 sql --------------------------------------------------------------------------------

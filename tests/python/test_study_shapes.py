@@ -91,7 +91,7 @@ def test_a_study_without_design_counts_is_undeclared_and_may_have_no_dimensions(
     "text, says",
     [
         ("scale: {min: 5, max: 1}", "scale min 5 must be below max 1"),
-        ("scale: {min: 1, max: 5}\nstimulus_kind: video", "stimulus_kind 'video'"),
+        ("scale: {min: 1, max: 5}\nstimulus_kind: video", "stimulus_kind: 'video'"),
         ("scale: {min: 1, max: 5}\nfactors: [{name: emotion, role: boss}]", "factors[0]"),
         (
             "scale: {min: 1, max: 5}\nfactors: [{name: topic, role: category}, {name: mood, role: category}]",
@@ -99,7 +99,7 @@ def test_a_study_without_design_counts_is_undeclared_and_may_have_no_dimensions(
         ),
         ("scale: {min: 1, max: 5}\nfactors: [{name: Topic Area, role: category}]", "factor name 'Topic Area'"),
         ("scale: {min: 1, max: 5}\nfactors: [{name: text, role: audit}]", "factor name 'text'"),
-        ("scale: {min: 1, max: 5}\nrater_attributes: [age]", "rater_attributes ['age']"),
+        ("scale: {min: 1, max: 5}\nrater_attributes: [age]", "rater_attributes[0]: rater attribute name 'age'"),
         ("scale: {min: 1, max: 5}\ndimensions: [valence]\nmodel_dimensions: [arousal]", "must be among dimensions"),
         ("scale: {min: 1, max: 5}\ndesign: {cells: [{factors: [age], stimuli: 3}]}", "design.cells[0].factors"),
         ("scale: {min: 1, max: 5}\ndesign: {ratings_per_image: 0}", "design.ratings_per_image"),

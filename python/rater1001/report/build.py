@@ -264,10 +264,13 @@ def _anchors(sections) -> dict[str, str]:
     return out
 
 
-def build_report(paths: ProjectPaths, write_pngs: bool = True) -> ReportResult:
+def build_report(paths: ProjectPaths, write_pngs: bool = True, warehouse: Path | None = None,
+                 out_dir: Path | None = None) -> ReportResult:
+    """The report of the published warehouse into report/, or of `warehouse` into `out_dir` (a run
+    writes its staged build's report beside it and publishes both in one step)."""
     start = time.perf_counter()
-    out_dir = paths.report
-    with WarehouseReader(paths) as reader:
+    out_dir = out_dir or paths.report
+    with WarehouseReader(paths, warehouse) as reader:
         out_dir.mkdir(parents=True, exist_ok=True)
         pngs = PngWriter(out_dir / "figures" if write_pngs else None)
         try:

@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from ..freshness import connect
 from ..paths import ProjectPaths
 
 
@@ -42,11 +43,13 @@ def read_model_docs(manifest_path: Path) -> dict[str, ModelDocs]:
 
 
 class WarehouseReader:
-    def __init__(self, paths: ProjectPaths):
-        if not paths.warehouse.exists():
+    def __init__(self, paths: ProjectPaths, warehouse: Path | None = None):
+        """Reads the published warehouse, or `warehouse` (a run's staged build)."""
+        warehouse = warehouse or paths.warehouse
+        if not warehouse.exists():
             raise FileNotFoundError(
-                f"{paths.warehouse}: no warehouse; run `rater1001 build` (or `rater1001 run`) first")
-        self.con = duckdb.connect(str(paths.warehouse), read_only=True)
+                f"{warehouse}: no warehouse; run `rater1001 build` (or `rater1001 run`) first")
+        self.con = connect(paths, warehouse)
         rows = self.con.execute(
             "SELECT table_name, column_name FROM information_schema.columns "
             "WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position").fetchall()
