@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..stats import demographics, rater_slices
-from ._shared import as_frame, declared, in_pool, model_dimensions, typed, with_origin
+from ._shared import ALL, as_frame, declared, in_pool, model_dimensions, typed, with_origin
 
 POOL = "demographics"  # the conditions the audit covers (seeds/condition_pools.csv)
 HUMAN_CONDITION = "human"  # condition_id of the pooled human forced-choice labels (Table 7's Human row)
@@ -79,9 +79,11 @@ def _audited(rows: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
     if not used:
         return rows.iloc[0:0]
     rows = rows[rows[list(used)].notna().all(axis=1)]
-    empty = [s for s in (*AUDIT_SLOTS, CATEGORY_SLOT) if s not in names]
-    # a study without a category: one stratum, and no label (true or chosen) to be correct about
-    return rows.assign(**{s: PLACEHOLDER for s in empty})
+    empty = [s for s in AUDIT_SLOTS if s not in names]
+    # a study without a category: its one stratum 'all' (stg_stimuli), and no label (true or
+    # chosen) to be correct about
+    category = {} if CATEGORY_SLOT in names else {CATEGORY_SLOT: ALL}
+    return rows.assign(**{s: PLACEHOLDER for s in empty}, **category)
 
 
 def _unplaced(frame: pd.DataFrame, columns) -> pd.DataFrame:
@@ -200,7 +202,7 @@ def stratified_anova_table(bias_cells: pd.DataFrame, study_factors: pd.DataFrame
     # dropping them leaves q-values and family sizes as they are.
     if table.empty:  # no model dimensions: nothing to test
         return typed(table, declared("demographic_stratified_anova"))
-    table = _unplaced(table[table["term"].isin(_stratified_terms(names))], [CATEGORY_SLOT])
+    table = table[table["term"].isin(_stratified_terms(names))]
     return typed(_named(table, names, ["term"]), declared("demographic_stratified_anova"))
 
 
@@ -233,7 +235,6 @@ def tukey_table(
     anova = anova.assign(
         significant=anova["significant"].astype("boolean"),
         term=anova["term"].map(to_slot),
-        emotion=anova["emotion"].where(anova["emotion"].notna(), PLACEHOLDER),
     )
     with _tukey_critical_value_cached():
         table = demographics.tukey_from_cells(cells, anova)

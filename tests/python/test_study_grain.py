@@ -1,0 +1,160 @@
+"""The warehouse's grain does not depend on the paper (docs/study_shape.md, "The grain"): a
+ratings-only study with no category, audit factors and a rater attribute of its own names, and
+model answers with gaps (fakes/grain.py), built end to end by `rater1001 run`.
+
+Its numbers are checked against references that share no code with the project (the
+`krippendorff` package, pandas on the landed Parquet); its outputs are scanned for the paper's
+vocabulary.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+from fakes.grain import DIMENSIONS, PAPER_WORDS, write_grain_study
+from rater1001.cli import main
+from rater1001.paths import REPO_ROOT, project
+
+pytestmark = pytest.mark.xdist_group("study_grain")
+
+
+@pytest.fixture(scope="module")
+def grain(tmp_path_factory):
+    root = tmp_path_factory.mktemp("grain")
+    files = write_grain_study(root)
+    home = ["--home", str(root)]
+    codes = {t: main([*home, "ingest", t, str(f)]) for t, f in files.items()}
+    codes["run"] = main([*home, "run", "--allow-unbalanced", "--no-progress"])
+    return project(root), codes
+
+
+def _query(paths, sql: str) -> pd.DataFrame:
+    con = duckdb.connect(str(paths.warehouse), read_only=True)
+    try:
+        return con.execute(sql).df()
+    finally:
+        con.close()
+
+
+def _tables(paths) -> list[str]:
+    return _query(paths, "select table_name from information_schema.tables where table_schema = 'main'")[
+        "table_name"
+    ].tolist()
+
+
+def test_the_study_runs_end_to_end(grain):
+    paths, codes = grain
+    assert codes == {t: 0 for t in codes}, codes
+    assert (paths.report / "index.html").exists()
+
+
+def test_no_table_has_a_null_stratum_and_only_the_pooled_scope_without_a_category(grain):
+    paths, _ = grain
+    seeds = {p.stem for p in (REPO_ROOT / "seeds").glob("*.csv")}  # label catalogues, not strata
+    for table in set(_tables(paths)) - seeds:
+        columns = set(_query(paths, f'select * from "{table}" limit 0').columns)
+        if "emotion" in columns:
+            values = _query(paths, f'select distinct emotion from "{table}"')["emotion"].tolist()
+            assert values in ([], ["all"]), (table, values)
+
+
+def _landed_matrix(paths, dimension: str) -> np.ndarray:
+    ratings = pd.read_parquet(paths.raw_table("human_ratings"))
+    wide = ratings.pivot(index="rater_id", columns="image_id", values=dimension)
+    return wide.to_numpy(dtype=float)
+
+
+@pytest.mark.parametrize("metric", ["interval", "ordinal", "nominal"])
+def test_the_human_alpha_is_krippendorffs_on_the_landed_ratings(grain, metric):
+    paths, _ = grain
+    got = _query(
+        paths,
+        f"select dimension, alpha from alpha_delta where condition_id = 'human' and metric = '{metric}' and emotion = 'all'",
+    ).set_index("dimension")["alpha"]
+    assert sorted(got.index) == sorted(DIMENSIONS)
+    for dimension in DIMENSIONS:
+        expected = krippendorff.alpha(
+            reliability_data=_landed_matrix(paths, dimension), level_of_measurement=metric, value_domain=[1, 2, 3, 4, 5]
+        )
+        assert got[dimension] == pytest.approx(expected, abs=1e-9), (dimension, metric)
+
+
+@pytest.mark.parametrize("metric", ["interval", "ordinal", "nominal"])
+def test_the_alpha_with_a_model_is_krippendorffs_with_its_answers_as_one_more_rater(grain, metric):
+    paths, _ = grain
+    preds = pd.read_parquet(paths.raw_table("model_predictions"))
+    got = _query(
+        paths,
+        f"select condition_id, dimension, alpha from alpha_delta where condition_id <> 'human' and metric = '{metric}' and emotion = 'all'",
+    )
+    assert len(got) == 2 * len(DIMENSIONS)
+    for row in got.itertuples():
+        ratings = pd.read_parquet(paths.raw_table("human_ratings"))
+        wide = ratings.pivot(index="rater_id", columns="image_id", values=row.dimension)
+        model = preds[preds.condition_id == row.condition_id].set_index("image_id")[row.dimension]
+        data = np.vstack([wide.to_numpy(dtype=float), model.reindex(wide.columns).to_numpy(dtype=float)])
+        domain = sorted(set(np.unique(data[~np.isnan(data)])))
+        expected = krippendorff.alpha(reliability_data=data, level_of_measurement=metric, value_domain=domain)
+        assert row.alpha == pytest.approx(expected, abs=1e-9), (row.condition_id, row.dimension, metric)
+
+
+def test_every_condition_gets_a_verdict_at_the_pooled_scope(grain):
+    paths, _ = grain
+    verdicts = _query(paths, "select emotion, measure, n_conditions, verdict from replaceability_verdicts")
+    assert sorted(zip(verdicts.emotion, verdicts.measure)) == sorted(("all", d) for d in DIMENSIONS)
+    assert (verdicts["n_conditions"] == 2).all() and verdicts["verdict"].notna().all()
+
+
+def test_the_human_loo_histogram_has_every_dimension(grain):
+    paths, _ = grain
+    hist = _query(paths, "select dimension, emotion, n, n_with_z from report_loo_z_histogram")
+    assert set(hist["dimension"]) == set(DIMENSIONS)
+    ratings = pd.read_parquet(paths.raw_table("human_ratings"))
+    for dimension, part in hist.groupby("dimension"):
+        assert part["n"].sum() == part["n_with_z"].iloc[0] <= ratings[dimension].notna().sum()
+        assert part["n_with_z"].iloc[0] > 0
+
+
+def test_the_calibration_folds_run_by_identity_without_a_category(grain):
+    paths, _ = grain
+    scores = _query(paths, "select * from calibration_scores")
+    assert len(scores) > 0 and set(scores["emotion"]) <= {"all"}
+
+
+def test_the_query_views_name_none_of_the_papers_words(grain):
+    paths, _ = grain
+    for view in [t for t in _tables(paths) if t.startswith("query_")]:
+        frame = _query(paths, f'select * from "{view}"')
+        text = " ".join(map(str, [*frame.columns, *frame.to_numpy().ravel().tolist()])).lower()
+        assert not [w for w in PAPER_WORDS if w in text], view
+
+
+def test_the_headline_numbers_are_the_tables_numbers_under_the_missing_answer_policy(grain):
+    """The report's answer reads headline_intervals: its W1SD counts a stimulus the condition never
+    answered against it and its delta alpha keeps that stimulus's human ratings, as zscore_summary
+    and alpha_delta do (text-llm never answered the first three stimuli)."""
+    paths, _ = grain
+    got = _query(
+        paths,
+        """select h.condition_id, h.dimension, h.statistic, h.estimate,
+                  coalesce(z.w1sd, a.delta_alpha) as table_value
+           from headline_intervals as h
+           left join zscore_summary as z
+             on h.statistic = 'w1sd' and z.condition_id = h.condition_id and z.dimension = h.dimension
+                and z.emotion = h.emotion
+           left join alpha_delta as a
+             on h.statistic = 'delta_alpha' and a.condition_id = h.condition_id and a.dimension = h.dimension
+                and a.emotion = h.emotion and a.metric = 'interval'
+           where h.statistic in ('w1sd', 'delta_alpha') and h.emotion = 'all'""",
+    )
+    assert len(got) == 2 * 2 * len(DIMENSIONS)
+    assert np.allclose(got["estimate"], got["table_value"], atol=1e-12, rtol=0), got
+    # the policy, from the landing: text-llm's W1SD is over every stimulus with human ratings
+    zs = _query(
+        paths,
+        "select n_images, n_missing_model_values from zscore_summary where condition_id = 'text-llm' and emotion = 'all'",
+    )
+    assert (zs["n_missing_model_values"] >= 3).all()
