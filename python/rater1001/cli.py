@@ -158,6 +158,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _refresh_stale_report(paths)
         return EXIT_FAILED
     if not _build_warehouse(paths, not args.no_progress):
+        # the report of what did build, its first screen naming what did not (warehouse/_build.json)
+        _write_report(paths, write_pngs=False)
+        print("dbt build failed: see the failing models above; the report names them.", file=sys.stderr)
         return EXIT_FAILED
     docs = dbt_docs(paths)
     print(f"dbt docs: {docs}" if docs else "dbt docs: not written (see logs/dbt.log)")

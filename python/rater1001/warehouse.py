@@ -265,7 +265,16 @@ def dbt_build(paths: ProjectPaths, select: str | None = None, on_node: OnNode | 
     args = ["build", "--threads", str(dbt_threads())]
     if select:
         args += ["--select", select]
-    return _run(paths, [*args, "--exclude-resource-type", "unit_test"], on_node, tuple(created))
+    result = _run(paths, [*args, "--exclude-resource-type", "unit_test"], on_node, tuple(created))
+    # the report reads it: a failed mart is named on its first screen (report/quality_section.py)
+    build_record(paths).parent.mkdir(parents=True, exist_ok=True)
+    build_record(paths).write_text(json.dumps(result.record(), indent=1), encoding="utf-8")
+    return result
+
+
+def build_record(paths: ProjectPaths) -> Path:
+    """The last dbt build's failures and skipped models (BuildSummary.record), beside the warehouse."""
+    return paths.warehouse.with_name("_build.json")
 
 
 def dbt_unit_tests(paths: ProjectPaths) -> BuildSummary:

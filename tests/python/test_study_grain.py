@@ -158,3 +158,31 @@ def test_the_headline_numbers_are_the_tables_numbers_under_the_missing_answer_po
         "select n_images, n_missing_model_values from zscore_summary where condition_id = 'text-llm' and emotion = 'all'",
     )
     assert (zs["n_missing_model_values"] >= 3).all()
+
+
+def test_a_failed_mart_is_named_by_run_and_on_the_reports_first_screen(grain, tmp_path, capsys):
+    """A copy of the study whose verdict rules the replaceability mart cannot read: `run` exits
+    non-zero naming the model and its error in one line, still writes the report, and that
+    report (also when written again by `rater1001 report`) names the failed and the skipped
+    models on its first screen."""
+    import shutil
+
+    paths, _ = grain
+    root = tmp_path / "broken"
+    shutil.copytree(paths.root, root, ignore=shutil.ignore_patterns("warehouse", "report", "logs", "target"))
+    rules = (REPO_ROOT / "seeds" / "verdict_rules.csv").read_text(encoding="utf-8")
+    broken = rules.replace("delta_alpha_min,0,", "delta_alpha_min,zero,", 1)
+    assert broken != rules
+    (root / "seeds" / "verdict_rules.csv").write_text(broken, encoding="utf-8")
+    capsys.readouterr()
+    assert main(["--home", str(root), "run", "--allow-unbalanced", "--no-progress"]) != 0
+    err = capsys.readouterr()
+    said = [l for l in (err.out + err.err).splitlines() if "replaceability_verdicts" in l]
+    assert any("zero" in l for l in said), err
+    for _ in range(2):  # written by run, then again by `rater1001 report`
+        html = (root / "report" / "index.html").read_text(encoding="utf-8")
+        banner = html[html.index('id="build-failed"') :][:3000]
+        first_screen = html.index('id="build-failed"') < html.index('id="built-from"')
+        assert first_screen and "model.replaceability_verdicts" in banner and "zero" in banner
+        assert "not built because an upstream model failed" in banner and "query_verdict_matrix" in banner
+        assert main(["--home", str(root), "report", "--no-png"]) == 0

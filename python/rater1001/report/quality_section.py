@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..freshness import built_from, warehouse_problems
 from ..paths import ProjectPaths
+from ..warehouse import build_record
 from .reader import Unavailable, WarehouseReader
 
 # Bookkeeping counts of what the analyses exclude (images with < 2 ratings or SD 0, unparsed
@@ -38,6 +39,7 @@ class QualitySummary:
     prediction_gaps: pd.DataFrame | None = None
     notes: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)  # freshness.warehouse_problems: shown as a banner
+    build_problems: list[str] = field(default_factory=list)  # the last build's failures: a banner too
     built_from: str = ""
     data_docs_href: str | None = None
     dbt_docs_href: str | None = None
@@ -56,6 +58,22 @@ def _try(reader: WarehouseReader, tables, sql, notes: list[str]):
         return None
 
 
+def build_problems(paths: ProjectPaths) -> list[str]:
+    """One line per model the last build could not build (failed, with dbt's error, or skipped
+    after an upstream failure) and per failed data test, from warehouse/_build.json."""
+    record = build_record(paths)
+    if not record.exists():
+        return []
+    built = json.loads(record.read_text(encoding="utf-8"))
+    if built.get("success"):
+        return []
+    lines = [f"{f['node']} {f['status']}: {f['message']}" for f in built.get("failures", [])]
+    skipped = built.get("skipped_models", [])
+    if skipped:
+        lines.append(f"not built because an upstream model failed: {', '.join(skipped)}")
+    return lines or ["the last dbt build failed (see logs/dbt.log)"]
+
+
 def quality_summary(paths: ProjectPaths, reader: WarehouseReader) -> QualitySummary:
     s = QualitySummary()
     prov = _try(reader, ["int_study_provenance"], "SELECT * FROM int_study_provenance", s.notes)
@@ -63,6 +81,7 @@ def quality_summary(paths: ProjectPaths, reader: WarehouseReader) -> QualitySumm
         s.provenance = prov.iloc[0].to_dict()
         s.data_origin = str(s.provenance.get("data_origin", "unknown"))
     s.stale = warehouse_problems(paths, s.provenance)
+    s.build_problems = build_problems(paths)
     s.built_from = built_from(s.provenance)
     gate_file = paths.raw / "_quality.json"
     if gate_file.exists():
