@@ -186,3 +186,37 @@ def test_a_failed_mart_is_named_by_run_and_on_the_reports_first_screen(grain, tm
         assert first_screen and "model.replaceability_verdicts" in banner and "zero" in banner
         assert "not built because an upstream model failed" in banner and "query_verdict_matrix" in banner
         assert main(["--home", str(root), "report", "--no-png"]) == 0
+
+
+def _words_read(html: str) -> str:
+    """The text a person reads in an HTML page: its text nodes, without scripts and styles."""
+    import html as html_lib
+    import re
+
+    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S | re.I)
+    return html_lib.unescape(re.sub(r"<[^>]+>", " ", html))
+
+
+def test_the_report_the_data_quality_report_and_the_summary_speak_the_studys_words(grain, capsys):
+    """None of the paper's words as a word (a warehouse identifier such as
+    classification_by_emotion is a name, not a word) in what a person reads of this study."""
+    import re
+
+    paths, _ = grain
+    capsys.readouterr()
+    assert main(["--home", str(paths.root), "summary"]) == 0
+    texts = {
+        "report": _words_read((paths.report / "index.html").read_text(encoding="utf-8")),
+        "data quality": _words_read((paths.data_docs / "index.html").read_text(encoding="utf-8")),
+        "summary": capsys.readouterr().out,
+    }
+    for where, text in texts.items():
+        found = {w for w in PAPER_WORDS if re.search(rf"(?<![\w]){w}s?(?![\w])", text, re.IGNORECASE)}
+        context = [
+            " ".join(text[max(0, m.start() - 60) : m.end() + 40].split())
+            for w in found
+            for m in re.finditer(rf"(?<![\w]){w}s?(?![\w])", text, re.IGNORECASE)
+        ][:5]
+        assert not found, (where, context)
+    # the study's own names are there instead
+    assert "genre" in texts["report"] and "fluency" in texts["report"].lower()
