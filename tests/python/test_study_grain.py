@@ -220,3 +220,25 @@ def test_the_report_the_data_quality_report_and_the_summary_speak_the_studys_wor
         assert not found, (where, context)
     # the study's own names are there instead
     assert "genre" in texts["report"] and "fluency" in texts["report"].lower()
+
+
+def test_declarations_the_data_contradict_are_named_and_nothing_crashes(tmp_path, capsys):
+    """A dimension no rater used and a rater attribute with one level: the gate names file, column
+    and value, the build and the report still run, and the report's first section says it."""
+    root = tmp_path / "contradicted"
+    files = write_grain_study(root)
+    ratings = pd.read_csv(files["human_ratings"]).assign(coherence=None)
+    ratings.to_csv(files["human_ratings"], index=False)
+    pd.read_csv(files["raters"]).assign(cohort="early").to_csv(files["raters"], index=False)
+    home = ["--home", str(root)]
+    assert all(main([*home, "ingest", t, str(f)]) == 0 for t, f in files.items())
+    capsys.readouterr()
+    assert main([*home, "run", "--allow-unbalanced", "--no-progress"]) == 0
+    said = capsys.readouterr().out
+    expected = [
+        "human_ratings.parquet: column 'coherence' (a declared dimension) holds no rating",
+        "raters.parquet: column 'cohort' (a declared rater attribute) has one level, 'early'",
+    ]
+    report = _words_read((root / "report" / "index.html").read_text(encoding="utf-8"))
+    for line in expected:
+        assert line in said and line in report
