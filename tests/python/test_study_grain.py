@@ -242,3 +242,36 @@ def test_declarations_the_data_contradict_are_named_and_nothing_crashes(tmp_path
     report = _words_read((root / "report" / "index.html").read_text(encoding="utf-8"))
     for line in expected:
         assert line in said and line in report
+
+
+def test_each_rater_attribute_level_is_a_panel_for_the_ratings(grain):
+    """demographic_rater_panels against pandas and scipy on the landed files: per condition,
+    dimension and cohort level, the level's mean rating and the condition's MAE, bias and Pearson r
+    against the level's per-stimulus mean."""
+    from scipy import stats
+
+    paths, _ = grain
+    got = _query(paths, "select * from demographic_rater_panels").set_index(["condition_id", "dimension", "level"])
+    ratings = pd.read_parquet(paths.raw_table("human_ratings"))
+    raters = pd.read_parquet(paths.raw_table("raters"))
+    preds = pd.read_parquet(paths.raw_table("model_predictions"))
+    long = ratings.melt(id_vars=["rater_id", "image_id"], value_vars=list(DIMENSIONS), var_name="dimension").dropna()
+    long = long.merge(raters[["rater_id", "cohort"]], on="rater_id")
+    n = 0
+    for (dim, level), part in long.groupby(["dimension", "cohort"]):
+        panel = part.groupby("image_id")["value"].mean()
+        for cond in ("text-llm", "proxy"):
+            row = got.loc[(cond, dim, level)]
+            model = preds[preds.condition_id == cond].set_index("image_id")[dim].reindex(panel.index)
+            both = model.notna()
+            d = panel[both] - model[both]
+            assert row["attribute"] == "cohort" and row["n_raters"] == part["rater_id"].nunique()
+            assert row["n_items"] == len(panel) and row["n_missing"] == int((~both).sum())
+            assert row["panel_mean_rating"] == pytest.approx(part["value"].mean(), abs=1e-12)
+            assert row["mae"] == pytest.approx(d.abs().mean(), abs=1e-12)
+            assert row["bias"] == pytest.approx(d.mean(), abs=1e-12)
+            assert row["pearson_r"] == pytest.approx(stats.pearsonr(panel[both], model[both])[0], abs=1e-9)
+            n += 1
+    assert n == len(got) == 2 * 2 * len(DIMENSIONS)
+    gaps = got.groupby(level=["condition_id", "dimension"])["mae"].agg(lambda m: m.max() - m.min())
+    assert np.allclose(got["mae_gap"], gaps.reindex(got.index.droplevel("level")).to_numpy(), atol=1e-12)
