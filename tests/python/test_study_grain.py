@@ -275,3 +275,32 @@ def test_each_rater_attribute_level_is_a_panel_for_the_ratings(grain):
     assert n == len(got) == 2 * 2 * len(DIMENSIONS)
     gaps = got.groupby(level=["condition_id", "dimension"])["mae"].agg(lambda m: m.max() - m.min())
     assert np.allclose(got["mae_gap"], gaps.reindex(got.index.droplevel("level")).to_numpy(), atol=1e-12)
+
+
+def test_the_report_keeps_only_sections_the_study_can_fill_and_speaks_its_names():
+    """Without the fixture: a study rating valence with no model dimension gets no valence agreement
+    section (its figures read z_valence, which such a warehouse lacks); the paper's own study keeps
+    every section and every word."""
+    from pathlib import Path
+
+    import yaml
+    from rater1001.report.layout import sections_for
+    from rater1001.report.vocabulary import studys_sections, translator
+    from rater1001.study import load_study, parse_study, read_factor_labels
+
+    labels = read_factor_labels(REPO_ROOT / "seeds" / "factor_labels.csv")
+    text = (
+        "scale: {min: 1, max: 9}\ndimensions: [valence]\nmodel_dimensions: []\nfactors: [{name: race, role: audit}]\n"
+    )
+    study = parse_study(yaml.safe_load(text), labels, Path("study.yml"))
+    keys = [s.key for s in studys_sections(sections_for(study.model_dimensions), study)]
+    assert "valence" not in keys and "arousal" not in keys and "classification" in keys
+    paper = load_study(project(REPO_ROOT))
+    assert studys_sections(sections_for(paper.model_dimensions), paper) == sections_for(paper.model_dimensions)
+    assert translator(paper)("Race x gender by emotion") == "Race x gender by emotion"
+    say = translator(study)
+    assert (
+        say("Race x gender ANOVA per emotion, 6 emotions")
+        == "Race x second audit factor ANOVA per category, 6 categories"
+    )
+    assert say("classification_by_emotion and true_emotion") == "classification_by_emotion and true_emotion"

@@ -82,12 +82,17 @@ def studys_sections(sections, study: Study):
     """The sections without the blocks (and sections) about a paper dimension the study does not
     rate: a study of fluency gets no empty valence tables."""
     gone = undeclared_dimensions(study)
-    if not gone:
+    # a paper dimension's agreement section needs the models to rate it (its figures read z_<dim>)
+    unrated = {d for d in PAPER_DIMENSIONS if d not in study.model_dimensions}
+    if not gone and not unrated:
         return tuple(sections)
-    about = re.compile(rf"\b({'|'.join(gone)})\b", re.IGNORECASE)
+    about = re.compile(rf"\b({'|'.join(gone)})\b", re.IGNORECASE) if gone else None
     out = []
     for s in sections:
-        if s.key in gone:
+        if s.key in gone | unrated:
+            continue
+        if about is None:
+            out.append(s)
             continue
         items = tuple(i for i in s.items if not about.search(getattr(i, "title", "") or "")
                       and not any(about_undeclared(t, study) for t in getattr(i, "reads", ()) or ()))
