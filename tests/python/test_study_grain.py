@@ -304,3 +304,21 @@ def test_the_report_keeps_only_sections_the_study_can_fill_and_speaks_its_names(
         == "Race x second audit factor ANOVA per category, 6 categories"
     )
     assert say("classification_by_emotion and true_emotion") == "classification_by_emotion and true_emotion"
+
+
+def test_the_rater_type_mixed_model_without_a_category_is_the_paired_t_test(grain):
+    """rating ~ rater_type + (1 | image_id) with two rows per stimulus (human mean, model) is the
+    paired t-test of model against human mean: the rater_type estimate, t and df are scipy's."""
+    from scipy import stats
+
+    paths, _ = grain
+    fit = _query(paths, "select * from lmm_rater_type where term = 'rater_type[model]'")
+    assert fit["fit_error"].isna().all() and len(fit) == 2 * len(DIMENSIONS)
+    pairs = _query(
+        paths, "select condition_id, dimension, model_value, human_mean from int_model_vs_human_long"
+    ).dropna()
+    for row in fit.itertuples():
+        p = pairs[(pairs.condition_id == row.condition_id) & (pairs.dimension == row.dimension)]
+        ref = stats.ttest_rel(p["model_value"], p["human_mean"])
+        assert row.estimate == pytest.approx((p["model_value"] - p["human_mean"]).mean(), abs=1e-9)
+        assert row.t == pytest.approx(ref.statistic, abs=1e-6) and row.df == pytest.approx(len(p) - 1, abs=1e-6)
