@@ -218,8 +218,9 @@ def test_the_report_the_data_quality_report_and_the_summary_speak_the_studys_wor
             for m in re.finditer(rf"(?<![\w]){w}s?(?![\w])", text, re.IGNORECASE)
         ][:5]
         assert not found, (where, context)
-    # the study's own names are there instead
+    # the study's own names are there instead, and the answer places every condition
     assert "genre" in texts["report"] and "fluency" in texts["report"].lower()
+    assert "not in the replaceability pool" not in texts["report"] and "where each condition" not in texts["report"]
 
 
 def test_declarations_the_data_contradict_are_named_and_nothing_crashes(tmp_path, capsys):
