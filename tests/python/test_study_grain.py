@@ -291,11 +291,12 @@ def test_the_report_keeps_only_sections_the_study_can_fill_and_speaks_its_names(
 
     labels = read_factor_labels(REPO_ROOT / "seeds" / "factor_labels.csv")
     text = (
-        "scale: {min: 1, max: 9}\ndimensions: [valence]\nmodel_dimensions: []\nfactors: [{name: race, role: audit}]\n"
+        "scale: {min: 1, max: 9}\ndimensions: [valence]\nmodel_dimensions: []\n"
+        "factors: [{name: race, role: audit}]\nrater_attributes: []\n"
     )
     study = parse_study(yaml.safe_load(text), labels, Path("study.yml"))
     keys = [s.key for s in studys_sections(sections_for(study.model_dimensions), study)]
-    assert "valence" not in keys and "arousal" not in keys and "classification" in keys
+    assert "valence" not in keys and "arousal" not in keys and "classification" not in keys  # no category
     paper = load_study(project(REPO_ROOT))
     assert studys_sections(sections_for(paper.model_dimensions), paper) == sections_for(paper.model_dimensions)
     assert translator(paper)("Race x gender by emotion") == "Race x gender by emotion"
@@ -305,6 +306,14 @@ def test_the_report_keeps_only_sections_the_study_can_fill_and_speaks_its_names(
         == "Race x second audit factor ANOVA per category, 6 categories"
     )
     assert say("classification_by_emotion and true_emotion") == "classification_by_emotion and true_emotion"
+    # a table body holds the study's data, and a slot word the study uses as its own name stays
+    from rater1001.report.vocabulary import translate_html
+
+    page = "<h3>Race x gender</h3><table><tbody><tr><td>gender</td></tr></tbody></table>"
+    assert translate_html(page, study) == "<h3>Race x second audit factor</h3>" + page[len("<h3>Race x gender</h3>") :]
+    own_text = text.replace("rater_attributes: []", "rater_attributes: [gender]")
+    own = parse_study(yaml.safe_load(own_text), labels, Path("study.yml"))
+    assert translator(own)("by rater gender, per emotion") == "by rater gender, per category"
 
 
 def test_the_rater_type_mixed_model_without_a_category_is_the_paired_t_test(grain):

@@ -4,6 +4,7 @@ marts' descriptions) is written in the warehouse's slot names, which are the pap
 otherwise, every text a person reads is given in the study's names ("Race x gender" over a genre
 audit reads "Genre x source"), and the blocks about a dimension the study did not declare
 (valence, arousal, naturalness) are left out rather than shown empty."""
+
 from __future__ import annotations
 
 import re
@@ -18,10 +19,13 @@ UNFILLED = {"emotion": "category", "race": "first audit factor", "gender": "seco
 
 
 def slot_words(study: Study) -> dict[str, str]:
-    """Slot -> the word the study uses for it; empty for the paper's own names."""
+    """Slot -> the word the study uses for it; empty for the paper's own names. A slot's word that
+    is also one of the study's own names (MultiPICo's rater attribute `gender`) stays: it is the
+    study's word there."""
     filled = study.factor_slots
+    own = {f.name for f in study.factors} | set(study.rater_attributes) | set(study.dimensions)
     words = {slot: filled.get(slot, UNFILLED[slot]).replace("_", " ") for slot in SLOTS}
-    return {slot: word for slot, word in words.items() if word != slot}
+    return {slot: word for slot, word in words.items() if word != slot and slot not in own}
 
 
 def _pattern(words: dict[str, str]) -> re.Pattern | None:
@@ -52,15 +56,17 @@ def translator(study: Study):
 
 
 def translate_html(html: str, study: Study) -> str:
-    """The report's HTML with every text node (never a script, style, tag or attribute) in the
-    study's words."""
+    """The report's HTML with every text node (never a script, style, table body, tag or
+    attribute) in the study's words."""
     translate = translator(study)
     if not slot_words(study):
         return html
-    parts = re.split(r"(<script\b.*?</script>|<style\b.*?</style>)", html, flags=re.S | re.I)
+    # scripts, styles and tables' bodies (data: a cell holds the study's own values) stay as they are
+    kept = r"(<script\b.*?</script>|<style\b.*?</style>|<tbody\b.*?</tbody>)"
+    parts = re.split(kept, html, flags=re.S | re.I)
     out = []
     for part in parts:
-        if part[:7].lower() in ("<script", "<style>") or part[:6].lower() == "<style":
+        if re.match(r"<(script|style|tbody)\b", part, re.I):
             out.append(part)
         else:
             out.append(re.sub(r">([^<]+)<", lambda m: ">" + translate(m.group(1)) + "<", part))
@@ -80,10 +86,13 @@ def about_undeclared(name: str, study: Study) -> bool:
 
 def studys_sections(sections, study: Study):
     """The sections without the blocks (and sections) about a paper dimension the study does not
-    rate: a study of fluency gets no empty valence tables."""
+    rate, and without classification when it has no category: a study of fluency gets no empty
+    valence tables."""
     gone = undeclared_dimensions(study)
     # a paper dimension's agreement section needs the models to rate it (its figures read z_<dim>)
     unrated = {d for d in PAPER_DIMENSIONS if d not in study.model_dimensions}
+    if study.category is None:  # nothing to classify: no classification section at all
+        unrated.add("classification")
     if not gone and not unrated:
         return tuple(sections)
     about = re.compile(rf"\b({'|'.join(gone)})\b", re.IGNORECASE) if gone else None
@@ -94,8 +103,12 @@ def studys_sections(sections, study: Study):
         if about is None:
             out.append(s)
             continue
-        items = tuple(i for i in s.items if not about.search(getattr(i, "title", "") or "")
-                      and not any(about_undeclared(t, study) for t in getattr(i, "reads", ()) or ()))
+        items = tuple(
+            i
+            for i in s.items
+            if not about.search(getattr(i, "title", "") or "")
+            and not any(about_undeclared(t, study) for t in getattr(i, "reads", ()) or ())
+        )
         if items:
             out.append(replace(s, items=items))
     return tuple(out)
