@@ -1,5 +1,6 @@
 -- The declared factors land under the study's own names; each fills its role slot here
--- (macros/factor_slot.sql), so everything downstream reads emotion / race / gender.
+-- (macros/factor_slot.sql), so everything downstream reads emotion / race / gender. Without a
+-- category every stimulus is in the one stratum 'all' (docs/study_shape.md, "The grain").
 with source as (
     select * from {{ source('landing', 'stimuli') }}
 ),
@@ -10,7 +11,7 @@ renamed as (
         identity_id,
         {{ factor_slot('race') }} as race,
         {{ factor_slot('gender') }} as gender,
-        {{ factor_slot('emotion') }} as emotion,
+        {{ factor_slot('emotion', empty="'all'") }} as emotion,
         file_path
     from source
 )

@@ -48,6 +48,16 @@ class BuildSummary:
     failures: tuple[NodeFailure, ...] = ()
     empty_tables: tuple[str, ...] = ()
     python_warnings: int = 0  # warnings raised by Python models, written to the log, not the console
+    skipped_models: tuple[str, ...] = ()  # models dbt did not build because one upstream failed
+
+    def record(self) -> dict:
+        """What a report needs to know of this build (warehouse/_build.json): whether it failed,
+        which models failed and why, and which were skipped, so no failure hides."""
+        return {
+            "success": self.success,
+            "failures": [{"node": f.node, "status": f.status, "message": f.message} for f in self.failures],
+            "skipped_models": list(self.skipped_models),
+        }
 
     def __bool__(self) -> bool:
         return self.success
@@ -137,6 +147,11 @@ class BuildEvents:
             failures=failures,
             empty_tables=empty_tables,
             python_warnings=python_warnings,
+            skipped_models=tuple(
+                _short(node)
+                for node, status in sorted(self.statuses.items())
+                if status in SKIPPED and node.startswith("model.")
+            ),
         )
 
 
@@ -186,5 +201,10 @@ def _short(unique_id: str) -> str:
 
 
 def _first_line(message: str) -> str:
-    line = next((l.strip() for l in message.splitlines() if l.strip()), "")
+    """The message's first line; for a Python model's error (dbt's first line only names the
+    model) its last line too, which is the exception itself."""
+    lines = [l.strip() for l in message.splitlines() if l.strip()]
+    line = lines[0] if lines else ""
+    if len(lines) > 1 and line.lower().startswith(("runtime error", "python model")):
+        line = f"{line}: {lines[-1]}"
     return line if len(line) <= 200 else line[:197] + "..."

@@ -215,6 +215,15 @@ def _build_warehouse(paths, progress: bool, select: str | None = None, publish: 
     return result
 
 
+def _has_published(paths) -> bool:
+    from .freshness import WarehouseUnavailable, read_provenance
+
+    try:
+        return read_provenance(paths) is not None
+    except WarehouseUnavailable:
+        return False
+
+
 def _kept(paths) -> str:
     """What a failed or stopped build left for readers."""
     from .freshness import WarehouseUnavailable, built_from, read_provenance
@@ -256,6 +265,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _refresh_stale_report(paths)
         return EXIT_FAILED
     if not _build_warehouse(paths, not args.no_progress, publish=False):
+        if _has_published(paths):
+            # the last complete build's report again, its first screen naming what the failed build
+            # could not build and why (warehouse/last_build.json)
+            _write_report(paths, write_pngs=False)
         return EXIT_FAILED
     try:
         docs = dbt_docs(paths, staged=True)

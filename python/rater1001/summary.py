@@ -11,6 +11,7 @@ import pandas as pd
 from .freshness import connect
 from .paths import ProjectPaths
 
+HUMAN_ROW = "human majority vote"  # what the 'human' row of classification_summary is
 _MARTS = ("classification_summary", "alpha_delta", "zscore_summary", "replaceability_verdicts")
 
 
@@ -45,7 +46,10 @@ def headline_frame(tables: dict[str, pd.DataFrame], order: tuple[str, ...] = ())
     out = cls.copy()
     for dim in dims:
         a = alpha[alpha["dimension"] == dim].set_index("condition_id")["delta_alpha"]
-        w = z[(z["dimension"] == dim) & (z["condition_id"] != "human_loo")].set_index("condition_id")["w1sd"]
+        w = z[(z["dimension"] == dim) & (z["condition_id"] != "human_loo")].set_index("condition_id")
+        # a condition that gave no value on the dimension (a FER classifier's valence) has no W1SD
+        # to show: the policy's 0 would read as a result (docs/stats.md, missing answers)
+        w = w["w1sd"].where(w["n_images"] + w["n_zero_sd_images"] > 0)
         loo = z[(z["dimension"] == dim) & (z["condition_id"] == "human_loo")]["w1sd"]
         out = out.join(a.rename(f"delta_alpha_{dim}"), how="outer").join(w.rename(f"w1sd_{dim}"), how="outer")
         out[f"human_loo_w1sd_{dim}"] = float(loo.iloc[0]) if len(loo) else float("nan")
@@ -67,7 +71,8 @@ def headline(paths: ProjectPaths) -> str:
     from .study import load_study
 
     tables = _read(paths)
-    frame = headline_frame(tables, tuple(load_study(paths).model_dimensions))
+    study = load_study(paths)
+    frame = headline_frame(tables, tuple(study.model_dimensions))
     origins = set()
     for t in tables.values():
         if "data_origin" in t and len(t):
@@ -80,7 +85,8 @@ def headline(paths: ProjectPaths) -> str:
     header.append("cells passed")
     rows = []
     for r in frame.to_dict("records"):
-        row = [r["condition_id"], _fmt(r.get("accuracy"), ".3f"), _fmt(r.get("kappa"), ".3f")]
+        name = HUMAN_ROW if r["condition_id"] == "human" else r["condition_id"]
+        row = [name, _fmt(r.get("accuracy"), ".3f"), _fmt(r.get("kappa"), ".3f")]
         for dim in dims:
             row.append(_fmt(r.get(f"delta_alpha_{dim}"), "+.4f"))
             row.append(f"{_fmt(r.get(f'w1sd_{dim}'), '.3f')} ({_fmt(r.get(f'human_loo_w1sd_{dim}'), '.3f')})")
@@ -103,9 +109,15 @@ def headline(paths: ProjectPaths) -> str:
                 f"{m}: " + ", ".join(f"{k} {int(n)}" for k, n in counts.loc[m].items() if n) for m in counts.index
             )
         )
+    category = study.category.name if study.category else None
     lines.append(
         "d_alpha: interval alpha(human + model) - alpha(human), all images; W1SD: share of images with "
-        "|z| <= 1 (human leave-one-out W1SD in brackets); cells passed: verdict cells "
-        "(emotion x measure) the condition passes."
+        "|z| <= 1 (human leave-one-out W1SD in brackets), '-' where the condition gave no value; cells "
+        f"passed: verdict cells ({category + ' x measure' if category else 'measure'}) the condition passes."
     )
+    if (frame["condition_id"] == "human").any():
+        lines.append(
+            f"{HUMAN_ROW}: the raters' plurality label of each stimulus scored against the truth of "
+            "classification_summary (analysis_choices.classification_truth), not one rater's accuracy."
+        )
     return "\n".join(lines)

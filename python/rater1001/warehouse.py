@@ -290,7 +290,8 @@ def dbt_build(
         result = replace(result, success=False)
         abandon_build(paths, failure_cause(paths, "the built warehouse was not written completely"))
     elif not result:
-        abandon_build(paths, failure_cause(paths, "\n".join(f.message for f in result.failures)))
+        # the failing and skipped models go into the record: the report names them on its first screen
+        abandon_build(paths, failure_cause(paths, "\n".join(f.message for f in result.failures)), result.record())
     elif publish:
         publish_build(paths)
     return result
@@ -394,7 +395,7 @@ def publish_build(paths: ProjectPaths) -> None:
     shutil.rmtree(paths.staging, ignore_errors=True)
 
 
-def abandon_build(paths: ProjectPaths, cause: str) -> None:
+def abandon_build(paths: ProjectPaths, cause: str, detail: dict | None = None) -> None:
     """A failed build (or a run stopped before it published): the published warehouse is kept, the
     staged one is moved to paths.failed_warehouse for a look at what failed (dropped instead on a
     full disk, where it holds the space needed), and the record says why."""
@@ -405,7 +406,7 @@ def abandon_build(paths: ProjectPaths, cause: str) -> None:
             cause += f"; the failed build is kept in {paths.failed_warehouse.relative_to(paths.root)}"
     shutil.rmtree(paths.staging, ignore_errors=True)
     with suppress(OSError):  # a disk too full for the record: the message still says it
-        build_record.write(paths, build_record.finished(paths, "failed", cause))
+        build_record.write(paths, {**build_record.finished(paths, "failed", cause), **(detail or {})})
 
 
 DISK_FULL = "the disk holding"

@@ -205,7 +205,7 @@ def test_no_category_and_one_audit_factor_under_its_own_name(study):
     assert study.query("select count(*) as n from classification_summary").n.iloc[0] == 0
     assert study.query("select count(*) as n from demographic_slices").n.iloc[0] == 0
     got = study.query("select * from demographic_stratified_anova").set_index(["condition_id", "dimension"])
-    assert set(got.term) == {"generator"} and got.emotion.isna().all()
+    assert set(got.term) == {"generator"} and (got.emotion == "all").all()  # the one stratum, never NULL
     humans, llms = raw()
     who = generators()
     for dimension in CRITERIA.values():

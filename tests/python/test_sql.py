@@ -364,3 +364,25 @@ def test_plain_dbt_on_an_unchecked_landing_says_so_at_start_and_end(built, tmp_p
 
     assert gate_status(paths) == "checked another landing"
     assert prov["landing_sha256"].item() == hashlib.sha256(paths.manifest.read_bytes()).hexdigest()
+
+
+def test_summary_names_its_human_row_and_dashes_a_dimension_never_answered(built, capsys):
+    """The 'human' row of classification_summary is the raters' majority vote, and the summary says
+    so; a condition with no value on a dimension (a FER classifier's valence) shows '-' for its
+    W1SD there, not the missing-answer policy's 0, in the summary and in query_condition_headline."""
+    rc, out, _ = run_cli(built, "summary", capsys=capsys)
+    assert rc == 0
+    rows = {line.split("  ")[0].strip(): line for line in out.splitlines()}
+    assert "human" not in rows and "human majority vote" in rows
+    assert "human majority vote: the raters' plurality label" in out
+    zs = query_warehouse(
+        built,
+        "select condition_id, dimension from zscore_summary where emotion = 'all' and condition_id <> 'human_loo' "
+        "and n_images + n_zero_sd_images = 0",
+    )
+    assert len(zs), "the small study has a condition that gives no valence (a FER classifier)"
+    view = query_warehouse(built, "select condition_id, dimension, w1sd from query_condition_headline")
+    never = view.merge(zs, on=["condition_id", "dimension"])
+    assert len(never) == len(zs) and never["w1sd"].isna().all()
+    for cond in set(zs["condition_id"]):
+        assert "0.000 (" not in rows[cond], rows[cond]

@@ -467,3 +467,15 @@ def test_glmm_on_counts_equals_the_glmm_on_one_row_per_image(study):
     weighted = dm.glmm_lrt_table(counts, n_agq=5, weight="n_images")
     assert len(counts) < len(rows) / 10
     pd.testing.assert_frame_equal(weighted, plain, check_exact=True)
+
+
+def test_a_stratum_with_no_values_is_not_called_zero_variance():
+    """A condition that gave no value in a stratum (no arousal at all) has nothing to test: the
+    reason says so, not 'zero variance', which describes values that are all equal."""
+    from rater1001.stats.demographics import nested_f_test, nested_f_test_cells
+
+    empty = nested_f_test(np.array([]), np.ones((0, 1)), np.ones((0, 2)))
+    cells = nested_f_test_cells([], [], [], np.ones((0, 1)), np.ones((0, 2)))
+    flat = nested_f_test(np.array([0.7, 0.7, 0.7]), np.ones((3, 1)), np.array([[1.0, 0], [1, 1], [1, 1]]))
+    assert empty.reason == cells.reason == "no values in this stratum" and empty.f_value is None
+    assert flat.reason == "bias has zero variance in this stratum"

@@ -210,7 +210,8 @@ def test_without_a_category_the_classification_audit_is_empty_and_the_ratings_au
     assert audit.slices_table(counts, labels, factors).empty
     assert audit.glmm_lrt_table(counts, study_factors=factors).empty
     anova = audit.stratified_anova_table(cells, factors)
-    assert len(anova) == 1 and anova["emotion"].isna().all()
+    # no category: the one stratum is 'all' (docs/study_shape.md, "The grain"), never NULL
+    assert len(anova) == 1 and (anova["emotion"] == "all").all()
     ref = stats.f_oneway(*[g["d_quality"].to_numpy() for _, g in frame.groupby("race")])
     assert anova["f_value"].iloc[0] == pytest.approx(ref.statistic, rel=1e-9)
     assert set(audit.omnibus_table(frame, factors)["term"]) == {"annotator_region"}

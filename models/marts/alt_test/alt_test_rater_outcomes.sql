@@ -165,8 +165,8 @@ packed_counts as (
 ),
 
 packed_scopes as (
-    -- the rater's total over emotions, summed in packed form; is_total, not a NULL emotion, marks
-    -- it: a study without a category has a NULL stratum
+    -- the rater's total over emotions, summed in packed form, marked by is_total; a study without
+    -- a category has one stratum, 'all' already (stg_stimuli), and no total beside it
     select
         dimension,
         emotion,
@@ -178,6 +178,7 @@ packed_scopes as (
         {{ name }}{{ "," if not loop.last }}
         {%- endfor %}
     from packed_counts
+    {%- if has_category() %}
     union all
     select
         dimension,
@@ -191,6 +192,7 @@ packed_scopes as (
         {%- endfor %}
     from packed_counts
     group by dimension, rater_id, chunk
+    {%- endif %}
 ),
 
 unpacked as (

@@ -45,8 +45,8 @@ per_emotion as (
         stddev_samp(rating) as sd_ratings
     from naturalness
     group by grouping sets ((emotion), ())
-    -- a study without the category factor has no per-emotion rows, only 'all'
-    having grouping(emotion) = 1 or emotion is not null
+    -- a study without the category factor has no per-emotion rows, only 'all' (stg_stimuli)
+    having grouping(emotion) = 1 or emotion <> 'all'
 ),
 
 image_spread as (
@@ -55,7 +55,7 @@ image_spread as (
         stddev_samp(image_mean) as sd_image_means
     from image_means
     group by grouping sets ((emotion), ())
-    having grouping(emotion) = 1 or emotion is not null
+    having grouping(emotion) = 1 or emotion <> 'all'
 ),
 
 paper as (

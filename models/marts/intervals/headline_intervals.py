@@ -4,6 +4,7 @@ def model(dbt, session):
     return intervals.headline_intervals(
         dbt.ref("int_model_vs_human"),
         dbt.ref("int_image_human_stats"),
+        dbt.ref("stg_stimuli"),
         dbt.ref("int_study_provenance"),
         replicates=dbt.config.get("interval_replicates"),
         seed=dbt.config.get("interval_seed"),

@@ -23,7 +23,8 @@ model_z as (
     select
         condition_id,
         dimension,
-        w1sd,
+        -- no W1SD for a dimension the condition gave no value on (the policy's 0 reads as a result)
+        case when n_images + n_zero_sd_images > 0 then w1sd end as w1sd,
         mean_abs_z,
         n_images
     from zscore_summary

@@ -2,7 +2,7 @@
 -- For ad hoc queries: every model prediction (every run) with its stimulus and the image's human
 -- mean, SD and count per model dimension. A view, so it costs nothing to build and always reads
 -- the tables below it. The factor columns carry the study's names (race, gender and emotion in the
--- paper's study).
+-- paper's study); a factor the study does not declare has no column, nor a label without a category.
 with model_predictions as (
     select * from {{ ref('stg_model_predictions') }}
 ),
@@ -30,15 +30,18 @@ final as (
         model_predictions.image_id,
         stimuli.file_path,
         stimuli.identity_id,
-        {#- the factors under the study's own names (docs/study_shape.md, "Factor names") #}
-        stimuli.race as {{ factor_name('race') }},
-        stimuli.gender as {{ factor_name('gender') }},
+        {#- the factors the study declares, under its own names (docs/study_shape.md, "Factor names") #}
+        {%- for slot in ['race', 'gender'] if study_setting('factor_slots', {}).get(slot) %}
+        stimuli.{{ slot }} as {{ factor_name(slot) }},
+        {%- endfor %}
+        {%- if has_category() %}
         stimuli.emotion as true_{{ factor_name('emotion') }},
         model_predictions.predicted_emotion as predicted_{{ factor_name('emotion') }},
         case
             when model_predictions.predicted_emotion is not null
                 then model_predictions.predicted_emotion = stimuli.emotion
         end as correct,
+        {%- endif %}
         model_predictions.parse_path
         {%- for dim in study_setting('model_dimensions') %},
         model_predictions.model_{{ dim }},

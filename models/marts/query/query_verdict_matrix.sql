@@ -1,5 +1,5 @@
 {{ config(materialized='view') }}
--- For ad hoc queries: the replaceability verdict matrix, one row per (emotion, measure, condition):
+-- For ad hoc queries: the replaceability verdict matrix, one row per (stratum, measure, condition):
 -- the cell's verdict (replaceability_verdicts), whether this condition is among the cell's passing
 -- or stereotyped conditions, and the inputs the rule read (replaceability_inputs).
 with replaceability_inputs as (
@@ -12,7 +12,8 @@ replaceability_verdicts as (
 
 final as (
     select
-        replaceability_inputs.emotion,
+        {#- the stratum under the category's name; 'scope' (only 'all') in a study without one #}
+        replaceability_inputs.emotion as {{ factor_name('emotion') if has_category() else 'scope' }},
         replaceability_inputs.measure,
         replaceability_inputs.condition_id,
         replaceability_verdicts.verdict as cell_verdict,

@@ -49,7 +49,7 @@ unit_stats as (
 ),
 
 scoped_units as (
-    {{ with_all_scope('unit_stats', scope='scope') }}
+    {{ with_all_scope('unit_stats', scope='scope', of_category=true) }}
 ),
 
 model_values as (
@@ -125,7 +125,7 @@ interval_alpha as (
 -- so  o'_ck = human o_ck - sum_{rated u} p_uck / (m_u (m_u - 1)) + M_ck + M_kc  with
 -- M_ck = sum_{rated u} [c = x_u] n_uk / m_u. The middle sum is taken as the sum over all units
 -- minus the units the condition left unrated (few), and 'all' is the sum of the emotions' matrices
--- (o_ck adds over units). Checked against the direct coincidence matrix in tests.
+-- (o_ck adds over units; without a category the one stratum is 'all' already). Checked against the direct coincidence matrix in tests.
 human_counts as (
     select
         image_value_counts.dimension,
@@ -244,6 +244,7 @@ emotion_coincidence as (
 
 coincidence as (
     select * from emotion_coincidence
+    {%- if has_category() %}
     union all
     select
         condition_id,
@@ -254,6 +255,7 @@ coincidence as (
         sum(o_ck) as o_ck
     from emotion_coincidence
     group by all
+    {%- endif %}
 ),
 
 -- pairable units: the human's (m_u >= 2), plus for a condition its rated units with one rating
@@ -300,6 +302,7 @@ emotion_units as (
 
 unit_counts as (
     select * from emotion_units
+    {%- if has_category() %}
     union all
     select
         condition_id,
@@ -308,6 +311,7 @@ unit_counts as (
         sum(n_units) as n_units
     from emotion_units
     group by all
+    {%- endif %}
 ),
 {%- for metric in other_metrics %}
 

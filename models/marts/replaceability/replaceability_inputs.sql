@@ -6,6 +6,7 @@
 -- recall and precision.
 -- replaceability_verdicts applies seeds/verdict_rules.csv to exactly these rows. Only conditions of
 -- the 'replaceability' pool (seeds/condition_pools.csv: VLMs; FER baselines are not counted).
+-- A study without a category has its verdicts at 'all', its one stratum (macros/all_scope.sql).
 with condition_pools as (
     select * from {{ ref('int_condition_pools') }}
 ),
@@ -52,7 +53,7 @@ model_z as (
         mean_abs_z
     from zscore_summary
     where
-        condition_id <> 'human_loo' and emotion <> 'all'
+        condition_id <> 'human_loo' and {{ verdict_scope('emotion') }}
         and condition_id in (select condition_id from pool)
 ),
 
@@ -63,7 +64,7 @@ loo as (
         w1sd as human_loo_w1sd,
         mean_abs_z as human_loo_mean_abs_z
     from zscore_summary
-    where condition_id = 'human_loo' and emotion <> 'all'
+    where condition_id = 'human_loo' and {{ verdict_scope('emotion') }}
 ),
 
 human_sd as (

@@ -132,13 +132,15 @@ def anchor_of(catalog, pairs: pd.DataFrame | None = None) -> str | None:
 
 
 def with_scopes(rows: pd.DataFrame, column: str = "emotion") -> pd.DataFrame:
-    """Each row once under its own value of `column` and once under 'all'."""
-    return pd.concat([rows, rows.assign(**{column: ALL})], ignore_index=True)
+    """Each row once under its own value of `column` and once under 'all'; a row already in the
+    stratum 'all' (every row of a study without a category: stg_stimuli) once."""
+    return pd.concat([rows[rows[column] != ALL], rows.assign(**{column: ALL})], ignore_index=True)
 
 
 def scopes(rows: pd.DataFrame, column: str) -> list[tuple[str, pd.DataFrame]]:
-    """[('all', rows), (value1, part), ...] in the order of `column`'s values."""
-    return [(ALL, rows)] + [(e, p) for e, p in rows.groupby(column, sort=True)]
+    """[('all', rows), (value1, part), ...] in the order of `column`'s values; a study without a
+    category has its rows in the stratum 'all' (stg_stimuli) and gets ('all', rows) only."""
+    return [(ALL, rows)] + [(e, p) for e, p in rows.groupby(column, sort=True) if e != ALL]
 
 
 def padded(lists: pd.Series) -> np.ndarray:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..stats import lmm
-from ._shared import as_frame, declared, emotion_labels, typed, with_origin
+from ._shared import ALL, as_frame, declared, emotion_labels, typed, with_origin
 
 
 def lmm_table(cells: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
@@ -40,5 +40,7 @@ def lmm_table(cells: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
 
 
 def lmm_rater_type(cells, factor_labels, study_factors, provenance) -> pd.DataFrame:
-    labels = emotion_labels(factor_labels, study_factors)
+    # without a category the one stratum is 'all' (docs/study_shape.md, "The grain"):
+    # rating ~ rater_type + (1 | image_id)
+    labels = emotion_labels(factor_labels, study_factors) or [ALL]
     return with_origin(lmm_table(as_frame(cells), labels), provenance)

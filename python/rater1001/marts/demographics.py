@@ -18,8 +18,8 @@ from contextlib import contextmanager
 import numpy as np
 import pandas as pd
 
-from ..stats import demographics, rater_slices
-from ._shared import as_frame, declared, in_pool, model_dimensions, typed, with_origin
+from ..stats import agreement, demographics, rater_slices
+from ._shared import ALL, as_frame, declared, in_pool, model_dimensions, typed, with_origin
 
 POOL = "demographics"  # the conditions the audit covers (seeds/condition_pools.csv)
 HUMAN_CONDITION = "human"  # condition_id of the pooled human forced-choice labels (Table 7's Human row)
@@ -79,9 +79,11 @@ def _audited(rows: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
     if not used:
         return rows.iloc[0:0]
     rows = rows[rows[list(used)].notna().all(axis=1)]
-    empty = [s for s in (*AUDIT_SLOTS, CATEGORY_SLOT) if s not in names]
-    # a study without a category: one stratum, and no label (true or chosen) to be correct about
-    return rows.assign(**{s: PLACEHOLDER for s in empty})
+    empty = [s for s in AUDIT_SLOTS if s not in names]
+    # a study without a category: its one stratum 'all' (stg_stimuli), and no label (true or
+    # chosen) to be correct about
+    category = {} if CATEGORY_SLOT in names else {CATEGORY_SLOT: ALL}
+    return rows.assign(**{s: PLACEHOLDER for s in empty}, **category)
 
 
 def _unplaced(frame: pd.DataFrame, columns) -> pd.DataFrame:
@@ -200,7 +202,7 @@ def stratified_anova_table(bias_cells: pd.DataFrame, study_factors: pd.DataFrame
     # dropping them leaves q-values and family sizes as they are.
     if table.empty:  # no model dimensions: nothing to test
         return typed(table, declared("demographic_stratified_anova"))
-    table = _unplaced(table[table["term"].isin(_stratified_terms(names))], [CATEGORY_SLOT])
+    table = table[table["term"].isin(_stratified_terms(names))]
     return typed(_named(table, names, ["term"]), declared("demographic_stratified_anova"))
 
 
@@ -233,7 +235,6 @@ def tukey_table(
     anova = anova.assign(
         significant=anova["significant"].astype("boolean"),
         term=anova["term"].map(to_slot),
-        emotion=anova["emotion"].where(anova["emotion"].notna(), PLACEHOLDER),
     )
     with _tukey_critical_value_cached():
         table = demographics.tukey_from_cells(cells, anova)
@@ -276,6 +277,46 @@ def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame, predi
     return typed(levels.merge(tests, on=rater_slices.KEYS, how="left"), declared("demographic_rater_agreement"))
 
 
+def rater_panels_table(ratings_long: pd.DataFrame, attributes: pd.DataFrame, model_long: pd.DataFrame) -> pd.DataFrame:
+    """demographic_rater_panels: the raters of each rater-attribute level as a panel of their own,
+    for the ratings: per (condition, dimension, attribute, level) the panel's mean rating, and the
+    condition's agreement with the panel's per-stimulus mean (stats.agreement: Bland-Altman bias
+    and MAE, Pearson r) over the stimuli the panel rated. A stimulus the condition did not answer
+    is counted (n_missing), as in dimensional_agreement."""
+    rated = ratings_long.merge(attributes, on="rater_id")
+    model = model_long[["condition_id", "dimension", "image_id", "model_value"]]
+    rows = []
+    for (dim, attribute, level), part in rated.groupby(["dimension", "attribute", "level"], sort=True):
+        panel = part.groupby("image_id")["rating"].mean()
+        for cond, answers in model[model["dimension"] == dim].groupby("condition_id", sort=True):
+            x = answers.set_index("image_id")["model_value"].reindex(panel.index)
+            ba, r = agreement.bland_altman(panel, x), agreement.pearson(panel, x)
+            rows.append(
+                {
+                    "condition_id": cond,
+                    "dimension": dim,
+                    "attribute": attribute,
+                    "level": level,
+                    "n_raters": part["rater_id"].nunique(),
+                    "n_items": len(panel),
+                    "n_ratings": len(part),
+                    "panel_mean_rating": part["rating"].mean(),
+                    "n_pairs": ba.n,
+                    "n_missing": ba.n_missing,
+                    "bias": ba.bias,
+                    "mae": ba.mae,
+                    "pearson_r": r.r,
+                    "pearson_r_null_reason": r.reason,
+                }
+            )
+    out = pd.DataFrame(rows, columns=[c for c in declared("demographic_rater_panels") if not c.startswith("mae_")])
+    if len(out):
+        by = out.groupby(["condition_id", "dimension", "attribute"])["mae"]
+        out["mae_gap"] = by.transform("max") - by.transform("min")
+        out["n_levels"] = out.groupby(["condition_id", "dimension", "attribute"])["level"].transform("nunique")
+    return typed(out, declared("demographic_rater_panels"))
+
+
 # --- the dbt Python models (models/marts/demographics/*.py) ------------------------------------------
 
 
@@ -312,4 +353,9 @@ def demographic_significance_counts(anova, provenance) -> pd.DataFrame:
 
 def demographic_rater_agreement(ratings, attributes, predictions, pools, provenance) -> pd.DataFrame:
     table = rater_agreement_table(as_frame(ratings), as_frame(attributes), _pooled(predictions, pools))
+    return with_origin(table, provenance)
+
+
+def demographic_rater_panels(ratings_long, attributes, model_long, pools, provenance) -> pd.DataFrame:
+    table = rater_panels_table(as_frame(ratings_long), as_frame(attributes), _pooled(model_long, pools))
     return with_origin(table, provenance)

@@ -38,7 +38,7 @@ def rt_accuracy(
     )
     acc["mean_error_rate"] = 1 - acc["mean_accuracy"]
     rows = []
-    for dim, rt in human_rt.dropna(subset=["emotion"]).groupby("dimension", sort=True):
+    for dim, rt in human_rt[human_rt["emotion"] != ALL].groupby("dimension", sort=True):
         merged = rt[["emotion", "median_rt_ms"]].merge(acc, on="emotion", how="left")
         for rec in merged.to_dict("records"):
             rows.append({"rt_dimension": dim, **rec})

@@ -10,6 +10,23 @@ from ..stats.zscores import zscore
 from ._shared import ALL, as_frame, finish, model_dimensions, scopes
 
 
+def every_stimulus(predictions: pd.DataFrame, stimuli: pd.DataFrame, image_stats: pd.DataFrame, dimensions):
+    """One row per (condition, stimulus): a stimulus a condition never answered gets a row with no
+    model value and the stimulus's human statistics, so that W1SD counts it as missing and delta
+    alpha has its human ratings, as zscore_summary and alpha_delta do (docs/stats.md, missing answers)."""
+    grid = pd.MultiIndex.from_product(
+        [predictions["condition_id"].unique(), stimuli["image_id"]], names=["condition_id", "image_id"]
+    ).to_frame(index=False)
+    rows = grid.merge(predictions, on=["condition_id", "image_id"], how="left")
+    truth = stimuli.set_index("image_id")["emotion"]
+    rows["true_emotion"] = truth.reindex(rows["image_id"]).to_numpy()
+    for dim in dimensions:
+        st = image_stats[image_stats.dimension == dim].set_index("image_id")
+        for col in ("human_mean", "human_sd"):
+            rows[f"{col}_{dim}"] = st[col].reindex(rows["image_id"]).to_numpy()
+    return rows
+
+
 def intervals_table(
     predictions: pd.DataFrame,
     image_stats: pd.DataFrame,
@@ -17,6 +34,7 @@ def intervals_table(
     labels,
     replicates: int = intervals.REPLICATES,
     seed: int = intervals.SEED,
+    stimuli: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Long: (condition_id, dimension, emotion, statistic) -> estimate, lo, hi. The headline
     numbers of the report: human alpha (condition_id 'human'), alpha_with_model and delta_alpha
@@ -56,9 +74,11 @@ def intervals_table(
                 st["n_ratings"], st["rating_sum"], st["rating_sumsq"], None, replicates, seed
             ).alpha,
         )
+    answers = predictions if stimuli is None else every_stimulus(predictions, stimuli, image_stats, dimensions)
+    answers = answers.sort_values(["condition_id", "image_id"], kind="stable")
     for cond, p in predictions.groupby("condition_id", sort=True):
         # no kappa without a category and the model's labels (a study of ratings only)
-        if p["true_emotion"].notna().any() and p["predicted_emotion"].notna().any():
+        if p["predicted_emotion"].notna().any():
             add(
                 cond,
                 "classification",
@@ -66,6 +86,7 @@ def intervals_table(
                 "kappa",
                 intervals.kappa_interval(p["true_emotion"], p["predicted_emotion"], labels, replicates, seed),
             )
+        p = answers[answers["condition_id"] == cond]
         for dim in dimensions:
             st = image_stats[image_stats.dimension == dim].set_index("image_id").reindex(p["image_id"])
             ivs = intervals.alpha_intervals(
@@ -97,11 +118,12 @@ def intervals_table(
 # --- the dbt Python model (models/marts/intervals/headline_intervals.py) ----------------------------
 
 
-def headline_intervals(model_vs_human, image_stats, provenance, *, replicates=None, seed=None) -> pd.DataFrame:
+def headline_intervals(model_vs_human, image_stats, stimuli, provenance, *, replicates=None, seed=None) -> pd.DataFrame:
     rows, stats = as_frame(model_vs_human), as_frame(image_stats)
     dims = model_dimensions(rows) or [d for d in ("valence", "arousal") if d in set(stats["dimension"])]
     # The study's intended categories: those of rated images and of predicted ones (a labels-only
     # study has no rated dimension, so no image statistics).
     labels = sorted(set(stats["emotion"].dropna()) | set(rows["true_emotion"].dropna()))
-    out = intervals_table(rows, stats, dims, labels, int(replicates or 500), int(seed or 42))
+    stimuli = as_frame(stimuli)[["image_id", "emotion"]]
+    out = intervals_table(rows, stats, dims, labels, int(replicates or 500), int(seed or 42), stimuli)
     return finish(out, "headline_intervals", provenance)

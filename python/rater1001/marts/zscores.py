@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..stats import bootstrap
-from ._shared import ALL, as_frame, declared, padded, typed, with_origin
+from ._shared import as_frame, declared, padded, scopes, typed, with_origin
 
 
 def psig_table(
@@ -25,7 +25,7 @@ def psig_table(
     for dim, g in model_long[["condition_id", "dimension", "emotion", "image_id", "z"]].groupby("dimension", sort=True):
         index, matrix = humans.get(dim, (pd.Index([]), np.full((1, 0), np.nan)))
         # the 'all' scope as the whole group rather than a second copy of every row (with_scopes)
-        for emotion, part in sorted([(ALL, g), *g.groupby("emotion", sort=True)], key=lambda scope: scope[0]):
+        for emotion, part in sorted(scopes(g, "emotion"), key=lambda scope: scope[0]):
             # conditions x images, images in image_id order (the draws are by position, so the
             # result does not depend on the order DuckDB returned the rows in); NaN where a
             # condition has no row, which p_sig_many excludes like an undefined z

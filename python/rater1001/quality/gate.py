@@ -19,6 +19,7 @@ from ..landing import is_simulated
 from ..paths import ProjectPaths
 from ..study import load_study
 from .checks import build_checks, cell_check_key, count
+from .declaration import declaration_warnings
 from .frames import assemble_frames, read_landing_zone
 from .gx_run import Outcome, run_checks
 from .landed import LandingDB
@@ -167,6 +168,7 @@ def run_quality_gate(paths: ProjectPaths, allow_unbalanced: bool = False) -> Qua
         for r in tables[tables["status"] == "not landed yet"].itertuples()
     ]
     passed, unbalanced, failures, warnings = decide(outcomes, gate.skipped, not_landed, allow_unbalanced)
+    warnings += declaration_warnings(paths, study)
     design = design_lines(study, outcomes)
     result = QualityResult(
         passed=passed,

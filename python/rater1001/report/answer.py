@@ -158,10 +158,10 @@ def _verdicts(reader, answer: Answer, emotions: list[str], names: dict[str, str]
     answer.calibratable.sort(key=lambda c: (order[c[0]], answer.measures.index(c[1])))
 
 
-def _where(passes: pd.DataFrame, measures, yes: bool) -> str:
+def _where(passes: pd.DataFrame, measures, yes: bool, stratum: str = "emotion") -> str:
     parts = []
     for m in measures:
-        cells = passes[(passes["measure"] == m) & (passes["condition_passes"] == yes)]["emotion"].tolist()
+        cells = passes[(passes["measure"] == m) & (passes["condition_passes"] == yes)][stratum].tolist()
         total = int((passes["measure"] == m).sum())
         if not cells:
             continue
@@ -170,8 +170,10 @@ def _where(passes: pd.DataFrame, measures, yes: bool) -> str:
 
 
 def _conditions(reader, answer: Answer, names: dict[str, str]) -> None:
+    # the view names its stratum column after the study's category ('scope' without one)
+    stratum = (reader.columns.get("query_verdict_matrix") or ["emotion"])[0]
     matrix = _try(reader, ["query_verdict_matrix"],
-                  "SELECT emotion, measure, condition_id, condition_passes FROM query_verdict_matrix",
+                  f'SELECT "{stratum}", measure, condition_id, condition_passes FROM query_verdict_matrix',
                   answer.notes, "where each condition stands in")
     est = _try(reader, ["headline_intervals"],
                "SELECT condition_id, dimension, emotion, statistic, estimate, lo, hi FROM headline_intervals "
@@ -199,16 +201,17 @@ def _conditions(reader, answer: Answer, names: dict[str, str]) -> None:
     for cid in ids:
         if matrix is not None and cid in pooled:
             mine = matrix[matrix["condition_id"] == cid].copy()
-            mine["o"] = mine["emotion"].map(order)
+            mine["o"] = mine[stratum].map(order)
             mine = mine.sort_values("o")
-            stands, not_for = _where(mine, answer.measures, True), _where(mine, answer.measures, False)
+            stands = _where(mine, answer.measures, True, stratum)
+            not_for = _where(mine, answer.measures, False, stratum)
         else:
             stands, not_for = "—", "not in the replaceability pool"
         line = ConditionLine(names.get(cid, cid), stands, not_for)
         if matrix is not None and cid in pooled:
             for _, r in mine.iterrows():
-                line.passes[(r["emotion"], r["measure"])] = _num(
-                    r, "query_verdict_matrix", "condition_passes", ("emotion", "measure", "condition_id"), "")
+                line.passes[(r[stratum], r["measure"])] = _num(
+                    r, "query_verdict_matrix", "condition_passes", (stratum, "measure", "condition_id"), "")
         rows = est[est["condition_id"] == cid] if est is not None else pd.DataFrame()
         for stat, label, spec in (("delta_alpha", "Δα", "+.3f"), ("w1sd", "W1SD", ".2f"), ("kappa", "κ", ".3f")):
             for _, r in rows[rows["statistic"] == stat].sort_values("dimension", ascending=False).iterrows():

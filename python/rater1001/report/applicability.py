@@ -25,6 +25,8 @@ def shape_reasons(study: Study, reader: WarehouseReader) -> dict[str, str]:
         out["dimensions"] = "the study declares no dimensions that models rate (study.yml model_dimensions)"
     if study.category is None:
         out["labels"] = "the study declares no category factor (study.yml factors, role category)"
+        out["category"] = (f"{out['labels']}, so no table per category: its numbers are the pooled "
+                           "('all') rows of the tables beside it")
     elif _count(reader, "stg_model_predictions", "predicted_emotion IS NOT NULL") == 0:
         out["labels"] = "no model condition gave a category label"
     if not study.audit_factors:
@@ -45,7 +47,9 @@ def slot_headers(study: Study) -> dict[str, str]:
     """Report column -> its header in this study's names: the slots' columns are shown under the
     declared factor names (true_emotion -> true_topic); the paper's study keeps its headers."""
     out = {}
-    for slot, name in study.factor_slots.items():
+    # a slot the study leaves empty is named by its role (true_emotion -> true_category)
+    names = {"emotion": "category", "race": "audit_1", "gender": "audit_2", **study.factor_slots}
+    for slot, name in names.items():
         for column in SLOT_COLUMNS[slot]:
             header = column.replace(slot, name)
             if header != column:
@@ -79,10 +83,17 @@ def audit_limits(study: Study) -> list[str]:
     return out
 
 
-def not_applicable(reasons: dict[str, str], reader: WarehouseReader, tables) -> str | None:
+# how a block's SQL keeps the per-category rows only (macros/all_scope.sql: without a category
+# every mart has its pooled rows only, docs/study_shape.md, "The grain")
+PER_CATEGORY = "emotion <> 'all'"
+
+
+def not_applicable(reasons: dict[str, str], reader: WarehouseReader, tables, sql: str = "") -> str | None:
     """The reason an empty block's first table does not apply to this study, or None."""
     if not tables:
         return None
+    if PER_CATEGORY in sql and "category" in reasons:
+        return f"not applicable to this study: {reasons['category']}"
     table = tables[0]
     docs = reader.docs.get(table)
     folder = docs.folder if docs else None

@@ -27,6 +27,7 @@ from . import fonts
 from .png_worker import render_png
 from .render import render_html, vl_version
 from .specs import FolderTables, Note, ReportContext, ReportFigure, ReportTable
+from .vocabulary import about_undeclared, studys_sections, translate_html
 
 FALLBACK_ROWS = 300
 
@@ -122,7 +123,7 @@ def table_block(reader: WarehouseReader, spec: ReportTable) -> Block:
         block.note = block.note or audit_note(reader.audit_limits, reader, spec.reads) or ""
     if block.frame is not None and block.frame.empty:
         block.kind = "note"
-        block.note = (not_applicable(reader.shape_reasons, reader, spec.reads)
+        block.note = (not_applicable(reader.shape_reasons, reader, spec.reads, spec.sql)
                       or f"no rows: {', '.join(spec.reads[:1])} is empty for this table.")
     return block
 
@@ -182,7 +183,8 @@ def figure_block(reader: WarehouseReader, spec: ReportFigure, ctx: ReportContext
     empty = [s.table for s, f in zip(spec.sources, frames) if f.empty]
     if empty:
         block.kind = "note"
-        block.note = (not_applicable(reader.shape_reasons, reader, empty)
+        sql = " ".join(s.sql() for s, f in zip(spec.sources, frames) if f.empty)
+        block.note = (not_applicable(reader.shape_reasons, reader, empty, sql)
                       or f"no rows to draw: {', '.join(empty)} has no rows for this figure.")
         return block
     try:
@@ -283,8 +285,10 @@ def build_report(paths: ProjectPaths, write_pngs: bool = True, warehouse: Path |
             ctx = _context(reader, quality.data_origin)
             shown: set[str] = set()
             sections = [(s.title if paper_design else (s.question or s.title),
-                         _blocks_for(reader, s.items, ctx, pngs, shown)) for s in sections_for(study.model_dimensions)]
-            leftover = sorted({t for t, d in reader.docs.items() if d.folder and reader.has(t)} - shown)
+                         _blocks_for(reader, s.items, ctx, pngs, shown))
+                        for s in studys_sections(sections_for(study.model_dimensions), study)]
+            leftover = sorted({t for t, d in reader.docs.items()
+                               if d.folder and reader.has(t) and not about_undeclared(t, study)} - shown)
             if leftover:
                 sections.append(("Other marts (as stored)", [
                     table_block(reader, ReportTable(t, None, f"{reader.docs[t].folder}: {t}", (t,),
@@ -296,7 +300,8 @@ def build_report(paths: ProjectPaths, write_pngs: bool = True, warehouse: Path |
             answer = read_answer(reader, ctx.emotions)
             link_numbers(answer, _anchors(sections))
             html_path = out_dir / "index.html"
-            html_path.write_text(render_html(quality, sections, ctx, answer, paper_design), encoding="utf-8")
+            html = translate_html(render_html(quality, sections, ctx, answer, paper_design), study)
+            html_path.write_text(html, encoding="utf-8")
         finally:
             pngs.wait()
     all_blocks = [b for _, bs in sections for b in bs]

@@ -10,7 +10,7 @@ from .specs import FolderTables, Note, ReportTable, Section
 from .tables_ablations import ABLATIONS
 from .tables_agreement import (AROUSAL, CLASSIFICATION, FER_BASELINES, MAE, REPLACEABILITY, VALENCE,
                                dimension_tables)
-from .tables_demographics import DEMOGRAPHICS
+from .tables_demographics import DEMOGRAPHICS, anova_table
 from .tables_judge import JUDGE
 from .tables_paper_extras import CLASSIFICATION_TRUTH, DIFFICULTY, FIGURE_1, HUMAN_BASELINE, STUDY_DESIGN
 
@@ -81,6 +81,8 @@ def sections_for(model_dimensions) -> tuple[Section, ...]:
                 s = replace(s, items=(Note("F4a", "Figure 4a", "The rating space", why),))
             else:
                 s = replace(s, title=f"The {pair[0]}-{pair[1]} space", items=space_figures(*pair))
+        if s.key == "demographics":  # the bias ANOVA of every model dimension, the paper's two first
+            s = replace(s, items=(*s.items, *(anova_table(f"T7-{d}", None, d) for d in dims if d not in PAPER_SPACE)))
         out.append(s)
     for dim in (d for d in dims if d not in PAPER_SPACE):
         bias, z = dimension_figures(dim, None, None, None, None)

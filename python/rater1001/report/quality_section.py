@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..freshness import built_from, warehouse_problems
 from ..paths import ProjectPaths
+from .. import build_record
 from .reader import Unavailable, WarehouseReader
 
 # Bookkeeping counts of what the analyses exclude (images with < 2 ratings or SD 0, unparsed
@@ -21,7 +22,7 @@ SELECT dimension, count(*) AS images, count(*) FILTER (WHERE n_ratings < 2) AS i
 FROM int_image_human_stats GROUP BY dimension ORDER BY dimension"""
 PREDICTION_GAPS_SQL = """
 SELECT x.condition_id, count(*) AS predictions,
-       count(*) FILTER (WHERE x.predicted_emotion IS NULL) AS without_emotion,
+       count(*) FILTER (WHERE x.predicted_emotion IS NULL) AS without_label,
        count(*) FILTER (WHERE x.parse_path = 'failed') AS parse_failed,
        (SELECT count(*) FROM stg_stimuli) - count(DISTINCT x.image_id) AS images_not_predicted
 FROM int_model_vs_human x GROUP BY x.condition_id ORDER BY x.condition_id"""
@@ -38,6 +39,7 @@ class QualitySummary:
     prediction_gaps: pd.DataFrame | None = None
     notes: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)  # freshness.warehouse_problems: shown as a banner
+    build_problems: list[str] = field(default_factory=list)  # the last build's failures: a banner too
     built_from: str = ""
     data_docs_href: str | None = None
     dbt_docs_href: str | None = None
@@ -56,6 +58,22 @@ def _try(reader: WarehouseReader, tables, sql, notes: list[str]):
         return None
 
 
+def build_problems(paths: ProjectPaths) -> list[str]:
+    """One line per model the last build could not build (failed, with dbt's error, or skipped
+    after an upstream failure) and per failed data test, from warehouse/last_build.json. The
+    warehouse a report reads is the last complete one; these lines say what a later build lacked."""
+    built = build_record.read(paths)
+    if not built or built.get("status") != "failed":
+        return []
+    landing = str(built.get("landing_sha256") or "unknown")[:12]
+    head = f"the build of landing {landing} started {built.get('started_at', '?')} FAILED; this report is of the last complete build"
+    lines = [f"{f['node']} {f['status']}: {f['message']}" for f in built.get("failures", [])]
+    skipped = built.get("skipped_models", [])
+    if skipped:
+        lines.append(f"not built because an upstream model failed: {', '.join(skipped)}")
+    return [head, *(lines or [built.get("cause") or "see logs/dbt.log"])]
+
+
 def quality_summary(paths: ProjectPaths, reader: WarehouseReader) -> QualitySummary:
     s = QualitySummary()
     prov = _try(reader, ["int_study_provenance"], "SELECT * FROM int_study_provenance", s.notes)
@@ -63,6 +81,7 @@ def quality_summary(paths: ProjectPaths, reader: WarehouseReader) -> QualitySumm
         s.provenance = prov.iloc[0].to_dict()
         s.data_origin = str(s.provenance.get("data_origin", "unknown"))
     s.stale = warehouse_problems(paths, s.provenance)
+    s.build_problems = build_problems(paths)
     s.built_from = built_from(s.provenance)
     gate_file = paths.raw / "_quality.json"
     if gate_file.exists():

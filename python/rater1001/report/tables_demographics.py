@@ -21,7 +21,7 @@ def _slices(ours, paper, title, slice_type):
         caption="Each cell: F1-macro (accuracy). The largest gaps are in the full slice table below.")
 
 
-def _anova(ours, paper, dim):
+def anova_table(ours, paper, dim):
     return ReportTable(
         ours, paper, f"Race x gender factorial ANOVA of the {dim} bias, per emotion: F (eta^2)",
         ("demographic_stratified_anova", "stg_model_conditions", "factor_labels"),
@@ -40,11 +40,11 @@ DEMOGRAPHICS = [
     _slices("T7r", "Figure 7b (table)", "Classification by race x gender", "race_gender"),
     ReportTable("T7s", None, "All demographic slices with the largest gaps",
                 ("demographic_slices",), "SELECT * FROM demographic_slices ORDER BY ALL"),
-    _anova("T7b", "Table 7b", "valence"),
-    _anova("T7c", "Table 7c", "arousal"),
-    ReportTable("T7g", None, "Mixed logistic regression correct ~ factor + (1 | gt_emotion): likelihood-ratio tests",
+    anova_table("T7b", "Table 7b", "valence"),
+    anova_table("T7c", "Table 7c", "arousal"),
+    ReportTable("T7g", None, "Mixed logistic regression correct ~ factor + (1 | emotion): likelihood-ratio tests",
                 ("demographic_glmm_lrt",), "SELECT * FROM demographic_glmm_lrt ORDER BY ALL"),
-    ReportTable("T7t", None, "Tukey HSD over the six race x gender cells (significant interactions)",
+    ReportTable("T7t", None, "Tukey HSD over the race x gender cells (significant interactions)",
                 ("demographic_tukey",), "SELECT * FROM demographic_tukey ORDER BY ALL"),
     ReportTable("T7n", None, "Significance counts per model (k of the emotions)",
                 ("demographic_significance_counts",), "SELECT * FROM demographic_significance_counts ORDER BY ALL"),

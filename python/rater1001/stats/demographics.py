@@ -330,6 +330,8 @@ def _f_test(small: _LinearFit, large: _LinearFit, ss_total: float) -> NestedFTes
     ss_term = max(0.0, small.rss - large.rss)
     out = NestedFTest(df_num=df_num, df_den=df_den, ss_term=ss_term, ss_total=ss_total)
     tiny = 1e-12 * max(1.0, ss_total)
+    if large.n == 0:
+        return replace(out, reason="no values in this stratum")
     if ss_total <= tiny:
         return replace(out, reason="bias has zero variance in this stratum")
     if df_num <= 0:
