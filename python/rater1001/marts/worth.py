@@ -1,0 +1,283 @@
+"""models/marts/worth: what a model is worth in human raters (k*, stats.worth) and how many human
+ratings it saves (PPI++ intervals and the budget curve, stats.prediction_powered). A study with or
+without a category and with any number of audit factors: every scope is ('all', 'all') or a
+filled slot under the study's own factor name and one of its levels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..stats import prediction_powered as pp
+from ..stats import worth
+from ._shared import ALL, as_frame, config_list, finish, model_dimensions
+from .demographics import AUDIT_SLOTS, CATEGORY_SLOT, slot_names
+
+RATING, LABEL = "rating", "label"
+
+
+def _scope_slots(names: dict[str, str]) -> list[str]:
+    return [s for s in (CATEGORY_SLOT, *AUDIT_SLOTS) if s in names]
+
+
+def _stimuli(image_stats: pd.DataFrame, label_counts: pd.DataFrame) -> pd.DataFrame:
+    """One row per stimulus with human answers: its slot levels (the category as `emotion`)."""
+    a = image_stats[["image_id", "emotion", "race", "gender"]]
+    b = label_counts[["image_id", "true_emotion", "race", "gender"]].rename(columns={"true_emotion": "emotion"})
+    return pd.concat([a, b]).drop_duplicates("image_id").set_index("image_id")
+
+
+def measures(rows, image_stats, label_counts, names) -> list[dict]:
+    """Per (condition, measure): the stimuli frame (index image_id) with the human answer `y`
+    (mean rating, or label shares as a matrix), the model's answer `yhat` (NaN where missing), and
+    k*'s terms s2, n, distance. Ratings per model dimension; labels under the category's name."""
+    stimuli = _stimuli(image_stats, label_counts)
+    out = []
+    for dim in model_dimensions(rows):
+        st = image_stats[image_stats["dimension"] == dim].set_index("image_id")
+        for cond, p in rows.groupby("condition_id", sort=True):
+            m = p.set_index("image_id")[f"model_{dim}"].reindex(st.index).astype(float)
+            if m.notna().sum() == 0:
+                continue
+            with np.errstate(divide="ignore", invalid="ignore"):  # s2 of a one-rating panel: unused
+                s2, n, dist = worth.stimulus_terms_ratings(st["n_ratings"], st["human_mean"], st["human_ss"], m)
+            y = st["human_mean"].to_numpy(float)
+            out.append(_measure(cond, dim, RATING, st.index, stimuli, y, m.to_numpy(float), s2, n, dist))
+    if len(label_counts) and rows["predicted_emotion"].notna().any():
+        counts = label_counts.pivot_table(
+            index="image_id", columns="chosen_emotion", values="n_labels", aggfunc="sum", fill_value=0
+        )
+        labels = sorted(set(counts.columns) | set(rows["predicted_emotion"].dropna()))
+        counts = counts.reindex(columns=labels, fill_value=0)
+        shares = counts.to_numpy(float) / counts.to_numpy(float).sum(axis=1, keepdims=True)
+        name = names.get(CATEGORY_SLOT, LABEL)
+        for cond, p in rows.groupby("condition_id", sort=True):
+            pred = p.set_index("image_id")["predicted_emotion"].reindex(counts.index)
+            if pred.notna().sum() == 0:
+                continue
+            onehot = (pred.to_numpy(object)[:, None] == np.asarray(labels, dtype=object)[None, :]).astype(float)
+            onehot[pred.isna().to_numpy()] = np.nan
+            with np.errstate(divide="ignore", invalid="ignore"):
+                s2, n, dist = worth.stimulus_terms_labels(counts.to_numpy(float), onehot)
+            out.append(_measure(cond, name, LABEL, counts.index, stimuli, shares, onehot, s2, n, dist, labels))
+    return out
+
+
+def _measure(cond, measure, kind, index, stimuli, y, yhat, s2, n, dist, labels=None) -> dict:
+    return {
+        "condition_id": cond,
+        "measure": measure,
+        "measure_kind": kind,
+        "slots": stimuli.reindex(index),
+        "y": y,
+        "yhat": yhat,
+        "s2": np.asarray(s2, float),
+        "n": np.asarray(n, float),
+        "distance": np.asarray(dist, float),
+        "labels": labels,
+    }
+
+
+def _scopes(m: dict, names: dict[str, str]):
+    """('all', 'all', mask) and (factor name, level, mask) per filled slot level."""
+    yield ALL, ALL, np.ones(len(m["n"]), dtype=bool)
+    for slot in _scope_slots(names):
+        values = m["slots"][slot]
+        for level in sorted(values.dropna().unique()):
+            yield names[slot], str(level), (values == level).to_numpy()
+
+
+# --- worth_k_star ----------------------------------------------------------------------------------
+
+
+def k_star_table(rows, image_stats, label_counts, names, replicates: int, seed: int) -> pd.DataFrame:
+    keys, panels = [], []
+    for m in measures(rows, image_stats, label_counts, names):
+        paneled = m["n"] >= 2
+        answered = ~np.isnan(m["distance"])
+        for factor, level, mask in _scopes(m, names):
+            use = mask & paneled & answered
+            keys.append((m, factor, level, int((mask & paneled & ~answered).sum())))
+            panels.append((m["s2"][use], m["n"][use], m["distance"][use]))
+    out = []
+    for (m, factor, level, n_missing), r in zip(keys, worth.k_stars(panels, replicates, seed), strict=True):
+        out.append(
+            {
+                "condition_id": m["condition_id"],
+                "measure": m["measure"],
+                "measure_kind": m["measure_kind"],
+                "factor": factor,
+                "level": level,
+                "k_star": r.k_star,
+                "lo": r.lo,
+                "hi": r.hi,
+                "beyond_panel": bool(np.isinf(r.k_star)),
+                "panel_variance": r.panel_variance,
+                "excess_distance": r.excess_distance,
+                "n_stimuli": r.n_stimuli,
+                "n_missing": n_missing,
+                "replicates": r.replicates,
+                "seed": r.seed,
+                "confidence": r.level,
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def worth_k_star(model_vs_human, image_stats, label_counts, study_factors, provenance, *, replicates=None, seed=None):
+    names = slot_names(as_frame(study_factors))
+    out = k_star_table(
+        as_frame(model_vs_human),
+        as_frame(image_stats),
+        as_frame(label_counts),
+        names,
+        int(replicates or 1000),
+        int(seed or 42),
+    )
+    return finish(out, "worth_k_star", provenance)
+
+
+# --- worth_ppi -------------------------------------------------------------------------------------
+
+
+def _interval_row(m, statistic, factor, level, share_of, fraction, ppi, classical, n_stimuli, n_missing, i=0):
+    width = classical.hi[i] - classical.lo[i]
+    return {
+        "condition_id": m["condition_id"],
+        "measure": m["measure"],
+        "measure_kind": m["measure_kind"],
+        "statistic": statistic,
+        "factor": factor,
+        "level": level,
+        "share_of": share_of,
+        "fraction": fraction,
+        "estimate": ppi.estimate[i],
+        "lo": ppi.lo[i],
+        "hi": ppi.hi[i],
+        "human_estimate": classical.estimate[i],
+        "human_lo": classical.lo[i],
+        "human_hi": classical.hi[i],
+        "width_ratio": (ppi.hi[i] - ppi.lo[i]) / width if width > 0 else np.nan,
+        "n_human_rated": ppi.n_labelled,
+        "n_stimuli": n_stimuli,
+        "n_missing": n_missing,
+    }
+
+
+def _ppi_or_classical(y, yhat, labelled, level):
+    if labelled.sum() < 2:
+        return None
+    if labelled.all():
+        return pp.classical_mean(y, level)
+    return pp.ppi_mean(y[labelled], yhat[labelled], yhat[~labelled], level)
+
+
+def _estimands(m: dict, names: dict[str, str], keep: np.ndarray, level: float) -> list[tuple]:
+    """(statistic, factor, level, stimuli, other stimuli of a gap or None, classical interval)."""
+    if m["measure_kind"] == LABEL:
+        return [("share", ALL, ALL, keep, None, pp.classical_mean(m["y"][keep], level))]
+    out = []
+    for factor, lev, mask in _scopes(m, names):
+        mask = mask & keep
+        if mask.sum() < 2:
+            continue
+        if factor == ALL or factor == names.get(CATEGORY_SLOT):
+            out.append(("mean", factor, lev, mask, None, pp.classical_mean(m["y"][mask], level)))
+        elif (keep & ~mask).sum() >= 2:
+            rest = keep & ~mask
+            classical = pp.difference(
+                pp.classical_mean(m["y"][mask], level), pp.classical_mean(m["y"][rest], level), level
+            )
+            out.append(("gap", factor, lev, mask, rest, classical))
+    return out
+
+
+def ppi_table(rows, image_stats, label_counts, names, fractions, seed: int, level: float) -> pd.DataFrame:
+    out = []
+    for m in measures(rows, image_stats, label_counts, names):
+        y, yhat = m["y"], m["yhat"]
+        answered = ~np.isnan(yhat if yhat.ndim == 1 else yhat[:, 0])
+        keep = answered & ~np.isnan(y if y.ndim == 1 else y[:, 0])
+        n_missing = int((~answered).sum())
+        estimands = _estimands(m, names, keep, level)
+        for fraction in fractions:
+            labelled = np.zeros(len(keep), dtype=bool)
+            labelled[np.flatnonzero(keep)] = pp.human_subset(int(keep.sum()), fraction, np.random.default_rng(seed))
+            for statistic, factor, lev, mask, rest, classical in estimands:
+                ppi = _ppi_or_classical(y[mask], yhat[mask], labelled[mask], level)
+                if rest is not None:
+                    other = _ppi_or_classical(y[rest], yhat[rest], labelled[rest], level)
+                    ppi = None if ppi is None or other is None else pp.difference(ppi, other, level)
+                if ppi is None:
+                    continue
+                n = int(mask.sum() + (0 if rest is None else rest.sum()))
+                shares_of = m["labels"] if statistic == "share" else [ALL]
+                for i, share_of in enumerate(shares_of):
+                    out.append(
+                        _interval_row(m, statistic, factor, lev, share_of, fraction, ppi, classical, n, n_missing, i)
+                    )
+    return pd.DataFrame(out)
+
+
+def worth_ppi(
+    model_vs_human, image_stats, label_counts, study_factors, provenance, *, fractions=None, seed=None, level=None
+):
+    names = slot_names(as_frame(study_factors))
+    out = ppi_table(
+        as_frame(model_vs_human),
+        as_frame(image_stats),
+        as_frame(label_counts),
+        names,
+        config_list(fractions, "0.1,0.25,0.5"),
+        int(seed or 42),
+        float(level or pp.LEVEL),
+    ).assign(seed=int(seed or 42), confidence=float(level or pp.LEVEL))
+    return finish(out, "worth_ppi", provenance)
+
+
+# --- worth_budget ----------------------------------------------------------------------------------
+
+
+def budget_table(rows, image_stats, label_counts, names, repeats: int, seed: int, level: float) -> pd.DataFrame:
+    out = []
+    for m in measures(rows, image_stats, label_counts, names):
+        y, yhat = m["y"], m["yhat"]
+        keep = ~np.isnan(yhat if yhat.ndim == 1 else yhat[:, 0]) & ~np.isnan(y if y.ndim == 1 else y[:, 0])
+        groups = None
+        if m["measure_kind"] == RATING and CATEGORY_SLOT in names:
+            groups = m["slots"][CATEGORY_SLOT].fillna("").astype(str).to_numpy()[keep]
+        curve = pp.budget_curve(y[keep], yhat[keep], groups, pp.FRACTIONS, repeats, seed, level)
+        enough = pp.budget_fraction(curve.fractions, curve.width_ratio)
+        for f, r in zip(curve.fractions, curve.width_ratio, strict=True):
+            out.append(
+                {
+                    "condition_id": m["condition_id"],
+                    "measure": m["measure"],
+                    "measure_kind": m["measure_kind"],
+                    "fraction": f,
+                    "width_ratio": r,
+                    "budget_fraction": enough,
+                    "n_stimuli": int(keep.sum()),
+                    "n_missing": int((~keep).sum()),
+                    "repeats": repeats,
+                    "seed": seed,
+                    "confidence": level,
+                }
+            )
+    return pd.DataFrame(out)
+
+
+def worth_budget(
+    model_vs_human, image_stats, label_counts, study_factors, provenance, *, repeats=None, seed=None, level=None
+):
+    names = slot_names(as_frame(study_factors))
+    out = budget_table(
+        as_frame(model_vs_human),
+        as_frame(image_stats),
+        as_frame(label_counts),
+        names,
+        int(repeats or pp.REPEATS),
+        int(seed or 42),
+        float(level or pp.LEVEL),
+    )
+    return finish(out, "worth_budget", provenance)
