@@ -67,6 +67,15 @@ class JudgeLine:
 
 
 @dataclass
+class WorthLine:
+    """One condition: what it is worth in human raters per measure (k*, worth_k_star) and the
+    human-rated fraction that gives intervals within 10 % of the all-human width (worth_budget)."""
+    name: str
+    worth: list[tuple[str, Estimate]] = field(default_factory=list)   # (measure, k*)
+    budget: list[tuple[str, Number]] = field(default_factory=list)    # (measure, fraction)
+
+
+@dataclass
 class Answer:
     emotions: list[str] = field(default_factory=list)
     measures: list[str] = field(default_factory=list)
@@ -76,6 +85,7 @@ class Answer:
     gaps: list[Estimate] = field(default_factory=list)
     calibratable: list[tuple[str, str, Number]] = field(default_factory=list)   # (emotion, measure, candidates)
     judges: list[JudgeLine] = field(default_factory=list)
+    worth: list[WorthLine] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def numbers(self):
@@ -92,6 +102,10 @@ class Answer:
         for j in self.judges:
             for e in j.cells.values():
                 yield from _numbers_of(e)
+        for w in self.worth:
+            for _, e in w.worth:
+                yield from _numbers_of(e)
+            yield from (n for _, n in w.budget)
 
 
 def _numbers_of(e: Estimate):
@@ -279,6 +293,33 @@ def _judges(reader, answer: Answer) -> None:
         answer.judges.append(line)
 
 
+def _k_number(row, column: str) -> Number:
+    n = _num(row, "worth_k_star", column, ("condition_id", "measure", "factor", "level"), ".2f")
+    if n.value is not None and math.isinf(n.value):
+        n.shown = "∞"   # closer than the panel's own mean can tell
+    return n
+
+
+def _worth(reader, answer: Answer, names: dict[str, str]) -> None:
+    k = _try(reader, ["worth_k_star"],
+             "SELECT condition_id, measure, factor, level, k_star, lo, hi FROM worth_k_star "
+             "WHERE factor = 'all' ORDER BY condition_id, measure_kind DESC, measure DESC",
+             answer.notes, "what each condition is worth")
+    if k is None:
+        return
+    b = reader.query("SELECT DISTINCT condition_id, measure, budget_fraction FROM worth_budget") \
+        if reader.has("worth_budget") else pd.DataFrame(columns=["condition_id", "measure", "budget_fraction"])
+    for cid in dict.fromkeys(k["condition_id"]):
+        line = WorthLine(names.get(cid, cid))
+        for _, r in k[k["condition_id"] == cid].iterrows():
+            line.worth.append((r["measure"], Estimate(r["measure"], _k_number(r, "k_star"), _k_number(r, "lo"),
+                                                      _k_number(r, "hi"))))
+        for _, r in b[b["condition_id"] == cid].sort_values("measure", ascending=False).iterrows():
+            line.budget.append((r["measure"], _num(r, "worth_budget", "budget_fraction", ("condition_id", "measure"),
+                                                   ".0%")))
+        answer.worth.append(line)
+
+
 def read_answer(reader: WarehouseReader, emotions: list[str]) -> Answer:
     answer = Answer()
     names = _names(reader)
@@ -286,6 +327,7 @@ def read_answer(reader: WarehouseReader, emotions: list[str]) -> Answer:
     _conditions(reader, answer, names)
     _gaps(reader, answer, names)
     _judges(reader, answer)
+    _worth(reader, answer, names)
     return answer
 
 
