@@ -21,7 +21,8 @@ def closed_form(y, yhat, yhat_u, level=0.9):
     cov = np.mean((y - y.mean()) * (yhat - yhat.mean()))
     both = np.concatenate([yhat, yhat_u])
     var = np.sum((both - both.mean()) ** 2) / (n + big_n - 1)
-    lam = min(max(cov / ((1 + n / big_n) * var), 0.0), 1.0)
+    # a constant model carries no information: lambda = 0, the classical estimate of the rated subset
+    lam = min(max(cov / ((1 + n / big_n) * var), 0.0), 1.0) if var > 0 else 0.0
     theta = lam * yhat_u.mean() + np.mean(y - lam * yhat)
     se = np.sqrt(lam**2 * np.var(yhat_u) / big_n + np.var(y - lam * yhat) / n)
     z = norm.ppf(1 - (1 - level) / 2)
@@ -53,6 +54,18 @@ def test_label_shares_are_estimated_coordinate_by_coordinate():
         theta, lo, hi = closed_form(y[:40, c], yhat[:40, c], yhat[40:, c])
         assert got.estimate[c] == pytest.approx(theta, abs=1e-10)
         assert (got.lo[c], got.hi[c]) == pytest.approx((lo, hi), abs=1e-10)
+
+
+def test_a_constant_model_gives_the_classical_estimate_of_the_human_rated_subset():
+    rng = np.random.default_rng(9)
+    y = rng.normal(7, 0.3, 240)
+    got = pp.ppi_mean(y[:24], np.full(24, 9.0), np.full(216, 9.0))
+    assert got.estimate[0] == pytest.approx(y[:24].mean(), abs=1e-12)
+    assert (got.lo[0], got.hi[0]) == pytest.approx(
+        closed_form(y[:24], np.full(24, 9.0), np.full(216, 9.0))[1:], abs=1e-12
+    )
+    curve = pp.budget_curve(y, np.full(240, 9.0), fractions=(0.25,), repeats=3, seed=1)
+    assert curve.width_ratio[0] == pytest.approx(2.0, rel=0.15)  # 1 / sqrt(0.25), never NaN
 
 
 def test_a_useless_model_gives_the_classical_estimate_of_the_human_rated_subset():
@@ -137,3 +150,17 @@ def test_a_model_that_knows_nothing_needs_the_humans_in_proportion():
 def test_budget_fraction_is_the_smallest_within_tolerance():
     assert pp.budget_fraction([0.05, 0.1, 0.2, 1.0], [1.5, 1.09, 1.2, 1.0]) == 0.1
     assert np.isnan(pp.budget_fraction([0.1], [1.5]))
+
+
+def test_importing_ppi_py_through_the_module_silences_no_warning_elsewhere():
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings\n"
+        "import rater1001.stats.prediction_powered\n"
+        "print(any(f[0] == 'ignore' and f[2] is Warning and f[1] is None and f[3] is None for f in warnings.filters))\n"
+        "import ppi_py.ppi\n"  # already imported: no second filter change
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rater1001.stats import worth
+from stats_helpers import pairwise_k_star
 
 
 def _enumerate(panel: np.ndarray, k: int, h: int, model: float | None = None) -> float:
@@ -80,20 +81,6 @@ def test_identities_hold_by_simulation_on_a_larger_panel():
     assert abs(machine.mean() - ((model - panel.mean()) ** 2 + s2 * (1 / h - 1 / len(panel)))) < se(machine)
 
 
-def brute_force_k_star(panels_: list[np.ndarray], models: list[np.ndarray]) -> float:
-    """k* from individual answers only: with h = 1 the identities say a random human pair's mean
-    squared distance P_i = 2 s_i^2 and the model's mean squared distance to a random human M_i =
-    (m_i - h_i)^2 + s_i^2 (1 - 1/n_i), so k* = mean(P/2) / (mean(M) - mean(P/2))."""
-    p, m = [], []
-    for panel, model in zip(panels_, models, strict=True):
-        x = panel.reshape(len(panel), -1)
-        pairs = [((x[i] - x[j]) ** 2).sum() for i in range(len(x)) for j in range(len(x)) if i != j]
-        p.append(np.mean(pairs))
-        m.append(np.mean([((model - xi) ** 2).sum() for xi in x]))
-    denominator = np.mean(m) - np.mean(p) / 2
-    return float("inf") if denominator <= 0 else float(np.mean(p) / 2 / denominator)
-
-
 @settings(max_examples=60, deadline=None)
 @given(
     stimuli=st.lists(
@@ -107,7 +94,7 @@ def test_k_star_of_ratings_equals_the_brute_force_pair_enumeration(stimuli):
         [len(p) for p in panels_], [p.mean() for p in panels_], [((p - p.mean()) ** 2).sum() for p in panels_], models
     )
     got = worth.k_star(s2, n, dist, replicates=0).k_star
-    want = brute_force_k_star(panels_, models)
+    want = pairwise_k_star(panels_, models)
     if np.isinf(want):
         assert np.isinf(got) or got > 1e9
     elif np.isinf(got):
@@ -128,7 +115,7 @@ def test_k_star_of_labels_equals_the_brute_force_pair_enumeration(stimuli):
     models = [eye[m] for _, m in stimuli]
     counts = [np.bincount(p, minlength=4) for p, _ in stimuli]
     got = worth.k_star(*worth.stimulus_terms_labels(counts, models), replicates=0).k_star
-    want = brute_force_k_star(panels_, models)
+    want = pairwise_k_star(panels_, models)
     if np.isinf(want) or np.isinf(got):
         assert (np.isinf(want) or want > 1e9) and (np.isinf(got) or got > 1e9)
     else:
@@ -179,3 +166,11 @@ def test_an_interval_reaching_beyond_the_panel_has_an_infinite_upper_bound():
 def test_no_stimuli_gives_nan_not_an_error():
     r = worth.k_star([], [], [], 100, 42)
     assert np.isnan(r.k_star) and np.isnan(r.lo) and r.n_stimuli == 0
+
+
+def test_unanimous_panels_the_model_misses_are_worth_zero_raters_with_a_zero_interval():
+    r = worth.k_star(np.zeros(30), np.full(30, 5.0), np.full(30, 1.0), 200, 42)
+    assert (r.k_star, r.lo, r.hi) == (0.0, 0.0, 0.0)
+    # and the model that matches them exactly is beyond the panel
+    r = worth.k_star(np.zeros(30), np.full(30, 5.0), np.zeros(30), 200, 42)
+    assert np.isinf(r.k_star) and np.isinf(r.lo) and np.isinf(r.hi)

@@ -34,7 +34,9 @@ def measures(rows, image_stats, label_counts, names) -> list[dict]:
     stimuli = _stimuli(image_stats, label_counts)
     out = []
     for dim in model_dimensions(rows):
-        st = image_stats[image_stats["dimension"] == dim].set_index("image_id")
+        # stimuli in image_id order: the seeded subsets draw positions, and a warehouse returns rows
+        # in no fixed order
+        st = image_stats[image_stats["dimension"] == dim].set_index("image_id").sort_index()
         for cond, p in rows.groupby("condition_id", sort=True):
             m = p.set_index("image_id")[f"model_{dim}"].reindex(st.index).astype(float)
             if m.notna().sum() == 0:
@@ -281,3 +283,76 @@ def worth_budget(
         float(level or pp.LEVEL),
     )
     return finish(out, "worth_budget", provenance)
+
+
+# --- worth_judge_k_star ----------------------------------------------------------------------------
+
+JUDGE_OUTCOMES = ("first", "second", "tie")  # the pair's candidates in sorted order, or a tie
+
+
+def _judge_outcomes(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Each consolidated verdict as an outcome of the pair regardless of presentation order:
+    the sorted pair's first or second candidate wins, or a tie; NULL when incomplete."""
+    v = verdicts.assign(
+        first=np.minimum(verdicts["candidate_a"].astype(str), verdicts["candidate_b"].astype(str)),
+        second=np.maximum(verdicts["candidate_a"].astype(str), verdicts["candidate_b"].astype(str)),
+    )
+    w = v["winner_candidate"]
+    v["outcome"] = np.select([w == "tie", w == v["first"], w == v["second"]], list(JUDGE_OUTCOMES), default=None)
+    v.loc[w.isna(), "outcome"] = None
+    return v
+
+
+def judge_k_star_table(pair_verdicts: pd.DataFrame, replicates: int, seed: int) -> pd.DataFrame:
+    """k* of each LLM judge per axis: the human judges' verdicts on a pair are the panel (win /
+    loss / tie one-hot), the LLM's consolidated verdict the model's answer; over all pairs and per
+    variant. Pairs need two human verdicts; pairs the LLM left incomplete are counted (n_missing)."""
+    if pair_verdicts.empty:
+        return pd.DataFrame()
+    v = _judge_outcomes(pair_verdicts)
+    key = ["sample_id", "variant", "first", "second", "axis"]
+    human = v[(v["judge_kind"] == "human") & v["outcome"].notna()]
+    counts = pd.crosstab([human[k] for k in key], human["outcome"]).reindex(columns=list(JUDGE_OUTCOMES), fill_value=0)
+    counts = counts[counts.sum(axis=1) >= 2].sort_index()
+    keys, panels = [], []
+    for judge, mine in v[v["judge_kind"] != "human"].groupby("judge_id", sort=True):
+        answer = mine.drop_duplicates(key).set_index(key)["outcome"].reindex(counts.index)
+        onehot = (answer.to_numpy(object)[:, None] == np.asarray(JUDGE_OUTCOMES, dtype=object)[None, :]).astype(float)
+        answered = answer.notna().to_numpy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s2, n, dist = worth.stimulus_terms_labels(counts.to_numpy(float), onehot)
+        axes = counts.index.get_level_values("axis")
+        variants = counts.index.get_level_values("variant")
+        for axis in sorted(set(axes)):
+            on_axis = axes == axis
+            for variant in [ALL, *sorted(set(variants[on_axis]))]:
+                mask = on_axis & ((variants == variant) if variant != ALL else True)
+                use = mask & answered
+                keys.append((judge, axis, variant, int((mask & ~answered).sum())))
+                panels.append((s2[use], n[use], dist[use]))
+    out = []
+    for (judge, axis, variant, n_missing), r in zip(keys, worth.k_stars(panels, replicates, seed), strict=True):
+        out.append(
+            {
+                "judge_id": judge,
+                "axis": axis,
+                "variant": variant,
+                "k_star": r.k_star,
+                "lo": r.lo,
+                "hi": r.hi,
+                "beyond_panel": bool(np.isinf(r.k_star)),
+                "panel_variance": r.panel_variance,
+                "excess_distance": r.excess_distance,
+                "n_pairs": r.n_stimuli,
+                "n_missing": n_missing,
+                "replicates": r.replicates,
+                "seed": r.seed,
+                "confidence": r.level,
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def worth_judge_k_star(pair_verdicts, provenance, *, replicates=None, seed=None):
+    out = judge_k_star_table(as_frame(pair_verdicts), int(replicates or 1000), int(seed or 42))
+    return finish(out, "worth_judge_k_star", provenance)

@@ -8,8 +8,12 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from ppi_py import classical_mean_ci, ppi_mean_ci
 from scipy.stats import norm
+
+# ppi_py's import calls warnings.simplefilter("ignore") for the whole process; the filters are
+# restored after it, so no other warning is silenced (the dbt build reports warnings it sees)
+with warnings.catch_warnings():
+    from ppi_py import classical_mean_ci, ppi_mean_ci
 
 LEVEL = 0.90
 SEED = 42
@@ -49,7 +53,8 @@ def ppi_mean(y, yhat, yhat_unlabelled, level: float = LEVEL) -> MeanInterval:
     theta = lambda mean(yhat_unlabelled) + mean(y - lambda yhat), lambda = Cov(y, yhat) /
     ((1 + n / N) Var(yhat)) clipped to [0, 1], per coordinate (`ppi_py`, lam=None,
     lam_optim_mode 'element'); the interval is normal with the rectifier's and the imputed mean's
-    variances added.
+    variances added. A model constant on a coordinate gets lambda = 0 (the classical interval of
+    the human-rated stimuli), the limit ppi_py's tuning reaches only by rounding.
 
     References
     ----------
@@ -66,12 +71,26 @@ def ppi_mean(y, yhat, yhat_unlabelled, level: float = LEVEL) -> MeanInterval:
     2.285714
     """
     y, yhat, yhat_u = (np.asarray(v, dtype=float) for v in (y, yhat, yhat_unlabelled))
-    lo, hi = (
-        np.atleast_1d(b).astype(float) for b in ppi_mean_ci(y, yhat, yhat_u, alpha=1 - level, lam_optim_mode="element")
-    )
+    both = np.concatenate([yhat.reshape(len(yhat), -1), yhat_u.reshape(len(yhat_u), -1)])
+    if np.all(both.max(axis=0) > both.min(axis=0)):
+        lo, hi = _ppi_ci(y, yhat, yhat_u, level, None)
+    else:
+        # ppi_py's tuning divides 0 by 0 for a model constant on a coordinate (a label it never
+        # gives): there lambda = 0, the classical interval of the rated subset (the limit)
+        y2, h2, u2 = (v.reshape(len(v), -1) for v in (y, yhat, yhat_u))
+        bounds = [
+            _ppi_ci(y2[:, c], h2[:, c], u2[:, c], level, None if both[:, c].max() > both[:, c].min() else 0.0)
+            for c in range(y2.shape[1])
+        ]
+        lo, hi = (np.concatenate(b) for b in zip(*bounds, strict=True))
     # ppi_mean_ci centres its normal interval on ppi_mean_pointestimate at the same tuned lambda, so
     # the midpoint is that estimate (to rounding; tested against the closed form) at half the cost
     return MeanInterval((lo + hi) / 2, lo, hi, len(y), len(yhat_u))
+
+
+def _ppi_ci(y, yhat, yhat_u, level: float, lam) -> tuple[np.ndarray, np.ndarray]:
+    bounds = ppi_mean_ci(y, yhat, yhat_u, alpha=1 - level, lam=lam, lam_optim_mode="element")
+    return tuple(np.atleast_1d(b).astype(float) for b in bounds)
 
 
 def classical_mean(y, level: float = LEVEL) -> MeanInterval:
@@ -323,7 +342,9 @@ def _draw_ratios(y: np.ndarray, yhat: np.ndarray, labelled: np.ndarray, z: float
         my, mh = sy / n, sh / n
         var_y, var_h, cov = syy / n - my**2, shh / n - mh**2, syh / n - my * mh
         var_all = (total[3 * d : 4 * d] - total[2 * d : 3 * d] ** 2 / m) / (m - 1)
-        lam = np.clip(cov / ((1 + n / big_n) * var_all), 0, 1)
+        # a constant model (no variance) gets lambda 0, the classical interval of the rated subset,
+        # as ppi_py's tuning gives it
+        lam = np.where(var_all > 0, np.clip(cov / ((1 + n / big_n) * var_all), 0, 1), 0.0)
         var_u = uhh / big_n - (uh / big_n) ** 2
         width = 2 * z * np.sqrt(lam**2 * var_u / big_n + (var_y + lam**2 * var_h - 2 * lam * cov) / n)
         full_var = total[d : 2 * d] / m - (total[:d] / m) ** 2

@@ -237,8 +237,10 @@ def k_stars(panels, replicates: int = REPLICATES, seed: int = SEED, level: float
             sums = replicate_sums(np.vstack([terms[i] for i in members]), replicates, seed)
             for j, i in enumerate(members):
                 s = sums[:, 3 * j : 3 * j + 3]
+                excess = s[:, 1] - s[:, 2]
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    reciprocal[i] = (s[:, 1] - s[:, 2]) / s[:, 0]  # 1 / k* (the counts cancel)
+                    # 1 / k* (the counts cancel); unanimous panels: 0 raters (+inf) or beyond the panel
+                    reciprocal[i] = np.where(s[:, 0] > 0, excess / s[:, 0], np.where(excess > 0, np.inf, -np.inf))
     out = []
     for i, t in enumerate(terms):
         count = t.shape[1]
@@ -246,8 +248,9 @@ def k_stars(panels, replicates: int = REPLICATES, seed: int = SEED, level: float
         estimate = k_star_from_means(*means) if count else float("nan")
         lo = hi = float("nan")
         if i in reciprocal:
-            r_lo, r_hi = np.quantile(reciprocal[i], [(1 - level) / 2, (1 + level) / 2])
-            lo = float("inf") if r_hi <= 0 else float(1 / r_hi)
+            # an order statistic, not an interpolation: infinite replicates stay infinite
+            r_lo, r_hi = np.quantile(reciprocal[i], [(1 - level) / 2, (1 + level) / 2], method="inverted_cdf")
+            lo = float("inf") if r_hi <= 0 else float(1 / r_hi)  # 1 / inf = 0 raters
             hi = float("inf") if r_lo <= 0 else float(1 / r_lo)
         out.append(
             KStar(estimate, lo, hi, float(means[0]), float(means[1] - means[2]), count, int(replicates), seed, level)
