@@ -18,7 +18,6 @@ import time
 
 import duckdb
 import numpy as np
-
 from rater1001.marts import worth
 from rater1001.marts.demographics import slot_names
 from rater1001.stats import prediction_powered as pp
@@ -48,36 +47,34 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--warehouse", default="warehouse/rater1001.duckdb")
     ap.add_argument("--replications", type=int, default=500)
-    ap.add_argument("--fraction", type=float, default=0.1)
+    ap.add_argument("--fractions", type=float, nargs="+", default=[0.1, 0.25, 0.5])
     ap.add_argument("--seed", type=int, default=20260101)
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
-    hits: dict[str, list] = {"iid": [], "subset": []}
-    per_condition: dict[str, list] = {}
-    for cond, what, y, yhat in estimands(args.warehouse):
-        truth = y.mean(axis=0)
-        m = len(y)
-        n = max(2, int(np.ceil(args.fraction * m)))
-        for _ in range(args.replications):
-            lab, unl = rng.integers(0, m, n), rng.integers(0, m, m)
-            r = pp.ppi_mean(y[lab], yhat[lab], yhat[unl])
-            covered = (r.lo <= truth) & (truth <= r.hi)
-            hits["iid"].extend(covered.tolist())
-            per_condition.setdefault(cond, []).extend(covered.tolist())
-            mask = pp.human_subset(m, args.fraction, rng)
-            r = pp.ppi_mean(y[mask], yhat[mask], yhat[~mask])
-            hits["subset"].extend(((r.lo <= truth) & (truth <= r.hi)).tolist())
+    cases = estimands(args.warehouse)
     se = np.sqrt(0.9 * 0.1 / args.replications)
-    print(f"PPI++ 90 % intervals, {args.replications} replications per estimand, {args.fraction:.0%} human-rated")
-    for cond, h in sorted(per_condition.items()):
-        print(f"  {cond:26s} coverage {np.mean(h):.3f} over {len(h)} intervals")
-    for design, h in hits.items():
-        print(
-            f"{design:7s} overall coverage {np.mean(h):.4f} over {len(h)} intervals "
-            f"(Monte Carlo SE of one estimand's coverage {se:.4f})"
-        )
-    print(f"({time.perf_counter() - started:.0f} s)")
+    print(f"PPI++ 90 % intervals, {args.replications} replications per estimand and fraction, 8 VLM conditions")
+    for fraction in args.fractions:
+        hits: dict[tuple[str, str], list] = {}
+        for cond, what, y, yhat in cases:
+            kind = "label shares" if ":" not in what else "category-level means"
+            truth = y.mean(axis=0)
+            m = len(y)
+            n = max(2, int(np.ceil(fraction * m)))
+            for _ in range(args.replications):
+                lab, unl = rng.integers(0, m, n), rng.integers(0, m, m)
+                r = pp.ppi_mean(y[lab], yhat[lab], yhat[unl])
+                hits.setdefault(("iid", kind), []).extend(((r.lo <= truth) & (truth <= r.hi)).tolist())
+                mask = pp.human_subset(m, fraction, rng)
+                r = pp.ppi_mean(y[mask], yhat[mask], yhat[~mask])
+                hits.setdefault(("subset", kind), []).extend(((r.lo <= truth) & (truth <= r.hi)).tolist())
+        for (design, kind), h in sorted(hits.items()):
+            print(
+                f"  {fraction:4.0%} human-rated  {design:6s}  {kind:20s} coverage {np.mean(h):.4f} "
+                f"over {len(h)} intervals"
+            )
+    print(f"Monte Carlo SE of one estimand's coverage: {se:.4f}; {time.perf_counter() - started:.0f} s")
 
 
 if __name__ == "__main__":
