@@ -57,7 +57,7 @@ def main() -> None:
     print(f"PPI++ 90 % intervals, {args.replications} replications per estimand and fraction, 8 VLM conditions")
     for fraction in args.fractions:
         hits: dict[tuple[str, str], list] = {}
-        for cond, what, y, yhat in cases:
+        for _cond, what, y, yhat in cases:
             kind = "label shares" if ":" not in what else "category-level means"
             truth = y.mean(axis=0)
             m = len(y)
