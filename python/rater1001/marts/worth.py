@@ -92,6 +92,21 @@ def _scopes(m: dict, names: dict[str, str]):
 # --- worth_k_star ----------------------------------------------------------------------------------
 
 
+def _k_star_fields(r: worth.KStar) -> dict:
+    """The columns every k* mart shares, from one stats.worth result."""
+    return {
+        "k_star": r.k_star,
+        "lo": r.lo,
+        "hi": r.hi,
+        "beyond_panel": bool(np.isinf(r.k_star)),
+        "panel_variance": r.panel_variance,
+        "excess_distance": r.excess_distance,
+        "replicates": r.replicates,
+        "seed": r.seed,
+        "confidence": r.level,
+    }
+
+
 def k_star_table(rows, image_stats, label_counts, names, replicates: int, seed: int) -> pd.DataFrame:
     keys, panels = [], []
     for m in measures(rows, image_stats, label_counts, names):
@@ -110,17 +125,9 @@ def k_star_table(rows, image_stats, label_counts, names, replicates: int, seed: 
                 "measure_kind": m["measure_kind"],
                 "factor": factor,
                 "level": level,
-                "k_star": r.k_star,
-                "lo": r.lo,
-                "hi": r.hi,
-                "beyond_panel": bool(np.isinf(r.k_star)),
-                "panel_variance": r.panel_variance,
-                "excess_distance": r.excess_distance,
+                **_k_star_fields(r),
                 "n_stimuli": r.n_stimuli,
                 "n_missing": n_missing,
-                "replicates": r.replicates,
-                "seed": r.seed,
-                "confidence": r.level,
             }
         )
     return pd.DataFrame(out)
@@ -337,17 +344,9 @@ def judge_k_star_table(pair_verdicts: pd.DataFrame, replicates: int, seed: int) 
                 "judge_id": judge,
                 "axis": axis,
                 "variant": variant,
-                "k_star": r.k_star,
-                "lo": r.lo,
-                "hi": r.hi,
-                "beyond_panel": bool(np.isinf(r.k_star)),
-                "panel_variance": r.panel_variance,
-                "excess_distance": r.excess_distance,
+                **_k_star_fields(r),
                 "n_pairs": r.n_stimuli,
                 "n_missing": n_missing,
-                "replicates": r.replicates,
-                "seed": r.seed,
-                "confidence": r.level,
             }
         )
     return pd.DataFrame(out)
