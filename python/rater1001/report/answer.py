@@ -307,7 +307,8 @@ def _worth(reader, answer: Answer, names: dict[str, str]) -> None:
              answer.notes, "what each condition is worth")
     if k is None:
         return
-    b = reader.query("SELECT DISTINCT condition_id, measure, budget_fraction FROM worth_budget") \
+    # budget_fraction is the same on every row of a (condition, measure): the all-human row is its address
+    b = reader.query("SELECT condition_id, measure, fraction, budget_fraction FROM worth_budget WHERE fraction = 1") \
         if reader.has("worth_budget") else pd.DataFrame(columns=["condition_id", "measure", "budget_fraction"])
     for cid in dict.fromkeys(k["condition_id"]):
         line = WorthLine(names.get(cid, cid))
@@ -315,8 +316,8 @@ def _worth(reader, answer: Answer, names: dict[str, str]) -> None:
             line.worth.append((r["measure"], Estimate(r["measure"], _k_number(r, "k_star"), _k_number(r, "lo"),
                                                       _k_number(r, "hi"))))
         for _, r in b[b["condition_id"] == cid].sort_values("measure", ascending=False).iterrows():
-            line.budget.append((r["measure"], _num(r, "worth_budget", "budget_fraction", ("condition_id", "measure"),
-                                                   ".0%")))
+            line.budget.append((r["measure"], _num(r, "worth_budget", "budget_fraction",
+                                                   ("condition_id", "measure", "fraction"), ".2f")))
         answer.worth.append(line)
 
 
