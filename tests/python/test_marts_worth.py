@@ -156,3 +156,14 @@ def test_judge_k_star_equals_the_brute_force_over_pairs_of_human_judges(small_wa
             models.append(outcomes(mine.iloc[0], pair))
         assert (row["n_pairs"], row["n_missing"]) == (len(panels), missing)
         assert row["k_star"] == pytest.approx(pairwise_k_star(panels, models), rel=1e-9)
+
+
+def test_summary_prints_each_conditions_worth_and_budget(demo_warehouse):
+    from rater1001.summary import headline
+
+    text = headline(demo_warehouse).splitlines()
+    q = query_warehouse(demo_warehouse, "select * from query_worth")
+    assert text[0].startswith("rater1001 headline (SIMULATED data)")
+    for r in q.itertuples():
+        line = next(line for line in text if line.startswith(f"  {r.condition_id}: "))
+        assert f"{r.measure} {r.k_star:.2f} [{r.k_star_lo:.2f}, {r.k_star_hi:.2f}]; {r.budget_fraction:.0%}" in line
