@@ -76,14 +76,14 @@ def test_ppi_estimates_and_intervals_equal_the_closed_form_on_the_same_subset(de
     mart = query_warehouse(
         demo_warehouse, "select * from worth_ppi where condition_id = 'gpt-4o-mini' and statistic = 'mean'"
     )
-    assert set(mart["fraction"]) == {0.1, 0.25, 0.5}
+    assert set(mart["fraction"]) == {0.1, 0.5}
     for dim in DIMENSIONS:
         human = ratings.groupby("image_id")[dim].mean().sort_index()
         model = (
             predictions[predictions["condition_id"] == "gpt-4o-mini"].set_index("image_id")[dim].reindex(human.index)
         )
         emotion = stimuli["emotion"].reindex(human.index).to_numpy()
-        for fraction in (0.1, 0.25, 0.5):
+        for fraction in (0.1, 0.5):
             labelled = pp.human_subset(len(human), fraction, np.random.default_rng(42))
             rows = mart[(mart["measure"] == dim) & (mart["fraction"] == fraction)]
             assert len(rows) == 7
@@ -100,9 +100,9 @@ def test_ppi_estimates_and_intervals_equal_the_closed_form_on_the_same_subset(de
 def test_gaps_and_label_shares_are_there_with_the_all_human_interval_beside(demo_warehouse):
     mart = query_warehouse(demo_warehouse, "select * from worth_ppi where condition_id = 'gpt-4o-mini'")
     gaps = mart[mart["statistic"] == "gap"]
-    assert set(gaps["factor"]) == {"race", "gender"} and len(gaps) == 3 * 2 * (3 + 2)
+    assert set(gaps["factor"]) == {"race", "gender"} and len(gaps) == 2 * 2 * (3 + 2)
     shares = mart[mart["statistic"] == "share"]
-    assert len(shares) == 3 * 6 and set(shares["measure"]) == {"emotion"}
+    assert len(shares) == 2 * 6 and set(shares["measure"]) == {"emotion"}
     # the human label shares of every image sum to one, so the all-human shares do too
     for _, part in shares.groupby("fraction"):
         assert part["human_estimate"].sum() == pytest.approx(1.0, abs=1e-12)

@@ -27,6 +27,13 @@ def _stimuli(image_stats: pd.DataFrame, label_counts: pd.DataFrame) -> pd.DataFr
     return pd.concat([a, b]).drop_duplicates("image_id").set_index("image_id")
 
 
+def _answers(rows: pd.DataFrame, column: str, index: pd.Index) -> pd.DataFrame:
+    """Stimuli (index) x conditions: each condition's answer in `column` (one reshape, not one
+    lookup per condition)."""
+    wide = rows.pivot(index="image_id", columns="condition_id", values=column)
+    return wide.reindex(index=index, columns=sorted(wide.columns))
+
+
 def measures(rows, image_stats, label_counts, names) -> list[dict]:
     """Per (condition, measure): the stimuli frame (index image_id) with the human answer `y`
     (mean rating, or label shares as a matrix), the model's answer `yhat` (NaN where missing), and
@@ -37,14 +44,16 @@ def measures(rows, image_stats, label_counts, names) -> list[dict]:
         # stimuli in image_id order: the seeded subsets draw positions, and a warehouse returns rows
         # in no fixed order
         st = image_stats[image_stats["dimension"] == dim].set_index("image_id").sort_index()
-        for cond, p in rows.groupby("condition_id", sort=True):
-            m = p.set_index("image_id")[f"model_{dim}"].reindex(st.index).astype(float)
-            if m.notna().sum() == 0:
+        slots = stimuli.reindex(st.index)
+        y = st["human_mean"].to_numpy(float)
+        answers = _answers(rows, f"model_{dim}", st.index).astype(float)
+        for cond in answers.columns:
+            m = answers[cond].to_numpy(float)
+            if np.isnan(m).all():
                 continue
             with np.errstate(divide="ignore", invalid="ignore"):  # s2 of a one-rating panel: unused
                 s2, n, dist = worth.stimulus_terms_ratings(st["n_ratings"], st["human_mean"], st["human_ss"], m)
-            y = st["human_mean"].to_numpy(float)
-            out.append(_measure(cond, dim, RATING, st.index, stimuli, y, m.to_numpy(float), s2, n, dist))
+            out.append(_measure(cond, dim, RATING, slots, y, m, s2, n, dist))
     if len(label_counts) and rows["predicted_emotion"].notna().any():
         counts = label_counts.pivot_table(
             index="image_id", columns="chosen_emotion", values="n_labels", aggfunc="sum", fill_value=0
@@ -53,24 +62,27 @@ def measures(rows, image_stats, label_counts, names) -> list[dict]:
         counts = counts.reindex(columns=labels, fill_value=0)
         shares = counts.to_numpy(float) / counts.to_numpy(float).sum(axis=1, keepdims=True)
         name = names.get(CATEGORY_SLOT, LABEL)
-        for cond, p in rows.groupby("condition_id", sort=True):
-            pred = p.set_index("image_id")["predicted_emotion"].reindex(counts.index)
-            if pred.notna().sum() == 0:
+        slots = stimuli.reindex(counts.index)
+        answers = _answers(rows, "predicted_emotion", counts.index)
+        for cond in answers.columns:
+            pred = answers[cond].to_numpy(object)
+            missing = pd.isna(pred)
+            if missing.all():
                 continue
-            onehot = (pred.to_numpy(object)[:, None] == np.asarray(labels, dtype=object)[None, :]).astype(float)
-            onehot[pred.isna().to_numpy()] = np.nan
+            onehot = (pred[:, None] == np.asarray(labels, dtype=object)[None, :]).astype(float)
+            onehot[missing] = np.nan
             with np.errstate(divide="ignore", invalid="ignore"):
                 s2, n, dist = worth.stimulus_terms_labels(counts.to_numpy(float), onehot)
-            out.append(_measure(cond, name, LABEL, counts.index, stimuli, shares, onehot, s2, n, dist, labels))
+            out.append(_measure(cond, name, LABEL, slots, shares, onehot, s2, n, dist, labels))
     return out
 
 
-def _measure(cond, measure, kind, index, stimuli, y, yhat, s2, n, dist, labels=None) -> dict:
+def _measure(cond, measure, kind, slots, y, yhat, s2, n, dist, labels=None) -> dict:
     return {
         "condition_id": cond,
         "measure": measure,
         "measure_kind": kind,
-        "slots": stimuli.reindex(index),
+        "slots": slots,
         "y": y,
         "yhat": yhat,
         "s2": np.asarray(s2, float),
@@ -237,7 +249,7 @@ def worth_ppi(
         as_frame(image_stats),
         as_frame(label_counts),
         names,
-        config_list(fractions, "0.1,0.25,0.5"),
+        config_list(fractions, "0.1,0.5"),
         int(seed or 42),
         float(level or pp.LEVEL),
     ).assign(seed=int(seed or 42), confidence=float(level or pp.LEVEL))

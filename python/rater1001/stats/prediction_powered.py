@@ -281,7 +281,8 @@ def budget_curve(
 
     Notes
     -----
-    Repeat r draws one permutation of the stimuli (numpy default_rng(seed)) for every fraction.
+    Repeat r draws one permutation of the stimuli (numpy default_rng(seed)) for every fraction
+    and rates its first ceil(fraction M) stimuli.
     Each draw's ratio is :func:`width_ratio` (`ppi_py`'s PPI++ interval) computed for every draw
     at once from sums over the human-rated stimuli: lambda = clip(Cov_n(y, yhat) / ((1 + n/N)
     Var_{n-1}(yhat over the estimand)), 0, 1) and the width 2 z sqrt(lambda^2 Var_N(yhat_u) / N +
@@ -299,21 +300,32 @@ def budget_curve(
     """
     y, yhat = np.asarray(y, dtype=float), np.asarray(yhat, dtype=float)
     y, yhat = y.reshape(len(y), -1), yhat.reshape(len(yhat), -1)
-    groups = np.zeros(len(y), dtype=int) if groups is None else np.asarray(groups)
+    m, d = y.shape
+    groups = np.zeros(m, dtype=int) if groups is None else np.asarray(groups)
+    _, codes = np.unique(groups, return_inverse=True)
+    members = [np.flatnonzero(codes == g) for g in range(codes.max(initial=-1) + 1)]
+    features = [_features(y[idx], yhat[idx]) for idx in members]
     rng = np.random.default_rng(seed)
-    orders = [rng.permutation(len(y)) for _ in range(repeats)]
+    takes = np.array([int(np.ceil(f * m - 1e-9)) for f in fractions])
+    # draw r rates the first `take` stimuli of its permutation at every fraction: an estimand's sums
+    # over its rated stimuli at every fraction are rows of one cumulative sum over its stimuli in
+    # the permutation's order (no product per fraction)
+    sums = [np.empty((len(fractions), repeats, f.shape[1])) for f in features]
+    for r in range(repeats):
+        position = np.empty(m, dtype=np.int64)
+        position[rng.permutation(m)] = np.arange(m)
+        for g, idx in enumerate(members):
+            order = np.argsort(position[idx], kind="stable")
+            running = np.vstack([np.zeros((1, features[g].shape[1])), np.cumsum(features[g][order], axis=0)])
+            sums[g][:, r, :] = running[np.searchsorted(position[idx][order], takes, side="left")]
     z = norm.ppf(1 - (1 - level) / 2)
     curve = []
-    for f in fractions:
-        take = int(np.ceil(f * len(y) - 1e-9))
-        if take >= len(y) or not repeats:
+    for j, take in enumerate(takes):
+        if take >= m or not repeats:
             curve.append(1.0 if repeats else np.nan)
             continue
-        labelled = np.zeros((repeats, len(y)), dtype=bool)
-        for r, order in enumerate(orders):
-            labelled[r, order[:take]] = True
         ratios = [
-            _draw_ratios(y[groups == g], yhat[groups == g], labelled[:, groups == g], z) for g in np.unique(groups)
+            _ratios_from_sums(sums[g][j], features[g].sum(axis=0), len(idx), d, z) for g, idx in enumerate(members)
         ]
         curve.append(_nanmedian_of_means(np.concatenate(ratios, axis=1)))
     return BudgetCurve(np.asarray(fractions, dtype=float), np.asarray(curve, dtype=float), repeats, seed)
@@ -327,33 +339,39 @@ def _nanmedian_of_means(ratios: np.ndarray) -> float:
         return float(np.nanmedian(np.nanmean(ratios, axis=1)))
 
 
+def _features(y: np.ndarray, yhat: np.ndarray) -> np.ndarray:
+    """Per stimulus: 1, y, y^2, yhat, yhat^2, y yhat (each d columns but the first)."""
+    return np.hstack([np.ones((len(y), 1)), y, y * y, yhat, yhat * yhat, y * yhat])
+
+
 def _draw_ratios(y: np.ndarray, yhat: np.ndarray, labelled: np.ndarray, z: float) -> np.ndarray:
     """(draws, coordinates) width ratios of one estimand; NaN where undefined (see width_ratio)."""
-    m = len(y)
-    features = np.hstack([y, y * y, yhat, yhat * yhat, y * yhat])
-    d = y.shape[1]
-    lab = _sums(labelled, features)
-    total = features.sum(axis=0)
-    n = labelled.sum(axis=1)[:, None].astype(float)
+    features = _features(y, yhat)
+    return _ratios_from_sums(_sums(labelled, features), features.sum(axis=0), len(y), y.shape[1], z)
+
+
+def _ratios_from_sums(lab: np.ndarray, total: np.ndarray, m: int, d: int, z: float) -> np.ndarray:
+    """Width ratios from the human-rated stimuli's sums of :func:`_features` (one row per draw)
+    and the estimand's totals over its m stimuli."""
+    n = lab[:, :1]
     big_n = m - n
-    sy, syy, sh, shh, syh = (lab[:, k * d : (k + 1) * d] for k in range(5))
-    uh, uhh = total[2 * d : 3 * d] - sh, total[3 * d : 4 * d] - shh
+    sy, syy, sh, shh, syh = (lab[:, 1 + k * d : 1 + (k + 1) * d] for k in range(5))
+    ty, tyy, th, thh = (total[1 + k * d : 1 + (k + 1) * d] for k in range(4))
+    uh, uhh = th - sh, thh - shh
     with np.errstate(all="ignore"):
         my, mh = sy / n, sh / n
         var_y, var_h, cov = syy / n - my**2, shh / n - mh**2, syh / n - my * mh
-        var_all = (total[3 * d : 4 * d] - total[2 * d : 3 * d] ** 2 / m) / (m - 1)
+        var_all = (thh - th**2 / m) / (m - 1)
         # a constant model (no variance) gets lambda 0, the classical interval of the rated subset,
         # as ppi_py's tuning gives it
         lam = np.where(var_all > 0, np.clip(cov / ((1 + n / big_n) * var_all), 0, 1), 0.0)
         var_u = uhh / big_n - (uh / big_n) ** 2
         width = 2 * z * np.sqrt(lam**2 * var_u / big_n + (var_y + lam**2 * var_h - 2 * lam * cov) / n)
-        full_var = total[d : 2 * d] / m - (total[:d] / m) ** 2
-        full = 2 * z * np.sqrt(full_var / m)
+        full = 2 * z * np.sqrt((tyy / m - (ty / m) ** 2) / m)
         ratio = np.where(full > 0, width / full, np.nan)
     ratio[(n < 2).ravel()] = np.nan
     ratio[:, ~(full > 0)] = np.nan
-    all_labelled = (big_n == 0).ravel()
-    ratio[all_labelled] = np.where(full > 0, 1.0, np.nan)
+    ratio[(big_n == 0).ravel()] = np.where(full > 0, 1.0, np.nan)
     return ratio
 
 
