@@ -16,14 +16,16 @@ from .demographics import AUDIT_SLOTS, CATEGORY_SLOT, slot_names
 RATING, LABEL = "rating", "label"
 
 
-def _scope_slots(names: dict[str, str]) -> list[str]:
-    return [s for s in (CATEGORY_SLOT, *AUDIT_SLOTS) if s in names]
+def _scope_slots(names: dict[str, str], slots: pd.DataFrame) -> list[str]:
+    return [s for s in (CATEGORY_SLOT, *AUDIT_SLOTS) if s in names and s in slots]
 
 
 def _stimuli(image_stats: pd.DataFrame, label_counts: pd.DataFrame) -> pd.DataFrame:
     """One row per stimulus with human answers: its slot levels (the category as `emotion`)."""
-    a = image_stats[["image_id", "emotion", "race", "gender"]]
-    b = label_counts[["image_id", "true_emotion", "race", "gender"]].rename(columns={"true_emotion": "emotion"})
+    # the slot columns the intermediate tables carry (a study may fill fewer; docs/study_shape.md)
+    a = image_stats[["image_id", *(c for c in (CATEGORY_SLOT, *AUDIT_SLOTS) if c in image_stats)]]
+    b = label_counts.rename(columns={"true_emotion": CATEGORY_SLOT})
+    b = b[["image_id", *(c for c in (CATEGORY_SLOT, *AUDIT_SLOTS) if c in b)]]
     return pd.concat([a, b]).drop_duplicates("image_id").set_index("image_id")
 
 
@@ -95,7 +97,7 @@ def _measure(cond, measure, kind, slots, y, yhat, s2, n, dist, labels=None) -> d
 def _scopes(m: dict, names: dict[str, str]):
     """('all', 'all', mask) and (factor name, level, mask) per filled slot level."""
     yield ALL, ALL, np.ones(len(m["n"]), dtype=bool)
-    for slot in _scope_slots(names):
+    for slot in _scope_slots(names, m["slots"]):
         values = m["slots"][slot]
         for level in sorted(values.dropna().unique()):
             yield names[slot], str(level), (values == level).to_numpy()
@@ -265,7 +267,7 @@ def budget_table(rows, image_stats, label_counts, names, repeats: int, seed: int
         y, yhat = m["y"], m["yhat"]
         keep = ~np.isnan(yhat if yhat.ndim == 1 else yhat[:, 0]) & ~np.isnan(y if y.ndim == 1 else y[:, 0])
         groups = None
-        if m["measure_kind"] == RATING and CATEGORY_SLOT in names:
+        if m["measure_kind"] == RATING and CATEGORY_SLOT in names and CATEGORY_SLOT in m["slots"]:
             groups = m["slots"][CATEGORY_SLOT].fillna("").astype(str).to_numpy()[keep]
         curve = pp.budget_curve(y[keep], yhat[keep], groups, pp.FRACTIONS, repeats, seed, level)
         enough = pp.budget_fraction(curve.fractions, curve.width_ratio)
