@@ -37,6 +37,7 @@ class Estimate:
     lo: Number | None = None
     hi: Number | None = None
     baseline: Number | None = None   # the human figure it is judged against
+    baseline_label: str = "human"    # the word before the baseline in the page
 
 
 @dataclass
@@ -67,15 +68,6 @@ class JudgeLine:
 
 
 @dataclass
-class WorthLine:
-    """One condition: what it is worth in human raters per measure (k*, worth_k_star) and the
-    human-rated fraction that gives intervals within 10 % of the all-human width (worth_budget)."""
-    name: str
-    worth: list[tuple[str, Estimate]] = field(default_factory=list)   # (measure, k*)
-    budget: list[tuple[str, Number]] = field(default_factory=list)    # (measure, fraction)
-
-
-@dataclass
 class Answer:
     emotions: list[str] = field(default_factory=list)
     measures: list[str] = field(default_factory=list)
@@ -85,7 +77,6 @@ class Answer:
     gaps: list[Estimate] = field(default_factory=list)
     calibratable: list[tuple[str, str, Number]] = field(default_factory=list)   # (emotion, measure, candidates)
     judges: list[JudgeLine] = field(default_factory=list)
-    worth: list[WorthLine] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def numbers(self):
@@ -102,10 +93,6 @@ class Answer:
         for j in self.judges:
             for e in j.cells.values():
                 yield from _numbers_of(e)
-        for w in self.worth:
-            for _, e in w.worth:
-                yield from _numbers_of(e)
-            yield from (n for _, n in w.budget)
 
 
 def _numbers_of(e: Estimate):
@@ -301,24 +288,30 @@ def _k_number(row, column: str) -> Number:
 
 
 def _worth(reader, answer: Answer, names: dict[str, str]) -> None:
+    """k* per measure (worth_k_star, scope 'all') as columns of the condition lines, each with the
+    human-rated share whose PPI++ intervals come within 10 % of the all-human width beneath it."""
     k = _try(reader, ["worth_k_star"],
              "SELECT condition_id, measure, factor, level, k_star, lo, hi FROM worth_k_star "
-             "WHERE factor = 'all' ORDER BY condition_id, measure_kind DESC, measure DESC",
+             "WHERE factor = 'all' ORDER BY measure_kind DESC, measure DESC, condition_id",
              answer.notes, "what each condition is worth")
     if k is None:
         return
     # budget_fraction is the same on every row of a (condition, measure): the all-human row is its address
     b = reader.query("SELECT condition_id, measure, fraction, budget_fraction FROM worth_budget WHERE fraction = 1") \
-        if reader.has("worth_budget") else pd.DataFrame(columns=["condition_id", "measure", "budget_fraction"])
-    for cid in dict.fromkeys(k["condition_id"]):
-        line = WorthLine(names.get(cid, cid))
-        for _, r in k[k["condition_id"] == cid].iterrows():
-            line.worth.append((r["measure"], Estimate(r["measure"], _k_number(r, "k_star"), _k_number(r, "lo"),
-                                                      _k_number(r, "hi"))))
-        for _, r in b[b["condition_id"] == cid].sort_values("measure", ascending=False).iterrows():
-            line.budget.append((r["measure"], _num(r, "worth_budget", "budget_fraction",
-                                                   ("condition_id", "measure", "fraction"), ".2f")))
-        answer.worth.append(line)
+        if reader.has("worth_budget") else pd.DataFrame(columns=["condition_id", "measure", "fraction"])
+    budget = {(r["condition_id"], r["measure"]): _num(r, "worth_budget", "budget_fraction",
+                                                      ("condition_id", "measure", "fraction"), ".2f")
+              for _, r in b.iterrows()}
+    lines = {line.name: line for line in answer.conditions}
+    for _, r in k.iterrows():
+        line = lines.get(names.get(r["condition_id"], r["condition_id"]))
+        if line is None:
+            continue
+        label = f"k* {r['measure']}"
+        if label not in answer.columns:
+            answer.columns.append(label)
+        line.estimates[label] = Estimate(label, _k_number(r, "k_star"), _k_number(r, "lo"), _k_number(r, "hi"),
+                                         budget.get((r["condition_id"], r["measure"])), "budget")
 
 
 def read_answer(reader: WarehouseReader, emotions: list[str]) -> Answer:
