@@ -156,6 +156,9 @@ def test_classification_marts_equal_the_stats_functions_on_raw_predictions(raw):
         assert summary.loc[cond, "landis_koch_band"] == s.band
         per = CL.by_label(p["true_emotion"], p["emotion"], labels).set_index("emotion")
         np.testing.assert_allclose(by_emotion.loc[cond].loc[labels, "recall"], per.loc[labels, "recall"], atol=1e-12)
+        np.testing.assert_allclose(
+            by_emotion.loc[cond].loc[labels, "kappa_within"], (per.loc[labels, "recall"] - 1 / 6) / (5 / 6), atol=1e-12
+        )
         cm = pd.crosstab(p["true_emotion"], p["emotion"])
         for (t, pr), n in cm.stack().items():
             assert confusion.loc[(cond, t, pr), "n"] == n

@@ -235,13 +235,19 @@ def test_sad_is_absorbed_into_neutral(demo):
 
 
 def test_context_carry_couples_values_to_the_predicted_label(demo):
+    """A sad face labelled neutral answers w * typical(neutral) + (1 - w) * own(sad): the observed
+    share of the way from the sad-labelled mean to the model's neutral mean is the planted
+    coupling w (after the budget cap, in the truth table), within sampling and rounding."""
     j = demo["joined"]
     g = j[j["condition_id"] == "gpt-4o-mini"]
     sad_as_neutral = g[(g["emotion_true"] == "sad") & (g["emotion"] == "neutral")]["valence"].mean()
     sad_as_sad = g[(g["emotion_true"] == "sad") & g["correct"]]["valence"].mean()
-    neutral = g[(g["emotion_true"] == "neutral") & g["correct"]]["valence"].mean()
-    assert abs(sad_as_neutral - neutral) < abs(sad_as_neutral - sad_as_sad)
-    assert sad_as_sad < sad_as_neutral - 1
+    neutral = g[g["emotion_true"] == "neutral"]["valence"].mean()
+    truth = pd.read_parquet(demo["paths"].root / "data" / "simulation_truth" / "model_values.parquet")
+    w = truth.set_index(["condition_id", "dimension", "emotion"]).loc[("gpt-4o-mini", "valence", "sad"), "coupling"]
+    assert w >= 0.3
+    assert (sad_as_neutral - sad_as_sad) / (neutral - sad_as_sad) == pytest.approx(w, abs=0.15)
+    assert sad_as_sad < sad_as_neutral - 0.5
 
 
 def test_stereotyped_answers(demo):

@@ -174,3 +174,26 @@ def test_kappa_from_tables_is_scikit_learns_cohen_kappa_bit_for_bit(k, n, seed):
         warnings.simplefilter("ignore")
         ref = [metrics.cohen_kappa_score(p[:, 0], p[:, 1], labels=list(range(k))) for p in pairs]
     np.testing.assert_array_equal(C.kappa_from_tables(tables), np.array(ref, dtype=float))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 8), st.lists(st.integers(0, 7), min_size=1, max_size=60))
+def test_kappa_within_is_randolphs_free_marginal_kappa(k, answers):
+    """Oracle: statsmodels' Fleiss kappa with method='randolph' (chance = 1/K) on the label's own
+    items, two raters each (the intended label 0 and the model's answer)."""
+    from statsmodels.stats.inter_rater import fleiss_kappa
+
+    answers = [a % k for a in answers]
+    table = np.zeros((len(answers), k))
+    table[:, 0] += 1
+    table[np.arange(len(answers)), answers] += 1
+    truth, predicted = ["c0"] * len(answers), [f"c{a}" for a in answers]
+    got = C.by_label(truth, predicted, [f"c{i}" for i in range(k)]).set_index("emotion").loc["c0", "kappa_within"]
+    assert got == pytest.approx(fleiss_kappa(table, method="randolph"), abs=1e-12)
+
+
+def test_kappa_within_counts_a_missing_answer_as_wrong_and_needs_two_labels():
+    t = C.by_label(["a", "a", "a", "a"], ["a", "a", None, "b"], ["a", "b", "c"]).set_index("emotion")
+    assert t.loc["a", "kappa_within"] == pytest.approx((0.5 - 1 / 3) / (2 / 3))
+    with pytest.raises(ValueError, match="at least 2 labels"):
+        C.kappa_within(0.5, 1)

@@ -2,7 +2,8 @@
 -- valence / arousal the condition's per-emotion W1SD, mean |z|, interval delta alpha (the emotion's
 -- and the condition's pooled over all images: the rules' delta_alpha_scope picks one), Bland-Altman
 -- bias and SD_d and number of distinct values, beside the same emotion's human LOO W1SD, mean |z|
--- and mean per-image human SD; for classification the one-vs-rest kappa, recall and precision.
+-- and mean per-image human SD; for classification the one-vs-rest and within-emotion kappas,
+-- recall and precision.
 -- replaceability_verdicts applies seeds/verdict_rules.csv to exactly these rows. Only conditions of
 -- the 'replaceability' pool (seeds/condition_pools.csv: VLMs; FER baselines are not counted).
 with condition_pools as (
@@ -87,6 +88,7 @@ dimension_rows as (
         dimensional_agreement.sd_d,
         response_diversity.n_unique,
         cast(null as double) as kappa,
+        cast(null as double) as kappa_within,
         cast(null as double) as recall,
         cast(null as double) as "precision",
         loo.human_loo_w1sd,
@@ -132,6 +134,7 @@ classification_rows as (
         cast(null as double) as sd_d,
         cast(null as bigint) as n_unique,
         kappa_one_vs_rest as kappa,
+        kappa_within,
         recall,
         "precision",
         cast(null as double) as human_loo_w1sd,

@@ -44,6 +44,7 @@ def by_emotion_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFra
                     "support": r.support,
                     "n_predicted": r.n_predicted,
                     "kappa_one_vs_rest": r.kappa,
+                    "kappa_within": r.kappa_within,
                 }
             )
     return typed(rows, declared("classification_by_emotion"))

@@ -71,7 +71,9 @@ def verdicts_from_inputs(inputs: pd.DataFrame, rules: verdicts.VerdictRules) -> 
         .first()
         .rename(columns={"human_loo_w1sd": "loo_w1sd", "human_loo_mean_abs_z": "loo_mean_abs_z"})
     )
-    cls = inputs[inputs["measure"] == "classification"][["emotion", "condition_id", "kappa", "recall", "precision"]]
+    cls = inputs[inputs["measure"] == "classification"][
+        ["emotion", "condition_id", "kappa", "kappa_within", "recall", "precision"]
+    ]
     return verdict_table(dimension_inputs, baseline, cls, rules)
 
 

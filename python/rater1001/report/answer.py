@@ -14,7 +14,7 @@ from .reader import Unavailable, WarehouseReader
 
 MEASURE_ORDER = ("classification",)  # then the model dimensions in the order the marts give them
 VERDICT_WORDS = {"replaceable": "replaceable", "partial": "partly", "calibratable": "calibratable",
-                 "not_replaceable": "not replaceable"}
+                 "not_replaceable": "not replaceable", "model_dependent": "model dependent"}
 TOP_GAPS = 5
 
 

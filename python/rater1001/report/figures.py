@@ -9,7 +9,7 @@ from .applicability import study_spelling
 from .specs import ReportContext, ReportFigure, Source
 
 VERDICT_COLOURS = {"replaceable": "#1a9850", "partial": "#91cf60", "calibratable": "#fee08b",
-                   "not_replaceable": "#d73027"}
+                   "not_replaceable": "#d73027", "model_dependent": "#fdae61"}
 
 
 def data(i: int) -> alt.NamedData:

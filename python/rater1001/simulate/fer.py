@@ -27,6 +27,7 @@ from scipy import optimize
 from scipy.special import ndtr
 
 from .classify import accuracy_logits, draw_labels
+from .humans import residual_sds
 from .models import ConditionResult
 from .profiles import HUMAN, Profiles
 
@@ -116,7 +117,8 @@ def simulate_fer_condition(
             continue
         v = human["variance"][d]
         var_u = v["image_sd"] ** 2
-        var_noise = (v["rater_sd"] ** 2 + v["residual_sd"] ** 2 + 1 / 12) / ratings_per_image
+        # one noise variance for the whole scale: the emotions' residual variances averaged
+        var_noise = (v["rater_sd"] ** 2 + np.mean(residual_sds(human, d, emotions) ** 2) + 1 / 12) / ratings_per_image
         mu = np.array([human["emotions"][e][d] for e in emotions], dtype=float)
         sol = solve_values(float(r), float(mae), mu, var_u, var_noise, float(hi - lo))
         t = mu[e_idx] + image_effects[d].to_numpy()

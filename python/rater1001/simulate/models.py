@@ -30,6 +30,7 @@ import pandas as pd
 
 from .classify import accuracy_logits, draw_labels
 from .discrete import discretise, discretised_moments, solve_location
+from .humans import residual_sds
 from .profiles import Profiles
 from .responses import label_text, raw_responses, thinking
 
@@ -83,7 +84,7 @@ def plant_values(
     human_mean: np.ndarray,
     bias: np.ndarray,
     sd_d: np.ndarray,
-    var_image_mean: float,
+    var_image_mean: float | np.ndarray,
     var_image_effect: float,
     coupling: float,
     stereotypy: float,
@@ -242,7 +243,7 @@ def simulate_condition(
     for d in model_dims:
         v = human["variance"][d]
         var_u = v["image_sd"] ** 2
-        var_mean = var_u + (v["rater_sd"] ** 2 + v["residual_sd"] ** 2 + 1 / 12) / ratings_per_image
+        var_mean = var_u + (v["rater_sd"] ** 2 + residual_sds(human, d, emotions) ** 2 + 1 / 12) / ratings_per_image
         bt = profiles.bias_table(cid, d, emotions)
         mu = np.array([human["emotions"][e][d] for e in emotions], dtype=float)
         etas = [profiles.value_etas(cid, d, e) for e in emotions]

@@ -14,6 +14,7 @@ from ..landing import ManifestEntry, record_landing, to_arrow, write_parquet_ato
 from ..paths import ProjectPaths
 from ..study import load_study
 from .design import Design
+from .humans import residual_sds
 
 SOURCE = "rater1001 simulate (SIMULATED demo study)"
 
@@ -99,6 +100,7 @@ def write_truth(paths: ProjectPaths, tables: dict[str, pd.DataFrame]) -> None:
 
 def human_parameters(human: dict, emotions: list[str], dims: list[str], locations: pd.DataFrame) -> pd.DataFrame:
     rows = []
+    residual = {d: dict(zip(emotions, residual_sds(human, d, emotions), strict=True)) for d in dims}
     for e in emotions:
         for d in dims:
             v = human["variance"][d]
@@ -110,7 +112,7 @@ def human_parameters(human: dict, emotions: list[str], dims: list[str], location
                     "latent_location": float(locations.loc[e, d]),
                     "image_sd": v["image_sd"],
                     "rater_sd": v["rater_sd"],
-                    "residual_sd": v["residual_sd"],
+                    "residual_sd": float(residual[d][e]),
                     "rt_median_ms": float(human["emotions"][e].get(f"rt_{d}_ms", np.nan)),
                 }
             )

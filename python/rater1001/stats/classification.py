@@ -273,6 +273,56 @@ def count_table(truth, predicted, labels, weight=None) -> np.ndarray:
     return np.bincount(rows * k + cols, weights=weight, minlength=k * k).reshape(k, k).astype(float)
 
 
+def kappa_within(recall, n_labels: int):
+    """Free-marginal kappa of one label on its own items: (recall - 1/K) / (1 - 1/K).
+
+    Parameters
+    ----------
+    recall : float or array_like
+        Share of the label's items given the label (a missing answer counts as wrong).
+    n_labels : int
+        K, the number of labels a rater chooses from (>= 2).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        1 when every item is recognised, 0 at the chance rate 1/K, negative below it.
+
+    Raises
+    ------
+    ValueError
+        When K < 2.
+
+    Notes
+    -----
+    Cohen's kappa restricted to the items of one label is undefined (the truth never varies), so
+    chance is taken as a uniform choice among the K labels: Bennett, Alpert & Goldstein's S,
+    Brennan & Prediger's and Randolph's free-marginal kappa with two raters (the intended label
+    and the model) on those items. It depends on recall alone: a model that absorbs other
+    emotions into this one is not penalised here (precision is reported beside it; the
+    one-vs-rest kappa of :func:`by_label` is). Why the verdict rule reads it: docs/stats.md,
+    "Replaceability verdicts (Table 8)".
+
+    References
+    ----------
+    Bennett, Alpert & Goldstein (1954), Communications through limited response questioning,
+    *Public Opin. Q.* 18(3), 303-308. Randolph (2005), Free-marginal multirater kappa, JOLLI
+    conference. Tae, Park & Choi, *Can vision-language models replace human emotion raters?*,
+    Table 3, Table 8 note 1, section 5.1.
+
+    Examples
+    --------
+    Table 3's LLaMA fear recall .654 with six emotions:
+
+    >>> round(float(kappa_within(0.654, 6)), 4)
+    0.5848
+    """
+    if n_labels < 2:
+        raise ValueError(f"kappa_within needs at least 2 labels, got {n_labels}")
+    chance = 1.0 / n_labels
+    return (np.asarray(recall, dtype=float) - chance) / (1.0 - chance)
+
+
 def by_label(truth, predicted, labels) -> pd.DataFrame:
     """Per label: precision, recall, F1, support and the one-vs-rest Cohen kappa.
 
@@ -288,7 +338,8 @@ def by_label(truth, predicted, labels) -> pd.DataFrame:
     pandas.DataFrame
         emotion, precision (NaN, not 0, when the model never predicted the label, so "never says
         sad" is visible), recall, f1 (0 when undefined), support (true count), n_predicted, kappa
-        (the label against everything else; the per-emotion kappa the verdict rule uses).
+        (the label against everything else) and kappa_within (:func:`kappa_within`, the
+        per-emotion kappa the verdict rule reads by default).
 
     Notes
     -----
@@ -307,9 +358,9 @@ def by_label(truth, predicted, labels) -> pd.DataFrame:
     two labels each one-vs-rest kappa is the overall kappa, .5:
 
     >>> print(by_label(["a", "a", "b", "b"], ["a", "a", "b", "a"], ["a", "b"]).round(3).to_string(index=False))
-    emotion  precision  recall    f1  support  n_predicted  kappa
-          a      0.667     1.0 0.800        2            3    0.5
-          b      1.000     0.5 0.667        2            1    0.5
+    emotion  precision  recall    f1  support  n_predicted  kappa  kappa_within
+          a      0.667     1.0 0.800        2            3    0.5           1.0
+          b      1.000     0.5 0.667        2            1    0.5           0.0
     """
     t, p, _ = _clean(truth, predicted, labels)
     prec, rec, f1, sup = metrics.precision_recall_fscore_support(t, p, labels=list(labels), zero_division=np.nan)
@@ -324,6 +375,7 @@ def by_label(truth, predicted, labels) -> pd.DataFrame:
             "support": sup,
             "n_predicted": n_pred,
             "kappa": kappa,
+            "kappa_within": kappa_within(rec, len(labels)),
         }
     )
 

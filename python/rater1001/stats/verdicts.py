@@ -22,15 +22,19 @@ With the default order a zero-pass cell is not_replaceable even if a calibration
 exists (Table 8 marks anger/fear/disgust valence so); candidates are still listed. Put
 calibratable before not_replaceable in the seed to get the 3.4.3 text's sequential reading.
 
-Classification, per condition: one-vs-rest Cohen kappa of the emotion; passes at kappa >= kappa_pass;
-model_dependent when one condition passes and another is below kappa_fail (Table 8 note 1);
-calibratable when a majority recall the emotion (recall >= kappa_pass) but the median precision
-is below precision_calibration_max (the emotion absorbs others, as neutral does).
+Classification: the levels are rows of the seed, tried in `classification_verdict_order`, each
+`classification_when_<level>` a condition over the cell's conditions (see
+:func:`parse_level_rule`), e.g. calibratable = all(pass), model_dependent = share(pass) > 0.5,
+not_replaceable = always; a condition passes at `classification_statistic` >= kappa_pass (the
+default statistic is the within-emotion free-marginal kappa, docs/stats.md). The flag
+`model_dependent` is Table 8 note 1 read literally: some condition passes and another is below
+kappa_fail.
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -42,6 +46,16 @@ from ..paths import REPO_ROOT
 from .agreement import systematicity
 
 VERDICTS = ("replaceable", "partial", "calibratable", "not_replaceable")
+# Classification has one more level (Table 8 note 1, section 5); its rules are rows of the seed.
+CLASSIFICATION_VERDICTS = (*VERDICTS, "model_dependent")
+LEVEL_PREFIX = "classification_when_"
+AGGREGATES = ("all", "any", "none", "share", "count")
+COMPARE = {">=": np.greater_equal, ">": np.greater, "<=": np.less_equal, "<": np.less, "==": np.equal}
+_CMP = r"(>=|<=|==|>|<)"
+_CLAUSE = re.compile(
+    rf"^(?P<agg>[a-z]+)\((?P<pred>not pass|pass|(?P<col>[a-z_][a-z0-9_]*)\s*(?P<op>{_CMP})\s*(?P<val>[^)\s]+))\)"
+    rf"(?:\s*(?P<op2>{_CMP})\s*(?P<val2>\S+))?$"
+)
 
 
 DELTA_ALPHA_SCOPES = ("pooled", "per_category")
@@ -67,7 +81,10 @@ class VerdictRules:
     stereotyped_max_unique: int
     kappa_pass: float
     kappa_fail: float
-    precision_calibration_max: float
+    classification_statistic: str
+    classification_verdict_order: tuple[str, ...]
+    # (level, condition) pairs in the order tried; from the classification_when_<level> rows
+    classification_levels: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
@@ -202,15 +219,29 @@ def rules_from_records(records, source: str = "verdict rules") -> VerdictRules:
     """
     fields = VerdictRules.__dataclass_fields__
     values: dict = {}
+    when: dict[str, tuple[int, str]] = {}
     for row_no, row in enumerate(records, start=2):
         name, raw = str(row["parameter"]).strip(), str(row["value"]).strip()
-        if name not in fields:
+        if name.startswith(LEVEL_PREFIX):
+            level = name[len(LEVEL_PREFIX) :]
+            if level not in CLASSIFICATION_VERDICTS:
+                raise ValueError(f"{source}: row {row_no}: {name!r} names no level of {CLASSIFICATION_VERDICTS}")
+            when[level] = (row_no, raw)
+            continue
+        if name not in fields or name == "classification_levels":
             raise ValueError(f"{source}: row {row_no}: unknown parameter {name!r}")
-        if name == "verdict_order":
+        if name in ("verdict_order", "classification_verdict_order"):
             order = tuple(v.strip() for v in raw.split("|"))
-            if sorted(order) != sorted(VERDICTS):
+            if name == "verdict_order" and sorted(order) != sorted(VERDICTS):
                 raise ValueError(
                     f"{source}: row {row_no}: verdict_order must list each of {VERDICTS} once, got {raw!r}"
+                )
+            if name == "classification_verdict_order" and (
+                len(set(order)) != len(order) or not set(order) <= set(CLASSIFICATION_VERDICTS)
+            ):
+                raise ValueError(
+                    f"{source}: row {row_no}: classification_verdict_order must list levels of "
+                    f"{CLASSIFICATION_VERDICTS} at most once each, got {raw!r}"
                 )
             values[name] = order
             continue
@@ -221,14 +252,190 @@ def rules_from_records(records, source: str = "verdict rules") -> VerdictRules:
                 )
             values[name] = raw
             continue
+        if name == "classification_statistic":
+            if not re.fullmatch(r"[a-z_][a-z0-9_]*", raw):
+                raise ValueError(f"{source}: row {row_no}: classification_statistic must be a column name, got {raw!r}")
+            values[name] = raw
+            continue
         try:
             values[name] = int(raw) if fields[name].type in (int, "int") else float(raw)
         except ValueError:
             raise ValueError(f"{source}: row {row_no}: parameter {name!r} needs a number, got {raw!r}") from None
-    missing = [f for f in fields if f not in values]
+    missing = [f for f in fields if f not in values and f != "classification_levels"]
     if missing:
         raise ValueError(f"{source}: parameter(s) {missing} are not declared")
-    return VerdictRules(**values)
+    order = values["classification_verdict_order"]
+    unused = sorted(set(when) - set(order))
+    if unused:
+        raise ValueError(
+            f"{source}: row {when[unused[0]][0]}: level {unused[0]!r} is not in classification_verdict_order"
+        )
+    levels = []
+    for level in order:
+        if level not in when:
+            raise ValueError(f"{source}: classification_verdict_order lists {level!r} but no {LEVEL_PREFIX}{level} row")
+        row_no, text = when[level]
+        try:
+            parse_level_rule(text, _numbers(values))
+        except ValueError as err:
+            raise ValueError(f"{source}: row {row_no}: {LEVEL_PREFIX}{level}: {err}") from None
+        levels.append((level, text))
+    if levels[-1][1] != "always":
+        raise ValueError(f"{source}: the last level of classification_verdict_order ({order[-1]!r}) must be 'always'")
+    return VerdictRules(**values, classification_levels=tuple(levels))
+
+
+def _numbers(values: dict) -> dict[str, float]:
+    return {k: float(v) for k, v in values.items() if isinstance(v, (int, float))}
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause of a level rule: aggregate(predicate) [comparison value]."""
+
+    aggregate: str  # all, any, none, share, count
+    column: str  # "pass" = the classification statistic >= kappa_pass
+    op: str  # the predicate's comparison ("" for pass / not pass)
+    value: float
+    negate: bool  # "not pass"
+    outer_op: str  # share / count only
+    outer_value: float
+
+
+def parse_level_rule(text: str, parameters: dict[str, float]) -> tuple[Clause, ...]:
+    """Parse a level rule of seeds/verdict_rules.csv (a ``classification_when_<level>`` row).
+
+    Parameters
+    ----------
+    text : str
+        ``always``, or clauses joined by `` and ``; a clause is ``AGG(PRED)`` with AGG in all /
+        any / none, or ``AGG(PRED) OP VALUE`` with AGG in share / count. PRED is ``pass``,
+        ``not pass`` or ``COLUMN OP VALUE``; OP is one of >=, >, <=, <, ==; VALUE a number or
+        the name of a numeric parameter of the rules.
+    parameters : dict
+        The numeric parameters a VALUE may name.
+
+    Returns
+    -------
+    tuple of Clause
+        Empty for ``always``.
+
+    Raises
+    ------
+    ValueError
+        Naming the clause that does not parse, or the parameter that is not declared.
+
+    Notes
+    -----
+    The aggregates run over the cell's conditions: ``all`` / ``any`` / ``none`` of them meet the
+    predicate, ``share`` / ``count`` of them that do compared with a value. With no condition in
+    the cell every clause but ``none`` is false.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Table 8 note 1
+    and section 5.1; docs/stats.md, "Replaceability verdicts (Table 8)".
+
+    Examples
+    --------
+    >>> [c.aggregate for c in parse_level_rule("any(pass) and any(kappa < kappa_fail)", {"kappa_fail": 0.4})]
+    ['any', 'any']
+    >>> parse_level_rule("share(pass)", {})
+    Traceback (most recent call last):
+    ...
+    ValueError: 'share(pass)': share and count need a comparison after the parenthesis
+    """
+    if text.strip() == "always":
+        return ()
+
+    def value(raw: str) -> float:
+        if raw in parameters:
+            return parameters[raw]
+        try:
+            return float(raw)
+        except ValueError:
+            raise ValueError(f"{raw!r} is neither a number nor a numeric parameter") from None
+
+    clauses = []
+    for part in text.split(" and "):
+        m = _CLAUSE.match(part.strip())
+        if not m or m["agg"] not in AGGREGATES:
+            raise ValueError(
+                f"cannot read clause {part.strip()!r} (expected e.g. all(pass), share(kappa >= 0.8) > 0.5)"
+            )
+        counted = m["agg"] in ("share", "count")
+        if counted != (m["op2"] is not None):
+            raise ValueError(
+                f"{part.strip()!r}: share and count need a comparison after the parenthesis"
+                if counted
+                else f"{part.strip()!r}: {m['agg']} takes no comparison after the parenthesis"
+            )
+        clauses.append(
+            Clause(
+                aggregate=m["agg"],
+                column=m["col"] or "pass",
+                op=m["op"] or "",
+                value=value(m["val"]) if m["val"] else np.nan,
+                negate=m["pred"] == "not pass",
+                outer_op=m["op2"] or "",
+                outer_value=value(m["val2"]) if m["val2"] else np.nan,
+            )
+        )
+    return tuple(clauses)
+
+
+def level_holds(clauses: tuple[Clause, ...], conditions: pd.DataFrame, passes: pd.Series) -> bool:
+    """Whether a parsed level rule holds on a cell's conditions (one row each).
+
+    Parameters
+    ----------
+    clauses : tuple of Clause
+        From :func:`parse_level_rule`.
+    conditions : pandas.DataFrame
+        The cell's conditions; a clause's column must be one of its columns (missing values do
+        not meet any predicate).
+    passes : pandas.Series of bool
+        Whether each condition passes (the ``pass`` predicate).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ValueError
+        When a clause names a column the inputs do not carry.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Table 8 note 1;
+    docs/stats.md, "Replaceability verdicts (Table 8)".
+
+    Examples
+    --------
+    Note 1 read literally: some condition passes and another is below .40.
+
+    >>> c = pd.DataFrame({"kappa": [0.9, 0.3, 0.6]})
+    >>> rule = parse_level_rule("any(pass) and any(kappa < 0.4)", {})
+    >>> level_holds(rule, c, c["kappa"] >= 0.8), level_holds(rule, c.iloc[[0, 2]], c["kappa"].iloc[[0, 2]] >= 0.8)
+    (True, False)
+    """
+    n = len(conditions)
+    for c in clauses:
+        if c.column == "pass":
+            meets = ~passes.to_numpy(bool) if c.negate else passes.to_numpy(bool)
+        else:
+            if c.column not in conditions:
+                raise ValueError(f"a level rule reads column {c.column!r}, which the inputs do not carry")
+            meets = COMPARE[c.op](conditions[c.column].to_numpy(float), c.value)
+        k = int(np.sum(meets))
+        if c.aggregate in ("share", "count"):
+            holds = n > 0 and bool(COMPARE[c.outer_op](k / n if c.aggregate == "share" else k, c.outer_value))
+        else:
+            holds = {"all": n > 0 and k == n, "any": k > 0, "none": k == 0}[c.aggregate]
+        if not holds:
+            return False
+    return True
 
 
 def _first(order, holds: dict[str, bool]) -> str:
@@ -471,65 +678,60 @@ def classification_verdict(conditions: pd.DataFrame, rules: VerdictRules | None 
     Parameters
     ----------
     conditions : pandas.DataFrame
-        One row per condition: condition_id, kappa (one-vs-rest for the emotion), recall,
-        precision. Rows without kappa are left out.
+        One row per condition: condition_id, the rules' ``classification_statistic`` (default
+        kappa_within) and any column a level rule reads (kappa, recall, precision). Rows without
+        the statistic are left out.
     rules : VerdictRules, optional
         Default :func:`default_rules`.
 
     Returns
     -------
     ClassificationVerdict
-        ``verdict``, counts and names of passing conditions, ``model_dependent`` and the ``rule``.
+        ``verdict``, counts and names of passing conditions, ``model_dependent`` (note 1 read
+        literally) and the ``rule`` that decided.
 
     Notes
     -----
-    A condition passes at ``kappa >= kappa_pass``. The emotion "absorbs" others when most
-    conditions have ``recall >= kappa_pass`` but the median precision is below
-    ``precision_calibration_max``; that is calibratable, tried right after replaceable.
-    Model dependent (Table 8 note 1): some condition passes and another has
-    ``kappa < kappa_fail``.
+    A condition passes at ``statistic >= kappa_pass``. The levels are tried in
+    ``classification_verdict_order``; the first whose ``classification_when_<level>`` rule holds
+    (:func:`level_holds`) is the verdict. ``model_dependent`` is true when some condition passes
+    and another has ``statistic < kappa_fail``.
 
     References
     ----------
-    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.3
-    and 4.6, Table 8; docs/stats.md, "Replaceability verdicts (Table 8)". Cohen (1960), A coefficient of agreement for nominal scales, *Educ.
-    Psychol. Meas.* 20(1), 37-46.
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.3,
+    4.1, 4.6 (Table 8 note 1) and 5.1; docs/stats.md, "Replaceability verdicts (Table 8)".
+    Cohen (1960), A coefficient of agreement for nominal scales, *Educ. Psychol. Meas.* 20(1),
+    37-46.
 
     Examples
     --------
-    2 of 3 conditions reach kappa .80 and one is below .40: replaceable, model dependent.
+    The seed's rows: every condition reaches .80 -> calibratable; most but not all ->
+    model_dependent; fewer -> not_replaceable.
 
-    >>> c = pd.DataFrame({"condition_id": ["a", "b", "c"], "kappa": [0.85, 0.90, 0.30],
-    ...                   "recall": [0.9, 0.95, 0.3], "precision": [0.9, 0.9, 0.5]})
-    >>> v = classification_verdict(c)
-    >>> v.verdict, v.n_conditions_passing, v.model_dependent
-    ('replaceable', 2, True)
+    >>> mk = lambda k: pd.DataFrame({"condition_id": list("abc")[: len(k)], "kappa_within": k})
+    >>> [classification_verdict(mk(k)).verdict for k in ([0.9, 0.85, 0.81], [0.9, 0.85, 0.5], [0.9, 0.3, 0.5])]
+    ['calibratable', 'model_dependent', 'not_replaceable']
     """
     rules = rules or default_rules()
-    c = conditions.dropna(subset=["kappa"])
-    passes = c["kappa"] >= rules.kappa_pass
-    n, n_pass = len(c), int(passes.sum())
-    recalls = (c["recall"] >= rules.kappa_pass).mean() > 0.5 if n else False
-    absorbs = recalls and c["precision"].median() < rules.precision_calibration_max
-    holds = {
-        "replaceable": n > 0 and n_pass / n > rules.replaceable_min_share and not absorbs,
-        "partial": n_pass >= rules.partial_min_passing,
-        "calibratable": bool(absorbs),
-        "not_replaceable": True,
-    }
-    # Over-absorption is a calibration problem even when kappa is high: try it before 'partial'.
-    order = tuple(v for v in rules.verdict_order if v != "calibratable")
-    order = order[:1] + ("calibratable",) + order[1:]
+    stat = rules.classification_statistic
+    if stat not in conditions:
+        raise ValueError(f"the classification rule reads {stat!r}, which the inputs do not carry")
+    c = conditions.dropna(subset=[stat])
+    passes = c[stat] >= rules.kappa_pass
+    numbers = _numbers(asdict(rules))
+    level, text = next(
+        (lv, t) for lv, t in rules.classification_levels if level_holds(parse_level_rule(t, numbers), c, passes)
+    )
     return ClassificationVerdict(
-        verdict=_first(order, holds),
-        n_conditions=n,
-        n_conditions_passing=n_pass,
-        passing_conditions=_names(c, passes, "kappa"),
-        model_dependent=bool(n_pass > 0 and (c["kappa"] < rules.kappa_fail).any()),
+        verdict=level,
+        n_conditions=len(c),
+        n_conditions_passing=int(passes.sum()),
+        passing_conditions=_names(c, passes, stat),
+        model_dependent=bool(passes.any() and (c[stat] < rules.kappa_fail).any()),
         rule=(
-            f"pass: one-vs-rest kappa >= {rules.kappa_pass:g}; model dependent if another < "
-            f"{rules.kappa_fail:g}; calibratable if most recall >= {rules.kappa_pass:g} but median "
-            f"precision < {rules.precision_calibration_max:g}"
+            f"pass: {stat} >= {rules.kappa_pass:g}; {level}: {text}; order "
+            f"{'>'.join(rules.classification_verdict_order)}"
         ),
     )
 
@@ -551,7 +753,8 @@ def verdict_matrix(
         emotion, measure, loo_w1sd [, loo_mean_abs_z, human_sd]; a cell without a baseline is an
         error naming it.
     classification_inputs : pandas.DataFrame, optional
-        emotion, condition_id, kappa, recall, precision.
+        emotion, condition_id, the rules' classification_statistic and the columns its level
+        rules read (kappa_within, kappa, recall, precision).
     rules : VerdictRules, optional
         Default :func:`default_rules`.
 
