@@ -94,6 +94,13 @@ def _measure(cond, measure, kind, slots, y, yhat, s2, n, dist, labels=None) -> d
     }
 
 
+def _answered(m: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(the condition answered the stimulus, and a human answer exists too) per stimulus."""
+    first = lambda v: v if v.ndim == 1 else v[:, 0]  # noqa: E731  (a label vector is NaN as a whole)
+    answered = ~np.isnan(first(m["yhat"]))
+    return answered, answered & ~np.isnan(first(m["y"]))
+
+
 def _scopes(m: dict, names: dict[str, str]):
     """('all', 'all', mask) and (factor name, level, mask) per filled slot level."""
     yield ALL, ALL, np.ones(len(m["n"]), dtype=bool)
@@ -219,8 +226,7 @@ def ppi_table(rows, image_stats, label_counts, names, fractions, seed: int, leve
     out = []
     for m in measures(rows, image_stats, label_counts, names):
         y, yhat = m["y"], m["yhat"]
-        answered = ~np.isnan(yhat if yhat.ndim == 1 else yhat[:, 0])
-        keep = answered & ~np.isnan(y if y.ndim == 1 else y[:, 0])
+        answered, keep = _answered(m)
         n_missing = int((~answered).sum())
         estimands = _estimands(m, names, keep, level)
         for fraction in fractions:
@@ -265,7 +271,7 @@ def budget_table(rows, image_stats, label_counts, names, repeats: int, seed: int
     out = []
     for m in measures(rows, image_stats, label_counts, names):
         y, yhat = m["y"], m["yhat"]
-        keep = ~np.isnan(yhat if yhat.ndim == 1 else yhat[:, 0]) & ~np.isnan(y if y.ndim == 1 else y[:, 0])
+        keep = _answered(m)[1]
         groups = None
         if m["measure_kind"] == RATING and CATEGORY_SLOT in names and CATEGORY_SLOT in m["slots"]:
             groups = m["slots"][CATEGORY_SLOT].fillna("").astype(str).to_numpy()[keep]
