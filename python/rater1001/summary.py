@@ -110,6 +110,7 @@ def headline(paths: ProjectPaths) -> str:
             )
         )
     category = study.category.name if study.category else None
+    lines += worth_lines(paths)
     lines.append(
         "d_alpha: interval alpha(human + model) - alpha(human), all images; W1SD: share of images with "
         "|z| <= 1 (human leave-one-out W1SD in brackets), '-' where the condition gave no value; cells "
@@ -121,3 +122,31 @@ def headline(paths: ProjectPaths) -> str:
             "classification_summary (analysis_choices.classification_truth), not one rater's accuracy."
         )
     return "\n".join(lines)
+
+
+def _k(value) -> str:
+    return "inf" if value is not None and not pd.isna(value) and value == float("inf") else _fmt(value, ".2f")
+
+
+def worth_lines(paths: ProjectPaths) -> list[str]:
+    """Per condition, what it is worth in human raters on each measure (k* [95% interval]) and the
+    human-rated share whose intervals are within 10 % of the all-human width (query_worth); none
+    when the warehouse has no query_worth."""
+    con = connect(paths)
+    try:
+        present = set(con.execute("select table_name from information_schema.tables").df()["table_name"])
+        if "query_worth" not in present:
+            return []
+        w = con.execute("select * from query_worth order by condition_id, measure_kind desc, measure desc").df()
+    finally:
+        con.close()
+    if not len(w):
+        return []
+    out = ["", "worth in human raters, k* [95% interval]; human share for intervals within 10% of all-human:"]
+    for cond, rows in w.groupby("condition_id", sort=False):
+        parts = [
+            f"{r.measure} {_k(r.k_star)} [{_k(r.k_star_lo)}, {_k(r.k_star_hi)}]; {_fmt(r.budget_fraction, '.0%')}"
+            for r in rows.itertuples()
+        ]
+        out.append(f"  {cond}: " + " | ".join(parts))
+    return out

@@ -224,6 +224,29 @@ def test_no_category_and_one_audit_factor_under_its_own_name(study):
     assert "one audit factor (generator)" in report
 
 
+def test_worth_in_raters_equals_the_brute_force_over_rater_pairs_with_refused_ratings_left_out(study):
+    """k* of each LLM per criterion from every ordered pair of a story's three ratings and the
+    LLM's distance to each, straight from the raw file; the stories whose LLM row was refused are
+    left out and counted (n_missing)."""
+    humans, llms = raw()
+    got = study.query("select * from worth_k_star where factor = 'all'").set_index(["measure", "condition_id"])
+    assert set(got["measure_kind"]) == {"rating"} and len(got) == 2 * len(LLMS)
+    for d, ratings in humans.items():
+        p = np.array([np.mean([(r[i] - r[j]) ** 2 for i in range(3) for j in range(3) if i != j]) for r in ratings])
+        for cid in LLMS.values():
+            model = llms[d][cid].to_numpy()
+            ok = ~np.isnan(model)
+            m = np.array([np.mean((model[s] - ratings[s]) ** 2) for s in np.flatnonzero(ok)])
+            expected = np.mean(p[ok]) / 2 / (np.mean(m) - np.mean(p[ok]) / 2)
+            row = got.loc[(d, cid)]
+            assert row["k_star"] == pytest.approx(expected, rel=1e-9), (d, cid)
+            assert (row["n_stimuli"], row["n_missing"]) == (ok.sum(), (~ok).sum())
+    # no category: 'all' and the generator's levels only
+    assert set(study.query("select distinct factor from worth_k_star")["factor"]) == {"all", "generator"}
+    ppi = study.query("select distinct statistic, factor from worth_ppi")
+    assert set(map(tuple, ppi.to_numpy())) == {("mean", "all"), ("gap", "generator")}
+
+
 def test_init_sets_up_the_published_file_as_the_hand_written_study_does(study, tmp_path):
     """`rater1001 init --yes` on hanna_metric_scores_llm.csv as published (a row per generator, a
     list per cell, humans and LLMs side by side): the same 660 human and 1,100 LLM ratings (the same

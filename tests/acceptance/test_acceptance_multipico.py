@@ -146,6 +146,33 @@ def test_agreement_of_the_majority_label_with_each_rater_group_by_brute_force(st
         assert mine.gap_pp.iloc[0] == pytest.approx(100 * (max(rates) - min(rates)), abs=1e-9)
 
 
+def test_worth_of_the_majority_label_in_raters_equals_the_brute_force_over_annotator_pairs(study):
+    """k* of the crowd-majority condition on the irony labels (one-hot), from every ordered pair of
+    an item's annotators and the majority label against each of them, straight from the raw file:
+    k* = mean D_hh / (2 mean D_mh - mean D_hh) with D the share of disagreeing pairs."""
+    items, _ = raw()
+    d_hh, d_mh = [], []
+    for item in items.values():
+        votes = list(item["annotations"].values())
+        majority = "1" if 2 * votes.count("1") > len(votes) else "0"
+        n = len(votes)
+        d_hh.append(sum(a != b for i, a in enumerate(votes) for j, b in enumerate(votes) if i != j) / (n * (n - 1)))
+        d_mh.append(sum(v != majority for v in votes) / n)
+    expected = np.mean(d_hh) / (2 * np.mean(d_mh) - np.mean(d_hh))
+    got = study.query("select * from worth_k_star where condition_id = 'crowd-majority' and factor = 'all'").set_index(
+        "measure"
+    )
+    assert list(got.index) == ["irony"] and got.loc["irony", "measure_kind"] == "label"
+    assert got.loc["irony", "k_star"] == pytest.approx(expected, rel=1e-9)
+    assert got.loc["irony", "n_stimuli"] == len(items) and got.loc["irony", "n_missing"] == 0
+    # the audit factors are scopes under the study's own names; no category-level rows of a
+    # rating measure exist in a labels-only study
+    scopes = set(study.query("select distinct factor from worth_k_star")["factor"])
+    assert scopes == {"all", "irony", "source", "language_variety"}
+    budget = study.query("select * from worth_budget where condition_id = 'crowd-majority'")
+    assert len(budget) == 20 and budget["width_ratio"].iloc[-1] == 1.0
+
+
 def test_init_sets_up_the_published_json_files_as_the_hand_written_study_does(study, tmp_path):
     """`rater1001 init --yes` on MP_dev.json and MP_annotators_meta.json as published (an object of
     records; each record maps annotators to labels): the same texts, factors, raters and 968 labels

@@ -54,6 +54,22 @@ def demographic_aggregates(model_vs_human: pd.DataFrame) -> tuple[pd.DataFrame, 
     return counts, bias_cells(model_vs_human.rename(columns={"true_emotion": "emotion"}), dims)
 
 
+def pairwise_k_star(panels, models) -> float:
+    """k* (stats.worth) by brute force from individual answers: P_i, the mean squared distance over
+    every ordered pair of two different raters of stimulus i, and M_i, the model's mean squared
+    distance to each rater, give k* = mean(P/2) / (mean(M) - mean(P/2)) (the identities at h = 1;
+    docs/stats.md). A panel is raters x coordinates (one-hot rows for labels); inf beyond the panel."""
+    p, m = [], []
+    for panel, model in zip(panels, models, strict=True):
+        x = np.asarray(panel, dtype=float).reshape(len(panel), -1)
+        n = len(x)
+        diff = x[:, None, :] - x[None, :, :]
+        p.append((diff**2).sum() / (n * (n - 1)))
+        m.append(((np.asarray(model, dtype=float).reshape(1, -1) - x) ** 2).sum(axis=1).mean())
+    denominator = np.mean(m) - np.mean(p) / 2
+    return float("inf") if denominator <= 0 else float(np.mean(p) / 2 / denominator)
+
+
 def davidson_mle(comps: pd.DataFrame, reference: str) -> dict:
     """An independent Davidson (1970) fit: the log-likelihood written out and maximised by
     Nelder-Mead (no gradient), for comparison with the mart's BFGS fit."""

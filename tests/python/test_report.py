@@ -43,6 +43,8 @@ FIGURE_CLAIMS = {
     "FJ1": ("judge_win_rates", ""),
     "FJ2": ("judge_bradley_terry", ""),
     "F1": [("pipeline_stages", "element = 'node'"), ("pipeline_stages", "element = 'edge'")],
+    "FW1": ("worth_k_star", "factor = 'all'"),
+    "FW2": ("worth_budget", ""),
 }
 
 

@@ -26,7 +26,7 @@ from rater1001.paths import REPO_ROOT, project
 # xdist unit, handed out early under `make test` (conftest.py).
 pytestmark = pytest.mark.xdist_group("sql")
 DUCKDB_CLI = Path(sys.executable).with_name("duckdb")  # the duckdb-cli package from PyPI
-VIEWS = ("query_predictions", "query_condition_headline", "query_verdict_matrix", "query_judge_orders")
+VIEWS = ("query_predictions", "query_condition_headline", "query_verdict_matrix", "query_judge_orders", "query_worth")
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,11 @@ study_provenance as (
     select * from {{ ref('int_study_provenance') }}
 ),
 
+worth_k_star as (
+    select * from {{ ref('worth_k_star') }}
+    where factor = 'all'
+),
+
 model_z as (
     select
         condition_id,
@@ -52,6 +57,9 @@ final as (
         model_z.mean_abs_z,
         loo.human_loo_mean_abs_z,
         model_z.n_images,
+        worth_k_star.k_star,
+        worth_k_star.lo as k_star_lo,
+        worth_k_star.hi as k_star_hi,
         study_provenance.data_origin
     from model_z
     left join loo using (dimension)
@@ -62,6 +70,8 @@ final as (
             and model_z.dimension = alpha_delta.dimension
             and alpha_delta.emotion = 'all'
             and alpha_delta.metric = 'interval'
+    left join worth_k_star
+        on model_z.condition_id = worth_k_star.condition_id and model_z.dimension = worth_k_star.measure
     cross join study_provenance
 )
 

@@ -37,6 +37,7 @@ class Estimate:
     lo: Number | None = None
     hi: Number | None = None
     baseline: Number | None = None   # the human figure it is judged against
+    baseline_label: str = "human"    # the word before the baseline in the page
 
 
 @dataclass
@@ -296,6 +297,40 @@ def _judges(reader, answer: Answer) -> None:
         answer.judges.append(line)
 
 
+def _k_number(row, column: str) -> Number:
+    n = _num(row, "worth_k_star", column, ("condition_id", "measure", "factor", "level"), ".2f")
+    if n.value is not None and math.isinf(n.value):
+        n.shown = "∞"   # closer than the panel's own mean can tell
+    return n
+
+
+def _worth(reader, answer: Answer, names: dict[str, str]) -> None:
+    """k* per measure (worth_k_star, scope 'all') as columns of the condition lines, each with the
+    human-rated share whose PPI++ intervals come within 10 % of the all-human width beneath it."""
+    k = _try(reader, ["worth_k_star"],
+             "SELECT condition_id, measure, factor, level, k_star, lo, hi FROM worth_k_star "
+             "WHERE factor = 'all' ORDER BY measure_kind DESC, measure DESC, condition_id",
+             answer.notes, "what each condition is worth")
+    if k is None:
+        return
+    # budget_fraction is the same on every row of a (condition, measure): the all-human row is its address
+    b = reader.query("SELECT condition_id, measure, fraction, budget_fraction FROM worth_budget WHERE fraction = 1") \
+        if reader.has("worth_budget") else pd.DataFrame(columns=["condition_id", "measure", "fraction"])
+    budget = {(r["condition_id"], r["measure"]): _num(r, "worth_budget", "budget_fraction",
+                                                      ("condition_id", "measure", "fraction"), ".2f")
+              for _, r in b.iterrows()}
+    lines = {line.name: line for line in answer.conditions}
+    for _, r in k.iterrows():
+        line = lines.get(names.get(r["condition_id"], r["condition_id"]))
+        if line is None:
+            continue
+        label = f"k* {r['measure']}"
+        if label not in answer.columns:
+            answer.columns.append(label)
+        line.estimates[label] = Estimate(label, _k_number(r, "k_star"), _k_number(r, "lo"), _k_number(r, "hi"),
+                                         budget.get((r["condition_id"], r["measure"])), "budget")
+
+
 def read_answer(reader: WarehouseReader, emotions: list[str]) -> Answer:
     answer = Answer()
     names = _names(reader)
@@ -303,6 +338,7 @@ def read_answer(reader: WarehouseReader, emotions: list[str]) -> Answer:
     _conditions(reader, answer, names)
     _gaps(reader, answer, names)
     _judges(reader, answer)
+    _worth(reader, answer, names)
     return answer
 
 

@@ -12,6 +12,7 @@ from .tables_agreement import (AROUSAL, CLASSIFICATION, FER_BASELINES, MAE, REPL
                                dimension_tables)
 from .tables_demographics import DEMOGRAPHICS, anova_table
 from .tables_judge import JUDGE
+from .tables_worth import WORTH
 from .tables_paper_extras import CLASSIFICATION_TRUTH, DIFFICULTY, FIGURE_1, HUMAN_BASELINE, STUDY_DESIGN
 
 _FIG = {f.ours: f for f in FIGURES}
@@ -36,6 +37,8 @@ SECTIONS = (
     Section("diversity", "Response diversity and replaceability (paper 4.4, 4.6)",
             (*REPLACEABILITY[:2], _FIG["F5"], _FIG["F6"], *REPLACEABILITY[2:3], _FIG["F8"], *REPLACEABILITY[3:]),
             question="Are the models as varied as humans, and where can they replace them?"),
+    Section("worth", "What the model is worth", WORTH,
+            question="How many human raters is each model worth, and how many human ratings does it save?"),
     Section("mae", "MAE and its baselines (Supplement S5-S8)", tuple(MAE),
             question="How large are the models' errors against the human raters' own?"),
     Section("fer", "FER baselines beside the VLMs (Supplement S1)", tuple(FER_BASELINES),

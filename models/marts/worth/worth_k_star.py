@@ -1,0 +1,12 @@
+def model(dbt, session):
+    from rater1001.marts import worth
+
+    return worth.worth_k_star(
+        dbt.ref("int_model_vs_human"),
+        dbt.ref("int_image_human_stats"),
+        dbt.ref("int_human_label_counts"),
+        dbt.ref("stg_study_factors"),
+        dbt.ref("int_study_provenance"),
+        replicates=dbt.config.get("worth_replicates"),
+        seed=dbt.config.get("worth_seed"),
+    )
