@@ -29,6 +29,7 @@ MARTS = (
     "classification_by_emotion",
     "demographic_slices",
     "demographic_rater_agreement",
+    "demographic_rater_panels",
     "demographic_stratified_anova",
     "calibration_scores",
     "headline_intervals",

@@ -123,8 +123,9 @@ def audit_anova(root, landed):
 
 
 def rater_audit(root, landed):
-    """Per rater attribute level: agreement of its raters with each condition (labels, or for a
-    ratings study each model dimension's ratings)."""
+    """Per rater attribute level: agreement of its raters with each condition's labels
+    (demographic_rater_agreement), or in a ratings-only study the level's panel per model
+    dimension (demographic_rater_panels)."""
     expected = oc.rater_agreement_table(landed)
     actual = mart(root, "demographic_rater_agreement")
     if landed.category is not None:
@@ -135,22 +136,17 @@ def rater_audit(root, landed):
             ["n_raters", "n_labels", "n_agree", "agreement"],
             what="demographic_rater_agreement",
         )
-    # A ratings-only study: the warehouse has no rater audit of ratings at all today; the oracle asks
-    # for a row per (condition, attribute, level), whatever its columns become.
-    out = Comparison()
-    for _, row in expected.drop_duplicates(["condition_id", "attribute", "level"]).iterrows():
-        out.compared += 1
-        hit = (
-            actual is not None
-            and not actual[
-                (actual["condition_id"] == row["condition_id"])
-                & (actual["attribute"] == row["attribute"])
-                & (actual["level"] == row["level"])
-            ].empty
-        )
-        if not hit:
-            out.problems.append(f"demographic_rater_agreement: no rating audit row for {row.to_dict()}")
-    return out
+    # A ratings-only study: each attribute level's raters are a panel of their own
+    # (demographic_rater_panels: the condition against the panel's mean rating, a row per model
+    # dimension); the oracle asks for that row and the level's raters of the dimension.
+    panels = mart(root, "demographic_rater_panels")
+    return compare(
+        expected.rename(columns={"measure": "dimension"}),
+        panels,
+        ["condition_id", "dimension", "attribute", "level"],
+        ["n_raters"],
+        what="demographic_rater_panels",
+    )
 
 
 def answer_numbers(root, landed):

@@ -4,7 +4,7 @@ def model(dbt, session):
     return demographics.demographic_rater_agreement(
         dbt.ref("stg_human_ratings"),
         dbt.ref("stg_rater_attributes"),
-        dbt.ref("stg_model_predictions"),
+        dbt.ref("int_model_vs_human"),
         dbt.ref("int_condition_pools"),
         dbt.ref("int_study_provenance"),
     )

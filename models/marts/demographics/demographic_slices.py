@@ -7,4 +7,6 @@ def model(dbt, session):
         dbt.ref("int_human_label_counts"),
         dbt.ref("stg_study_factors"),
         dbt.ref("int_study_provenance"),
+        model_vs_human=dbt.ref("int_model_vs_human"),
+        factor_levels=dbt.ref("stg_stimulus_factor_levels"),
     )

@@ -7,6 +7,15 @@ with zscore_summary as (
     select * from {{ ref('zscore_summary') }}
 ),
 
+answered as (
+    select
+        condition_id,
+        dimension,
+        count(model_value) as n_answered
+    from {{ ref('int_model_vs_human_long') }}
+    group by condition_id, dimension
+),
+
 classification_summary as (
     select * from {{ ref('classification_summary') }}
 ),
@@ -26,14 +35,15 @@ worth_k_star as (
 
 model_z as (
     select
-        condition_id,
-        dimension,
+        zscore_summary.condition_id,
+        zscore_summary.dimension,
         -- no W1SD for a dimension the condition gave no value on (the policy's 0 reads as a result)
-        case when n_images + n_zero_sd_images > 0 then w1sd end as w1sd,
-        mean_abs_z,
-        n_images
+        case when answered.n_answered > 0 then zscore_summary.w1sd end as w1sd,
+        zscore_summary.mean_abs_z,
+        zscore_summary.n_images
     from zscore_summary
-    where emotion = 'all' and condition_id <> 'human_loo'
+    left join answered using (condition_id, dimension)
+    where zscore_summary.emotion = 'all' and zscore_summary.condition_id <> 'human_loo'
 ),
 
 loo as (

@@ -4,6 +4,8 @@
 -- baseline counts human ratings, each scored against the other raters of its image.
 -- A missing model answer counts against the model: w1sd counts it as outside 1 SD; the share over
 -- answered images (w1sd_answered_only) and the count (n_missing_model_values) stand beside it.
+-- A stimulus whose human SD is 0 or undefined has no z whoever answers it: it is out of W1SD
+-- (n_zero_sd_images), answered or not, and never a missing answer (docs/stats.md).
 {%- set model_dims = study_setting('model_dimensions') %}
 with model_vs_human_long as (
     select * from {{ ref('int_model_vs_human_long') }}
@@ -13,8 +15,8 @@ human_loo as (
     select * from {{ ref('int_human_loo') }}
 ),
 
-stimuli as (
-    select * from {{ ref('stg_stimuli') }}
+image_human_stats as (
+    select * from {{ ref('int_image_human_stats') }}
 ),
 
 study_provenance as (
@@ -106,22 +108,32 @@ summaries as (
 ),
 
 stimulus_counts as (
+    -- the stimuli the humans rated on the dimension: those with an SD > 0 can be scored
     select
+        dimension,
         emotion,
-        count(*) as n_stimuli
-    from ({{ with_all_scope('stimuli') }})
-    group by emotion
+        count(*) filter (where human_sd > 0) as n_scorable,
+        count(*) filter (where not coalesce(human_sd > 0, false)) as n_zero_sd
+    from ({{ with_all_scope('image_human_stats') }})
+    group by dimension, emotion
 ),
 
 with_missing as (
     select
-        summaries.*,
+        summaries.* replace (
+            case
+                when summaries.condition_id <> 'human_loo'
+                    then coalesce(stimulus_counts.n_zero_sd, 0)
+                else summaries.n_zero_sd_images
+            end as n_zero_sd_images
+        ),
         case
             when summaries.condition_id <> 'human_loo'
-                then stimulus_counts.n_stimuli - summaries.n_images - summaries.n_zero_sd_images
+                then coalesce(stimulus_counts.n_scorable, 0) - summaries.n_images
         end as n_missing
     from summaries
-    left join stimulus_counts on summaries.emotion = stimulus_counts.emotion
+    left join stimulus_counts
+        on summaries.dimension = stimulus_counts.dimension and summaries.emotion = stimulus_counts.emotion
 ),
 
 final as (

@@ -63,9 +63,11 @@ def scores_table(
             )
             # unanswered images stay: a missing answer counts against the model (before and after calibration)
             img = img[img["human_mean"].notna()].reset_index(drop=True)
-            if img["identity_id"].nunique() < n_folds:
+            # fewer identities than folds: one identity per fold (leave one identity out)
+            folds = min(n_folds, img["identity_id"].nunique())
+            if folds < 2:
                 continue
-            scores, answers = calibration.calibration_table(img, n_folds, seed, scale)
+            scores, answers = calibration.calibration_table(img, folds, seed, scale)
             ids, calibrated = answers["image_id"].to_numpy(), answers["calibrated"].to_numpy()
             pooled = {
                 method: delta(ids[i], calibrated[i])[2] for method, i in answers.groupby("method").indices.items()

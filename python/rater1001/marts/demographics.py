@@ -13,6 +13,7 @@ data_type its yml declares, which DuckDB stores as VARCHAR / DOUBLE / BIGINT / B
 from __future__ import annotations
 
 import functools
+import itertools
 from contextlib import contextmanager
 
 import numpy as np
@@ -148,12 +149,17 @@ def _slice_types(names: dict[str, str]) -> tuple[str, ...]:
 
 
 def slices_table(
-    model_label_counts: pd.DataFrame, label_counts: pd.DataFrame, study_factors: pd.DataFrame | None = None
+    model_label_counts: pd.DataFrame,
+    label_counts: pd.DataFrame,
+    study_factors: pd.DataFrame | None = None,
+    model_vs_human: pd.DataFrame | None = None,
+    factor_levels: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """demographic_slices: accuracy and macro-F1 per (condition, slice_type, slice) for every
     model condition (int_demographic_label_counts) and, where human forced-choice labels exist,
     the pooled human raters (int_human_label_counts); each row carries its (condition,
-    slice_type)'s largest gap in percentage points."""
+    slice_type)'s largest gap in percentage points. Audit factors beyond the two slots, each and
+    in each pair, from int_model_vs_human and stg_stimulus_factor_levels (_beyond_slots)."""
     names = slot_names(study_factors)
     if CATEGORY_SLOT not in names:  # accuracy and F1 need a category to be right about
         return typed(pd.DataFrame(), declared("demographic_slices"))
@@ -168,9 +174,58 @@ def slices_table(
         return typed(pd.DataFrame(), declared("demographic_slices"))
     slices = pd.concat(parts, ignore_index=True)
     slices = slices[slices["slice_type"].isin(_slice_types(names))]
+    slices = _unplaced(_named(slices, names, ["slice_type"]), AUDIT_SLOTS)
+    beyond = _beyond_slots(model_vs_human, label_counts, study_factors, factor_levels)
+    slices = pd.concat([slices, beyond], ignore_index=True) if len(beyond) else slices
     gaps = demographics.slice_gaps(slices).rename(columns={"reason": "gap_reason"})
-    out = _unplaced(slices.merge(gaps, on=["condition_id", "slice_type"], how="left"), AUDIT_SLOTS)
-    return typed(_named(out, names, ["slice_type"]), declared("demographic_slices"))
+    out = slices.merge(gaps, on=["condition_id", "slice_type"], how="left")
+    return typed(out, declared("demographic_slices"))
+
+
+def _beyond_slots(model_vs_human, label_counts, study_factors, factor_levels) -> pd.DataFrame:
+    """The slices of every audit factor beyond the two slots (stg_study_factors' slot NULL), alone
+    and in a pair with any other audit factor, named as the study names them; the race / gender
+    columns stay NULL on these rows. Per-image answers (int_model_vs_human; a never-answered
+    stimulus is wrong) and per-image human label counts, with each stimulus's level of every
+    audit factor from the long form; a stimulus without a level of some audit factor is left out,
+    as in the slots' slices."""
+    if model_vs_human is None or factor_levels is None or study_factors is None:
+        return pd.DataFrame()
+    audit = study_factors[study_factors["role"] == "audit"].sort_values("position")
+    beyond = set(audit.loc[audit["slot"].isna(), "factor"].astype(str))
+    if not beyond:
+        return pd.DataFrame()
+    factors = list(audit["factor"].astype(str))
+    columns = [f"factor_{i}" for i in range(len(factors))]  # no clash with a factor's own name
+    named = dict(zip(columns, factors, strict=True))
+    levels = factor_levels[factor_levels["factor"].isin(factors)]
+    wide = levels.pivot(index="image_id", columns="factor", values="level")
+    wide = wide.reindex(columns=factors).set_axis(columns, axis=1).dropna().reset_index()
+    rows = []
+    answers = model_vs_human[model_vs_human["true_emotion"].notna()]
+    answers = answers[["condition_id", "image_id", "true_emotion", "predicted_emotion"]].merge(wide, on="image_id")
+    if len(answers):
+        answers = answers.rename(columns={"true_emotion": "emotion"})
+        answers["predicted_emotion"] = (
+            answers["predicted_emotion"].astype(object).where(answers["predicted_emotion"].notna(), None)
+        )
+        rows.append(demographics.slice_metrics(answers, factors=columns).assign(rater_kind="model"))
+    humans = label_counts[["image_id", "true_emotion", "chosen_emotion", "n_labels"]].merge(wide, on="image_id")
+    if len(humans):
+        humans = humans.rename(columns={"true_emotion": "emotion", "chosen_emotion": "predicted_emotion"})
+        rows.append(
+            demographics.slice_metrics(
+                humans.assign(condition_id=HUMAN_CONDITION), weight="n_labels", factors=columns
+            ).assign(rater_kind="human")
+        )
+    if not rows:
+        return pd.DataFrame()
+    out = pd.concat(rows, ignore_index=True)
+    # slice_metrics' types (a column, or a pair 'a_b') -> the study's factor names in them
+    types = {c: (named[c],) for c in columns}
+    types.update({f"{a}_{b}": (named[a], named[b]) for a, b in itertools.combinations(columns, 2)})
+    out = out[out["slice_type"].map(lambda t: any(f in beyond for f in types[t])).to_numpy()]
+    return out.assign(slice_type=out["slice_type"].map(lambda t: "_".join(types[t])))
 
 
 def glmm_lrt_table(
@@ -261,10 +316,12 @@ def significance_counts_table(anova: pd.DataFrame) -> pd.DataFrame:
 
 def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
     """demographic_rater_agreement: stg_human_ratings' forced-choice labels, stg_rater_attributes
-    and stg_model_predictions (first run of each condition, as the other marts) -> agreement of
-    each condition with the raters of each attribute level, and whether it differs by level."""
+    and int_model_vs_human (the primary run; a row for every stimulus, NULL where the condition
+    never answered) -> agreement of each condition with the raters of each attribute level, and
+    whether it differs by level. A missing answer agrees with no rater (docs/stats.md)."""
     labelled = ratings.loc[ratings["chosen_emotion"].notna(), ["rater_id", "image_id", "chosen_emotion"]]
-    first = predictions[predictions["run_id"] == predictions.groupby("condition_id")["run_id"].transform("min")]
+    # the first run per stimulus (int_model_vs_human has one already; a never-answered row has none)
+    first = predictions.sort_values("run_id", na_position="last").drop_duplicates(["condition_id", "image_id"])
     pairs = (
         labelled.merge(attributes, on="rater_id")
         .merge(first[["condition_id", "image_id", "predicted_emotion"]], on="image_id")
@@ -324,8 +381,16 @@ def _pooled(rows, pools) -> pd.DataFrame:
     return in_pool(as_frame(rows), pools, POOL)
 
 
-def demographic_slices(model_label_counts, pools, label_counts, study_factors, provenance) -> pd.DataFrame:
-    table = slices_table(_pooled(model_label_counts, pools), as_frame(label_counts), as_frame(study_factors))
+def demographic_slices(
+    model_label_counts, pools, label_counts, study_factors, provenance, model_vs_human=None, factor_levels=None
+) -> pd.DataFrame:
+    table = slices_table(
+        _pooled(model_label_counts, pools),
+        as_frame(label_counts),
+        as_frame(study_factors),
+        None if model_vs_human is None else _pooled(model_vs_human, pools),
+        None if factor_levels is None else as_frame(factor_levels),
+    )
     return with_origin(table, provenance)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..stats import intervals
-from ..stats.zscores import zscore
+from ..stats.zscores import missing_answers, zscore
 from ._shared import ALL, as_frame, finish, model_dimensions, scopes
 
 
@@ -109,7 +109,7 @@ def intervals_table(
                         zscore(part[f"model_{dim}"], part[f"human_mean_{dim}"], part[f"human_sd_{dim}"]),
                         replicates,
                         seed,
-                        missing=part[f"model_{dim}"].isna(),
+                        missing=missing_answers(part[f"model_{dim}"], part[f"human_sd_{dim}"]),
                     ),
                 )
     return pd.DataFrame(rows)

@@ -69,17 +69,17 @@ def study_spelling(value: str) -> str:
 
 
 def audit_limits(study: Study) -> list[str]:
-    """What the audit marts leave out for this study's audit factors (docs/study_shape.md): they
-    model at most two factors and their interaction."""
+    """What the audit marts leave out for this study's audit factors (docs/study_shape.md): the
+    slices take every factor; the models take at most two factors and their interaction."""
     audit = [f.name for f in study.audit_factors]
     out = []
     if len(audit) == 1:
         out.append(f"one audit factor ({audit[0]}): its slices, its GLMM and F tests; no second "
                    "factor, so no interaction term and no Tukey cells")
     if study.unanalysed_audit_factors:
-        out.append(f"the audit models the first two audit factors ({', '.join(audit[:2])}) and "
-                   f"their interaction; not analysed by the audit marts, though declared and landed: "
-                   f"{', '.join(study.unanalysed_audit_factors)}")
+        out.append(f"the slices cover every audit factor and pair; the GLMM, F tests, Tukey and omnibus "
+                   f"tests model the first two audit factors ({', '.join(audit[:2])}) and their "
+                   f"interaction, not {', '.join(study.unanalysed_audit_factors)}")
     return out
 
 

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .agreement import bland_altman
-from .zscores import summarise, zscore
+from .zscores import missing_answers, summarise, zscore
 
 SEED = 42
 METHODS = ("none", "offset", "affine")
@@ -251,9 +251,10 @@ def score(model, human_mean, human_sd) -> CalibrationScore:
     (0.333333, 0.5, -0.5, 0.5, 2)
     """
     model = np.asarray(model, dtype=float)
-    answered = ~np.isnan(model)
     hm, hs = np.asarray(human_mean, dtype=float), np.asarray(human_sd, dtype=float)
-    zs = summarise(zscore(model[answered], hm[answered], hs[answered]), n_missing=int((~answered).sum()))
+    missing = missing_answers(model, hs)
+    # an unanswered stimulus of human SD 0 is not missing: its z is NaN, counted in n_zero_sd
+    zs = summarise(zscore(model[~missing], hm[~missing], hs[~missing]), n_missing=int(missing.sum()))
     ba = bland_altman(human_mean, model)
     finite = model[~np.isnan(model)]
     return CalibrationScore(

@@ -19,6 +19,7 @@ statistics and a `reason`; nothing is dropped silently.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -62,17 +63,17 @@ def _bias_column(dimension: str) -> str:
 # --------------------------------------------------------------------------- classification slices
 
 
-def _slice_keys(frame: pd.DataFrame) -> dict[str, pd.Series]:
-    return {
-        "race": frame["race"].astype(str),
-        "gender": frame["gender"].astype(str),
-        "race_gender": frame["race"].astype(str) + ":" + frame["gender"].astype(str),
-    }
+def _slice_keys(frame: pd.DataFrame, factors) -> dict[str, tuple[tuple[str, ...], pd.Series]]:
+    """slice_type -> (its factors, each row's slice): each factor, then each pair 'a_b' ('x:y')."""
+    keys = {f: ((f,), frame[f].astype(str)) for f in factors}
+    for a, b in itertools.combinations(factors, 2):
+        keys[f"{a}_{b}"] = ((a, b), frame[a].astype(str) + ":" + frame[b].astype(str))
+    return keys
 
 
-def slice_metrics(predictions: pd.DataFrame, weight: str | None = None) -> pd.DataFrame:
-    """Accuracy and macro-F1 per (condition_id, slice_type, slice): by race, by gender and by
-    race x gender cell.
+def slice_metrics(predictions: pd.DataFrame, weight: str | None = None, factors=("race", "gender")) -> pd.DataFrame:
+    """Accuracy and macro-F1 per (condition_id, slice_type, slice): by each factor and by each
+    pair's cells (the paper: by race, by gender and by race x gender cell).
 
     Parameters
     ----------
@@ -81,12 +82,15 @@ def slice_metrics(predictions: pd.DataFrame, weight: str | None = None) -> pd.Da
     weight : str, optional
         A column of how many identical answers a row stands for (pooled human labels come as
         per-image counts, not one row per rating).
+    factors : sequence of str, default ("race", "gender")
+        The factor columns: slice types are each factor and each pair ``a_b`` (slice ``x:y``).
 
     Returns
     -------
     pandas.DataFrame
-        condition_id, slice_type, slice, race, gender, n, n_unparsed, accuracy, f1_macro,
-        n_labels (labels averaged in F1).
+        condition_id, slice_type, slice, race, gender (the slice's level of a factor column
+        named race or gender, else NULL), n, n_unparsed, accuracy, f1_macro, n_labels (labels
+        averaged in F1).
 
     Raises
     ------
@@ -117,11 +121,12 @@ def slice_metrics(predictions: pd.DataFrame, weight: str | None = None) -> pd.Da
     >>> s[s["slice_type"] == "race"][["slice", "accuracy", "f1_macro"]].round(4).to_numpy().tolist()
     [['A', 1.0, 1.0], ['B', 0.5, 0.3333]]
     """
-    _require(predictions, ["condition_id", "race", "gender", "emotion", "predicted_emotion"], "slice_metrics")
-    _require_complete(predictions, ["condition_id", "race", "gender", "emotion"], "slice_metrics")
+    factors = list(factors)
+    _require(predictions, ["condition_id", *factors, "emotion", "predicted_emotion"], "slice_metrics")
+    _require_complete(predictions, ["condition_id", *factors, "emotion"], "slice_metrics")
     d = predictions
     rows = []
-    for slice_type, key in _slice_keys(d).items():
+    for slice_type, (of, key) in _slice_keys(d, factors).items():
         for (condition, value), part in d.groupby([d["condition_id"], key], sort=True):
             labels = sorted(part["emotion"].dropna().astype(str).unique())
             s = classification.summary(
@@ -130,8 +135,8 @@ def slice_metrics(predictions: pd.DataFrame, weight: str | None = None) -> pd.Da
                 labels,
                 weight=None if weight is None else part[weight],
             )
-            race = part["race"].iloc[0] if slice_type in ("race", "race_gender") else None
-            gender = part["gender"].iloc[0] if slice_type in ("gender", "race_gender") else None
+            race = part["race"].iloc[0] if "race" in of else None
+            gender = part["gender"].iloc[0] if "gender" in of else None
             rows.append(
                 dict(
                     condition_id=condition,

@@ -232,6 +232,45 @@ def w1sd_counting_missing(w1sd_answered, n_scored, n_missing):
         return np.where(n + k > 0, np.where(n > 0, w, 0.0) * n / (n + k), np.nan)
 
 
+def missing_answers(model, human_sd) -> np.ndarray:
+    """Which stimuli are missing answers under the missing-answer policy.
+
+    Parameters
+    ----------
+    model : array_like
+        The model's value per stimulus; NaN where it gave none (never answered or unparsed).
+    human_sd : array_like
+        The human SD per stimulus; 0 or NaN (one rating) where it has no z.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        True where the model gave no value and the human SD is > 0.
+
+    Notes
+    -----
+    A stimulus whose human SD is 0 or undefined has no z whoever answers it, so it is out of W1SD
+    answered or not and never a missing answer: the stimuli W1SD is over do not depend on which
+    ones the model answered (docs/stats.md, "Missing model answers: one policy"). SQL twin:
+    ``n_missing`` of models/marts/zscores/zscore_summary.sql.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.3;
+    docs/stats.md, "Missing model answers: one policy".
+
+    Examples
+    --------
+    Unanswered with SD 1 (missing), unanswered with SD 0 (out of W1SD), answered with SD 1.
+
+    >>> missing_answers([float("nan"), float("nan"), 3.0], [1.0, 0.0, 1.0]).tolist()
+    [True, False, False]
+    """
+    model, sd = np.asarray(model, dtype=float), np.asarray(human_sd, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.isnan(model) & (sd > 0)
+
+
 def summarise(z, threshold: float = 1.0, n_missing: int = 0) -> ZSummary:
     """Mean |z| and W1SD of a set of z-scores.
 
