@@ -10,9 +10,7 @@ import pytest
 from oracle_checks import CHECKS, applies
 
 # (check, predicate on the landed study, reason): the warehouse's known wrong answers today.
-KNOWN_BUGS = [
-    ("audit_anova", lambda s: len(s.audit) >= 3, "issue 31: a third audit factor is ignored"),
-]
+KNOWN_BUGS = []
 
 
 def known_bug(check: str, landed: oc.Landed) -> str | None:

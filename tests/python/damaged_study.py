@@ -84,7 +84,8 @@ def damage_for_demographics(stimuli, preds, ratings) -> tuple[pd.DataFrame, pd.D
     - gpt-4o-mini: every answer correct (logit separation, no variance in `correct`);
     - llama-3.2-11b-vision: valence = the human mean on every image (zero-variance bias) and
       constant arousal 5;
-    - gemma3-12b-it: only Black faces predicted (a factor with a single level);
+    - gemma3-12b-it: only Black faces predicted (the others are missing answers: wrong in the
+      classification audit; in the bias F tests a factor with a single level);
     - gemma3-27b-it: no Korean faces (two races, df 1);
     - one image lost all human ratings but one, another lost all: bias NULL there."""
     stimuli = stimuli.set_index("image_id")

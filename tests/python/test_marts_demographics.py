@@ -351,11 +351,13 @@ def test_degenerate_inputs_give_null_with_reasons(degenerate_warehouse):
     for factor in ("race", "gender"):
         row = glmm.loc[("gpt-4o-mini", factor)]
         assert pd.isna(row["chi2"]) and "no variance" in row["reason"]
-    assert pd.isna(glmm.loc[("gemma3-12b-it", "race"), "chi2"])
-    assert "single level" in glmm.loc[("gemma3-12b-it", "race"), "reason"]
+    # never-answered faces are wrong answers (docs/stats.md, the missing-answer policy): a condition
+    # that answered Black faces only is never correct on the others, every race stays in the test
+    assert glmm.loc[("gemma3-12b-it", "race"), "df"] == 2
+    assert "quasi-separation" in glmm.loc[("gemma3-12b-it", "race"), "reason"]
     assert glmm.loc[("gemma3-12b-it", "gender"), "df"] == 1
-    assert glmm.loc[("gemma3-27b-it", "race"), "df"] == 1  # two races present
-    assert glmm.loc[("gemma3-27b-it", "race"), "n_levels"] == 2
+    assert glmm.loc[("gemma3-27b-it", "race"), "df"] == 2  # no Korean answers: three races still
+    assert glmm.loc[("gemma3-27b-it", "race"), "n_levels"] == 3
 
     a = t["demographic_stratified_anova"]
     flat = a[(a["condition_id"] == "llama-3.2-11b-vision") & (a["dimension"] == "valence")]
@@ -390,8 +392,8 @@ def test_degenerate_inputs_give_null_with_reasons(degenerate_warehouse):
 
     slices = t["demographic_slices"]
     black_only = slices[(slices["condition_id"] == "gemma3-12b-it") & (slices["slice_type"] == "race")]
-    assert len(black_only) == 1 and pd.isna(black_only["accuracy_gap_pp"].iloc[0])
-    assert "fewer than two" in black_only["gap_reason"].iloc[0]
+    others = black_only[black_only["slice"] != "Black"]
+    assert len(black_only) == 3 and (others["accuracy"] == 0).all() and (others["n_unparsed"] == others["n"]).all()
     perfect = slices[slices["condition_id"] == "gpt-4o-mini"]
     assert (perfect["accuracy"] == 1).all() and (perfect["accuracy_gap_pp"] == 0).all()
 

@@ -479,3 +479,51 @@ def test_a_stratum_with_no_values_is_not_called_zero_variance():
     flat = nested_f_test(np.array([0.7, 0.7, 0.7]), np.ones((3, 1)), np.array([[1.0, 0], [1, 1], [1, 1]]))
     assert empty.reason == cells.reason == "no values in this stratum" and empty.f_value is None
     assert flat.reason == "bias has zero variance in this stratum"
+
+
+# --- any number of audit factors ---------------------------------------------------------------
+
+
+def _three_factor_rows(seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    n = 60
+    return pd.DataFrame(
+        {
+            "condition_id": "m",
+            "dimension": "warmth",
+            "emotion": rng.choice(["x", "y"], n),
+            "a": rng.choice(["a1", "a2", "a3"], n),
+            "b": rng.choice(["b1", "b2"], n),
+            "c": rng.choice(["c1", "c2"], n),
+            "d": rng.normal(0, 1, n) + np.where(rng.random(n) < 0.1, np.nan, 0),
+        }
+    )
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_every_factor_anova_with_two_factors_is_the_papers_three_tests(seed):
+    """With two factors, stratified_anova_factors (per image) gives the cell path's F, p and q."""
+    rows = _three_factor_rows(seed)
+    got = dm.stratified_anova_factors(rows, ["a", "b"])
+    cells = rows.rename(columns={"a": "race", "b": "gender", "d": "d_warmth"})
+    want = dm.stratified_anova(cells, dimensions=("warmth",))
+    cols = ["df_num", "df_den", "f_value", "p_raw", "q_bh", "n", "n_missing"]
+    assert list(got["term"]) == [t.replace("race", "a").replace("gender", "b") for t in want["term"]]
+    np.testing.assert_allclose(got[cols].to_numpy(float), want[cols].to_numpy(float), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_every_factor_anova_matches_statsmodels_type_ii_and_the_interactions(seed):
+    """Three factors: each main term is statsmodels' type II test of the main-effects model; each
+    pair's term is the nested F of that model against it plus the pair's interaction."""
+    rows = _three_factor_rows(seed)
+    got = dm.stratified_anova_factors(rows, ["a", "b", "c"]).set_index(["emotion", "term"])
+    for emotion, part in rows.dropna(subset=["d"]).groupby("emotion"):
+        mains = smf.ols("d ~ C(a) + C(b) + C(c)", part).fit()
+        type2 = anova_lm(mains, typ=2)
+        for f in "abc":
+            assert got.loc[(emotion, f), "f_value"] == pytest.approx(type2.loc[f"C({f})", "F"], rel=1e-9)
+        for x, y in (("a", "b"), ("a", "c"), ("b", "c")):
+            larger = smf.ols(f"d ~ C(a) + C(b) + C(c) + C({x}):C({y})", part).fit()
+            f_value = anova_lm(mains, larger)["F"].iloc[1]
+            assert got.loc[(emotion, f"{x}:{y}"), "f_value"] == pytest.approx(f_value, rel=1e-9)

@@ -307,8 +307,8 @@ def test_the_report_names_the_slots_as_the_study_does_and_says_what_the_audit_le
         "gender": "venue",
     }
     assert audit_limits(study) == [
-        "the slices cover every audit factor and pair; the GLMM, F tests, Tukey and omnibus "
-        "tests model the first two audit factors (annotator_region, venue) and their "
+        "the slices and F tests cover every audit factor and pair; the GLMM, Tukey and "
+        "omnibus tests model the first two audit factors (annotator_region, venue) and their "
         "interaction, not outlet"
     ]
     one = _study({**TOPIC_STUDY, "factors": TOPIC_STUDY["factors"][:2]}, tmp_path / "one")

@@ -152,12 +152,22 @@ def test_the_headline_numbers_are_the_tables_numbers_under_the_missing_answer_po
     )
     assert len(got) == 2 * 2 * len(DIMENSIONS)
     assert np.allclose(got["estimate"], got["table_value"], atol=1e-12, rtol=0), got
-    # the policy, from the landing: text-llm's W1SD is over every stimulus with human ratings
+    # the policy, from the landing: text-llm's W1SD is over every stimulus whose human SD is > 0;
+    # one it did not answer is missing, one of SD 0 is out of W1SD answered or not
     zs = _query(
         paths,
-        "select n_images, n_missing_model_values from zscore_summary where condition_id = 'text-llm' and emotion = 'all'",
-    )
-    assert (zs["n_missing_model_values"] >= 3).all()
+        """select dimension, n_zero_sd_images, n_missing_model_values from zscore_summary
+           where condition_id = 'text-llm' and emotion = 'all'""",
+    ).set_index("dimension")
+    ratings = pd.read_csv(paths.root / "human_ratings.csv")
+    preds = pd.read_csv(paths.root / "model_predictions.csv")
+    preds = preds[preds["condition_id"] == "text-llm"].set_index("image_id")
+    for dim in DIMENSIONS:
+        sd = ratings.dropna(subset=[dim]).groupby("image_id")[dim].std(ddof=1)
+        answered = preds[dim].dropna().index
+        zero = ~(sd > 0)
+        assert zs.loc[dim, "n_zero_sd_images"] == zero.sum()
+        assert zs.loc[dim, "n_missing_model_values"] == (~zero & ~sd.index.isin(answered)).sum() >= 2
 
 
 def test_a_failed_mart_is_named_by_run_and_on_the_reports_first_screen(grain, tmp_path, capsys):

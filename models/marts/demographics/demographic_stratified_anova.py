@@ -6,4 +6,6 @@ def model(dbt, session):
         dbt.ref("int_condition_pools"),
         dbt.ref("stg_study_factors"),
         dbt.ref("int_study_provenance"),
+        model_long=dbt.ref("int_model_vs_human_long"),
+        factor_levels=dbt.ref("stg_stimulus_factor_levels"),
     )

@@ -182,6 +182,21 @@ def slices_table(
     return typed(out, declared("demographic_slices"))
 
 
+def _every_audit_factor(study_factors: pd.DataFrame, factor_levels: pd.DataFrame):
+    """(the audit factors beyond the two slots, {column: declared name} of every audit factor in
+    declared order, each stimulus's level per column): the columns are factor_0, factor_1, ... so
+    no factor's own name can clash with a column of the rows they join; a stimulus without a level
+    of some audit factor is left out, as the slots' audit leaves it out."""
+    audit = study_factors[study_factors["role"] == "audit"].sort_values("position")
+    beyond = set(audit.loc[audit["slot"].isna(), "factor"].astype(str))
+    factors = list(audit["factor"].astype(str))
+    named = {f"factor_{i}": f for i, f in enumerate(factors)}
+    levels = factor_levels[factor_levels["factor"].isin(factors)]
+    wide = levels.pivot(index="image_id", columns="factor", values="level")
+    wide = wide.reindex(columns=factors).set_axis(list(named), axis=1).dropna().reset_index()
+    return beyond, named, wide
+
+
 def _beyond_slots(model_vs_human, label_counts, study_factors, factor_levels) -> pd.DataFrame:
     """The slices of every audit factor beyond the two slots (stg_study_factors' slot NULL), alone
     and in a pair with any other audit factor, named as the study names them; the race / gender
@@ -191,16 +206,10 @@ def _beyond_slots(model_vs_human, label_counts, study_factors, factor_levels) ->
     as in the slots' slices."""
     if model_vs_human is None or factor_levels is None or study_factors is None:
         return pd.DataFrame()
-    audit = study_factors[study_factors["role"] == "audit"].sort_values("position")
-    beyond = set(audit.loc[audit["slot"].isna(), "factor"].astype(str))
+    beyond, named, wide = _every_audit_factor(study_factors, factor_levels)
     if not beyond:
         return pd.DataFrame()
-    factors = list(audit["factor"].astype(str))
-    columns = [f"factor_{i}" for i in range(len(factors))]  # no clash with a factor's own name
-    named = dict(zip(columns, factors, strict=True))
-    levels = factor_levels[factor_levels["factor"].isin(factors)]
-    wide = levels.pivot(index="image_id", columns="factor", values="level")
-    wide = wide.reindex(columns=factors).set_axis(columns, axis=1).dropna().reset_index()
+    columns = list(named)
     rows = []
     answers = model_vs_human[model_vs_human["true_emotion"].notna()]
     answers = answers[["condition_id", "image_id", "true_emotion", "predicted_emotion"]].merge(wide, on="image_id")
@@ -245,9 +254,20 @@ def _stratified_terms(names: dict[str, str]) -> tuple[str, ...]:
     return used + (("race:gender",) if len(used) == 2 else ())
 
 
-def stratified_anova_table(bias_cells: pd.DataFrame, study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
+def stratified_anova_table(
+    bias_cells: pd.DataFrame,
+    study_factors: pd.DataFrame | None = None,
+    model_long: pd.DataFrame | None = None,
+    factor_levels: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """bias_cells: int_bias_cells. One audit factor: only its own term per stratum (no second
-    factor, no interaction)."""
+    factor, no interaction). More than two: every factor's term with all of them in the model and
+    every pair's interaction, from the per-image bias (int_model_vs_human_long) and
+    stg_stimulus_factor_levels."""
+    if model_long is not None and factor_levels is not None and study_factors is not None:
+        beyond, named, wide = _every_audit_factor(study_factors, factor_levels)
+        if beyond:
+            return _anova_every_factor(model_long, named, wide)
     names = slot_names(study_factors)
     cells = _audited(bias_cells, names)
     if cells.empty:
@@ -259,6 +279,18 @@ def stratified_anova_table(bias_cells: pd.DataFrame, study_factors: pd.DataFrame
         return typed(table, declared("demographic_stratified_anova"))
     table = table[table["term"].isin(_stratified_terms(names))]
     return typed(_named(table, names, ["term"]), declared("demographic_stratified_anova"))
+
+
+def _anova_every_factor(model_long: pd.DataFrame, named: dict[str, str], wide: pd.DataFrame) -> pd.DataFrame:
+    rows = model_long[model_long["emotion"].notna()][["condition_id", "dimension", "emotion", "image_id", "d"]]
+    rows = rows.merge(wide, on="image_id")
+    if rows.empty:
+        return typed(pd.DataFrame(), declared("demographic_stratified_anova"))
+    table = demographics.stratified_anova_factors(rows, list(named))
+    if table.empty:
+        return typed(table, declared("demographic_stratified_anova"))
+    spell = {**named, **{f"{a}:{b}": f"{named[a]}:{named[b]}" for a, b in itertools.combinations(named, 2)}}
+    return typed(table.assign(term=table["term"].map(spell)), declared("demographic_stratified_anova"))
 
 
 @contextmanager
@@ -398,8 +430,15 @@ def demographic_glmm_lrt(label_counts, pools, study_factors, provenance) -> pd.D
     return with_origin(glmm_lrt_table(_pooled(label_counts, pools), study_factors=as_frame(study_factors)), provenance)
 
 
-def demographic_stratified_anova(bias_cells, pools, study_factors, provenance) -> pd.DataFrame:
-    table = stratified_anova_table(_pooled(bias_cells, pools), study_factors=as_frame(study_factors))
+def demographic_stratified_anova(
+    bias_cells, pools, study_factors, provenance, model_long=None, factor_levels=None
+) -> pd.DataFrame:
+    table = stratified_anova_table(
+        _pooled(bias_cells, pools),
+        study_factors=as_frame(study_factors),
+        model_long=None if model_long is None else _pooled(model_long, pools),
+        factor_levels=None if factor_levels is None else as_frame(factor_levels),
+    )
     return with_origin(table, provenance)
 
 

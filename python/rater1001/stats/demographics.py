@@ -723,7 +723,11 @@ def stratified_anova_cells(cells: pd.DataFrame, alpha: float = ALPHA) -> pd.Data
             rows.append(
                 dict(condition_id=condition, dimension=dimension, emotion=emotion, n=n, n_missing=n_missing, **test)
             )
-    out = pd.DataFrame(rows)
+    return _with_bh(pd.DataFrame(rows), alpha)
+
+
+def _with_bh(out: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """The F tests with BH q-values within each (condition_id, dimension), in the marts' columns."""
     if out.empty:
         return out
     out["q_bh"], out["significant"] = np.nan, pd.Series(pd.NA, index=out.index, dtype="boolean")
@@ -751,6 +755,83 @@ def stratified_anova_cells(cells: pd.DataFrame, alpha: float = ALPHA) -> pd.Data
         "reason",
     ]
     return out[cols]
+
+
+def stratified_anova_factors(rows: pd.DataFrame, factors, alpha: float = ALPHA) -> pd.DataFrame:
+    """The stratified ANOVA of the bias by any number of audit factors, with BH.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        One row per (condition, dimension, image): condition_id, dimension, emotion (the
+        stratum), d (the bias, NULL where the model or the humans gave no value) and one column
+        per factor.
+    factors : sequence of str
+        The factor columns, in declared order.
+    alpha : float, default 0.05
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`stratified_anova`: a term per factor, then one per pair ``a:b``.
+
+    Notes
+    -----
+    Within each stratum, a factor's term compares the main-effects model without it to the one
+    with every factor (type II); a pair's term compares the main-effects model to it plus the
+    pair's interaction. With two factors these are :func:`stratum_factorial_tests`' three tests.
+    BH within each (condition_id, dimension) family, as :func:`stratified_anova_cells`.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, sections 3.4.4
+    and 4.5, Tables 7b, 7c; docs/marts_demographics.md, "Any study's audit factors".
+
+    Examples
+    --------
+    :func:`stratified_anova`'s example, per image, gives the same F and q:
+
+    >>> import pandas as pd
+    >>> p = pd.DataFrame({"condition_id": "m", "dimension": "valence", "emotion": "fear",
+    ...                   "race": list("AAAABBBB"), "gender": list("FFMMFFMM"),
+    ...                   "d": [1.0, 3, 2, 4, 5, 7, 6, 8]})
+    >>> a = stratified_anova_factors(p, ("race", "gender"))
+    >>> a[["term", "f_value", "q_bh"]].round(4).to_numpy().tolist()
+    [['race', 20.0, 0.0197], ['gender', 1.25, 0.4716], ['race:gender', 0.0, 1.0]]
+    """
+    factors = list(factors)
+    _require(rows, ["condition_id", "dimension", "emotion", "d", *factors], "stratified_anova_factors")
+    out = []
+    for (condition, dimension, emotion), stratum in rows.groupby(["condition_id", "dimension", "emotion"], sort=True):
+        used, n_missing = _usable(stratum, "d")
+        if used.empty:
+            continue
+        y = used["d"].to_numpy(dtype=float)
+        dummies = {f: _dummies(used[f].astype(str)) for f in factors}
+        one = np.ones((len(used), 1))
+
+        def main(fs, one=one, dummies=dummies):
+            return np.hstack([one, *[dummies[f] for f in fs]])
+
+        everything = main(factors)
+        tests = [(f, main([g for g in factors if g != f]), everything) for f in factors]
+        tests += [
+            (f"{a}:{b}", everything, np.hstack([everything, _interaction(dummies[a], dummies[b])]))
+            for a, b in itertools.combinations(factors, 2)
+        ]
+        for term, small, large in tests:
+            out.append(
+                dict(
+                    condition_id=condition,
+                    dimension=dimension,
+                    emotion=emotion,
+                    n=len(used),
+                    n_missing=n_missing,
+                    term=term,
+                    **asdict(nested_f_test(y, small, large)),
+                )
+            )
+    return _with_bh(pd.DataFrame(out), alpha)
 
 
 TUKEY_COLUMNS = [
