@@ -34,19 +34,8 @@ def _never_answered(landed: oc.Landed) -> bool:
 # (check, predicate on the landed study, reason): the warehouse's known wrong answers today.
 NO_CATEGORY = lambda s: s.category is None  # noqa: E731
 KNOWN_BUGS = [
-    ("alpha_ordinal", NO_CATEGORY, "issue 31: ordinal alpha wrong without a category (NULL slot in the join)"),
-    ("alpha_nominal", NO_CATEGORY, "issue 31: nominal alpha wrong without a category (NULL slot in the join)"),
-    ("no_null_keys", NO_CATEGORY, "issue 31: the absent category is a NULL in join and group keys"),
-    ("calibration_builds", NO_CATEGORY, "issue 31: calibration_scores crashes with identity_id and no category"),
-    ("verdicts", NO_CATEGORY, "issue 31: no verdict for a ratings-only study"),
     ("rater_audit", NO_CATEGORY, "issue 31: rater attributes are analysed for labels only"),
-    ("audit_anova", NO_CATEGORY, "issue 31: the absent category is a NULL stratum key"),
     ("audit_anova", lambda s: len(s.audit) >= 3, "issue 31: a third audit factor is ignored"),
-    (
-        "answer_numbers",
-        _never_answered,
-        "issue 31: the answer's W1SD, delta alpha and kappa skip stimuli a condition never answered",
-    ),
     ("audit_slices", lambda s: len(s.audit) >= 3, "issue 31: a third audit factor is ignored"),
     # Found by the oracle, same family as the answer's (the missing-answer policy of docs/stats.md:
     # a stimulus a condition never answered is a missing answer and counts against it).
