@@ -18,7 +18,7 @@ EXIT_PARTIAL = 3
 EXIT_BUSY = 75  # EX_TEMPFAIL: another command is writing to the project folder; try again later
 
 # Commands that write into the project folder hold its lock (lock.py); their dry runs only read.
-WRITERS = frozenset({"ingest", "simulate", "check", "build", "run", "demo", "report", "infer", "judge"})
+WRITERS = frozenset({"init", "ingest", "simulate", "check", "build", "run", "demo", "report", "infer", "judge"})
 
 
 def _at_least(kind, floor: float, *, inclusive: bool):
@@ -61,6 +61,81 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
         return EXIT_UNREADABLE
     print(result.summary())
     return EXIT_OK if result.rows_rejected == 0 else EXIT_PARTIAL
+
+
+def _scale(text: str) -> tuple[int, int]:
+    low, sep, high = text.partition("-")
+    try:
+        scale = (int(low), int(high))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected MIN-MAX, e.g. 1-7") from None
+    if not sep or scale[0] >= scale[1]:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected MIN-MAX with MIN < MAX, e.g. 1-7")
+    return scale
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from .ingest import IngestError
+    from .init import InitError, Options, init_study
+    from .study import StudyError
+
+    paths = project(args.home)
+    options = Options(
+        stimulus_col=args.stimulus_col,
+        rater_col=args.rater_col,
+        label_col=args.label_col,
+        dimensions=tuple(args.dimension),
+        audit=tuple(args.audit),
+        category=args.category,
+        rater_attributes=tuple(args.rater_attribute),
+        model_col=args.model_col,
+        ignore=tuple(args.ignore),
+        scale=args.scale,
+        name=args.name,
+        model_kind=args.model_kind,
+    )
+    files = {"stimuli": args.stimuli, "raters": args.raters, "predictions": args.predictions}
+    kwargs = dict(**files, ingest=args.yes, sheet=args.sheet)
+    try:
+        try:
+            result = init_study(paths, args.ratings, options, **kwargs)
+        except FileExistsError as exc:
+            if not _confirm(f"{exc} exist(s) with other contents: overwrite? [y/N] ", args.yes):
+                print(
+                    f"error: {exc} already exist(s) with other contents; nothing was written "
+                    "(answer y on a terminal, or remove the file(s))",
+                    file=sys.stderr,
+                )
+                return EXIT_UNREADABLE
+            result = init_study(paths, args.ratings, options, overwrite=True, **kwargs)
+    except InitError as exc:
+        print(f"error: {exc}; nothing was written", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except (IngestError, StudyError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    print(result.table())
+    for note in result.notes:
+        print(f"note: {note}")
+    print(f"wrote {', '.join(str(p) for p in result.written)} and data/init/*.csv")
+    if not args.yes:
+        home = f" --home {args.home}" if args.home else ""
+        print("next: check study.yml, then ingest:")
+        for table, path in result.landing_files.items():
+            print(f"  rater1001{home} ingest {table} {path}")
+        return EXIT_OK
+    for ingest in result.ingested.values():
+        print(ingest.summary())
+    partial = any(r.rows_rejected for r in result.ingested.values())
+    print("next: rater1001 run, then rater1001 summary")
+    return EXIT_PARTIAL if partial else EXIT_OK
+
+
+def _confirm(question: str, assume_no: bool) -> bool:
+    """Asked on a terminal only: a script (or --yes) never overwrites a study the user wrote."""
+    if assume_no or not sys.stdin.isatty():
+        return False
+    return input(question).strip().lower() in ("y", "yes")
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
@@ -346,6 +421,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         variants=split(args.variants),
         sample_ids=split(args.samples),
         limit=args.limit,
+        template=args.template,
         temperature=args.temperature,
         seed=args.seed,
         max_tokens=args.max_tokens,
@@ -448,6 +524,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--sheet", default=None, help="worksheet of an XLSX file (default: the first)")
     s.set_defaults(func=_cmd_ingest)
+
+    s = sub.add_parser("init", help="guess study.yml and the label seed from your own files (--yes: and ingest them)")
+    s.add_argument("ratings", help="the ratings: a row per stimulus x rater, per rater, or per stimulus (docs/init.md)")
+    s.add_argument("--stimuli", default=None, help="a file describing the stimuli (factors, text, file names)")
+    s.add_argument("--raters", default=None, help="a file describing the raters (attributes, age)")
+    s.add_argument("--predictions", default=None, help="the models' answers, one row per model x stimulus")
+    s.add_argument(
+        "--yes", action="store_true", help="write and ingest in one go (a differing study.yml is never overwritten)"
+    )
+    s.add_argument("--stimulus-col", default=None, help="the column naming the stimulus")
+    s.add_argument("--rater-col", default=None, help="the column naming the rater")
+    s.add_argument(
+        "--label-col", default=None, help="the forced-choice label column (counts or wide files: the label's name)"
+    )
+    s.add_argument(
+        "--dimension", action="append", default=[], metavar="[NAME=]COLUMN", help="a rating dimension (repeatable)"
+    )
+    s.add_argument("--audit", action="append", default=[], metavar="[NAME=]COLUMN", help="an audit factor (repeatable)")
+    s.add_argument("--category", default=None, metavar="COLUMN", help="the stimulus column with the intended label")
+    s.add_argument(
+        "--rater-attribute", action="append", default=[], metavar="[NAME=]COLUMN", help="a rater attribute (repeatable)"
+    )
+    s.add_argument("--model-col", default=None, help="the predictions' column naming the model")
+    s.add_argument("--model-kind", default=None, choices=("vlm", "fer", "llm", "human-proxy"))
+    s.add_argument("--ignore", action="append", default=[], metavar="COLUMN", help="a column to leave out")
+    s.add_argument("--scale", type=_scale, default=None, metavar="MIN-MAX", help="the rating scale (default: seen)")
+    s.add_argument("--name", default="my-study", help="the study's name in study.yml")
+    s.add_argument("--sheet", default=None, help="worksheet of an XLSX ratings file (default: the first)")
+    s.set_defaults(func=_cmd_init)
 
     s = sub.add_parser("simulate", help="write the embedded (SIMULATED) demo study into data/raw")
     s.add_argument("--seed", type=int, default=20251129)
@@ -557,6 +662,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--variants", default=None, help="comma-separated variants (default: all)")
     s.add_argument("--samples", default=None, help="comma-separated sample ids (default: all)")
     s.add_argument("--limit", type=_positive(int), default=None, help="judge only the first N pairs (both orders)")
+    s.add_argument(
+        "--template",
+        default="judge_pairwise_ko.v1.txt",
+        choices=["judge_pairwise_ko.v1.txt", "judge_pairwise_ko.v2.txt"],
+        help="judge prompt: v1 the lab log's verbatim (default), v2 with the study's text fenced (docs/judge.md)",
+    )
     s.add_argument("--temperature", type=float, default=None)
     s.add_argument("--seed", type=int, default=None)
     s.add_argument("--max-tokens", type=int, default=None)

@@ -275,7 +275,7 @@ MODEL_PREDICTIONS = TableSpec(
 CANDIDATE_STATUS = "ok|error|missing"
 JUDGE_ORDERS = "AB|BA"
 JUDGE_VERDICT_VALUES = "1|2|tie"
-JUDGE_PARSE_STATUS = "ok|partial|failed|call_failed"
+JUDGE_PARSE_STATUS = "ok|partial|failed|ambiguous|call_failed"
 JUDGE_KINDS = "llm|human"
 
 DIALOGUES = TableSpec(
@@ -340,7 +340,12 @@ JUDGE_VERDICTS = TableSpec(
         "(1 = the response shown first, 2 = shown second, tie), the reason and the raw text."
     ),
     key=("judge_id", "sample_id", "variant", "candidate_a", "candidate_b", "order"),
-    foreign_keys=(ForeignKey(("sample_id",), "dialogues", ("sample_id",)),),
+    # the candidates of a pair by sample, not by variant: the anchor is landed once per sample
+    foreign_keys=(
+        ForeignKey(("sample_id",), "dialogues", ("sample_id",)),
+        ForeignKey(("sample_id", "candidate_a"), "candidates", ("sample_id", "candidate_id")),
+        ForeignKey(("sample_id", "candidate_b"), "candidates", ("sample_id", "candidate_id")),
+    ),
     columns=(
         Column("judge_id", "string", True, doc="Which judge (an LLM configuration, or a human annotator)."),
         Column("judge_kind", "string", True, f"enum:{JUDGE_KINDS}", "llm or human."),
@@ -387,7 +392,8 @@ JUDGE_VERDICTS = TableSpec(
             "string",
             True,
             f"enum:{JUDGE_PARSE_STATUS}",
-            "ok = every axis parsed; partial = some; failed = none; call_failed = no answer.",
+            "ok = every axis parsed; partial = some; failed = none; ambiguous = more than one verdict "
+            "block, none kept; call_failed = no answer.",
         ),
         Column("prompt_version", "string", False, doc="Judge prompt template file and text hash."),
         Column("input_tokens", "int", False, "non_negative", "Prompt tokens."),

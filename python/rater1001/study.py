@@ -37,6 +37,11 @@ RESERVED_STIMULUS = ("image_id", "identity_id", "file_path", "text")
 RESERVED_RATER = ("rater_id", "age")
 
 
+# The judge verdicts' axes (contract.JUDGE_VERDICTS' verdict_<axis> columns) and order designs.
+JUDGE_AXES = ("empathy", "naturalness", "coherence", "overall")
+JUDGE_ORDERS = ("both", "one")
+
+
 class StudyError(ValueError):
     """study.yml does not fit the declaration format; the message names the file and the key."""
 
@@ -82,6 +87,8 @@ class Study:
     cells: tuple[DesignCell, ...] = ()
     ratings_per_image: int | None = None
     images_per_rater: int | None = None
+    judge_axes: tuple[str, ...] = JUDGE_AXES  # the verdict axes the judge study declares
+    judge_orders: str = "both"  # both (the lab log's design) or one order per pair
 
     @property
     def category(self) -> Factor | None:
@@ -265,6 +272,7 @@ def parse_study(cfg: dict, labels: tuple[FactorLabel, ...], source: Path) -> Stu
             "seeds/factor_labels.csv (add rows with that factor name)"
         )
     cells, per_image, per_rater = _design(cfg, factors, source)
+    judge_axes, judge_orders = _judge(cfg, source)
     return Study(
         name=str(cfg.get("name", "study")),
         scale_min=scale_min,
@@ -278,7 +286,24 @@ def parse_study(cfg: dict, labels: tuple[FactorLabel, ...], source: Path) -> Stu
         cells=cells,
         ratings_per_image=per_image,
         images_per_rater=per_rater,
+        judge_axes=judge_axes,
+        judge_orders=judge_orders,
     )
+
+
+def _judge(cfg: dict, source: Path) -> tuple[tuple[str, ...], str]:
+    """study.yml `judge: {axes: [...], orders: both | one}` (docs/judge.md, "Study shapes")."""
+    judge = cfg.get("judge") or {}
+    if not isinstance(judge, dict) or set(judge) - {"axes", "orders"}:
+        raise StudyError(f"{source}: judge must be a mapping with axes and/or orders, got {judge!r}")
+    axes = _names(judge.get("axes", list(JUDGE_AXES)), "judge.axes", source)
+    unknown = [a for a in axes if a not in JUDGE_AXES]
+    if unknown or not axes:
+        raise StudyError(f"{source}: judge.axes {list(axes)}: each must be one of {', '.join(JUDGE_AXES)}")
+    orders = judge.get("orders", "both")
+    if orders not in JUDGE_ORDERS:
+        raise StudyError(f"{source}: judge.orders {orders!r} must be one of {', '.join(JUDGE_ORDERS)}")
+    return axes, orders
 
 
 def load_study(paths: ProjectPaths) -> Study:

@@ -34,6 +34,8 @@ def dbt_vars(paths: ProjectPaths) -> dict:
         "rater_attributes": list(study.rater_attributes),
         "scale_min": study.scale_min,
         "scale_max": study.scale_max,
+        "judge_axes": list(study.judge_axes),
+        "judge_orders": study.judge_orders,
     }
 
 

@@ -60,3 +60,44 @@ def build_study(name: str, root: Path, run_options: tuple[str, ...] = ()) -> Bui
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         run_code = main([*home, "run", "--no-progress", *run_options])
     return BuiltStudy(project(root), files, codes, run_code, out.getvalue(), err.getvalue())
+
+
+def readme_block(heading: str) -> list[str]:
+    """The command lines of the first ```sh block under a README heading, as written."""
+    text = (HERE.parents[1] / "README.md").read_text(encoding="utf-8")
+    section = text.split(f"## {heading}\n", 1)[1]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def warehouse_tables(paths: ProjectPaths) -> dict[str, pd.DataFrame]:
+    """Every table and view of a built warehouse, rows in a stable order."""
+    con = duckdb.connect(str(paths.warehouse), read_only=True)
+    try:
+        names = [r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()]
+        out = {}
+        for name in names:
+            frame = con.execute(f'select * from "{name}"').df()
+            out[name] = frame.sort_values(list(frame.columns)).reset_index(drop=True) if len(frame) else frame
+        return out
+    finally:
+        con.close()
+
+
+def init_from_raw(root: Path, argv: list[str]) -> tuple[int, str, str]:
+    """`rater1001 --home ROOT init ARGV --yes` on a study's published files: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--home", str(root), "init", *argv, "--yes"])
+    return code, out.getvalue(), err.getvalue()
+
+
+def landed(paths: ProjectPaths, table: str) -> pd.DataFrame:
+    return pd.read_parquet(paths.raw_table(table))
+
+
+def assert_judge_study_built(study: BuiltStudy) -> None:
+    """A judge-only study landed its three tables whole, passed the gate and built."""
+    assert study.ingest_codes == {"dialogues": 0, "candidates": 0, "judge_verdicts": 0}
+    assert study.run_code == 0, study.run_stdout + study.run_stderr
+    assert "Quality gate PASSED" in study.run_stdout and "dbt build: ok" in study.run_stdout

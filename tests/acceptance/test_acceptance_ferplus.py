@@ -3,13 +3,24 @@ Headline: the nominal alpha of the labels, and the human plurality label per emo
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
+import shlex
 from collections import Counter
 
 import krippendorff
 import numpy as np
+import pandas as pd
 import pytest
-from acceptance_build import HERE, build_study
+from acceptance_build import (
+    HERE,
+    build_study,
+    readme_block,
+    warehouse_tables,
+)
+from rater1001.cli import main
+from rater1001.paths import project
 from sklearn import metrics
 
 # One build per dataset: under `make test` (pytest-xdist, --dist loadgroup) the module's tests
@@ -75,3 +86,53 @@ def test_the_human_plurality_row_against_scikit_learn(study):
     for option, n, r in zip(OPTIONS, support, recall):
         assert by.loc[option, "support"] == n == counts.get(option, 0)
         assert (np.isnan(r) and np.isnan(by.loc[option, "recall"])) or by.loc[option, "recall"] == r
+
+
+@pytest.fixture(scope="module")
+def readme_study(tmp_path_factory):
+    """The README's "Your own study in three commands", each line run as written from a folder
+    holding the sample at the path the README names (the repository root's layout)."""
+    root = tmp_path_factory.mktemp("readme")
+    (root / "tests" / "acceptance" / "ferplus").mkdir(parents=True)
+    (root / "tests" / "acceptance" / "ferplus" / "raw").symlink_to(RAW.parent)
+    results = []
+    with contextlib.chdir(root):
+        for line in readme_block("Your own study in three commands"):
+            argv = shlex.split(line)
+            assert argv[0] == "rater1001", line
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                results.append((line, main(argv[1:]), out.getvalue(), err.getvalue()))
+    return project(root / "ferplus-study"), results
+
+
+def test_the_readme_example_runs_as_written_and_quietly(readme_study):
+    _, results = readme_study
+    assert [r[0].split()[3] for r in results] == ["init", "run", "summary"]
+    for line, code, out, err in results:
+        assert code == 0, (line, out, err)
+        assert "Warning" not in err and "warning" not in err, (line, err)
+    said = results[0][2]
+    assert "most chosen label" in said and "NF: no rater chose it" in said and "each vote is a rater" in said
+
+
+def test_the_readme_example_builds_the_hand_declared_warehouse(study, readme_study):
+    """init from the published file and the hand-written study.yml + convert_ferplus.py build the
+    same warehouse: every table and view, value for value (the build's own record of where and when
+    it ran aside)."""
+    guessed, _ = readme_study
+    mine, theirs = warehouse_tables(guessed), warehouse_tables(study.paths)
+    assert sorted(mine) == sorted(theirs)
+    # the landing's record: which files were ingested (paths, checksums, times), not the study
+    record = {"stg_landing_manifest", "int_study_provenance"}
+    assert record < set(theirs)
+    differing = []
+    for name, frame in theirs.items():
+        if name in record:
+            continue
+        try:
+            pd.testing.assert_frame_equal(mine[name], frame, check_like=True)
+        except AssertionError:
+            differing.append(name)
+    assert differing == [], differing
+    assert len(theirs) - len(record) > 90  # every model (104 tables and views), not a handful

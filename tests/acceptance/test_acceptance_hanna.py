@@ -12,7 +12,10 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
-from acceptance_build import HERE, build_study
+from acceptance_build import HERE, build_study, init_from_raw, landed
+from rater1001.init.guess import slug
+from rater1001.paths import project
+from rater1001.study import load_study
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
@@ -219,3 +222,50 @@ def test_no_category_and_one_audit_factor_under_its_own_name(study):
     assert set(omnibus.term) == {"generator"}  # one stratum: no generator x category term
     report = (study.paths.report / "index.html").read_text(encoding="utf-8")
     assert "one audit factor (generator)" in report
+
+
+def test_init_sets_up_the_published_file_as_the_hand_written_study_does(study, tmp_path):
+    """`rater1001 init --yes` on hanna_metric_scores_llm.csv as published (a row per generator, a
+    list per cell, humans and LLMs side by side): the same 660 human and 1,100 LLM ratings (the same
+    18 refused as off the scale), the generator as the one audit factor. Not the same warehouse:
+    the hand study names what the file does not (HANNA's Story IDs, 96 per generator in the full
+    file; raters h1-h3; a placeholder text per story, so a text study; the generators' labels as
+    slugs); the comparison maps those names back."""
+    flags = ["--dimension", "coherence=CH", "--dimension", "empathy=EM", "--audit", "generator=Model"]
+    code, out, err = init_from_raw(tmp_path, [str(RAW), *flags, "--model-kind", "llm", "--name", "hanna-sample"])
+    assert code == 3, out + err  # the 18 off-scale LLM rows are refused, as in the hand study
+    assert "each cell holds a list" in out
+    guessed, hand = project(tmp_path), study.paths
+    mine, theirs = load_study(guessed), load_study(hand)
+    assert (mine.dimensions, mine.model_dimensions, mine.scale_min, mine.scale_max) == (
+        theirs.dimensions,
+        theirs.model_dimensions,
+        theirs.scale_min,
+        theirs.scale_max,
+    )
+    assert [(f.name, f.role) for f in mine.factors] == [(f.name, f.role) for f in theirs.factors]
+    with open(RAW, newline="", encoding="utf-8") as fh:
+        generators = [r["Model"] for r in csv.DictReader(fh)]
+
+    def story(image_id: str) -> str:  # HANNA's Story ID of `<generator>-<position>`
+        name, position = image_id.rsplit("-", 1)
+        r = next(i for i, g in enumerate(generators) if slug(g) == name)
+        return f"story{96 * r + int(position) - 1:04d}"
+
+    def rows(frame, columns):
+        return sorted(map(tuple, frame[columns].astype(str).to_numpy().tolist()))
+
+    human = landed(guessed, "human_ratings").assign(
+        image_id=lambda f: f.image_id.map(story), rater_id=lambda f: "h" + f.rater_id.str[-1]
+    )
+    columns = ["rater_id", "image_id", "coherence", "empathy"]
+    assert rows(human, columns) == rows(landed(hand, "human_ratings"), columns)
+    predictions = landed(guessed, "model_predictions").assign(
+        image_id=lambda f: f.image_id.map(story), condition_id=lambda f: f.condition_id.str.removesuffix("-1")
+    )
+    columns = ["condition_id", "image_id", "coherence", "empathy"]
+    assert rows(predictions, columns) == rows(landed(hand, "model_predictions"), columns)
+    stimuli = landed(guessed, "stimuli").assign(image_id=lambda f: f.image_id.map(story))
+    spelled = {l.label: l.aliases[0] for l in theirs.labels if l.factor == "generator"}
+    hand_stimuli = landed(hand, "stimuli").assign(generator=lambda f: f.generator.map(spelled).map(str.lower))
+    assert rows(stimuli, ["image_id", "generator"]) == rows(hand_stimuli, ["image_id", "generator"])

@@ -10,7 +10,9 @@ import json
 import krippendorff
 import numpy as np
 import pytest
-from acceptance_build import HERE, build_study
+from acceptance_build import HERE, build_study, init_from_raw, landed
+from rater1001.paths import project
+from rater1001.study import load_study
 from scipy import stats
 
 # One build per dataset: under `make test` (pytest-xdist, --dist loadgroup) the module's tests
@@ -142,3 +144,58 @@ def test_agreement_of_the_majority_label_with_each_rater_group_by_brute_force(st
         assert mine.df.iloc[0] == len(counts) - 1
         assert mine.p_value.iloc[0] == pytest.approx(stats.chi2.sf(chi2, len(counts) - 1), rel=1e-9)
         assert mine.gap_pp.iloc[0] == pytest.approx(100 * (max(rates) - min(rates)), abs=1e-9)
+
+
+def test_init_sets_up_the_published_json_files_as_the_hand_written_study_does(study, tmp_path):
+    """`rater1001 init --yes` on MP_dev.json and MP_annotators_meta.json as published (an object of
+    records; each record maps annotators to labels): the same texts, factors, raters and 968 labels
+    as the hand-written study.yml and convert_multipico.py. Not the same warehouse: the hand study
+    adds what the files do not hold, which no guess can give: ids prefixed `mp`, labels renamed
+    ironic / not_ironic, the reply joined to the post, an age band derived from the age, and the
+    crowd's majority landed as a model condition. The comparison maps those names back."""
+    code, out, err = init_from_raw(
+        tmp_path,
+        [
+            str(RAW / "MP_dev_en_sample.json"),
+            "--raters",
+            str(RAW / "MP_annotators_meta_sample.json"),
+            "--stimulus-col",
+            "id",
+            "--label-col",
+            "irony",
+            "--audit",
+            "other_info.source",
+            "--audit",
+            "other_info.language_variety",
+            "--rater-attribute",
+            "Gender",
+            "--name",
+            "multipico-sample",
+        ],
+    )
+    assert code == 0, out + err
+    assert "'id' values are the raters' ids less the prefix 'Ann'" in out
+    guessed, hand = project(tmp_path), study.paths
+    mine, theirs = load_study(guessed), load_study(hand)
+    assert [(f.name, f.role) for f in mine.factors] == [(f.name, f.role) for f in theirs.factors]
+    assert mine.stimulus_kind == theirs.stimulus_kind == "text"
+    assert mine.rater_attributes == ("gender",) and theirs.rater_attributes == ("gender", "age_band")
+    label = {"1": "ironic", "0": "not_ironic"}
+
+    def rows(frame, columns):
+        return sorted(map(tuple, frame[columns].astype(str).to_numpy().tolist()))
+
+    human = landed(guessed, "human_ratings").assign(
+        image_id=lambda f: "mp" + f.image_id, irony=lambda f: f.irony.map(label)
+    )
+    assert rows(human, ["rater_id", "image_id", "irony"]) == rows(
+        landed(hand, "human_ratings"), ["rater_id", "image_id", "irony"]
+    )
+    stimuli = landed(guessed, "stimuli").assign(
+        image_id=lambda f: "mp" + f.image_id, irony=lambda f: f.irony.map(label)
+    )
+    hand_stimuli = landed(hand, "stimuli").assign(text=lambda f: f.text.str.split("\n---\n").str[0])
+    columns = ["image_id", "irony", "source", "language_variety", "text"]
+    assert rows(stimuli, columns) == rows(hand_stimuli, columns)
+    columns = ["rater_id", "gender", "age"]
+    assert rows(landed(guessed, "raters"), columns) == rows(landed(hand, "raters"), columns)

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from rater1001.stats.alpha import DeltaAlpha, delta_alpha
 from rater1001.stats.zscores import loo_mean, loo_sd, zscore
+from scipy.optimize import minimize
 
 
 def reliability_matrix_to_long(data) -> pd.DataFrame:
@@ -51,3 +52,31 @@ def demographic_aggregates(model_vs_human: pd.DataFrame) -> tuple[pd.DataFrame, 
     counts = model_vs_human.groupby(keys, dropna=False).size().rename("n_images").reset_index()
     dims = [c[2:] for c in model_vs_human.columns if c.startswith("d_")]
     return counts, bias_cells(model_vs_human.rename(columns={"true_emotion": "emotion"}), dims)
+
+
+def davidson_mle(comps: pd.DataFrame, reference: str) -> dict:
+    """An independent Davidson (1970) fit: the log-likelihood written out and maximised by
+    Nelder-Mead (no gradient), for comparison with the mart's BFGS fit."""
+    items = sorted(set(comps["item_i"]) | set(comps["item_j"]))
+    free = [x for x in items if x != reference]
+    i = comps["item_i"].map({x: n for n, x in enumerate(items)}).to_numpy()
+    j = comps["item_j"].map({x: n for n, x in enumerate(items)}).to_numpy()
+    out = comps["outcome"].to_numpy()
+
+    def nll(theta):
+        beta = np.zeros(len(items))
+        beta[[items.index(x) for x in free]] = theta[:-1]
+        log_nu = theta[-1]
+        bi, bj = beta[i], beta[j]
+        tie = log_nu + (bi + bj) / 2
+        denom = np.logaddexp(np.logaddexp(bi, bj), tie)
+        num = np.where(out == "i", bi, np.where(out == "j", bj, tie))
+        return -(num - denom).sum()
+
+    res = minimize(
+        nll,
+        np.zeros(len(free) + 1),
+        method="Nelder-Mead",
+        options={"xatol": 1e-8, "fatol": 1e-10, "maxiter": 40000, "maxfev": 40000},
+    )
+    return dict(zip(free, res.x[:-1])) | {"nu": float(np.exp(res.x[-1]))}

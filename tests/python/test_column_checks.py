@@ -119,8 +119,9 @@ def test_every_declared_column_is_checked_by_its_models_test_and_none_by_a_test_
     assert unknown_slot == []
     # every (model, column) the per-column tests checked before: 241 not_null + 31 when declared,
     # 33 accepted_values + 12 accepted_factor_label + 7 accepted_audit_terms; and every grain the
-    # per-model unique_combination_of_columns (81) and the per-column unique (13) tests checked
-    assert (len(declared_checks()), len(declared_value_checks()), len(declared_grains())) == (272, 52, 94)
+    # per-model unique_combination_of_columns (81) and the per-column unique (13) tests checked, plus
+    # the grains of judge_pairwise_win_rates and judge_human_alpha
+    assert (len(declared_checks()), len(declared_value_checks()), len(declared_grains())) == (272, 52, 96)
 
 
 def compiled_checks(code: str) -> set[tuple]:

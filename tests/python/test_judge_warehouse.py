@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from rater1001.stats.alt_test import alt_test
 from sklearn.metrics import cohen_kappa_score
+from stats_helpers import davidson_mle
 
 JUDGE_MARTS = (
     "judge_pair_verdicts",
@@ -237,36 +238,6 @@ def test_an_unparsed_judge_verdict_counts_against_the_judge_in_the_alt_test(buil
     assert n_missing_total > 0  # the simulated judges leave some verdicts unparsed
 
 
-def _davidson_mle(comps: pd.DataFrame, reference: str) -> dict:
-    """An independent Davidson (1970) fit: the log-likelihood written out and maximised by
-    Nelder-Mead (no gradient), for comparison with the mart's BFGS fit."""
-    from scipy.optimize import minimize
-
-    items = sorted(set(comps["item_i"]) | set(comps["item_j"]))
-    free = [x for x in items if x != reference]
-    i = comps["item_i"].map({x: n for n, x in enumerate(items)}).to_numpy()
-    j = comps["item_j"].map({x: n for n, x in enumerate(items)}).to_numpy()
-    out = comps["outcome"].to_numpy()
-
-    def nll(theta):
-        beta = np.zeros(len(items))
-        beta[[items.index(x) for x in free]] = theta[:-1]
-        log_nu = theta[-1]
-        bi, bj = beta[i], beta[j]
-        tie = log_nu + (bi + bj) / 2
-        denom = np.logaddexp(np.logaddexp(bi, bj), tie)
-        num = np.where(out == "i", bi, np.where(out == "j", bj, tie))
-        return -(num - denom).sum()
-
-    res = minimize(
-        nll,
-        np.zeros(len(free) + 1),
-        method="Nelder-Mead",
-        options={"xatol": 1e-8, "fatol": 1e-10, "maxiter": 40000, "maxfev": 40000},
-    )
-    return dict(zip(free, res.x[:-1])) | {"nu": float(np.exp(res.x[-1]))}
-
-
 def test_the_round_robin_bradley_terry_mart_equals_an_independent_fit(built):
     """The demo's round-robin (gpt-5.1, text variant) reaches judge_bradley_terry as a round_robin
     design, and its strengths equal an independent Davidson maximum likelihood on the same pairs."""
@@ -283,7 +254,7 @@ def test_the_round_robin_bradley_terry_mart_equals_an_independent_fit(built):
             "outcome": pairs["final_verdict"].map({"a": "i", "b": "j", "tie": "tie"}),
         }
     )
-    ref = _davidson_mle(comps, "P")
+    ref = davidson_mle(comps, "P")
     bt = query(
         built,
         "select * from judge_bradley_terry where judge_id = 'gpt-5.1' and variant = 'text' "

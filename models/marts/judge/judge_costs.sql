@@ -15,6 +15,7 @@ costs as (
         count(*) filter (where judge_verdicts.parse_status = 'ok') as n_parsed,
         count(*) filter (where judge_verdicts.parse_status = 'partial') as n_partial,
         count(*) filter (where judge_verdicts.parse_status = 'failed') as n_parse_failed,
+        count(*) filter (where judge_verdicts.parse_status = 'ambiguous') as n_ambiguous,
         count(*) filter (where judge_verdicts.parse_status = 'call_failed') as n_call_failed,
         cast(count(*) filter (where judge_verdicts.parse_status = 'ok') as double) / count(*) as parse_rate,
         sum(judge_verdicts.input_tokens) as input_tokens,

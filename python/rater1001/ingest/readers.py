@@ -287,7 +287,7 @@ def _xlsx_rows(
                 f"(not {others}); pass --sheet NAME to ingest another one"
             )
         if data_only:
-            return [tuple(_cell_text(v) for v in r) for r in ws.iter_rows(values_only=True)]
+            return [tuple(cell_text(v) for v in r) for r in ws.iter_rows(values_only=True)]
         return [tuple(r) for r in ws.iter_rows(values_only=True)]
     finally:
         book.close()
@@ -353,7 +353,7 @@ def _excel_column(index: int) -> str:
     return letters
 
 
-def _cell_text(value) -> str | None:
+def cell_text(value) -> str | None:
     """Text of a typed cell (Excel, JSON): whole floats without '.0' so an id typed as the number
     101 stays '101' and a rating 7.0 reads '7'; booleans as true/false; dates in ISO form."""
     if value is None:
@@ -379,7 +379,7 @@ def _to_text(series: pd.Series) -> pd.Series:
         return pd.Series(
             pa.array(series, from_pandas=True).cast(pa.string()).to_pylist(), index=series.index, dtype="str"
         )
-    return pd.Series([_cell_text(v) for v in series.tolist()], index=series.index, dtype="str")
+    return pd.Series([cell_text(v) for v in series.tolist()], index=series.index, dtype="str")
 
 
 def _normalise(

@@ -92,6 +92,10 @@ def validate(
     frame = pd.DataFrame(typed, index=data.index)
     _check_key(frame, spec, row_numbers, failures)
     _check_foreign_keys(frame, spec, references, failures)
+    if spec.name == "judge_verdicts":
+        from .judge_rules import check_judge_verdicts  # the one table with rules across columns
+
+        check_judge_verdicts(frame, study, failures)
     return Validation(frame, tuple(failures), tuple(mappings))
 
 

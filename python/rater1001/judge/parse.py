@@ -5,6 +5,11 @@ bold/italic markers, bullets and numbering, extra spaces, Korean or English axis
 "응답 1" / "1번" / "Response 1" / "1", and "tie" / "무승부" / "동점" / "비김" / "draw" / "동등".
 A line that names both responses ("1 / 2 / tie" echoed from the template) is not a verdict. Every
 axis that cannot be read is None and named in `problems`; nothing is guessed.
+
+Strict about blocks: an answer with more than one verdict block (two runs of at least two verdict
+lines, e.g. a quoted candidate's imitation of the output format and the judge's own) is
+`ambiguous` and keeps no verdict. With a fenced template (judge_pairwise_ko.v2.txt) only the text
+inside the one answer block (ANSWER_BLOCK) is read; none, or more than one, keeps no verdict.
 """
 
 from __future__ import annotations
@@ -23,6 +28,10 @@ _AXIS_NUMBER = re.compile(r"(?:^|\s)([1-9])\s*축|axis\s*([1-9])|criterion\s*([1
 _CHOICE = re.compile(r"^(?:응답|response|후보|answer|candidate|option)?\s*#?\s*([12])(?![0-9.])\s*(?:번째|번)?")
 _NAMED = re.compile(r"(?:응답|response|후보|answer|candidate)\s*#?\s*([12])(?![0-9])|(?<![0-9])([12])\s*번")
 _ECHO = re.compile(r"^1\s*/\s*2\s*/\s*tie")
+# The answer block of the fenced templates (after NFKC, so full-width brackets are the same marker).
+ANSWER_BLOCK = ("<<<판정>>>", "<<<판정 끝>>>")
+_BLOCK_START = re.compile(r"<<<\s*판정\s*>>>")
+_BLOCK = re.compile(r"<<<\s*판정\s*>>>(.*?)<<<\s*판정\s*끝\s*>>>", re.DOTALL)
 
 
 @dataclass
@@ -30,9 +39,12 @@ class ParsedVerdict:
     verdicts: dict[str, str | None]  # axis_id -> "1" / "2" / "tie" / None
     reason: str | None
     problems: list[str] = field(default_factory=list)
+    ambiguous: bool = False  # more than one verdict block: nothing kept
 
     @property
     def status(self) -> str:
+        if self.ambiguous:
+            return "ambiguous"
         got = sum(v is not None for v in self.verdicts.values())
         if got == len(self.verdicts):
             return "ok"
@@ -97,13 +109,28 @@ class VerdictParser:
                 return axis
         return None
 
-    def parse(self, text: str | None) -> ParsedVerdict:
+    def parse(self, text: str | None, *, fenced: bool = False) -> ParsedVerdict:
+        """The verdicts of one answer; `fenced`: read only the answer block (ANSWER_BLOCK)."""
         verdicts: dict[str, str | None] = {a.axis_id: None for a in self.axes}
         out = ParsedVerdict(verdicts, None)
         if not text or not text.strip():
             out.problems.append("empty answer")
             return out
+        if fenced:
+            text = unicodedata.normalize("NFKC", text)  # not normalise(): it drops the '>' of the markers
+            blocks = _BLOCK.findall(text)
+            opened = len(_BLOCK_START.findall(text))
+            if not blocks:
+                out.problems.append(f"no answer block {ANSWER_BLOCK[0]} ... {ANSWER_BLOCK[1]}")
+                return self._missing(out)
+            if len(blocks) > 1 or opened > 1:
+                return self._ambiguous(out, max(len(blocks), opened), "answer blocks")
+            text = blocks[0]
         reason_lines: list[str] | None = None
+        # verdict blocks: runs of verdict lines, a new one when an axis repeats or after a reason
+        block_sizes: list[int] = []
+        current: set[str] = set()
+        after_reason = False
         for raw_line in normalise(text).splitlines():
             line = raw_line.strip()
             if not line:
@@ -116,9 +143,15 @@ class VerdictParser:
             key_c = _squash(_LEAD.sub("", key))
             if any(key_c.startswith(_squash(r)) for r in REASON_KEYS):
                 reason_lines = [value.strip()] if value.strip() else []
+                after_reason = bool(current)
                 continue
             axis = self.axis_of(key) if len(key) <= 60 else None
             choice = read_choice(value) if axis is not None else None
+            if choice is not None:
+                if axis.axis_id in current or after_reason:
+                    block_sizes.append(len(current))
+                    current, after_reason = set(), False
+                current.add(axis.axis_id)
             # After the reason began, a line only counts as a verdict for an axis still without one.
             if axis is None or (reason_lines is not None and (choice is None or verdicts[axis.axis_id] is not None)):
                 if reason_lines is not None:
@@ -132,9 +165,26 @@ class VerdictParser:
                 verdicts[axis.axis_id] = None
                 continue
             verdicts[axis.axis_id] = choice
+        block_sizes.append(len(current))
+        n_blocks = sum(size >= 2 for size in block_sizes)
+        if n_blocks > 1:
+            return self._ambiguous(out, n_blocks, "verdict blocks")
         if reason_lines:
             out.reason = "\n".join(reason_lines).strip() or None
         for a in self.axes:
             if verdicts[a.axis_id] is None and not any(p.startswith(a.axis_id) for p in out.problems):
                 out.problems.append(f"{a.axis_id}: no verdict line")
+        return out
+
+    def _missing(self, out: ParsedVerdict) -> ParsedVerdict:
+        out.problems += [f"{a.axis_id}: no verdict line" for a in self.axes]
+        return out
+
+    def _ambiguous(self, out: ParsedVerdict, n: int, what: str) -> ParsedVerdict:
+        """An answer that gives its verdict more than once: none of them is the judge's for sure
+        (one may be a quoted candidate's imitation of the format), so none is kept."""
+        out.verdicts.update(dict.fromkeys(out.verdicts))
+        out.reason = None
+        out.ambiguous = True
+        out.problems.append(f"ambiguous: {n} {what} in one answer; no verdict kept")
         return out

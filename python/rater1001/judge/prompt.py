@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import re
+import sys
+import unicodedata
 from importlib import resources
 from string import Template
 
@@ -35,6 +39,35 @@ def render_dialogue(turns: list[tuple[str, str]]) -> str:
     return "\n".join(f"{speaker}: {text}" for speaker, text in turns)
 
 
+def is_fenced(name: str = DEFAULT_TEMPLATE) -> bool:
+    """Does the template fence its data and ask for one answer block (v2 on), so the parser reads
+    only that block?"""
+    return "<<<판정>>>" in template_text(name)
+
+
+@functools.cache
+def _angle_brackets() -> dict[int, str]:
+    """Every character NFKC folds into '<' or '>' (full-width, small forms, ...) -> a look-alike
+    that folds into neither: data then cannot spell a fence or the answer block, even in a
+    variant a judge might copy back."""
+    out = {}
+    for code in range(sys.maxunicode + 1):
+        folded = unicodedata.normalize("NFKC", chr(code))
+        if folded in ("<", ">"):
+            out[code] = "‹" if folded == "<" else "›"
+    return out
+
+
+_SECTION = re.compile(r"[\[［]\s*(출력\s*형식|평가\s*기준)\s*[\]］]")
+
+
+def neutralise(text: str) -> str:
+    """Data text (situation, turns, candidate responses) made unable to pose as the prompt's own
+    markup: angle brackets become look-alikes (no <<<...>>> fence or answer block can be written)
+    and the template's section headers ([출력 형식], [평가 기준]) get other brackets."""
+    return _SECTION.sub(lambda m: f"⟦{m.group(1)}⟧", text.translate(_angle_brackets()))
+
+
 def render(
     *,
     next_speaker: str,
@@ -44,10 +77,13 @@ def render(
     response_2: str,
     template: str = DEFAULT_TEMPLATE,
 ) -> str:
-    return Template(template_text(template)).substitute(
-        next_speaker=next_speaker,
-        situation=situation or "",
-        dialogue=render_dialogue(turns),
-        response_1=response_1,
-        response_2=response_2,
-    )
+    data = {
+        "next_speaker": next_speaker,
+        "situation": situation or "",
+        "dialogue": render_dialogue(turns),
+        "response_1": response_1,
+        "response_2": response_2,
+    }
+    if is_fenced(template):
+        data = {k: neutralise(v) for k, v in data.items()}
+    return Template(template_text(template)).substitute(**data)

@@ -27,7 +27,7 @@ from ..runner.progress import Progress
 from .catalog import load_axes, load_candidates
 from .parse import VerdictParser
 from .plan import JudgeCall, PairPlan, PlanError, build_plan
-from .prompt import DEFAULT_TEMPLATE, parse_turns, render, template_id
+from .prompt import DEFAULT_TEMPLATE, is_fenced, parse_turns, render, template_id
 
 BACKENDS = ("openai", "openai-compatible", "gemini", "anthropic")
 UTF8_BYTES_PER_TOKEN = 3.0  # rough (Korean is ~3 bytes a syllable, ~1 token); dry run only
@@ -249,7 +249,7 @@ def verdict_row(
     }
     if result is None:
         return {**base, "parse_status": "call_failed"}
-    parsed = parser.parse(result.get("text"))
+    parsed = parser.parse(result.get("text"), fenced=is_fenced(opts.template))
     tin, tout = result.get("input_tokens"), result.get("output_tokens")
     cost = (
         price.cost_usd(tin or 0, tout or 0, result.get("thinking_tokens") or 0)

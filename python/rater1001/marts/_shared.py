@@ -119,10 +119,16 @@ def emotion_labels(factor_labels, study_factors=None) -> list[str]:
     return e["label"].astype(str).tolist()
 
 
-def anchor_of(catalog) -> str:
-    """The judge study's anchor candidate (judge_candidate_catalog.is_anchor)."""
+def anchor_of(catalog, pairs: pd.DataFrame | None = None) -> str | None:
+    """The judge study's anchor candidate (judge_candidate_catalog.is_anchor), or None when the
+    catalog names none or, given the study's pairs (candidate_a / candidate_b), when the anchor
+    is in none of them: a study of model-vs-model pairs has no anchor."""
     catalog = as_frame(catalog)
-    return catalog.loc[catalog["is_anchor"].astype(bool), "candidate_id"].iloc[0]
+    anchors = catalog.loc[catalog["is_anchor"].fillna(False).astype(bool), "candidate_id"].tolist()
+    if pairs is not None:
+        landed = set(pairs["candidate_a"]) | set(pairs["candidate_b"])
+        anchors = [a for a in anchors if a in landed]
+    return anchors[0] if anchors else None
 
 
 def with_scopes(rows: pd.DataFrame, column: str = "emotion") -> pd.DataFrame:

@@ -36,6 +36,7 @@ import pandas as pd
 
 from ..stats import judge as js
 from ..stats.agreement import pearson
+from ..stats.alpha import alpha as js_alpha
 from ..stats.alt_test import alt_test
 from ..stats.judge import winner_of
 from ..stats.terms import DEFAULT_PRIOR_TOTAL, log_odds_dirichlet, tokenize
@@ -78,8 +79,10 @@ def anchor_outcomes(pairs: pd.DataFrame, anchor: str) -> pd.DataFrame:
     return p
 
 
-def win_rates(pairs: pd.DataFrame, anchor: str, *, by_category: bool = False) -> pd.DataFrame:
-    o = anchor_outcomes(pairs, anchor)
+def win_rates(pairs: pd.DataFrame, anchor: str | None, *, by_category: bool = False) -> pd.DataFrame:
+    """Win rates against the anchor; empty for a study without one (judge_pairwise_win_rates has
+    every pair)."""
+    o = anchor_outcomes(pairs, anchor) if anchor is not None else pairs.iloc[:0]
     rows = []
     if len(o):
         # Per variant and pooled ('all'); by category, the category x variant split of the log's
@@ -92,49 +95,113 @@ def win_rates(pairs: pd.DataFrame, anchor: str, *, by_category: bool = False) ->
     return typed(rows, declared("judge_category_win_rates" if by_category else "judge_win_rates"))
 
 
+def pairwise_win_rates(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The pairwise win matrix, one row per (judge, variant incl. 'all', axis, candidate, opponent)
+    and both directions: wins / ties / losses of candidate against opponent, win rate with ties as
+    half wins and its Wilson interval, a pair without a verdict counted against the candidate (as in
+    judge_win_rates). Every design has it; in a study without an anchor it is the win-rate table."""
+    rows = []
+    if len(pairs):
+        verdict = pairs["final_verdict"].astype("object")
+        sides = []
+        for me, other, mine in (("candidate_a", "candidate_b", "a"), ("candidate_b", "candidate_a", "b")):
+            outcome = np.select(
+                [verdict.isna(), verdict.eq("tie"), verdict.eq(mine)], [None, "tie", "win"], default="loss"
+            )
+            sides.append(
+                pairs.assign(
+                    candidate_id=pairs[me],
+                    opponent_id=pairs[other],
+                    outcome=pd.Series(outcome, index=pairs.index, dtype="object"),
+                )
+            )
+        o = pd.concat(sides, ignore_index=True)
+        o = pd.concat([o, o.assign(variant=ALL)], ignore_index=True)
+        keys = ["judge_id", "judge_kind", "variant", "axis", "candidate_id", "opponent_id"]
+        rows = js.win_rate_summaries(js.outcome_counts(o, keys)).reset_index()
+    return typed(rows, declared("judge_pairwise_win_rates"))
+
+
 # --- Bradley-Terry --------------------------------------------------------------------------------
 
 
-def bradley_terry(pairs: pd.DataFrame, anchor: str) -> pd.DataFrame:
+def _bt_designs(g: pd.DataFrame, anchor: str | None) -> list[tuple[str, pd.DataFrame]]:
+    """The comparison sets fitted for one (judge, variant, axis): the anchor's pairs when there is
+    an anchor, and all pairs (named round_robin when every two candidates met, else all_pairs)
+    when some pair does not involve the anchor."""
+    if anchor is None:
+        touches = pd.Series(False, index=g.index)
+    else:
+        touches = (g["candidate_a"] == anchor) | (g["candidate_b"] == anchor)
+    designs = [("anchor_only", g[touches])] if anchor is not None else []
+    if (~touches).any():
+        items = set(g["candidate_a"]) | set(g["candidate_b"])
+        met = {frozenset(p) for p in zip(g["candidate_a"], g["candidate_b"])}
+        complete = len(met) == len(items) * (len(items) - 1) // 2
+        designs.append(("round_robin" if complete else "all_pairs", g))
+    return [(name, d) for name, d in designs if len(d)]
+
+
+def _reference(comps: pd.DataFrame, items: list[str]) -> str:
+    """Without an anchor: the first candidate (in sort order) with a finite strength (a win or tie
+    and a loss or tie), so the others are not measured against a candidate at -inf or +inf."""
+    wins = pd.concat([comps.loc[comps["outcome"] == "i", "item_i"], comps.loc[comps["outcome"] == "j", "item_j"]])
+    losses = pd.concat([comps.loc[comps["outcome"] == "j", "item_i"], comps.loc[comps["outcome"] == "i", "item_j"]])
+    ties = pd.concat([comps.loc[comps["outcome"] == "tie", c] for c in ("item_i", "item_j")])
+    up, down = set(wins) | set(ties), set(losses) | set(ties)
+    return next((it for it in items if it in up and it in down), items[0])
+
+
+def bradley_terry(pairs: pd.DataFrame, anchor: str | None) -> pd.DataFrame:
+    """Davidson Bradley-Terry strengths per judge, variant (and 'all'), axis and design. On a
+    comparison graph that is not connected each component is fitted on its own, relative to the
+    anchor when it is in the component, else to its first candidate with a finite strength, and
+    every row's note names the components: strengths of two components are not on one scale."""
     complete = pairs[pairs["is_complete"].fillna(False).astype(bool)]
     rows = []
     if len(complete):
         with_all = pd.concat([complete, complete.assign(variant=ALL)], ignore_index=True)
         for (judge_id, variant, axis), g in with_all.groupby(["judge_id", "variant", "axis"]):
-            touches_anchor = (g["candidate_a"] == anchor) | (g["candidate_b"] == anchor)
-            designs = [("anchor_only", g[touches_anchor])]
-            if (~touches_anchor).any():
-                designs.append(("round_robin", g))
-            for design, d in designs:
-                if d.empty:
-                    continue
+            for design, d in _bt_designs(g, anchor):
                 comps = pd.DataFrame(
                     {
-                        "item_i": d["candidate_a"],
-                        "item_j": d["candidate_b"],
-                        "outcome": d["final_verdict"].map({"a": "i", "b": "j", "tie": "tie"}),
+                        "item_i": d["candidate_a"].to_numpy(object),
+                        "item_j": d["candidate_b"].to_numpy(object),
+                        "outcome": d["final_verdict"].map({"a": "i", "b": "j", "tie": "tie"}).to_numpy(object),
                     }
                 )
-                fit = js.bradley_terry_davidson(comps, reference=anchor)
-                for r in fit.strengths.itertuples(index=False):
-                    rows.append(
-                        {
-                            "judge_id": judge_id,
-                            "design": design,
-                            "variant": variant,
-                            "axis": axis,
-                            "candidate_id": r.item,
-                            "log_strength": r.log_strength,
-                            "se": r.se,
-                            "ci_low": r.ci_low,
-                            "ci_high": r.ci_high,
-                            "n_comparisons": r.n_comparisons,
-                            "tie_parameter": fit.tie_parameter,
-                            "reference_id": anchor,
-                            "tie_model": "davidson",
-                            "note": r.note,
-                        }
+                parts = js.comparison_components(comps)
+                split = None
+                if len(parts) > 1:
+                    split = (
+                        "comparison graph not connected, strengths comparable within a component only: "
+                        + " | ".join(f"component {k} {{{', '.join(p)}}}" for k, p in enumerate(parts, start=1))
                     )
+                for k, part in enumerate(parts, start=1):
+                    sub = comps[comps["item_i"].isin(part)]
+                    reference = anchor if anchor in part else _reference(sub, part)
+                    fit = js.bradley_terry_davidson(sub, reference=reference)
+                    for r in fit.strengths.itertuples(index=False):
+                        own = r.note if isinstance(r.note, str) else None
+                        note = own if split is None else "; ".join(x for x in (own, f"in component {k}; {split}") if x)
+                        rows.append(
+                            {
+                                "judge_id": judge_id,
+                                "design": design,
+                                "variant": variant,
+                                "axis": axis,
+                                "candidate_id": r.item,
+                                "log_strength": r.log_strength,
+                                "se": r.se,
+                                "ci_low": r.ci_low,
+                                "ci_high": r.ci_high,
+                                "n_comparisons": r.n_comparisons,
+                                "tie_parameter": fit.tie_parameter,
+                                "reference_id": reference,
+                                "tie_model": "davidson",
+                                "note": note,
+                            }
+                        )
     return typed(rows, declared("judge_bradley_terry"))
 
 
@@ -175,25 +242,39 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
         sample, variant = llm["sample_id"].to_numpy(object), llm["variant"].to_numpy(object)
         llm["len_first"] = [chars(s, c, v) for s, c, v in zip(sample, first, variant)]
         llm["len_second"] = [chars(s, c, v) for s, c, v in zip(sample, second, variant)]
+        # Position bias only where a pair was shown in both orders: with one order per pair, which
+        # response came first is tied to which candidates were compared (docs/judge.md, "Orders").
+        pair_keys = ["judge_id", "sample_id", "variant", "candidate_a", "candidate_b", "axis"]
+        llm["both_orders"] = llm.groupby(pair_keys, sort=False)["presentation_order"].transform("nunique").eq(2)
         scoped = pd.concat([llm.assign(variant=ALL), llm], ignore_index=True)
         for (judge_id, variant, axis), g in scoped.groupby(["judge_id", "variant", "axis"]):
             decisive = g[g["position_verdict"].isin(["1", "2"])]
-            n_first = int((decisive["position_verdict"] == "1").sum())
-            pb = js.position_bias_test(n_first, len(decisive) - n_first)
+            paired = decisive[decisive["both_orders"]]
+            n_first = int((paired["position_verdict"] == "1").sum())
+            pb = js.position_bias_test(n_first, len(paired) - n_first)
             n_ties = int((g["position_verdict"] == "tie").sum())
+            n_single = int((~g["both_orders"]).sum())
+            note = f"{n_ties} tie verdicts not counted"
+            if n_single:
+                note += f"; {n_single} verdicts of pairs judged in one order only not counted" + (
+                    "" if len(paired) else ": not estimated, no pair was judged in both orders"
+                )
             rows.append(
                 {
                     "judge_id": judge_id,
                     "check_name": "position_bias",
                     "variant": variant,
                     "axis": axis,
-                    "statistic": "share of decisive single-order verdicts choosing 응답 1 (binomial test vs 0.5)",
+                    "statistic": (
+                        "share of decisive single-order verdicts choosing 응답 1, pairs judged in both "
+                        "orders (binomial test vs 0.5)"
+                    ),
                     "estimate": pb.share_first,
                     "ci_low": pb.ci_low,
                     "ci_high": pb.ci_high,
                     "p_value": pb.p_value,
                     "n": pb.n_decisive,
-                    "note": f"{n_ties} tie verdicts not counted",
+                    "note": note,
                 }
             )
             d = decisive.dropna(subset=["len_first", "len_second"])
@@ -224,6 +305,7 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
     if len(llm_pairs):
         scoped = pd.concat([llm_pairs.assign(variant=ALL), llm_pairs], ignore_index=True)
         for (judge_id, variant, axis), g in scoped.groupby(["judge_id", "variant", "axis"]):
+            g = g[g["is_consistent"].notna()]  # a pair judged in one order has no consistency
             n = len(g)
             k = int((~g["is_consistent"].astype(bool)).sum())
             ci = js.wilson_interval(k, n)
@@ -239,7 +321,7 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
                     "ci_high": ci.hi,
                     "p_value": np.nan,
                     "n": n,
-                    "note": None,
+                    "note": None if n else "not estimated: no pair was judged in both orders",
                 }
             )
         keys = ["judge_id", "variant", "sample_id", "candidate_a", "candidate_b"]
@@ -323,50 +405,116 @@ def agreement(pairs: pd.DataFrame) -> pd.DataFrame:
     return typed(rows, declared("judge_agreement"))
 
 
+def _alt_test_status(res, n_asked: int) -> tuple[str, str | None]:
+    """passed / failed / not evaluable, and why it is not evaluable: a test with no annotator to
+    compare with, or with no verdict of the judge to compare, tests nothing, so it cannot fail."""
+    if res.n_annotators_tested == 0:
+        return "not evaluable", res.note
+    if res.n_instances and res.n_missing_model >= res.n_instances:
+        return "not evaluable", (
+            f"the judge has no verdict on any of the {res.n_instances} instances the humans labelled "
+            f"({n_asked} pairs asked; a pair without a final verdict is incomplete, docs/judge.md)"
+        )
+    return ("passed" if res.passed else "failed"), res.note
+
+
 def alt_tests(
     pairs: pd.DataFrame, *, epsilon: float, q: float = 0.05, min_instances_per_human: int = 30
 ) -> pd.DataFrame:
+    """The Alt-Test of every LLM judge on every axis against the human annotators. A test with
+    nothing to test (fewer than two humans, no annotator with enough instances, no judge verdict
+    on the humans' instances) is a row with status 'not evaluable', passed NULL and the reason."""
     lab = _labels(pairs)
     asked = _with_instance_ids(pairs[pairs["judge_kind"] == "llm"])
     humans = lab[lab["judge_kind"] == "human"]
+    n_humans = humans["judge_id"].nunique()
     rows = []
-    if humans["judge_id"].nunique() >= 2:
-        for judge_id in sorted(asked["judge_id"].unique()):
-            for axis in sorted(humans["axis"].unique()):
-                h = humans[humans["axis"] == axis].rename(
-                    columns={"judge_id": "annotator_id", "final_verdict": "label"}
-                )
-                # every pair the LLM judge was asked about: an unparsed one is a missing answer,
-                # which the Alt-Test counts against the judge
-                m = asked[(asked["judge_id"] == judge_id) & (asked["axis"] == axis)]
-                answers = m["final_verdict"].where(m["is_complete"].fillna(False).astype(bool), None)
-                res = alt_test(
-                    h[["annotator_id", "instance_id", "label"]],
-                    pd.Series(answers.to_numpy(), index=m["instance_id"], dtype="object"),
-                    epsilon=epsilon,
-                    q=q,
-                    scoring="accuracy",
-                    min_instances_per_human=min_instances_per_human,
-                )
-                per = res.per_annotator.replace({np.nan: None}).to_dict("records")
+    for judge_id in sorted(asked["judge_id"].unique()):
+        mine = asked[asked["judge_id"] == judge_id]
+        for axis in sorted(mine["axis"].unique()):
+            m = mine[mine["axis"] == axis]
+            base = {"judge_id": judge_id, "axis": axis, "epsilon": epsilon, "q": q}
+            h = humans[humans["axis"] == axis]
+            if h["judge_id"].nunique() < 2:
                 rows.append(
                     {
-                        "judge_id": judge_id,
-                        "axis": axis,
-                        "epsilon": epsilon,
-                        "q": q,
-                        "winning_rate": res.winning_rate,
-                        "advantage_probability": res.advantage_probability,
-                        "passed": res.passed,
-                        "n_annotators": res.n_annotators_tested,
-                        "n_instances": res.n_instances,
-                        "n_missing": res.n_missing_model,
-                        "winning_rate_answered_only": res.winning_rate_answered_only,
-                        "annotators": json.dumps(per, ensure_ascii=False, default=str),
-                        "note": res.note,
+                        **base,
+                        "status": "not evaluable",
+                        "n_annotators": 0,
+                        "n_instances": 0,
+                        "n_missing": 0,
+                        "note": f"not evaluable: {h['judge_id'].nunique()} human annotator(s) on this axis "
+                        f"({n_humans} in the study); the Alt-Test needs at least two",
                     }
                 )
+                continue
+            h = h.rename(columns={"judge_id": "annotator_id", "final_verdict": "label"})
+            # every pair the LLM judge was asked about: an unparsed one is a missing answer,
+            # which the Alt-Test counts against the judge
+            answers = m["final_verdict"].where(m["is_complete"].fillna(False).astype(bool), None)
+            res = alt_test(
+                h[["annotator_id", "instance_id", "label"]],
+                pd.Series(answers.to_numpy(), index=m["instance_id"], dtype="object"),
+                epsilon=epsilon,
+                q=q,
+                scoring="accuracy",
+                min_instances_per_human=min_instances_per_human,
+            )
+            status, why = _alt_test_status(res, len(m))
+            evaluable = status != "not evaluable"
+            per = res.per_annotator.replace({np.nan: None}).to_dict("records")
+            rows.append(
+                {
+                    **base,
+                    "winning_rate": res.winning_rate if evaluable else np.nan,
+                    "advantage_probability": res.advantage_probability if evaluable else np.nan,
+                    "passed": res.passed if evaluable else None,
+                    "status": status,
+                    "n_annotators": res.n_annotators_tested,
+                    "n_instances": res.n_instances,
+                    "n_missing": res.n_missing_model,
+                    "winning_rate_answered_only": res.winning_rate_answered_only if evaluable else np.nan,
+                    "annotators": json.dumps(per, ensure_ascii=False, default=str),
+                    "note": why if evaluable else f"not evaluable: {why}",
+                }
+            )
     return typed(rows, declared("judge_alt_test"))
+
+
+HUMANS_ONLY = "(humans only)"  # the judge_id of the humans' own alpha row
+
+
+def human_alpha(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per axis: Krippendorff's alpha (nominal over a / b / tie) of the human annotators, and for
+    each LLM judge the alpha with the judge as one more annotator on the humans' instances and the
+    difference (delta alpha), the pairwise twin of the face study's alpha_delta."""
+    lab = _labels(pairs)
+    humans = lab[lab["judge_kind"] == "human"]
+    rows = []
+    for axis, h in humans.groupby("axis"):
+        base = js_alpha(h[["instance_id", "final_verdict"]], level="nominal", unit="instance_id", value="final_verdict")
+        common = {
+            "axis": axis,
+            "n_human_annotators": h["judge_id"].nunique(),
+            "alpha_humans": base.alpha,
+            "n_units_humans": base.n_units,
+        }
+        rows.append({**common, "judge_id": HUMANS_ONLY, "note": base.reason})
+        llm = lab[(lab["judge_kind"] == "llm") & (lab["axis"] == axis) & lab["instance_id"].isin(h["instance_id"])]
+        for judge_id, j in llm.groupby("judge_id"):
+            both = pd.concat([h, j], ignore_index=True)[["instance_id", "final_verdict"]]
+            ext = js_alpha(both, level="nominal", unit="instance_id", value="final_verdict")
+            rows.append(
+                {
+                    **common,
+                    "judge_id": judge_id,
+                    "alpha_with_judge": ext.alpha,
+                    "delta_alpha": ext.alpha - base.alpha,
+                    "n_units_with_judge": ext.n_units,
+                    "note": ext.reason or base.reason,
+                }
+            )
+    return typed(rows, declared("judge_human_alpha"))
 
 
 # --- category groups (Korean-specific against general emotions) -------------------------------------
@@ -382,11 +530,11 @@ def group_of(categories: pd.Series, groups: pd.DataFrame) -> pd.Series:
     return categories.map(lambda c: declared.get(c, GENERAL)).astype("object")
 
 
-def category_group_win_rates(pairs: pd.DataFrame, anchor: str, groups: pd.DataFrame) -> pd.DataFrame:
+def category_group_win_rates(pairs: pd.DataFrame, anchor: str | None, groups: pd.DataFrame) -> pd.DataFrame:
     """Per (judge, candidate, variant incl. 'all', axis): the win rate against the anchor on the
     Korean-specific categories and on the general ones, and Korean minus general (Welch interval
     on the pair scores). A pair without a verdict scores 0, as in judge_win_rates."""
-    o = anchor_outcomes(pairs, anchor)
+    o = anchor_outcomes(pairs, anchor) if anchor is not None else pairs.iloc[:0]
     rows = []
     if len(o):
         o = o.assign(category_group=group_of(o["category"], groups))
@@ -429,6 +577,7 @@ def category_group_win_rates(pairs: pd.DataFrame, anchor: str, groups: pd.DataFr
                     "difference_ci_low": diff.ci_low,
                     "difference_ci_high": diff.ci_high,
                     "p_value": diff.p_value,
+                    "note": diff.note,
                 }
             )
     return typed(rows, declared("judge_category_group_win_rates"))
@@ -477,10 +626,12 @@ def call_outcomes(calls: pd.DataFrame, anchor: str) -> pd.DataFrame:
 
 
 def reason_terms(
-    calls: pd.DataFrame, anchor: str, *, top: int = 15, prior_total: float = DEFAULT_PRIOR_TOTAL
+    calls: pd.DataFrame, anchor: str | None, *, top: int = 15, prior_total: float = DEFAULT_PRIOR_TOTAL
 ) -> pd.DataFrame:
     """Per (judge, axis, verdict class) the `top` terms most distinctive of that class's reasons
     against the judge's other reasons on the axis; the prior is all of the judge's reasons on it."""
+    if anchor is None:  # no anchor: no "preferred the anchor" reading
+        return typed([], declared("judge_reason_terms"))
     o = call_outcomes(calls, anchor).dropna(subset=["outcome"])
     rows = []
     for (judge_id, axis), g in o.groupby(["judge_id", "axis"]):
@@ -519,10 +670,12 @@ def _stable_order(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
 
 
-def reason_samples(pairs: pd.DataFrame, calls: pd.DataFrame, anchor: str, *, per_cell: int = 2) -> pd.DataFrame:
+def reason_samples(pairs: pd.DataFrame, calls: pd.DataFrame, anchor: str | None, *, per_cell: int = 2) -> pd.DataFrame:
     """Up to `per_cell` reasons per (judge, candidate, axis, outcome) of the win-rate table (variants
     pooled, the consolidated pair verdict as counted there); each is the reason the judge gave in
     the AB order (BA when AB has none). Chosen by a hash of the pair, so a rebuild shows the same."""
+    if anchor is None:
+        return typed([], declared("judge_reason_samples"))
     o = anchor_outcomes(pairs[pairs["judge_kind"] == "llm"], anchor).dropna(subset=["outcome"])
     if o.empty:
         return typed([], declared("judge_reason_samples"))
@@ -559,15 +712,22 @@ def judge_pair_verdicts(verdicts_long, dialogues, provenance) -> pd.DataFrame:
 
 
 def judge_win_rates(pairs, catalog, provenance) -> pd.DataFrame:
-    return with_origin(win_rates(as_frame(pairs), anchor_of(catalog)), provenance)
+    pairs = as_frame(pairs)
+    return with_origin(win_rates(pairs, anchor_of(catalog, pairs)), provenance)
 
 
 def judge_category_win_rates(pairs, catalog, provenance) -> pd.DataFrame:
-    return with_origin(win_rates(as_frame(pairs), anchor_of(catalog), by_category=True), provenance)
+    pairs = as_frame(pairs)
+    return with_origin(win_rates(pairs, anchor_of(catalog, pairs), by_category=True), provenance)
+
+
+def judge_pairwise_win_rates(pairs, provenance) -> pd.DataFrame:
+    return with_origin(pairwise_win_rates(as_frame(pairs)), provenance)
 
 
 def judge_bradley_terry(pairs, catalog, provenance) -> pd.DataFrame:
-    return with_origin(bradley_terry(as_frame(pairs), anchor_of(catalog)), provenance)
+    pairs = as_frame(pairs)
+    return with_origin(bradley_terry(pairs, anchor_of(catalog, pairs)), provenance)
 
 
 def judge_bias_checks(verdicts_long, pairs, candidates, provenance) -> pd.DataFrame:
@@ -588,8 +748,13 @@ def judge_alt_test(pairs, provenance, *, epsilon=None, q=None, min_instances=Non
     return with_origin(table, provenance)
 
 
+def judge_human_alpha(pairs, provenance) -> pd.DataFrame:
+    return with_origin(human_alpha(as_frame(pairs)), provenance)
+
+
 def judge_category_group_win_rates(pairs, catalog, groups, provenance) -> pd.DataFrame:
-    table = category_group_win_rates(as_frame(pairs), anchor_of(catalog), as_frame(groups))
+    pairs = as_frame(pairs)
+    table = category_group_win_rates(pairs, anchor_of(catalog, pairs), as_frame(groups))
     return with_origin(table, provenance)
 
 
@@ -598,8 +763,10 @@ def judge_category_group_agreement(pairs, groups, provenance) -> pd.DataFrame:
 
 
 def judge_reason_terms(calls, catalog, provenance) -> pd.DataFrame:
-    return with_origin(reason_terms(as_frame(calls), anchor_of(catalog)), provenance)
+    calls = as_frame(calls)
+    return with_origin(reason_terms(calls, anchor_of(catalog, calls)), provenance)
 
 
 def judge_reason_samples(pairs, calls, catalog, provenance) -> pd.DataFrame:
-    return with_origin(reason_samples(as_frame(pairs), as_frame(calls), anchor_of(catalog)), provenance)
+    pairs = as_frame(pairs)
+    return with_origin(reason_samples(pairs, as_frame(calls), anchor_of(catalog, pairs)), provenance)

@@ -231,7 +231,10 @@ def _landing_check() -> Check:
     exp = _expectations().ExpectColumnValuesToBeInSet(
         column="status",
         value_set=["ok", "not landed yet"],
-        notes="Required tables (stimuli, human_ratings) are landed and every landed file is readable.",
+        notes=(
+            "The study's required tables are landed (a rating study: stimuli, human_ratings; a judge "
+            "study: dialogues, candidates, judge_verdicts) and every landed file is readable."
+        ),
     )
 
     def describe(bad: pd.DataFrame) -> list[str]:

@@ -24,12 +24,31 @@ from ..paths import ProjectPaths
 from ..study import DesignCell, Study
 from .landed import LandingDB, RowClass, key_exists
 
-# Tables without which there is no study to check; the others may land later (a study is often
-# checked before any model has run).
+# A project holds a rating study, a pairwise judge study, or both (docs/judge.md, "Study shapes").
+# The tables without which a study of that shape has nothing to check; the others may land later (a
+# study is often checked before any model has run).
 REQUIRED_TABLES = ("stimuli", "human_ratings")
-# The rating study's tables: an absent one is reported. The judge tables (contract.py) belong to a
-# separate study; they are checked when landed and not mentioned when absent.
+JUDGE_REQUIRED_TABLES = ("dialogues", "candidates", "judge_verdicts")
+# The rating study's tables: an absent one is reported (unless the project is a judge study only).
+# The judge tables are checked when landed and not mentioned when absent.
 STUDY_TABLES = ("stimuli", "raters", "human_ratings", "model_conditions", "model_predictions")
+
+
+def study_shape(landed: dict[str, LandedTable]) -> str:
+    """'ratings', 'judge' or 'both', from the tables landed; nothing landed reads as a rating study
+    (so the gate asks for its tables)."""
+    has = {name for name, t in landed.items() if t.problem != "missing"}
+    judge = bool(has & set(JUDGE_REQUIRED_TABLES))
+    ratings = bool(has & set(STUDY_TABLES))
+    return "both" if judge and ratings else "judge" if judge else "ratings"
+
+
+def required_tables(shape: str) -> tuple[str, ...]:
+    return {
+        "ratings": REQUIRED_TABLES,
+        "judge": JUDGE_REQUIRED_TABLES,
+        "both": REQUIRED_TABLES + JUDGE_REQUIRED_TABLES,
+    }[shape]
 
 
 @dataclass(frozen=True)
@@ -60,10 +79,13 @@ def read_landing_zone(paths: ProjectPaths) -> dict[str, LandedTable]:
 def landing_zone_frame(landed: dict[str, LandedTable], files: dict[str, str]) -> pd.DataFrame:
     """One row per contract table: is it there, and may it be absent."""
     rows = []
+    shape = study_shape(landed)
+    required_now = required_tables(shape)
     for name, t in landed.items():
-        if t.problem == "missing" and name not in STUDY_TABLES:
+        reported = name in required_now or (name in STUDY_TABLES and shape != "judge")
+        if t.problem == "missing" and not reported:
             continue
-        required = name in REQUIRED_TABLES
+        required = name in required_now
         if t.problem is None:
             status = "ok"
         elif t.problem == "missing" and not required:

@@ -21,6 +21,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from ..paths import ProjectPaths
+from ..report.fonts import font_face_css
 from ..report.render import frame_html
 from .gx_run import Outcome
 
@@ -121,7 +122,11 @@ def write_quality_report(paths: ProjectPaths, result, outcomes: list[Outcome]) -
     env.filters["frame_html"] = lambda f: Markup(frame_html(f)) if f is not None else ""
     checks = check_rows(outcomes, result.allow_unbalanced, out_dir)
     html = env.get_template("data_quality.html.j2").render(
-        result=result, checks=checks, rejects=ingest_rejects(paths, out_dir), rows_shown=ROWS_SHOWN
+        result=result,
+        checks=checks,
+        rejects=ingest_rejects(paths, out_dir),
+        rows_shown=ROWS_SHOWN,
+        font_face_css=font_face_css(),
     )
     index = out_dir / "index.html"
     index.write_text(html, encoding="utf-8")

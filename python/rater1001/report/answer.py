@@ -58,8 +58,8 @@ class VerdictCell:
 
 @dataclass
 class JudgeLine:
-    """One judge: per axis, each candidate's win rate against the anchor, the position and
-    verbosity checks and kappa with the human majority."""
+    """One judge: per axis, each candidate's win rate against the anchor (none without an anchor),
+    the position and verbosity checks, kappa with the human majority, the Alt-Test and delta alpha."""
     judge: str
     axes: list[str] = field(default_factory=list)
     candidates: list[str] = field(default_factory=list)
@@ -241,27 +241,35 @@ def _gaps(reader, answer: Answer, names: dict[str, str]) -> None:
 
 
 def _judges(reader, answer: Answer) -> None:
-    if not reader.has("judge_win_rates"):
+    """Each LLM judge per axis: win rates against the anchor (where the study has one), position and
+    verbosity checks, kappa with the human majority, the Alt-Test's outcome and delta alpha."""
+    if not (reader.has("judge_win_rates") or reader.has("judge_alt_test")):
         return
+
+    def rows(table: str, sql: str, columns: list[str]) -> pd.DataFrame:
+        return reader.query(sql) if reader.has(table) else pd.DataFrame(columns=columns)
+
     # The LLM judges are the candidates for replacing human judges; the human judges' own rows are
     # in the linked table.
-    wins = reader.query("""SELECT judge_id, candidate_id, variant, category, axis, win_rate, win_rate_ci_low,
+    wins = rows("judge_win_rates", """SELECT judge_id, candidate_id, variant, category, axis, win_rate, win_rate_ci_low,
                                   win_rate_ci_high FROM judge_win_rates
                            WHERE variant = 'all' AND category = 'all' AND judge_kind = 'llm'
-                           ORDER BY judge_id, axis, candidate_id""")
-    bias = (reader.query("""SELECT judge_id, check_name, variant, axis, estimate, ci_low, ci_high FROM judge_bias_checks
+                           ORDER BY judge_id, axis, candidate_id""", ["judge_id", "axis", "candidate_id"])
+    bias = rows("judge_bias_checks", """SELECT judge_id, check_name, variant, axis, estimate, ci_low, ci_high FROM judge_bias_checks
                             WHERE variant = 'all' AND check_name IN ('position_bias', 'verbosity')
-                            ORDER BY judge_id, check_name, axis""")
-            if reader.has("judge_bias_checks") else pd.DataFrame(columns=["judge_id"]))
-    agree = (reader.query("""SELECT judge_1, judge_2, axis, kappa FROM judge_agreement
-                             WHERE comparison = 'human-majority-llm' ORDER BY judge_1, axis""")
-             if reader.has("judge_agreement") else pd.DataFrame(columns=["judge_1"]))
+                            ORDER BY judge_id, check_name, axis""", ["judge_id"])
+    agree = rows("judge_agreement", """SELECT judge_1, judge_2, axis, kappa FROM judge_agreement
+                             WHERE comparison = 'human-majority-llm' ORDER BY judge_1, axis""", ["judge_1", "judge_2"])
+    alt = rows("judge_alt_test", """SELECT judge_id, axis, status FROM judge_alt_test ORDER BY judge_id, axis""",
+               ["judge_id", "axis"])
+    alpha = rows("judge_human_alpha", """SELECT judge_id, axis, delta_alpha FROM judge_human_alpha
+                          WHERE judge_id <> '(humans only)' ORDER BY judge_id, axis""", ["judge_id"])
     wkey = ("judge_id", "candidate_id", "variant", "category", "axis")
     bkey = ("judge_id", "check_name", "variant", "axis")
-    for judge in dict.fromkeys(wins["judge_id"]):
+    for judge in dict.fromkeys([*wins["judge_id"], *alt["judge_id"]]):
         line = JudgeLine(judge)
         mine = wins[wins["judge_id"] == judge]
-        line.axes = list(dict.fromkeys(mine["axis"]))
+        line.axes = list(dict.fromkeys([*mine["axis"], *alt.loc[alt["judge_id"] == judge, "axis"]]))
         line.candidates = list(dict.fromkeys(mine["candidate_id"]))
         for _, r in mine.iterrows():
             line.cells[(r["axis"], r["candidate_id"])] = Estimate(
@@ -273,9 +281,15 @@ def _judges(reader, answer: Answer) -> None:
             line.cells[(r["axis"], r["check_name"])] = Estimate(
                 r["check_name"], _num(r, "judge_bias_checks", "estimate", bkey, spec),
                 _num(r, "judge_bias_checks", "ci_low", bkey, spec), _num(r, "judge_bias_checks", "ci_high", bkey, spec))
-        for _, r in agree[agree["judge_1"] == judge].iterrows():
+        for _, r in agree[(agree["judge_1"] == judge) | (agree["judge_2"] == judge)].iterrows():
             line.cells[(r["axis"], "kappa")] = Estimate(
                 "kappa", _num(r, "judge_agreement", "kappa", ("judge_1", "judge_2", "axis"), ".2f"))
+        for _, r in alt[alt["judge_id"] == judge].iterrows():
+            line.cells[(r["axis"], "alt_test")] = Estimate(
+                "alt_test", _num(r, "judge_alt_test", "status", ("judge_id", "axis"), ""))
+        for _, r in alpha[alpha["judge_id"] == judge].iterrows():
+            line.cells[(r["axis"], "delta_alpha")] = Estimate(
+                "delta_alpha", _num(r, "judge_human_alpha", "delta_alpha", ("judge_id", "axis"), "+.3f"))
         answer.judges.append(line)
 
 

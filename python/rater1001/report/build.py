@@ -23,6 +23,7 @@ from .layout import sections_for
 from .paper import follows_paper, paper_difference, paper_for
 from .quality_section import quality_summary
 from .reader import Unavailable, WarehouseReader
+from . import fonts
 from .png_worker import render_png
 from .render import render_html, vl_version
 from .specs import FolderTables, Note, ReportContext, ReportFigure, ReportTable
@@ -142,7 +143,8 @@ class PngWriter:
         if self.pool is None:
             return
         block.png = self.figures_dir / f"{name}.png"
-        self.jobs.append((block, self.pool.submit(render_png, block.spec, vl_version(), str(block.png))))
+        self.jobs.append((block, self.pool.submit(render_png, block.spec, vl_version(), str(block.png),
+                                                           str(fonts.FOLDER))))
 
     def wait(self) -> None:
         if self.pool is None:
@@ -163,6 +165,8 @@ def figure_spec(spec: ReportFigure, frames: list[pd.DataFrame], ctx: ReportConte
     with alt.data_transformers.disable_max_rows():
         out = spec.chart(frames, ctx).to_dict(validate=False)  # validity: the browser test renders every spec
     out["datasets"] = {f"source_{i}": to_values(f)["values"] for i, f in enumerate(frames)}
+    # Korean labels: characters sans-serif lacks fall through to the shipped Hangul font (HTML and PNG)
+    out.setdefault("config", {}).setdefault("font", f"sans-serif, {fonts.STACK}")
     return out
 
 

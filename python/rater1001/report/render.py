@@ -14,6 +14,8 @@ from markupsafe import Markup, escape
 import pandas as pd
 import vl_convert
 
+from .fonts import font_face_css
+
 TEMPLATES = Path(__file__).parent / "templates"
 
 
@@ -102,4 +104,4 @@ def render_html(quality, sections, ctx, answer=None, paper_design: bool = False)
     return env.get_template("index.html.j2").render(
         quality=quality, sections=sections, ctx=ctx, figure_specs=figure_specs, answer=answer,
         paper_design=paper_design, fold_rows=FOLD_ROWS,
-        vega_bundle=Markup(javascript_bundle()))
+        vega_bundle=Markup(javascript_bundle()), font_face_css=font_face_css())

@@ -69,4 +69,30 @@ JUDGE = [
             ORDER BY x.judge_id, x.candidate_id, x.category, x.variant = 'all', x.variant""",
         pivot=Pivot(("judge", "candidate", "category"), "variant", "cell"),
         caption="Each cell: win rate, ties counted half (wins / ties / losses); 'all' pools the variants."),
+    ReportTable(
+        "TJ6", None, "Can a judge replace the human annotators? Alt-Test, kappa with the human majority, delta alpha",
+        ("judge_alt_test", "judge_agreement", "judge_human_alpha"),
+        """SELECT t.judge_id AS judge, t.axis, t.status,
+                  printf('%.2f', t.winning_rate) AS winning_rate, printf('%.2f', t.advantage_probability) AS rho,
+                  printf('%.2f (n=%d)', k.kappa, k.n_pairs) AS kappa_with_majority,
+                  printf('%+.3f', a.delta_alpha) AS delta_alpha, t.note
+           FROM judge_alt_test t
+           LEFT JOIN judge_agreement k ON k.axis = t.axis AND k.comparison = 'human-majority-llm'
+                AND t.judge_id IN (k.judge_1, k.judge_2)
+           LEFT JOIN judge_human_alpha a ON a.axis = t.axis AND a.judge_id = t.judge_id
+           ORDER BY t.judge_id, t.axis""",
+        caption="Alt-Test (Calderon et al. 2025; epsilon and q in judge_alt_test): passed, failed, or not "
+                "evaluable with the reason (nothing to test is never a failure). Kappa: unweighted Cohen's "
+                "kappa with the human strict majority. Delta alpha: the humans' nominal Krippendorff's alpha "
+                "with the judge as one more annotator, minus without."),
+    ReportTable(
+        "TJ7", None, "Pairwise win matrix per judge (overall axis, variants pooled)",
+        ("judge_pairwise_win_rates",),
+        f"""SELECT x.judge_id AS judge, x.candidate_id AS candidate, x.opponent_id AS opponent, {CELL} AS cell
+            FROM judge_pairwise_win_rates x
+            WHERE x.variant = 'all' AND x.axis = 'overall'
+            ORDER BY x.judge_id, x.candidate_id, x.opponent_id""",
+        pivot=Pivot(("judge", "candidate"), "opponent", "cell"),
+        caption="Row candidate against column opponent: win rate, ties counted half (wins / ties / losses); "
+                "every design, also without an anchor."),
 ]

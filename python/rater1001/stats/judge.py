@@ -10,6 +10,7 @@ half-wins: a tie is its own outcome with probability nu*sqrt(pi_i pi_j)/(pi_i + 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -124,14 +125,16 @@ def consolidate_orders(verdicts: pd.DataFrame) -> pd.DataFrame:
     ----------
     verdicts : pandas.DataFrame
         Long raw verdicts: judge_id, judge_kind, sample_id, variant, candidate_a, candidate_b,
-        axis, presentation_order, position_verdict (at most one row per key and order).
+        axis, presentation_order, position_verdict (at most one row per key and order), and
+        optionally single_order_ok (True where one order's verdict stands alone; without the
+        column, a human's does and an LLM's does not).
 
     Returns
     -------
     pandas.DataFrame
         The keys plus winner_ab, winner_ba (:func:`winner_of`), n_orders_parsed, is_consistent,
         final_verdict ("a" / "b" / "tie", None when incomplete; :func:`consistent_verdict`, a
-        human judge's single order standing alone) and score_a (1 / 0.5 / 0).
+        single order standing alone where single_order_ok) and score_a (1 / 0.5 / 0).
 
     Notes
     -----
@@ -172,9 +175,15 @@ def consolidate_orders(verdicts: pd.DataFrame) -> pd.DataFrame:
     wide = wide.rename(columns={"AB": "winner_ab", "BA": "winner_ba"})
     for col in ("winner_ab", "winner_ba"):
         wide[col] = pd.Series([None if pd.isna(w) else w for w in wide[col]], index=wide.index, dtype="object")
+    # a human's single order stands; so does any judge's where the study declares one order per pair
+    if "single_order_ok" in v:
+        alone = v.groupby(keys, sort=False)["single_order_ok"].any()
+        single_ok = alone.reindex(pd.MultiIndex.from_frame(wide[keys])).fillna(False).to_numpy(bool)
+    else:
+        single_ok = (wide["judge_kind"] == "human").to_numpy(bool)
     finals = [
-        consistent_verdict(ab, ba, single_order_ok=(kind == "human"))
-        for ab, ba, kind in zip(wide["winner_ab"], wide["winner_ba"], wide["judge_kind"])
+        consistent_verdict(ab, ba, single_order_ok=bool(ok))
+        for ab, ba, ok in zip(wide["winner_ab"], wide["winner_ba"], single_ok)
     ]
     wide["n_orders_parsed"] = wide[["winner_ab", "winner_ba"]].notna().sum(axis=1).astype("int64")
     wide["final_verdict"] = [f.verdict for f in finals]
@@ -443,6 +452,7 @@ class ScoreDifference:
     ci_low: float
     ci_high: float
     p_value: float  # Welch's t-test
+    note: str | None = None  # a degenerate case, said in words
 
 
 def score_difference(scores_1, scores_2, alpha: float = 0.05) -> ScoreDifference:
@@ -486,10 +496,21 @@ def score_difference(scores_1, scores_2, alpha: float = 0.05) -> ScoreDifference
         return out
     out = replace(out, difference=float(a.mean() - b.mean()))
     if a.var(ddof=1) + b.var(ddof=1) == 0:
-        return out  # no spread at all: no interval, no test
-    res = stats.ttest_ind(a, b, equal_var=False)
+        return replace(out, note="no spread in either group (every score equal): no interval, no test")
+    constant = [k for k, g in ((1, a), (2, b)) if np.ptp(g) == 0]
+    with warnings.catch_warnings():
+        # scipy warns of precision loss for a group whose values are all equal; its variance is
+        # exactly 0 then and the test stands on the other group's variance, as Welch's formula says
+        warnings.filterwarnings("ignore", "Precision loss occurred in moment calculation", RuntimeWarning)
+        res = stats.ttest_ind(a, b, equal_var=False)
     ci = res.confidence_interval(1 - alpha)
-    return replace(out, ci_low=float(ci.low), ci_high=float(ci.high), p_value=float(res.pvalue))
+    note = (
+        f"group {constant[0]}'s scores are all equal ({(a if constant[0] == 1 else b)[0]:g}): its variance is 0 and "
+        "the interval rests on the other group's variance"
+        if constant
+        else None
+    )
+    return replace(out, ci_low=float(ci.low), ci_high=float(ci.high), p_value=float(res.pvalue), note=note)
 
 
 # --- Bradley-Terry with Davidson ties -------------------------------------------------------------
@@ -695,6 +716,55 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
     if not converged:
         nu, loglik = float("nan"), float("nan")
     return BradleyTerryFit(table, nu, loglik, reference, converged)
+
+
+def comparison_components(comparisons: pd.DataFrame) -> list[list[str]]:
+    """The connected components of a comparison graph, largest first.
+
+    Parameters
+    ----------
+    comparisons : pandas.DataFrame
+        One row per comparison: item_i, item_j (the outcome is not read).
+
+    Returns
+    -------
+    list of list of str
+        Each component's items, sorted; components ordered by size (descending), then by their
+        first item.
+
+    Notes
+    -----
+    Bradley-Terry strengths are identified up to one constant per component: items of two
+    components were never compared, directly or through others, so their strengths cannot be put
+    on one scale. scipy's ``connected_components`` on the undirected adjacency matrix.
+
+    References
+    ----------
+    Ford (1957), "Solution of a ranking problem from binary comparisons", American Mathematical
+    Monthly 64(8), 28-33 (the connectivity condition for a unique maximum).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> c = pd.DataFrame({"item_i": ["A", "B", "X"], "item_j": ["B", "C", "Y"]})
+    >>> comparison_components(c)
+    [['A', 'B', 'C'], ['X', 'Y']]
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    items = sorted(set(comparisons["item_i"]) | set(comparisons["item_j"]))
+    if not items:
+        return []
+    index = {it: k for k, it in enumerate(items)}
+    i = np.array([index[a] for a in comparisons["item_i"]], dtype=int)
+    j = np.array([index[b] for b in comparisons["item_j"]], dtype=int)
+    graph = coo_matrix((np.ones(len(i)), (i, j)), shape=(len(items), len(items)))
+    _, label = connected_components(graph, directed=False)
+    groups: dict[int, list[str]] = {}
+    for it, lab in zip(items, label):
+        groups.setdefault(int(lab), []).append(it)
+    return sorted(groups.values(), key=lambda g: (-len(g), g[0]))
 
 
 # --- bias checks ----------------------------------------------------------------------------------

@@ -1,0 +1,352 @@
+"""One check per mart (or per part of the report's answer): the oracle's rows against the
+warehouse's. Each returns a Comparison (values compared, largest difference, what disagrees).
+No project code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import oracle_calc as oc
+import pandas as pd
+from oracle_warehouse import CLOSED_FORM, WAREHOUSE_NAMES, Comparison, compare, mart, read
+
+
+def _alpha(root: Path, landed: oc.Landed, metric: str) -> Comparison:
+    expected = oc.alpha_table(landed, (metric,))
+    actual = mart(root, "alpha_delta", f"metric = '{metric}'")
+    values = ["alpha", "delta_alpha", "human_alpha", "n_units", "n_values"]
+    return compare(expected, actual, ["dimension", "scope", "condition_id", "metric"], values, what="alpha_delta")
+
+
+def alpha_interval(root, landed):
+    return _alpha(root, landed, "interval")
+
+
+def alpha_ordinal(root, landed):
+    return _alpha(root, landed, "ordinal")
+
+
+def alpha_nominal(root, landed):
+    return _alpha(root, landed, "nominal")
+
+
+def zscores_model(root, landed):
+    z = oc.zscore_table(landed)
+    values = ["mean_abs_z", "w1sd", "w1sd_answered_only", "n_images", "n_zero_sd_images", "n_missing_model_values"]
+    return compare(
+        z[z["condition_id"] != "human_loo"],
+        mart(root, "zscore_summary"),
+        ["condition_id", "dimension", "scope"],
+        values,
+        what="zscore_summary",
+    )
+
+
+def zscores_human_loo(root, landed):
+    z = oc.zscore_table(landed)
+    return compare(
+        z[z["condition_id"] == "human_loo"],
+        mart(root, "zscore_summary"),
+        ["condition_id", "dimension", "scope"],
+        ["mean_abs_z", "w1sd", "n_images"],
+        what="zscore_summary",
+    )
+
+
+def agreement(root, landed):
+    values = [
+        "n",
+        "pearson_r",
+        "bias",
+        "sd_d",
+        "loa_lower",
+        "loa_upper",
+        "mae",
+        "mae_folded_normal",
+        "human_loo_mae",
+        "human_pairwise_mae",
+    ]
+    return compare(
+        oc.agreement_table(landed),
+        mart(root, "dimensional_agreement"),
+        ["condition_id", "dimension", "scope"],
+        values,
+        what="dimensional_agreement",
+    )
+
+
+def classification(root, landed):
+    values = ["n", "n_missing", "accuracy", "accuracy_answered_only", "f1_macro", "kappa"]
+    return compare(
+        oc.classification_table(landed),
+        mart(root, "classification_summary"),
+        ["condition_id"],
+        values,
+        what="classification_summary",
+    )
+
+
+def classification_by_label(root, landed):
+    values = ["precision", "recall", "f1", "support", "n_predicted", "kappa_one_vs_rest"]
+    return compare(
+        oc.classification_by_label_table(landed),
+        mart(root, WAREHOUSE_NAMES["by_label_table"]),
+        ["condition_id", "label"],
+        values,
+        what="classification_by_emotion",
+    )
+
+
+def audit_slices(root, landed):
+    """Each audit factor's slices and each pair's, recomputed, for each condition and the raters'
+    plurality label ('human')."""
+    actual = mart(root, "demographic_slices")
+    return compare(
+        oc.audit_slices_table(landed),
+        actual,
+        ["condition_id", "slice_type", "slice"],
+        ["n", "accuracy", "f1_macro"],
+        what="demographic_slices",
+    )
+
+
+def audit_anova(root, landed):
+    """demographic_stratified_anova: the bias F tests by audit factor and pair, per stratum."""
+    values = ["n", "df_num", "df_den", "ss_term", "ss_total", "f_value", "eta_sq", "p_raw", "q_bh", "family_size"]
+    return compare(
+        oc.audit_anova_table(landed),
+        mart(root, "demographic_stratified_anova"),
+        ["condition_id", "dimension", "scope", "term"],
+        values,
+        what="demographic_stratified_anova",
+    )
+
+
+def rater_audit(root, landed):
+    """Per rater attribute level: agreement of its raters with each condition (labels, or for a
+    ratings study each model dimension's ratings)."""
+    expected = oc.rater_agreement_table(landed)
+    actual = mart(root, "demographic_rater_agreement")
+    if landed.category is not None:
+        return compare(
+            expected.drop(columns="measure"),
+            actual,
+            ["condition_id", "attribute", "level"],
+            ["n_raters", "n_labels", "n_agree", "agreement"],
+            what="demographic_rater_agreement",
+        )
+    # A ratings-only study: the warehouse has no rater audit of ratings at all today; the oracle asks
+    # for a row per (condition, attribute, level), whatever its columns become.
+    out = Comparison()
+    for _, row in expected.drop_duplicates(["condition_id", "attribute", "level"]).iterrows():
+        out.compared += 1
+        hit = (
+            actual is not None
+            and not actual[
+                (actual["condition_id"] == row["condition_id"])
+                & (actual["attribute"] == row["attribute"])
+                & (actual["level"] == row["level"])
+            ].empty
+        )
+        if not hit:
+            out.problems.append(f"demographic_rater_agreement: no rating audit row for {row.to_dict()}")
+    return out
+
+
+def answer_numbers(root, landed):
+    """The numbers the report's answer prints per condition (headline_intervals' estimates over
+    every stimulus: delta alpha and W1SD per model dimension, kappa) and the human LOO W1SD it
+    prints beside W1SD (zscore_summary), against the oracle."""
+    expected = oc.headline_table(landed)
+    est = mart(root, "headline_intervals", f"{WAREHOUSE_NAMES['scope']} = 'all'")
+    out = Comparison()
+    kappa = expected["statistic"] == "kappa"
+    out.add(
+        compare(
+            expected[~kappa], est, ["condition_id", "dimension", "statistic"], ["estimate"], what="headline_intervals"
+        )
+    )
+    out.add(
+        compare(
+            expected[kappa].drop(columns="dimension"),
+            est,
+            ["condition_id", "statistic"],
+            ["estimate"],
+            what="headline_intervals",
+        )
+    )
+    z = oc.zscore_table(landed)
+    out.add(
+        compare(
+            z[(z["condition_id"] == "human_loo") & (z["scope"] == "all")],
+            mart(root, "zscore_summary"),
+            ["condition_id", "dimension", "scope"],
+            ["w1sd"],
+            what="zscore_summary (answer baseline)",
+        )
+    )
+    return out
+
+
+def query_headline(root, landed):
+    """query_condition_headline, the ad hoc view of the same numbers: delta alpha, W1SD and the
+    human LOO W1SD per condition and model dimension."""
+    expected = oc.headline_table(landed)
+    wide = (
+        expected[expected["statistic"] != "kappa"]
+        .pivot_table(index=["condition_id", "dimension"], columns="statistic", values="estimate", aggfunc="first")
+        .reset_index()
+    )
+    z = oc.zscore_table(landed)
+    loo = z[(z["condition_id"] == "human_loo") & (z["scope"] == "all")][["dimension", "w1sd"]]
+    wide = wide.merge(loo.rename(columns={"w1sd": "human_loo_w1sd"}), on="dimension", how="left")
+    return compare(
+        wide,
+        read(root, "select * from query_condition_headline"),
+        ["condition_id", "dimension"],
+        ["delta_alpha", "w1sd", "human_loo_w1sd"],
+        what="query_condition_headline",
+    )
+
+
+def calibration_uncalibrated(root, landed):
+    """calibration_scores' method 'none' rows: the scores over the answered stimuli and the human
+    LOO baseline (the calibrated rows are fits on identity folds: not compared here)."""
+    values = ["n_scored", "mean_abs_z", "mae", "bias", "sd_d", "n_unique", "loo_w1sd"]
+    return compare(
+        oc.calibration_none_table(landed),
+        mart(root, "calibration_scores"),
+        ["condition_id", "dimension", "scope", "method"],
+        values,
+        what="calibration_scores",
+    )
+
+
+def calibration_missing_answers(root, landed):
+    """calibration_scores' uncalibrated W1SD and its counts under the missing-answer policy, and its
+    alpha terms over every stimulus of the level (a stimulus never answered is still a unit)."""
+    values = ["w1sd", "n_missing", "n_zero_sd", "alpha_human", "alpha_with_model", "delta_alpha", "delta_alpha_pooled"]
+    return compare(
+        oc.calibration_none_table(landed),
+        mart(root, "calibration_scores"),
+        ["condition_id", "dimension", "scope", "method"],
+        values,
+        what="calibration_scores",
+    )
+
+
+def calibration_builds(root, landed):
+    """calibration_scores exists and has a row per (condition, model dimension) the condition
+    answered, for the uncalibrated method at least (its numbers are fits: see the stats tests)."""
+    actual = mart(root, "calibration_scores")
+    out = Comparison()
+    if actual is None:
+        out.problems.append("calibration_scores: table missing (its model did not build)")
+        return out
+    for cond in landed.conditions:
+        for dim in landed.model_dims:
+            if landed.model_values(cond, dim).notna().any():
+                out.compared += 1
+                if actual[(actual["condition_id"] == cond) & (actual["dimension"] == dim)].empty:
+                    out.problems.append(f"calibration_scores: no row for {cond} x {dim}")
+    return out
+
+
+def verdicts(root, landed):
+    """The answer's verdict matrix has a verdict for every measure the study has (classification
+    with a category; each model dimension) over every stimulus or per category level."""
+    actual = mart(root, "replaceability_verdicts")
+    out = Comparison()
+    if actual is None:
+        out.problems.append("replaceability_verdicts: table missing")
+        return out
+    measures = (["classification"] if landed.category is not None else []) + landed.model_dims
+    for m in measures:
+        out.compared += 1
+        if actual[actual["measure"] == m].empty:
+            out.problems.append(f"replaceability_verdicts: no verdict for measure {m}")
+    return out
+
+
+def no_null_keys(root, landed):
+    """No NULL in a key column of the compared marts (issue 31: no nullable column in a join or
+    group key)."""
+    keys = {
+        "alpha_delta": ["dimension", WAREHOUSE_NAMES["scope"], "condition_id", "metric"],
+        "zscore_summary": ["condition_id", "dimension", WAREHOUSE_NAMES["scope"]],
+        "dimensional_agreement": ["condition_id", "dimension", WAREHOUSE_NAMES["scope"]],
+    }
+    out = Comparison()
+    for table, cols in keys.items():
+        frame = read(root, f"select {', '.join(cols)} from {table}")
+        if frame is None:
+            out.problems.append(f"{table}: table missing")
+            continue
+        out.compared += int(frame.size)
+        for c in cols:
+            n = int(frame[c].isna().sum())
+            if n:
+                out.problems.append(f"{table}.{c}: {n} NULL keys")
+    return out
+
+
+CHECKS = {
+    "alpha_interval": alpha_interval,
+    "alpha_ordinal": alpha_ordinal,
+    "alpha_nominal": alpha_nominal,
+    "zscores_model": zscores_model,
+    "zscores_human_loo": zscores_human_loo,
+    "agreement": agreement,
+    "classification": classification,
+    "classification_by_label": classification_by_label,
+    "audit_slices": audit_slices,
+    "audit_anova": audit_anova,
+    "rater_audit": rater_audit,
+    "answer_numbers": answer_numbers,
+    "query_headline": query_headline,
+    "calibration_builds": calibration_builds,
+    "calibration_uncalibrated": calibration_uncalibrated,
+    "calibration_missing_answers": calibration_missing_answers,
+    "verdicts": verdicts,
+    "no_null_keys": no_null_keys,
+}
+
+
+def applies(check: str, landed: oc.Landed) -> bool:
+    """Whether a check has anything to compare on this study's shape."""
+    labels = landed.category is not None
+    return {
+        "alpha_interval": bool(landed.dims),
+        "alpha_ordinal": bool(landed.dims),
+        "alpha_nominal": bool(landed.dims),
+        "zscores_model": bool(landed.model_dims),
+        "zscores_human_loo": bool(landed.model_dims),
+        "agreement": bool(landed.model_dims),
+        "classification": labels,
+        "classification_by_label": labels,
+        "audit_slices": labels and bool(landed.audit),
+        "audit_anova": bool(landed.audit) and bool(landed.model_dims) and bool(landed.conditions),
+        "rater_audit": bool(landed.attributes),
+        "answer_numbers": bool(landed.model_dims) or labels,
+        "query_headline": bool(landed.model_dims),
+        # calibration folds by identity: a study without identity_id has no calibration
+        "calibration_builds": bool(landed.model_dims) and landed.stimuli.get("identity_id", pd.Series()).notna().any(),
+        "calibration_uncalibrated": labels and bool(landed.model_dims),
+        "calibration_missing_answers": labels and bool(landed.model_dims),
+        "verdicts": bool(landed.conditions),
+        "no_null_keys": bool(landed.dims),
+    }[check]
+
+
+def run_all(root: Path) -> dict[str, Comparison]:
+    landed = oc.load(root)
+    return {name: fn(root, landed) for name, fn in CHECKS.items() if applies(name, landed)}
+
+
+def summary(results: dict[str, Comparison]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [dict(check=k, compared=v.compared, max_diff=v.max_diff, problems=len(v.problems)) for k, v in results.items()]
+    )
+
+
+__all__ = ["CHECKS", "CLOSED_FORM", "applies", "run_all", "summary"]

@@ -1,0 +1,323 @@
+"""`rater1001 init`: the shape guessed from a long file and from a wide one, the flags that settle an
+ambiguous guess, the bad inputs it refuses by name (exit 2, nothing written) and a second run that
+would overwrite a study. The acceptance studies' published files: tests/acceptance/."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rater1001.cli import main
+from rater1001.init.guess import Options
+from rater1001.init.shape import propose
+from rater1001.paths import project
+from rater1001.study import load_study
+
+
+def run(home, *argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--home", str(home), "init", *map(str, argv)])
+    return code, out.getvalue(), err.getvalue()
+
+
+def long_ratings() -> pd.DataFrame:
+    """6 faces x 4 raters: a 1-7 valence rating and a chosen emotion; the face's race and intended
+    emotion repeat on each of its rows, the rater's gender on each of theirs."""
+    rows = []
+    for s in range(6):
+        for r in range(4):
+            rows.append(
+                {
+                    "face": f"f{s}",
+                    "annotator": f"a{r}",
+                    "Valence": 1 + (s + r) % 7,
+                    "chosen": ["happy", "sad"][(s + (r == 3)) % 2],
+                    "intended": ["happy", "sad"][s % 2],
+                    "Race": ["Korean", "Black", "White"][s % 3],
+                    "rater_gender": ["f", "m"][r % 2],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_a_long_file_gives_every_role_and_lands(tmp_path):
+    ratings = tmp_path / "ratings.csv"
+    long_ratings().to_csv(ratings, index=False)
+    home = tmp_path / "study"
+    code, out, err = run(home, ratings, "--yes")
+    assert code == 0, out + err
+    study = load_study(project(home))
+    assert study.dimensions == ("valence",) and (study.scale_min, study.scale_max) == (1, 7)
+    assert [(f.name, f.role) for f in study.factors] == [("chosen", "category"), ("race", "audit")]
+    assert study.rater_attributes == ("rater_gender",)
+    assert study.levels("race") == ["black", "korean", "white"]
+    assert study.label_map("race")["korean"] == "korean"
+    stimuli = pd.read_parquet(project(home).raw_table("stimuli")).set_index("image_id")
+    # the intended emotion is the stimulus's category, not the raters' majority
+    assert stimuli.loc["f1", "chosen"] == "sad" and stimuli.loc["f0", "race"] == "korean"
+    assert len(pd.read_parquet(project(home).raw_table("human_ratings"))) == 24
+    for column, role in (("face", "stimulus key"), ("annotator", "rater key"), ("intended", "category (intended)")):
+        assert any(line.split()[1:3] == [column, *role.split()[:1]] for line in out.splitlines()), out
+
+
+def test_a_wide_file_without_a_rater_key_numbers_its_rows_and_says_so(tmp_path):
+    wide = pd.DataFrame(
+        {
+            "gender": ["f", "m", "f", "m", "m"],
+            **{f"img{i}": [1 + (i + k) % 5 for k in range(5)] for i in range(6)},
+        }
+    )
+    ratings = tmp_path / "survey.xlsx"
+    wide.to_excel(ratings, index=False)
+    home = tmp_path / "study"
+    code, out, err = run(home, ratings, "--yes", "--dimension", "liking")
+    assert code == 0, out + err
+    assert "each of the 5 rows is a rater, numbered r1 to r5" in out
+    raters = pd.read_parquet(project(home).raw_table("raters"))
+    assert raters.set_index("rater_id").loc["r2", "gender"] == "m"
+    human = pd.read_parquet(project(home).raw_table("human_ratings"))
+    assert (
+        len(human) == 30 and human.set_index(["rater_id", "image_id"]).loc[("r3", "img4"), "liking"] == 1 + (4 + 2) % 5
+    )
+    assert load_study(project(home)).scale_max == 5
+
+
+def test_predictions_find_their_model_key_and_dimensions(tmp_path):
+    ratings = tmp_path / "ratings.csv"
+    long_ratings().to_csv(ratings, index=False)
+    predictions = tmp_path / "models.jsonl"
+    rows = [
+        {"item": f"f{s}", "Model": m, "valence": 3.5, "chosen": "happy"}
+        for s in range(6)
+        for m in ("GPT-4o", "Gemma 3")
+    ]
+    pd.DataFrame(rows).to_json(predictions, orient="records", lines=True)
+    home = tmp_path / "study"
+    code, out, err = run(home, ratings, "--predictions", predictions, "--yes")
+    assert code == 0, out + err
+    landed = pd.read_parquet(project(home).raw_table("model_predictions"))
+    assert sorted(landed.condition_id.unique()) == ["gemma-3", "gpt-4o"] and len(landed) == 12
+    assert load_study(project(home)).model_dimensions == ("valence",)
+
+
+def _no_study_written(home) -> bool:
+    return not (home / "study.yml").exists() and not (home / "seeds").exists()
+
+
+@pytest.mark.parametrize(
+    ("frame", "expected"),
+    [
+        (  # one row per stimulus: nobody is named as the rater
+            pd.DataFrame({"item": [f"s{i}" for i in range(8)], "label": ["a", "b"] * 4}),
+            "no column can be the rater key",
+        ),
+        (  # a "label" with 200 different values
+            pd.DataFrame(
+                {
+                    "item": [f"s{i % 20}" for i in range(400)],
+                    "rater": [f"r{i // 20}" for i in range(400)],
+                    "answer": [f"w{i % 200}" for i in range(400)],
+                }
+            ),
+            "column 'answer' holds 200 different labels",
+        ),
+        (  # a rating column far outside any scale
+            pd.DataFrame(
+                {
+                    "item": [f"s{i % 5}" for i in range(20)],
+                    "rater": [f"r{i // 5}" for i in range(20)],
+                    "score": [i * 37 for i in range(20)],
+                }
+            ),
+            "column 'score' holds ratings from 0 to 703: outside any plausible rating scale",
+        ),
+    ],
+)
+def test_bad_input_names_the_column_writes_nothing_and_exits_2(tmp_path, frame, expected):
+    ratings = tmp_path / "ratings.csv"
+    frame.to_csv(ratings, index=False)
+    home = tmp_path / "study"
+    code, out, err = run(home, ratings, "--yes")
+    assert code == 2 and expected in err and "ratings.csv" in err, err
+    assert "Traceback" not in err and _no_study_written(home)
+
+
+def test_a_json_file_that_is_not_records_is_refused_by_name(tmp_path):
+    for text, expected in (('{"a": [1, 2', "cannot read as JSON"), ("[1, 2, 3]", "expected an array of objects")):
+        ratings = tmp_path / "ratings.json"
+        ratings.write_text(text, encoding="utf-8")
+        code, _, err = run(tmp_path / "study", ratings, "--yes")
+        assert code == 2 and expected in err and "ratings.json" in err, err
+        assert "Traceback" not in err and _no_study_written(tmp_path / "study")
+
+
+def test_an_ambiguous_label_stops_naming_the_candidates_and_a_flag_settles_it(tmp_path):
+    frame = long_ratings().drop(columns=["Valence"]).assign(second=lambda f: f.chosen.str.upper().str[::-1])
+    ratings = tmp_path / "ratings.csv"
+    frame.to_csv(ratings, index=False)
+    code, _, err = run(tmp_path / "a", ratings, "--yes")
+    assert code == 2 and "'chosen', 'second'" in err and "--label-col" in err
+    code, out, err = run(tmp_path / "b", ratings, "--yes", "--label-col", "chosen", "--ignore", "second")
+    assert code == 0, out + err
+    assert load_study(project(tmp_path / "b")).category.name == "chosen"
+
+
+def test_a_second_run_never_overwrites_a_changed_study(tmp_path):
+    ratings = tmp_path / "ratings.csv"
+    long_ratings().to_csv(ratings, index=False)
+    home = tmp_path / "study"
+    assert run(home, ratings)[0] == 0
+    edited = (home / "study.yml").read_text(encoding="utf-8").replace("name: my-study", "name: mine")
+    (home / "study.yml").write_text(edited, encoding="utf-8")
+    code, _, err = run(home, ratings, "--yes")
+    assert code == 2 and "already exist" in err
+    assert (home / "study.yml").read_text(encoding="utf-8") == edited
+    assert not project(home).raw_table("stimuli").exists()
+    # the same guess again is not a change: it runs
+    assert run(home, ratings, "--yes", "--name", "mine")[0] == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n_stimuli=st.integers(2, 8),
+    n_raters=st.integers(2, 6),
+    top=st.sampled_from([4, 5, 7, 9, 10]),
+    seed=st.integers(0, 2**16),
+    wide=st.booleans(),
+)
+def test_any_complete_rating_table_comes_back_as_written(n_stimuli, n_raters, top, seed, wide):
+    """Round trip: a random complete design written long or wide is read back as the same ratings,
+    on the scale 1..top whenever someone used the top. (A column fixed within each stimulus is the
+    stimulus's property and one fixed within each rater the rater's, not a rating: the design has
+    raters who disagree and who use more than one value.)"""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(1, top + 1, size=(n_raters, n_stimuli))
+    # someone used the top; ratings differ within a stimulus and within a rater
+    values[0, 0], values[1, 0], values[0, 1] = top, 1, 1
+    stimuli = [f"item{j}" for j in range(n_stimuli)]
+    raters = [f"rater{i}" for i in range(n_raters)]
+    truth = pd.DataFrame(
+        [(r, s, int(values[i, j])) for i, r in enumerate(raters) for j, s in enumerate(stimuli)],
+        columns=["rater_id", "image_id", "score"],
+    )
+    if wide:
+        frame = pd.DataFrame(values.astype(str), columns=stimuli).assign(rater=raters)
+    else:
+        frame = truth.rename(columns={"rater_id": "rater", "image_id": "item"}).astype(str)
+    proposal = propose(frame, "ratings.csv", Options(dimensions=("score",) if wide else ()))
+    got = proposal.tables["human_ratings"].astype({"score": int})[["rater_id", "image_id", "score"]]
+    pd.testing.assert_frame_equal(
+        got.sort_values(["rater_id", "image_id"]).reset_index(drop=True),
+        truth.sort_values(["rater_id", "image_id"]).reset_index(drop=True),
+    )
+    assert proposal.shape.scale == (1, top) and proposal.shape.layout == ("wide" if wide else "long")
+
+
+def test_a_wide_file_of_labels_keeps_rater_attributes_apart_from_the_answers(tmp_path):
+    """A survey export: rater, gender, then one forced-choice column per stimulus. gender's values are
+    no answer's, so it is a rater attribute, not a stimulus."""
+    wide = pd.DataFrame(
+        {
+            "participant": ["p1", "p2", "p3", "p4"],
+            "gender": ["female", "male", "male", "female"],
+            **{f"clip{i}": [["happy", "sad", "angry"][(i + k) % 3] for k in range(4)] for i in range(5)},
+        }
+    )
+    ratings = tmp_path / "survey.csv"
+    wide.to_csv(ratings, index=False)
+    home = tmp_path / "study"
+    code, out, err = run(home, ratings, "--yes", "--label-col", "emotion")
+    assert code == 0, out + err
+    study = load_study(project(home))
+    assert study.category.name == "emotion" and study.rater_attributes == ("gender",)
+    human = pd.read_parquet(project(home).raw_table("human_ratings"))
+    assert sorted(human.image_id.unique()) == [f"clip{i}" for i in range(5)] and len(human) == 20
+    assert human.set_index(["rater_id", "image_id"]).loc[("p2", "clip1"), "emotion"] == "angry"
+
+
+def test_stimulus_and_rater_sheets_beside_the_ratings(tmp_path):
+    """Ratings in Parquet, a stimulus sheet (XLSX) with texts and a factor, a rater file (JSONL) with
+    age and an attribute; each sheet's key is the column holding the ratings' ids."""
+    ratings = long_ratings()[["face", "annotator", "Valence"]]
+    ratings.to_parquet(tmp_path / "ratings.parquet", index=False)
+    sheet = pd.DataFrame(
+        {
+            "Stimulus": [f"f{s}" for s in range(6)],
+            "Topic": ["food", "travel", "food", "news", "news", "travel"],
+            "Body": [f"A long enough text about thing number {s}, with several words in it." for s in range(6)],
+        }
+    )
+    sheet.to_excel(tmp_path / "stimuli.xlsx", index=False)
+    people = pd.DataFrame({"id": ["a0", "a1", "a2", "a3"], "age": [21, 35, 48, 62], "region": ["n", "s", "n", "s"]})
+    people.to_json(tmp_path / "raters.jsonl", orient="records", lines=True)
+    home = tmp_path / "study"
+    code, out, err = run(
+        home,
+        tmp_path / "ratings.parquet",
+        "--stimuli",
+        tmp_path / "stimuli.xlsx",
+        "--raters",
+        tmp_path / "raters.jsonl",
+        "--yes",
+    )
+    assert code == 0, out + err
+    study = load_study(project(home))
+    assert study.stimulus_kind == "text" and [f.name for f in study.audit_factors] == ["topic"]
+    assert study.rater_attributes == ("region",)
+    stimuli = pd.read_parquet(project(home).raw_table("stimuli")).set_index("image_id")
+    assert stimuli.loc["f3", "topic"] == "news" and stimuli.loc["f3", "text"] == sheet.Body[3]
+    raters = pd.read_parquet(project(home).raw_table("raters")).set_index("rater_id")
+    assert raters.loc["a2", "age"] == 48 and raters.loc["a2", "region"] == "n"
+
+
+def test_a_long_file_with_numeric_ids_and_a_row_number_stays_long(tmp_path):
+    frame = pd.DataFrame(
+        {"row": range(12), "item": [1 + i % 4 for i in range(12)], "coder": [1 + i // 4 for i in range(12)]}
+    ).assign(score=lambda f: 1 + (f.item * f.coder) % 5)
+    proposal = propose(frame.astype(str), "ratings.csv", Options())
+    assert (proposal.shape.layout, proposal.shape.stimulus_col, proposal.shape.rater_col) == ("long", "item", "coder")
+
+
+def test_columns_named_who_x_dimension_split_raters_from_models(tmp_path):
+    """A row per item; `coder A valence`, ... whole numbers (raters) and `gpt valence`, ... means
+    (a model): raters land as ratings, the model as predictions. A survey whose rows are
+    respondents (`ResponseId`) with `Q1 1`, `Q1 2`, ... columns is not read this way."""
+    items = [f"item{i}" for i in range(6)]
+    frame = pd.DataFrame({"item": items})
+    for who in ("coder A", "coder B", "coder C"):
+        for d, dim in enumerate(("valence", "arousal")):
+            frame[f"{who} {dim}"] = [1 + (i + d + len(who) + ord(who[-1])) % 5 for i in range(6)]
+    for d, dim in enumerate(("valence", "arousal")):
+        frame[f"gpt {dim}"] = [2.5 + 0.1 * i + d for i in range(6)]
+    proposal = propose(frame.astype(str), "items.csv", Options())
+    human = proposal.tables["human_ratings"]
+    assert sorted(human.rater_id.unique()) == ["coder A", "coder B", "coder C"] and len(human) == 18
+    assert set(proposal.shape.dimensions) == {"valence", "arousal"}
+    predictions = proposal.tables["model_predictions"]
+    assert list(predictions.condition_id.unique()) == ["gpt"] and len(predictions) == 6
+    survey = pd.DataFrame(
+        {"ResponseId": ["R1", "R2", "R3"], "Q1 1": [1, 2, 3], "Q1 2": [2, 3, 4], "Q2 1": [1, 1, 2], "Q2 2": [5, 4, 3]}
+    )
+    assert propose(survey.astype(str), "survey.csv", Options()).shape.rater_col == "ResponseId"
+
+
+@pytest.mark.parametrize(("answer", "overwritten"), [("y", True), ("n", False)])
+def test_on_a_terminal_a_second_run_asks_before_overwriting(tmp_path, monkeypatch, answer, overwritten):
+    ratings = tmp_path / "ratings.csv"
+    long_ratings().to_csv(ratings, index=False)
+    home = tmp_path / "study"
+    assert run(home, ratings)[0] == 0
+    (home / "study.yml").write_text("# mine\n", encoding="utf-8")
+    asked = []
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda question: asked.append(question) or answer)
+    code, _, _ = run(home, ratings)
+    assert asked and "study.yml" in asked[0]
+    assert (code == 0) == overwritten
+    assert ((home / "study.yml").read_text(encoding="utf-8") == "# mine\n") != overwritten
