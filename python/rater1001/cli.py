@@ -768,9 +768,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--limit", type=_positive(int), default=None, help="judge only the first N pairs (both orders)")
     s.add_argument(
         "--template",
-        default="judge_pairwise_ko.v1.txt",
+        default="judge_pairwise_ko.v2.txt",
         choices=["judge_pairwise_ko.v1.txt", "judge_pairwise_ko.v2.txt"],
-        help="judge prompt: v1 the lab log's verbatim (default), v2 with the study's text fenced (docs/judge.md)",
+        help="judge prompt: v2 with the study's text fenced (default; docs/judge.md), v1 the lab log's verbatim",
     )
     s.add_argument("--temperature", type=float, default=None)
     s.add_argument("--seed", type=int, default=None)

@@ -123,8 +123,9 @@ def test_the_readme_example_builds_the_hand_declared_warehouse(study, readme_stu
     guessed, _ = readme_study
     mine, theirs = warehouse_tables(guessed), warehouse_tables(study.paths)
     assert sorted(mine) == sorted(theirs)
-    # the landing's record: which files were ingested (paths, checksums, times), not the study
-    record = {"stg_landing_manifest", "int_study_provenance"}
+    # the landing's and the build's records: which files were ingested and when it was built (paths,
+    # checksums, times), not the study
+    record = {"stg_landing_manifest", "int_study_provenance", "rater1001_build"}
     assert record < set(theirs)
     differing = []
     for name, frame in theirs.items():

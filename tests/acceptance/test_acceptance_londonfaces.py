@@ -30,11 +30,6 @@ def test_every_rating_lands_and_the_design_has_its_empty_cell(study):
     assert int(cells["n"].iloc[0]) == 102
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="issue 31: calibration_scores crashes with identity_id and no category, so run exits 1",
-)
 def test_the_run_builds_every_model(study):
     assert study.run_code == 0, study.run_stderr[-2000:]
 

@@ -14,10 +14,11 @@ MACROS = Path(__file__).resolve().parents[2] / "macros"
 
 
 @cache  # parsing the Jinja costs ~6 ms, and property tests render the same macros per example
-def macros(*names: str):
-    """The Jinja module of the given macro files (macros in them can call each other)."""
+def macros(*names: str, **context):
+    """The Jinja module of the given macro files (macros in them can call each other); `context`
+    stands in for the project macros they call that read the study (e.g. has_category)."""
     text = "\n".join((MACROS / f"{n}.sql").read_text(encoding="utf-8") for n in names)
-    return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(text).module
+    return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(text, globals=context).module
 
 
 @cache

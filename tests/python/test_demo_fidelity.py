@@ -166,20 +166,10 @@ def test_most_vlms_deviate_more_than_an_individual_human(marts):
     assert (p["valence"] >= 0.954).all(), p
     others = [c for c in VLMS if c not in {"gemma3-27b-it", "gemma3-4b-it"}]
     assert (p.loc[others, "arousal"] >= 0.954).all(), p
-    # the lowest: no condition below it (on the demo Gemma3-27B ties it at 0, see the xfail below)
+    # the lowest: no condition below it
     assert p.loc["gemma3-4b-it", "arousal"] <= 0.60 and p.loc["gemma3-4b-it", "arousal"] == p["arousal"].min(), p
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "docs/demo_fidelity.md, finding 9: the demo's Gemma3-27B arousal mean |z| is Table 5e's (.76 vs "
-        ".759) but the Hodges-Lehmann location of its |z| minus a random human's LOO |z| is -.01, so the "
-        "one-sided signed-rank test is almost never significant; the paper's 95.4 % at a mean below the "
-        "human mean (.759 < .794) needs a more skewed human |z| distribution, and the heavier tails that "
-        "give it (t with 2.5 df) also shrink Table 6's human SD (1.50 to 1.31) and move three Table 8 cells"
-    ),
-)
 def test_gemma3_27b_arousal_is_significant_in_most_replicates(marts):
     p = marts["psig"].pivot(index="condition_id", columns="dimension", values="p_sig")
     assert p.loc["gemma3-27b-it", "arousal"] >= 0.80, p

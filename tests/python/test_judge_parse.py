@@ -101,11 +101,18 @@ def test_read_choice(value, expected):
 
 
 def test_prompt_is_the_logs_template_with_positions_filled():
-    text = template_text()
+    """v1, the lab log's prompt verbatim (the default is v2, the same prompt fenced)."""
+    v1 = "judge_pairwise_ko.v1.txt"
+    text = template_text(v1)
     assert text.startswith("다음은 한국어 대화입니다. 마지막 화자 [${next_speaker}]의 응답으로 후보 두 개가")
     assert "응답 길이는 평가 대상이 아닙니다." in text and "종합: 1 / 2 / tie" in text
     prompt = render(
-        next_speaker="A", situation="상황", turns=[("A", "안녕"), ("B", "응")], response_1="첫째", response_2="둘째"
+        next_speaker="A",
+        situation="상황",
+        turns=[("A", "안녕"), ("B", "응")],
+        response_1="첫째",
+        response_2="둘째",
+        template=v1,
     )
     assert "[응답 후보] 응답 1: 첫째 / 응답 2: 둘째" in prompt
     assert "[대화] A: 안녕\nB: 응" in prompt and "[A]의 응답" in prompt

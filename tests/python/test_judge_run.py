@@ -97,7 +97,7 @@ def test_every_pair_in_both_orders_text_only_and_landed(proj):
     qp = landed[(landed["candidate_a"] == "Q")]
     assert set(qp["verdict_overall"]) == {"tie"}  # both have the marker
     assert (landed["input_tokens"] == 800).all() and landed["prompt_version"].str.startswith(
-        "judge_pairwise_ko.v1.txt@"
+        "judge_pairwise_ko.v2.txt@"
     ).all()
     for path in (proj.raw_table("judge_verdicts"), ledger_path(proj, opts(srv))):
         assert KEY.encode() not in path.read_bytes()

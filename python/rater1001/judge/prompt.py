@@ -11,7 +11,7 @@ import unicodedata
 from importlib import resources
 from string import Template
 
-DEFAULT_TEMPLATE = "judge_pairwise_ko.v1.txt"
+DEFAULT_TEMPLATE = "judge_pairwise_ko.v2.txt"
 
 
 def template_text(name: str = DEFAULT_TEMPLATE) -> str:

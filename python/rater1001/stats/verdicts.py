@@ -406,6 +406,12 @@ def level_holds(clauses: tuple[Clause, ...], conditions: pd.DataFrame, passes: p
     ValueError
         When a clause names a column the inputs do not carry.
 
+    Notes
+    -----
+    The clauses are joined by AND. Of n conditions, k meet a clause's predicate: ``all`` holds when
+    k = n > 0, ``any`` when k > 0, ``none`` when k = 0; ``share`` compares k / n and ``count`` k
+    with the clause's value (both false when n = 0).
+
     References
     ----------
     Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Table 8 note 1;

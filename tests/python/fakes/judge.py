@@ -9,22 +9,29 @@ import re
 from .models import openai_reply
 from .server import FakeServer, Reply, Request
 
-_CANDIDATES = re.compile(r"\[응답 후보\] 응답 1: (.*) / 응답 2: (.*)")
+_CANDIDATES = re.compile(r"\[응답 후보\] 응답 1: (.*) / 응답 2: (.*)")  # v1, the log's prompt
+_FENCED = re.compile(r"<<<응답 1 시작>>>\n(.*?)\n<<<응답 1 끝>>>\n<<<응답 2 시작>>>\n(.*?)\n<<<응답 2 끝>>>", re.S)
 
 
 def responses_of(prompt: str) -> tuple[str, str]:
-    m = _CANDIDATES.search(prompt)
+    m = _FENCED.search(prompt) or _CANDIDATES.search(prompt)
     if not m:
-        raise AssertionError("prompt has no [응답 후보] line")
+        raise AssertionError("prompt has neither fenced responses nor an [응답 후보] line")
     return m.group(1), m.group(2)
+
+
+def answer_block(prompt: str, verdict: str) -> str:
+    """A fenced prompt (v2) asks for its verdict in one <<<판정>>> block at the end."""
+    return f"응답을 비교했습니다.\n<<<판정>>>\n{verdict}\n<<<판정 끝>>>" if "<<<판정>>>" in prompt else verdict
 
 
 def verdict_text(prompt: str, marker: str = "좋은") -> str:
     r1, r2 = responses_of(prompt)
     v = "1" if marker in r1 and marker not in r2 else "2" if marker in r2 and marker not in r1 else "tie"
-    return (
+    return answer_block(
+        prompt,
         f"**1축 (공감 반응)**： {v}\n**2축 (한국어 자연)**： tie\n**3축 (맥락 일관)**：응답 {v}\n"
-        f"**종합**： {v}\n**이유**： 표지 단어 '{marker}' 가 있는 응답이 더 낫다."
+        f"**종합**： {v}\n**이유**： 표지 단어 '{marker}' 가 있는 응답이 더 낫다.",
     )
 
 
