@@ -85,7 +85,10 @@ def test_model_vs_human_rows(built):
     human = ratings.groupby("image_id")["valence"].agg(["mean", "std"]).reset_index()
     expected = preds.merge(stim, on="image_id", suffixes=("", "_true")).merge(human, on="image_id")
     got = query(built, "select * from int_model_vs_human")
-    assert len(got) == len(preds[["condition_id", "image_id"]].drop_duplicates())
+    # a row for every (condition, stimulus); one with no prediction is a missing answer (NULL run)
+    assert len(got) == preds["condition_id"].nunique() * len(stim)
+    answered = got.merge(preds[["condition_id", "image_id"]].drop_duplicates(), how="left", indicator=True)
+    assert (answered["run_id"].isna() == (answered["_merge"] == "left_only")).all()
     m = expected.merge(got, on=["condition_id", "image_id"])
     np.testing.assert_allclose(m["d_valence"], m["mean"] - m["valence"], atol=1e-12)
     # An image whose humans all agree (SD 0) has no z: NULL, never an infinity.
