@@ -92,7 +92,9 @@ def test_interval_alpha_and_delta_alpha_equal_the_krippendorff_package(study):
 
 def test_model_z_scores_by_brute_force(study):
     """A story the LLM has no rating for (refused on ingest) counts against it in W1SD, as an
-    answer outside 1 SD (docs/stats.md, missing answers); answered-only W1SD and mean |z| beside."""
+    answer outside 1 SD, unless its human SD is 0: such a story has no z whoever answers, and stays
+    out of W1SD answered or not (docs/stats.md, missing answers); answered-only W1SD and mean |z|
+    beside."""
     humans, llms = raw()
     got = study.query(
         "select condition_id, dimension, mean_abs_z, w1sd, w1sd_answered_only, n_images "
@@ -103,7 +105,7 @@ def test_model_z_scores_by_brute_force(study):
         for cid in LLMS.values():
             x = llms[d][cid].to_numpy()
             ok = (sd > 0) & ~np.isnan(x)
-            missing = np.isnan(x)  # any story without its rating, whatever the human SD there
+            missing = (sd > 0) & np.isnan(x)  # a story without its rating that has a z to miss
             z = (x[ok] - mean[ok]) / sd[ok]
             within = np.sum(np.abs(z) <= 1)
             row = got.loc[(cid, d)]
@@ -159,13 +161,13 @@ def alt_test_by_hand(ratings: np.ndarray, x: np.ndarray, epsilon: float, q: floa
     the model are scored against the other annotators' mean (negative absolute error); W_h = 1 when
     the annotator scores at least as well, W_f = 1 when the model does; one-sided one-sample t-test
     of W_h - W_f < epsilon; Benjamini-Yekutieli over annotators; omega = share rejected, rho = mean
-    W_f. Returns (omega, rho)."""
+    W_f. A story the model has no rating for is a comparison the human wins (docs/stats.md, missing
+    answers): the model's score there is -inf. Returns (omega, rho)."""
     p_values, rho = [], []
     for j in range(ratings.shape[1]):
-        ok = ~np.isnan(x)
-        others = np.delete(ratings, j, axis=1)[ok].mean(axis=1)
-        s_h = np.round(-np.abs(ratings[ok, j] - others), 9)
-        s_f = np.round(-np.abs(x[ok] - others), 9)
+        others = np.delete(ratings, j, axis=1).mean(axis=1)
+        s_h = np.round(-np.abs(ratings[:, j] - others), 9)
+        s_f = np.where(np.isnan(x), -np.inf, np.round(-np.abs(x - others), 9))
         w_h, w_f = (s_h >= s_f).astype(float), (s_f >= s_h).astype(float)
         p_values.append(stats.ttest_1samp(w_h - w_f, epsilon, alternative="less").pvalue)
         rho.append(w_f.mean())
