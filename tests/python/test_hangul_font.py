@@ -82,7 +82,9 @@ body {{ margin: 0; }} span {{ display: inline-block; font-size: 40px; margin: 8p
     run = open_page(
         page,
         tmp_path / "profile",
-        f"document.fonts.status === 'loaded' && document.fonts.check('40px \"{fonts.FAMILY}\"', '{FIRST}')",
+        # the page's own element first: on the about:blank before navigation the font check is true
+        "document.getElementById('f') !== null && document.fonts.status === 'loaded' && "
+        f"document.fonts.check('40px \"{fonts.FAMILY}\"', '{FIRST}')",
         rects,
     )
     assert run.errors == []
