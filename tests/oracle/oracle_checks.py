@@ -205,10 +205,8 @@ def query_headline(root, landed):
     )
 
 
-def calibration_uncalibrated(root, landed):
-    """calibration_scores' method 'none' rows: the scores over the answered stimuli and the human
-    LOO baseline (the calibrated rows are fits on identity folds: not compared here)."""
-    values = ["n_scored", "mean_abs_z", "mae", "bias", "sd_d", "n_unique", "loo_w1sd"]
+def _calibration_none(root, landed, values: list[str]):
+    """calibration_scores' method 'none' rows against the oracle's, on `values`."""
     return compare(
         oc.calibration_none_table(landed),
         mart(root, "calibration_scores"),
@@ -216,19 +214,19 @@ def calibration_uncalibrated(root, landed):
         values,
         what="calibration_scores",
     )
+
+
+def calibration_uncalibrated(root, landed):
+    """calibration_scores' method 'none' rows: the scores over the answered stimuli and the human
+    LOO baseline (the calibrated rows are fits on identity folds: not compared here)."""
+    return _calibration_none(root, landed, ["n_scored", "mean_abs_z", "mae", "bias", "sd_d", "n_unique", "loo_w1sd"])
 
 
 def calibration_missing_answers(root, landed):
     """calibration_scores' uncalibrated W1SD and its counts under the missing-answer policy, and its
     alpha terms over every stimulus of the level (a stimulus never answered is still a unit)."""
     values = ["w1sd", "n_missing", "n_zero_sd", "alpha_human", "alpha_with_model", "delta_alpha", "delta_alpha_pooled"]
-    return compare(
-        oc.calibration_none_table(landed),
-        mart(root, "calibration_scores"),
-        ["condition_id", "dimension", "scope", "method"],
-        values,
-        what="calibration_scores",
-    )
+    return _calibration_none(root, landed, values)
 
 
 def calibration_builds(root, landed):
