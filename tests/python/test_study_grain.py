@@ -327,6 +327,18 @@ def test_the_report_keeps_only_sections_the_study_can_fill_and_speaks_its_names(
     )
     judge = '<section class="block block-table" id="block-TJ5" data-tables="judge_category_win_rates"><h3>Category x variant</h3></section>'
     assert translate_html(judge + "<p>by category</p>", paper) == judge + "<p>by emotion</p>"
+    # a figure's titles, and the axis of a slot column, in the study's words; its data stays
+    from rater1001.report.vocabulary import translate_spec
+
+    spec = {
+        "title": "Audit_1 x audit_2 by category",
+        "encoding": {"y": {"field": "true_category", "type": "nominal"}, "x": {"field": "n", "type": "quantitative"}},
+        "datasets": {"source_0": [{"true_category": "happy", "audit_1": "Korean"}]},
+    }
+    got = translate_spec(spec, paper)
+    assert got["title"] == "Race x gender by emotion" and got["encoding"]["y"]["title"] == "true_emotion"
+    assert "title" not in got["encoding"]["x"] and got["datasets"] == spec["datasets"]
+    assert "title" not in translate_spec(spec, study)["encoding"]["y"]  # no category: the neutral name stands
 
 
 def test_the_rater_type_mixed_model_without_a_category_is_the_paired_t_test(grain):

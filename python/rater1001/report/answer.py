@@ -12,7 +12,7 @@ import pandas as pd
 from .applicability import not_applicable
 from .reader import Unavailable, WarehouseReader
 
-MEASURE_ORDER = ("classification",)  # then the model dimensions in the order the marts give them
+MEASURE_ORDER = ("classification",)  # then the model dimensions in the study's order
 VERDICT_WORDS = {"replaceable": "replaceable", "partial": "partly", "calibratable": "calibratable",
                  "not_replaceable": "not replaceable", "model_dependent": "model dependent"}
 TOP_GAPS = 5
@@ -130,7 +130,7 @@ def _names(reader: WarehouseReader) -> dict[str, str]:
     return dict(zip(rows["condition_id"], rows["name"]))
 
 
-def _verdicts(reader, answer: Answer, categories: list[str], names: dict[str, str]) -> None:
+def _verdicts(reader, answer: Answer, categories: list[str], names: dict[str, str], dimensions=()) -> None:
     v = _try(reader, ["replaceability_verdicts"],
              "SELECT category, measure, verdict, n_conditions_passing, n_conditions, calibration_candidates "
              "FROM replaceability_verdicts", answer.notes, "verdict matrix")
@@ -143,7 +143,8 @@ def _verdicts(reader, answer: Answer, categories: list[str], names: dict[str, st
     found = list(dict.fromkeys(v["category"]))
     answer.categories = [e for e in categories if e in found] + [e for e in found if e not in categories]
     measures = list(dict.fromkeys(v["measure"]))
-    answer.measures = [m for m in MEASURE_ORDER if m in measures] + [m for m in measures if m not in MEASURE_ORDER]
+    known = [*MEASURE_ORDER, *dimensions]
+    answer.measures = [m for m in known if m in measures] + sorted(m for m in measures if m not in known)
     key = ("category", "measure")
     for _, row in v.iterrows():
         verdict = _num(row, "replaceability_verdicts", "verdict", key, "")
@@ -331,10 +332,12 @@ def _worth(reader, answer: Answer, names: dict[str, str]) -> None:
                                          budget.get((r["condition_id"], r["measure"])), "budget")
 
 
-def read_answer(reader: WarehouseReader, categories: list[str]) -> Answer:
+def read_answer(reader: WarehouseReader, categories: list[str], dimensions=()) -> Answer:
+    """`dimensions`: the study's model dimensions in its order, the verdict matrix's columns after
+    classification (the marts' row order is no order)."""
     answer = Answer()
     names = _names(reader)
-    _verdicts(reader, answer, categories, names)
+    _verdicts(reader, answer, categories, names, dimensions)
     _conditions(reader, answer, names)
     _gaps(reader, answer, names)
     _judges(reader, answer)

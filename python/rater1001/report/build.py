@@ -287,6 +287,7 @@ def build_report(paths: ProjectPaths, write_pngs: bool = True, warehouse: Path |
             quality = quality_summary(paths, reader)
             ctx = _context(reader, quality.data_origin)
             ctx.words = lambda spec: translate_spec(spec, study)
+            ctx.dimensions = list(study.model_dimensions)
             shown: set[str] = set()
             sections = [(s.title if paper_design else (s.question or s.title),
                          _blocks_for(reader, s.items, ctx, pngs, shown))
@@ -301,7 +302,7 @@ def build_report(paths: ProjectPaths, write_pngs: bool = True, warehouse: Path |
             names = _paper_names(reader) if paper_design else {}
             for _, blocks in sections:
                 _paper_beside(blocks, paper_design, names)
-            answer = read_answer(reader, ctx.categories)
+            answer = read_answer(reader, ctx.categories, ctx.dimensions)
             link_numbers(answer, _anchors(sections))
             html_path = out_dir / "index.html"
             html = translate_html(render_html(quality, sections, ctx, answer, paper_design), study)

@@ -163,7 +163,7 @@ def interaction_heatmap(frames, ctx):
 
 def verdict_grid(frames, ctx):
     base = alt.Chart(data(0)).encode(
-        x=alt.X("measure:N", sort=["classification", "valence", "arousal"]),
+        x=alt.X("measure:N", sort=["classification", *ctx.dimensions]),
         y=alt.Y("category:N", sort=_category_sort(ctx)))
     rect = base.mark_rect(stroke="white").encode(
         color=alt.Color("verdict:N", scale=alt.Scale(domain=list(VERDICT_COLOURS),

@@ -94,5 +94,6 @@ class ReportContext:
     categories: list[str] = field(default_factory=list)
     conditions: list[str] = field(default_factory=list)
     data_origin: str = "unknown"
+    dimensions: list[str] = field(default_factory=list)  # the study's model dimensions, in its order
     # a figure's Vega-Lite spec -> the same with its titles in the study's words (vocabulary.py)
     words: Callable[[dict], dict] = lambda spec: spec
