@@ -312,6 +312,7 @@ def test_the_report_keeps_only_sections_the_study_can_fill_and_speaks_its_names(
     assert translator(paper)("Audit_1 x audit_2 by category, 6 categories") == "Race x gender by emotion, 6 emotions"
     # a judge study's dialogue categories are not the stimulus factor
     assert translator(paper)("per dialogue category, per category") == "per dialogue category, per emotion"
+    assert translator(paper)("no condition gave a category label") == "no condition gave an emotion label"
     say = translator(study)
     assert (
         say("Audit_1 x audit_2 ANOVA per category, 6 categories")

@@ -334,7 +334,8 @@ def test_the_report_says_what_does_not_apply_and_why(built):
     if not shape.labels:
         # before `infer`, the first reason a model figure does not apply is that nothing landed
         landed = "no model predictions have landed; " if shape.name == BEFORE_INFER else ""
-        assert f"not applicable to this study: {landed}no model condition gave a category label" in text
+        # the reason is given in the study's words: its category factor is named `emotion`
+        assert f"not applicable to this study: {landed}no model condition gave an emotion label" in text
     if not shape.audit:
         assert "not applicable to this study: the study declares no audit factors" in text
         assert _sql(paths, "SELECT count(*) AS n FROM demographic_slices")["n"].iloc[0] == 0

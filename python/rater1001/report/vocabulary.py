@@ -44,11 +44,16 @@ def translator(study: Study):
     if not forms:
         return lambda text: text
     alternatives = "|".join(sorted(forms, key=len, reverse=True))
-    pattern = re.compile(rf"(?<![\w])(?<!dialogue )({alternatives})(?![\w])", re.IGNORECASE)
+    # an article before the word is chosen again for the new word ("a category" -> "an emotion")
+    pattern = re.compile(rf"(?:(?<![\w])(an?) )?(?<![\w])(?<!dialogue )({alternatives})(?![\w])", re.IGNORECASE)
 
     def one(m: re.Match) -> str:
-        word = forms[m.group(1).lower()]
-        return word[0].upper() + word[1:] if m.group(1)[0].isupper() else word
+        word = forms[m.group(2).lower()]
+        word = word[0].upper() + word[1:] if m.group(2)[0].isupper() else word
+        if m.group(1) is None:
+            return word
+        article = "an" if word[0].lower() in "aeiou" else "a"
+        return f"{article[0].upper() + article[1:] if m.group(1)[0].isupper() else article} {word}"
 
     def translate(text):
         return pattern.sub(one, text) if isinstance(text, str) else text
