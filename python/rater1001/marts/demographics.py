@@ -16,6 +16,7 @@ import functools
 import itertools
 from contextlib import contextmanager
 
+import duckdb
 import numpy as np
 import pandas as pd
 
@@ -366,17 +367,19 @@ def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame, predi
     return typed(levels.merge(tests, on=rater_slices.KEYS, how="left"), declared("demographic_rater_agreement"))
 
 
-def rater_panels_table(ratings_long: pd.DataFrame, attributes: pd.DataFrame, model_long: pd.DataFrame) -> pd.DataFrame:
+def rater_panels_table(panels: pd.DataFrame, model_long: pd.DataFrame) -> pd.DataFrame:
     """demographic_rater_panels: the raters of each rater-attribute level as a panel of their own,
     for the ratings: per (condition, dimension, attribute, level) the panel's mean rating, and the
     condition's agreement with the panel's per-stimulus mean (stats.agreement: Bland-Altman bias
     and MAE, Pearson r) over the stimuli the panel rated. A stimulus the condition did not answer
-    is counted (n_missing), as in dimensional_agreement."""
-    rated = ratings_long.merge(attributes, on="rater_id")
+    is counted (n_missing), as in dimensional_agreement. `panels`: per (dimension, attribute,
+    level, image_id) the panel's n and rating_sum, and n_raters per (dimension, attribute, level)
+    (:func:`panel_sums`): the per-stimulus mean is rating_sum / n."""
     model = model_long[["condition_id", "dimension", "image_id", "model_value"]]
     rows = []
-    for (dim, attribute, level), part in rated.groupby(["dimension", "attribute", "level"], sort=True):
-        panel = part.groupby("image_id")["rating"].mean()
+    for (dim, attribute, level), part in panels.groupby(["dimension", "attribute", "level"], sort=True):
+        part = part.sort_values("image_id")
+        panel = pd.Series(part["rating_sum"].to_numpy(float) / part["n"].to_numpy(float), index=part["image_id"])
         for cond, answers in model[model["dimension"] == dim].groupby("condition_id", sort=True):
             x = answers.set_index("image_id")["model_value"].reindex(panel.index)
             ba, r = agreement.bland_altman(panel, x), agreement.pearson(panel, x)
@@ -386,10 +389,10 @@ def rater_panels_table(ratings_long: pd.DataFrame, attributes: pd.DataFrame, mod
                     "dimension": dim,
                     "attribute": attribute,
                     "level": level,
-                    "n_raters": part["rater_id"].nunique(),
+                    "n_raters": int(part["n_raters"].iloc[0]),
                     "n_items": len(panel),
-                    "n_ratings": len(part),
-                    "panel_mean_rating": part["rating"].mean(),
+                    "n_ratings": int(part["n"].sum()),
+                    "panel_mean_rating": float(part["rating_sum"].sum()) / float(part["n"].sum()),
                     "n_pairs": ba.n,
                     "n_missing": ba.n_missing,
                     "bias": ba.bias,
@@ -460,6 +463,31 @@ def demographic_rater_agreement(ratings, attributes, predictions, pools, provena
     return with_origin(table, provenance)
 
 
+def panel_sums(ratings_long, attributes) -> pd.DataFrame:
+    """Per (dimension, attribute, level, image_id): the panel's ratings n and rating_sum, with the
+    level's n_raters; aggregated in DuckDB when given relations (no per-rating rows leave it)."""
+    if isinstance(ratings_long, pd.DataFrame):
+        con = duckdb.connect()
+        ratings_long, attributes = con.from_df(ratings_long), con.from_df(attributes)
+    rated = ratings_long.set_alias("r").join(attributes.set_alias("a"), "r.rater_id = a.rater_id")
+    cells = rated.project(
+        "r.dimension as dimension, a.attribute as attribute, a.level as level, r.image_id as image_id, "
+        "r.rater_id as rater_id, r.rating as rating"
+    )
+    sums = as_frame(
+        cells.aggregate(
+            "dimension, attribute, level, image_id, count(*) as n, sum(rating) as rating_sum",
+            "dimension, attribute, level, image_id",
+        )
+    )
+    raters = as_frame(
+        cells.aggregate(
+            "dimension, attribute, level, count(distinct rater_id) as n_raters", "dimension, attribute, level"
+        )
+    )
+    return sums.merge(raters, on=["dimension", "attribute", "level"])
+
+
 def demographic_rater_panels(ratings_long, attributes, model_long, pools, provenance) -> pd.DataFrame:
-    table = rater_panels_table(as_frame(ratings_long), as_frame(attributes), _pooled(model_long, pools))
+    table = rater_panels_table(panel_sums(ratings_long, attributes), _pooled(model_long, pools))
     return with_origin(table, provenance)
