@@ -156,12 +156,12 @@ def test_the_moment_start_reaches_the_optimum_of_mixedlms_own_start(
 
 
 def group_sums(rating, *keys):
-    """Per-group (n, sum, sum of squares) by pandas groupby, for the moment estimator's input."""
+    """The GroupTotals of the ratings grouped by the keys (pandas groupby), the estimator's input."""
     import pandas as pd
 
     frame = pd.DataFrame({"y": rating, **{f"k{i}": k for i, k in enumerate(keys)}})
     g = frame.assign(y2=frame["y"] ** 2).groupby([f"k{i}" for i in range(len(keys))])
-    return variance_components.GroupSums.of(g.size(), g["y"].sum(), g["y2"].sum())
+    return variance_components.GroupTotals.of(g.size(), g["y"].sum(), g["y2"].sum())
 
 
 def moments(rating, rater, image, category):
@@ -281,8 +281,8 @@ def test_moments_agree_with_reml_on_a_paper_shaped_design():
 
 
 def test_moments_refuse_a_design_that_cannot_separate_the_components():
-    one_each = variance_components.GroupSums.of([1, 1, 1], [1.0, 2.0, 3.0], [1.0, 4.0, 9.0])
+    one_each = variance_components.GroupTotals.of([1, 1, 1], [1.0, 2.0, 3.0], [1.0, 4.0, 9.0])
     with pytest.raises(ValueError, match="does not separate"):
         variance_components.crossed_moment_components(
-            one_each, one_each, variance_components.GroupSums.of([3], [6.0], [14.0]), 3, False
+            one_each, one_each, variance_components.GroupTotals.of([3], [6.0], [14.0]), 3, False
         )

@@ -9,7 +9,7 @@ from duckdb import ColumnExpression, ConstantExpression
 from ..stats.variance_components import (
     METHOD,
     MOMENTS_METHOD,
-    GroupSums,
+    GroupTotals,
     crossed_moment_components,
     crossed_variance_components,
 )
@@ -23,32 +23,53 @@ from ._shared import as_frame, declared, finish
 DEFAULT_MAX_RATINGS = 200_000
 
 
+# per grouping set of moment_rows: its key columns (the others are NULL in its rows)
+_SETS = {
+    "rater": "rater_id is not null",
+    "image": "image_id is not null",
+    "category": "rater_id is null and image_id is null",
+}
+
+
 def moment_rows(ratings_long, stimuli, dimensions, category: str) -> list[dict]:
-    """One row per dimension of `dimensions`: crossed_moment_components from per (rater, category),
-    per image and per category counts, sums and sums of squares aggregated in DuckDB."""
+    """One row per dimension of `dimensions`: crossed_moment_components from the GroupTotals of the
+    ratings by (rater, category), by image and by category, computed in DuckDB in one pass
+    (grouping sets, then each set's sums: GroupTotals.of's formula, checked against the pairwise
+    definition in tests/python/test_marts_paper_extras.py)."""
     has_category = category in stimuli.columns
     stratum = f"coalesce(cast(s.{category} as varchar), '')" if has_category else "''"
     joined = ratings_long.set_alias("r").join(stimuli.set_alias("s"), "r.image_id = s.image_id", how="left")
     cells = joined.project(
-        f"r.dimension as dimension, r.rater_id as rater_id, r.image_id as image_id, {stratum} as stratum, cast(r.rating as double) as y"
+        f"r.dimension as dimension, r.rater_id as rater_id, r.image_id as image_id, {stratum} as stratum, "
+        "cast(r.rating as double) as y"
     )
-    sums = "count(*) as n, sum(y) as total, sum(y * y) as total_sq"
-    frames = {
-        key: as_frame(cells.aggregate(f"dimension, {key}, {sums}", f"dimension, {key}"))
-        for key in ("rater_id, stratum", "image_id", "stratum")
-    }
-    raters = as_frame(cells.aggregate("dimension, count(distinct rater_id) as n_raters", "dimension"))
-    n_raters = dict(zip(raters["dimension"], raters["n_raters"]))
+    groups = cells.aggregate(
+        "dimension, rater_id, image_id, stratum, count(*) as n, sum(y) as total, sum(y * y) as total_sq",
+        "grouping sets ((dimension, rater_id, stratum), (dimension, image_id), (dimension, stratum))",
+    )
+    kind = " ".join(f"when {cond} then '{name}'" for name, cond in _SETS.items())
+    totals = as_frame(
+        groups.project(f"*, case {kind} end as grouping").aggregate(
+            "dimension, grouping, sum(n) as n_obs, sum(n * n) as n_sq, sum(n * total_sq - total * total) as within, "
+            "count(*) as n_groups, count(distinct rater_id) as n_raters, count(distinct nullif(stratum, '')) as n_categories",
+            "dimension, grouping",
+        )
+    ).set_index(["dimension", "grouping"])
     rows = []
     for dim in sorted(dimensions):
-        parts = [frames[key][frames[key]["dimension"] == dim] for key in frames]
-        groups = [GroupSums.of(p["n"], p["total"], p["total_sq"]) for p in parts]
-        with_category = bool(has_category and parts[2]["stratum"].ne("").sum() > 1)
+        t = totals.loc[dim]
+        sets = [
+            GroupTotals(
+                float(t.loc[g, "n_obs"]), float(t.loc[g, "n_sq"]), float(t.loc[g, "within"]), int(t.loc[g, "n_groups"])
+            )
+            for g in _SETS
+        ]
+        with_category = bool(has_category and t.loc["category", "n_categories"] > 1)
         try:
-            vc = crossed_moment_components(*groups, int(n_raters.get(dim, 0)), with_category)
+            vc = crossed_moment_components(*sets, int(t.loc["rater", "n_raters"]), with_category)
         except ValueError as exc:
             rows.append(
-                {"dimension": dim, "n_ratings": int(groups[2].n.sum()), "method": MOMENTS_METHOD, "fit_error": str(exc)}
+                {"dimension": dim, "n_ratings": int(sets[2].n_obs), "method": MOMENTS_METHOD, "fit_error": str(exc)}
             )
             continue
         rows.append(component_row(dim, vc, MOMENTS_METHOD, category))

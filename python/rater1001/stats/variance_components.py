@@ -195,41 +195,37 @@ def moment_start(rating, rater_id, image_id, category=None) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class GroupSums:
-    """Count, sum and sum of squares of the ratings of each group (one entry per group)."""
+class GroupTotals:
+    """What the moment estimator needs of one grouping of the ratings (e.g. by image): the ratings
+    N = sum n_g, sum n_g^2, within = sum_g (n_g sum y^2 - (sum y)^2) (half the sum over ordered
+    pairs of a group's ratings of their squared difference) and the number of groups."""
 
-    n: np.ndarray
-    total: np.ndarray
-    total_sq: np.ndarray
+    n_obs: float
+    n_sq: float
+    within: float
+    groups: int
 
     @classmethod
-    def of(cls, n, total, total_sq) -> GroupSums:
-        return cls(*(np.asarray(a, dtype=float) for a in (n, total, total_sq)))
-
-    def within(self) -> float:
-        """Half the sum over ordered pairs of a group's ratings of their squared difference,
-        summed over groups: sum_g n_g sum y^2 - (sum y)^2."""
-        return float((self.n * self.total_sq - self.total**2).sum())
-
-    def pairs(self) -> float:
-        """sum_g n_g^2."""
-        return float((self.n**2).sum())
+    def of(cls, n, total, total_sq) -> GroupTotals:
+        """From each group's count, sum and sum of squares."""
+        n, total, total_sq = (np.asarray(a, dtype=float) for a in (n, total, total_sq))
+        return cls(float(n.sum()), float((n**2).sum()), float((n * total_sq - total**2).sum()), len(n))
 
 
 def crossed_moment_components(
-    rater_strata: GroupSums, images: GroupSums, strata: GroupSums, n_raters: int, with_category: bool
+    rater_strata: GroupTotals, images: GroupTotals, strata: GroupTotals, n_raters: int, with_category: bool
 ) -> VarianceComponents:
     """Moment estimates of the crossed model of :func:`crossed_variance_components` from
     sufficient statistics: cost linear in the groups, whatever the number of ratings.
 
     Parameters
     ----------
-    rater_strata : GroupSums
-        One group per (rater, category) with ratings (per rater when there is no category).
-    images : GroupSums
-        One group per image.
-    strata : GroupSums
-        One group per category (a single group when there is no category).
+    rater_strata : GroupTotals
+        The ratings grouped by (rater, category) (by rater when there is no category).
+    images : GroupTotals
+        The ratings grouped by image.
+    strata : GroupTotals
+        The ratings grouped by category (one group when there is no category).
     n_raters : int
         Distinct raters.
     with_category : bool
@@ -261,7 +257,8 @@ def crossed_moment_components(
         E U_c = s_r^2 (sum N_c^2 - sum n_rc^2) + s_i^2 (sum N_c^2 - sum N_i^2) + s^2 (sum N_c^2 - N)
 
     and the estimates solve these three equations with U in place of E U. Each U is
-    sum_g (n_g sum y^2 - (sum y)^2) over its groups. Unbiased whatever the balance; less efficient
+    sum_g (n_g sum y^2 - (sum y)^2) over its groups (``GroupTotals.within``): a few sums per
+    grouping, which a database computes in one pass over the ratings. Unbiased whatever the balance; less efficient
     than REML on a very unbalanced design (compared with the REML fit on the demo in
     docs/marts_paper_extras.md).
 
@@ -280,14 +277,14 @@ def crossed_moment_components(
     62/18, so 54 (62 + 166)/18 - 36 s^2 = 632, s^2 = 1.4444, s_r^2 = 2, s_i^2 = 7.7778, here equal to
     the ANOVA and REML estimates:
 
-    >>> raters = GroupSums.of([3, 3, 3], [15, 13, 22], [101, 75, 172])
-    >>> images = GroupSums.of([3, 3, 3], [9, 15, 26], [41, 77, 230])
-    >>> vc = crossed_moment_components(raters, images, GroupSums.of([9], [50], [348]), 3, False)
+    >>> raters = GroupTotals.of([3, 3, 3], [15, 13, 22], [101, 75, 172])
+    >>> images = GroupTotals.of([3, 3, 3], [9, 15, 26], [41, 77, 230])
+    >>> vc = crossed_moment_components(raters, images, GroupTotals.of([9], [50], [348]), 3, False)
     >>> round(vc.rater_variance, 4), round(vc.image_variance, 4), round(vc.residual_variance, 4)
     (2.0, 7.7778, 1.4444)
     """
-    n = float(strata.n.sum())
-    nc2, nrc2, ni2 = strata.pairs(), rater_strata.pairs(), images.pairs()
+    n = strata.n_obs
+    nc2, nrc2, ni2 = strata.n_sq, rater_strata.n_sq, images.n_sq
     coef = np.array(
         [
             [0.0, nrc2 - n, nrc2 - n],
@@ -295,8 +292,8 @@ def crossed_moment_components(
             [nc2 - nrc2, nc2 - ni2, nc2 - n],
         ]
     )
-    u = np.array([rater_strata.within(), images.within(), strata.within()])
-    if n_raters < 2 or len(images.n) < 2 or abs(np.linalg.det(coef)) <= 1e-12 * np.abs(coef).max() ** 3:
+    u = np.array([rater_strata.within, images.within, strata.within])
+    if n_raters < 2 or images.groups < 2 or abs(np.linalg.det(coef)) <= 1e-12 * np.abs(coef).max() ** 3:
         raise ValueError(
             "the design does not separate rater, image and residual variance "
             "(it needs raters with two ratings in a category and images with two ratings)"
@@ -310,7 +307,7 @@ def crossed_moment_components(
         max(float(residual), 0.0),
         int(n),
         int(n_raters),
-        len(images.n),
+        int(images.groups),
         f"rating ~ {fixed} + (1|rater_id) + (1|image_id)",
         singular,
     )
