@@ -36,11 +36,11 @@ def _k_human_cells(model_long: pd.DataFrame, value_counts: pd.DataFrame):
             continue
         vc = value_counts[value_counts["dimension"] == dim]
         units, ratings = small_pools.padded_ratings(vc)
-        emotion = vc.groupby("image_id")["emotion"].first().reindex(units)
-        cells = pd.DataFrame({"emotion": emotion.to_numpy(), "row": np.arange(len(units))}, index=units)
-        cells = cells.rename_axis("image_id").join(wide[conds])
-        for emo, cell in cells.reset_index().groupby("emotion", sort=True):
-            yield dim, emo, conds, cell[conds].to_numpy(float), ratings[cell["row"].to_numpy()], cell["image_id"]
+        emotion = vc.drop_duplicates("image_id").set_index("image_id")["emotion"].reindex(units).to_numpy()
+        models = wide[conds].reindex(units).to_numpy(float)
+        for emo in sorted(pd.unique(emotion[pd.notna(emotion)])):
+            rows = np.flatnonzero(emotion == emo)
+            yield dim, emo, conds, models[rows], ratings[rows], pd.Series(units[rows])
 
 
 def k_human_diversity(
