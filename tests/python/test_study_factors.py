@@ -264,6 +264,31 @@ def test_rater_agreement_homogeneity_equals_the_pearson_chi_square_written_out(c
     assert got.p_value == pytest.approx(stats.chi2.sf(chi2, len(cells) - 1), rel=1e-9, abs=1e-15)
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), n_raters=st.integers(2, 12), n_images=st.integers(1, 8))
+def test_level_agreement_from_label_counts_equals_one_row_per_label(seed, n_raters, n_images):
+    """Counted (a row per condition, level, stimulus and label with its n and the level's raters)
+    and one row per label give the same table: the mart counts in DuckDB, the formula stays one."""
+    rng = np.random.default_rng(seed)
+    rows = [
+        (cond, f"r{r}", f"i{i}", str(rng.choice(["x", "y", "z"])))
+        for cond in ("m1", "m2")
+        for r in range(n_raters)
+        for i in range(n_images)
+        if rng.random() < 0.7
+    ]
+    pairs = pd.DataFrame(rows, columns=["condition_id", "rater_id", "image_id", "chosen"])
+    pairs["attribute"] = "age"
+    pairs["level"] = np.where(pairs["rater_id"].str[1:].astype(int) % 3 == 0, "old", "young")
+    predicted = {(c, f"i{i}"): rng.choice(["x", "y", None]) for c in ("m1", "m2") for i in range(n_images)}
+    pairs["predicted"] = [predicted[(c, i)] for c, i in zip(pairs["condition_id"], pairs["image_id"])]
+    keys = ["condition_id", "attribute", "level", "image_id", "chosen"]
+    counted = pairs.groupby(keys, dropna=False).agg(n=("rater_id", "size"), predicted=("predicted", "first"))
+    raters = pairs.groupby(["condition_id", "attribute", "level"])["rater_id"].nunique().rename("n_raters")
+    counted = counted.reset_index().merge(raters.reset_index(), on=["condition_id", "attribute", "level"])
+    pd.testing.assert_frame_equal(rater_slices.level_agreement(pairs), rater_slices.level_agreement(counted))
+
+
 def test_rater_agreement_counts_each_rater_label_against_the_models_first_run():
     ratings = pd.DataFrame(
         {

@@ -347,24 +347,46 @@ def significance_counts_table(anova: pd.DataFrame) -> pd.DataFrame:
     return typed(demographics.significance_counts(anova), declared("demographic_significance_counts"))
 
 
-def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
+def rater_agreement_table(ratings, attributes, predictions: pd.DataFrame) -> pd.DataFrame:
     """demographic_rater_agreement: stg_human_ratings' forced-choice labels, stg_rater_attributes
     and int_model_vs_human (the primary run; a row for every stimulus, NULL where the condition
     never answered) -> agreement of each condition with the raters of each attribute level, and
-    whether it differs by level. A missing answer agrees with no rater (docs/stats.md)."""
-    labelled = ratings.loc[ratings["chosen_emotion"].notna(), ["rater_id", "image_id", "chosen_emotion"]]
+    whether it differs by level. A missing answer agrees with no rater (docs/stats.md). The labels
+    are counted per (attribute, level, stimulus, label) in DuckDB (:func:`label_counts`), so no
+    row per label reaches pandas; a level's raters are those with a label (every condition has a
+    row for every stimulus)."""
+    counts = label_counts(ratings, attributes)
     # the first run per stimulus (int_model_vs_human has one already; a never-answered row has none)
     first = predictions.sort_values("run_id", na_position="last").drop_duplicates(["condition_id", "image_id"])
-    pairs = (
-        labelled.merge(attributes, on="rater_id")
-        .merge(first[["condition_id", "image_id", "predicted_emotion"]], on="image_id")
-        .rename(columns={"chosen_emotion": "chosen", "predicted_emotion": "predicted"})
+    pairs = counts.merge(first[["condition_id", "image_id", "predicted_emotion"]], on="image_id").rename(
+        columns={"predicted_emotion": "predicted"}
     )
     if pairs.empty or first["predicted_emotion"].isna().all():
         return typed(pd.DataFrame(), declared("demographic_rater_agreement"))
     levels = rater_slices.level_agreement(pairs)
     tests = rater_slices.homogeneity(levels)
     return typed(levels.merge(tests, on=rater_slices.KEYS, how="left"), declared("demographic_rater_agreement"))
+
+
+def label_counts(ratings, attributes) -> pd.DataFrame:
+    """Per (attribute, level, image_id, chosen): n labels, with the level's n_raters (raters with a
+    label); aggregated in DuckDB (relations, or frames registered on a connection of its own)."""
+    if isinstance(ratings, pd.DataFrame):
+        con = duckdb.connect()
+        ratings, attributes = con.from_df(ratings), con.from_df(attributes)
+    labelled = (
+        ratings.filter("chosen_emotion is not null")
+        .set_alias("r")
+        .join(attributes.set_alias("a"), "r.rater_id = a.rater_id")
+        .project(
+            "a.attribute as attribute, a.level as level, r.image_id as image_id, r.rater_id as rater_id, r.chosen_emotion as chosen"
+        )
+    )
+    counts = as_frame(
+        labelled.aggregate("attribute, level, image_id, chosen, count(*) as n", "attribute, level, image_id, chosen")
+    )
+    raters = as_frame(labelled.aggregate("attribute, level, count(distinct rater_id) as n_raters", "attribute, level"))
+    return counts.merge(raters, on=["attribute", "level"])
 
 
 def rater_panels_table(panels: pd.DataFrame, model_long: pd.DataFrame) -> pd.DataFrame:
@@ -459,7 +481,7 @@ def demographic_significance_counts(anova, provenance) -> pd.DataFrame:
 
 
 def demographic_rater_agreement(ratings, attributes, predictions, pools, provenance) -> pd.DataFrame:
-    table = rater_agreement_table(as_frame(ratings), as_frame(attributes), _pooled(predictions, pools))
+    table = rater_agreement_table(ratings, attributes, _pooled(predictions, pools))
     return with_origin(table, provenance)
 
 
