@@ -22,12 +22,12 @@ import numpy as np
 import pandas as pd
 
 KEYS = {
-    "bootstrap_psig": (["condition_id", "dimension", "emotion"], ["p_sig"]),
+    "bootstrap_psig": (["condition_id", "dimension", "category"], ["p_sig"]),
     "response_diversity_k_human": (
-        ["dimension", "emotion"],
+        ["dimension", "category"],
         ["human_sd", "human_variance", "human_sd_ci_low", "human_sd_ci_high", "share_human_sd_at_or_below_model"],
     ),
-    "response_diversity_images": (["dimension", "emotion", "image_id", "source"], ["sd"]),
+    "response_diversity_images": (["dimension", "category", "image_id", "source"], ["sd"]),
 }
 
 
@@ -66,7 +66,8 @@ def compare(old: Path, new: Path) -> None:
         f"{'varied':>6} {'max|t|':>7} {'|t|>3':>6} {'expect':>6} {'fixed rows differ':>17}"
     )
     for mart, (keys, stats) in KEYS.items():
-        a, b = pd.read_parquet(old / f"{mart}.parquet"), pd.read_parquet(new / f"{mart}.parquet")
+        # a version before the slot rename called the category column emotion
+        a, b = (pd.read_parquet(v / f"{mart}.parquet").rename(columns={"emotion": "category"}) for v in (old, new))
         seeds = a["seed"].nunique()
         for stat in stats:
             agg = ["mean", "std", "count"]

@@ -29,7 +29,7 @@ final as (
     select
         value_counts.image_id,
         value_counts.dimension,
-        stats.emotion,
+        stats.category,
         value_counts.value,
         value_counts.n,
         abs({{ zscore('value_counts.value', loo_mean_sql, loo_sd_sql) }}) as loo_abs_z

@@ -16,18 +16,18 @@ POOL = "inter_model_sd"  # the conditions whose spread Table 6 compares (seeds/c
 
 
 def diversity_table(model_long: pd.DataFrame) -> pd.DataFrame:
-    scoped = with_scopes(model_long[["condition_id", "dimension", "emotion", "model_value"]])
+    scoped = with_scopes(model_long[["condition_id", "dimension", "category", "model_value"]])
     if scoped.empty:
         return typed([], declared("response_diversity"))
-    t = diversity.diversity_table(scoped, ["condition_id", "dimension", "emotion"], "model_value")
+    t = diversity.diversity_table(scoped, ["condition_id", "dimension", "category"], "model_value")
     return typed(t.to_dict("records"), declared("response_diversity"))
 
 
 def _k_human_cells(model_long: pd.DataFrame, value_counts: pd.DataFrame):
-    """Per (dimension, emotion): the image rows with their human ratings (from int_image_value_counts,
+    """Per (dimension, category): the image rows with their human ratings (from int_image_value_counts,
     in value order) and one column per condition with values on the dimension (k = their number,
     >= 2). Images in image_id order, which is the bootstrap's draw order; a missing prediction
-    leaves NaN (the image is excluded and counted by the statistic). Per emotion only: Table 6 has
+    leaves NaN (the image is excluded and counted by the statistic). Per category only: Table 6 has
     no pooled row."""
     for dim, g in model_long.groupby("dimension", sort=True):
         wide = g.pivot_table(index="image_id", columns="condition_id", values="model_value", aggfunc="first")
@@ -36,11 +36,11 @@ def _k_human_cells(model_long: pd.DataFrame, value_counts: pd.DataFrame):
             continue
         vc = value_counts[value_counts["dimension"] == dim]
         units, ratings = small_pools.padded_ratings(vc)
-        emotion = vc.drop_duplicates("image_id").set_index("image_id")["emotion"].reindex(units).to_numpy()
+        category = vc.drop_duplicates("image_id").set_index("image_id")["category"].reindex(units).to_numpy()
         models = wide[conds].reindex(units).to_numpy(float)
-        for emo in sorted(pd.unique(emotion[pd.notna(emotion)])):
-            rows = np.flatnonzero(emotion == emo)
-            yield dim, emo, conds, models[rows], ratings[rows], pd.Series(units[rows])
+        for cat in sorted(pd.unique(category[pd.notna(category)])):
+            rows = np.flatnonzero(category == cat)
+            yield dim, cat, conds, models[rows], ratings[rows], pd.Series(units[rows])
 
 
 def k_human_diversity(
@@ -49,12 +49,12 @@ def k_human_diversity(
     """Table 6: inter-model spread per image vs k humans drawn without replacement, k = the number
     of conditions with predictions on the dimension."""
     rows = []
-    for dim, emotion, conds, models, humans, _ in _k_human_cells(model_long, value_counts):
+    for dim, category, conds, models, humans, _ in _k_human_cells(model_long, value_counts):
         r = bootstrap.k_human_variance(models, humans, replicates=replicates, seed=seed)
         rows.append(
             {
                 "dimension": dim,
-                "emotion": emotion,
+                "category": category,
                 "conditions": ",".join(conds),
                 "model_to_human_sd_ratio": r.model_sd / r.human_sd if r.human_sd else np.nan,
                 **asdict(r),
@@ -67,15 +67,15 @@ def k_human_image_sd(
     model_long: pd.DataFrame, value_counts: pd.DataFrame, replicates: int = 1000, seed: int = bootstrap.SEED
 ) -> pd.DataFrame:
     """Figure 6: per image, the SD of the k conditions' values ('models') and the mean SD of k
-    random humans ('k_humans'), with the draws of the Table 6 comparison (same seed, per emotion)."""
+    random humans ('k_humans'), with the draws of the Table 6 comparison (same seed, per category)."""
     rows = []
-    for dim, emotion, conds, models, humans, image_ids in _k_human_cells(model_long, value_counts):
+    for dim, category, conds, models, humans, image_ids in _k_human_cells(model_long, value_counts):
         spread = bootstrap.k_human_image_sd(models, humans, replicates=replicates, seed=seed)
         for source, sd in (("models", spread.model_sd), ("k_humans", spread.human_sd)):
             rows += [
                 {
                     "dimension": dim,
-                    "emotion": emotion,
+                    "category": category,
                     "image_id": i,
                     "source": source,
                     "sd": v,
@@ -98,7 +98,7 @@ def response_diversity(model_long, provenance) -> pd.DataFrame:
 
 def _value_counts(relation) -> pd.DataFrame:
     if not isinstance(relation, pd.DataFrame):  # a dbt relation: only the columns used leave DuckDB
-        relation = relation.project("image_id, dimension, emotion, value, n")
+        relation = relation.project("image_id, dimension, category, value, n")
     return as_frame(relation)
 
 

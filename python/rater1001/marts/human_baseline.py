@@ -13,7 +13,7 @@ from ..stats.variance_components import (
     crossed_moment_components,
     crossed_variance_components,
 )
-from ._shared import as_frame, declared, finish
+from ._shared import as_frame, declared, finish, slot_names, spell_terms
 
 # The crossed REML fit (the mixedlm package's lmer, lme4's algorithm: a Cholesky factor of the
 # crossed random-effects design per deviance evaluation) grows much faster than the ratings: 10.8 s
@@ -99,7 +99,7 @@ def variance_table(
     ratings_long: pd.DataFrame,
     stimuli: pd.DataFrame,
     provenance: pd.DataFrame,
-    category: str = "emotion",
+    category: str = "category",
     large: list[dict] | None = None,
 ) -> pd.DataFrame:
     """One crossed REML fit per dimension of int_human_ratings_long (rater_id, image_id, dimension,
@@ -132,18 +132,20 @@ def variance_table(
 # --- the dbt Python model (models/marts/human_baseline/human_variance_components.py) ----------------
 
 
-def human_variance_components(ratings_long, stimuli, provenance, *, max_ratings=None) -> pd.DataFrame:
+def human_variance_components(ratings_long, stimuli, study_factors, provenance, *, max_ratings=None) -> pd.DataFrame:
     """`ratings_long` and `stimuli` are the DuckDB relations dbt hands the model: the ratings are
     counted there, and a dimension above the limit is estimated from aggregates, never pulled into
-    pandas."""
+    pandas. The formula names the category as the study does (stg_study_factors)."""
     limit = int(max_ratings or DEFAULT_MAX_RATINGS)
     sizes = ratings_long.aggregate("dimension, count(*)", "dimension").fetchall()
     too_large = sorted(dim for dim, n in sizes if n > limit)
     large = []
     if too_large:
         keep = ratings_long.filter(ColumnExpression("dimension").isin(*(ConstantExpression(d) for d in too_large)))
-        large = moment_rows(keep, stimuli, too_large, "emotion")
+        large = moment_rows(keep, stimuli, too_large, "category")
         ratings_long = ratings_long.filter(
             ColumnExpression("dimension").isnotin(*(ConstantExpression(dim) for dim in too_large))
         )
-    return variance_table(as_frame(ratings_long), as_frame(stimuli), provenance, large=large)
+    table = variance_table(as_frame(ratings_long), as_frame(stimuli), provenance, large=large)
+    names = slot_names(as_frame(study_factors))
+    return table.assign(formula=table["formula"].map(lambda f: spell_terms(f, names)))

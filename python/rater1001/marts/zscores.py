@@ -30,10 +30,12 @@ def psig_table(
     drawn for an image is a value with probability n / the image's humans."""
     humans = {dim: human_entries(h) for dim, h in value_counts.groupby("dimension", sort=True)}
     rows = []
-    for dim, g in model_long[["condition_id", "dimension", "emotion", "image_id", "z"]].groupby("dimension", sort=True):
+    for dim, g in model_long[["condition_id", "dimension", "category", "image_id", "z"]].groupby(
+        "dimension", sort=True
+    ):
         index, matrix, weights = humans.get(dim, (pd.Index([]), np.full((1, 0), np.nan), np.zeros((1, 0))))
         # the 'all' scope as the whole group rather than a second copy of every row (with_scopes)
-        for emotion, part in sorted(scopes(g, "emotion"), key=lambda scope: scope[0]):
+        for category, part in sorted(scopes(g, "category"), key=lambda scope: scope[0]):
             # conditions x images, images in image_id order (the draws are by position, so the
             # result does not depend on the order DuckDB returned the rows in); NaN where a
             # condition has no row, which p_sig_many excludes like an undefined z
@@ -49,7 +51,7 @@ def psig_table(
                     {
                         "condition_id": cond,
                         "dimension": dim,
-                        "emotion": emotion,
+                        "category": category,
                         **asdict(res),
                         "n_excluded_images": int(n_rows[cond]) - res.n_images,
                     }
@@ -63,7 +65,7 @@ def psig_table(
 def bootstrap_psig(model_long, value_counts, provenance) -> pd.DataFrame:
     if not isinstance(model_long, pd.DataFrame):  # a dbt relation: only the rows and columns used leave DuckDB
         model_long = model_long.filter("model_value is not null").project(
-            "condition_id, dimension, emotion, image_id, z, model_value"
+            "condition_id, dimension, category, image_id, z, model_value"
         )
     if not isinstance(value_counts, pd.DataFrame):
         value_counts = value_counts.project("image_id, dimension, value, n, loo_abs_z")
