@@ -79,8 +79,11 @@ def warehouse_tables(paths: ProjectPaths) -> dict[str, pd.DataFrame]:
         out = {}
         for name in names:
             frame = con.execute(f'select * from "{name}"').df()
-            for column in frame.select_dtypes(include="object"):  # a list or struct cell: its text
-                if frame[column].map(lambda v: isinstance(v, (np.ndarray, list, dict))).any():
+            for column in frame.columns:  # a list or struct cell: its text
+                if (
+                    frame[column].dtype == object
+                    and frame[column].map(lambda v: isinstance(v, (np.ndarray, list, dict))).any()
+                ):
                     frame[column] = frame[column].map(lambda v: repr(v.tolist() if hasattr(v, "tolist") else v))
             out[name] = frame.sort_values(list(frame.columns)).reset_index(drop=True) if len(frame) else frame
         return out

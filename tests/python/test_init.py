@@ -242,7 +242,7 @@ def test_a_wide_file_of_labels_keeps_rater_attributes_apart_from_the_answers(tmp
 
 
 def test_stimulus_and_rater_sheets_beside_the_ratings(tmp_path):
-    """Ratings in Parquet, a stimulus sheet (XLSX) with texts and a factor, a rater file (JSONL) with
+    """Ratings in Parquet, a stimulus sheet (XLSX) with two text columns and a factor, a rater file (JSONL) with
     age and an attribute; each sheet's key is the column holding the ratings' ids."""
     ratings = long_ratings()[["face", "annotator", "Valence"]]
     ratings.to_parquet(tmp_path / "ratings.parquet", index=False)
@@ -251,6 +251,7 @@ def test_stimulus_and_rater_sheets_beside_the_ratings(tmp_path):
             "Stimulus": [f"f{s}" for s in range(6)],
             "Topic": ["food", "travel", "food", "news", "news", "travel"],
             "Body": [f"A long enough text about thing number {s}, with several words in it." for s in range(6)],
+            "Reply": [f"And a long enough reply to thing number {s}, in words." for s in range(5)] + [None],
         }
     )
     sheet.to_excel(tmp_path / "stimuli.xlsx", index=False)
@@ -271,7 +272,10 @@ def test_stimulus_and_rater_sheets_beside_the_ratings(tmp_path):
     assert study.stimulus_kind == "text" and [f.name for f in study.audit_factors] == ["topic"]
     assert study.rater_attributes == ("region",)
     stimuli = pd.read_parquet(project(home).raw_table("stimuli")).set_index("image_id")
-    assert stimuli.loc["f3", "topic"] == "news" and stimuli.loc["f3", "text"] == sheet.Body[3]
+    assert stimuli.loc["f3", "topic"] == "news"
+    # two text columns (a post and its reply): the stimulus is both, a line --- between
+    assert stimuli.loc["f3", "text"] == sheet.Body[3] + "\n---\n" + sheet.Reply[3]
+    assert stimuli.loc["f5", "text"] == sheet.Body[5]
     raters = pd.read_parquet(project(home).raw_table("raters")).set_index("rater_id")
     assert raters.loc["a2", "age"] == 48 and raters.loc["a2", "region"] == "n"
 

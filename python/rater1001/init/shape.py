@@ -488,6 +488,17 @@ def _stimulus_table(
             shape.text_col = column
             table["text"] = values
             shape.guesses.append(Guess(where, column, "stimulus text", "text", "long texts, one per stimulus"))
+        elif is_free_text(present):  # a post and its reply: the stimulus is both, in file order
+            table["text"] = _join_texts(table["text"], values)
+            shape.guesses.append(
+                Guess(
+                    where,
+                    column,
+                    "stimulus text",
+                    "text",
+                    f"long texts too: after {shape.text_col}, a line --- between",
+                )
+            )
         elif n <= MAX_LEVELS and n < len(present):
             truth = labels and set(present.str.casefold()) <= labels
             if truth and shape.category_truth is None and options.category in (None, column):
@@ -510,6 +521,15 @@ def _stimulus_table(
     if files is not None and "file_path" not in table:
         table["file_path"] = files.reindex(table.index)
     return table.reset_index()
+
+
+TEXT_SEPARATOR = "\n---\n"
+
+
+def _join_texts(first: pd.Series, then: pd.Series) -> pd.Series:
+    """Two text columns as one text: each present part, a line `---` between."""
+    both = first.notna() & then.notna()
+    return first.where(~both, first + TEXT_SEPARATOR + then).fillna(then)
 
 
 def _majority(long: pd.DataFrame, label: str, shape: Shape) -> pd.Series:
