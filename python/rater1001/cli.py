@@ -630,7 +630,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("init", help="guess study.yml and the label seed from your own files (--yes: and ingest them)")
     s.add_argument("ratings", help="the ratings: a row per stimulus x rater, per rater, or per stimulus (docs/init.md)")
-    s.add_argument("--stimuli", default=None, help="a file describing the stimuli (factors, text, file names)")
+    s.add_argument(
+        "--stimuli",
+        action="append",
+        default=[],
+        help="a file describing the stimuli (factors, text, file names; repeatable)",
+    )
     s.add_argument("--raters", default=None, help="a file describing the raters (attributes, age)")
     s.add_argument("--predictions", default=None, help="the models' answers, one row per model x stimulus")
     s.add_argument(

@@ -325,3 +325,33 @@ def test_on_a_terminal_a_second_run_asks_before_overwriting(tmp_path, monkeypatc
     assert asked and "study.yml" in asked[0]
     assert (code == 0) == overwritten
     assert ((home / "study.yml").read_text(encoding="utf-8") == "# mine\n") != overwritten
+
+
+def test_a_long_file_that_does_not_say_who_rated_numbers_the_raters_by_position(tmp_path):
+    """EmoBank's layout: `id,V,A` a row per rating, no rater column (two raters of a stimulus may
+    give the same answers, so no pair of columns names a row); the stimuli's genre in one
+    sheet and their texts in another (--stimuli twice). The k-th row of a stimulus is rater<k>; a
+    study without predictions compares a model added later on every dimension."""
+    rows = [
+        {"id": f"s{s}", "V": 1 + (s + k // 2) % 5, "A": 1 + (s + k // 2 + 1) % 5}
+        for s in range(6)
+        for k in range(3 + s % 2)
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "ratings.csv", index=False)
+    pd.DataFrame({"id": [f"s{s}" for s in range(6)], "category": ["blog", "news"] * 3}).to_csv(
+        tmp_path / "meta.tsv", sep="\t", index=False
+    )
+    texts = [f"Sentence number {s} is long enough, with several words in it." for s in range(6)]
+    pd.DataFrame({"id": [f"s{s}" for s in range(6)], "text": texts}).to_csv(tmp_path / "raw.csv", index=False)
+    home = tmp_path / "study"
+    argv = [tmp_path / "ratings.csv", "--stimuli", tmp_path / "meta.tsv", "--stimuli", tmp_path / "raw.csv"]
+    code, out, err = run(home, *argv, "--dimension", "valence=V", "--dimension", "arousal=A", "--yes")
+    assert code == 0, out + err
+    assert "the k-th row of a stimulus is rater<k>" in out
+    human = pd.read_parquet(project(home).raw_table("human_ratings")).set_index(["rater_id", "image_id"])
+    assert len(human) == len(rows) and human.loc[("rater4", "s3"), "valence"] == 1 + (3 + 1) % 5
+    assert sorted(pd.read_parquet(project(home).raw_table("raters")).rater_id) == [f"rater{k}" for k in range(1, 5)]
+    stimuli = pd.read_parquet(project(home).raw_table("stimuli")).set_index("image_id")
+    assert stimuli.loc["s5", "category"] == "news" and stimuli.loc["s5", "text"] == texts[5]
+    study = load_study(project(home))
+    assert study.dimensions == study.model_dimensions == ("valence", "arousal")

@@ -207,6 +207,32 @@ def detect_layout(frame: pd.DataFrame, options: Options, stimulus_ids: set[str] 
     return "wide"
 
 
+def positional_key(frame: pd.DataFrame, options: Options, stimulus_ids: set[str] | None) -> str | None:
+    """The stimulus column of a long table that does not say who rated (a row per rating, the rater
+    known only by the row's position within its stimulus: EmoBank's `id,V,A,D`), or None. It is the
+    one column that is not answers (not numbers, not free text), repeated, and either holds the ids
+    of --stimuli, or is named by --stimulus-col, or has more values than a rater attribute could
+    (a wide file's one attribute column, a row per rater, has few)."""
+    if options.rater_col or key_pairs(frame, options):
+        return None
+    keys = [
+        c
+        for c in frame.columns
+        if c not in options.ignore
+        and frame[c].notna().all()
+        and not frame[c].is_unique
+        and whole_numbers(frame[c]) is None
+        and not is_free_text(frame[c])
+    ]
+    if options.stimulus_col:
+        keys = [c for c in keys if c == options.stimulus_col]
+    if len(keys) != 1 or any(RATER_HINT.search(c) for c in frame.columns):
+        return None
+    key = keys[0]
+    named = options.stimulus_col == key or (stimulus_ids is not None and frame[key].isin(stimulus_ids).all())
+    return key if named or frame[key].nunique() > MAX_LEVELS else None
+
+
 def count_columns(frame: pd.DataFrame, options: Options) -> list[str]:
     """Columns of vote counts: two or more columns of non-negative whole numbers whose sum is the
     same on every row (each stimulus's raters, split by what they chose), beside a column unique

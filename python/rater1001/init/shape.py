@@ -29,6 +29,7 @@ from .guess import (
     is_free_text,
     key_pairs,
     pick,
+    positional_key,
     rating_values,
     scale_of,
     slug,
@@ -54,10 +55,11 @@ def propose(
     ratings: pd.DataFrame,
     source: str,
     options: Options,
-    stimuli: tuple[pd.DataFrame, str] | None = None,
+    stimuli: list[tuple[pd.DataFrame, str]] | tuple[pd.DataFrame, str] | None = None,
     raters: tuple[pd.DataFrame, str] | None = None,
     predictions: tuple[pd.DataFrame, str] | None = None,
 ) -> Proposal:
+    stimuli = [stimuli] if isinstance(stimuli, tuple) else list(stimuli or [])
     for flag, column in (("--stimulus-col", options.stimulus_col), ("--rater-col", options.rater_col)):
         if column is not None and column not in ratings.columns:
             raise InitError(f"{source}: {flag} {column!r}: no such column (columns: {', '.join(ratings.columns)})")
@@ -71,10 +73,11 @@ def propose(
         if predictions is None and inline is not None:
             predictions = (inline, source)
         return _finish(long, shape, source, options, stimuli, raters, predictions)
-    stimulus_keys = None
-    if stimuli is not None:
-        stimulus_keys = set(stimuli[0].iloc[:, 0].dropna()) | {v for c in stimuli[0] for v in stimuli[0][c].dropna()}
+    stimulus_keys = {v for frame, _ in stimuli for c in frame for v in frame[c].dropna()} or None
     layout = detect_layout(ratings, options, stimulus_keys, source)
+    if layout == "wide" and (positional := positional_key(ratings, options, stimulus_keys)):
+        long, shape = _from_positions(ratings, source, positional)
+        return _finish(long, shape, source, options, stimuli, raters, predictions)
     long, shape = {"long": _from_long, "wide": _from_wide, "counts": _from_counts}[layout](ratings, source, options)
     return _finish(long, shape, source, options, stimuli, raters, predictions)
 
@@ -105,7 +108,8 @@ def _finish(long, shape, source, options, stimuli, raters, predictions) -> Propo
     tables = {"stimuli": stimulus_table, "raters": rater_table, "human_ratings": human}
     labels = _labels(shape, stimulus_table, rater_table, human)
     kind = "text" if "text" in stimulus_table.columns else "image"
-    model_dims: tuple[str, ...] = ()
+    # No predictions yet: a model added later (ingest, infer) is compared on every dimension.
+    model_dims: tuple[str, ...] = tuple(shape.dimensions)
     if predictions is not None:
         conditions, rows, model_dims = _predictions(*predictions, shape, set(stimulus_table[STIMULUS]), options, kind)
         tables["model_conditions"], tables["model_predictions"] = conditions, rows
@@ -147,6 +151,23 @@ def _from_long(frame: pd.DataFrame, source: str, options: Options) -> tuple[pd.D
         Guess(source, r, "rater key", RATER, why_r),
     ]
     long = frame.rename(columns={s: STIMULUS, r: RATER})
+    return long, shape
+
+
+def _from_positions(frame: pd.DataFrame, source: str, stimulus: str) -> tuple[pd.DataFrame, Shape]:
+    """A long table that does not say who rated (EmoBank: `id,V,A,D`): the k-th row of a stimulus
+    is rater `rater<k>`, the k-th rating of every stimulus (docs/init.md)."""
+    shape = Shape(layout="positional", stimulus_col=stimulus, rater_col=None)
+    position = frame.groupby(stimulus, sort=False).cumcount() + 1
+    shape.guesses += [
+        Guess(source, stimulus, "stimulus key", STIMULUS, "repeated, the only column that is not answers"),
+        Guess(source, "(row within the stimulus)", "rater key", RATER, "no column names the rater"),
+    ]
+    shape.notes.append(
+        f"no column names the rater: the k-th row of a stimulus is rater<k> (rater1 to rater{position.max()}), "
+        "the k-th rating of every stimulus"
+    )
+    long = frame.rename(columns={stimulus: STIMULUS}).assign(**{RATER: "rater" + position.astype(str)})
     return long, shape
 
 
@@ -391,7 +412,7 @@ def _classify(long: pd.DataFrame, shape: Shape, source: str, options: Options) -
             continue
         if not varies_within(long, c, STIMULUS):
             shape.stimulus_level.append(c)
-        elif not varies_within(long, c, RATER) and shape.layout != "counts":
+        elif not varies_within(long, c, RATER) and shape.layout not in ("counts", "positional"):
             shape.rater_level.append(c)
         elif requested and c not in requested.values() and whole_numbers(values) is not None:
             shape.notes.append(f"{c}: whole numbers, not among the --dimension columns, left out")
@@ -454,14 +475,13 @@ def _stimulus_table(
     shape: Shape,
     source: str,
     options: Options,
-    stimuli: tuple[pd.DataFrame, str] | None,
+    stimuli: list[tuple[pd.DataFrame, str]],
     files: pd.Series | None,
 ) -> pd.DataFrame:
     first = long.drop_duplicates(STIMULUS).set_index(STIMULUS)
     table = pd.DataFrame(index=pd.Index(first.index, name=STIMULUS))
     described = [(c, first[c], source) for c in shape.stimulus_level]
-    if stimuli is not None:
-        frame, stim_source = stimuli
+    for frame, stim_source in stimuli:
         ids = set(table.index)
         overlap = {c: frame[c].isin(ids).mean() for c in frame.columns}
         key = max(overlap, key=overlap.get)
