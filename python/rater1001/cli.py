@@ -87,6 +87,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
         dimensions=tuple(args.dimension),
         audit=tuple(args.audit),
         category=args.category,
+        identity_col=args.identity_col,
         rater_attributes=tuple(args.rater_attribute),
         model_col=args.model_col,
         ignore=tuple(args.ignore),
@@ -651,6 +652,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--audit", action="append", default=[], metavar="[NAME=]COLUMN", help="an audit factor (repeatable)")
     s.add_argument("--category", default=None, metavar="COLUMN", help="the stimulus column with the intended label")
+    s.add_argument(
+        "--identity-col", default=None, metavar="COLUMN", help="the stimulus column naming whose face (source) it shows"
+    )
     s.add_argument(
         "--rater-attribute", action="append", default=[], metavar="[NAME=]COLUMN", help="a rater attribute (repeatable)"
     )

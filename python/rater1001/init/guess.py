@@ -57,6 +57,7 @@ class Options:
     dimensions: tuple[str, ...] = ()  # COLUMN or NAME=COLUMN
     audit: tuple[str, ...] = ()  # stimulus columns that are audit factors (others: not analysed)
     category: str | None = None  # stimulus column holding the intended category
+    identity_col: str | None = None  # stimulus column naming whose face (source) a stimulus shows
     rater_attributes: tuple[str, ...] = ()
     model_col: str | None = None
     ignore: tuple[str, ...] = ()

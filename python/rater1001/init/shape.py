@@ -5,6 +5,7 @@ role by how it varies; docs/init.md has the rules."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,7 @@ from .guess import (
 from .matrix import explode_lists, melt_who, split_humans_and_models, who_by_dimension
 
 STIMULUS = "image_id"
+AGE_NAME = re.compile(r"(^|[_ ])age$", re.I)  # age, rater_age, Rater Age
 RATER = "rater_id"
 
 
@@ -492,12 +494,18 @@ def _stimulus_table(
         )
         frame = frame.drop(columns=[c for c in options.ignore if c in frame.columns]).drop_duplicates(key)
         frame = frame.set_index(key).reindex(table.index)
+        if options.identity_col == key:  # each stimulus its own identity
+            described.append((key, pd.Series(table.index, index=table.index), stim_source))
         described += [(c, frame[c], stim_source) for c in frame.columns]
     labels = set(long[shape.label_col].dropna().str.casefold()) if shape.label_col else set()
     audit = dict(_named(a) for a in options.audit)  # NAME=COLUMN or COLUMN
     for column, values, where in described:
         present = values.dropna()
         n = present.nunique()
+        if column == options.identity_col:
+            table["identity_id"] = values
+            shape.guesses.append(Guess(where, column, "identity", "identity_id", "named by flag"))
+            continue
         if n <= 1:
             continue
         if present.astype(str).str.contains(IMAGE_FILE).all() and shape.file_col is None:
@@ -536,6 +544,8 @@ def _stimulus_table(
                 shape.guesses.append(Guess(where, column, "audit factor", name, f"{n} levels, fixed per stimulus"))
         else:
             shape.notes.append(f"{column}: {n} different values, one per stimulus or so: an id or a note, left out")
+    if options.identity_col and "identity_id" not in table:
+        raise InitError(f"--identity-col {options.identity_col!r}: no such column of the stimuli")
     if shape.label_col and shape.category_truth is None:
         table[shape.category] = _majority(long, shape.label_col, shape)
     if files is not None and "file_path" not in table:
@@ -598,10 +608,10 @@ def _rater_table(
         present = values.dropna()
         n = present.nunique()
         ages = whole_numbers(present)
-        if column.lower() == "age" and ages is not None and ages.min() > 0 and ages.max() < 130:
+        if AGE_NAME.search(column) and ages is not None and ages.min() > 0 and ages.max() < 130:
             table["age"] = values
             shape.age_col = column
-            shape.guesses.append(Guess(where, column, "age (years)", "age", "whole numbers 1-129 named age"))
+            shape.guesses.append(Guess(where, column, "age (years)", "age", "whole numbers 1-129 named ...age"))
         elif options.rater_attributes and column not in wanted.values():
             shape.notes.append(f"{column}: a rater column not among --rater-attribute, left out")
         elif 2 <= n <= MAX_LEVELS and n < len(present):
