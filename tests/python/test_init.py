@@ -355,3 +355,29 @@ def test_a_long_file_that_does_not_say_who_rated_numbers_the_raters_by_position(
     assert stimuli.loc["s5", "category"] == "news" and stimuli.loc["s5", "text"] == texts[5]
     study = load_study(project(home))
     assert study.dimensions == study.model_dimensions == ("valence", "arousal")
+
+
+def test_identity_by_flag_and_an_age_named_as_the_raters(tmp_path):
+    """--identity-col names the stimulus column saying whose face a stimulus shows (here the sheet's
+    key: each face its own identity); a rater column named `rater_age` of whole years is the age."""
+    wide = pd.DataFrame(
+        {
+            "rater_sex": ["f", "m", "f", "m", "m"],
+            "rater_age": [19, 23, 31, 23, 27],
+            **{f"X{i:03d}": [1 + (i + k) % 7 for k in range(5)] for i in range(6)},
+        }
+    )
+    wide.to_csv(tmp_path / "ratings.csv", index=False)
+    info = pd.DataFrame({"face_id": [f"X{i:03d}" for i in range(6)], "face_sex": ["female", "male"] * 3})
+    info.to_csv(tmp_path / "info.csv", index=False)
+    home = tmp_path / "study"
+    argv = [tmp_path / "ratings.csv", "--stimuli", tmp_path / "info.csv", "--dimension", "attractiveness"]
+    code, out, err = run(home, *argv, "--identity-col", "face_id", "--yes")
+    assert code == 0, out + err
+    stimuli = pd.read_parquet(project(home).raw_table("stimuli")).set_index("image_id")
+    assert (stimuli.identity_id == stimuli.index).all() and stimuli.loc["X001", "face_sex"] == "male"
+    raters = pd.read_parquet(project(home).raw_table("raters")).set_index("rater_id")
+    assert raters.loc["r4", "age"] == 23 and load_study(project(home)).rater_attributes == ("rater_sex",)
+    wrong = tmp_path / "wrong"
+    code, _, err = run(wrong, *argv, "--identity-col", "person", "--yes")
+    assert code == 2 and "--identity-col 'person'" in err and _no_study_written(wrong)

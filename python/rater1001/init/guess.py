@@ -21,6 +21,7 @@ RATER_HINT = re.compile(
 )
 MODEL_HINT = re.compile(r"model|condition|system|llm|classifier|engine", re.I)
 RUN_HINT = re.compile(r"^(run|run_id|replicate|seed|repeat)$", re.I)
+AGE_NAME = re.compile(r"(^|[_ ])age$", re.I)  # age, rater_age, Rater Age: a rater's age in years
 IMAGE_FILE = re.compile(r"\.(?:png|jpe?g|gif|bmp|webp|tiff?)$", re.I)
 # A set of labels larger than this is not a forced choice a person makes (the bad-input rule).
 MAX_LABELS = 50

@@ -5,13 +5,13 @@ role by how it varies; docs/init.md has the rules."""
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from .guess import (
+    AGE_NAME,
     IMAGE_FILE,
     MAX_LABELS,
     MAX_LEVELS,
@@ -40,7 +40,6 @@ from .guess import (
 from .matrix import explode_lists, melt_who, split_humans_and_models, who_by_dimension
 
 STIMULUS = "image_id"
-AGE_NAME = re.compile(r"(^|[_ ])age$", re.I)  # age, rater_age, Rater Age
 RATER = "rater_id"
 
 
@@ -264,8 +263,8 @@ def _from_wide(frame: pd.DataFrame, source: str, options: Options) -> tuple[pd.D
     groups: dict[str, list[str]] = {"numbers": [], "labels": []}
     for c in frame.columns:
         values = frame[c].dropna()
-        if values.empty or c in (options.rater_col, options.stimulus_col):
-            continue
+        if values.empty or c in (options.rater_col, options.stimulus_col) or AGE_NAME.search(c):
+            continue  # a column named ...age is the rater's age, not a stimulus
         if whole_numbers(values) is not None:
             groups["numbers"].append(c)
         elif values.nunique() <= MAX_LABELS and not is_free_text(values):
