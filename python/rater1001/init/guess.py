@@ -209,6 +209,25 @@ def detect_layout(frame: pd.DataFrame, options: Options, stimulus_ids: set[str] 
     return "wide"
 
 
+PAIR_NAME = re.compile(r"^(.*?)[ _-]?([12ab])$", re.I)
+
+
+def pairwise_columns(frame: pd.DataFrame) -> tuple[str, str] | None:
+    """Two text columns named alike but for a final 1/2 or a/b (`response1`, `response2`;
+    `output_1`, `output_2`): a row is a pair of answers to compare, a judge study's file, not
+    ratings of stimuli. None when no two columns are of that kind."""
+    texts = {}
+    for c in frame.columns:
+        match = PAIR_NAME.match(str(c))
+        if match and whole_numbers(frame[c]) is None and numeric(frame[c]) is None and frame[c].nunique() > MAX_LEVELS:
+            texts.setdefault(match.group(1).lower(), {})[match.group(2).lower()] = c
+    for sides in texts.values():
+        for a, b in (("1", "2"), ("a", "b")):
+            if a in sides and b in sides:
+                return sides[a], sides[b]
+    return None
+
+
 def positional_key(frame: pd.DataFrame, options: Options, stimulus_ids: set[str] | None) -> str | None:
     """The stimulus column of a long table that does not say who rated (a row per rating, the rater
     known only by the row's position within its stimulus: EmoBank's `id,V,A,D`), or None. It is the

@@ -29,6 +29,7 @@ from .guess import (
     detect_layout,
     is_free_text,
     key_pairs,
+    pairwise_columns,
     pick,
     positional_key,
     rating_values,
@@ -65,6 +66,13 @@ def propose(
         if column is not None and column not in ratings.columns:
             raise InitError(f"{source}: {flag} {column!r}: no such column (columns: {', '.join(ratings.columns)})")
     ratings = ratings.drop(columns=[c for c in options.ignore if c in ratings.columns])
+    if pair := pairwise_columns(ratings):
+        raise InitError(
+            f"{source}: columns {pair[0]!r} and {pair[1]!r} hold two answers per row to compare: a pairwise judge "
+            "study's file, not ratings of stimuli; init sets up rating studies, a judge study lands with "
+            "`rater1001 ingest dialogues`, `candidates` and `judge_verdicts` (docs/judge.md); if they are not "
+            f"answers to compare, pass --ignore {pair[1]!r}"
+        )
     ratings, listed, listed_note = explode_lists(ratings)
     named = who_by_dimension(list(ratings.columns)) if not (options.rater_col or options.label_col) else {}
     if named and (listed or _keyed_by_stimulus(ratings, named, options)):
