@@ -398,3 +398,20 @@ def test_a_pairwise_judge_file_is_refused_by_name(tmp_path, published, columns):
     code, out, err = run(home, Path(__file__).resolve().parents[1] / "acceptance" / published, "--yes")
     assert code == 2 and f"columns {columns} hold two answers per row to compare" in err
     assert "rater1001 ingest dialogues" in err and _no_study_written(home)
+
+
+def test_a_wide_file_with_one_attribute_spelt_as_a_stimulus_factor_stays_wide():
+    """A row per rater whose one text column (sex: female / male) shares its values with a
+    column of the stimulus sheet (face_sex) is not a long file keyed by that column: only a sheet's
+    key column (unique per row) holds stimulus ids. Rows repeat in pairs, so no two columns name a
+    row and the file could pass for a long one that does not say who rated."""
+    wide = pd.DataFrame(
+        {
+            "sex": ["female", "female", "male", "male", "female", "female"],
+            **{f"X{i}": [1 + (i + k // 2) % 5 for k in range(6)] for i in range(4)},
+        }
+    )
+    sheet = pd.DataFrame({"face_id": [f"X{i}" for i in range(4)], "face_sex": ["female", "male"] * 2})
+    proposal = propose(wide, "survey.csv", Options(dimensions=("liking",)), [(sheet, "info.csv")])
+    assert proposal.shape.layout == "wide" and proposal.shape.rater_attributes == {"sex": "sex"}
+    assert set(proposal.tables["human_ratings"].image_id) == {"X0", "X1", "X2", "X3"}

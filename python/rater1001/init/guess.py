@@ -232,7 +232,7 @@ def positional_key(frame: pd.DataFrame, options: Options, stimulus_ids: set[str]
     """The stimulus column of a long table that does not say who rated (a row per rating, the rater
     known only by the row's position within its stimulus: EmoBank's `id,V,A,D`), or None. It is the
     one column that is not answers (not numbers, not free text), repeated, and either holds the ids
-    of --stimuli, or is named by --stimulus-col, or has more values than a rater attribute could
+    of --stimuli (a sheet's column unique per row), or is named by --stimulus-col, or has more values than a rater attribute could
     (a wide file's one attribute column, a row per rater, has few)."""
     if options.rater_col or key_pairs(frame, options):
         return None

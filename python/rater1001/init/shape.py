@@ -84,7 +84,8 @@ def propose(
         return _finish(long, shape, source, options, stimuli, raters, predictions)
     stimulus_keys = {v for frame, _ in stimuli for c in frame for v in frame[c].dropna()} or None
     layout = detect_layout(ratings, options, stimulus_keys, source)
-    if layout == "wide" and (positional := positional_key(ratings, options, stimulus_keys)):
+    sheet_keys = {v for frame, _ in stimuli for c in frame if frame[c].is_unique for v in frame[c].dropna()}
+    if layout == "wide" and (positional := positional_key(ratings, options, sheet_keys or None)):
         long, shape = _from_positions(ratings, source, positional)
         return _finish(long, shape, source, options, stimuli, raters, predictions)
     long, shape = {"long": _from_long, "wide": _from_wide, "counts": _from_counts}[layout](ratings, source, options)
