@@ -38,11 +38,6 @@ def test_the_oracle_agrees_with_the_warehouse(study, request, check):
     oracle_check(study.paths.root, check, request)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="issue 31: column tooltips, data-key attributes and chart specs name the paper's slots and dimensions",
-)
 def test_no_word_of_the_paper_where_a_person_reads(study):
     assert paper_words_shown(study, own=("valence", "arousal")) == []
 
