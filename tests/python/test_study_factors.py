@@ -268,6 +268,12 @@ def test_three_audit_factors_each_get_a_glmm_omnibus_and_tukey_row_named_as_decl
     assert glmm.loc["annotator_region", "df"] == 1 and glmm.loc["annotator_region", "n_obs"] == len(frame)
     assert pd.isna(glmm.loc["outlet", "chi2"]) and glmm.loc["outlet", "reason"].startswith("outlet has a single level")
     assert "annotator_region[south]" in glmm.loc["annotator_region", "fixed_effects_json"]
+    # a declared factor no stimulus has a level of: its rows say so, nothing crashes
+    empty = pd.concat([THREE_FACTORS, pd.DataFrame({"factor": ["era"], "role": ["audit"], "position": [5]})])
+    era = audit.glmm_lrt_table(cells["int_audit_correct_counts"], empty, n_agq=5).set_index("factor").loc["era"]
+    assert pd.isna(era["chi2"]) and era["reason"] == "no stimulus has a level of era" and era["n_obs"] == 0
+    era = audit.omnibus_table(cells["int_audit_bias_cells"], empty).query("factor == 'era'")
+    assert len(era) == 2 and era["f_value"].isna().all() and (era["reason"] == "no values in this stratum").all()
 
     omnibus = audit.omnibus_table(cells["int_audit_bias_cells"], THREE_FACTORS).set_index(["factor", "term"])
     assert set(omnibus.index) == {(f, t) for f in ("annotator_region", "venue", "outlet") for t in (f, f"{f}:topic")}

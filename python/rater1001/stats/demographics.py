@@ -321,6 +321,8 @@ def glmm_lrt_factors(
             test = likelihood_ratio_test(
                 part, "level", response="correct", group="emotion", n_agq=n_agq, weight=weight, name=factor
             )
+            if part.empty:
+                test = replace(test, reason=f"no stimulus has a level of {factor}")
             out.append(dict(condition_id=condition, factor=factor, **test.as_row()))
     return pd.DataFrame(out)
 
