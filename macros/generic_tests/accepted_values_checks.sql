@@ -49,7 +49,7 @@
 {%- if kind == 'slice_type' %}{% do values.append(a ~ '_' ~ b) %}{% endif %}
 {%- if kind == 'term' %}{% do values.append(a ~ ':' ~ b) %}{% endif %}
 {%- endfor %}
-{%- if kind == 'omnibus_term' %}{% do values.append(a ~ ':' ~ (category[0] if category else 'emotion')) %}{% endif %}
+{%- if kind == 'omnibus_term' %}{% do values.append(a ~ ':' ~ (category[0] if category else 'category')) %}{% endif %}
 {%- endfor %}
 {{ return(values) }}
 {% endmacro %}

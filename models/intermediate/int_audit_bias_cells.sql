@@ -5,14 +5,14 @@
 -- per-cell aggregates"); no key is NULL.
 with bias as (
     select * from {{ ref('int_model_vs_human_long') }}
-    where emotion is not null
+    where category is not null
 ),
 
 cells as (
     select
         bias.condition_id,
         bias.dimension,
-        bias.emotion,
+        bias.category,
         levels.factor,
         levels.level,
         {{ bias_cell_stats('bias.d') }}

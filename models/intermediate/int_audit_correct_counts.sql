@@ -7,17 +7,17 @@ with answers as (
     select
         condition_id,
         image_id,
-        true_emotion,
-        coalesce(predicted_emotion = true_emotion, false) as correct
+        true_category,
+        coalesce(predicted_category = true_category, false) as correct
     from {{ ref('int_model_vs_human') }}
-    where true_emotion is not null
+    where true_category is not null
 )
 
 select
     answers.condition_id,
     levels.factor,
     levels.level,
-    answers.true_emotion,
+    answers.true_category,
     answers.correct,
     count(*) as n_images
 from answers

@@ -23,11 +23,11 @@ pairs as (
 select
     model_long.condition_id,
     model_long.dimension,
-    model_long.emotion,
+    model_long.category,
     pairs.term,
     pairs.cell,
     {{ bias_cell_stats('model_long.d') }}
 from {{ ref('int_model_vs_human_long') }} as model_long
 inner join pairs on model_long.image_id = pairs.image_id
-where model_long.emotion is not null
+where model_long.category is not null
 group by all

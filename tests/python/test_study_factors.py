@@ -65,11 +65,11 @@ def _study(cfg: dict, tmp_path: Path):
 
 def test_free_names_fill_the_role_slots_in_declared_order(tmp_path):
     study = _study(TOPIC_STUDY, tmp_path)
-    assert study.factor_slots == {"race": "annotator_region", "gender": "venue", "emotion": "topic"}
+    assert study.factor_slots == {"audit_1": "annotator_region", "audit_2": "venue", "category": "topic"}
     assert study.factor_rows == [
-        {"name": "topic", "role": "category", "slot": "emotion"},
-        {"name": "annotator_region", "role": "audit", "slot": "race"},
-        {"name": "venue", "role": "audit", "slot": "gender"},
+        {"name": "topic", "role": "category", "slot": "category"},
+        {"name": "annotator_region", "role": "audit", "slot": "audit_1"},
+        {"name": "venue", "role": "audit", "slot": "audit_2"},
         {"name": "outlet", "role": "audit", "slot": None},
     ]
     tables = contract.tables_for(study)
@@ -102,7 +102,7 @@ def test_free_names_fill_the_role_slots_in_declared_order(tmp_path):
 def test_a_study_without_a_category_has_no_label_columns(tmp_path):
     cfg = {**TOPIC_STUDY, "factors": [{"name": "venue", "role": "audit"}]}
     study = _study(cfg, tmp_path)
-    assert study.category is None and study.factor_slots == {"race": "venue"}
+    assert study.category is None and study.factor_slots == {"audit_1": "venue"}
     tables = contract.tables_for(study)
     assert tables["human_ratings"].column_names == ["rater_id", "image_id", "quality", "rt_quality_ms", "trial_index"]
     assert not {"emotion", "topic"} & set(tables["model_predictions"].column_names)
@@ -150,10 +150,10 @@ def _model_vs_human(rng, n_per_cell: int, regions=("north", "south"), topics=("s
                     dict(
                         condition_id="m",
                         image_id=f"{topic}-{region}-{i}",
-                        race=region,
-                        gender=None,
-                        true_emotion=truth,
-                        predicted_emotion=pred,
+                        audit_1=region,
+                        audit_2=None,
+                        true_category=truth,
+                        predicted_category=pred,
                         correct=pred == truth,
                         d_quality=rng.normal(0.5 if region == "north" else 0.0, 1.0),
                     )
@@ -165,7 +165,7 @@ ONE_FACTOR = pd.DataFrame(
     {
         "factor": ["topic", "annotator_region"],
         "role": ["category", "audit"],
-        "slot": ["emotion", "race"],
+        "slot": ["category", "audit_1"],
         "position": [1, 2],
     }
 )
@@ -177,13 +177,13 @@ def test_one_audit_factor_gets_its_own_f_test_per_stratum_equal_to_a_one_way_ano
     frame = _model_vs_human(np.random.default_rng(3), 12)
     anova = audit.stratified_anova_table(demographic_aggregates(frame)[1], ONE_FACTOR)
     assert set(anova["term"]) == {"annotator_region"}  # no second factor, no interaction
-    for topic, part in frame.groupby("true_emotion"):
-        row = anova[anova["emotion"] == topic].iloc[0]
-        ref = stats.f_oneway(*[g["d_quality"].to_numpy() for _, g in part.groupby("race")])
+    for topic, part in frame.groupby("true_category"):
+        row = anova[anova["category"] == topic].iloc[0]
+        ref = stats.f_oneway(*[g["d_quality"].to_numpy() for _, g in part.groupby("audit_1")])
         assert row.f_value == pytest.approx(ref.statistic, rel=1e-9)
         assert row.p_raw == pytest.approx(ref.pvalue, rel=1e-9)
         assert (row.df_num, row.df_den) == (1, len(part) - 2)
-    cells = audit_aggregates(frame, {"race": "annotator_region"})["int_audit_bias_cells"]
+    cells = audit_aggregates(frame, {"audit_1": "annotator_region"})["int_audit_bias_cells"]
     omnibus = audit.omnibus_table(cells, ONE_FACTOR)
     assert set(omnibus["factor"]) == {"annotator_region"}
     assert set(omnibus["term"]) == {"annotator_region", "annotator_region:topic"}
@@ -191,30 +191,30 @@ def test_one_audit_factor_gets_its_own_f_test_per_stratum_equal_to_a_one_way_ano
 
 def test_one_audit_factor_slices_are_named_as_the_study_names_the_factor():
     frame = _model_vs_human(np.random.default_rng(4), 10)
-    labels = pd.DataFrame(columns=["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"])
+    labels = pd.DataFrame(columns=["image_id", "audit_1", "audit_2", "true_category", "chosen_category", "n_labels"])
     slices = audit.slices_table(demographic_aggregates(frame)[0], labels, ONE_FACTOR)
     assert set(slices["slice_type"]) == {"annotator_region"}
-    assert slices["gender"].isna().all()
+    assert slices["audit_2"].isna().all()
     by = slices.set_index("slice")
-    for region, part in frame.groupby("race"):
+    for region, part in frame.groupby("audit_1"):
         assert by.loc[region, "accuracy"] == pytest.approx(part["correct"].mean(), abs=1e-12)
         assert by.loc[region, "n"] == len(part)
 
 
 def test_without_a_category_the_classification_audit_is_empty_and_the_ratings_audit_has_one_stratum():
     frame = _model_vs_human(np.random.default_rng(5), 10).assign(
-        true_emotion=None, predicted_emotion=None, correct=None
+        true_category=None, predicted_category=None, correct=None
     )
     factors = ONE_FACTOR[ONE_FACTOR["role"] == "audit"]
-    labels = pd.DataFrame(columns=["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"])
+    labels = pd.DataFrame(columns=["image_id", "audit_1", "audit_2", "true_category", "chosen_category", "n_labels"])
     counts, cells = demographic_aggregates(frame)
     assert audit.slices_table(counts, labels, factors).empty
-    audited = audit_aggregates(frame, {"race": "annotator_region"})
+    audited = audit_aggregates(frame, {"audit_1": "annotator_region"})
     assert audit.glmm_lrt_table(audited["int_audit_correct_counts"], factors).empty
     anova = audit.stratified_anova_table(cells, factors)
     # no category: the one stratum is 'all' (docs/study_shape.md, "The grain"), never NULL
-    assert len(anova) == 1 and (anova["emotion"] == "all").all()
-    ref = stats.f_oneway(*[g["d_quality"].to_numpy() for _, g in frame.groupby("race")])
+    assert len(anova) == 1 and (anova["category"] == "all").all()
+    ref = stats.f_oneway(*[g["d_quality"].to_numpy() for _, g in frame.groupby("audit_1")])
     assert anova["f_value"].iloc[0] == pytest.approx(ref.statistic, rel=1e-9)
     assert set(audit.omnibus_table(audited["int_audit_bias_cells"], factors)["term"]) == {"annotator_region"}
 
@@ -240,11 +240,11 @@ def _three_factor_frame(rng) -> pd.DataFrame:
                 dict(
                     condition_id="m",
                     image_id=f"{topic}-{region}-{venue}-{i}",
-                    race=region,
-                    gender=venue,
+                    audit_1=region,
+                    audit_2=venue,
                     outlet="a",
-                    true_emotion=topic,
-                    predicted_emotion=topic if right else ("politics" if topic == "sports" else "sports"),
+                    true_category=topic,
+                    predicted_category=topic if right else ("politics" if topic == "sports" else "sports"),
                     d_quality=rng.normal(shift, 0.5) if i else None,  # one stimulus per cell without a bias
                 )
             )
@@ -262,7 +262,7 @@ def test_three_audit_factors_each_get_a_glmm_omnibus_and_tukey_row_named_as_decl
     from statsmodels.stats.multicomp import pairwise_tukeyhsd
 
     frame = _three_factor_frame(np.random.default_rng(11))
-    cells = audit_aggregates(frame, {"race": "annotator_region", "gender": "venue", "outlet": "outlet"})
+    cells = audit_aggregates(frame, {"audit_1": "annotator_region", "audit_2": "venue", "outlet": "outlet"})
     glmm = audit.glmm_lrt_table(cells["int_audit_correct_counts"], THREE_FACTORS, n_agq=5).set_index("factor")
     assert list(glmm.index) == ["annotator_region", "venue", "outlet"]
     assert glmm.loc["annotator_region", "df"] == 1 and glmm.loc["annotator_region", "n_obs"] == len(frame)
@@ -279,36 +279,36 @@ def test_three_audit_factors_each_get_a_glmm_omnibus_and_tukey_row_named_as_decl
     assert set(omnibus.index) == {(f, t) for f in ("annotator_region", "venue", "outlet") for t in (f, f"{f}:topic")}
     assert omnibus.loc[("outlet", "outlet"), "reason"].startswith("term not estimable")
     used = frame.dropna(subset=["d_quality"])
-    for factor, column in (("annotator_region", "race"), ("venue", "gender")):
-        add = smf.ols(f"d_quality ~ C({column}) + C(true_emotion)", used).fit()
-        inter = smf.ols(f"d_quality ~ C({column}) * C(true_emotion)", used).fit()
-        main = anova_lm(smf.ols("d_quality ~ C(true_emotion)", used).fit(), add).iloc[1]
+    for factor, column in (("annotator_region", "audit_1"), ("venue", "audit_2")):
+        add = smf.ols(f"d_quality ~ C({column}) + C(true_category)", used).fit()
+        inter = smf.ols(f"d_quality ~ C({column}) * C(true_category)", used).fit()
+        main = anova_lm(smf.ols("d_quality ~ C(true_category)", used).fit(), add).iloc[1]
         both = anova_lm(add, inter).iloc[1]
         assert omnibus.loc[(factor, factor), "f_value"] == pytest.approx(main["F"], rel=1e-9)
         assert omnibus.loc[(factor, f"{factor}:topic"), "p_raw"] == pytest.approx(both["Pr(>F)"], rel=1e-9)
         assert omnibus.loc[(factor, factor), "n_missing"] == 8
 
-    named = used.rename(columns={"race": "annotator_region", "gender": "venue", "true_emotion": "emotion"})
+    named = used.rename(columns={"audit_1": "annotator_region", "audit_2": "venue", "true_category": "category"})
     anova = dm.stratified_anova_factors(
         named.assign(dimension="quality", d=named["d_quality"]), ("annotator_region", "venue", "outlet")
     )
     tukey = audit.tukey_table(cells["int_audit_pair_cells"], anova, THREE_FACTORS)
     hits = anova[(anova["term"] == "annotator_region:venue") & anova["significant"].fillna(False)]
     assert len(hits) == 2 and set(tukey["term"]) == {"annotator_region:venue"} and len(tukey) == 2 * 6
-    for topic, part in used.groupby("true_emotion"):
-        ref = pairwise_tukeyhsd(part["d_quality"].to_numpy(), (part["race"] + ":" + part["gender"]).to_numpy())
-        got = tukey[tukey["emotion"] == topic]
+    for topic, part in used.groupby("true_category"):
+        ref = pairwise_tukeyhsd(part["d_quality"].to_numpy(), (part["audit_1"] + ":" + part["audit_2"]).to_numpy())
+        got = tukey[tukey["category"] == topic]
         np.testing.assert_allclose(got["meandiff"], ref.meandiffs, rtol=0, atol=1e-12)
         np.testing.assert_allclose(got["p_adj"], ref.pvalues, rtol=0, atol=1e-9)
         np.testing.assert_allclose(got[["lower", "upper"]], ref.confint, rtol=0, atol=1e-12)
 
 
-def test_the_papers_names_map_to_themselves():
+def test_slot_spelled_values_map_to_themselves_without_a_declaration():
     rename = audit._renamer(audit.slot_names(None))
-    for value in ("race", "gender", "race_gender", "race:gender", "race:emotion", "Korean:female"):
+    for value in ("audit_1", "audit_2", "audit_1_audit_2", "audit_1:audit_2", "audit_1:category", "Korean:female"):
         assert rename(value) == value
-    named = audit._renamer({"race": "region", "gender": "venue", "emotion": "topic"})
-    assert [named(v) for v in ("race_gender", "race:gender", "gender:emotion", "north:web")] == [
+    named = audit._renamer({"audit_1": "region", "audit_2": "venue", "category": "topic"})
+    assert [named(v) for v in ("audit_1_audit_2", "audit_1:audit_2", "audit_2:category", "north:web")] == [
         "region_venue",
         "region:venue",
         "venue:topic",
@@ -355,7 +355,7 @@ def test_rater_agreement_counts_each_rater_label_against_the_models_first_run():
         {
             "rater_id": ["r1", "r2", "r3", "r1", "r2", "r3"],
             "image_id": ["a", "a", "a", "b", "b", "b"],
-            "chosen_emotion": ["x", "x", "y", "y", None, "y"],
+            "chosen_category": ["x", "x", "y", "y", None, "y"],
         }
     )
     attributes = pd.DataFrame(
@@ -366,7 +366,7 @@ def test_rater_agreement_counts_each_rater_label_against_the_models_first_run():
             "condition_id": ["m", "m", "m"],
             "image_id": ["a", "b", "a"],
             "run_id": ["1", "1", "2"],
-            "predicted_emotion": ["x", None, "y"],
+            "predicted_category": ["x", None, "y"],
         }
     )
     got = audit.rater_agreement_table(ratings, attributes, predictions).set_index("level")
@@ -385,24 +385,24 @@ def test_the_report_names_the_slots_as_the_study_does_and_says_what_the_audit_le
 
     study = _study(TOPIC_STUDY, tmp_path)
     assert slot_headers(study) == {
-        "emotion": "topic",
-        "true_emotion": "true_topic",
-        "predicted_emotion": "predicted_topic",
-        "chosen_emotion": "chosen_topic",
-        "race": "annotator_region",
-        "gender": "venue",
+        "category": "topic",
+        "true_category": "true_topic",
+        "predicted_category": "predicted_topic",
+        "chosen_category": "chosen_topic",
+        "audit_1": "annotator_region",
+        "audit_2": "venue",
     }
     assert audit_limits(study) == []  # every audit mart covers every audit factor and pair
     one = _study({**TOPIC_STUDY, "factors": TOPIC_STUDY["factors"][:2]}, tmp_path / "one")
     assert audit_limits(one)[0].startswith("one audit factor (annotator_region)")
     con = duckdb.connect()
     con.execute(
-        "CREATE TABLE stg_study_factors AS SELECT * FROM (VALUES ('topic', 'category', 'emotion'), "
-        "('annotator_region', 'audit', 'race')) t(factor, role, slot)"
+        "CREATE TABLE stg_study_factors AS SELECT * FROM (VALUES ('topic', 'category', 'category'), "
+        "('annotator_region', 'audit', 'audit_1')) t(factor, role, slot)"
     )
     spell = lambda v: con.execute(f"SELECT {study_spelling(v)}").fetchone()[0]  # noqa: E731
-    assert [spell("race"), spell("race_gender"), spell("race:emotion")] == [
+    assert [spell("audit_1"), spell("audit_1_audit_2"), spell("audit_1:category")] == [
         "annotator_region",
-        "annotator_region_gender",
+        "annotator_region_audit_2",
         "annotator_region:topic",
     ]
