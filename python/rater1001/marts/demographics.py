@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..stats import agreement, demographics, rater_slices
 from ..study import AUDIT_SLOTS, CATEGORY_SLOT
-from ._shared import ALL, as_frame, declared, in_pool, model_dimensions, slot_names, spell_terms, typed, with_origin
+from ._shared import ALL, as_frame, declared, in_pool, slot_names, typed, with_origin
 
 POOL = "demographics"  # the conditions the audit covers (seeds/condition_pools.csv)
 HUMAN_CONDITION = "human"  # condition_id of the pooled human forced-choice labels (Table 7's Human row)
@@ -86,33 +86,10 @@ def _unplaced(frame: pd.DataFrame, columns) -> pd.DataFrame:
     return frame.assign(**{c: frame[c].where(frame[c] != PLACEHOLDER, None) for c in columns if c in frame.columns})
 
 
-def audit_rows(model_vs_human: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
-    """int_model_vs_human -> the input shape of stats.demographics (one row per (condition, image)).
-
-    `category` is the ground truth. An unparsed answer (predicted_category NULL, correct NULL in the
-    warehouse) is a wrong answer here, as in the slices' accuracy, so the GLMM sees it as 0."""
-    names = slot_names(None) if names is None else names
-    rows = _audited(model_vs_human.rename(columns={"true_category": "category"}), names)
-    correct = rows["correct"].astype("boolean").fillna(False).astype(bool)
-    keep = [
-        "condition_id",
-        "image_id",
-        "audit_1",
-        "audit_2",
-        "category",
-        "predicted_category",
-        *[f"d_{d}" for d in model_dimensions(model_vs_human)],
-    ]
-    out = rows[keep].assign(correct=correct.to_numpy())
-    for col in ["condition_id", "image_id", "audit_1", "audit_2", "category", "predicted_category"]:
-        out[col] = out[col].astype(object).where(out[col].notna(), None)
-    return out.reset_index(drop=True)
-
-
 def label_count_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
     """int_demographic_label_counts (per condition, audit_1, audit_2, true and predicted label: how
     many images) -> the input of slice_metrics and the GLMM tests, weighted by n_images. An
-    unparsed answer (predicted_category NULL) is wrong, as in audit_rows."""
+    unparsed answer (predicted_category NULL) is wrong, as in glmm_lrt_table."""
     names = slot_names(None) if names is None else names
     rows = _audited(label_counts.rename(columns={"true_category": "category"}), names)
     correct = (rows["predicted_category"] == rows["category"]).astype("boolean").fillna(False).astype(bool)
@@ -231,17 +208,35 @@ def _beyond_slots(model_vs_human, label_counts, study_factors, factor_levels) ->
     return out.assign(slice_type=out["slice_type"].map(lambda t: "_".join(types[t])))
 
 
+def _audit_factors(study_factors: pd.DataFrame | None) -> list[str]:
+    """The declared audit factors' names in declared order (stg_study_factors)."""
+    if study_factors is None or study_factors.empty:
+        return []
+    audit = study_factors[study_factors["role"] == "audit"].sort_values("position")
+    return list(audit["factor"].astype(str))
+
+
+def _category(study_factors: pd.DataFrame | None) -> str | None:
+    """The declared category's name, or None when the study has none."""
+    if study_factors is None or study_factors.empty:
+        return None
+    category = study_factors.loc[study_factors["role"] == "category", "factor"]
+    return str(category.iloc[0]) if len(category) else None
+
+
 def glmm_lrt_table(
-    label_counts: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ, study_factors: pd.DataFrame | None = None
+    correct_counts: pd.DataFrame, study_factors: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ
 ) -> pd.DataFrame:
-    """label_counts: int_demographic_label_counts."""
-    names = slot_names(study_factors)
-    rows = label_count_rows(label_counts, names)
-    if rows.empty or CATEGORY_SLOT not in names:  # correctness needs a category
+    """demographic_glmm_lrt: per condition and declared audit factor, the GLMM likelihood-ratio
+    test of correctness, from int_audit_correct_counts (per condition, factor, level, intended
+    category and correct: how many stimuli; an unparsed or never-given answer is wrong). Each
+    factor uses every stimulus with a level of it."""
+    factors, category = _audit_factors(study_factors), _category(study_factors)
+    if correct_counts.empty or not factors or category is None:  # correctness needs a category
         return typed(pd.DataFrame(), declared("demographic_glmm_lrt"))
-    table = demographics.glmm_lrt_table(rows, factors=audit_slots(names), n_agq=n_agq, weight="n_images")
-    table["fixed_effects_json"] = table["fixed_effects_json"].map(lambda j: spell_terms(j, names))
-    return typed(_named(table, names, ["factor"]), declared("demographic_glmm_lrt"))
+    rows = correct_counts.rename(columns={"true_category": "category"})
+    table = demographics.glmm_lrt_factors(rows, factors, n_agq=n_agq, weight="n_images")
+    return typed(table, declared("demographic_glmm_lrt"))
 
 
 def _stratified_terms(names: dict[str, str]) -> tuple[str, ...]:
@@ -304,34 +299,36 @@ def _tukey_critical_value_cached():
         multicomp.get_tukeyQcrit2 = original
 
 
-def tukey_table(
-    bias_cells: pd.DataFrame, anova: pd.DataFrame, study_factors: pd.DataFrame | None = None
-) -> pd.DataFrame:
-    """bias_cells: int_bias_cells; anova: the demographic_stratified_anova mart."""
-    names = slot_names(study_factors)
-    cells = _audited(bias_cells, names)
-    if cells.empty or anova.empty:
+def _one_stratum(cells: pd.DataFrame, study_factors: pd.DataFrame) -> pd.DataFrame:
+    """Without a category every stimulus is in the one stratum 'all' (stg_stimuli)."""
+    return cells if _category(study_factors) is not None else cells.assign(category=ALL)
+
+
+def tukey_table(pair_cells: pd.DataFrame, anova: pd.DataFrame, study_factors: pd.DataFrame) -> pd.DataFrame:
+    """demographic_tukey: Tukey HSD over the cells of each pair of audit factors (int_audit_pair_cells,
+    term 'a:b' in the declared names) whose interaction the demographic_stratified_anova mart
+    finds significant in a stratum."""
+    if anova.empty or pair_cells.empty:
         return typed(pd.DataFrame(), declared("demographic_tukey"))
-    # the anova mart names terms as the study does; the statistics read slot names
-    to_slot = _renamer({name: slot for slot, name in names.items()})
-    anova = anova.assign(
-        significant=anova["significant"].astype("boolean"),
-        term=anova["term"].map(to_slot),
-    )
+    cells = _one_stratum(pair_cells, study_factors).rename(columns={"cell": "group"})
     with _tukey_critical_value_cached():
-        table = demographics.tukey_from_cells(cells, anova)
+        table = demographics.tukey_pair_cells(cells, anova)
     return typed(table, declared("demographic_tukey"))
 
 
-def omnibus_table(model_vs_human: pd.DataFrame, study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
-    names = slot_names(study_factors)
-    rows = audit_rows(model_vs_human, names)
-    if rows.empty:
+def omnibus_table(bias_cells: pd.DataFrame, study_factors: pd.DataFrame) -> pd.DataFrame:
+    """demographic_omnibus: per condition, dimension and declared audit factor, the omnibus F
+    tests of the bias by the factor and by factor x category, from int_audit_bias_cells (every
+    stimulus with a level of the factor)."""
+    factors, category = _audit_factors(study_factors), _category(study_factors)
+    if bias_cells.empty or not factors:
         return typed(pd.DataFrame(), declared("demographic_omnibus"))
-    table = demographics.omnibus_tests(rows, dimensions=model_dimensions(model_vs_human), factors=audit_slots(names))
-    if CATEGORY_SLOT not in names and not table.empty:  # one stratum: no factor x category interaction
+    cells = _one_stratum(bias_cells, study_factors)
+    dimensions = list(dict.fromkeys(cells["dimension"]))
+    table = demographics.omnibus_cells(cells, factors, dimensions=dimensions, category=category or CATEGORY_SLOT)
+    if category is None and not table.empty:  # one stratum: no factor x category interaction
         table = table[table["term"] == table["factor"]]
-    return typed(_named(table, names, ["factor", "term"]), declared("demographic_omnibus"))
+    return typed(table, declared("demographic_omnibus"))
 
 
 def significance_counts_table(anova: pd.DataFrame) -> pd.DataFrame:
@@ -445,8 +442,8 @@ def demographic_slices(
     return with_origin(table, provenance)
 
 
-def demographic_glmm_lrt(label_counts, pools, study_factors, provenance) -> pd.DataFrame:
-    return with_origin(glmm_lrt_table(_pooled(label_counts, pools), study_factors=as_frame(study_factors)), provenance)
+def demographic_glmm_lrt(correct_counts, pools, study_factors, provenance) -> pd.DataFrame:
+    return with_origin(glmm_lrt_table(_pooled(correct_counts, pools), as_frame(study_factors)), provenance)
 
 
 def demographic_stratified_anova(
@@ -461,13 +458,13 @@ def demographic_stratified_anova(
     return with_origin(table, provenance)
 
 
-def demographic_tukey(bias_cells, pools, anova, study_factors, provenance) -> pd.DataFrame:
-    table = tukey_table(_pooled(bias_cells, pools), as_frame(anova), as_frame(study_factors))
+def demographic_tukey(pair_cells, pools, anova, study_factors, provenance) -> pd.DataFrame:
+    table = tukey_table(_pooled(pair_cells, pools), as_frame(anova), as_frame(study_factors))
     return with_origin(table, provenance)
 
 
-def demographic_omnibus(model_vs_human, pools, study_factors, provenance) -> pd.DataFrame:
-    return with_origin(omnibus_table(_pooled(model_vs_human, pools), study_factors=as_frame(study_factors)), provenance)
+def demographic_omnibus(bias_cells, pools, study_factors, provenance) -> pd.DataFrame:
+    return with_origin(omnibus_table(_pooled(bias_cells, pools), as_frame(study_factors)), provenance)
 
 
 def demographic_significance_counts(anova, provenance) -> pd.DataFrame:
