@@ -165,8 +165,8 @@ def test_a_seed_whose_columns_changed_reloads_into_a_warehouse_built_before(tmp_
     assert list(rebuilt.columns) == list(pd.read_csv(repo_seed).columns) and len(rebuilt) == len(old)
 
 
-# Views (staging), SQL tables (intermediate, judge_costs) and a Python model's table
-# (judge_reason_terms), with the seeds they read.
+# Views (staging), SQL tables (intermediate) and a Python model's table (judge_reason_terms), with
+# the seeds they read.
 REBUILT = "+judge_reason_terms +int_human_ratings_long"
 
 
@@ -191,8 +191,8 @@ def test_a_selected_rebuild_over_a_published_warehouse_keeps_every_relation(smal
     monkeypatch.setenv("DBT_INDIRECT_SELECTION", "cautious")
     assert warehouse.dbt_build(small_study, select=REBUILT)
     first = _relations(small_study)
-    assert {"stg_stimuli", "int_human_ratings_long", "judge_costs", "judge_reason_terms"} <= first.keys()
-    assert first["stg_stimuli"][0] == "VIEW" and first["judge_reason_terms"][0] == "BASE TABLE"
+    assert first["stg_human_ratings"][0] == "VIEW" and first["int_human_ratings_long"][0] == "BASE TABLE"
+    assert first["judge_reason_terms"][0] == "BASE TABLE"
     assert first["judge_reason_terms"][1], "the Python model wrote no rows"
     assert warehouse.dbt_build(small_study, select=REBUILT)
     again = _relations(small_study)
