@@ -24,19 +24,19 @@ def single_row(i: int = 0) -> alt.Chart:
     return alt.Chart(data(i)).transform_aggregate(rows="count()")
 
 
-def _emotion_sort(ctx: ReportContext):
-    return ctx.emotions or "ascending"
+def _category_sort(ctx: ReportContext):
+    return ctx.categories or "ascending"
 
 
 def bias_heatmap(dimension: str):
     def chart(frames, ctx):
         base = alt.Chart(data(0)).encode(
             x=alt.X("condition_id:N", title="condition", sort=ctx.conditions or "ascending"),
-            y=alt.Y("emotion:N", sort=_emotion_sort(ctx)))
+            y=alt.Y("category:N", sort=_category_sort(ctx)))
         rect = base.mark_rect().encode(
             color=alt.Color("bias:Q", title="bias (human - model)",
                             scale=alt.Scale(scheme="redblue", domainMid=0, reverse=True)),
-            tooltip=["condition_id:N", "emotion:N", alt.Tooltip("bias:Q", format="+.3f"),
+            tooltip=["condition_id:N", "category:N", alt.Tooltip("bias:Q", format="+.3f"),
                      alt.Tooltip("sd_d:Q", format=".2f")])
         text = base.mark_text(fontSize=10).encode(text=alt.Text("bias:Q", format="+.2f"))
         return (rect + text).properties(width=480, height=220,
@@ -51,7 +51,7 @@ def _va_scatter(base, x, y, colour, ctx, jitter: float, title: str, size: int = 
         xf, yf = "jx", "jy"
     else:
         xf, yf = x, y
-    colour_enc = alt.Color(f"{colour}:N", title="category", sort=_emotion_sort(ctx))
+    colour_enc = alt.Color(f"{colour}:N", title="category", sort=_category_sort(ctx))
     points = base.mark_circle(size=8, opacity=0.35).encode(
         x=alt.X(f"{xf}:Q", title=axes[0], scale=alt.Scale(zero=False)),
         y=alt.Y(f"{yf}:Q", title=axes[1], scale=alt.Scale(zero=False)), color=colour_enc)
@@ -68,8 +68,8 @@ def _shared_scale(**channels: str):
 
 def human_space(x: str, y: str):
     def chart(frames, ctx):
-        wide = alt.Chart(data(0)).transform_pivot("dimension", value="human_mean", groupby=["image_id", "emotion"])
-        return _va_scatter(wide, x, y, "emotion", ctx, 0, "Human per-image means (diamond = category centroid)",
+        wide = alt.Chart(data(0)).transform_pivot("dimension", value="human_mean", groupby=["image_id", "category"])
+        return _va_scatter(wide, x, y, "category", ctx, 0, "Human per-image means (diamond = category centroid)",
                            size=360, axes=(x, y))
     return chart
 
@@ -79,7 +79,7 @@ def model_space(x: str, y: str):
         conditions = ctx.conditions or sorted(frames[0]["condition_id"].unique())
         panels = [
             _va_scatter(alt.Chart(data(0)).transform_filter(alt.datum.condition_id == c),
-                        f"model_{x}", f"model_{y}", "true_emotion", ctx, 0.4, c, size=200, axes=(x, y))
+                        f"model_{x}", f"model_{y}", "true_category", ctx, 0.4, c, size=200, axes=(x, y))
             for c in conditions]
         rows = [alt.hconcat(*panels[i:i + 4]) for i in range(0, len(panels), 4)]
         return alt.vconcat(*rows, resolve=_shared_scale(color="shared"))
@@ -90,19 +90,19 @@ def z_distribution(dimension: str):
     def chart(frames, ctx):
         density, models = frames
         rows = []
-        for emotion in ctx.emotions or sorted(density["emotion"].unique()):
-            human = alt.Chart(data(0)).transform_filter(alt.datum.emotion == emotion).mark_area(
+        for category in ctx.categories or sorted(density["category"].unique()):
+            human = alt.Chart(data(0)).transform_filter(alt.datum.category == category).mark_area(
                 opacity=0.45, interpolate="step-after", color="#888").encode(
                 x=alt.X("bin_lower:Q", title="z", scale=alt.Scale(domain=[-5, 5], clamp=True)),
                 y=alt.Y("density:Q", title="human LOO density"))
             band = single_row(0).mark_rect(opacity=0.12, color="#1f77b4").encode(
                 x=alt.datum(-1), x2=alt.datum(1))
-            ticks = alt.Chart(data(1)).transform_filter(alt.datum.true_emotion == emotion).mark_tick(
+            ticks = alt.Chart(data(1)).transform_filter(alt.datum.true_category == category).mark_tick(
                 opacity=0.5, thickness=1).encode(
                 x=alt.X(f"z_{dimension}:Q", scale=alt.Scale(domain=[-5, 5], clamp=True)),
                 y=alt.Y("condition_id:N", title=None, sort=ctx.conditions or "ascending"),
                 color=alt.Color("condition_id:N", title="condition", sort=ctx.conditions or "ascending"))
-            top = alt.layer(band, human, width=520, height=70, title=emotion)
+            top = alt.layer(band, human, width=520, height=70, title=category)
             rows.append(alt.vconcat(top, alt.layer(band, ticks, width=520, height=110), spacing=2))
         return alt.vconcat(*rows, resolve=_shared_scale(x="shared"))
     return chart
@@ -115,15 +115,15 @@ def diversity_scatter(frames, ctx):
     points = base.mark_point(filled=True, size=80).encode(
         x=alt.X("human_sd:Q", title="k-human SD (bootstrap mean)", scale=alt.Scale(domain=[0, 3])),
         y=alt.Y("model_sd:Q", title="inter-model SD", scale=alt.Scale(domain=[0, 3])),
-        color=alt.Color("emotion:N", sort=_emotion_sort(ctx)), shape="dimension:N",
-        tooltip=["dimension:N", "emotion:N", "model_sd:Q", "human_sd:Q"])
+        color=alt.Color("category:N", sort=_category_sort(ctx)), shape="dimension:N",
+        tooltip=["dimension:N", "category:N", "model_sd:Q", "human_sd:Q"])
     return (diagonal + points).properties(width=360, height=360,
                                           title="Below the diagonal: models more uniform than humans")
 
 
 def diversity_boxplots(frames, ctx):
     return alt.Chart(data(0)).mark_boxplot().encode(
-        x=alt.X("emotion:N", sort=_emotion_sort(ctx)), xOffset="source:N", y=alt.Y("sd:Q", title="per-image SD"),
+        x=alt.X("category:N", sort=_category_sort(ctx)), xOffset="source:N", y=alt.Y("sd:Q", title="per-image SD"),
         color="source:N", column="dimension:N").properties(width=320, height=220)
 
 
@@ -138,11 +138,11 @@ def f1_bars(slice_field: str, title: str):
     return chart
 
 
-def race_gender_bars(frames, ctx):
+def audit_1_audit_2_bars(frames, ctx):
     return alt.Chart(data(0)).mark_bar().encode(
-        x=alt.X("race:N"), xOffset="gender:N", y=alt.Y("f1_macro:Q", scale=alt.Scale(domain=[0, 1])),
-        color="gender:N", facet=alt.Facet("condition_id:N", columns=5, sort=["human", *ctx.conditions]),
-        tooltip=["condition_id:N", "race:N", "gender:N", "f1_macro:Q", "accuracy:Q", "n:Q"],
+        x=alt.X("audit_1:N"), xOffset="audit_2:N", y=alt.Y("f1_macro:Q", scale=alt.Scale(domain=[0, 1])),
+        color="audit_2:N", facet=alt.Facet("condition_id:N", columns=5, sort=["human", *ctx.conditions]),
+        tooltip=["condition_id:N", "audit_1:N", "audit_2:N", "f1_macro:Q", "accuracy:Q", "n:Q"],
     ).properties(width=130, height=140)
 
 
@@ -153,26 +153,26 @@ def interaction_heatmap(frames, ctx):
     for dim in dict.fromkeys(frames[0]["dimension"]):
         b = base.transform_filter(alt.datum.dimension == dim).encode(
             x=alt.X("condition_id:N", title="condition", sort=ctx.conditions or "ascending"),
-            y=alt.Y("emotion:N", sort=_emotion_sort(ctx)))
+            y=alt.Y("category:N", sort=_category_sort(ctx)))
         rect = b.mark_rect().encode(color=alt.Color("eta_sq:Q", title="eta^2", scale=alt.Scale(scheme="oranges")),
-                                    tooltip=["condition_id:N", "emotion:N", "eta_sq:Q", "q_bh:Q"])
+                                    tooltip=["condition_id:N", "category:N", "eta_sq:Q", "q_bh:Q"])
         panels.append(alt.layer(rect, b.mark_text(fontSize=11).encode(text="stars:N"),
-                                width=300, height=200, title=f"{dim} bias: race x gender"))
+                                width=300, height=200, title=f"{dim} bias: audit_1 x audit_2"))
     return alt.hconcat(*panels, resolve=_shared_scale(color="shared"))
 
 
 def verdict_grid(frames, ctx):
     base = alt.Chart(data(0)).encode(
         x=alt.X("measure:N", sort=["classification", "valence", "arousal"]),
-        y=alt.Y("emotion:N", sort=_emotion_sort(ctx)))
+        y=alt.Y("category:N", sort=_category_sort(ctx)))
     rect = base.mark_rect(stroke="white").encode(
         color=alt.Color("verdict:N", scale=alt.Scale(domain=list(VERDICT_COLOURS),
                                                       range=list(VERDICT_COLOURS.values()))),
-        tooltip=["emotion:N", "measure:N", "verdict:N", "n_conditions_passing:Q", "passing_conditions:N", "stereotyped:N"])
+        tooltip=["category:N", "measure:N", "verdict:N", "n_conditions_passing:Q", "passing_conditions:N", "stereotyped:N"])
     # Names start at the top of their cell, and cells are tall enough for the longest list.
     cells = frames[0]
     names = int(cells["passing_conditions"].fillna("").str.count(",").max() + 1) if len(cells) else 1
-    rows = max(cells["emotion"].nunique(), 1)
+    rows = max(cells["category"].nunique(), 1)
     row_height = max(70, 11 * names + 16)
     height = rows * row_height
     text = base.mark_text(fontSize=9, lineBreak=",", lineHeight=11, baseline="top",
@@ -209,11 +209,11 @@ def space_figures(x: str, y: str, ours=("F4a", "F4b"), paper=("Figure 4a", "Figu
     """Figures 4a and 4b for any two model dimensions of the study (valence and arousal in the paper)."""
     return (
         ReportFigure(ours[0], paper[0], f"Human {x}-{y} space",
-                     (Source("int_image_human_stats", ("image_id", "emotion", "dimension", "human_mean"),
+                     (Source("int_image_human_stats", ("image_id", "category", "dimension", "human_mean"),
                              f"dimension IN ('{x}', '{y}')"),),
                      human_space(x, y), "One point per stimulus (mean of its human ratings)."),
         ReportFigure(ours[1], paper[1], f"Model {x}-{y} space, one panel per condition",
-                     (Source("int_model_vs_human", ("condition_id", "image_id", "true_emotion", f"model_{x}",
+                     (Source("int_model_vs_human", ("condition_id", "image_id", "true_category", f"model_{x}",
                                                     f"model_{y}")),),
                      model_space(x, y), "Jitter of +-0.2 separates identical integer answers; diamonds mark centroids."))
 
@@ -223,13 +223,13 @@ def dimension_figures(dim: str, z_ours, z_paper, bias_ours, bias_paper) -> tuple
     model dimension; numbered by the caller (the paper's numbers for valence and arousal)."""
     label = dim.capitalize()
     bias = ReportFigure(bias_ours or f"F-{dim}-bias", bias_paper, f"{label} Bland-Altman bias by model and category",
-                        (Source("dimensional_agreement", ("condition_id", "emotion", "bias", "sd_d"),
-                                f"dimension = '{dim}' AND emotion <> 'all' AND {NOT_HUMAN}"),),
+                        (Source("dimensional_agreement", ("condition_id", "category", "bias", "sd_d"),
+                                f"dimension = '{dim}' AND category <> 'all' AND {NOT_HUMAN}"),),
                         bias_heatmap(dim), "Red = the model rates lower than humans (bias > 0), blue = higher.")
     z = ReportFigure(z_ours or f"F-{dim}-z", z_paper, f"{label} z-scores by category against the human LOO density",
-                     (Source("report_loo_z_histogram", ("dimension", "emotion", "bin_lower", "bin_upper", "density"),
+                     (Source("report_loo_z_histogram", ("dimension", "category", "bin_lower", "bin_upper", "density"),
                              f"dimension = '{dim}'"),
-                      Source("int_model_vs_human", ("condition_id", "image_id", "true_emotion", f"z_{dim}"),
+                      Source("int_model_vs_human", ("condition_id", "image_id", "true_category", f"z_{dim}"),
                              f"z_{dim} IS NOT NULL")),
                      z_distribution(dim), "Grey: density of each human's z against the other raters (LOO); "
                      "ticks: each model's z per stimulus; blue band: |z| <= 1.")
@@ -241,26 +241,26 @@ FIGURES = [
     *space_figures("valence", "arousal"),
     *[dimension_figures(dim, f"F{n}f", f"Figure {n}f", None, None)[1] for n, dim in ((4, "valence"), (5, "arousal"))],
     ReportFigure("F5", "Figure 5", "Inter-model SD against the k-human bootstrap SD",
-                 (Source("response_diversity_k_human", ("dimension", "emotion", "model_sd", "human_sd")),),
+                 (Source("response_diversity_k_human", ("dimension", "category", "model_sd", "human_sd")),),
                  diversity_scatter),
     ReportFigure("F6", "Figure 6", "Per-image SD: models vs k humans",
-                 (Source("response_diversity_images", ("dimension", "emotion", "image_id", "source", "sd")),),
+                 (Source("response_diversity_images", ("dimension", "category", "image_id", "source", "sd")),),
                  diversity_boxplots),
-    ReportFigure("F7", "Figure 7", "Macro-F1 by race",
+    ReportFigure("F7", "Figure 7", "Macro-F1 by audit_1",
                  (Source("demographic_slices", ("condition_id", "slice", "f1_macro", "accuracy", "n"),
-                         "slice_type = " + study_spelling("race")),), f1_bars("slice", "Macro-F1 by race")),
-    ReportFigure("F7a", "Figure 7a", "Macro-F1 by gender",
+                         "slice_type = " + study_spelling("audit_1")),), f1_bars("slice", "Macro-F1 by audit_1")),
+    ReportFigure("F7a", "Figure 7a", "Macro-F1 by audit_2",
                  (Source("demographic_slices", ("condition_id", "slice", "f1_macro", "accuracy", "n"),
-                         "slice_type = " + study_spelling("gender")),), f1_bars("slice", "Macro-F1 by gender")),
-    ReportFigure("F7b", "Figure 7b", "Macro-F1 by race x gender",
-                 (Source("demographic_slices", ("condition_id", "race", "gender", "f1_macro", "accuracy", "n"),
-                         "slice_type = " + study_spelling("race_gender")),), race_gender_bars),
-    ReportFigure("F7d", "Figure 7d", "Race x gender interaction eta^2 by emotion and model",
-                 (Source("demographic_stratified_anova", ("condition_id", "dimension", "emotion", "eta_sq", "q_bh"),
-                         "term = " + study_spelling("race:gender")),), interaction_heatmap,
+                         "slice_type = " + study_spelling("audit_2")),), f1_bars("slice", "Macro-F1 by audit_2")),
+    ReportFigure("F7b", "Figure 7b", "Macro-F1 by audit_1 x audit_2",
+                 (Source("demographic_slices", ("condition_id", "audit_1", "audit_2", "f1_macro", "accuracy", "n"),
+                         "slice_type = " + study_spelling("audit_1_audit_2")),), audit_1_audit_2_bars),
+    ReportFigure("F7d", "Figure 7d", "Audit_1 x audit_2 interaction eta^2 by category and model",
+                 (Source("demographic_stratified_anova", ("condition_id", "dimension", "category", "eta_sq", "q_bh"),
+                         "term = " + study_spelling("audit_1:audit_2")),), interaction_heatmap,
                  "Stars from Benjamini-Hochberg q: * < .05, ** < .01, *** < .001."),
     ReportFigure("F8", "Table 8 (figure)", "Replaceability matrix",
-                 (Source("replaceability_verdicts", ("emotion", "measure", "verdict", "n_conditions_passing",
+                 (Source("replaceability_verdicts", ("category", "measure", "verdict", "n_conditions_passing",
                                                      "passing_conditions", "stereotyped")),), verdict_grid),
     ReportFigure("FJ1", None, "Judge win rates against the anchor (Wilson 95% interval)",
                  (Source("judge_win_rates", ("judge_id", "candidate_id", "variant", "axis", "wins", "ties",
