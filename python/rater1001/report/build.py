@@ -28,6 +28,7 @@ from .vocabulary import about_undeclared, studys_sections, translate_html
 
 FALLBACK_ROWS = 300
 DATA = "data"  # report/data/<table>.parquet and .csv: the tables too long for the page
+CSV_MAX_ROWS = 1_048_575  # a spreadsheet's last row, under the header: longer tables as Parquet only
 
 
 @dataclass
@@ -172,9 +173,11 @@ def stored_block(reader: WarehouseReader, spec: ReportTable, data_dir: Path) -> 
         return block
     n_rows = int(reader.query(f"SELECT count(*) FROM {table}").iloc[0, 0])
     if n_rows > FALLBACK_ROWS:
-        block.note = (f"the first {FALLBACK_ROWS} of {n_rows:,} rows; all of them in the files below "
+        csv = n_rows <= CSV_MAX_ROWS
+        block.note = (f"the first {FALLBACK_ROWS} of {n_rows:,} rows; all of them in the "
+                      f"{'files' if csv else 'Parquet file (too long for a spreadsheet as CSV)'} below "
                       f"(or query {table}).")
-        block.downloads = reader.export(table, data_dir)
+        block.downloads = reader.export(table, data_dir, csv)
     return block
 
 
