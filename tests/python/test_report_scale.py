@@ -175,12 +175,12 @@ def _figure_rows(html: str) -> dict[str, int]:
 
 def test_the_page_does_not_grow_with_the_stimuli(demo_warehouse, small_warehouse, tmp_path):
     """The demo (1,440 stimuli x 50 ratings) against the small study of the same conditions and
-    factors (72 stimuli x 5 ratings): 20 times the stimuli. Asserted: the demo's page is under
-    20 MB, its figures embed at most 3 times the rows of the small study's (the same figures; a
-    figure drawing a point per stimulus embeds 20 times as many and fails this; bins fill up
-    with more stimuli until the grid is full, hence 3 and not 1), no table in the page has more
-    than 300 rows, and a table longer than that is whole in report/data/ as Parquet and CSV (CSV up
-to a spreadsheet's 1,048,575 rows)."""
+        factors (72 stimuli x 5 ratings): 20 times the stimuli. Asserted: the demo's page is under
+        20 MB, its figures embed at most 3 times the rows of the small study's (the same figures; a
+        figure drawing a point per stimulus embeds 20 times as many and fails this; bins fill up
+        with more stimuli until the grid is full, hence 3 and not 1), no table in the page has more
+        than 300 rows, and a table longer than that is whole in report/data/ as Parquet and CSV (CSV up
+    to a spreadsheet's 1,048,575 rows)."""
     from rater1001.report.build import CSV_MAX_ROWS, FALLBACK_ROWS
 
     pages = {}
