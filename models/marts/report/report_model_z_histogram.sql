@@ -1,7 +1,10 @@
 -- Each condition's z-scores per (dimension, emotion) as a histogram on the bins of
 -- report_loo_z_histogram (the same var report_z_bin_width): the model rows of Figures 4f / 5f,
 -- one row per occupied bin instead of one tick per stimulus. Stimuli without a z (unanswered,
--- unparsed, human SD 0) are counted in n_without_z.
+-- unparsed, human SD 0) are counted in n_without_z. z is rounded to 9 decimals before it is binned:
+-- with integer ratings a z often sits exactly on a bin edge (0.5 when the SD is twice the
+-- difference), and the SD's last bits vary with DuckDB's parallel aggregation, so two builds of one
+-- landing would put that stimulus in neighbouring bins.
 {%- set width = var('report_z_bin_width', 0.25) %}
 with model_vs_human_long as (
     select * from {{ ref('int_model_vs_human_long') }}
@@ -16,7 +19,7 @@ bins as (
         condition_id,
         dimension,
         emotion,
-        floor(z / {{ width }}) as bin,
+        floor(round(z, 9) / {{ width }}) as bin,
         count(z) as n,
         count(*) - count(z) as n_missing
     from model_vs_human_long
