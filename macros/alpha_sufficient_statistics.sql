@@ -10,7 +10,7 @@
   "human + model" is a join on the stats relation, never a rebuild of the rater x image matrix.
 
   `stats` may be a relation name or a parenthesised subquery.
-  group_by: list of column names (e.g. ['dimension', 'emotion']) computed independently.
+  group_by: list of column names (e.g. ['dimension', 'category']) computed independently.
 -#}
 
 {% macro alpha_unit_stats(relation, unit, value, group_by=[]) -%}

@@ -1,5 +1,5 @@
-{#- The landing column that fills a warehouse role slot (`emotion` = the category factor, `race` and
-    `gender` = the first two audit factors; docs/study_shape.md, "Factor names"), read from the
+{#- The landing column that fills a warehouse role slot (`category` = the category factor, `audit_1` and
+    `audit_2` = the first two audit factors; docs/study_shape.md, "Factor names"), read from the
     study setting factor_slots; a slot the study leaves empty is `empty` (NULL unless told).
     `relation` prefixes the column. -#}
 {% macro factor_slot(slot, relation=none, empty='cast(null as varchar)') -%}
@@ -17,5 +17,5 @@
     'all' (stg_stimuli), so a mart has no per-category rows, only its pooled ones
     (docs/study_shape.md, "The grain"). -#}
 {% macro has_category() -%}
-{{ return(study_setting('factor_slots', {}).get('emotion') is not none) }}
+{{ return(study_setting('factor_slots', {}).get('category') is not none) }}
 {%- endmacro %}

@@ -38,12 +38,12 @@
 {% macro rater1001_audit_terms(kind) %}
 {%- set slots = study_setting('factor_slots', {}) %}
 {%- set audit = [] %}
-{%- for s in ['race', 'gender'] if slots.get(s) %}{% do audit.append(slots[s]) %}{% endfor %}
+{%- for s in ['audit_1', 'audit_2'] if slots.get(s) %}{% do audit.append(slots[s]) %}{% endfor %}
 {%- set values = audit[:] %}
 {%- if kind == 'slice_type' and audit | length == 2 %}{% do values.append(audit | join('_')) %}{% endif %}
 {%- if kind == 'term' and audit | length == 2 %}{% do values.append(audit | join(':')) %}{% endif %}
 {%- if kind == 'omnibus_term' %}
-{%- for a in audit %}{% do values.append(a ~ ':' ~ slots.get('emotion', 'emotion')) %}{% endfor %}
+{%- for a in audit %}{% do values.append(a ~ ':' ~ slots.get('category', 'category')) %}{% endfor %}
 {%- endif %}
 {{ return(values) }}
 {% endmacro %}

@@ -13,14 +13,14 @@ stimuli as (
 label_counts as (
     select
         human_ratings.image_id,
-        stimuli.race,
-        stimuli.gender,
-        stimuli.emotion as true_emotion,
-        human_ratings.chosen_emotion,
+        stimuli.audit_1,
+        stimuli.audit_2,
+        stimuli.category as true_category,
+        human_ratings.chosen_category,
         count(*) as n_labels
     from human_ratings
     inner join stimuli using (image_id)
-    where human_ratings.chosen_emotion is not null
+    where human_ratings.chosen_category is not null
     group by all
 )
 

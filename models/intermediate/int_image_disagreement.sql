@@ -31,7 +31,7 @@ terciles as (
     select
         sds.image_id,
         sds.dimension,
-        sds.emotion,
+        sds.category,
         sds.human_sd,
         cuts.sd_cut_low,
         cuts.sd_cut_high,

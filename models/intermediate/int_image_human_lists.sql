@@ -9,7 +9,7 @@ image_lists as (
     select
         image_id,
         dimension,
-        any_value(emotion) as emotion,
+        any_value(category) as category,
         count(*) as n_ratings,
         list(rating order by rater_id) as ratings,
         coalesce(list(abs(loo_z) order by rater_id) filter (where loo_z is not null), []) as loo_abs_z

@@ -37,13 +37,13 @@ beside_humans as (
         asked.image_id,
         primary_run.run_id,
         stimuli.identity_id,
-        stimuli.race,
-        stimuli.gender,
-        stimuli.emotion as true_emotion,
-        primary_run.predicted_emotion,
+        stimuli.audit_1,
+        stimuli.audit_2,
+        stimuli.category as true_category,
+        primary_run.predicted_category,
         case
-            when primary_run.predicted_emotion is not null
-                then primary_run.predicted_emotion = stimuli.emotion
+            when primary_run.predicted_category is not null
+                then primary_run.predicted_category = stimuli.category
         end as correct,
         primary_run.parse_path,
         primary_run.thinking_tokens

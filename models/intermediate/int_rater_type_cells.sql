@@ -1,4 +1,4 @@
--- Sufficient statistics of the rater-type LMM (lmm_rater_type), per (condition, dimension, emotion):
+-- Sufficient statistics of the rater-type LMM (lmm_rater_type), per (condition, dimension, category):
 -- with two rows per image (the human mean and the model), the model - human difference and the
 -- sum of the two are independent, so the REML and ML fits need only each cell's count, mean and
 -- sum of squared deviations of both (docs/marts_agreement.md, "lmm_rater_type in closed form").
@@ -6,7 +6,7 @@
 select
     condition_id,
     dimension,
-    emotion,
+    category,
     count(*) as n_rows,
     count(d) as n_images,
     avg(model_value - human_mean) as diff_mean,

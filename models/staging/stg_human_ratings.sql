@@ -13,7 +13,7 @@ renamed as (
         rt_{{ dim }}_ms,
         {%- endfor %}
         trial_index,
-        {{ factor_slot('emotion') }} as chosen_emotion
+        {{ factor_slot('category') }} as chosen_category
     from source
 )
 

@@ -8,7 +8,7 @@ renamed as (
         image_id,
         run_id,
         strategy,
-        {{ factor_slot('emotion') }} as predicted_emotion,
+        {{ factor_slot('category') }} as predicted_category,
         {%- for dim in study_setting('model_dimensions') %}
         cast({{ dim }} as double) as model_{{ dim }},
         {%- endfor %}

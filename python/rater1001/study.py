@@ -40,9 +40,9 @@ PAPER_FACTORS = (
 PAPER_RATER_ATTRIBUTES = ({"name": "gender"},)
 # The warehouse's role slots (docs/study_shape.md, "Factor names"): staging fills these columns
 # from the declared factors, so the marts read one set of columns whatever a study names its
-# factors. The category fills `emotion`; the first two audit factors fill `race` and `gender`.
-CATEGORY_SLOT = "emotion"
-AUDIT_SLOTS = ("race", "gender")
+# factors. The category fills `category`; the first two audit factors fill `audit_1` and `audit_2`.
+CATEGORY_SLOT = "category"
+AUDIT_SLOTS = ("audit_1", "audit_2")
 # A factor or attribute becomes a column of its landing table: a plain SQL identifier, and not a
 # column the contract already names there.
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")

@@ -38,9 +38,9 @@ def headline_frame(tables: dict[str, pd.DataFrame], order: tuple[str, ...] = ())
     first (the study's declared order), then any others alphabetically."""
     cls = tables["classification_summary"].set_index("condition_id")[["accuracy", "kappa"]]
     alpha = tables["alpha_delta"]
-    alpha = alpha[(alpha["metric"] == "interval") & (alpha["emotion"] == "all") & (alpha["condition_id"] != "human")]
+    alpha = alpha[(alpha["metric"] == "interval") & (alpha["category"] == "all") & (alpha["condition_id"] != "human")]
     z = tables["zscore_summary"]
-    z = z[z["emotion"] == "all"]
+    z = z[z["category"] == "all"]
     present = set(alpha["dimension"]) | set(z.loc[z["condition_id"] != "human_loo", "dimension"])
     dims = [d for d in order if d in present] + sorted(present - set(order))
     out = cls.copy()

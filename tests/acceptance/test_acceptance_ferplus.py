@@ -49,7 +49,7 @@ def test_the_sample_lands_whole_and_runs_quietly(study):
     assert study.run_code == 0, study.run_stdout + study.run_stderr
     landed = study.query(
         "select count(*) as n, count(distinct image_id) as images, "
-        "count(chosen_emotion) as labelled from stg_human_ratings"
+        "count(chosen_category) as labelled from stg_human_ratings"
     ).iloc[0]
     assert (landed.n, landed.images, landed.labelled) == (votes.sum(), len(images), 3000)
     # quiet: one line per stage, dbt's own lines only in logs/dbt.log, no warnings on stderr
@@ -77,8 +77,8 @@ def test_the_human_plurality_row_against_scikit_learn(study):
     summary = study.query("select * from classification_summary where condition_id = 'human'").iloc[0]
     assert (summary.n, summary.accuracy) == (len(images), 1.0)
     by = study.query(
-        "select emotion, support, recall from classification_by_emotion where condition_id = 'human'"
-    ).set_index("emotion")
+        "select category, support, recall from classification_by_category where condition_id = 'human'"
+    ).set_index("category")
     _, recall, _, support = metrics.precision_recall_fscore_support(
         plurality, plurality, labels=list(OPTIONS), zero_division=np.nan
     )

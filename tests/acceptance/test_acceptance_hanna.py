@@ -77,7 +77,7 @@ def test_interval_alpha_and_delta_alpha_equal_the_krippendorff_package(study):
     humans, llms = raw()
     got = study.query(
         "select dimension, condition_id, alpha, delta_alpha from alpha_delta "
-        "where metric = 'interval' and emotion = 'all'"
+        "where metric = 'interval' and category = 'all'"
     ).set_index(["dimension", "condition_id"])
     for d, ratings in humans.items():
         human = krippendorff.alpha(reliability_data=ratings.T, level_of_measurement="interval")
@@ -98,7 +98,7 @@ def test_model_z_scores_by_brute_force(study):
     humans, llms = raw()
     got = study.query(
         "select condition_id, dimension, mean_abs_z, w1sd, w1sd_answered_only, n_images "
-        "from zscore_summary where emotion = 'all'"
+        "from zscore_summary where category = 'all'"
     ).set_index(["condition_id", "dimension"])
     for d, ratings in humans.items():
         mean, sd = ratings.mean(axis=1), ratings.std(axis=1, ddof=1)
@@ -121,7 +121,7 @@ def test_the_human_leave_one_out_baseline_by_brute_force(study):
     humans, _ = raw()
     got = study.query(
         "select dimension, mean_abs_z, w1sd, n_images, n_zero_sd_images from zscore_summary "
-        "where emotion = 'all' and condition_id = 'human_loo'"
+        "where category = 'all' and condition_id = 'human_loo'"
     ).set_index("dimension")
     for d, ratings in humans.items():
         loo, zero_sd = [], 0  # each rating against the other two ratings of its story
@@ -142,7 +142,7 @@ def test_the_human_leave_one_out_baseline_by_brute_force(study):
 def test_pearson_and_mae_to_the_human_mean_equal_scipy(study):
     humans, llms = raw()
     got = study.query(
-        "select condition_id, dimension, n, pearson_r, mae from dimensional_agreement where emotion = 'all'"
+        "select condition_id, dimension, n, pearson_r, mae from dimensional_agreement where category = 'all'"
     ).set_index(["condition_id", "dimension"])
     for d, ratings in humans.items():
         for cid in LLMS.values():
@@ -180,7 +180,7 @@ def test_the_alt_test_equals_the_procedure_written_out(study):
     got = study.query(
         "select condition_id, dimension, epsilon, winning_rate, advantage_probability, "
         "n_annotators_tested from alt_test_results where scoring = 'neg_abs_error' "
-        "and emotion = 'all'"
+        "and category = 'all'"
     ).set_index(["condition_id", "dimension", "epsilon"])
     assert len(got) == len(LLMS) * len(humans) * 3
     for (cid, d, eps), row in got.iterrows():
@@ -202,12 +202,12 @@ def test_no_category_and_one_audit_factor_under_its_own_name(study):
     are empty, and the audit's F test of the rating bias by generator (one stratum) is the one-way
     ANOVA of human mean - LLM rating across generators (scipy's f_oneway on the raw sample)."""
     assert study.query("select factor, role, slot from stg_study_factors").values.tolist() == [
-        ["generator", "audit", "race"]
+        ["generator", "audit", "audit_1"]
     ]
     assert study.query("select count(*) as n from classification_summary").n.iloc[0] == 0
     assert study.query("select count(*) as n from demographic_slices").n.iloc[0] == 0
     got = study.query("select * from demographic_stratified_anova").set_index(["condition_id", "dimension"])
-    assert set(got.term) == {"generator"} and (got.emotion == "all").all()  # the one stratum, never NULL
+    assert set(got.term) == {"generator"} and (got.category == "all").all()  # the one stratum, never NULL
     humans, llms = raw()
     who = generators()
     for dimension in CRITERIA.values():

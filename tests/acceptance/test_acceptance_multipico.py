@@ -95,11 +95,11 @@ def test_the_studys_own_factor_names_land_in_the_role_slots(study):
     items, _ = raw()
     factors = study.query("select factor, role, slot from stg_study_factors order by position")
     assert factors.values.tolist() == [
-        ["irony", "category", "emotion"],
-        ["source", "audit", "race"],
-        ["language_variety", "audit", "gender"],
+        ["irony", "category", "category"],
+        ["source", "audit", "audit_1"],
+        ["language_variety", "audit", "audit_2"],
     ]
-    stimuli = study.query("select image_id, race as source, gender as variety, emotion as irony from stg_stimuli")
+    stimuli = study.query("select image_id, audit_1 as source, audit_2 as variety, category as irony from stg_stimuli")
     by_id = stimuli.set_index("image_id")
     for k, v in items.items():
         assert by_id.loc[f"mp{k}", "source"] == v["other_info"]["source"]

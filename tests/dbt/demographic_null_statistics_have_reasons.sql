@@ -4,7 +4,7 @@ select 'demographic_glmm_lrt' as mart, condition_id, factor as detail
 from {{ ref('demographic_glmm_lrt') }}
 where chi2 is null and reason is null
 union all
-select 'demographic_stratified_anova', condition_id, dimension || '/' || emotion || '/' || term
+select 'demographic_stratified_anova', condition_id, dimension || '/' || category || '/' || term
 from {{ ref('demographic_stratified_anova') }}
 where f_value is null and reason is null
 union all

@@ -26,7 +26,7 @@ MARTS = (
     "zscore_summary",
     "dimensional_agreement",
     "classification_summary",
-    "classification_by_emotion",
+    "classification_by_category",
     "demographic_slices",
     "demographic_rater_agreement",
     "demographic_rater_panels",

@@ -93,7 +93,7 @@ def classification_by_label(root, landed):
         mart(root, WAREHOUSE_NAMES["by_label_table"]),
         ["condition_id", "label"],
         values,
-        what="classification_by_emotion",
+        what="classification_by_category",
     )
 
 

@@ -1,6 +1,5 @@
 """The warehouse's side of the comparison: each mart read into the oracle's layout (oracle_calc),
-and the comparison itself. The one place that knows the marts' column names: when the warehouse
-renames its role slots (issue 31, item 1), only WAREHOUSE_NAMES changes."""
+and the comparison itself. The one place that knows the marts' column names (WAREHOUSE_NAMES)."""
 
 from __future__ import annotations
 
@@ -12,8 +11,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-# oracle name -> the marts' name today (the category stratum column, the per-label column and table)
-WAREHOUSE_NAMES = {"scope": "emotion", "label": "emotion", "by_label_table": "classification_by_emotion"}
+# oracle name -> the marts' name (the category stratum column, the per-label column and table)
+WAREHOUSE_NAMES = {"scope": "category", "label": "category", "by_label_table": "classification_by_category"}
 CLOSED_FORM = 1e-9
 FIT = 1e-4
 

@@ -20,7 +20,7 @@ import pandas as pd
 AGREEMENT_MARTS = (
     "classification_predictions",
     "classification_summary",
-    "classification_by_emotion",
+    "classification_by_category",
     "confusion_matrix",
     "dimensional_agreement",
     "lmm_rater_type",

@@ -48,10 +48,10 @@ def demographic_aggregates(model_vs_human: pd.DataFrame) -> tuple[pd.DataFrame, 
     hand the demographic marts a small frame instead of building a warehouse."""
     from rater1001.stats.demographics import bias_cells
 
-    keys = ["condition_id", "race", "gender", "true_emotion", "predicted_emotion"]
+    keys = ["condition_id", "audit_1", "audit_2", "true_category", "predicted_category"]
     counts = model_vs_human.groupby(keys, dropna=False).size().rename("n_images").reset_index()
     dims = [c[2:] for c in model_vs_human.columns if c.startswith("d_")]
-    return counts, bias_cells(model_vs_human.rename(columns={"true_emotion": "emotion"}), dims)
+    return counts, bias_cells(model_vs_human.rename(columns={"true_category": "category"}), dims)
 
 
 def pairwise_k_star(panels, models) -> float:
@@ -96,3 +96,41 @@ def davidson_mle(comps: pd.DataFrame, reference: str) -> dict:
         options={"xatol": 1e-8, "fatol": 1e-10, "maxiter": 40000, "maxfev": 40000},
     )
     return dict(zip(free, res.x[:-1])) | {"nu": float(np.exp(res.x[-1]))}
+
+
+# The demo study's factors land under its own names (emotion, race, gender); the warehouse reads
+# them into the role slots (docs/study_shape.md, "Factor names"). Tests that recompute a mart from
+# the landed files read them under the slot names, so both sides name a column alike.
+DEMO_SLOTS = {
+    "emotion": "category",
+    "race": "audit_1",
+    "gender": "audit_2",
+    "true_emotion": "true_category",
+    "predicted_emotion": "predicted_category",
+}
+SLOTTED_TABLES = ("stimuli", "human_ratings", "model_predictions")
+
+
+def slotted(frame: pd.DataFrame) -> pd.DataFrame:
+    """A landed (simulation-truth, behaviour-profile) frame of the demo study with its factor
+    columns under the slot names. Not for raters: `gender` is the demo's rater attribute there, not a slot."""
+    return frame.rename(columns=DEMO_SLOTS)
+
+
+def read_landed(paths, table: str) -> pd.DataFrame:
+    """data/raw/<table>.parquet; the demo's factor columns under the slot names (`slotted`)."""
+    frame = pd.read_parquet(paths.raw_table(table))
+    return slotted(frame) if table in SLOTTED_TABLES else frame
+
+
+# How the demo's marts spell a slot in a value (slice_type, factor, term): by the demo's names.
+DEMO_NAMES = {"audit_1": "race", "audit_2": "gender", "category": "emotion"}
+
+
+def demo_spelled(frame: pd.DataFrame, columns) -> pd.DataFrame:
+    """A stats function's slot-spelled values ('audit_1', 'audit_1_audit_2', 'audit_2:category')
+    in the demo's names, as its marts spell them ('race', 'race_gender', 'gender:emotion')."""
+    import re
+
+    spell = lambda v: re.sub(r"audit_1|audit_2|category", lambda m: DEMO_NAMES[m.group(0)], v)  # noqa: E731
+    return frame.assign(**{c: frame[c].map(lambda v: spell(v) if isinstance(v, str) else v) for c in columns})

@@ -58,8 +58,8 @@ def test_a_build_is_quiet_reports_progress_and_names_the_failing_test(small_stud
     rows = con.execute(sql).df()
     con.close()
     assert sorted(rows.astype(object).where(rows.notna(), None).values.tolist(), key=repr) == [
-        ["emotion", "not_null when slot emotion is declared", None, 2],
-        ["race", "accepted_factor_label race", "Martian", 1],
+        ["audit_1", "accepted_factor_label audit_1", "Martian", 1],
+        ["category", "not_null when slot category is declared", None, 2],
     ]
     # progress: one call per node, counting up to the total dbt announced
     assert [d for d, _, _ in seen] == list(range(1, len(seen) + 1))

@@ -49,7 +49,7 @@ def _nodes():
             yield path, entry
 
 
-def declared_checks(slots=("race", "gender", "emotion")) -> set[tuple[str, str, str]]:
+def declared_checks(slots=("audit_1", "audit_2", "category")) -> set[tuple[str, str, str]]:
     """(model, column, check) of every not-null declaration, for a study that fills `slots`."""
     checks = set()
     for _, node in _nodes():
@@ -110,7 +110,7 @@ def test_every_declared_column_is_checked_by_its_models_test_and_none_by_a_test_
             ]
             meta = (column.get("config") or {}).get("meta") or {}
             for key in ("not_null_when_declared", "accepted_factor_label"):
-                if key in meta and meta[key] not in ("race", "gender", "emotion"):
+                if key in meta and meta[key] not in ("audit_1", "audit_2", "category"):
                     unknown_slot.append(f"{node['name']}.{column['name']}: {key}: {meta[key]}")
             if meta.get("accepted_audit_terms") not in (None, "factor", "slice_type", "term", "omnibus_term"):
                 unknown_slot.append(f"{node['name']}.{column['name']}: {meta['accepted_audit_terms']}")
@@ -141,7 +141,7 @@ def compiled_checks(code: str) -> set[tuple]:
             checks.add((tuple(column.split(", ")), check))
         elif check == "accepted_values":
             checks.add((column, check, tuple(re.findall(r"'([^']*)'", re.search(r"not in \((.*)\)", part).group(1)))))
-        elif check.startswith("accepted_"):  # "accepted_factor_label emotion", "accepted_audit_terms term"
+        elif check.startswith("accepted_"):  # "accepted_factor_label category", "accepted_audit_terms term"
             checks.add((column, *check.split(" ")))
         else:
             checks.add((column, check))
@@ -164,7 +164,7 @@ def test_each_models_test_checks_exactly_what_its_yml_declares(small_warehouse):
 @pytest.fixture(scope="module")
 def compiled_test_sql(small_warehouse) -> dict[str, str]:
     """model_checks of two models as the small study's build compiled it. stg_stimuli: image_id is
-    never null and its grain; race, gender and emotion are never null when the study fills their
+    never null and its grain; audit_1, audit_2 and category are never null when the study fills their
     slot (it does) and are labels (factor_labels) of the factor in their slot. int_condition_pools:
     pool and condition_id are never null, and (pool, condition_id) is its grain."""
     manifest = json.loads((small_warehouse.root / "target" / "manifest.json").read_text())
@@ -178,7 +178,9 @@ def compiled_test_sql(small_warehouse) -> dict[str, str]:
     }
 
 
-LABELS = {"race": ["a", "b"], "gender": ["a", "x"], "emotion": ["b", "x"]}
+LABELS = {"audit_1": ["a", "b"], "audit_2": ["a", "x"], "category": ["b", "x"]}
+# the factor in each slot, as the small study declares it (factor_labels holds the study's names)
+FACTOR = {"audit_1": "race", "audit_2": "gender", "category": "emotion"}
 
 
 @cache
@@ -187,7 +189,7 @@ def _database() -> duckdb.DuckDBPyConnection:
     opening a database per example cost ~17 ms, ten times what the example itself runs."""
     con = duckdb.connect()
     con.execute("attach ':memory:' as rater1001")
-    labels = pd.DataFrame([(f, label) for f, ls in LABELS.items() for label in ls], columns=["factor", "label"])
+    labels = pd.DataFrame([(FACTOR[s], label) for s, ls in LABELS.items() for label in ls], columns=["factor", "label"])
     con.register("labels", labels)
     con.execute("create table rater1001.main.factor_labels as select * from labels")
     return con
@@ -220,12 +222,12 @@ rows = st.lists(st.tuples(value, value, value, value, value), max_size=8)
 @settings(max_examples=40, deadline=None)
 @given(rows)
 def test_the_model_test_returns_each_failing_check_with_its_count(compiled_test_sql, data):
-    frame = pd.DataFrame(data, columns=["image_id", "race", "gender", "emotion", "file_path"], dtype="string")
+    frame = pd.DataFrame(data, columns=["image_id", "audit_1", "audit_2", "category", "file_path"], dtype="string")
     not_null = {
         "image_id": "not_null",
-        "race": "not_null when slot race is declared",
-        "gender": "not_null when slot gender is declared",
-        "emotion": "not_null when slot emotion is declared",
+        "audit_1": "not_null when slot audit_1 is declared",
+        "audit_2": "not_null when slot audit_2 is declared",
+        "category": "not_null when slot category is declared",
     }  # file_path is declared nothing: its NULLs are allowed
     expected = [(c, not_null[c], None, int(frame[c].isna().sum())) for c in not_null if frame[c].isna().any()]
     # not a label of the slot's factor: one row per (column, value) with its count; NULLs pass

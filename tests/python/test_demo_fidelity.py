@@ -58,40 +58,40 @@ def marts(demo_warehouse):
     q = lambda sql: query_warehouse(demo_warehouse, sql)  # noqa: E731
     return {
         "alpha": q(
-            "select condition_id, dimension, emotion, alpha, delta_alpha from alpha_delta where metric = 'interval'"
+            "select condition_id, dimension, category, alpha, delta_alpha from alpha_delta where metric = 'interval'"
         ),
         "summary": q("select condition_id, accuracy, kappa from classification_summary").set_index("condition_id"),
-        "recall": q("select condition_id, emotion, recall from classification_by_emotion"),
-        "agreement": q("select condition_id, dimension, emotion, pearson_r, bias from dimensional_agreement"),
-        "psig": q("select condition_id, dimension, p_sig from bootstrap_psig where emotion = 'all'"),
-        "k_human": q("select dimension, emotion, model_to_human_sd_ratio as ratio from response_diversity_k_human"),
-        "diversity": q("select condition_id, dimension, emotion, n_unique, modal_value from response_diversity"),
+        "recall": q("select condition_id, category, recall from classification_by_category"),
+        "agreement": q("select condition_id, dimension, category, pearson_r, bias from dimensional_agreement"),
+        "psig": q("select condition_id, dimension, p_sig from bootstrap_psig where category = 'all'"),
+        "k_human": q("select dimension, category, model_to_human_sd_ratio as ratio from response_diversity_k_human"),
+        "diversity": q("select condition_id, dimension, category, n_unique, modal_value from response_diversity"),
         "gaps": q(
             "select condition_id, accuracy_gap_pp, f1_gap_pp from demographic_slice_gaps "
             "where slice_type = 'race' and rater_kind = 'model'"
         ).set_index("condition_id"),
         "verdicts": q(
-            "select emotion, measure, verdict from replaceability_verdicts where measure in ('valence', 'arousal')"
-        ).set_index(["emotion", "measure"])["verdict"],
-        "matrix": q("select emotion, measure, verdict, n_conditions_passing from replaceability_verdicts").set_index(
-            ["emotion", "measure"]
+            "select category, measure, verdict from replaceability_verdicts where measure in ('valence', 'arousal')"
+        ).set_index(["category", "measure"])["verdict"],
+        "matrix": q("select category, measure, verdict, n_conditions_passing from replaceability_verdicts").set_index(
+            ["category", "measure"]
         ),
     }
 
 
 def pooled(frame: pd.DataFrame, dimension: str, column: str) -> pd.Series:
-    rows = frame[(frame["dimension"] == dimension) & (frame["emotion"] == "all")]
+    rows = frame[(frame["dimension"] == dimension) & (frame["category"] == "all")]
     return rows.set_index("condition_id")[column]
 
 
 def ratios(marts, dimension: str) -> pd.Series:
     k = marts["k_human"]
-    return k[k["dimension"] == dimension].set_index("emotion")["ratio"]
+    return k[k["dimension"] == dimension].set_index("category")["ratio"]
 
 
 # 1 -------------------------------------------------------------------------------------------
 def test_human_baseline_alpha(marts):
-    human = marts["alpha"][(marts["alpha"]["condition_id"] == "human") & (marts["alpha"]["emotion"] == "all")]
+    human = marts["alpha"][(marts["alpha"]["condition_id"] == "human") & (marts["alpha"]["category"] == "all")]
     alpha = human.set_index("dimension")["alpha"]
     assert abs(alpha["valence"] - 0.498) <= 0.010, alpha
     assert abs(alpha["arousal"] - 0.116) <= 0.010, alpha
@@ -113,7 +113,7 @@ def test_accuracy_per_condition_and_the_order_of_table_2(marts):
 def test_sad_is_under_detected(marts):
     paper = paper_by_emotion("table3_recall_by_emotion.tsv").loc["sad", VLMS]
     r = marts["recall"]
-    demo = r[r["emotion"] == "sad"].set_index("condition_id")["recall"].reindex(VLMS)
+    demo = r[r["category"] == "sad"].set_index("condition_id")["recall"].reindex(VLMS)
     assert ((demo - paper).abs() <= 0.060).all(), pd.DataFrame({"demo": demo, "paper": paper})
     assert (demo <= 0.650).all(), demo
 
@@ -126,9 +126,9 @@ def test_overall_valence_correlation(marts):
 
 
 # 5 -------------------------------------------------------------------------------------------
-def test_correlation_is_mostly_between_emotions(marts):
+def test_correlation_is_mostly_between_categories(marts):
     a = marts["agreement"]
-    within = a[(a["dimension"] == "valence") & (a["emotion"] != "all")].groupby("condition_id")["pearson_r"].mean()
+    within = a[(a["dimension"] == "valence") & (a["category"] != "all")].groupby("condition_id")["pearson_r"].mean()
     overall = pooled(a, "valence", "pearson_r")
     within, overall = within.reindex(VLMS), overall.reindex(VLMS)
     assert within.between(0.10, 0.45).all(), within
@@ -139,7 +139,7 @@ def test_correlation_is_mostly_between_emotions(marts):
 def test_polarity_exaggeration(marts):
     a = marts["agreement"]
     bias = a[(a["dimension"] == "valence") & a["condition_id"].isin(VLMS)].pivot(
-        index="condition_id", columns="emotion", values="bias"
+        index="condition_id", columns="category", values="bias"
     )
     assert (bias[["fear", "disgust", "angry"]] > 0).all().all(), bias
     assert (bias["happy"] < 0).all(), bias
@@ -181,7 +181,7 @@ def test_vlm_valence_is_most_uniform_on_happy_and_least_on_sad(marts):
     assert r.idxmin() == "happy" and r.idxmax() == "sad", r
 
 
-def test_vlm_valence_is_more_uniform_than_humans_in_every_emotion(marts):
+def test_vlm_valence_is_more_uniform_than_humans_in_every_category(marts):
     r = ratios(marts, "valence")
     assert (r < 1).all() and r.between(0.25, 0.95).all(), r
 
@@ -193,16 +193,16 @@ def test_disgust_arousal_is_where_vlms_disagree_more_than_humans(marts):
 
 # 12 ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "condition, emotion, value",
+    "condition, category, value",
     [
         ("gpt-4o-mini", "happy", 9),
         ("llama-3.2-11b-vision", "neutral", 5),
         ("gemma3-27b-it", "fear", None),  # Table 4b prints "—" (SD 0) without the value
     ],
 )
-def test_one_value_answers(marts, condition, emotion, value):
+def test_one_value_answers(marts, condition, category, value):
     d = marts["diversity"]
-    row = d[(d["condition_id"] == condition) & (d["dimension"] == "valence") & (d["emotion"] == emotion)].iloc[0]
+    row = d[(d["condition_id"] == condition) & (d["dimension"] == "valence") & (d["category"] == category)].iloc[0]
     assert row["n_unique"] == 1, row
     if value is not None:
         assert row["modal_value"] == value, row
@@ -233,7 +233,7 @@ def table8_dimension_verdicts() -> pd.Series:
     return cells.map(lambda text: next(v for k, v in TABLE8_SYMBOLS.items() if text.startswith(k)))
 
 
-def test_table_8_verdicts_per_emotion_and_dimension(marts):
+def test_table_8_verdicts_per_category_and_dimension(marts):
     paper = table8_dimension_verdicts()
     demo = marts["verdicts"].reindex(paper.index)
     assert len(paper) == 12 and (demo == paper).sum() >= 10, pd.DataFrame({"demo": demo, "paper": paper})
@@ -260,12 +260,14 @@ def table8_cells() -> pd.DataFrame:
     t.index = t.iloc[:, 0].map(_emotion_of_korean())
     t = t.rename(columns={"범주 분류": "classification", "Valence": "valence", "Arousal": "arousal"})
     rows = []
-    for emotion, row in t[["classification", "valence", "arousal"]].iterrows():
+    for category, row in t[["classification", "valence", "arousal"]].iterrows():
         for measure, text in row.items():
             n = re.search(r"\((\d+)개 모델\)", text)
             level = next(v for k, v in TABLE8_WORDS.items() if k in text)
-            rows.append({"emotion": emotion, "measure": measure, "verdict": level, "n": int(n.group(1)) if n else None})
-    return pd.DataFrame(rows).set_index(["emotion", "measure"])
+            rows.append(
+                {"category": category, "measure": measure, "verdict": level, "n": int(n.group(1)) if n else None}
+            )
+    return pd.DataFrame(rows).set_index(["category", "measure"])
 
 
 def test_verdict_matrix_is_table_8_cell_by_cell(marts):

@@ -18,6 +18,7 @@ from rater1001.stats import zscores as ZS
 from rater1001.stats.alt_test import alt_test
 from scipy import stats as sps
 from sklearn.metrics import cohen_kappa_score
+from stats_helpers import read_landed, slotted
 from statsmodels.stats.contingency_tables import mcnemar
 
 PROFILES = REPO_ROOT / "python" / "rater1001" / "data" / "demo_profiles"
@@ -42,15 +43,15 @@ def raw(demo_warehouse):
     """Landed demo tables from Parquet (not the warehouse): stimuli, ratings, primary-run
     predictions with truth and correctness, per-image human mean / SD / n."""
     p = demo_warehouse
-    stimuli = pd.read_parquet(p.raw_table("stimuli"))
-    ratings = pd.read_parquet(p.raw_table("human_ratings")).rename(columns={"emotion": "chosen_emotion"})
-    preds = pd.read_parquet(p.raw_table("model_predictions")).sort_values("run_id")
+    stimuli = read_landed(p, "stimuli")
+    ratings = read_landed(p, "human_ratings").rename(columns={"category": "chosen_category"})
+    preds = read_landed(p, "model_predictions").sort_values("run_id")
     preds = (
-        preds.rename(columns={"emotion": "predicted_emotion"})
+        preds.rename(columns={"category": "predicted_category"})
         .drop_duplicates(["condition_id", "image_id"])
         .merge(stimuli, on="image_id")
     )
-    preds["correct"] = preds["emotion"] == preds["predicted_emotion"]
+    preds["correct"] = preds["category"] == preds["predicted_category"]
     human = {d: ratings.groupby("image_id")[d].agg(["count", "mean", "std", "sum"]) for d in DIMS}
     for d in DIMS:
         human[d]["sumsq"] = ratings.assign(_sq=ratings[d] ** 2).groupby("image_id")["_sq"].sum()
@@ -68,7 +69,7 @@ def test_every_issue8_mart_is_labelled_simulated(raw):
 
 
 def test_thinking_pair_mcnemar_matches_statsmodels_on_raw_outcomes(raw):
-    mart = q(raw, "select * from ablation_thinking_comparison").set_index("emotion")
+    mart = q(raw, "select * from ablation_thinking_comparison").set_index("category")
     assert set(mart[["condition_a", "condition_b"]].itertuples(index=False)) == {
         ("gemini-2.5-flash", "gemini-2.5-flash-nothink")
     }
@@ -76,13 +77,13 @@ def test_thinking_pair_mcnemar_matches_statsmodels_on_raw_outcomes(raw):
     wide = (
         p[p.condition_id.isin(["gemini-2.5-flash", "gemini-2.5-flash-nothink"])]
         .pivot(index="image_id", columns="condition_id", values="correct")
-        .join(raw["stimuli"].set_index("image_id")["emotion"])
+        .join(raw["stimuli"].set_index("image_id")["category"])
     )
-    for emotion, part in [("all", wide), ("sad", wide[wide.emotion == "sad"])]:
+    for category, part in [("all", wide), ("sad", wide[wide.category == "sad"])]:
         a, b = part["gemini-2.5-flash"].astype(bool), part["gemini-2.5-flash-nothink"].astype(bool)
         table = [[(a & b).sum(), (a & ~b).sum()], [(~a & b).sum(), (~a & ~b).sum()]]
         ref = mcnemar(np.array(table), exact=(table[0][1] + table[1][0]) < 25, correction=True)
-        row = mart.loc[emotion]
+        row = mart.loc[category]
         assert row["mcnemar_p"] == pytest.approx(ref.pvalue) and row["mcnemar_statistic"] == pytest.approx(
             ref.statistic
         )
@@ -97,13 +98,13 @@ def test_thinking_pair_mcnemar_matches_statsmodels_on_raw_outcomes(raw):
 def test_scaling_accuracy_recovers_planted_recall_and_deltas(raw, demo_warehouse):
     mart = q(raw, "select * from ablation_scaling_accuracy where family = 'gemma3'")
     assert sorted(mart["size_b"].unique()) == [4, 12, 27]
-    truth = pd.read_parquet(demo_warehouse.root / "data" / "simulation_truth" / "model_values.parquet")
-    recall = truth[truth.dimension == "valence"].set_index(["condition_id", "emotion"])["recall_profile"]
-    for row in mart[mart.emotion != "all"].itertuples():
-        se = np.sqrt(recall[(row.condition_id, row.emotion)] * (1 - recall[(row.condition_id, row.emotion)]) / 240)
-        assert abs(row.accuracy - recall[(row.condition_id, row.emotion)]) <= 4 * se + 1e-9
-    acc = raw["preds"].groupby(["condition_id", "emotion"])["correct"].mean()
-    m = mart.set_index(["emotion", "size_b"])
+    truth = slotted(pd.read_parquet(demo_warehouse.root / "data" / "simulation_truth" / "model_values.parquet"))
+    recall = truth[truth.dimension == "valence"].set_index(["condition_id", "category"])["recall_profile"]
+    for row in mart[mart.category != "all"].itertuples():
+        se = np.sqrt(recall[(row.condition_id, row.category)] * (1 - recall[(row.condition_id, row.category)]) / 240)
+        assert abs(row.accuracy - recall[(row.condition_id, row.category)]) <= 4 * se + 1e-9
+    acc = raw["preds"].groupby(["condition_id", "category"])["correct"].mean()
+    m = mart.set_index(["category", "size_b"])
     assert m.loc[("sad", 12), "delta_accuracy"] == pytest.approx(
         acc[("gemma3-12b-it", "sad")] - acc[("gemma3-4b-it", "sad")]
     )
@@ -116,20 +117,22 @@ def test_scaling_metrics_match_scipy_pearson_and_mae_from_raw(raw):
     h = raw["human"]["arousal"]["mean"].reindex(p.index)
     assert mart.loc[("gemma3-27b-it", "arousal_r"), "value"] == pytest.approx(sps.pearsonr(h, p["arousal"]).statistic)
     assert mart.loc[("gemma3-27b-it", "arousal_mae"), "value"] == pytest.approx((h - p["arousal"]).abs().mean())
-    acc = p.groupby("race")["correct"].mean()
-    assert mart.loc[("gemma3-27b-it", "race_gap_accuracy_pp"), "value"] == pytest.approx(100 * (acc.max() - acc.min()))
+    acc = p.groupby("audit_1")["correct"].mean()
+    assert mart.loc[("gemma3-27b-it", "audit_1_gap_accuracy_pp"), "value"] == pytest.approx(
+        100 * (acc.max() - acc.min())
+    )
 
 
 def test_thinking_traces_mann_whitney_and_planted_lengths(raw):
-    mart = q(raw, "select * from ablation_thinking_traces").set_index(["condition_id", "measure", "emotion"])
+    mart = q(raw, "select * from ablation_thinking_traces").set_index(["condition_id", "measure", "category"])
     g = raw["preds"][raw["preds"].condition_id == "gemini-2.5-flash"]
     length = g["thinking_text"].str.len()
     ref = sps.mannwhitneyu(length[~g.correct], length[g.correct], alternative="two-sided")
     row = mart.loc[("gemini-2.5-flash", "chars", "all")]
     assert row["mann_whitney_u"] == pytest.approx(ref.statistic) and row["mann_whitney_p"] == pytest.approx(ref.pvalue)
-    # parameter recovery: per-emotion mean characters near Table 4A-3's plant (thinking.csv)
-    plant = pd.read_csv(PROFILES / "thinking.csv")
-    plant = plant[plant.condition_id == "gemini-2.5-flash"].set_index("emotion")["mean_length"]
+    # parameter recovery: per-category mean characters near Table 4A-3's plant (thinking.csv)
+    plant = slotted(pd.read_csv(PROFILES / "thinking.csv"))
+    plant = plant[plant.condition_id == "gemini-2.5-flash"].set_index("category")["mean_length"]
     got = mart.loc[("gemini-2.5-flash", "chars")]["mean_length"].drop("all")
     assert got.idxmax() == "sad"
     # the plant is the mean over all faces; wrong answers are 13 % longer, so allow 10 %
@@ -139,13 +142,13 @@ def test_thinking_traces_mann_whitney_and_planted_lengths(raw):
 
 def test_thinking_rt_spearman_matches_scipy_on_raw_rt(raw):
     mart = q(raw, "select * from ablation_thinking_rt").set_index(["condition_id", "measure", "rt_dimension"])
-    r = raw["ratings"].merge(raw["stimuli"][["image_id", "emotion"]], on="image_id")
-    rt = r.groupby("emotion")["rt_arousal_ms"].median()
+    r = raw["ratings"].merge(raw["stimuli"][["image_id", "category"]], on="image_id")
+    rt = r.groupby("category")["rt_arousal_ms"].median()
     g = raw["preds"][raw["preds"].condition_id == "qwen3-vl-4b-thinking"]
-    tokens = g.groupby("emotion")["thinking_tokens"].mean()
+    tokens = g.groupby("category")["thinking_tokens"].mean()
     row = mart.loc[("qwen3-vl-4b-thinking", "tokens", "arousal")]
     assert row["spearman_rho"] == pytest.approx(sps.spearmanr(tokens, rt.reindex(tokens.index)).statistic)
-    assert row["n_emotions"] == 6 and "n = 6" in row["small_n_caveat"]
+    assert row["n_categories"] == 6 and "n = 6" in row["small_n_caveat"]
 
 
 def test_offset_calibration_recovers_the_planted_bias_out_of_sample(raw, demo_warehouse):
@@ -153,11 +156,11 @@ def test_offset_calibration_recovers_the_planted_bias_out_of_sample(raw, demo_wa
     mart = mart[
         mart["condition_id"].isin(raw["preds"].loc[raw["preds"]["strategy"] != "fer", "condition_id"])
     ]  # VLM plants
-    truth = pd.read_parquet(demo_warehouse.root / "data" / "simulation_truth" / "model_values.parquet")
-    truth = truth.set_index(["condition_id", "dimension", "emotion"])
+    truth = slotted(pd.read_parquet(demo_warehouse.root / "data" / "simulation_truth" / "model_values.parquet"))
+    truth = truth.set_index(["condition_id", "dimension", "category"])
     z = []
     for row in mart.itertuples():
-        t = truth.loc[(row.condition_id, row.dimension, row.emotion)]
+        t = truth.loc[(row.condition_id, row.dimension, row.category)]
         # SE of a mean of 240 differences with the uncalibrated SD_d (the fold means average 4/5 of them)
         se = q_sd(raw, row) / np.sqrt(240)
         z.append((row.mean_b - t["bias_expected"]) / se)
@@ -169,9 +172,9 @@ def test_offset_calibration_recovers_the_planted_bias_out_of_sample(raw, demo_wa
 
 
 def q_sd(raw, row):
-    """SD of d = human mean - model for one (condition, dimension, emotion), from the raw Parquet."""
+    """SD of d = human mean - model for one (condition, dimension, category), from the raw Parquet."""
     p = raw["preds"]
-    p = p[(p.condition_id == row.condition_id) & (p.emotion == row.emotion)].set_index("image_id")
+    p = p[(p.condition_id == row.condition_id) & (p.category == row.category)].set_index("image_id")
     return float((raw["human"][row.dimension]["mean"].reindex(p.index) - p[row.dimension]).std(ddof=1))
 
 
@@ -179,11 +182,11 @@ def test_calibrated_scores_equal_an_independent_identity_fold_loop(raw):
     mart = q(
         raw,
         "select * from calibration_scores where condition_id = 'gpt-4o-mini' and dimension = 'valence' "
-        "and emotion = 'fear'",
+        "and category = 'fear'",
     ).set_index("method")
     p = raw["preds"][(raw["preds"].condition_id == "gpt-4o-mini")].set_index("image_id")
     folds = pd.Series(CAL.identity_folds(p["identity_id"], 5, 42), index=p.index)
-    fear = p[p.emotion == "fear"]
+    fear = p[p.category == "fear"]
     h = raw["human"]["valence"].reindex(fear.index)
     out = pd.Series(np.nan, index=fear.index)
     for f in range(5):
@@ -202,9 +205,9 @@ def test_calibration_verdicts_follow_the_scores(raw):
     v = q(raw, "select * from calibration_verdicts")
     s = q(raw, "select * from calibration_scores")
     assert len(v) == 2 * 6 * 3
-    n_pass = s.groupby(["dimension", "emotion", "method"])["passes"].sum()
+    n_pass = s.groupby(["dimension", "category", "method"])["passes"].sum()
     for row in v.itertuples():
-        assert row.n_conditions_passing == n_pass[(row.dimension, row.emotion, row.method)]
+        assert row.n_conditions_passing == n_pass[(row.dimension, row.category, row.method)]
     assert (v[v.method == "none"]["verdict_moved"] == False).all()  # noqa: E712
 
 
@@ -223,7 +226,7 @@ def test_small_pools_match_krippendorff_at_full_pool_and_models_matter_more_in_s
 
 
 def test_headline_intervals_estimates_match_reference_packages(raw):
-    mart = q(raw, "select * from headline_intervals").set_index(["condition_id", "dimension", "emotion", "statistic"])
+    mart = q(raw, "select * from headline_intervals").set_index(["condition_id", "dimension", "category", "statistic"])
     r = raw["ratings"]
     matrix = r.pivot(index="rater_id", columns="image_id", values="arousal")
     base = krippendorff.alpha(reliability_data=matrix.to_numpy(dtype=float), level_of_measurement="interval")
@@ -235,10 +238,10 @@ def test_headline_intervals_estimates_match_reference_packages(raw):
     assert row["estimate"] == pytest.approx(with_model - base)
     assert row["lo"] < row["estimate"] < row["hi"]
     kappa = mart.loc[("gemma3-4b-it", "classification", "all", "kappa")]
-    assert kappa["estimate"] == pytest.approx(cohen_kappa_score(p["emotion"], p["predicted_emotion"]))
+    assert kappa["estimate"] == pytest.approx(cohen_kappa_score(p["category"], p["predicted_category"]))
     h = raw["human"]["valence"].reindex(p.index)
     z = ZS.zscore(p["valence"], h["mean"], h["std"])
-    sad = (p["emotion"] == "sad").to_numpy()
+    sad = (p["category"] == "sad").to_numpy()
     w = mart.loc[("gemma3-4b-it", "valence", "sad", "w1sd")]
     assert w["estimate"] == pytest.approx(ZS.summarise(z[sad]).w1sd) and w["lo"] < w["estimate"] < w["hi"]
 
@@ -274,16 +277,16 @@ def _rank_centrality(v, others):
 
 @pytest.mark.parametrize("scoring,fn", [("neg_abs_error", _neg_abs_error), ("rank", _rank_centrality)])
 def test_alt_test_mart_equals_the_reference_alt_test(raw, scoring, fn):
-    """The SQL + counts route against stats.alt_test.alt_test on one emotion's images (the
+    """The SQL + counts route against stats.alt_test.alt_test on one category's images (the
     per-instance Python loop is too slow for the whole study, ~25 s per condition and dimension)."""
-    cond, dim, emotion, eps = "gemma3-4b-it", "arousal", "neutral", 0.2
+    cond, dim, category, eps = "gemma3-4b-it", "arousal", "neutral", 0.2
     mart = q(
         raw,
         f"select * from alt_test_results where condition_id = '{cond}' and dimension = '{dim}' "
-        f"and scoring = '{scoring}' and emotion = '{emotion}' and epsilon = {eps}",
+        f"and scoring = '{scoring}' and category = '{category}' and epsilon = {eps}",
     ).iloc[0]
-    r = raw["ratings"].merge(raw["stimuli"][["image_id", "emotion"]], on="image_id")
-    r = r[r.emotion == emotion]
+    r = raw["ratings"].merge(raw["stimuli"][["image_id", "category"]], on="image_id")
+    r = r[r.category == category]
     human = r.rename(columns={"rater_id": "annotator_id", "image_id": "instance_id", dim: "label"})
     p = raw["preds"][raw["preds"].condition_id == cond].set_index("image_id")[dim]
     ref = alt_test(
@@ -309,9 +312,9 @@ def test_marts_build_empty_without_predictions(small_warehouse_without_predictio
             continue
         n = query_warehouse(small_study, f"select count(*) as n from {mart}")["n"].item()
         assert n == 0, mart
-    # the human-only numbers are still there: human alpha with its interval, human RT by emotion
+    # the human-only numbers are still there: human alpha with its interval, human RT by category
     iv = query_warehouse(small_study, "select * from headline_intervals")
     assert set(iv["condition_id"]) == {"human"} and set(iv["dimension"]) == set(DIMS)
     assert iv["lo"].notna().all() and (iv["lo"] <= iv["estimate"]).all()
-    rt = query_warehouse(small_study, "select count(*) as n from ablation_human_rt_by_emotion")["n"].item()
+    rt = query_warehouse(small_study, "select count(*) as n from ablation_human_rt_by_category")["n"].item()
     assert rt > 0

@@ -21,7 +21,7 @@ from rater1001.stats import bootstrap as BS
 from rater1001.stats import classification as CL
 from rater1001.stats import diversity as DV
 from rater1001.stats import zscores as ZS
-from stats_helpers import delta_alpha_interval, loo_z
+from stats_helpers import delta_alpha_interval, loo_z, read_landed, slotted
 
 PROFILES = REPO_ROOT / "python" / "rater1001" / "data" / "demo_profiles"
 DIMS = ("valence", "arousal")
@@ -32,15 +32,15 @@ def raw(demo_warehouse):
     """The landed demo tables, the per-image human statistics recomputed in pandas, and the
     model's per-image rows (primary run), all from the Parquet files, not from the warehouse."""
     p = demo_warehouse
-    stimuli = pd.read_parquet(p.raw_table("stimuli"))
-    ratings = pd.read_parquet(p.raw_table("human_ratings"))
-    preds = pd.read_parquet(p.raw_table("model_predictions"))
+    stimuli = read_landed(p, "stimuli")
+    ratings = read_landed(p, "human_ratings")
+    preds = read_landed(p, "model_predictions")
     # The VLM conditions (the FER baselines of Supplement S1 are checked in test_marts_fer.py).
     kinds = pd.read_parquet(p.raw_table("model_conditions")).set_index("condition_id")["kind"]
     preds = preds[preds["condition_id"].map(kinds) == "vlm"]
     preds = preds.sort_values("run_id").drop_duplicates(["condition_id", "image_id"])
     preds = preds.rename(columns={d: f"model_{d}" for d in DIMS})
-    preds = preds.merge(stimuli[["image_id", "emotion"]].rename(columns={"emotion": "true_emotion"}), on="image_id")
+    preds = preds.merge(stimuli[["image_id", "category"]].rename(columns={"category": "true_category"}), on="image_id")
     human = {}
     for dim in DIMS:
         g = ratings.groupby("image_id")[dim]
@@ -53,9 +53,11 @@ def raw(demo_warehouse):
                 "total": g.sum(),
                 "total_sq": (ratings[dim] ** 2).groupby(ratings["image_id"]).sum(),
             }
-        ).join(stimuli.set_index("image_id")["emotion"])
-    # each rating with its image's intended emotion (the raters' own label is chosen_emotion)
-    rated = ratings.rename(columns={"emotion": "chosen_emotion"}).merge(stimuli[["image_id", "emotion"]], on="image_id")
+        ).join(stimuli.set_index("image_id")["category"])
+    # each rating with its image's intended category (the raters' own label is chosen_category)
+    rated = ratings.rename(columns={"category": "chosen_category"}).merge(
+        stimuli[["image_id", "category"]], on="image_id"
+    )
     return {
         "paths": p,
         "stimuli": stimuli,
@@ -78,7 +80,7 @@ def test_alpha_sql_equals_krippendorff_package_for_humans_and_every_model(raw):
     ratings, preds = raw["ratings"], raw["preds"]
     raters = {r: i for i, r in enumerate(sorted(ratings["rater_id"].unique()))}
     images = {m: j for j, m in enumerate(sorted(raw["stimuli"]["image_id"]))}
-    mart = q(raw, "select * from alpha_delta where emotion = 'all' and metric = 'interval'")
+    mart = q(raw, "select * from alpha_delta where category = 'all' and metric = 'interval'")
     for dim in DIMS:
         dense = np.full((len(raters), len(images)), np.nan)
         dense[ratings["rater_id"].map(raters), ratings["image_id"].map(images)] = ratings[dim].astype(float)
@@ -96,16 +98,16 @@ def test_alpha_sql_equals_krippendorff_package_for_humans_and_every_model(raw):
 def test_demo_human_alpha_is_in_the_issue_2_ranges(raw):
     a = q(
         raw,
-        "select dimension, alpha from alpha_delta where condition_id = 'human' and emotion = 'all' "
+        "select dimension, alpha from alpha_delta where condition_id = 'human' and category = 'all' "
         "and metric = 'interval'",
     ).set_index("dimension")["alpha"]
     assert 0.47 <= a["valence"] <= 0.53
     assert 0.09 <= a["arousal"] <= 0.15
 
 
-def test_ordinal_nominal_and_per_emotion_alpha_equal_the_package(raw):
+def test_ordinal_nominal_and_per_category_alpha_equal_the_package(raw):
     ratings, preds = raw["ratings"], raw["preds"]
-    happy = set(raw["stimuli"].loc[raw["stimuli"]["emotion"] == "happy", "image_id"])
+    happy = set(raw["stimuli"].loc[raw["stimuli"]["category"] == "happy", "image_id"])
     cond = "gpt-4o-mini"
     mart = q(raw, f"select * from alpha_delta where dimension = 'valence' and condition_id in ('human', '{cond}')")
 
@@ -126,16 +128,16 @@ def test_ordinal_nominal_and_per_emotion_alpha_equal_the_package(raw):
             krippendorff.alpha(value_counts=counts_plus, value_domain=domain_plus, level_of_measurement=level),
         )
 
-    for level, emotion, subset in (
+    for level, category, subset in (
         ("ordinal", "all", None),
         ("nominal", "all", None),
         ("interval", "happy", happy),
         ("ordinal", "happy", happy),
     ):
         human, plus = package(level, subset)
-        m = mart[(mart["metric"] == level) & (mart["emotion"] == emotion)].set_index("condition_id")["alpha"]
-        assert abs(m["human"] - human) < 1e-9, (level, emotion)
-        assert abs(m[cond] - plus) < 1e-9, (level, emotion)
+        m = mart[(mart["metric"] == level) & (mart["category"] == category)].set_index("condition_id")["alpha"]
+        assert abs(m["human"] - human) < 1e-9, (level, category)
+        assert abs(m[cond] - plus) < 1e-9, (level, category)
 
 
 # --- classification --------------------------------------------------------------------------
@@ -144,32 +146,32 @@ def test_ordinal_nominal_and_per_emotion_alpha_equal_the_package(raw):
 def test_classification_marts_equal_the_stats_functions_on_raw_predictions(raw):
     labels = ["happy", "sad", "angry", "fear", "disgust", "neutral"]
     summary = q(raw, "select * from classification_summary").set_index("condition_id")
-    by_emotion = q(raw, "select * from classification_by_emotion").set_index(["condition_id", "emotion"])
+    by_category = q(raw, "select * from classification_by_category").set_index(["condition_id", "category"])
     confusion = q(raw, "select * from confusion_matrix").set_index(
-        ["condition_id", "true_emotion", "predicted_emotion"]
+        ["condition_id", "true_category", "predicted_category"]
     )
     for cond, p in raw["preds"].groupby("condition_id"):
-        s = CL.summary(p["true_emotion"], p["emotion"], labels)
+        s = CL.summary(p["true_category"], p["category"], labels)
         assert summary.loc[cond, "accuracy"] == pytest.approx(s.accuracy, abs=1e-12)
         assert summary.loc[cond, "kappa"] == pytest.approx(s.kappa, abs=1e-12)
         assert summary.loc[cond, "f1_macro"] == pytest.approx(s.f1_macro, abs=1e-12)
         assert summary.loc[cond, "landis_koch_band"] == s.band
-        per = CL.by_label(p["true_emotion"], p["emotion"], labels).set_index("emotion")
-        np.testing.assert_allclose(by_emotion.loc[cond].loc[labels, "recall"], per.loc[labels, "recall"], atol=1e-12)
+        per = CL.by_label(p["true_category"], p["category"], labels).set_index("category")
+        np.testing.assert_allclose(by_category.loc[cond].loc[labels, "recall"], per.loc[labels, "recall"], atol=1e-12)
         np.testing.assert_allclose(
-            by_emotion.loc[cond].loc[labels, "kappa_within"], (per.loc[labels, "recall"] - 1 / 6) / (5 / 6), atol=1e-12
+            by_category.loc[cond].loc[labels, "kappa_within"], (per.loc[labels, "recall"] - 1 / 6) / (5 / 6), atol=1e-12
         )
-        cm = pd.crosstab(p["true_emotion"], p["emotion"])
+        cm = pd.crosstab(p["true_category"], p["category"])
         for (t, pr), n in cm.stack().items():
             assert confusion.loc[(cond, t, pr), "n"] == n
     # the 'human' row: plurality vote of the raters' forced-choice labels, computed here with pandas
     votes = (
         raw["ratings"]
-        .dropna(subset=["emotion"])
-        .groupby("image_id")["emotion"]
+        .dropna(subset=["category"])
+        .groupby("image_id")["category"]
         .agg(lambda s: s.mode().iloc[0] if len(s.mode()) == 1 else None)
     )
-    truth = raw["stimuli"].set_index("image_id")["emotion"].reindex(votes.index)
+    truth = raw["stimuli"].set_index("image_id")["category"].reindex(votes.index)
     s = CL.summary(truth, votes, labels)
     assert summary.loc["human", "accuracy"] == pytest.approx(s.accuracy, abs=1e-12)
     assert summary.loc["human", "n"] == len(votes)
@@ -178,22 +180,24 @@ def test_classification_marts_equal_the_stats_functions_on_raw_predictions(raw):
 # --- dimensional agreement, z-scores, diversity ------------------------------------------------
 
 
-def _pairs(raw, cond, dim, emotion):
+def _pairs(raw, cond, dim, category):
     p = raw["preds"][raw["preds"]["condition_id"] == cond].set_index("image_id")
     h = raw["human"][dim]
     j = h.join(p[f"model_{dim}"].rename("model"), how="inner")
-    return j if emotion == "all" else j[j["emotion"] == emotion]
+    return j if category == "all" else j[j["category"] == category]
 
 
-@pytest.mark.parametrize("emotion", ["all", "sad"])
-def test_dimensional_agreement_and_zscores_equal_the_stats_functions(raw, emotion):
-    agree = q(raw, f"select * from dimensional_agreement where emotion = '{emotion}'").set_index(
+@pytest.mark.parametrize("category", ["all", "sad"])
+def test_dimensional_agreement_and_zscores_equal_the_stats_functions(raw, category):
+    agree = q(raw, f"select * from dimensional_agreement where category = '{category}'").set_index(
         ["condition_id", "dimension"]
     )
-    zsum = q(raw, f"select * from zscore_summary where emotion = '{emotion}'").set_index(["condition_id", "dimension"])
+    zsum = q(raw, f"select * from zscore_summary where category = '{category}'").set_index(
+        ["condition_id", "dimension"]
+    )
     for cond in raw["conditions"]:
         for dim in DIMS:
-            j = _pairs(raw, cond, dim, emotion)
+            j = _pairs(raw, cond, dim, category)
             ba = AG.bland_altman(j["mean"], j["model"])
             row = agree.loc[(cond, dim)]
             for col in ("bias", "sd_d", "loa_lower", "loa_upper", "mae", "mae_folded_normal"):
@@ -210,7 +214,7 @@ def test_dimensional_agreement_and_zscores_equal_the_stats_functions(raw, emotio
     # human baselines: LOO z, LOO MAE and pairwise MAE from value counts of the raw ratings
     for dim in DIMS:
         r = raw["rated"]
-        r = r if emotion == "all" else r[r["emotion"] == emotion]
+        r = r if category == "all" else r[r["category"] == category]
         h = raw["human"][dim].reindex(r["image_id"]).to_numpy()
         y = r[dim].to_numpy(float)
         z = ZS.summarise(loo_z(h[:, 0], h[:, 4], h[:, 5], y))
@@ -223,18 +227,18 @@ def test_dimensional_agreement_and_zscores_equal_the_stats_functions(raw, emotio
 
 
 def test_response_diversity_equals_the_stats_function(raw):
-    mart = q(raw, "select * from response_diversity where emotion <> 'all'")
+    mart = q(raw, "select * from response_diversity where category <> 'all'")
     long = raw["preds"].melt(
-        id_vars=["condition_id", "true_emotion"],
+        id_vars=["condition_id", "true_category"],
         value_vars=[f"model_{d}" for d in DIMS],
         var_name="dimension",
         value_name="value",
     )
     long["dimension"] = long["dimension"].str.removeprefix("model_")
     ref = DV.diversity_table(
-        long.rename(columns={"true_emotion": "emotion"}), ["condition_id", "dimension", "emotion"], "value"
+        long.rename(columns={"true_category": "category"}), ["condition_id", "dimension", "category"], "value"
     )
-    m = mart.merge(ref, on=["condition_id", "dimension", "emotion"], suffixes=("", "_ref"))
+    m = mart.merge(ref, on=["condition_id", "dimension", "category"], suffixes=("", "_ref"))
     assert len(m) == len(ref) == len(raw["conditions"]) * 2 * 6
     assert (m["n_unique"] == m["n_unique_ref"]).all()
     np.testing.assert_allclose(m["modal_share"], m["modal_share_ref"], atol=1e-12)
@@ -243,8 +247,8 @@ def test_response_diversity_equals_the_stats_function(raw):
 def test_bootstraps_equal_the_stats_functions_on_raw_inputs(raw):
     """p_sig and the k-human comparison for one slice, rebuilt from the Parquet: images in
     image_id order, each image's humans in rater_id order (the order the mart documents)."""
-    cond, dim, emotion = "gemma3-4b-it", "arousal", "fear"
-    j = _pairs(raw, cond, dim, emotion).sort_index()
+    cond, dim, category = "gemma3-4b-it", "arousal", "fear"
+    j = _pairs(raw, cond, dim, category).sort_index()
     r = raw["ratings"][raw["ratings"]["image_id"].isin(j.index)].sort_values(["image_id", "rater_id"])
     h = raw["human"][dim].reindex(r["image_id"]).to_numpy()
     r = r.assign(loo=np.abs(loo_z(h[:, 0], h[:, 4], h[:, 5], r[dim].to_numpy(float))))
@@ -253,7 +257,7 @@ def test_bootstraps_equal_the_stats_functions_on_raw_inputs(raw):
     ref = BS.p_sig(np.abs(ZS.zscore(j["model"], j["mean"], j["sd"])), padded)
     mart = q(
         raw,
-        f"select * from bootstrap_psig where condition_id = '{cond}' and dimension = '{dim}' and emotion = '{emotion}'",
+        f"select * from bootstrap_psig where condition_id = '{cond}' and dimension = '{dim}' and category = '{category}'",
     ).iloc[0]
     assert mart["p_sig"] == ref.p_sig and mart["replicates"] == 2000 and mart["seed"] == 42
 
@@ -263,16 +267,16 @@ def test_bootstraps_equal_the_stats_functions_on_raw_inputs(raw):
     wide = wide.loc[j.index, pool]
     ratings = BS.ragged_to_padded(r["image_id"].map({m: i for i, m in enumerate(j.index)}), r[dim])
     k = BS.k_human_variance(wide.to_numpy(float), ratings)
-    mart = q(raw, f"select * from response_diversity_k_human where dimension = '{dim}' and emotion = '{emotion}'").iloc[
-        0
-    ]
+    mart = q(
+        raw, f"select * from response_diversity_k_human where dimension = '{dim}' and category = '{category}'"
+    ).iloc[0]
     assert mart["k"] == len(pool) == 7 and mart["conditions"] == ",".join(pool)
     assert mart["model_sd"] == pytest.approx(k.model_sd, abs=1e-12)
     assert mart["human_sd"] == pytest.approx(k.human_sd, abs=1e-12)
 
     # Figure 6's per-image rows: the models' SD per image is the SD of that image's predictions,
-    # and the same draws averaged over the emotion's images give Table 6's human_sd.
-    per_image = q(raw, f"select * from response_diversity_images where dimension = '{dim}' and emotion = '{emotion}'")
+    # and the same draws averaged over the category's images give Table 6's human_sd.
+    per_image = q(raw, f"select * from response_diversity_images where dimension = '{dim}' and category = '{category}'")
     models = per_image[per_image["source"] == "models"].set_index("image_id")["sd"]
     humans = per_image[per_image["source"] == "k_humans"].set_index("image_id")["sd"]
     np.testing.assert_allclose(models.loc[wide.index], wide.std(axis=1, ddof=1), atol=1e-12)
@@ -283,7 +287,7 @@ def test_bootstraps_equal_the_stats_functions_on_raw_inputs(raw):
 def test_bootstrap_psig_separates_models_near_and_far_from_humans(raw):
     """Gemma3-4B's arousal sits inside the human spread (W1SD above the human LOO W1SD) and the
     Gemini models' valence far outside it: p_sig must say so."""
-    p = q(raw, "select condition_id, dimension, p_sig from bootstrap_psig where emotion = 'all'")
+    p = q(raw, "select condition_id, dimension, p_sig from bootstrap_psig where category = 'all'")
     p = p.set_index(["condition_id", "dimension"])["p_sig"]
     assert p[("gemma3-4b-it", "arousal")] < 0.2
     assert p[("gemini-2.5-flash", "valence")] > 0.95
@@ -293,15 +297,15 @@ def test_bootstrap_psig_separates_models_near_and_far_from_humans(raw):
 
 
 def test_recall_and_confusion_recover_the_profile(raw):
-    profile = pd.read_csv(PROFILES / "confusion.csv")
+    profile = slotted(pd.read_csv(PROFILES / "confusion.csv"))
     profile = profile[profile["condition_id"] != "human"]
     cm = q(
         raw,
-        "select condition_id, true_emotion, predicted_emotion, n from confusion_matrix where condition_id <> 'human'",
+        "select condition_id, true_category, predicted_category, n from confusion_matrix where condition_id <> 'human'",
     )
-    m = profile.merge(cm, on=["condition_id", "true_emotion", "predicted_emotion"], how="left")
+    m = profile.merge(cm, on=["condition_id", "true_category", "predicted_category"], how="left")
     assert m["n"].notna().all()
-    support = m.groupby(["condition_id", "true_emotion"])["n"].transform("sum")
+    support = m.groupby(["condition_id", "true_category"])["n"].transform("sum")
     assert (support == 240).all()
     observed = m["n"] / support
     se = np.sqrt(m["probability"] * (1 - m["probability"]) / support)
@@ -309,9 +313,13 @@ def test_recall_and_confusion_recover_the_profile(raw):
     assert (np.abs(observed - m["probability"]) <= 4 * se + 1e-12).all(), m[
         np.abs(observed - m["probability"]) > 4 * se
     ]
-    recall = q(raw, "select condition_id, emotion, recall from classification_by_emotion where condition_id <> 'human'")
-    diag = profile[profile["true_emotion"] == profile["predicted_emotion"]].rename(columns={"true_emotion": "emotion"})
-    r = diag.merge(recall, on=["condition_id", "emotion"])
+    recall = q(
+        raw, "select condition_id, category, recall from classification_by_category where condition_id <> 'human'"
+    )
+    diag = profile[profile["true_category"] == profile["predicted_category"]].rename(
+        columns={"true_category": "category"}
+    )
+    r = diag.merge(recall, on=["condition_id", "category"])
     assert len(r) == len(diag)
     assert (
         np.abs(r["recall"] - r["probability"]) <= 4 * np.sqrt(r["probability"] * (1 - r["probability"]) / 240) + 1e-12
@@ -319,13 +327,14 @@ def test_recall_and_confusion_recover_the_profile(raw):
 
 
 def test_value_offsets_recover_the_profile(raw):
-    """bias (human mean - model) per condition x dimension x emotion within 4 SE of the profile's
+    """bias (human mean - model) per condition x dimension x category within 4 SE of the profile's
     planted bias (value_bias.csv, Tables 4a/5a); SE = SD_d / sqrt(n)."""
-    profile = pd.read_csv(PROFILES / "value_bias.csv")
+    profile = slotted(pd.read_csv(PROFILES / "value_bias.csv"))
     d = q(
-        raw, "select condition_id, dimension, emotion, bias, sd_d, n from dimensional_agreement where emotion <> 'all'"
+        raw,
+        "select condition_id, dimension, category, bias, sd_d, n from dimensional_agreement where category <> 'all'",
     )
-    m = profile.merge(d, on=["condition_id", "dimension", "emotion"], suffixes=("_profile", ""))
+    m = profile.merge(d, on=["condition_id", "dimension", "category"], suffixes=("_profile", ""))
     assert len(m) == len(profile) == len(raw["conditions"]) * 2 * 6
     se = m["sd_d"] / np.sqrt(m["n"])
     off = np.abs(m["bias"] - m["bias_profile"])
@@ -339,7 +348,7 @@ def test_verdict_counts_follow_from_independently_computed_inputs(raw):
     """n_conditions_passing per dimension cell = conditions whose W1SD (stats.zscores on the raw
     data) reaches the human LOO W1SD and whose pooled delta alpha over all images of the dimension
     (stats.alpha Python route; the seed's default delta_alpha_scope) is >= 0."""
-    verdicts = q(raw, "select * from replaceability_verdicts").set_index(["emotion", "measure"])
+    verdicts = q(raw, "select * from replaceability_verdicts").set_index(["category", "measure"])
     assert (
         verdicts.loc[verdicts.index.get_level_values("measure") != "classification", "delta_alpha_scope"] == "pooled"
     ).all()
@@ -351,18 +360,18 @@ def test_verdict_counts_follow_from_independently_computed_inputs(raw):
             cond: delta_alpha_interval(all_stats, _pairs(raw, cond, dim, "all")["model"]).delta
             for cond in raw["conditions"]
         }
-        for emotion, _images in h.groupby("emotion"):
-            ri = r[r["emotion"] == emotion]
+        for category, _images in h.groupby("category"):
+            ri = r[r["category"] == category]
             hh = h.reindex(ri["image_id"]).to_numpy()
             loo = ZS.summarise(loo_z(hh[:, 0], hh[:, 4], hh[:, 5], ri[dim].to_numpy(float))).w1sd
             passing = []
             for cond in raw["conditions"]:
-                j = _pairs(raw, cond, dim, emotion)
+                j = _pairs(raw, cond, dim, category)
                 w = ZS.summarise(ZS.zscore(j["model"], j["mean"], j["sd"])).w1sd
                 if w >= loo and pooled[cond] >= 0:
                     passing.append(cond)
-            cell = verdicts.loc[(emotion, dim)]
-            assert cell["n_conditions_passing"] == len(passing), (emotion, dim)
+            cell = verdicts.loc[(category, dim)]
+            assert cell["n_conditions_passing"] == len(passing), (category, dim)
             assert set(filter(None, cell["passing_conditions"].split(","))) == set(passing)
             inputs = json.loads(cell["rule_inputs"])
             assert {i["condition_id"] for i in inputs} == set(raw["conditions"])
@@ -374,7 +383,7 @@ def test_verdict_counts_follow_from_independently_computed_inputs(raw):
 def test_every_mart_says_simulated(raw):
     for table in (
         "classification_summary",
-        "classification_by_emotion",
+        "classification_by_category",
         "confusion_matrix",
         "dimensional_agreement",
         "alpha_delta",
@@ -392,7 +401,7 @@ def test_every_mart_says_simulated(raw):
 
 
 def test_lmm_rows_state_the_df_and_the_model_offset(raw):
-    """The rater_type[model] coefficient is the model - human difference of the reference emotion
+    """The rater_type[model] coefficient is the model - human difference of the reference category
     (happy): with two rows per image it equals -bias of happy from dimensional_agreement's route."""
     lmm = q(raw, "select * from lmm_rater_type where term = 'rater_type[model]'").set_index(
         ["condition_id", "dimension"]
@@ -412,14 +421,14 @@ def test_rater_type_cells_equal_pandas_on_the_long_table(raw):
 
     long = q(raw, "select * from int_model_vs_human_long")
     cells = (
-        q(raw, "select * from int_rater_type_cells").set_index(["condition_id", "dimension", "emotion"]).sort_index()
+        q(raw, "select * from int_rater_type_cells").set_index(["condition_id", "dimension", "category"]).sort_index()
     )
     ref = (
         long.groupby(["condition_id", "dimension"])
-        .apply(lambda g: rater_type_cells(g["human_mean"], g["model_value"], g["emotion"]), include_groups=False)
+        .apply(lambda g: rater_type_cells(g["human_mean"], g["model_value"], g["category"]), include_groups=False)
         .reset_index(level=2, drop=True)
         .reset_index()
-        .set_index(["condition_id", "dimension", "emotion"])
+        .set_index(["condition_id", "dimension", "category"])
         .sort_index()
     )
     assert cells.index.equals(ref.index)
@@ -459,13 +468,16 @@ def test_bad_input_gives_defined_results(damaged_warehouse):
     with a constant valence on happy faces, one without arousal values, a sad image every rater
     gave valence 5 and one with a single valence value."""
     paths = damaged_warehouse.paths
-    stimuli = pd.read_parquet(paths.raw_table("stimuli"))
-    d = agreement_damage(stimuli, pd.read_parquet(paths.raw_table("model_predictions")))
+    # the damage is planned on the landed files (the demo's names); the checks read the slots
+    d = agreement_damage(
+        pd.read_parquet(paths.raw_table("stimuli")), pd.read_parquet(paths.raw_table("model_predictions"))
+    )
+    stimuli = read_landed(paths, "stimuli")
     partial, constant, no_arousal = d.partial, d.constant, d.no_arousal
     _assert_my_marts_built(paths)
 
     agree = query_warehouse(paths, "select * from dimensional_agreement").set_index(
-        ["condition_id", "dimension", "emotion"]
+        ["condition_id", "dimension", "category"]
     )
     assert agree.loc[(partial, "valence", "all"), "n"] == 36
     assert agree.loc[(partial, "valence", "all"), "n_excluded_images"] == 36
@@ -473,15 +485,15 @@ def test_bad_input_gives_defined_results(damaged_warehouse):
     assert pd.isna(row["pearson_r"]) and row["pearson_r_null_reason"] == "model gives one constant value (SD 0)"
     assert agree.loc[(no_arousal, "arousal", "all"), "n"] == 0
 
-    z = query_warehouse(paths, "select * from zscore_summary").set_index(["condition_id", "dimension", "emotion"])
+    z = query_warehouse(paths, "select * from zscore_summary").set_index(["condition_id", "dimension", "category"])
     assert z.loc[(constant, "valence", "sad"), "n_zero_sd_images"] >= 1  # the SD-0 image (one-rating image: SD NULL)
     # 36 images unanswered; one of human SD 0 or with one rating is out of W1SD, answered or not
-    ratings = pd.read_parquet(paths.raw_table("human_ratings")).dropna(subset=["valence"])
+    ratings = read_landed(paths, "human_ratings").dropna(subset=["valence"])
     sd = ratings.groupby("image_id")["valence"].std(ddof=1)
     unanswered = sd[~sd.index.isin(half_of_the_images(stimuli))]
     assert z.loc[(partial, "valence", "all"), "n_missing_model_values"] == (unanswered > 0).sum() < 36
 
-    alpha = query_warehouse(paths, "select * from alpha_delta where metric = 'interval' and emotion = 'all'")
+    alpha = query_warehouse(paths, "select * from alpha_delta where metric = 'interval' and category = 'all'")
     alpha = alpha.set_index(["condition_id", "dimension"])
     # not pairable: the one-rating image, and the demographic damage's sad images left with one
     # rating and with none
@@ -495,12 +507,12 @@ def test_bad_input_gives_defined_results(damaged_warehouse):
 
 
 def _every_alpha_delta_row_equals_the_package(paths, stimuli):
-    """Every (condition, dimension, emotion, metric) row of alpha_delta against the `krippendorff`
+    """Every (condition, dimension, category, metric) row of alpha_delta against the `krippendorff`
     package on the landed ratings plus the condition's values, on a study with a condition that
     rated half the images, one with no arousal values and an image with one rating: the mart adds
     a condition's values to the human coincidence matrix algebraically, this rebuilds it."""
-    ratings = pd.read_parquet(paths.raw_table("human_ratings")).merge(
-        stimuli[["image_id", "emotion"]].rename(columns={"emotion": "true_emotion"}), on="image_id"
+    ratings = read_landed(paths, "human_ratings").merge(
+        stimuli[["image_id", "category"]].rename(columns={"category": "true_category"}), on="image_id"
     )
     model = query_warehouse(
         paths,
@@ -510,18 +522,18 @@ def _every_alpha_delta_row_equals_the_package(paths, stimuli):
     mart = query_warehouse(paths, "select * from alpha_delta")
     assert set(mart["metric"]) == {"interval", "ordinal", "nominal"}
 
-    # Each (condition, dimension, emotion)'s values are built once: its metrics' rows share them,
-    # as a dimension and emotion's human ratings are shared by every condition.
+    # Each (condition, dimension, category)'s values are built once: its metrics' rows share them,
+    # as a dimension and category's human ratings are shared by every condition.
     @functools.cache
-    def human(dimension, emotion):
-        r = ratings if emotion == "all" else ratings[ratings["true_emotion"] == emotion]
+    def human(dimension, category):
+        r = ratings if category == "all" else ratings[ratings["true_category"] == category]
         return r[["image_id", dimension]].rename(columns={dimension: "v"}).dropna()
 
     model_values = {key: m for key, m in model.groupby(["condition_id", "dimension"])}
 
     @functools.cache
-    def value_counts(condition_id, dimension, emotion):
-        long = human(dimension, emotion)
+    def value_counts(condition_id, dimension, category):
+        long = human(dimension, category)
         if condition_id != "human":
             m = model_values.get((condition_id, dimension), model.iloc[:0])
             m = m[m["image_id"].isin(set(long["image_id"]))]
@@ -532,7 +544,7 @@ def _every_alpha_delta_row_equals_the_package(paths, stimuli):
 
     checked = 0
     for row in mart.itertuples():
-        counted = value_counts(row.condition_id, row.dimension, row.emotion)
+        counted = value_counts(row.condition_id, row.dimension, row.category)
         if counted is None:
             assert pd.isna(row.alpha)
             continue

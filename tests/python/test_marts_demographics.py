@@ -5,7 +5,7 @@ Independent routes:
   the landing Parquet (human means by pandas groupby, correctness by string comparison), not on
   the warehouse's int_model_vs_human and not through rater1001.marts.demographics;
 - the race and gender accuracy gaps planted by the simulator (its truth file labels.parquet, the
-  P(correct) per condition x emotion x race x gender cell) are found with the right sign;
+  P(correct) per condition x category x audit_1 x audit_2 cell) are found with the right sign;
 - conditions simulated with no demographic effect (Profiles.without_demographic_gaps) reject no
   more often than the nominal 5 % over several seeds (stats functions on frames built from the
   simulator's Parquet, the same shape the marts read);
@@ -24,7 +24,7 @@ from conftest import query_warehouse
 from rater1001.marts import demographics as audit
 from rater1001.stats import demographics as dm
 from scipy import stats
-from stats_helpers import demographic_aggregates
+from stats_helpers import DEMO_NAMES, demo_spelled, demographic_aggregates, read_landed, slotted
 
 MARTS = [
     "demographic_slices",
@@ -42,37 +42,37 @@ MARTS = [
 
 def parquet_rows(paths, dimensions=("valence", "arousal")) -> pd.DataFrame:
     """One row per (condition, image) in stats.demographics' input shape, from the raw Parquet."""
-    stimuli = pd.read_parquet(paths.raw_table("stimuli"))
-    preds = pd.read_parquet(paths.raw_table("model_predictions"))
-    ratings = pd.read_parquet(paths.raw_table("human_ratings"))
+    stimuli = read_landed(paths, "stimuli")
+    preds = read_landed(paths, "model_predictions")
+    ratings = read_landed(paths, "human_ratings")
     # the audit's pool (seeds/condition_pools.csv, 'demographics'): the VLM conditions
     kinds = pd.read_parquet(paths.raw_table("model_conditions")).set_index("condition_id")["kind"]
     preds = preds[preds["condition_id"].map(kinds) == "vlm"]
     preds = preds.sort_values("run_id").drop_duplicates(["condition_id", "image_id"])
     means = ratings.groupby("image_id")[list(dimensions)].mean()
-    d = preds.rename(columns={"emotion": "predicted_emotion"}).merge(stimuli, on="image_id")
+    d = preds.rename(columns={"category": "predicted_category"}).merge(stimuli, on="image_id")
     for dim in dimensions:
         d[f"d_{dim}"] = d["image_id"].map(means[dim]) - d[dim]
-    d["correct"] = (d["predicted_emotion"] == d["emotion"]).fillna(False).astype(bool)
-    d["predicted_emotion"] = d["predicted_emotion"].astype(object).where(d["predicted_emotion"].notna(), None)
+    d["correct"] = (d["predicted_category"] == d["category"]).fillna(False).astype(bool)
+    d["predicted_category"] = d["predicted_category"].astype(object).where(d["predicted_category"].notna(), None)
     cols = [
         "condition_id",
         "image_id",
-        "race",
-        "gender",
-        "emotion",
-        "predicted_emotion",
+        "audit_1",
+        "audit_2",
+        "category",
+        "predicted_category",
         "correct",
         *[f"d_{dim}" for dim in dimensions],
     ]
-    return d[cols].astype({c: object for c in ["condition_id", "image_id", "race", "gender", "emotion"]})
+    return d[cols].astype({c: object for c in ["condition_id", "image_id", "audit_1", "audit_2", "category"]})
 
 
 def parquet_human_rows(paths) -> pd.DataFrame:
-    ratings = pd.read_parquet(paths.raw_table("human_ratings"))
-    stimuli = pd.read_parquet(paths.raw_table("stimuli"))
-    d = ratings[ratings["emotion"].notna()].rename(columns={"emotion": "predicted_emotion"})
-    d = d[["image_id", "predicted_emotion"]].merge(stimuli, on="image_id")
+    ratings = read_landed(paths, "human_ratings")
+    stimuli = read_landed(paths, "stimuli")
+    d = ratings[ratings["category"].notna()].rename(columns={"category": "predicted_category"})
+    d = d[["image_id", "predicted_category"]].merge(stimuli, on="image_id")
     return d.assign(condition_id="human")
 
 
@@ -124,13 +124,13 @@ def test_cell_aggregates_equal_pandas_on_the_per_image_table(demo):
     per_image = query_warehouse(paths, "select * from int_model_vs_human")
     ref_counts, ref_cells = demographic_aggregates(per_image)
     counts = query_warehouse(paths, "select * from int_demographic_label_counts")
-    keys = ["condition_id", "race", "gender", "true_emotion", "predicted_emotion"]
+    keys = ["condition_id", "audit_1", "audit_2", "true_category", "predicted_category"]
     assert_close(counts, ref_counts, keys, ["n_images"], atol=0)
     cells = query_warehouse(paths, "select * from int_bias_cells")
     assert_close(
         cells,
         ref_cells,
-        ["condition_id", "dimension", "emotion", "race", "gender"],
+        ["condition_id", "dimension", "category", "audit_1", "audit_2"],
         ["n_rows", "n_bias", "bias_mean", "bias_ss"],
         atol=1e-9,
     )
@@ -140,7 +140,8 @@ def test_cell_aggregates_equal_pandas_on_the_per_image_table(demo):
 def test_slices_and_gaps_equal_stats_on_parquet(demo):
     paths, t, rows = demo
     ref = pd.concat([dm.slice_metrics(rows), dm.slice_metrics(parquet_human_rows(paths))], ignore_index=True)
-    gaps = dm.slice_gaps(ref)
+    gaps = demo_spelled(dm.slice_gaps(ref), ["slice_type"])
+    ref = demo_spelled(ref, ["slice_type"])
     keys = ["condition_id", "slice_type", "slice"]
     assert_close(t["demographic_slices"], ref, keys, ["n", "n_unparsed", "accuracy", "f1_macro"])
     assert_close(
@@ -161,7 +162,7 @@ def test_glmm_lrt_equals_stats_on_parquet(demo):
     assert mart["method"].eq("ML, adaptive Gauss-Hermite quadrature (nAGQ=25)").all()
     # two conditions keep the test fast; the code path is the same for all eight
     some = sorted(rows["condition_id"].unique())[:2]
-    ref = dm.glmm_lrt_table(rows[rows["condition_id"].isin(some)])
+    ref = demo_spelled(dm.glmm_lrt_table(rows[rows["condition_id"].isin(some)]), ["factor"])
     assert_close(
         mart[mart["condition_id"].isin(some)],
         ref,
@@ -175,10 +176,10 @@ def test_glmm_lrt_equals_stats_on_parquet(demo):
 def test_anova_tukey_omnibus_counts_equal_stats_on_parquet(demo):
     _, t, rows = demo
     anova = dm.stratified_anova(rows)
-    keys = ["condition_id", "dimension", "emotion", "term"]
+    keys = ["condition_id", "dimension", "category", "term"]
     assert_close(
         t["demographic_stratified_anova"],
-        anova,
+        demo_spelled(anova, ["term"]),
         keys,
         ["df_num", "df_den", "f_value", "eta_sq", "p_raw", "q_bh", "family_size", "n"],
         exact=["significant"],
@@ -193,7 +194,7 @@ def test_anova_tukey_omnibus_counts_equal_stats_on_parquet(demo):
 
     # Tukey: every significant interaction gets its 15 cell pairs; values checked on three
     # conditions (scipy's studentized range costs ~0.5 s per stratum)
-    hits = anova["term"].eq("race:gender") & anova["significant"].fillna(False)
+    hits = anova["term"].eq("audit_1:audit_2") & anova["significant"].fillna(False)
     assert len(t["demographic_tukey"]) == 15 * int(hits.sum()) > 0
     some = sorted(rows["condition_id"].unique())[:3]
     # statsmodels' tukeyhsd inverts the studentized range (~0.15 s) for every stratum, the same
@@ -204,13 +205,13 @@ def test_anova_tukey_omnibus_counts_equal_stats_on_parquet(demo):
     assert_close(
         mart[mart["condition_id"].isin(some)],
         tukey,
-        ["condition_id", "dimension", "emotion", "group1", "group2"],
+        ["condition_id", "dimension", "category", "group1", "group2"],
         ["meandiff", "p_adj", "lower", "upper"],
         exact=["reject"],
         atol=1e-8,
     )
 
-    omni = dm.omnibus_tests(rows)
+    omni = demo_spelled(dm.omnibus_tests(rows), ["factor", "term"])
     assert_close(
         t["demographic_omnibus"],
         omni,
@@ -222,7 +223,7 @@ def test_anova_tukey_omnibus_counts_equal_stats_on_parquet(demo):
     assert set(o.loc["race", "df_num"]) == {2} and set(o.loc["race", "df_den"]) == {1432}
     assert set(o.loc["gender:emotion", "df_num"]) == {5} and set(o.loc["gender:emotion", "df_den"]) == {1428}
 
-    counts = dm.significance_counts(anova)
+    counts = demo_spelled(dm.significance_counts(anova), ["term", "label"])
     assert_close(
         t["demographic_significance_counts"],
         counts,
@@ -237,14 +238,14 @@ def test_anova_tukey_omnibus_counts_equal_stats_on_parquet(demo):
 
 def planted_accuracy(paths) -> pd.DataFrame:
     """Planted accuracy per (condition, factor, level): the mean of the simulator's P(correct)
-    over the balanced emotion x race x gender cells of that level."""
-    truth = pd.read_parquet(paths.root / "data" / "simulation_truth" / "labels.parquet")
+    over the balanced category x audit_1 x audit_2 cells of that level."""
+    truth = slotted(pd.read_parquet(paths.root / "data" / "simulation_truth" / "labels.parquet"))
     kinds = pd.read_parquet(paths.raw_table("model_conditions")).set_index("condition_id")["kind"]
     truth = truth[truth["condition_id"].map(kinds).fillna("vlm") == "vlm"]  # the audit's pool; 'human' kept
     out = []
-    for factor in ("race", "gender"):
+    for factor in ("audit_1", "audit_2"):
         g = truth.groupby(["condition_id", factor])["p_correct"].mean().reset_index()
-        out.append(g.rename(columns={factor: "level"}).assign(factor=factor))
+        out.append(g.rename(columns={factor: "level"}).assign(factor=DEMO_NAMES[factor]))
     return pd.concat(out, ignore_index=True)
 
 
@@ -312,8 +313,8 @@ def test_no_demographic_effect_rejects_at_the_nominal_rate(tmp_path):
             conditions=NULL_CONDITIONS,
             profiles=profiles,
         )
-        truth = pd.read_parquet(paths.root / "data" / "simulation_truth" / "labels.parquet")
-        spread = truth.groupby(["condition_id", "emotion"])["p_correct"].agg(lambda s: s.max() - s.min())
+        truth = slotted(pd.read_parquet(paths.root / "data" / "simulation_truth" / "labels.parquet"))
+        spread = truth.groupby(["condition_id", "category"])["p_correct"].agg(lambda s: s.max() - s.min())
         assert spread.max() < 1e-12  # the override really removes every race / gender effect
         rows = parquet_rows(paths)
         glmm_p += dm.glmm_lrt_table(rows)["p_value"].dropna().tolist()
@@ -371,23 +372,25 @@ def test_degenerate_inputs_give_null_with_reasons(degenerate_warehouse):
     rows = parquet_rows(paths)
     for r in a[a["df_num"].notna()].itertuples():
         used = rows[
-            (rows["condition_id"] == r.condition_id) & (rows["emotion"] == r.emotion) & rows[f"d_{r.dimension}"].notna()
+            (rows["condition_id"] == r.condition_id)
+            & (rows["category"] == r.category)
+            & rows[f"d_{r.dimension}"].notna()
         ]
-        n_race, n_gender = used["race"].nunique(), used["gender"].nunique()
-        n_cells = (used["race"] + used["gender"]).nunique()
-        additive = 1 + (n_race - 1) + (n_gender - 1)
+        n_audit_1, n_audit_2 = used["audit_1"].nunique(), used["audit_2"].nunique()
+        n_cells = (used["audit_1"] + used["audit_2"]).nunique()
+        additive = 1 + (n_audit_1 - 1) + (n_audit_2 - 1)
         assert r.n == len(used)
         if used.empty:  # the agreement damage's condition without arousal: no rank, no residual
             assert (r.df_num, r.df_den) == (0, 0) and pd.isna(r.f_value), r
         elif r.term == "race:gender":
             assert (r.df_num, r.df_den) == (n_cells - additive, len(used) - n_cells)
         else:
-            assert (r.df_num, r.df_den) == ((n_race if r.term == "race" else n_gender) - 1, len(used) - additive)
-    happy = a[(a["condition_id"] == "gemma3-4b-it") & (a["emotion"] == "happy")].set_index(["dimension", "term"])
+            assert (r.df_num, r.df_den) == ((n_audit_1 if r.term == "race" else n_audit_2) - 1, len(used) - additive)
+    happy = a[(a["condition_id"] == "gemma3-4b-it") & (a["category"] == "happy")].set_index(["dimension", "term"])
     assert happy.loc[("valence", "race:gender"), "df_num"] == 1  # 5 of 6 cells
 
     # images without human ratings: bias NULL, counted, never dropped silently
-    sad = a[(a["emotion"] == "sad") & (a["condition_id"] == "gemma3-4b-it")]
+    sad = a[(a["category"] == "sad") & (a["condition_id"] == "gemma3-4b-it")]
     assert (sad["n_missing"] == 1).all()
 
     slices = t["demographic_slices"]
@@ -407,10 +410,10 @@ def test_empty_inputs_give_empty_typed_marts():
             for c in [
                 "condition_id",
                 "image_id",
-                "race",
-                "gender",
-                "true_emotion",
-                "predicted_emotion",
+                "audit_1",
+                "audit_2",
+                "true_category",
+                "predicted_category",
                 "correct",
                 "d_valence",
                 "d_arousal",
@@ -420,7 +423,7 @@ def test_empty_inputs_give_empty_typed_marts():
     labels = pd.DataFrame(
         {
             c: pd.Series([], dtype=object)
-            for c in ["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"]
+            for c in ["image_id", "audit_1", "audit_2", "true_category", "chosen_category", "n_labels"]
         }
     )
     counts, cells = demographic_aggregates(empty)

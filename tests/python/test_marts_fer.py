@@ -9,6 +9,7 @@ import pytest
 from conftest import REFERENCE, query_warehouse
 from rater1001.paths import REPO_ROOT
 from sklearn.metrics import cohen_kappa_score
+from stats_helpers import read_landed
 
 FER = {"posterv2", "mobilevit", "efficientnet", "beit", "emonet"}
 
@@ -31,10 +32,10 @@ def test_paper_seed_is_the_transcribed_tables():
 @pytest.fixture(scope="module")
 def landed(demo_warehouse):
     p = demo_warehouse
-    preds = pd.read_parquet(p.raw_table("model_predictions")).merge(
-        pd.read_parquet(p.raw_table("stimuli"))[["image_id", "emotion"]], on="image_id", suffixes=("", "_true")
+    preds = read_landed(p, "model_predictions").merge(
+        read_landed(p, "stimuli")[["image_id", "category"]], on="image_id", suffixes=("", "_true")
     )
-    human = pd.read_parquet(p.raw_table("human_ratings")).groupby("image_id")[["valence", "arousal"]].mean()
+    human = read_landed(p, "human_ratings").groupby("image_id")[["valence", "arousal"]].mean()
     return preds.merge(human, left_on="image_id", right_index=True, suffixes=("", "_human"))
 
 
@@ -43,8 +44,8 @@ def test_table_s1_ranks_all_13_conditions_by_accuracy(demo_warehouse, landed):
     assert len(s1) == 13 and set(s1.index[s1["kind"] == "fer"]) == FER
     assert (s1["data_origin"] == "SIMULATED").all() and s1["paper_rank"].notna().all()
     for cid, g in landed.groupby("condition_id"):
-        assert s1.loc[cid, "accuracy"] == pytest.approx((g["emotion"] == g["emotion_true"]).mean())
-        assert s1.loc[cid, "kappa"] == pytest.approx(cohen_kappa_score(g["emotion_true"], g["emotion"]))
+        assert s1.loc[cid, "accuracy"] == pytest.approx((g["category"] == g["category_true"]).mean())
+        assert s1.loc[cid, "kappa"] == pytest.approx(cohen_kappa_score(g["category_true"], g["category"]))
     expected_rank = s1["accuracy"].rank(ascending=False, method="min").astype(int)
     assert (s1["rank"] == expected_rank).all()
 

@@ -11,6 +11,7 @@ from conftest import REFERENCE, query_warehouse
 from rater1001.paths import REPO_ROOT
 from rater1001.stats.variance_components import crossed_variance_components
 from scipy import stats as sps
+from stats_helpers import read_landed
 
 
 @pytest.fixture(scope="module")
@@ -18,9 +19,9 @@ def landed(demo_warehouse):
     p = demo_warehouse
     return {
         "paths": p,
-        "stimuli": pd.read_parquet(p.raw_table("stimuli")),
-        "ratings": pd.read_parquet(p.raw_table("human_ratings")),
-        "preds": pd.read_parquet(p.raw_table("model_predictions")),
+        "stimuli": read_landed(p, "stimuli"),
+        "ratings": read_landed(p, "human_ratings"),
+        "preds": read_landed(p, "model_predictions"),
         "conditions": pd.read_parquet(p.raw_table("model_conditions")),
     }
 
@@ -30,10 +31,10 @@ def q(landed, sql):
 
 
 def test_variance_components_are_the_crossed_fit_of_the_landed_ratings(landed):
-    """The mart's valence row is the REML fit of the landed ratings with the stimuli's emotion as
+    """The mart's valence row is the REML fit of the landed ratings with the stimuli's category as
     fixed effects (the statistic itself: tests/python/test_stats_variance_components.py)."""
     r = landed["ratings"].merge(
-        landed["stimuli"][["image_id", "emotion"]].rename(columns={"emotion": "intended"}), on="image_id"
+        landed["stimuli"][["image_id", "category"]].rename(columns={"category": "intended"}), on="image_id"
     )
     ref = crossed_variance_components(r["valence"], r["rater_id"], r["image_id"], r["intended"])
     mart = q(landed, "select * from human_variance_components").set_index("dimension")
@@ -43,7 +44,7 @@ def test_variance_components_are_the_crossed_fit_of_the_landed_ratings(landed):
     assert row["image_variance"] == pytest.approx(ref.image_variance, rel=1e-6)
     assert row["residual_variance"] == pytest.approx(ref.residual_variance, rel=1e-6)
     assert (row["n_ratings"], row["n_raters"], row["n_images"]) == (len(r), r["rater_id"].nunique(), 1440)
-    assert row["formula"] == "rating ~ emotion + (1|rater_id) + (1|image_id)"
+    assert row["formula"] == "rating ~ emotion + (1|rater_id) + (1|image_id)"  # the study's name
     shares = mart[["rater_share", "image_share"]].sum(axis=1) + mart["residual_variance"] / mart[
         ["rater_variance", "image_variance", "residual_variance"]
     ].sum(axis=1)
@@ -74,8 +75,9 @@ def test_a_dimension_above_the_size_limit_is_not_fitted_and_never_read_whole():
     con.register("stimuli_df", pd.DataFrame({"image_id": [f"i{i}" for i in range(10)]}))
     con.register("prov_df", pd.DataFrame({"data_origin": ["observed"]}))
     relation = con.sql("select * from ratings_df")
+    factors = pd.DataFrame({"factor": ["emotion"], "role": ["category"], "slot": ["category"], "position": [1]})
     out = human_baseline.human_variance_components(
-        relation, con.sql("select * from stimuli_df"), con.sql("select * from prov_df"), max_ratings=200
+        relation, con.sql("select * from stimuli_df"), factors, con.sql("select * from prov_df"), max_ratings=200
     )
     out = out.set_index("dimension")
     assert out.loc["arousal", "n_ratings"] == 240 and np.isnan(out.loc["arousal", "rater_variance"])
@@ -87,7 +89,7 @@ def test_a_dimension_above_the_size_limit_is_not_fitted_and_never_read_whole():
     assert out.loc["valence", "rater_variance"] == pytest.approx(ref.rater_variance, rel=1e-9)
     # with the default limit both are fitted
     both = human_baseline.human_variance_components(
-        relation, con.sql("select * from stimuli_df"), con.sql("select * from prov_df")
+        relation, con.sql("select * from stimuli_df"), factors, con.sql("select * from prov_df")
     ).set_index("dimension")
     assert both["fit_error"].isna().all() and both.loc["arousal", "n_ratings"] == 240
 
@@ -113,14 +115,14 @@ def test_human_reliability_puts_both_alpha_levels_beside_the_paper(landed):
     assert rel.loc["valence", "rater_variance"] == vc.loc["valence", "rater_variance"]
 
 
-def test_naturalness_means_per_emotion_match_the_landed_ratings(landed):
+def test_naturalness_means_per_category_match_the_landed_ratings(landed):
     r = landed["ratings"].merge(
-        landed["stimuli"][["image_id", "emotion"]].rename(columns={"emotion": "intended"}), on="image_id"
+        landed["stimuli"][["image_id", "category"]].rename(columns={"category": "intended"}), on="image_id"
     )
-    mart = q(landed, "select * from naturalness_by_emotion").set_index("emotion")
+    mart = q(landed, "select * from naturalness_by_category").set_index("category")
     assert set(mart.index) == set(r["intended"]) | {"all"}
-    for emotion, part in [*r.groupby("intended"), ("all", r)]:
-        row = mart.loc[emotion]
+    for category, part in [*r.groupby("intended"), ("all", r)]:
+        row = mart.loc[category]
         assert row["n_ratings"] == part["naturalness"].notna().sum()
         assert row["mean_naturalness"] == pytest.approx(part["naturalness"].mean(), abs=1e-12)
         assert row["sd_ratings"] == pytest.approx(part["naturalness"].std(ddof=1), abs=1e-12)
@@ -131,10 +133,10 @@ def test_naturalness_means_per_emotion_match_the_landed_ratings(landed):
 
 
 def test_rt_rank_correlation_matches_scipy_on_the_landed_data(landed):
-    """Section 5.3: median valence RT per emotion against the VLMs' mean recall (first run of each
+    """Section 5.3: median valence RT per category against the VLMs' mean recall (first run of each
     condition scored against the intended label), rho of RT with the error rate, from scipy."""
     r = landed["ratings"].merge(
-        landed["stimuli"][["image_id", "emotion"]].rename(columns={"emotion": "intended"}), on="image_id"
+        landed["stimuli"][["image_id", "category"]].rename(columns={"category": "intended"}), on="image_id"
     )
     rt = r.groupby("intended")["rt_valence_ms"].median()
     vlms = landed["conditions"].loc[landed["conditions"]["kind"] == "vlm", "condition_id"]
@@ -142,18 +144,18 @@ def test_rt_rank_correlation_matches_scipy_on_the_landed_data(landed):
     p = (
         p.sort_values("run_id")
         .drop_duplicates(["condition_id", "image_id"])
-        .merge(landed["stimuli"][["image_id", "emotion"]].rename(columns={"emotion": "intended"}), on="image_id")
+        .merge(landed["stimuli"][["image_id", "category"]].rename(columns={"category": "intended"}), on="image_id")
     )
-    recall = (p["emotion"] == p["intended"]).groupby([p["condition_id"], p["intended"]]).mean()
+    recall = (p["category"] == p["intended"]).groupby([p["condition_id"], p["intended"]]).mean()
     accuracy = recall.groupby(level="intended").mean()
-    mart = q(landed, "select * from difficulty_rt_accuracy where rt_dimension = 'valence'").set_index("emotion")
-    for emotion in rt.index:
-        assert mart.loc[emotion, "median_rt_ms"] == pytest.approx(rt[emotion], abs=1e-9)
-        assert mart.loc[emotion, "mean_accuracy"] == pytest.approx(accuracy[emotion], abs=1e-12)
-        assert mart.loc[emotion, "n_conditions"] == len(vlms)
+    mart = q(landed, "select * from difficulty_rt_accuracy where rt_dimension = 'valence'").set_index("category")
+    for category in rt.index:
+        assert mart.loc[category, "median_rt_ms"] == pytest.approx(rt[category], abs=1e-9)
+        assert mart.loc[category, "mean_accuracy"] == pytest.approx(accuracy[category], abs=1e-12)
+        assert mart.loc[category, "n_conditions"] == len(vlms)
     ref = sps.spearmanr(rt.sort_index(), 1 - accuracy.sort_index())
     assert mart.loc["all", "spearman_rho"] == pytest.approx(ref.statistic, abs=1e-12)
-    assert mart.loc["all", "n_emotions"] == 6 and mart.loc["all", "small_n_caveat"]
+    assert mart.loc["all", "n_categories"] == 6 and mart.loc["all", "small_n_caveat"]
     assert mart.loc["all", "paper_spearman_rho"] == 0.60 and mart.loc["fear", "paper_median_rt_ms"] == 2518
 
 

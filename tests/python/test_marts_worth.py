@@ -7,34 +7,39 @@ carry the mart's k*."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 from conftest import query_warehouse
 from rater1001.stats import prediction_powered as pp
-from stats_helpers import pairwise_k_star
+from stats_helpers import DEMO_NAMES, pairwise_k_star, read_landed
 from test_stats_prediction_powered import closed_form
 
 DIMENSIONS = ("valence", "arousal")
+
+# the marts name a factor as the study does; the landed frames (read_landed) hold the slots
+SLOT_OF = {name: slot for slot, name in DEMO_NAMES.items()}
 
 
 @pytest.fixture(scope="module")
 def landed(demo_warehouse):
     p = demo_warehouse
-    ratings = pd.read_parquet(p.raw_table("human_ratings"))
-    stimuli = pd.read_parquet(p.raw_table("stimuli")).set_index("image_id").sort_index()
-    predictions = pd.read_parquet(p.raw_table("model_predictions")).sort_values(["condition_id", "image_id", "run_id"])
+    ratings = read_landed(p, "human_ratings")
+    stimuli = read_landed(p, "stimuli").set_index("image_id").sort_index()
+    predictions = read_landed(p, "model_predictions").sort_values(["condition_id", "image_id", "run_id"])
     predictions = predictions.drop_duplicates(["condition_id", "image_id"])  # the primary (first) run
     return ratings, stimuli, predictions
 
 
 def per_image_pairs(ratings, stimuli, predictions, measure):
     """{condition: frame of image_id -> P_i / 2 and M_i} from individual answers, for a dimension or
-    the labels (one-hot over the labels any rater or the condition gave)."""
-    labels = sorted(set(ratings["emotion"].dropna()) | set(predictions["emotion"].dropna()))
+    the labels (one-hot over the labels any rater or the condition gave; the marts name that
+    measure after the category factor, the demo's `emotion`)."""
+    label = measure == DEMO_NAMES["category"]
+    measure = "category" if label else measure
+    labels = sorted(set(ratings["category"].dropna()) | set(predictions["category"].dropna()))
     panels = {}
     for image, part in ratings.groupby("image_id"):
-        if measure == "emotion":
-            x = part["emotion"].dropna().to_numpy()
+        if label:
+            x = part["category"].dropna().to_numpy()
             panels[image] = (x[:, None] == np.array(labels)[None, :]).astype(float)
         else:
             panels[image] = part[measure].dropna().to_numpy(float)[:, None]
@@ -44,15 +49,12 @@ def per_image_pairs(ratings, stimuli, predictions, measure):
         if preds.empty:
             continue
         images = [i for i in sorted(panels) if i in preds.index and len(panels[i]) >= 2]
-        models = [
-            (np.array(labels) == preds[i]).astype(float) if measure == "emotion" else np.array([preds[i]])
-            for i in images
-        ]
+        models = [(np.array(labels) == preds[i]).astype(float) if label else np.array([preds[i]]) for i in images]
         out[cond] = (images, [panels[i] for i in images], models)
     return out
 
 
-@pytest.mark.parametrize("measure", [*DIMENSIONS, "emotion"])
+@pytest.mark.parametrize("measure", [*DIMENSIONS, DEMO_NAMES["category"]])
 def test_k_star_equals_the_brute_force_over_every_pair_of_raters(demo_warehouse, landed, measure):
     ratings, stimuli, predictions = landed
     mart = query_warehouse(demo_warehouse, f"select * from worth_k_star where measure = '{measure}'")
@@ -62,13 +64,13 @@ def test_k_star_equals_the_brute_force_over_every_pair_of_raters(demo_warehouse,
     for _, row in mart.iterrows():
         images, panels, models = truth[row["condition_id"]]
         if row["factor"] != "all":
-            keep = [i for i, image in enumerate(images) if stimuli.loc[image, row["factor"]] == row["level"]]
+            keep = [i for i, image in enumerate(images) if stimuli.loc[image, SLOT_OF[row["factor"]]] == row["level"]]
             images, panels, models = [images[i] for i in keep], [panels[i] for i in keep], [models[i] for i in keep]
         assert row["n_stimuli"] == len(images) and row["n_missing"] == 0
         assert row["k_star"] == pytest.approx(pairwise_k_star(panels, models), rel=1e-9)
         assert row["lo"] <= row["k_star"] <= row["hi"]
         checked += 1
-    assert checked == len(truth) * (1 + 6 + 3 + 2)  # all, six emotions, three races, two genders
+    assert checked == len(truth) * (1 + 6 + 3 + 2)  # all, six categories, three races, two genders
 
 
 def test_ppi_estimates_and_intervals_equal_the_closed_form_on_the_same_subset(demo_warehouse, landed):
@@ -82,13 +84,13 @@ def test_ppi_estimates_and_intervals_equal_the_closed_form_on_the_same_subset(de
         model = (
             predictions[predictions["condition_id"] == "gpt-4o-mini"].set_index("image_id")[dim].reindex(human.index)
         )
-        emotion = stimuli["emotion"].reindex(human.index).to_numpy()
+        category = stimuli["category"].reindex(human.index).to_numpy()
         for fraction in (0.1, 0.5):
             labelled = pp.human_subset(len(human), fraction, np.random.default_rng(42))
             rows = mart[(mart["measure"] == dim) & (mart["fraction"] == fraction)]
             assert len(rows) == 7
             for _, r in rows.iterrows():
-                part = np.ones(len(human), bool) if r["level"] == "all" else emotion == r["level"]
+                part = np.ones(len(human), bool) if r["level"] == "all" else category == r["level"]
                 y, yhat = human.to_numpy()[part], model.to_numpy()[part]
                 lab = labelled[part]
                 theta, lo, hi = closed_form(y[lab], yhat[lab], yhat[~lab])

@@ -27,8 +27,8 @@ from rater1001.report import build_report
 # What each figure claims to show, stated independently of the report code: the table and the rows.
 # A figure missing here fails test_every_figure_is_checked.
 FIGURE_CLAIMS = {
-    "F2": ("dimensional_agreement", "dimension = 'valence' AND emotion <> 'all' AND condition_id NOT LIKE 'human%'"),
-    "F3": ("dimensional_agreement", "dimension = 'arousal' AND emotion <> 'all' AND condition_id NOT LIKE 'human%'"),
+    "F2": ("dimensional_agreement", "dimension = 'valence' AND category <> 'all' AND condition_id NOT LIKE 'human%'"),
+    "F3": ("dimensional_agreement", "dimension = 'arousal' AND category <> 'all' AND condition_id NOT LIKE 'human%'"),
     "F4a": ("report_space_bins", "condition_id = 'human' AND x_dimension = 'valence' AND y_dimension = 'arousal'"),
     "F4b": ("report_space_bins", "condition_id <> 'human' AND x_dimension = 'valence' AND y_dimension = 'arousal'"),
     "F4f": [("report_loo_z_histogram", "dimension = 'valence'"), ("report_model_z_histogram", "dimension = 'valence'")],
@@ -104,24 +104,25 @@ def test_paper_tables_show_warehouse_numbers(report, demo_warehouse):
     stored = query_warehouse(
         demo_warehouse,
         "SELECT condition_id, alpha FROM alpha_delta WHERE dimension = 'valence' "
-        "AND emotion = 'all' AND metric = 'interval'",
+        "AND category = 'all' AND metric = 'interval'",
     )
     # a condition without valence answers (a FER model that outputs labels only) has no alpha
     assert sorted(t4c.frame["alpha"].dropna().round(12)) == sorted(stored["alpha"].dropna().round(12))
     assert t4c.frame["alpha"].isna().sum() == stored["alpha"].isna().sum()
     ordinal = query_warehouse(
         demo_warehouse,
-        "SELECT alpha FROM alpha_delta WHERE dimension = 'valence' AND emotion = 'all' AND metric = 'ordinal'",
+        "SELECT alpha FROM alpha_delta WHERE dimension = 'valence' AND category = 'all' AND metric = 'ordinal'",
     )
     assert sorted(t4c.frame["alpha_ordinal"].dropna().round(12)) == sorted(ordinal["alpha"].dropna().round(12))
     t3 = blocks["T3"]
     recall = query_warehouse(
         demo_warehouse,
-        "SELECT c.short_name, r.emotion, r.recall FROM classification_by_emotion r "
+        "SELECT c.short_name, r.category, r.recall FROM classification_by_category r "
         "JOIN stg_model_conditions c USING (condition_id)",
     )
     for row in recall.itertuples():
-        shown = t3.frame.loc[t3.frame["emotion"] == row.emotion, row.short_name].item()
+        # the category column is headed by the study's name for it (slot_headers)
+        shown = t3.frame.loc[t3.frame["emotion"] == row.category, row.short_name].item()
         assert shown == f"{row.recall:.3f}"
 
 
@@ -423,28 +424,29 @@ def test_the_answer_covers_what_the_marts_hold(answer_numbers, demo_warehouse):
     shown = {}
     for n in answer_numbers.numbers:
         shown.setdefault((n["data-table"], n["data-column"]), []).append(json.loads(n["data-key"]))
-    cells = query_warehouse(demo_warehouse, "SELECT emotion, measure FROM replaceability_verdicts")
-    assert sorted((k["emotion"], k["measure"]) for k in shown[("replaceability_verdicts", "verdict")]) == sorted(
+    cells = query_warehouse(demo_warehouse, "SELECT category, measure FROM replaceability_verdicts")
+    assert sorted((k["category"], k["measure"]) for k in shown[("replaceability_verdicts", "verdict")]) == sorted(
         cells.itertuples(index=False, name=None)
     )
     # every headline number, except a dimension on which the condition gave no answer at all
     heads = query_warehouse(
         demo_warehouse,
         "SELECT condition_id, dimension, statistic FROM headline_intervals h "
-        "WHERE emotion = 'all' AND statistic IN ('delta_alpha', 'w1sd', 'kappa') "
+        "WHERE category = 'all' AND statistic IN ('delta_alpha', 'w1sd', 'kappa') "
         "AND condition_id <> 'human' AND (statistic = 'kappa' OR NOT EXISTS ("
         "SELECT 1 FROM zscore_summary z WHERE z.condition_id = h.condition_id "
-        "AND z.dimension = h.dimension AND z.emotion = 'all' AND z.n_images = 0))",
+        "AND z.dimension = h.dimension AND z.category = 'all' AND z.n_images = 0))",
     )
     assert sorted(
         (k["condition_id"], k["dimension"], k["statistic"]) for k in shown[("headline_intervals", "estimate")]
     ) == sorted(heads.itertuples(index=False, name=None))
     gaps = query_warehouse(
         demo_warehouse,
-        "SELECT condition_id, dimension, emotion, term FROM demographic_stratified_anova "
+        "SELECT condition_id, dimension, category, term FROM demographic_stratified_anova "
         "WHERE q_bh < 0.05 ORDER BY eta_sq DESC LIMIT 5",
     )
-    assert [tuple(k.values()) for k in shown[("demographic_stratified_anova", "eta_sq")]] == list(
+    keys = ("condition_id", "dimension", "category", "term")
+    assert [tuple(k[c] for c in keys) for k in shown[("demographic_stratified_anova", "eta_sq")]] == list(
         gaps.itertuples(index=False, name=None)
     )
     calibratable = query_warehouse(
@@ -462,7 +464,7 @@ def test_a_condition_without_answers_on_a_dimension_shows_a_dash_and_says_why(re
         demo_warehouse,
         "SELECT z.dimension, coalesce(c.short_name, z.condition_id) AS name "
         "FROM zscore_summary z JOIN stg_model_conditions c USING (condition_id) "
-        "WHERE z.emotion = 'all' AND z.n_images = 0 ORDER BY z.dimension, z.condition_id",
+        "WHERE z.category = 'all' AND z.n_images = 0 ORDER BY z.dimension, z.condition_id",
     )
     assert len(silent) > 0
     html = report.html.read_text(encoding="utf-8")
@@ -540,7 +542,7 @@ def test_every_paper_labelled_block_shows_the_paper_or_says_why(report, demo_war
     stored = query_warehouse(
         demo_warehouse,
         "SELECT condition_id, alpha, delta_alpha FROM alpha_delta WHERE "
-        "dimension = 'valence' AND emotion = 'all' AND metric = 'interval' "
+        "dimension = 'valence' AND category = 'all' AND metric = 'interval' "
         "AND condition_id IN ('gemma3-27b-it', 'human')",
     ).set_index("condition_id")
     assert diff.loc["Gemma3-27B", "delta_alpha ours - paper"] == pytest.approx(
@@ -621,13 +623,13 @@ def test_figures_draw_any_model_dimensions():
     from rater1001.report.render import vl_version
     from rater1001.report.specs import ReportContext
 
-    ctx = ReportContext(emotions=["a", "b"], conditions=["m1", "m2"])
+    ctx = ReportContext(categories=["a", "b"], conditions=["m1", "m2"])
 
-    def space_bins(condition, k):  # report_space_bins rows: one bin per (condition, emotion)
+    def space_bins(condition, k):  # report_space_bins rows: one bin per (condition, category)
         return [
             dict(
                 condition_id=condition,
-                emotion=e,
+                category=e,
                 x_bin=1.0 + i,
                 y_bin=2.0 + k,
                 n=3,
@@ -641,25 +643,25 @@ def test_figures_draw_any_model_dimensions():
     human = pd.DataFrame(space_bins("human", 0))
     model = pd.DataFrame([row for k, c in enumerate(("m1", "m2")) for row in space_bins(c, k)])
     bias = pd.DataFrame(
-        [dict(condition_id=c, emotion=e, bias=0.1 * k, sd_d=1.0) for k, c in enumerate(("m1", "m2")) for e in "ab"]
+        [dict(condition_id=c, category=e, bias=0.1 * k, sd_d=1.0) for k, c in enumerate(("m1", "m2")) for e in "ab"]
     )
     density = pd.DataFrame(
         [
-            dict(dimension="dominance", emotion=e, bin_lower=x, bin_upper=x + 0.5, density=0.2)
+            dict(dimension="dominance", category=e, bin_lower=x, bin_upper=x + 0.5, density=0.2)
             for e in "ab"
             for x in (-1.0, -0.5, 0.0, 0.5)
         ]
     )
-    zs = pd.DataFrame(  # report_model_z_histogram rows: one bin per (condition, emotion)
+    zs = pd.DataFrame(  # report_model_z_histogram rows: one bin per (condition, category)
         [
-            dict(condition_id=c, emotion=e, bin_lower=0.25, bin_upper=0.5, n=1, share=1.0)
+            dict(condition_id=c, category=e, bin_lower=0.25, bin_upper=0.5, n=1, share=1.0)
             for c in ("m1", "m2")
             for e in "ab"
         ]
     )
     anova = pd.DataFrame(
         [
-            dict(condition_id="m1", dimension=d, emotion="a", eta_sq=0.2, q_bh=0.01)
+            dict(condition_id="m1", dimension=d, category="a", eta_sq=0.2, q_bh=0.01)
             for d in ("pleasantness", "dominance", "third")
         ]
     )

@@ -98,12 +98,12 @@ def _same(ours, oracle, keys):
 
 def test_space_bins_count_each_stimulus_once_in_its_bin(demo_warehouse):
     human = query_warehouse(
-        demo_warehouse, "SELECT image_id, emotion, dimension, human_mean FROM int_image_human_stats"
+        demo_warehouse, "SELECT image_id, category, dimension, human_mean FROM int_image_human_stats"
     )
-    wide = human.pivot(index=["image_id", "emotion"], columns="dimension", values="human_mean").reset_index()
+    wide = human.pivot(index=["image_id", "category"], columns="dimension", values="human_mean").reset_index()
     model = query_warehouse(
         demo_warehouse,
-        "SELECT condition_id, true_emotion AS emotion, model_valence, model_arousal FROM int_model_vs_human",
+        "SELECT condition_id, true_category AS category, model_valence, model_arousal FROM int_model_vs_human",
     )
     points = pd.concat(
         [
@@ -112,13 +112,13 @@ def test_space_bins_count_each_stimulus_once_in_its_bin(demo_warehouse):
         ]
     ).dropna(subset=["x", "y"])
     points["x_bin"], points["y_bin"] = _rounded(points["x"]), _rounded(points["y"])
-    keys = ["condition_id", "emotion", "x_bin", "y_bin"]
+    keys = ["condition_id", "category", "x_bin", "y_bin"]
     oracle = points.groupby(keys).size().rename("n").reset_index()
-    centroids = points.groupby(["condition_id", "emotion"])[["x", "y"]].mean().reset_index()
+    centroids = points.groupby(["condition_id", "category"])[["x", "y"]].mean().reset_index()
     oracle = oracle.merge(centroids.rename(columns={"x": "centroid_x", "y": "centroid_y"}))
     ours = query_warehouse(
         demo_warehouse,
-        "SELECT condition_id, emotion, x_bin, y_bin, n, centroid_x, centroid_y FROM report_space_bins "
+        "SELECT condition_id, category, x_bin, y_bin, n, centroid_x, centroid_y FROM report_space_bins "
         "WHERE x_dimension = 'valence' AND y_dimension = 'arousal'",
     )
     _same(ours, oracle, keys)
@@ -127,10 +127,10 @@ def test_space_bins_count_each_stimulus_once_in_its_bin(demo_warehouse):
 
 def test_model_z_histogram_is_numpys(demo_warehouse):
     z = query_warehouse(
-        demo_warehouse, "SELECT condition_id, dimension, emotion, z FROM int_model_vs_human_long WHERE z IS NOT NULL"
+        demo_warehouse, "SELECT condition_id, dimension, category, z FROM int_model_vs_human_long WHERE z IS NOT NULL"
     )
     z["bin_lower"] = np.floor(z["z"].round(9) / W) * W  # a z on a bin edge, whatever its last bits
-    keys = ["condition_id", "dimension", "emotion", "bin_lower"]
+    keys = ["condition_id", "dimension", "category", "bin_lower"]
     oracle = z.groupby(keys).size().rename("n").reset_index()
     oracle["share"] = oracle["n"] / oracle.groupby(keys[:3])["n"].transform("sum")
     ours = query_warehouse(demo_warehouse, f"SELECT {', '.join(keys)}, n, share FROM report_model_z_histogram")
@@ -139,17 +139,17 @@ def test_model_z_histogram_is_numpys(demo_warehouse):
 
 def test_sd_boxes_are_tukeys_boxes(demo_warehouse):
     sds = query_warehouse(
-        demo_warehouse, "SELECT dimension, emotion, source, sd FROM response_diversity_images WHERE sd IS NOT NULL"
+        demo_warehouse, "SELECT dimension, category, source, sd FROM response_diversity_images WHERE sd IS NOT NULL"
     )
     rows = []
-    for (dimension, emotion, source), g in sds.groupby(["dimension", "emotion", "source"]):
+    for (dimension, category, source), g in sds.groupby(["dimension", "category", "source"]):
         v = np.sort(g["sd"].to_numpy())
         q1, median, q3 = np.percentile(v, [25, 50, 75], method="linear")
         inside = v[(v >= q1 - 1.5 * (q3 - q1)) & (v <= q3 + 1.5 * (q3 - q1))]
         rows.append(
             dict(
                 dimension=dimension,
-                emotion=emotion,
+                category=category,
                 source=source,
                 n=len(v),
                 q1=q1,
@@ -161,7 +161,7 @@ def test_sd_boxes_are_tukeys_boxes(demo_warehouse):
             )
         )
     ours = query_warehouse(demo_warehouse, "SELECT * EXCLUDE (data_origin) FROM report_sd_boxes")
-    _same(ours, pd.DataFrame(rows), ["dimension", "emotion", "source"])
+    _same(ours, pd.DataFrame(rows), ["dimension", "category", "source"])
 
 
 # --- the page's size ---------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import pytest
 from conftest import query_warehouse
 from rater1001.cli import main
 from rater1001.paths import REPO_ROOT, project
+from stats_helpers import read_landed
 
 # Usually the first to ask for the shared small warehouse (its build), and a plain dbt run: one
 # xdist unit, handed out early under `make test` (conftest.py).
@@ -198,16 +199,17 @@ def test_views_are_views_documented_in_dbt(built):
 
 def test_query_predictions_against_the_raw_parquet(built):
     view = query_warehouse(built, "select * from query_predictions")
-    preds = pd.read_parquet(built.raw_table("model_predictions"))
-    ratings = pd.read_parquet(built.raw_table("human_ratings"))
+    preds = read_landed(built, "model_predictions")
+    ratings = read_landed(built, "human_ratings")
     assert len(view) == len(preds)
     human = ratings.groupby("image_id")["valence"].agg(["mean", "std", "count"])
     merged = view.join(human, on="image_id")
     np.testing.assert_allclose(merged["human_mean_valence"], merged["mean"], rtol=0, atol=1e-12)
     np.testing.assert_allclose(merged["human_sd_valence"], merged["std"], rtol=0, atol=1e-12)
     assert (merged["human_n_valence"] == merged["count"]).all()
-    stimuli = pd.read_parquet(built.raw_table("stimuli")).set_index("image_id")
-    assert (view["true_emotion"].to_numpy() == stimuli.loc[view["image_id"], "emotion"].to_numpy()).all()
+    stimuli = read_landed(built, "stimuli").set_index("image_id")
+    # the view names the slot as the study does: true_emotion in the demo
+    assert (view["true_emotion"].to_numpy() == stimuli.loc[view["image_id"], "category"].to_numpy()).all()
     assert (view["data_origin"] == "SIMULATED").all()
 
 
@@ -377,7 +379,7 @@ def test_summary_names_its_human_row_and_dashes_a_dimension_never_answered(built
     assert "human majority vote: the raters' plurality label" in out
     zs = query_warehouse(
         built,
-        "select condition_id, dimension from zscore_summary where emotion = 'all' and condition_id <> 'human_loo' "
+        "select condition_id, dimension from zscore_summary where category = 'all' and condition_id <> 'human_loo' "
         "and n_images + n_zero_sd_images = 0",
     )
     assert len(zs), "the small study has a condition that gives no valence (a FER classifier)"

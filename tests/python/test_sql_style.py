@@ -19,18 +19,18 @@ rows = st.lists(st.tuples(st.sampled_from(["anger", "joy", None]), st.integers(-
 @settings(max_examples=60, deadline=None)
 @given(rows)
 def test_with_all_scope_is_each_row_under_its_scope_and_under_all(pairs):
-    frame = pd.DataFrame(pairs, columns=["emotion", "value"]).astype({"emotion": "string", "value": "int64"})
+    frame = pd.DataFrame(pairs, columns=["category", "value"]).astype({"category": "string", "value": "int64"})
     got = run(macros("all_scope", has_category=lambda: True).with_all_scope("frame"), frame=frame)
-    assert list(got.columns) == ["emotion", "value"]
+    assert list(got.columns) == ["category", "value"]
     expected = sorted(pairs + [("all", v) for _, v in pairs], key=repr)
-    assert sorted(zip(got["emotion"].astype(object).where(got["emotion"].notna(), None), got["value"]), key=repr) == (
+    assert sorted(zip(got["category"].astype(object).where(got["category"].notna(), None), got["value"]), key=repr) == (
         expected
     )
 
 
 def test_with_all_scope_takes_a_study_without_a_category_once():
     """Its every row is in the stratum 'all' already (stg_stimuli): no second copy under 'all'."""
-    frame = pd.DataFrame({"emotion": ["all", "all"], "value": [1, 2]})
+    frame = pd.DataFrame({"category": ["all", "all"], "value": [1, 2]})
     got = run(macros("all_scope", has_category=lambda: False).with_all_scope("frame"), frame=frame)
     assert sorted(got.itertuples(index=False, name=None)) == [("all", 1), ("all", 2)]
     # a scope that is not the category is pooled all the same

@@ -285,14 +285,14 @@ def test_headline_intervals_do_not_depend_on_the_order_rows_arrive_in():
 
     rng = np.random.default_rng(3)
     images = [f"img{i:02d}" for i in range(30)]
-    emotions = ["happy", "sad", "fear"]
+    categories = ["happy", "sad", "fear"]
     n = rng.integers(3, 8, size=30)
     sums = [rng.integers(1, 10, size=k) for k in n]
     stats = pd.DataFrame(
         {
             "dimension": "valence",
             "image_id": images,
-            "emotion": [emotions[i % 3] for i in range(30)],
+            "category": [categories[i % 3] for i in range(30)],
             "n_ratings": n,
             "rating_sum": [s.sum() for s in sums],
             "rating_sumsq": [(s**2).sum() for s in sums],
@@ -304,8 +304,8 @@ def test_headline_intervals_do_not_depend_on_the_order_rows_arrive_in():
                 {
                     "condition_id": cond,
                     "image_id": images,
-                    "true_emotion": stats["emotion"],
-                    "predicted_emotion": rng.choice(emotions, size=30),
+                    "true_category": stats["category"],
+                    "predicted_category": rng.choice(categories, size=30),
                     "model_valence": rng.integers(1, 10, size=30).astype(float),
                     "human_mean_valence": stats["rating_sum"] / n,
                     "human_sd_valence": [s.std(ddof=1) for s in sums],
@@ -315,12 +315,12 @@ def test_headline_intervals_do_not_depend_on_the_order_rows_arrive_in():
         ],
         ignore_index=True,
     )
-    ordered = headline_intervals(preds, stats, ["valence"], emotions, replicates=200, seed=7)
+    ordered = headline_intervals(preds, stats, ["valence"], categories, replicates=200, seed=7)
     shuffled = headline_intervals(
         preds.sample(frac=1, random_state=1),
         stats.sample(frac=1, random_state=2),
         ["valence"],
-        emotions,
+        categories,
         replicates=200,
         seed=7,
     )

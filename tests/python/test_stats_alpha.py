@@ -85,14 +85,14 @@ def test_grouped_sql_alpha_equals_per_group_package():
     frames = []
     for dim in ("valence", "arousal"):
         for emo in ("happy", "sad", "fear"):
-            d = reliability_matrix_to_long(random_matrix(rng, raters=8, units=25)).assign(dimension=dim, emotion=emo)
+            d = reliability_matrix_to_long(random_matrix(rng, raters=8, units=25)).assign(dimension=dim, category=emo)
             frames.append(d)
     df = pd.concat(frames, ignore_index=True)
-    df["image_id"] = df["emotion"] + "_" + df["image_id"].astype(str)
+    df["image_id"] = df["category"] + "_" + df["image_id"].astype(str)
     for level in ("interval", "ordinal", "nominal"):
-        got = sql_alpha(df, level, ["dimension", "emotion"]).set_index(["dimension", "emotion"]).alpha
+        got = sql_alpha(df, level, ["dimension", "category"]).set_index(["dimension", "category"]).alpha
         assert len(got) == 6
-        for (dim, emo), sub in df.groupby(["dimension", "emotion"]):
+        for (dim, emo), sub in df.groupby(["dimension", "category"]):
             wide = sub.pivot(index="rater", columns="image_id", values="rating").to_numpy()
             ref = krippendorff.alpha(reliability_data=wide, level_of_measurement=level)
             assert got[(dim, emo)] == pytest.approx(ref, abs=1e-10)

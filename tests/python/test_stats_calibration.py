@@ -7,16 +7,16 @@ import pytest
 from rater1001.stats import calibration
 
 
-def _images(n_ids=40, emotions=("happy", "sad"), seed=0):
+def _images(n_ids=40, categories=("happy", "sad"), seed=0):
     rng = np.random.default_rng(seed)
     rows = []
     for i in range(n_ids):
-        for e in emotions:
+        for e in categories:
             rows.append(
                 {
                     "image_id": f"id{i}-{e}",
                     "identity_id": f"id{i}",
-                    "emotion": e,
+                    "category": e,
                     "human_mean": rng.normal(6 if e == "happy" else 4, 0.8),
                     "human_sd": 1.2,
                 }
@@ -35,41 +35,43 @@ def test_folds_keep_every_identity_in_one_fold_and_are_balanced():
 
 def test_affine_distortion_is_recovered_exactly_out_of_sample():
     img = _images()
-    # model answers are an exact affine distortion of the human mean, different per emotion
-    a0 = img["emotion"].map({"happy": 0.5, "sad": 2.0})
-    b0 = img["emotion"].map({"happy": 3.0, "sad": -4.0})
+    # model answers are an exact affine distortion of the human mean, different per category
+    a0 = img["category"].map({"happy": 0.5, "sad": 2.0})
+    b0 = img["category"].map({"happy": 3.0, "sad": -4.0})
     img["model"] = a0 * img["human_mean"] + b0
     scores, answers = calibration.calibration_table(img, n_folds=5)
-    aff = scores[scores.method == "affine"].set_index("emotion")
+    aff = scores[scores.method == "affine"].set_index("category")
     assert aff.loc["happy", "mean_a"] == pytest.approx(2.0) and aff.loc["happy", "mean_b"] == pytest.approx(-6.0)
     assert aff.loc["sad", "mean_a"] == pytest.approx(0.5) and aff.loc["sad", "mean_b"] == pytest.approx(2.0)
     assert aff["mae"].max() < 1e-9 and (aff["w1sd"] == 1.0).all()
-    before = scores[scores.method == "none"].set_index("emotion")
+    before = scores[scores.method == "none"].set_index("category")
     assert (before["mae"] > 0.3).all() and before.loc["sad", "w1sd"] < 1
 
 
 def test_offset_recovers_a_planted_bias_and_scores_are_out_of_sample():
     img = _images(n_ids=60, seed=1)
     rng = np.random.default_rng(2)
-    img["model"] = img["human_mean"] - img["emotion"].map({"happy": -1.5, "sad": 2.0}) + rng.normal(0, 0.3, len(img))
+    img["model"] = img["human_mean"] - img["category"].map({"happy": -1.5, "sad": 2.0}) + rng.normal(0, 0.3, len(img))
     scores, answers = calibration.calibration_table(img, n_folds=4, seed=11)
-    off = scores[scores.method == "offset"].set_index("emotion")
+    off = scores[scores.method == "offset"].set_index("category")
     se = 0.3 / np.sqrt(60)
     assert abs(off.loc["happy", "mean_b"] - (-1.5)) < 4 * se and abs(off.loc["sad", "mean_b"] - 2.0) < 4 * se
     # independent check of out-of-sample: recompute one image's calibrated value from the other folds
     folds = calibration.identity_folds(img["identity_id"], 4, 11)
-    sad = img[img.emotion == "sad"].reset_index(drop=True)
-    f_sad = folds[img.emotion.to_numpy() == "sad"]
+    sad = img[img.category == "sad"].reset_index(drop=True)
+    f_sad = folds[img.category.to_numpy() == "sad"]
     target = sad.iloc[0]
     train = sad[f_sad != f_sad[0]]
     expected = target["model"] + (train["human_mean"] - train["model"]).mean()
     got = answers[(answers.image_id == target["image_id"]) & (answers.method == "offset")]["calibrated"].item()
     assert got == pytest.approx(expected)
-    assert abs(off.loc["sad", "bias"]) < 0.1 < abs(scores.set_index(["emotion", "method"]).loc[("sad", "none"), "bias"])
+    assert (
+        abs(off.loc["sad", "bias"]) < 0.1 < abs(scores.set_index(["category", "method"]).loc[("sad", "none"), "bias"])
+    )
 
 
 def test_constant_answers_fall_back_to_offset_and_keep_one_value():
-    img = _images(n_ids=20, emotions=("happy",))
+    img = _images(n_ids=20, categories=("happy",))
     img["model"] = 9.0
     scores, answers = calibration.calibration_table(img, n_folds=5, scale=(1, 9))
     aff = scores[scores.method == "affine"].iloc[0]

@@ -40,7 +40,7 @@ def test_summary_equals_paper_formulas_from_confusion_counts():
     prec, rec = tp / cm.sum(axis=0), tp / cm.sum(axis=1)
     f1 = 2 * prec * rec / (prec + rec)
     assert s.f1_macro == pytest.approx(f1.mean(), abs=1e-12)
-    per = C.by_label(truth, pred, LABELS).set_index("emotion")
+    per = C.by_label(truth, pred, LABELS).set_index("category")
     np.testing.assert_allclose(per.loc[LABELS, "precision"], prec)
     np.testing.assert_allclose(per.loc[LABELS, "recall"], rec)
     assert per.loc["sad", "recall"] < 0.5 and per.loc["neutral", "precision"] < 0.8  # the simulated absorption
@@ -48,7 +48,7 @@ def test_summary_equals_paper_formulas_from_confusion_counts():
 
 def test_one_vs_rest_kappa_and_sklearn_agree():
     truth, pred = simulated(seed=1)
-    per = C.by_label(truth, pred, LABELS).set_index("emotion")
+    per = C.by_label(truth, pred, LABELS).set_index("category")
     for lab in LABELS:
         t, p = truth == lab, pred == lab
         po = (t == p).mean()
@@ -63,11 +63,11 @@ def test_missing_predictions_count_as_wrong_and_never_predicted_label_is_visible
     s = C.summary(truth, pred, ["happy", "sad", "neutral"])
     assert (s.n, s.n_missing, s.accuracy) == (4, 1, 0.5)
     assert s.accuracy_answered_only == pytest.approx(2 / 3)  # beside it: 2 of the 3 answered
-    per = C.by_label(truth, pred, ["happy", "sad", "neutral"]).set_index("emotion")
+    per = C.by_label(truth, pred, ["happy", "sad", "neutral"]).set_index("category")
     assert (
         np.isnan(per.loc["sad", "precision"]) and per.loc["sad", "recall"] == 0 and per.loc["sad", "n_predicted"] == 0
     )
-    cm = C.confusion(truth, pred, ["happy", "sad", "neutral"]).set_index(["true_emotion", "predicted_emotion"]).n
+    cm = C.confusion(truth, pred, ["happy", "sad", "neutral"]).set_index(["true_category", "predicted_category"]).n
     assert cm[("sad", "missing")] == 1 and cm[("sad", "neutral")] == 1 and cm.sum() == 4
     with pytest.raises(ValueError, match=r"truth labels \['surprised'\]"):
         C.summary(["surprised"], ["happy"], ["happy"])
@@ -98,7 +98,7 @@ def test_predictions_outside_the_label_set_are_wrong_not_dropped():
     s = C.summary(truth, pred, ["happy", "sad"])
     assert s.accuracy == 0.75
     assert s.kappa == pytest.approx(metrics.cohen_kappa_score(truth, pred))
-    cm = C.confusion(truth, pred, ["happy", "sad"]).set_index(["true_emotion", "predicted_emotion"]).n
+    cm = C.confusion(truth, pred, ["happy", "sad"]).set_index(["true_category", "predicted_category"]).n
     assert cm[("happy", "surprised")] == 1 and cm.sum() == 4
 
 
@@ -113,7 +113,7 @@ def test_kappa_of_a_label_nobody_used_is_nan_without_a_warning():
     labels = ["happy", "sad", "angry"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        table = C.by_label(truth, pred, labels).set_index("emotion")
+        table = C.by_label(truth, pred, labels).set_index("category")
         one_label = C.summary(np.array(["sad"] * 3), np.array(["sad"] * 3), labels)
     assert np.isnan(table.loc["angry", "kappa"])
     assert table.loc["sad", "kappa"] == pytest.approx(metrics.cohen_kappa_score(truth == "sad", pred == "sad"))
@@ -188,12 +188,12 @@ def test_kappa_within_is_randolphs_free_marginal_kappa(k, answers):
     table[:, 0] += 1
     table[np.arange(len(answers)), answers] += 1
     truth, predicted = ["c0"] * len(answers), [f"c{a}" for a in answers]
-    got = C.by_label(truth, predicted, [f"c{i}" for i in range(k)]).set_index("emotion").loc["c0", "kappa_within"]
+    got = C.by_label(truth, predicted, [f"c{i}" for i in range(k)]).set_index("category").loc["c0", "kappa_within"]
     assert got == pytest.approx(fleiss_kappa(table, method="randolph"), abs=1e-12)
 
 
 def test_kappa_within_counts_a_missing_answer_as_wrong_and_needs_two_labels():
-    t = C.by_label(["a", "a", "a", "a"], ["a", "a", None, "b"], ["a", "b", "c"]).set_index("emotion")
+    t = C.by_label(["a", "a", "a", "a"], ["a", "a", None, "b"], ["a", "b", "c"]).set_index("category")
     assert t.loc["a", "kappa_within"] == pytest.approx((0.5 - 1 / 3) / (2 / 3))
     with pytest.raises(ValueError, match="at least 2 labels"):
         C.kappa_within(0.5, 1)

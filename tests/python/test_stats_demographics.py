@@ -56,12 +56,12 @@ LLaMA-3.2-11B	0.523 (62.1%)	0.541 (60.6%)	1.8 pp
 def simulate_predictions(seed, conditions, n_identities=40):
     """One row per (condition, image) in the paper's 3 x 2 x 6 x n_identities design.
 
-    conditions: {condition_id: dict(acc_logit={race: shift}, valence={race or "race:gender": shift},
-    emotion=optional emotion the valence shifts apply to)}. Baseline accuracy varies by emotion."""
+    conditions: {condition_id: dict(acc_logit={audit_1: shift}, valence={audit_1 or "audit_1:audit_2": shift},
+    category=optional category the valence shifts apply to)}. Baseline accuracy varies by category."""
     rng = np.random.default_rng(seed)
     images = pd.DataFrame(
         [(r, g, e, i) for r in RACES for g in GENDERS for e in EMOTIONS for i in range(n_identities)],
-        columns=["race", "gender", "emotion", "identity"],
+        columns=["audit_1", "audit_2", "category", "identity"],
     )
     images["image_id"] = [f"img{i:05d}" for i in range(len(images))]
     base = dict(zip(EMOTIONS, (3.0, -0.3, 1.0, 1.5, 0.5, 2.5)))
@@ -69,15 +69,15 @@ def simulate_predictions(seed, conditions, n_identities=40):
     for condition, spec in conditions.items():
         d = images.copy()
         d["condition_id"] = condition
-        logit = d["emotion"].map(base) + d["race"].map(spec.get("acc_logit", {})).fillna(0.0)
+        logit = d["category"].map(base) + d["audit_1"].map(spec.get("acc_logit", {})).fillna(0.0)
         d["correct"] = rng.random(len(d)) < special.expit(logit)
         wrong = rng.choice(EMOTIONS, len(d))
-        d["predicted_emotion"] = np.where(d["correct"], d["emotion"], wrong)
-        d["correct"] = d["predicted_emotion"] == d["emotion"]
-        cell = d["race"] + ":" + d["gender"]
-        shift = d["race"].map(spec.get("valence", {})).fillna(0.0) + cell.map(spec.get("valence", {})).fillna(0.0)
-        if "emotion" in spec:
-            shift = shift.where(d["emotion"] == spec["emotion"], 0.0)
+        d["predicted_category"] = np.where(d["correct"], d["category"], wrong)
+        d["correct"] = d["predicted_category"] == d["category"]
+        cell = d["audit_1"] + ":" + d["audit_2"]
+        shift = d["audit_1"].map(spec.get("valence", {})).fillna(0.0) + cell.map(spec.get("valence", {})).fillna(0.0)
+        if "category" in spec:
+            shift = shift.where(d["category"] == spec["category"], 0.0)
         d["d_valence"] = rng.normal(0.3, 0.6, len(d)) + shift
         d["d_arousal"] = rng.normal(-0.2, 0.8, len(d))
         frames.append(d)
@@ -90,7 +90,7 @@ def study():
         1,
         {
             "planted": dict(acc_logit={"Caucasian": -1.0}, valence={"Caucasian": 0.5}),
-            "interaction": dict(valence={"Korean:female": 0.9}, emotion="fear"),
+            "interaction": dict(valence={"Korean:female": 0.9}, category="fear"),
             "clean": dict(),
         },
     )
@@ -102,18 +102,18 @@ def study():
 def test_slice_metrics_match_sklearn(study):
     d = study.copy()
     rng = np.random.default_rng(4)
-    d.loc[rng.choice(len(d), 60, replace=False), "predicted_emotion"] = None  # unparsed
-    d.loc[rng.choice(len(d), 40, replace=False), "predicted_emotion"] = "surprise"  # out of set
+    d.loc[rng.choice(len(d), 60, replace=False), "predicted_category"] = None  # unparsed
+    d.loc[rng.choice(len(d), 40, replace=False), "predicted_category"] = "surprise"  # out of set
     # one slice without any sad image: its macro-F1 averages five labels
-    d = d[~((d["race"] == "Korean") & (d["gender"] == "male") & (d["emotion"] == "sad"))]
+    d = d[~((d["audit_1"] == "Korean") & (d["audit_2"] == "male") & (d["category"] == "sad"))]
     out = dm.slice_metrics(d)
     assert set(out["slice_type"]) == set(dm.SLICE_TYPES)
     assert len(out) == 3 * (3 + 2 + 6)
-    keys = {"race": d["race"], "gender": d["gender"], "race_gender": d["race"] + ":" + d["gender"]}
+    keys = {"audit_1": d["audit_1"], "audit_2": d["audit_2"], "audit_1_audit_2": d["audit_1"] + ":" + d["audit_2"]}
     for row in out.itertuples():
         part = d[(d["condition_id"] == row.condition_id) & (keys[row.slice_type] == row.slice)]
-        truth = part["emotion"].to_numpy()
-        pred = part["predicted_emotion"].fillna("<none>").to_numpy()
+        truth = part["category"].to_numpy()
+        pred = part["predicted_category"].fillna("<none>").to_numpy()
         labels = sorted(set(truth))
         assert row.n == len(part) and row.n_labels == len(labels)
         assert row.accuracy == pytest.approx(accuracy_score(truth, pred), abs=1e-12)
@@ -122,15 +122,15 @@ def test_slice_metrics_match_sklearn(study):
         )
     korean_male = out[(out["slice"] == "Korean:male")]
     assert (korean_male["n_labels"] == 5).all()
-    assert out["n_unparsed"].sum() == 3 * d["predicted_emotion"].isna().sum() > 0
+    assert out["n_unparsed"].sum() == 3 * d["predicted_category"].isna().sum() > 0
 
 
 def test_weighted_slice_metrics_equal_the_expanded_rows(study):
     """Per-(image, label) counts with a weight column give the statistics of one row per answer:
     the pooled human labels reach slice_metrics as counts (7.2 million rows at 100x otherwise)."""
     rng = np.random.default_rng(9)
-    rows = study.assign(predicted_emotion=study["predicted_emotion"].astype(object))
-    rows.loc[rng.choice(len(rows), 50, replace=False), "predicted_emotion"] = None
+    rows = study.assign(predicted_category=study["predicted_category"].astype(object))
+    rows.loc[rng.choice(len(rows), 50, replace=False), "predicted_category"] = None
     rows["n_answers"] = rng.integers(1, 6, len(rows))
     expanded = rows.loc[rows.index.repeat(rows["n_answers"])].drop(columns="n_answers")
     weighted = dm.slice_metrics(rows, weight="n_answers")
@@ -172,21 +172,21 @@ def test_gaps_reproduce_paper_tables_7_and_7a(table):
 
 def test_planted_accuracy_gap_has_right_sign(study):
     gaps = dm.slice_gaps(dm.slice_metrics(study)).set_index(["condition_id", "slice_type"])
-    assert gaps.loc[("planted", "race"), "accuracy_min_slice"] == "Caucasian"
-    assert gaps.loc[("planted", "race"), "accuracy_gap_pp"] > 5
+    assert gaps.loc[("planted", "audit_1"), "accuracy_min_slice"] == "Caucasian"
+    assert gaps.loc[("planted", "audit_1"), "accuracy_gap_pp"] > 5
     glmm = dm.glmm_lrt_table(study[study["condition_id"] == "planted"], n_agq=9)
-    race = glmm[glmm["factor"] == "race"].iloc[0]
-    assert race["df"] == 2 and race["p_value"] < 1e-4
-    gender = glmm[glmm["factor"] == "gender"].iloc[0]
-    assert gender["df"] == 1 and gender["p_value"] > 0.001
-    assert "adaptive Gauss-Hermite" in race["method"] and race["random_intercept_sd"] > 0.5
-    effects = json.loads(race["fixed_effects_json"])  # reference level: Black
-    assert effects["race[Caucasian]"] < -0.5 and abs(effects["race[Korean]"]) < 0.4
+    audit_1 = glmm[glmm["factor"] == "audit_1"].iloc[0]
+    assert audit_1["df"] == 2 and audit_1["p_value"] < 1e-4
+    audit_2 = glmm[glmm["factor"] == "audit_2"].iloc[0]
+    assert audit_2["df"] == 1 and audit_2["p_value"] > 0.001
+    assert "adaptive Gauss-Hermite" in audit_1["method"] and audit_1["random_intercept_sd"] > 0.5
+    effects = json.loads(audit_1["fixed_effects_json"])  # reference level: Black
+    assert effects["audit_1[Caucasian]"] < -0.5 and abs(effects["audit_1[Korean]"]) < 0.4
 
 
 def test_perfectly_correct_condition_gives_null_glmm_with_reason(study):
     d = study[study["condition_id"] == "clean"].assign(correct=True)
-    d["predicted_emotion"] = d["emotion"]
+    d["predicted_category"] = d["category"]
     glmm = dm.glmm_lrt_table(d)
     assert glmm["chi2"].isna().all() and glmm["reason"].str.contains("no variance").all()
     slices = dm.slice_metrics(d)
@@ -200,15 +200,19 @@ def _statsmodels_reference(stratum: pd.DataFrame, bias: str) -> dict:
     fits = {
         name: smf.ols(f"{bias} ~ {rhs}", stratum).fit()
         for name, rhs in (
-            ("full", "C(race) * C(gender)"),
-            ("add", "C(race) + C(gender)"),
-            ("race", "C(race)"),
-            ("gen", "C(gender)"),
+            ("full", "C(audit_1) * C(audit_2)"),
+            ("add", "C(audit_1) + C(audit_2)"),
+            ("audit_1", "C(audit_1)"),
+            ("gen", "C(audit_2)"),
         )
     }
     tss = float(((stratum[bias] - stratum[bias].mean()) ** 2).sum())
     out = {}
-    for term, small, large in (("race", "gen", "add"), ("gender", "race", "add"), ("race:gender", "add", "full")):
+    for term, small, large in (
+        ("audit_1", "gen", "add"),
+        ("audit_2", "audit_1", "add"),
+        ("audit_1:audit_2", "add", "full"),
+    ):
         t = anova_lm(fits[small], fits[large])
         out[term] = dict(
             df_num=t["df_diff"].iloc[1],
@@ -232,25 +236,25 @@ def _check_against_statsmodels(stratum, bias="d_valence"):
 
 
 def test_stratified_tests_match_anova_lm_balanced(study):
-    stratum = study[(study["condition_id"] == "interaction") & (study["emotion"] == "fear")]
+    stratum = study[(study["condition_id"] == "interaction") & (study["category"] == "fear")]
     ours = _check_against_statsmodels(stratum)
-    # the paper's degrees of freedom for 240 images: race (2, 236), gender (1, 236), rxg (2, 234)
+    # the paper's degrees of freedom for 240 images: audit_1 (2, 236), audit_2 (1, 236), rxg (2, 234)
     assert [(ours[t]["df_num"], ours[t]["df_den"]) for t in dm.STRATIFIED_TERMS] == [(2, 236), (1, 236), (2, 234)]
-    # balanced: the nested-model SS equal R's Type I anova(lm(bias ~ race * gender)) SS
-    t1 = anova_lm(smf.ols("d_valence ~ C(race) * C(gender)", stratum).fit(), typ=1)
-    assert ours["race"]["ss_term"] == pytest.approx(t1.loc["C(race)", "sum_sq"], rel=1e-9)
-    assert ours["gender"]["ss_term"] == pytest.approx(t1.loc["C(gender)", "sum_sq"], rel=1e-9)
+    # balanced: the nested-model SS equal R's Type I anova(lm(bias ~ audit_1 * audit_2)) SS
+    t1 = anova_lm(smf.ols("d_valence ~ C(audit_1) * C(audit_2)", stratum).fit(), typ=1)
+    assert ours["audit_1"]["ss_term"] == pytest.approx(t1.loc["C(audit_1)", "sum_sq"], rel=1e-9)
+    assert ours["audit_2"]["ss_term"] == pytest.approx(t1.loc["C(audit_2)", "sum_sq"], rel=1e-9)
 
 
 @pytest.mark.filterwarnings("ignore::statsmodels.tools.sm_exceptions.SingularMatrixWarning")
 def test_stratified_tests_match_anova_lm_unbalanced(study):
-    stratum = study[(study["condition_id"] == "planted") & (study["emotion"] == "happy")]
-    stratum = stratum[~((stratum["race"] == "Black") & (stratum["gender"] == "male"))]  # empty cell
-    ko_f = stratum[(stratum["race"] == "Korean") & (stratum["gender"] == "female")]
+    stratum = study[(study["condition_id"] == "planted") & (study["category"] == "happy")]
+    stratum = stratum[~((stratum["audit_1"] == "Black") & (stratum["audit_2"] == "male"))]  # empty cell
+    ko_f = stratum[(stratum["audit_1"] == "Korean") & (stratum["audit_2"] == "female")]
     stratum = stratum.drop(ko_f.index[1:])  # a cell of one image
     ours = _check_against_statsmodels(stratum)
-    assert ours["race:gender"]["df_num"] == 1  # one interaction contrast left to estimate
-    assert ours["race:gender"]["df_den"] == len(stratum) - 5
+    assert ours["audit_1:audit_2"]["df_num"] == 1  # one interaction contrast left to estimate
+    assert ours["audit_1:audit_2"]["df_den"] == len(stratum) - 5
 
 
 def test_table_benjamini_hochberg_and_flags(study):
@@ -267,35 +271,35 @@ def test_table_benjamini_hochberg_and_flags(study):
         assert (fam["significant"].astype(bool) == (fam["q_bh"] < 0.05)).all()
 
 
-def test_planted_race_bias_found_and_clean_condition_quiet(study):
+def test_planted_audit_1_bias_found_and_clean_condition_quiet(study):
     out = dm.stratified_anova(study)
     counts = dm.significance_counts(out).set_index(["condition_id", "dimension", "term"])
-    assert counts.loc[("planted", "valence", "race"), "label"] == "6/6"
-    assert counts.loc[("clean", "valence", "race"), "n_significant"] <= 1
-    assert counts.loc[("interaction", "valence", "race:gender"), "n_significant"] >= 1
+    assert counts.loc[("planted", "valence", "audit_1"), "label"] == "6/6"
+    assert counts.loc[("clean", "valence", "audit_1"), "n_significant"] <= 1
+    assert counts.loc[("interaction", "valence", "audit_1:audit_2"), "n_significant"] >= 1
     hit = out[
         (out["condition_id"] == "interaction")
-        & (out["emotion"] == "fear")
-        & (out["term"] == "race:gender")
+        & (out["category"] == "fear")
+        & (out["term"] == "audit_1:audit_2")
         & (out["dimension"] == "valence")
     ].iloc[0]
     assert bool(hit["significant"]) and hit["eta_sq"] > 0.02
     # the planted sign: Caucasian valence bias is higher than the other races
     planted = study[study["condition_id"] == "planted"]
-    means = planted.groupby("race")["d_valence"].mean()
+    means = planted.groupby("audit_1")["d_valence"].mean()
     assert means.idxmax() == "Caucasian"
 
 
 def test_tukey_matches_scipy_tukey_hsd(study):
     out = dm.stratified_anova(study)
     tukey = dm.tukey_cells(study, out)
-    sig = out[(out["term"] == "race:gender") & out["significant"].fillna(False).astype(bool)]
+    sig = out[(out["term"] == "audit_1:audit_2") & out["significant"].fillna(False).astype(bool)]
     assert len(tukey) == 15 * len(sig) and len(sig) >= 1
     hit = tukey[
-        (tukey["condition_id"] == "interaction") & (tukey["emotion"] == "fear") & (tukey["dimension"] == "valence")
+        (tukey["condition_id"] == "interaction") & (tukey["category"] == "fear") & (tukey["dimension"] == "valence")
     ]
-    stratum = study[(study["condition_id"] == "interaction") & (study["emotion"] == "fear")]
-    cells = stratum["race"] + ":" + stratum["gender"]
+    stratum = study[(study["condition_id"] == "interaction") & (study["category"] == "fear")]
+    cells = stratum["audit_1"] + ":" + stratum["audit_2"]
     names = sorted(cells.unique())
     ref = stats.tukey_hsd(*[stratum.loc[cells == c, "d_valence"].to_numpy() for c in names])
     ci = ref.confidence_interval(0.95)
@@ -312,7 +316,7 @@ def test_tukey_matches_scipy_tukey_hsd(study):
 
 def test_stratified_false_positive_rate_near_nominal():
     rng = np.random.default_rng(99)
-    design = pd.DataFrame([(r, g) for r in RACES for g in GENDERS for _ in range(40)], columns=["race", "gender"])
+    design = pd.DataFrame([(r, g) for r in RACES for g in GENDERS for _ in range(40)], columns=["audit_1", "audit_2"])
     n_sim = 400
     rejections = np.zeros(3)
     for _ in range(n_sim):
@@ -327,26 +331,26 @@ def test_stratified_false_positive_rate_near_nominal():
 
 def test_degenerate_strata_give_null_with_reason(study):
     d = study[study["condition_id"] == "clean"].copy()
-    d.loc[d["emotion"] == "happy", "d_valence"] = 0.7  # zero variance
-    d = d[~((d["emotion"] == "sad") & (d["gender"] == "male"))]  # one gender level
-    one_per_cell = d[d["emotion"] == "angry"].groupby(["race", "gender"]).head(1).index
-    d = d[(d["emotion"] != "angry") | d.index.isin(one_per_cell)]  # one image per cell
-    d.loc[d[d["emotion"] == "fear"].index[:7], "d_valence"] = np.nan  # missing bias values
-    out = dm.stratified_anova(d, dimensions=("valence",)).set_index(["emotion", "term"])
-    assert out.loc[("happy", "race"), "f_value"] is None or np.isnan(out.loc[("happy", "race"), "f_value"])
-    assert "zero variance" in out.loc[("happy", "race"), "reason"]
-    assert "not estimable" in out.loc[("sad", "gender"), "reason"]
-    assert out.loc[("sad", "race"), "df_num"] == 2 and out.loc[("sad", "race"), "df_den"] == 117
-    assert "not estimable" in out.loc[("sad", "race:gender"), "reason"]
-    assert "no residual degrees of freedom" in out.loc[("angry", "race:gender"), "reason"]
-    assert out.loc[("angry", "race"), "df_den"] == 2 and np.isfinite(out.loc[("angry", "race"), "p_raw"])
+    d.loc[d["category"] == "happy", "d_valence"] = 0.7  # zero variance
+    d = d[~((d["category"] == "sad") & (d["audit_2"] == "male"))]  # one audit_2 level
+    one_per_cell = d[d["category"] == "angry"].groupby(["audit_1", "audit_2"]).head(1).index
+    d = d[(d["category"] != "angry") | d.index.isin(one_per_cell)]  # one image per cell
+    d.loc[d[d["category"] == "fear"].index[:7], "d_valence"] = np.nan  # missing bias values
+    out = dm.stratified_anova(d, dimensions=("valence",)).set_index(["category", "term"])
+    assert out.loc[("happy", "audit_1"), "f_value"] is None or np.isnan(out.loc[("happy", "audit_1"), "f_value"])
+    assert "zero variance" in out.loc[("happy", "audit_1"), "reason"]
+    assert "not estimable" in out.loc[("sad", "audit_2"), "reason"]
+    assert out.loc[("sad", "audit_1"), "df_num"] == 2 and out.loc[("sad", "audit_1"), "df_den"] == 117
+    assert "not estimable" in out.loc[("sad", "audit_1:audit_2"), "reason"]
+    assert "no residual degrees of freedom" in out.loc[("angry", "audit_1:audit_2"), "reason"]
+    assert out.loc[("angry", "audit_1"), "df_den"] == 2 and np.isfinite(out.loc[("angry", "audit_1"), "p_raw"])
     assert (out.loc["fear", "n_missing"] == 7).all() and (out.loc["fear", "n"] == 233).all()
-    assert out.loc[("fear", "race"), "df_den"] == 233 - 4
+    assert out.loc[("fear", "audit_1"), "df_den"] == 233 - 4
     # NULL tests are outside the BH family; the family counts only defined tests
     assert (out["family_size"] == out["p_raw"].notna().sum()).all()
     assert out.loc[out["p_raw"].isna(), "q_bh"].isna().all()
     counts = dm.significance_counts(out.reset_index())
-    assert counts.set_index("term").loc["race:gender", "n_tested"] == 3  # disgust, fear, neutral
+    assert counts.set_index("term").loc["audit_1:audit_2", "n_tested"] == 3  # disgust, fear, neutral
 
 
 # ------------------------------------------------------------------------------ omnibus (S5)
@@ -357,12 +361,12 @@ def test_omnibus_matches_anova_lm_and_paper_dfs(study):
     d = study[study["condition_id"] == "planted"]
     fits = {
         rhs: smf.ols(f"d_valence ~ {rhs}", d).fit()
-        for rhs in ("C(emotion)", "C(race) + C(emotion)", "C(race) * C(emotion)")
+        for rhs in ("C(category)", "C(audit_1) + C(category)", "C(audit_1) * C(category)")
     }
     tss = float(((d["d_valence"] - d["d_valence"].mean()) ** 2).sum())
     for term, small, large, dfs in (
-        ("race", "C(emotion)", "C(race) + C(emotion)", (2, 1432)),
-        ("race:emotion", "C(race) + C(emotion)", "C(race) * C(emotion)", (10, 1422)),
+        ("audit_1", "C(category)", "C(audit_1) + C(category)", (2, 1432)),
+        ("audit_1:category", "C(audit_1) + C(category)", "C(audit_1) * C(category)", (10, 1422)),
     ):
         ref = anova_lm(fits[small], fits[large])
         ours = out.loc[("planted", "valence", term)]
@@ -370,25 +374,30 @@ def test_omnibus_matches_anova_lm_and_paper_dfs(study):
         assert ours["f_value"] == pytest.approx(ref["F"].iloc[1], rel=1e-9)
         assert ours["p_raw"] == pytest.approx(ref["Pr(>F)"].iloc[1], rel=1e-6, abs=1e-300)
         assert ours["eta_sq"] == pytest.approx(ref["ss_diff"].iloc[1] / tss, rel=1e-9)
-    g = out.loc[("planted", "arousal", "gender")]
-    gi = out.loc[("planted", "arousal", "gender:emotion")]
+    g = out.loc[("planted", "arousal", "audit_2")]
+    gi = out.loc[("planted", "arousal", "audit_2:category")]
     assert (g["df_num"], g["df_den"], gi["df_num"], gi["df_den"]) == (1, 1433, 5, 1428)
-    assert out.loc[("planted", "valence", "race"), "p_raw"] < 1e-6
+    assert out.loc[("planted", "valence", "audit_1"), "p_raw"] < 1e-6
 
 
 def test_other_label_sets_and_missing_design_values(study):
     d = study[study["condition_id"] == "planted"].copy()
     # four races and the paper's genders renamed: nothing assumes the paper's label sets
-    d["race"] = np.where(d["identity"] % 4 == 0, "Other", d["race"])
-    d["gender"] = d["gender"].map({"female": "W", "male": "M"})
+    d["audit_1"] = np.where(d["identity"] % 4 == 0, "Other", d["audit_1"])
+    d["audit_2"] = d["audit_2"].map({"female": "W", "male": "M"})
     tests = dm.stratified_anova(d, dimensions=("valence",))
-    first = tests[tests["emotion"] == "fear"].set_index("term")
-    assert first.loc["race", "df_num"] == 3 and first.loc["race:gender", "df_num"] == 3
-    glmm = dm.glmm_lrt_table(d, factors=("race",), n_agq=5)
+    first = tests[tests["category"] == "fear"].set_index("term")
+    assert first.loc["audit_1", "df_num"] == 3 and first.loc["audit_1:audit_2", "df_num"] == 3
+    glmm = dm.glmm_lrt_table(d, factors=("audit_1",), n_agq=5)
     assert glmm.loc[0, "df"] == 3
-    assert set(dm.slice_metrics(d).query("slice_type == 'race'")["slice"]) == {"Black", "Caucasian", "Korean", "Other"}
-    d.loc[d.index[5], "race"] = None
-    with pytest.raises(ValueError, match=r"row \d+ \(image_id='img\d+'\) has no value in column 'race'"):
+    assert set(dm.slice_metrics(d).query("slice_type == 'audit_1'")["slice"]) == {
+        "Black",
+        "Caucasian",
+        "Korean",
+        "Other",
+    }
+    d.loc[d.index[5], "audit_1"] = None
+    with pytest.raises(ValueError, match=r"row \d+ \(image_id='img\d+'\) has no value in column 'audit_1'"):
         dm.stratified_anova(d)
 
 
@@ -402,17 +411,17 @@ from statsmodels.stats.multicomp import pairwise_tukeyhsd  # noqa: E402
 
 
 def _unbalanced_stratum(sizes, seed):
-    """One stratum's rows: sizes[i] images in race x gender cell i (0 = an empty cell)."""
+    """One stratum's rows: sizes[i] images in audit_1 x audit_2 cell i (0 = an empty cell)."""
     rng = np.random.default_rng(seed)
     cells = [(r, g) for r in RACES for g in GENDERS][: len(sizes)]
     rows = [(r, g) for (r, g), k in zip(cells, sizes) for _ in range(k)]
-    frame = pd.DataFrame(rows, columns=["race", "gender"])
-    shift = frame["race"].map({"Black": 0.0, "Caucasian": 0.4, "Korean": -0.3})
+    frame = pd.DataFrame(rows, columns=["audit_1", "audit_2"])
+    shift = frame["audit_1"].map({"Black": 0.0, "Caucasian": 0.4, "Korean": -0.3})
     return frame.assign(b=np.round(shift + rng.normal(0, 1, len(frame)), 3))
 
 
 def _cells_of(frame):
-    g = frame.groupby(["race", "gender"])["b"]
+    g = frame.groupby(["audit_1", "audit_2"])["b"]
     return pd.DataFrame(
         {"n_bias": g.count(), "bias_mean": g.mean(), "bias_ss": g.apply(lambda b: float(((b - b.mean()) ** 2).sum()))}
     ).reset_index()
@@ -437,18 +446,18 @@ def test_nested_f_tests_from_cells_equal_least_squares_on_the_rows(sizes, seed):
 @given(sizes=st.lists(st.integers(2, 9), min_size=3, max_size=6), seed=st.integers(0, 10_000))
 def test_tukey_from_cells_equals_pairwise_tukeyhsd_on_the_rows(sizes, seed):
     frame = _unbalanced_stratum(sizes, seed)
-    cells = _cells_of(frame).assign(condition_id="c", dimension="valence", emotion="fear")
+    cells = _cells_of(frame).assign(condition_id="c", dimension="valence", category="fear")
     anova = pd.DataFrame(
         {
             "condition_id": ["c"],
             "dimension": ["valence"],
-            "emotion": ["fear"],
-            "term": ["race:gender"],
+            "category": ["fear"],
+            "term": ["audit_1:audit_2"],
             "significant": [True],
         }
     )
     ours = dm.tukey_from_cells(cells, anova)
-    ref = pairwise_tukeyhsd(frame["b"].to_numpy(), (frame["race"] + ":" + frame["gender"]).to_numpy())
+    ref = pairwise_tukeyhsd(frame["b"].to_numpy(), (frame["audit_1"] + ":" + frame["audit_2"]).to_numpy())
     first, second = np.triu_indices(len(ref.groupsunique), 1)
     assert ours["group1"].tolist() == list(ref.groupsunique[first])
     assert ours["group2"].tolist() == list(ref.groupsunique[second])
@@ -461,7 +470,10 @@ def test_tukey_from_cells_equals_pairwise_tukeyhsd_on_the_rows(sizes, seed):
 def test_glmm_on_counts_equals_the_glmm_on_one_row_per_image(study):
     rows = study[study["condition_id"] == "planted"]
     counts = (
-        rows.groupby(["condition_id", "race", "gender", "emotion", "correct"]).size().rename("n_images").reset_index()
+        rows.groupby(["condition_id", "audit_1", "audit_2", "category", "correct"])
+        .size()
+        .rename("n_images")
+        .reset_index()
     )
     plain = dm.glmm_lrt_table(rows, n_agq=5)
     weighted = dm.glmm_lrt_table(counts, n_agq=5, weight="n_images")
@@ -491,7 +503,7 @@ def _three_factor_rows(seed: int) -> pd.DataFrame:
         {
             "condition_id": "m",
             "dimension": "warmth",
-            "emotion": rng.choice(["x", "y"], n),
+            "category": rng.choice(["x", "y"], n),
             "a": rng.choice(["a1", "a2", "a3"], n),
             "b": rng.choice(["b1", "b2"], n),
             "c": rng.choice(["c1", "c2"], n),
@@ -505,10 +517,10 @@ def test_every_factor_anova_with_two_factors_is_the_papers_three_tests(seed):
     """With two factors, stratified_anova_factors (per image) gives the cell path's F, p and q."""
     rows = _three_factor_rows(seed)
     got = dm.stratified_anova_factors(rows, ["a", "b"])
-    cells = rows.rename(columns={"a": "race", "b": "gender", "d": "d_warmth"})
+    cells = rows.rename(columns={"a": "audit_1", "b": "audit_2", "d": "d_warmth"})
     want = dm.stratified_anova(cells, dimensions=("warmth",))
     cols = ["df_num", "df_den", "f_value", "p_raw", "q_bh", "n", "n_missing"]
-    assert list(got["term"]) == [t.replace("race", "a").replace("gender", "b") for t in want["term"]]
+    assert list(got["term"]) == [t.replace("audit_1", "a").replace("audit_2", "b") for t in want["term"]]
     np.testing.assert_allclose(got[cols].to_numpy(float), want[cols].to_numpy(float), rtol=1e-9, atol=1e-12)
 
 
@@ -517,13 +529,13 @@ def test_every_factor_anova_matches_statsmodels_type_ii_and_the_interactions(see
     """Three factors: each main term is statsmodels' type II test of the main-effects model; each
     pair's term is the nested F of that model against it plus the pair's interaction."""
     rows = _three_factor_rows(seed)
-    got = dm.stratified_anova_factors(rows, ["a", "b", "c"]).set_index(["emotion", "term"])
-    for emotion, part in rows.dropna(subset=["d"]).groupby("emotion"):
+    got = dm.stratified_anova_factors(rows, ["a", "b", "c"]).set_index(["category", "term"])
+    for category, part in rows.dropna(subset=["d"]).groupby("category"):
         mains = smf.ols("d ~ C(a) + C(b) + C(c)", part).fit()
         type2 = anova_lm(mains, typ=2)
         for f in "abc":
-            assert got.loc[(emotion, f), "f_value"] == pytest.approx(type2.loc[f"C({f})", "F"], rel=1e-9)
+            assert got.loc[(category, f), "f_value"] == pytest.approx(type2.loc[f"C({f})", "F"], rel=1e-9)
         for x, y in (("a", "b"), ("a", "c"), ("b", "c")):
             larger = smf.ols(f"d ~ C(a) + C(b) + C(c) + C({x}):C({y})", part).fit()
             f_value = anova_lm(mains, larger)["F"].iloc[1]
-            assert got.loc[(emotion, f"{x}:{y}"), "f_value"] == pytest.approx(f_value, rel=1e-9)
+            assert got.loc[(category, f"{x}:{y}"), "f_value"] == pytest.approx(f_value, rel=1e-9)

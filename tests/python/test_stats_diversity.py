@@ -18,13 +18,13 @@ def test_diversity_table_equals_direct_computation():
     frame = pd.DataFrame(
         {
             "condition_id": np.repeat(["a", "b"], 60),
-            "emotion": np.tile(np.repeat(["happy", "sad"], 30), 2),
+            "category": np.tile(np.repeat(["happy", "sad"], 30), 2),
             "valence": rng.integers(1, 10, 120).astype(float),
         }
     )
     frame.loc[3, "valence"] = np.nan  # a failed parse is not a value
-    out = D.diversity_table(frame, ["condition_id", "emotion"], "valence").set_index(["condition_id", "emotion"])
-    for key, sub in frame.groupby(["condition_id", "emotion"]):
+    out = D.diversity_table(frame, ["condition_id", "category"], "valence").set_index(["condition_id", "category"])
+    for key, sub in frame.groupby(["condition_id", "category"]):
         v = sub.valence.dropna()
         row = out.loc[key]
         assert row.n == len(v) and row.n_unique == v.nunique()

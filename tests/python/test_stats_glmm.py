@@ -135,40 +135,40 @@ RACES, GENDERS = ("Black", "Caucasian", "Korean"), ("female", "male")
 def simulate_correct(
     seed,
     n_per_cell=40,
-    race_effect=(0.0, 0.0, 0.0),
+    audit_1_effect=(0.0, 0.0, 0.0),
     sigma=0.8,
-    emotions=("happy", "sad", "angry", "fear", "disgust", "neutral"),
+    categories=("happy", "sad", "angry", "fear", "disgust", "neutral"),
     intercept=1.2,
 ):
-    """n_per_cell 0/1 answers per emotion x race x gender cell (rows in that order), with a random
-    intercept per emotion; drawn in one call rather than one frame per cell."""
+    """n_per_cell 0/1 answers per category x audit_1 x audit_2 cell (rows in that order), with a random
+    intercept per category; drawn in one call rather than one frame per cell."""
     rng = np.random.default_rng(seed)
-    u = rng.normal(0, sigma, len(emotions))
-    p = special.expit(intercept + u[:, None] + np.asarray(race_effect)[None, :])
-    draws = rng.random((len(emotions), len(RACES), len(GENDERS), n_per_cell))
+    u = rng.normal(0, sigma, len(categories))
+    p = special.expit(intercept + u[:, None] + np.asarray(audit_1_effect)[None, :])
+    draws = rng.random((len(categories), len(RACES), len(GENDERS), n_per_cell))
     return pd.DataFrame(
         {
-            "emotion": np.repeat(emotions, len(RACES) * len(GENDERS) * n_per_cell),
-            "race": np.tile(np.repeat(RACES, len(GENDERS) * n_per_cell), len(emotions)),
-            "gender": np.tile(np.repeat(GENDERS, n_per_cell), len(emotions) * len(RACES)),
+            "category": np.repeat(categories, len(RACES) * len(GENDERS) * n_per_cell),
+            "audit_1": np.tile(np.repeat(RACES, len(GENDERS) * n_per_cell), len(categories)),
+            "audit_2": np.tile(np.repeat(GENDERS, n_per_cell), len(categories) * len(RACES)),
             "correct": (draws < p[:, :, None, None]).ravel(),
         }
     )
 
 
 def test_lrt_on_bernoulli_rows_agrees_across_nodes_and_with_quad():
-    d = simulate_correct(3, race_effect=(0.0, -0.5, 0.3))
-    t25 = likelihood_ratio_test(d, "race", n_agq=25)
-    t50 = likelihood_ratio_test(d, "race", n_agq=50)
+    d = simulate_correct(3, audit_1_effect=(0.0, -0.5, 0.3))
+    t25 = likelihood_ratio_test(d, "audit_1", n_agq=25)
+    t50 = likelihood_ratio_test(d, "audit_1", n_agq=50)
     assert t25.df == 2 and t25.n_obs == len(d) and t25.n_groups == 6
     assert t25.chi2 == pytest.approx(t50.chi2, abs=1e-6)
     assert t25.p_value == pytest.approx(stats.chi2.sf(t25.chi2, 2))
     # the aggregated likelihood is the 0/1-row likelihood: rebuild it row by row and integrate
-    X, _ = treatment_design(d["race"].rename("race"))
-    rows = BinomialData.build(X, d["correct"].astype(int), np.ones(len(d)), d["emotion"])
-    beta = [t25.coefficients[k] for k in ("(Intercept)", "race[Caucasian]", "race[Korean]")]
+    X, _ = treatment_design(d["audit_1"].rename("audit_1"))
+    rows = BinomialData.build(X, d["correct"].astype(int), np.ones(len(d)), d["category"])
+    beta = [t25.coefficients[k] for k in ("(Intercept)", "audit_1[Caucasian]", "audit_1[Korean]")]
     assert quad_loglik(rows, beta, t25.random_intercept_sd) == pytest.approx(t25.loglik_full, abs=1e-7)
-    laplace = likelihood_ratio_test(d, "race", n_agq=1)
+    laplace = likelihood_ratio_test(d, "audit_1", n_agq=1)
     assert laplace.method.startswith("ML, Laplace")
     assert laplace.chi2 == pytest.approx(t25.chi2, abs=0.05)  # close, not equal
 
@@ -191,17 +191,20 @@ def test_parameter_recovery():
     assert abs(fit.sigma - sigma_true) < 0.2  # SE ~ 0.06
 
 
-def test_planted_race_gap_found_with_right_sign():
-    d = simulate_correct(5, race_effect=(0.0, -0.9, 0.0))
-    t = likelihood_ratio_test(d, "race")
+def test_planted_audit_1_gap_found_with_right_sign():
+    d = simulate_correct(5, audit_1_effect=(0.0, -0.9, 0.0))
+    t = likelihood_ratio_test(d, "audit_1")
     assert t.p_value < 0.001
-    assert t.coefficients["race[Caucasian]"] < -0.4 and abs(t.coefficients["race[Korean]"]) < 0.4
+    assert t.coefficients["audit_1[Caucasian]"] < -0.4 and abs(t.coefficients["audit_1[Korean]"]) < 0.4
 
 
 def test_false_positive_rate_near_nominal_without_effect():
     n_sim = 30
     p = np.array(
-        [likelihood_ratio_test(simulate_correct(100 + s, n_per_cell=20), "race", n_agq=5).p_value for s in range(n_sim)]
+        [
+            likelihood_ratio_test(simulate_correct(100 + s, n_per_cell=20), "audit_1", n_agq=5).p_value
+            for s in range(n_sim)
+        ]
     )
     rate = np.mean(p < 0.05)
     assert rate <= stats.binom.ppf(0.99, n_sim, 0.05) / n_sim  # at most 5/30
@@ -209,10 +212,10 @@ def test_false_positive_rate_near_nominal_without_effect():
 
 
 def test_single_group_reduces_to_ordinary_logistic_regression():
-    d = simulate_correct(8, race_effect=(0.0, -0.6, 0.2))
-    d = d[d["emotion"] == "angry"]
-    t = likelihood_ratio_test(d, "race")
-    X, _ = treatment_design(d["race"].rename("race"))
+    d = simulate_correct(8, audit_1_effect=(0.0, -0.6, 0.2))
+    d = d[d["category"] == "angry"]
+    t = likelihood_ratio_test(d, "audit_1")
+    X, _ = treatment_design(d["audit_1"].rename("audit_1"))
     y = d["correct"].astype(float).to_numpy()
     ll_full = sm.GLM(y, X, family=sm.families.Binomial()).fit().llf
     ll_null = sm.GLM(y, X[:, :1], family=sm.families.Binomial()).fit().llf
@@ -224,27 +227,27 @@ def test_single_group_reduces_to_ordinary_logistic_regression():
 def test_degenerate_inputs_give_null_with_reason():
     d = simulate_correct(9)
     all_correct = d.assign(correct=True)
-    t = likelihood_ratio_test(all_correct, "race")
+    t = likelihood_ratio_test(all_correct, "audit_1")
     assert t.chi2 is None and t.p_value is None and "no variance" in t.reason
-    one_level = d[d["race"] == "Korean"]
-    t = likelihood_ratio_test(one_level, "race")
+    one_level = d[d["audit_1"] == "Korean"]
+    t = likelihood_ratio_test(one_level, "audit_1")
     assert t.chi2 is None and "single level" in t.reason
-    assert likelihood_ratio_test(d.iloc[:0], "race").reason.startswith("no rows")
+    assert likelihood_ratio_test(d.iloc[:0], "audit_1").reason.startswith("no rows")
     with pytest.raises(ValueError, match="not 0/1"):
-        likelihood_ratio_test(d.assign(correct=2), "race")
+        likelihood_ratio_test(d.assign(correct=2), "audit_1")
 
 
 def test_group_all_correct_and_level_separation_stay_finite():
-    d = simulate_correct(12, race_effect=(0.0, -0.3, 0.3))
-    d.loc[d["emotion"] == "happy", "correct"] = True  # one group has no errors
-    t = likelihood_ratio_test(d, "race")
+    d = simulate_correct(12, audit_1_effect=(0.0, -0.3, 0.3))
+    d.loc[d["category"] == "happy", "correct"] = True  # one group has no errors
+    t = likelihood_ratio_test(d, "audit_1")
     assert np.isfinite(t.chi2) and t.df == 2
-    X, _ = treatment_design(d["race"].rename("race"))
-    rows = BinomialData.build(X, d["correct"].astype(int), np.ones(len(d)), d["emotion"])
-    beta = [t.coefficients[k] for k in ("(Intercept)", "race[Caucasian]", "race[Korean]")]
+    X, _ = treatment_design(d["audit_1"].rename("audit_1"))
+    rows = BinomialData.build(X, d["correct"].astype(int), np.ones(len(d)), d["category"])
+    beta = [t.coefficients[k] for k in ("(Intercept)", "audit_1[Caucasian]", "audit_1[Korean]")]
     assert quad_loglik(rows, beta, t.random_intercept_sd) == pytest.approx(t.loglik_full, abs=1e-7)
-    d.loc[d["race"] == "Korean", "correct"] = True  # a level that is never wrong
-    t = likelihood_ratio_test(d, "race")
+    d.loc[d["audit_1"] == "Korean", "correct"] = True  # a level that is never wrong
+    t = likelihood_ratio_test(d, "audit_1")
     assert np.isfinite(t.chi2) and t.p_value < 0.05 and "separation" in t.reason
 
 

@@ -1,4 +1,4 @@
-"""The rater_type x emotion LMM in closed form: estimates, variance components and Satterthwaite df
+"""The rater_type x category LMM in closed form: estimates, variance components and Satterthwaite df
 against the ANOVA forms of a balanced split-plot design, against mixedlm (lme4's algorithm with
 lmerTest's df, the implementation it replaced) and, property-based, against a brute-force REML / ML
 fit of the dense two-rows-per-image model."""
@@ -18,19 +18,19 @@ from scipy import optimize
 EMOTIONS = ["happy", "sad", "fear"]
 
 
-def simulated(seed=0, per_emotion=(30, 30, 30), image_sd=1.0):
+def simulated(seed=0, per_category=(30, 30, 30), image_sd=1.0):
     rng = np.random.default_rng(seed)
-    emotion = np.repeat(EMOTIONS[: len(per_emotion)], per_emotion)
-    u = rng.normal(0, image_sd, len(emotion))
-    offset = pd.Series({"happy": 0.0, "sad": -2.0, "fear": -1.0})[emotion].to_numpy()
-    human = 6 + offset + u + rng.normal(0, 0.6, len(emotion))
-    model = 6.5 + 1.5 * offset + u + rng.normal(0, 0.6, len(emotion))  # exaggerates polarity
-    return human, model, emotion, np.arange(len(emotion))
+    category = np.repeat(EMOTIONS[: len(per_category)], per_category)
+    u = rng.normal(0, image_sd, len(category))
+    offset = pd.Series({"happy": 0.0, "sad": -2.0, "fear": -1.0})[category].to_numpy()
+    human = 6 + offset + u + rng.normal(0, 0.6, len(category))
+    model = 6.5 + 1.5 * offset + u + rng.normal(0, 0.6, len(category))  # exaggerates polarity
+    return human, model, category, np.arange(len(category))
 
 
-def closed_form(human, model, emotion):
-    """Balanced split plot: images (whole plots) within emotion, rater type within image."""
-    df = pd.DataFrame({"h": human, "m": model, "e": emotion})
+def closed_form(human, model, category):
+    """Balanced split plot: images (whole plots) within category, rater type within image."""
+    df = pd.DataFrame({"h": human, "m": model, "e": category})
     n_img, n_emo = len(df), df.e.nunique()
     d = df.m - df.h
     ms_res = ((d - d.groupby(df.e).transform("mean")) ** 2).sum() / 2 / (n_img - n_emo)
@@ -46,23 +46,23 @@ def closed_form(human, model, emotion):
         between_df=between_df,
         intercept=ref.h.mean(),
         rater_effect=(ref.m - ref.h).mean(),
-        per_emotion=len(ref),
+        per_category=len(ref),
     )
 
 
 def test_balanced_design_matches_closed_form_satterthwaite():
-    human, model, emotion, image = simulated()
-    res = lmm.fit_rater_type_lmm(human, model, emotion, image, EMOTIONS)
-    cf = closed_form(human, model, emotion)
+    human, model, category, image = simulated()
+    res = lmm.fit_rater_type_lmm(human, model, category, image, EMOTIONS)
+    cf = closed_form(human, model, category)
     fe = res.fixed_effects.set_index("term")
     assert fe.loc["(Intercept)", "estimate"] == pytest.approx(cf["intercept"], abs=1e-12)
     assert fe.loc["rater_type[model]", "estimate"] == pytest.approx(cf["rater_effect"], abs=1e-12)
     assert res.residual_variance == pytest.approx(cf["ms_res"], rel=1e-12)
     assert res.image_variance == pytest.approx((cf["ms_img"] - cf["ms_res"]) / 2, rel=1e-12)
-    assert fe.loc["rater_type[model]", "se"] == pytest.approx(np.sqrt(2 * cf["ms_res"] / cf["per_emotion"]), rel=1e-12)
-    for term in ["rater_type[model]", "rater_type[model]:emotion[sad]", "rater_type[model]:emotion[fear]"]:
+    assert fe.loc["rater_type[model]", "se"] == pytest.approx(np.sqrt(2 * cf["ms_res"] / cf["per_category"]), rel=1e-12)
+    for term in ["rater_type[model]", "rater_type[model]:category[sad]", "rater_type[model]:category[fear]"]:
         assert fe.loc[term, "df"] == pytest.approx(cf["within_df"], rel=1e-12)
-    for term in ["(Intercept)", "emotion[sad]", "emotion[fear]"]:
+    for term in ["(Intercept)", "category[sad]", "category[fear]"]:
         assert fe.loc[term, "df"] == pytest.approx(cf["between_df"], rel=1e-12)
     assert (fe.df_method == lmm.DF_METHOD).all()
     # The simulated polarity exaggeration is an interaction the LR test must find.
@@ -83,23 +83,23 @@ def test_sleepstudy_df_equal_lmertest():
 # --------------------------------------------------------------------------- mixedlm, the reference
 
 
-def mixedlm_fit(human, model, emotion, image, emotions):
+def mixedlm_fit(human, model, category, image, categories):
     """The implementation the closed form replaced: mixedlm REML fit with Satterthwaite df, and
     the interaction LR test from two ML fits, on the 2N-row long table."""
     import mixedlm
 
-    img = pd.DataFrame({"image_id": image, "emotion": emotion, "human": human, "model": model}).dropna()
+    img = pd.DataFrame({"image_id": image, "category": category, "human": human, "model": model}).dropna()
     long = img.melt(
-        id_vars=["image_id", "emotion"], value_vars=["human", "model"], var_name="rater_type", value_name="rating"
+        id_vars=["image_id", "category"], value_vars=["human", "model"], var_name="rater_type", value_name="rating"
     )
     long["image_id"] = long["image_id"].astype(str)
     long["is_model"] = (long["rater_type"] == "model").astype(float)
-    present = [e for e in emotions if (img.emotion == e).any()]
+    present = [e for e in categories if (img.category == e).any()]
     names, terms = {"(Intercept)": "(Intercept)", "is_model": "rater_type[model]"}, ["is_model"]
     for i, e in enumerate(present[1:], start=1):
-        long[f"emo_{i}"] = (long["emotion"] == e).astype(float)
-        names[f"emo_{i}"] = f"emotion[{e}]"
-        names[f"is_model:emo_{i}"] = f"rater_type[model]:emotion[{e}]"
+        long[f"emo_{i}"] = (long["category"] == e).astype(float)
+        names[f"emo_{i}"] = f"category[{e}]"
+        names[f"is_model:emo_{i}"] = f"rater_type[model]:category[{e}]"
         terms.append(f"emo_{i}")
     inter = [f"is_model:{t}" for t in terms[1:]]
     full = "rating ~ " + " + ".join(terms + inter) + " + (1|image_id)"
@@ -127,19 +127,19 @@ def mixedlm_fit(human, model, emotion, image, emotions):
 
 
 @pytest.mark.parametrize(
-    "seed, per_emotion, image_sd",
+    "seed, per_category, image_sd",
     [
         (0, (30, 30, 30), 1.0),  # balanced, clear image variance
-        (1, (40, 25, 12), 0.3),  # unbalanced emotions
+        (1, (40, 25, 12), 0.3),  # unbalanced categories
         (2, (20, 20, 20), 0.0),  # no image variance: boundary (singular) fit
-        (3, (15, 9), 0.05),  # two emotions, near the boundary
+        (3, (15, 9), 0.05),  # two categories, near the boundary
     ],
 )
-def test_equal_to_mixedlm_at_its_optimiser_tolerance(seed, per_emotion, image_sd):
-    human, model, emotion, image = simulated(seed, per_emotion, image_sd)
+def test_equal_to_mixedlm_at_its_optimiser_tolerance(seed, per_category, image_sd):
+    human, model, category, image = simulated(seed, per_category, image_sd)
     model[[3, 7]] = np.nan  # excluded images
-    ref_fe, ref_img, ref_res, ref_chi2 = mixedlm_fit(human, model, emotion, image, EMOTIONS)
-    res = lmm.fit_rater_type_lmm(human, model, emotion, image, EMOTIONS)
+    ref_fe, ref_img, ref_res, ref_chi2 = mixedlm_fit(human, model, category, image, EMOTIONS)
+    res = lmm.fit_rater_type_lmm(human, model, category, image, EMOTIONS)
     fe = res.fixed_effects.set_index("term")
     assert list(fe.index) == list(ref_fe.index)
     assert np.allclose(fe["estimate"], ref_fe["estimate"], rtol=0, atol=1e-9)
@@ -155,12 +155,12 @@ def test_equal_to_mixedlm_at_its_optimiser_tolerance(seed, per_emotion, image_sd
 # --------------------------------------------------------------------------- brute force
 
 
-def dense_design(human, model, emotion, emotions, interaction=True):
-    present = [e for e in emotions if e in set(emotion)]
+def dense_design(human, model, category, categories, interaction=True):
+    present = [e for e in categories if e in set(category)]
     n = len(human)
     y = np.concatenate([human, model])
     is_model = np.repeat([0.0, 1.0], n)
-    emo = np.tile(np.asarray(emotion), 2)
+    emo = np.tile(np.asarray(category), 2)
     cols = [np.ones(2 * n), is_model] + [(emo == e).astype(float) for e in present[1:]]
     if interaction:
         cols += [is_model * (emo == e) for e in present[1:]]
@@ -210,20 +210,20 @@ def dense_fit(y, X, Z, reml):
     return x, -fun
 
 
-cells_per_emotion = st.lists(st.integers(2, 5), min_size=1, max_size=3)
+cells_per_category = st.lists(st.integers(2, 5), min_size=1, max_size=3)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(sizes=cells_per_emotion, seed=st.integers(0, 10_000), image_sd=st.sampled_from([0.0, 0.4, 1.5]))
+@given(sizes=cells_per_category, seed=st.integers(0, 10_000), image_sd=st.sampled_from([0.0, 0.4, 1.5]))
 @example(sizes=[2], seed=421, image_sd=0.4)  # residual variance 0.000625 beside an image variance of 0.41
 def test_closed_form_equals_brute_force_dense_fit(sizes, seed, image_sd):
     rng = np.random.default_rng(seed)
-    emotion = np.repeat(EMOTIONS[: len(sizes)], sizes)
-    u = rng.normal(0, image_sd, len(emotion))
-    human = np.round(5 + u + rng.normal(0, 0.7, len(emotion)), 2)
-    model = np.round(5.5 + u + rng.normal(0, 0.7, len(emotion)) + (emotion == "sad"), 2)
-    res = lmm.fit_rater_type_lmm(human, model, emotion, np.arange(len(emotion)), EMOTIONS)
-    y, X, Z = dense_design(human, model, emotion, EMOTIONS)
+    category = np.repeat(EMOTIONS[: len(sizes)], sizes)
+    u = rng.normal(0, image_sd, len(category))
+    human = np.round(5 + u + rng.normal(0, 0.7, len(category)), 2)
+    model = np.round(5.5 + u + rng.normal(0, 0.7, len(category)) + (category == "sad"), 2)
+    res = lmm.fit_rater_type_lmm(human, model, category, np.arange(len(category)), EMOTIONS)
+    y, X, Z = dense_design(human, model, category, EMOTIONS)
     (log_s2, ratio), ll_brute = dense_fit(y, X, Z, reml=True)
     _, beta, cov = dense_loglik([log_s2, ratio], y, X, Z, True)
     s2 = np.exp(log_s2)
@@ -237,7 +237,7 @@ def test_closed_form_equals_brute_force_dense_fit(sizes, seed, image_sd):
     assert np.allclose(fe["se"], np.sqrt(np.diag(cov)), rtol=1e-4)
     if len(sizes) > 1:
         _, ll_full = dense_fit(y, X, Z, reml=False)
-        _, ll_red = dense_fit(*dense_design(human, model, emotion, EMOTIONS, interaction=False), reml=False)
+        _, ll_red = dense_fit(*dense_design(human, model, category, EMOTIONS, interaction=False), reml=False)
         assert res.interaction_lr_chi2 == pytest.approx(max(2 * (ll_full - ll_red), 0.0), abs=1e-5)
     if not res.singular:  # interior optimum: Satterthwaite df from the dense REML information
         dense_df = dense_satterthwaite(X, Z, res.residual_variance, res.image_variance)
@@ -259,26 +259,26 @@ def dense_satterthwaite(X, Z, s2, s2_img):
 # --------------------------------------------------------------------------- inputs it cannot fit
 
 
-def test_missing_predictions_and_unknown_emotions():
-    human, model, emotion, image = simulated(seed=1)
+def test_missing_predictions_and_unknown_categories():
+    human, model, category, image = simulated(seed=1)
     model[:5] = np.nan
-    res = lmm.fit_rater_type_lmm(human, model, emotion, image, EMOTIONS)
+    res = lmm.fit_rater_type_lmm(human, model, category, image, EMOTIONS)
     assert res.n_images == len(image) - 5 and res.n_obs == 2 * res.n_images and res.n_excluded_images == 5
-    with pytest.raises(ValueError, match=r"emotions \['surprise'\] are not in the declared label set"):
+    with pytest.raises(ValueError, match=r"categories \['surprise'\] are not in the declared label set"):
         lmm.fit_rater_type_lmm(human[:2], model[:2], ["surprise", "happy"], [0, 1], EMOTIONS)
 
 
 def test_no_image_variance_is_a_singular_fit_not_a_crash():
     rng = np.random.default_rng(2)
-    emotion = np.repeat(EMOTIONS, 40)
-    human = 5 + rng.normal(0, 0.3, len(emotion))  # images do not differ at all
-    model = np.where(emotion == "happy", 9.0, 5 + rng.normal(0, 0.5, len(emotion)))  # constant on happy
-    res = lmm.fit_rater_type_lmm(human, model, emotion, np.arange(len(emotion)), EMOTIONS)
+    category = np.repeat(EMOTIONS, 40)
+    human = 5 + rng.normal(0, 0.3, len(category))  # images do not differ at all
+    model = np.where(category == "happy", 9.0, 5 + rng.normal(0, 0.5, len(category)))  # constant on happy
+    res = lmm.fit_rater_type_lmm(human, model, category, np.arange(len(category)), EMOTIONS)
     fe = res.fixed_effects.set_index("term")
     assert res.singular and res.image_variance == 0.0
-    assert fe.loc["rater_type[model]", "estimate"] == pytest.approx(9 - human[emotion == "happy"].mean(), abs=1e-12)
+    assert fe.loc["rater_type[model]", "estimate"] == pytest.approx(9 - human[category == "happy"].mean(), abs=1e-12)
     # at the boundary every row is independent: 2N - 2K residual df for every term
-    assert (fe.df == 2 * (len(emotion) - 3)).all() and np.isfinite(fe.p).all()
+    assert (fe.df == 2 * (len(category) - 3)).all() and np.isfinite(fe.p).all()
 
 
 def test_designs_that_cannot_carry_the_model_are_fit_errors_in_the_mart():
@@ -286,12 +286,12 @@ def test_designs_that_cannot_carry_the_model_are_fit_errors_in_the_mart():
 
     with pytest.raises(lmm.ModelCheckError, match="only 1 level"):
         lmm.fit_rater_type_lmm([5.0, 4], [6.0, np.nan], ["happy", "sad"], [0, 1], EMOTIONS)
-    with pytest.raises(lmm.ModelCheckError, match="no residual degrees of freedom: 2 images in 2 emotions"):
+    with pytest.raises(lmm.ModelCheckError, match="no residual degrees of freedom: 2 images in 2 categories"):
         lmm.fit_rater_type_lmm([5.0, 4], [6.0, 3], ["happy", "sad"], [0, 1], EMOTIONS)
     with pytest.raises(lmm.ModelCheckError, match="no residual variance"):
         lmm.fit_rater_type_lmm([5.0, 4, 3], [6.0, 5, 4], ["happy"] * 3, [0, 1, 2], EMOTIONS)
-    human, model, emotion, _ = simulated(seed=4)
-    good = lmm.rater_type_cells(human, model, emotion).assign(condition_id="c", dimension="valence")
+    human, model, category, _ = simulated(seed=4)
+    good = lmm.rater_type_cells(human, model, category).assign(condition_id="c", dimension="valence")
     empty = good.assign(condition_id="d", n_images=0, diff_mean=np.nan, diff_ss=np.nan, sum_mean=np.nan, sum_ss=np.nan)
     mart = lmm_table(pd.concat([good, empty]), EMOTIONS)
     assert len(mart[mart.condition_id == "c"]) == 6 and mart.loc[mart.condition_id == "c", "fit_error"].isna().all()

@@ -23,15 +23,15 @@ def z_table(name: str, measure: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     t = pd.read_csv(TABLES / name, sep="\t", dtype=str)
     rows, base = [], []
     for _, r in t.iterrows():
-        emotion = r.iloc[0]
+        category = r.iloc[0]
         for col in t.columns[1:]:
             m = CELL.match(r[col])
             assert m, f"{name}: cannot parse {r[col]!r} in column {col}"
             z, w = float(m.group(1)), float(m.group(2))
             if col == "Human LOO":
-                base.append({"emotion": emotion, "measure": measure, "loo_w1sd": w, "loo_mean_abs_z": z})
+                base.append({"category": category, "measure": measure, "loo_w1sd": w, "loo_mean_abs_z": z})
             else:
-                rows.append({"emotion": emotion, "measure": measure, "condition_id": col, "w1sd": w, "mean_abs_z": z})
+                rows.append({"category": category, "measure": measure, "condition_id": col, "w1sd": w, "mean_abs_z": z})
     return pd.DataFrame(rows), pd.DataFrame(base)
 
 
@@ -42,15 +42,15 @@ def paper_inputs():
     # Disgust x arousal: both print as 0.69; section 4.3 gives the third decimal (LLaMA 0.691 falls
     # short of the human LOO 0.692), which is what decides the cell. Use the paper's precise values.
     cond.loc[
-        (cond.emotion == "혐오") & (cond.measure == "arousal") & (cond.condition_id == "LLaMA-3.2-11B"), "w1sd"
+        (cond.category == "혐오") & (cond.measure == "arousal") & (cond.condition_id == "LLaMA-3.2-11B"), "w1sd"
     ] = 0.691
-    base.loc[(base.emotion == "혐오") & (base.measure == "arousal"), "loo_w1sd"] = 0.692
+    base.loc[(base.category == "혐오") & (base.measure == "arousal"), "loo_w1sd"] = 0.692
     return cond, base
 
 
 def table8() -> pd.DataFrame:
     t = pd.read_csv(TABLES / "table8_verdicts.tsv", sep="\t", dtype=str)
-    t = t.rename(columns={t.columns[0]: "emotion"})
+    t = t.rename(columns={t.columns[0]: "category"})
     out = []
     for _, r in t.iterrows():
         for measure in ("Valence", "Arousal"):
@@ -61,7 +61,7 @@ def table8() -> pd.DataFrame:
             ]
             out.append(
                 {
-                    "emotion": r["emotion"],
+                    "category": r["category"],
                     "measure": measure.lower(),
                     "verdict": verdict,
                     "n": int(n.group(1)) if n else 0,
@@ -87,17 +87,17 @@ def test_a_seed_without_a_parameter_is_an_error(tmp_path):
 
 def test_paper_w1sd_values_reproduce_table8_valence_and_arousal():
     cond, base = paper_inputs()
-    got = V.verdict_matrix(cond, base, rules=V.load_rules(SEED)).set_index(["emotion", "measure"])
+    got = V.verdict_matrix(cond, base, rules=V.load_rules(SEED)).set_index(["category", "measure"])
     expected = table8()
     assert len(expected) == 12
     for _, e in expected.iterrows():
-        cell = got.loc[(e.emotion, e.measure)]
-        assert (cell.verdict, cell.n_conditions_passing) == (e.verdict, e.n), (e.emotion, e.measure)
+        cell = got.loc[(e.category, e.measure)]
+        assert (cell.verdict, cell.n_conditions_passing) == (e.verdict, e.n), (e.category, e.measure)
 
 
 def test_partial_cells_name_the_models_of_table8_note2():
     cond, base = paper_inputs()
-    got = V.verdict_matrix(cond, base).set_index(["emotion", "measure"])
+    got = V.verdict_matrix(cond, base).set_index(["category", "measure"])
     # Table 8 note 2, in the note's own order (descending W1SD).
     assert got.loc[("행복", "valence"), "passing_conditions"] == "Qwen3-VL,Gemma3-27B"
     assert got.loc[("혐오", "arousal"), "passing_conditions"] == "Gemma3-4B,Gemma3-27B,Gemma3-12B"
@@ -111,7 +111,7 @@ def test_partial_cells_name_the_models_of_table8_note2():
 
 def test_stereotyped_flags_match_the_papers_uniform_response_cells():
     cond, base = paper_inputs()
-    got = V.verdict_matrix(cond, base).set_index(["emotion", "measure"])
+    got = V.verdict_matrix(cond, base).set_index(["category", "measure"])
     flagged = {k for k, row in got.iterrows() if row.stereotyped}
     # 4.3 / 4.6 note 2: happy and fear arousal (Gemma3, |z| 0.30-0.42) and neutral valence (4.4).
     # Neutral arousal is flagged too: GPT-4o-mini's 0.409 vs 0.762 (ratio 0.54) is as far below the
@@ -139,7 +139,7 @@ def test_negative_delta_alpha_blocks_a_pass():
 
 
 def test_delta_alpha_scope_is_a_declared_rule():
-    # The demo's case: per emotion a condition adds -0.0002 to alpha, pooled over all images it
+    # The demo's case: per category a condition adds -0.0002 to alpha, pooled over all images it
     # adds +0.004. The paper reports (and gates on) the pooled value; per_category is stricter.
     c = pd.DataFrame(
         {
@@ -215,7 +215,7 @@ def test_classification_levels_are_data(tmp_path):
     )
     assert V.classification_verdict(within([0.9, 0.3]), literal).verdict == "model_dependent"
     assert V.classification_verdict(within([0.9, 0.5]), literal).verdict == "not_replaceable"
-    # one-vs-rest kappa instead of the within-emotion one: another column, same engine
+    # one-vs-rest kappa instead of the within-category one: another column, same engine
     ovr = dataclasses.replace(V.default_rules(), classification_statistic="kappa")
     c = within([0.9, 0.9]).assign(kappa=[0.9, 0.5])
     assert V.classification_verdict(c, ovr).verdict == "not_replaceable"
@@ -229,7 +229,7 @@ def table8_classification() -> pd.Series:
 
 
 def test_paper_recall_reproduces_table8_classification_column():
-    """Table 3's recalls (six emotions) -> kappa_within -> the seed's levels -> Table 8's first
+    """Table 3's recalls (six categories) -> kappa_within -> the seed's levels -> Table 8's first
     column, all six cells (happy / neutral calibratable, fear / anger model dependent, disgust /
     sad not replaceable)."""
     from rater1001.stats.classification import kappa_within
@@ -238,11 +238,11 @@ def test_paper_recall_reproduces_table8_classification_column():
     expected = table8_classification()
     assert len(expected) == 6
     flagged = set()
-    for emotion, row in recall.iterrows():
+    for category, row in recall.iterrows():
         c = pd.DataFrame({"condition_id": row.index, "kappa_within": kappa_within(row.to_numpy(), 6)})
         got = V.classification_verdict(c)
-        assert got.verdict == expected[emotion], emotion
-        flagged |= {emotion} if got.model_dependent else set()
+        assert got.verdict == expected[category], category
+        flagged |= {category} if got.model_dependent else set()
     assert flagged == {"분노", "혐오"}  # note 1 read literally: not Table 8's fear, and disgust too
     # the same rows on the one-vs-rest kappa (from Tables 3 / 3a) do not give Table 8: neutral's
     # absorbed sad faces put 5 of 8 below .80 (docs/stats.md)

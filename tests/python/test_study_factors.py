@@ -64,11 +64,11 @@ def _study(cfg: dict, tmp_path: Path):
 
 def test_free_names_fill_the_role_slots_in_declared_order(tmp_path):
     study = _study(TOPIC_STUDY, tmp_path)
-    assert study.factor_slots == {"race": "annotator_region", "gender": "venue", "emotion": "topic"}
+    assert study.factor_slots == {"audit_1": "annotator_region", "audit_2": "venue", "category": "topic"}
     assert study.factor_rows == [
-        {"name": "topic", "role": "category", "slot": "emotion"},
-        {"name": "annotator_region", "role": "audit", "slot": "race"},
-        {"name": "venue", "role": "audit", "slot": "gender"},
+        {"name": "topic", "role": "category", "slot": "category"},
+        {"name": "annotator_region", "role": "audit", "slot": "audit_1"},
+        {"name": "venue", "role": "audit", "slot": "audit_2"},
         {"name": "outlet", "role": "audit", "slot": None},
     ]
     assert study.unanalysed_audit_factors == ("outlet",)
@@ -102,7 +102,7 @@ def test_free_names_fill_the_role_slots_in_declared_order(tmp_path):
 def test_a_study_without_a_category_has_no_label_columns(tmp_path):
     cfg = {**TOPIC_STUDY, "factors": [{"name": "venue", "role": "audit"}]}
     study = _study(cfg, tmp_path)
-    assert study.category is None and study.factor_slots == {"race": "venue"}
+    assert study.category is None and study.factor_slots == {"audit_1": "venue"}
     tables = contract.tables_for(study)
     assert tables["human_ratings"].column_names == ["rater_id", "image_id", "quality", "rt_quality_ms", "trial_index"]
     assert not {"emotion", "topic"} & set(tables["model_predictions"].column_names)
@@ -150,10 +150,10 @@ def _model_vs_human(rng, n_per_cell: int, regions=("north", "south"), topics=("s
                     dict(
                         condition_id="m",
                         image_id=f"{topic}-{region}-{i}",
-                        race=region,
-                        gender=None,
-                        true_emotion=truth,
-                        predicted_emotion=pred,
+                        audit_1=region,
+                        audit_2=None,
+                        true_category=truth,
+                        predicted_category=pred,
                         correct=pred == truth,
                         d_quality=rng.normal(0.5 if region == "north" else 0.0, 1.0),
                     )
@@ -165,7 +165,7 @@ ONE_FACTOR = pd.DataFrame(
     {
         "factor": ["topic", "annotator_region"],
         "role": ["category", "audit"],
-        "slot": ["emotion", "race"],
+        "slot": ["category", "audit_1"],
         "position": [1, 2],
     }
 )
@@ -177,9 +177,9 @@ def test_one_audit_factor_gets_its_own_f_test_per_stratum_equal_to_a_one_way_ano
     frame = _model_vs_human(np.random.default_rng(3), 12)
     anova = audit.stratified_anova_table(demographic_aggregates(frame)[1], ONE_FACTOR)
     assert set(anova["term"]) == {"annotator_region"}  # no second factor, no interaction
-    for topic, part in frame.groupby("true_emotion"):
-        row = anova[anova["emotion"] == topic].iloc[0]
-        ref = stats.f_oneway(*[g["d_quality"].to_numpy() for _, g in part.groupby("race")])
+    for topic, part in frame.groupby("true_category"):
+        row = anova[anova["category"] == topic].iloc[0]
+        ref = stats.f_oneway(*[g["d_quality"].to_numpy() for _, g in part.groupby("audit_1")])
         assert row.f_value == pytest.approx(ref.statistic, rel=1e-9)
         assert row.p_raw == pytest.approx(ref.pvalue, rel=1e-9)
         assert (row.df_num, row.df_den) == (1, len(part) - 2)
@@ -190,39 +190,39 @@ def test_one_audit_factor_gets_its_own_f_test_per_stratum_equal_to_a_one_way_ano
 
 def test_one_audit_factor_slices_are_named_as_the_study_names_the_factor():
     frame = _model_vs_human(np.random.default_rng(4), 10)
-    labels = pd.DataFrame(columns=["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"])
+    labels = pd.DataFrame(columns=["image_id", "audit_1", "audit_2", "true_category", "chosen_category", "n_labels"])
     slices = audit.slices_table(demographic_aggregates(frame)[0], labels, ONE_FACTOR)
     assert set(slices["slice_type"]) == {"annotator_region"}
-    assert slices["gender"].isna().all()
+    assert slices["audit_2"].isna().all()
     by = slices.set_index("slice")
-    for region, part in frame.groupby("race"):
+    for region, part in frame.groupby("audit_1"):
         assert by.loc[region, "accuracy"] == pytest.approx(part["correct"].mean(), abs=1e-12)
         assert by.loc[region, "n"] == len(part)
 
 
 def test_without_a_category_the_classification_audit_is_empty_and_the_ratings_audit_has_one_stratum():
     frame = _model_vs_human(np.random.default_rng(5), 10).assign(
-        true_emotion=None, predicted_emotion=None, correct=None
+        true_category=None, predicted_category=None, correct=None
     )
     factors = ONE_FACTOR[ONE_FACTOR["role"] == "audit"]
-    labels = pd.DataFrame(columns=["image_id", "race", "gender", "true_emotion", "chosen_emotion", "n_labels"])
+    labels = pd.DataFrame(columns=["image_id", "audit_1", "audit_2", "true_category", "chosen_category", "n_labels"])
     counts, cells = demographic_aggregates(frame)
     assert audit.slices_table(counts, labels, factors).empty
     assert audit.glmm_lrt_table(counts, study_factors=factors).empty
     anova = audit.stratified_anova_table(cells, factors)
     # no category: the one stratum is 'all' (docs/study_shape.md, "The grain"), never NULL
-    assert len(anova) == 1 and (anova["emotion"] == "all").all()
-    ref = stats.f_oneway(*[g["d_quality"].to_numpy() for _, g in frame.groupby("race")])
+    assert len(anova) == 1 and (anova["category"] == "all").all()
+    ref = stats.f_oneway(*[g["d_quality"].to_numpy() for _, g in frame.groupby("audit_1")])
     assert anova["f_value"].iloc[0] == pytest.approx(ref.statistic, rel=1e-9)
     assert set(audit.omnibus_table(frame, factors)["term"]) == {"annotator_region"}
 
 
-def test_the_papers_names_map_to_themselves():
+def test_slot_spelled_values_map_to_themselves_without_a_declaration():
     rename = audit._renamer(audit.slot_names(None))
-    for value in ("race", "gender", "race_gender", "race:gender", "race:emotion", "Korean:female"):
+    for value in ("audit_1", "audit_2", "audit_1_audit_2", "audit_1:audit_2", "audit_1:category", "Korean:female"):
         assert rename(value) == value
-    named = audit._renamer({"race": "region", "gender": "venue", "emotion": "topic"})
-    assert [named(v) for v in ("race_gender", "race:gender", "gender:emotion", "north:web")] == [
+    named = audit._renamer({"audit_1": "region", "audit_2": "venue", "category": "topic"})
+    assert [named(v) for v in ("audit_1_audit_2", "audit_1:audit_2", "audit_2:category", "north:web")] == [
         "region_venue",
         "region:venue",
         "venue:topic",
@@ -269,7 +269,7 @@ def test_rater_agreement_counts_each_rater_label_against_the_models_first_run():
         {
             "rater_id": ["r1", "r2", "r3", "r1", "r2", "r3"],
             "image_id": ["a", "a", "a", "b", "b", "b"],
-            "chosen_emotion": ["x", "x", "y", "y", None, "y"],
+            "chosen_category": ["x", "x", "y", "y", None, "y"],
         }
     )
     attributes = pd.DataFrame(
@@ -280,7 +280,7 @@ def test_rater_agreement_counts_each_rater_label_against_the_models_first_run():
             "condition_id": ["m", "m", "m"],
             "image_id": ["a", "b", "a"],
             "run_id": ["1", "1", "2"],
-            "predicted_emotion": ["x", None, "y"],
+            "predicted_category": ["x", None, "y"],
         }
     )
     got = audit.rater_agreement_table(ratings, attributes, predictions).set_index("level")
@@ -299,12 +299,12 @@ def test_the_report_names_the_slots_as_the_study_does_and_says_what_the_audit_le
 
     study = _study(TOPIC_STUDY, tmp_path)
     assert slot_headers(study) == {
-        "emotion": "topic",
-        "true_emotion": "true_topic",
-        "predicted_emotion": "predicted_topic",
-        "chosen_emotion": "chosen_topic",
-        "race": "annotator_region",
-        "gender": "venue",
+        "category": "topic",
+        "true_category": "true_topic",
+        "predicted_category": "predicted_topic",
+        "chosen_category": "chosen_topic",
+        "audit_1": "annotator_region",
+        "audit_2": "venue",
     }
     assert audit_limits(study) == [
         "the slices and F tests cover every audit factor and pair; the GLMM, Tukey and "
@@ -315,12 +315,12 @@ def test_the_report_names_the_slots_as_the_study_does_and_says_what_the_audit_le
     assert audit_limits(one)[0].startswith("one audit factor (annotator_region)")
     con = duckdb.connect()
     con.execute(
-        "CREATE TABLE stg_study_factors AS SELECT * FROM (VALUES ('topic', 'category', 'emotion'), "
-        "('annotator_region', 'audit', 'race')) t(factor, role, slot)"
+        "CREATE TABLE stg_study_factors AS SELECT * FROM (VALUES ('topic', 'category', 'category'), "
+        "('annotator_region', 'audit', 'audit_1')) t(factor, role, slot)"
     )
     spell = lambda v: con.execute(f"SELECT {study_spelling(v)}").fetchone()[0]  # noqa: E731
-    assert [spell("race"), spell("race_gender"), spell("race:emotion")] == [
+    assert [spell("audit_1"), spell("audit_1_audit_2"), spell("audit_1:category")] == [
         "annotator_region",
-        "annotator_region_gender",
+        "annotator_region_audit_2",
         "annotator_region:topic",
     ]

@@ -56,8 +56,8 @@ def test_no_table_has_a_null_stratum_and_only_the_pooled_scope_without_a_categor
     seeds = {p.stem for p in (REPO_ROOT / "seeds").glob("*.csv")}  # label catalogues, not strata
     for table in set(_tables(paths)) - seeds:
         columns = set(_query(paths, f'select * from "{table}" limit 0').columns)
-        if "emotion" in columns:
-            values = _query(paths, f'select distinct emotion from "{table}"')["emotion"].tolist()
+        if "category" in columns:
+            values = _query(paths, f'select distinct category from "{table}"')["category"].tolist()
             assert values in ([], ["all"]), (table, values)
 
 
@@ -72,7 +72,7 @@ def test_the_human_alpha_is_krippendorffs_on_the_landed_ratings(grain, metric):
     paths, _ = grain
     got = _query(
         paths,
-        f"select dimension, alpha from alpha_delta where condition_id = 'human' and metric = '{metric}' and emotion = 'all'",
+        f"select dimension, alpha from alpha_delta where condition_id = 'human' and metric = '{metric}' and category = 'all'",
     ).set_index("dimension")["alpha"]
     assert sorted(got.index) == sorted(DIMENSIONS)
     for dimension in DIMENSIONS:
@@ -88,7 +88,7 @@ def test_the_alpha_with_a_model_is_krippendorffs_with_its_answers_as_one_more_ra
     preds = pd.read_parquet(paths.raw_table("model_predictions"))
     got = _query(
         paths,
-        f"select condition_id, dimension, alpha from alpha_delta where condition_id <> 'human' and metric = '{metric}' and emotion = 'all'",
+        f"select condition_id, dimension, alpha from alpha_delta where condition_id <> 'human' and metric = '{metric}' and category = 'all'",
     )
     assert len(got) == 2 * len(DIMENSIONS)
     for row in got.itertuples():
@@ -103,14 +103,14 @@ def test_the_alpha_with_a_model_is_krippendorffs_with_its_answers_as_one_more_ra
 
 def test_every_condition_gets_a_verdict_at_the_pooled_scope(grain):
     paths, _ = grain
-    verdicts = _query(paths, "select emotion, measure, n_conditions, verdict from replaceability_verdicts")
-    assert sorted(zip(verdicts.emotion, verdicts.measure)) == sorted(("all", d) for d in DIMENSIONS)
+    verdicts = _query(paths, "select category, measure, n_conditions, verdict from replaceability_verdicts")
+    assert sorted(zip(verdicts.category, verdicts.measure)) == sorted(("all", d) for d in DIMENSIONS)
     assert (verdicts["n_conditions"] == 2).all() and verdicts["verdict"].notna().all()
 
 
 def test_the_human_loo_histogram_has_every_dimension(grain):
     paths, _ = grain
-    hist = _query(paths, "select dimension, emotion, n, n_with_z from report_loo_z_histogram")
+    hist = _query(paths, "select dimension, category, n, n_with_z from report_loo_z_histogram")
     assert set(hist["dimension"]) == set(DIMENSIONS)
     ratings = pd.read_parquet(paths.raw_table("human_ratings"))
     for dimension, part in hist.groupby("dimension"):
@@ -121,7 +121,7 @@ def test_the_human_loo_histogram_has_every_dimension(grain):
 def test_the_calibration_folds_run_by_identity_without_a_category(grain):
     paths, _ = grain
     scores = _query(paths, "select * from calibration_scores")
-    assert len(scores) > 0 and set(scores["emotion"]) <= {"all"}
+    assert len(scores) > 0 and set(scores["category"]) <= {"all"}
 
 
 def test_the_query_views_name_none_of_the_papers_words(grain):
@@ -144,11 +144,11 @@ def test_the_headline_numbers_are_the_tables_numbers_under_the_missing_answer_po
            from headline_intervals as h
            left join zscore_summary as z
              on h.statistic = 'w1sd' and z.condition_id = h.condition_id and z.dimension = h.dimension
-                and z.emotion = h.emotion
+                and z.category = h.category
            left join alpha_delta as a
              on h.statistic = 'delta_alpha' and a.condition_id = h.condition_id and a.dimension = h.dimension
-                and a.emotion = h.emotion and a.metric = 'interval'
-           where h.statistic in ('w1sd', 'delta_alpha') and h.emotion = 'all'""",
+                and a.category = h.category and a.metric = 'interval'
+           where h.statistic in ('w1sd', 'delta_alpha') and h.category = 'all'""",
     )
     assert len(got) == 2 * 2 * len(DIMENSIONS)
     assert np.allclose(got["estimate"], got["table_value"], atol=1e-12, rtol=0), got
@@ -157,7 +157,7 @@ def test_the_headline_numbers_are_the_tables_numbers_under_the_missing_answer_po
     zs = _query(
         paths,
         """select dimension, n_zero_sd_images, n_missing_model_values from zscore_summary
-           where condition_id = 'text-llm' and emotion = 'all'""",
+           where condition_id = 'text-llm' and category = 'all'""",
     ).set_index("dimension")
     ratings = pd.read_csv(paths.root / "human_ratings.csv")
     preds = pd.read_csv(paths.root / "model_predictions.csv")
@@ -209,7 +209,7 @@ def _words_read(html: str) -> str:
 
 def test_the_report_the_data_quality_report_and_the_summary_speak_the_studys_words(grain, capsys):
     """None of the paper's words as a word (a warehouse identifier such as
-    classification_by_emotion is a name, not a word) in what a person reads of this study."""
+    classification_by_category is a name, not a word) in what a person reads of this study."""
     import re
 
     paths, _ = grain
@@ -291,7 +291,7 @@ def test_each_rater_attribute_level_is_a_panel_for_the_ratings(grain):
 def test_the_report_keeps_only_sections_the_study_can_fill_and_speaks_its_names():
     """Without the fixture: a study rating valence with no model dimension gets no valence agreement
     section (its figures read z_valence, which such a warehouse lacks); the paper's own study keeps
-    every section and every word."""
+    every section. The report's text, written in the slot names, reads in each study's names."""
     from pathlib import Path
 
     import yaml
@@ -309,21 +309,24 @@ def test_the_report_keeps_only_sections_the_study_can_fill_and_speaks_its_names(
     assert "valence" not in keys and "arousal" not in keys and "classification" not in keys  # no category
     paper = load_study(project(REPO_ROOT))
     assert studys_sections(sections_for(paper.model_dimensions), paper) == sections_for(paper.model_dimensions)
-    assert translator(paper)("Race x gender by emotion") == "Race x gender by emotion"
+    assert translator(paper)("Audit_1 x audit_2 by category, 6 categories") == "Race x gender by emotion, 6 emotions"
+    # a judge study's dialogue categories are not the stimulus factor
+    assert translator(paper)("per dialogue category, per category") == "per dialogue category, per emotion"
     say = translator(study)
     assert (
-        say("Race x gender ANOVA per emotion, 6 emotions")
+        say("Audit_1 x audit_2 ANOVA per category, 6 categories")
         == "Race x second audit factor ANOVA per category, 6 categories"
     )
-    assert say("classification_by_emotion and true_emotion") == "classification_by_emotion and true_emotion"
-    # a table body holds the study's data, and a slot word the study uses as its own name stays
+    assert say("classification_by_category and true_category") == "classification_by_category and true_category"
+    # a table body holds the study's data, and a judge block keeps its words
     from rater1001.report.vocabulary import translate_html
 
-    page = "<h3>Race x gender</h3><table><tbody><tr><td>gender</td></tr></tbody></table>"
-    assert translate_html(page, study) == "<h3>Race x second audit factor</h3>" + page[len("<h3>Race x gender</h3>") :]
-    own_text = text.replace("rater_attributes: []", "rater_attributes: [gender]")
-    own = parse_study(yaml.safe_load(own_text), labels, Path("study.yml"))
-    assert translator(own)("by rater gender, per emotion") == "by rater gender, per category"
+    page = "<h3>Audit_1 x audit_2</h3><table><tbody><tr><td>audit_2</td></tr></tbody></table>"
+    assert (
+        translate_html(page, study) == "<h3>Race x second audit factor</h3>" + page[len("<h3>Audit_1 x audit_2</h3>") :]
+    )
+    judge = '<section class="block block-table" id="block-TJ5" data-tables="judge_category_win_rates"><h3>Category x variant</h3></section>'
+    assert translate_html(judge + "<p>by category</p>", paper) == judge + "<p>by emotion</p>"
 
 
 def test_the_rater_type_mixed_model_without_a_category_is_the_paired_t_test(grain):

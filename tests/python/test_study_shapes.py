@@ -302,7 +302,7 @@ def test_human_alpha_matches_the_krippendorff_package(built):
     got = _sql(
         paths,
         "SELECT dimension, alpha FROM alpha_delta WHERE condition_id = 'human' "
-        "AND emotion = 'all' AND metric = 'interval'",
+        "AND category = 'all' AND metric = 'interval'",
     )
     assert sorted(got["dimension"]) == sorted(shape.dimensions)
     for dim in shape.dimensions:

@@ -10,13 +10,13 @@ import shutil
 
 import duckdb
 import numpy as np
-import pandas as pd
 import pytest
 from conftest import dbt_build_selected, query_warehouse
 from failed_gate_study import BLANKED
 from rater1001.paths import project
 from rater1001.stats import zscores as Z
 from rater1001.stats.alt_test import alt_test
+from stats_helpers import read_landed
 
 # Reads the shared study that fails the gate, built once: one xdist unit with its other reader
 # (test_quality_report.py), handed out early under `make test` (conftest.py).
@@ -59,7 +59,7 @@ def verdict_marts(paths):
     rep = q("select * from replaceability_verdicts where measure <> 'classification'")
     cal = q("select * from calibration_verdicts where method = 'none'")
     scores = q("select * from calibration_scores where method = 'none'")
-    return rep.set_index(["emotion", "measure"]), cal.set_index(["emotion", "dimension"]), scores
+    return rep.set_index(["category", "measure"]), cal.set_index(["category", "dimension"]), scores
 
 
 def passing(names) -> set[str]:
@@ -90,48 +90,48 @@ def test_calibration_and_replaceability_verdicts_agree_under_the_seed(built, def
         c = cal.loc[key]
         assert passing(c["passing_conditions"]) == passing(r["passing_conditions"]), key
         assert c["verdict"] == r["verdict"], key
-        s = scores[(scores["emotion"] == key[0]) & (scores["dimension"] == key[1])]
+        s = scores[(scores["category"] == key[0]) & (scores["dimension"] == key[1])]
         assert set(s.loc[s["passes"].astype(bool), "condition_id"]) == passing(r["passing_conditions"]), key
         checked += 1
-    assert checked == 12  # 6 emotions x valence, arousal
+    assert checked == 12  # 6 categories x valence, arousal
     # the edits did something: the per-category / margin runs pass a different number of conditions
     if values:
         assert rep["n_conditions_passing"].sum() != default_rules_passing
 
 
 def test_blank_answers_count_against_the_model_in_w1sd(built):
-    stimuli = pd.read_parquet(built.raw_table("stimuli"))[["image_id", "emotion"]]
-    ratings = pd.read_parquet(built.raw_table("human_ratings"))
-    preds = pd.read_parquet(built.raw_table("model_predictions"))
+    stimuli = read_landed(built, "stimuli")[["image_id", "category"]]
+    ratings = read_landed(built, "human_ratings")
+    preds = read_landed(built, "model_predictions")
     p = preds[preds["condition_id"] == BLANKED].merge(stimuli, on="image_id", suffixes=("_pred", ""))
     got = query_warehouse(built, f"select * from zscore_summary where condition_id = '{BLANKED}'").set_index(
-        ["dimension", "emotion"]
+        ["dimension", "category"]
     )
     for dim in ("valence", "arousal"):
         h = ratings.groupby("image_id")[dim].agg(["mean", "std"])
         j = p.join(h, on="image_id")
-        for emotion, g in [("all", j), *j.groupby("emotion")]:
+        for category, g in [("all", j), *j.groupby("category")]:
             answered = g[dim].notna()
             ref = Z.summarise(
                 Z.zscore(g.loc[answered, dim], g.loc[answered, "mean"], g.loc[answered, "std"]),
                 n_missing=int((~answered).sum()),
             )
-            row = got.loc[(dim, emotion)]
-            assert int(row["n_missing_model_values"]) == ref.n_missing > 0, (dim, emotion)
-            assert row["w1sd"] == pytest.approx(ref.w1sd, abs=1e-12), (dim, emotion)
+            row = got.loc[(dim, category)]
+            assert int(row["n_missing_model_values"]) == ref.n_missing > 0, (dim, category)
+            assert row["w1sd"] == pytest.approx(ref.w1sd, abs=1e-12), (dim, category)
             assert row["w1sd_answered_only"] == pytest.approx(ref.w1sd_answered_only, abs=1e-12)
             assert row["w1sd"] < row["w1sd_answered_only"]
     rep = query_warehouse(
         built, f"select * from replaceability_inputs where condition_id = '{BLANKED}' and measure = 'valence'"
-    ).set_index("emotion")
+    ).set_index("category")
     assert (rep["w1sd"] == got.xs("valence").loc[rep.index, "w1sd"]).all()
 
 
 def test_blank_answers_are_alt_test_wins_for_every_rater(built):
     """alt_test_rater_outcomes (SQL) against stats.alt_test.alt_test per annotator (Python, the
     reference-checked home) on the blanked condition: every comparison on a blank image is a human win."""
-    ratings = pd.read_parquet(built.raw_table("human_ratings"))
-    preds = pd.read_parquet(built.raw_table("model_predictions"))
+    ratings = read_landed(built, "human_ratings")
+    preds = read_landed(built, "model_predictions")
     model = preds[preds["condition_id"] == BLANKED].set_index("image_id")["valence"]
     human = ratings.rename(columns={"rater_id": "annotator_id", "image_id": "instance_id", "valence": "label"})
     score = lambda v, others: round(-abs(float(v) - float(np.mean(others))), 9)
@@ -142,7 +142,7 @@ def test_blank_answers_are_alt_test_wins_for_every_rater(built):
     got = query_warehouse(
         built,
         f"select * from alt_test_rater_outcomes where condition_id = '{BLANKED}' "
-        "and dimension = 'valence' and scoring = 'neg_abs_error' and emotion = 'all'",
+        "and dimension = 'valence' and scoring = 'neg_abs_error' and category = 'all'",
     )
     got = got.set_index("rater_id")
     per = ref.per_annotator.set_index("annotator_id")

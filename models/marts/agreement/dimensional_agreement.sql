@@ -1,5 +1,5 @@
 -- Dimensional agreement of each condition with the per-image human mean (paper 3.4.2, Tables 4,
--- 4a, 4b, 5, 5a, 5b, S5, S8): per (condition, dimension, emotion | 'all') Pearson r and the
+-- 4a, 4b, 5, 5a, 5b, S5, S8): per (condition, dimension, category | 'all') Pearson r and the
 -- Bland-Altman columns (macros/bland_altman.sql), beside the human baselines of Table S8 for the
 -- same slice. Images without a model value or without a human mean are left out and counted.
 {%- set model_dims = study_setting('model_dimensions') %}
@@ -23,7 +23,7 @@ pairs as (
     select
         condition_id,
         dimension,
-        emotion,
+        category,
         image_id,
         human_mean,
         model_value
@@ -36,17 +36,17 @@ scoped as (
 
 stimulus_counts as (
     select
-        emotion,
+        category,
         count(*) as n_stimuli
     from ({{ with_all_scope('stimuli') }})
-    group by emotion
+    group by category
 ),
 
 agreement as (
     select
         condition_id,
         dimension,
-        emotion,
+        category,
         {{ bland_altman_columns('human_mean', 'model_value') }},
         corr(human_mean, model_value) as r_raw,
         -- min = max on the paired values: a side is constant, Pearson undefined
@@ -55,13 +55,13 @@ agreement as (
         min(human_mean) filter (where model_value is not null)
         = max(human_mean) filter (where model_value is not null) as human_constant
     from scoped
-    group by condition_id, dimension, emotion
+    group by condition_id, dimension, category
 ),
 
 human_ratings as (
     select
         dimension,
-        emotion,
+        category,
         image_id,
         rating,
         loo_abs_error
@@ -80,21 +80,21 @@ human_scoped as (
 loo_mae as (
     select
         dimension,
-        emotion,
+        category,
         avg(loo_abs_error) as human_loo_mae
     from human_scoped
-    group by dimension, emotion
+    group by dimension, category
 ),
 
 pairwise_mae as (
-    {{ human_pairwise_mae('human_scoped', 'image_id', 'rating', ['dimension', 'emotion']) }}
+    {{ human_pairwise_mae('human_scoped', 'image_id', 'rating', ['dimension', 'category']) }}
 ),
 
 final as (
     select
         agreement.condition_id,
         agreement.dimension,
-        agreement.emotion,
+        agreement.category,
         agreement.n,
         cast(coalesce(stimulus_counts.n_stimuli, 0) - agreement.n as bigint) as n_excluded_images,
         case
@@ -118,10 +118,10 @@ final as (
         agreement.mae / nullif(loo_mae.human_loo_mae, 0) as mae_to_human_loo_mae,
         study_provenance.data_origin
     from agreement
-    left join stimulus_counts on agreement.emotion = stimulus_counts.emotion
-    left join loo_mae on agreement.dimension = loo_mae.dimension and agreement.emotion = loo_mae.emotion
+    left join stimulus_counts on agreement.category = stimulus_counts.category
+    left join loo_mae on agreement.dimension = loo_mae.dimension and agreement.category = loo_mae.category
     left join pairwise_mae
-        on agreement.dimension = pairwise_mae.dimension and agreement.emotion = pairwise_mae.emotion
+        on agreement.dimension = pairwise_mae.dimension and agreement.category = pairwise_mae.category
     cross join study_provenance
 )
 

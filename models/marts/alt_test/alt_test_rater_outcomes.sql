@@ -1,6 +1,6 @@
 -- The per-instance step of the Alternative Annotator Test (Calderon, Reichart & Dror 2025;
 -- python/rater1001/stats/alt_test.py) for each model condition against each individual human
--- rater, on every model dimension, counted per (condition, dimension, scoring, emotion, rater).
+-- rater, on every model dimension, counted per (condition, dimension, scoring, category, rater).
 -- On image i rated by rater h, the "others" are the image's other human ratings. Scores:
 --   neg_abs_error: -|label - mean of the others|          (mean of the others: the loo_mean macro)
 --   rank:          -|F_others(label) - 1/2|, F_others(v) = (#others < v + #others = v / 2) / #others,
@@ -85,7 +85,7 @@ model_positions as (
         model_answers.condition_id,
         model_answers.image_id,
         model_answers.dimension,
-        model_answers.emotion,
+        model_answers.category,
         model_answers.model_value,
         sum(case when value_counts.value < model_answers.model_value then value_counts.n else 0 end) as x_below_all,
         sum(case when value_counts.value = model_answers.model_value then value_counts.n else 0 end) as x_equal_all
@@ -100,7 +100,7 @@ scored_values as (
         model_positions.condition_id,
         model_positions.image_id,
         model_positions.dimension,
-        model_positions.emotion,
+        model_positions.category,
         human_values.value,
         model_positions.model_value is null as model_missing,
         round(-abs(human_values.value - human_values.loo_mean), 9) as human_abs,
@@ -134,7 +134,7 @@ packed_values as (
     select
         scored_values.image_id,
         scored_values.dimension,
-        scored_values.emotion,
+        scored_values.category,
         scored_values.value,
         conditions.chunk,
         {%- for name, flag in packed_flags %}
@@ -149,7 +149,7 @@ packed_counts as (
     -- each rating takes the row of its value; the sums count per field (< 2^{{ bits }}, checked)
     select
         packed_values.dimension,
-        packed_values.emotion,
+        packed_values.category,
         ratings.rater_id,
         packed_values.chunk,
         count(*) as n_ratings,
@@ -165,11 +165,11 @@ packed_counts as (
 ),
 
 packed_scopes as (
-    -- the rater's total over emotions, summed in packed form, marked by is_total; a study without
+    -- the rater's total over categories, summed in packed form, marked by is_total; a study without
     -- a category has one stratum, 'all' already (stg_stimuli), and no total beside it
     select
         dimension,
-        emotion,
+        category,
         false as is_total,
         rater_id,
         chunk,
@@ -182,7 +182,7 @@ packed_scopes as (
     union all
     select
         dimension,
-        null as emotion,
+        null as category,
         true as is_total,
         rater_id,
         chunk,
@@ -200,7 +200,7 @@ unpacked as (
     select
         conditions.condition_id,
         packed_scopes.dimension,
-        case when packed_scopes.is_total then 'all' else packed_scopes.emotion end as emotion,
+        case when packed_scopes.is_total then 'all' else packed_scopes.category end as category,
         packed_scopes.rater_id,
         {%- for name, flag in packed_flags %}
         cast((packed_scopes.{{ name }} >> conditions.shift) & {{ 2 ** bits - 1 }} as bigint) as {{ name }},
@@ -218,7 +218,7 @@ counted as (
     select
         condition_id,
         dimension,
-        emotion,
+        category,
         rater_id,
         abs_human_better,
         abs_tie,
@@ -236,7 +236,7 @@ final as (
         condition_id,
         dimension,
         'neg_abs_error' as scoring,
-        emotion,
+        category,
         rater_id,
         abs_human_better as n_human_better,
         abs_tie as n_tie,
@@ -248,7 +248,7 @@ final as (
         condition_id,
         dimension,
         'rank' as scoring,
-        emotion,
+        category,
         rater_id,
         rank_human_better as n_human_better,
         rank_tie as n_tie,

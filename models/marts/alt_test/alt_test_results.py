@@ -7,5 +7,5 @@ def model(dbt, session):
         epsilons=dbt.config.get("alt_test_epsilons"),
         q=dbt.config.get("alt_test_q"),
         min_instances=dbt.config.get("alt_test_min_instances"),
-        min_instances_per_emotion=dbt.config.get("alt_test_min_instances_per_emotion"),
+        min_instances_per_category=dbt.config.get("alt_test_min_instances_per_category"),
     )

@@ -1,6 +1,6 @@
--- The human yardstick of each (emotion, dimension) cell for the calibration verdicts: the human
+-- The human yardstick of each (category, dimension) cell for the calibration verdicts: the human
 -- leave-one-out W1SD and mean |z| (macros/zscore_summary.sql over int_human_loo) and the mean
--- per-image human SD of the emotion (the LoA-width rule of seeds/verdict_rules.csv).
+-- per-image human SD of the category (the LoA-width rule of seeds/verdict_rules.csv).
 with human_loo as (
     select * from {{ ref('int_human_loo') }}
 ),
@@ -15,25 +15,25 @@ study_provenance as (
 
 loo as (
     select
-        emotion,
+        category,
         dimension,
         {{ zscore_summary_columns('loo_z') }}
     from human_loo
-    group by emotion, dimension
+    group by category, dimension
 ),
 
 human_sd as (
     select
-        emotion,
+        category,
         dimension,
         avg(human_sd) as mean_human_sd
     from image_human_stats
-    group by emotion, dimension
+    group by category, dimension
 ),
 
 final as (
     select
-        loo.emotion,
+        loo.category,
         loo.dimension,
         loo.w1sd as loo_w1sd,
         loo.mean_abs_z as loo_mean_abs_z,
@@ -42,7 +42,7 @@ final as (
         human_sd.mean_human_sd,
         study_provenance.data_origin
     from loo
-    left join human_sd using (emotion, dimension)
+    left join human_sd using (category, dimension)
     cross join study_provenance
 )
 

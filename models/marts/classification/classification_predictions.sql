@@ -1,5 +1,5 @@
 -- One row per (condition, image): the label each condition gave, beside the intended label. When
--- the humans' forced-choice labels exist (stg_human_ratings.chosen_emotion), a 'human' pseudo-
+-- the humans' forced-choice labels exist (stg_human_ratings.chosen_category), a 'human' pseudo-
 -- condition holds each image's majority (plurality) label; a tie between top labels has no
 -- majority and gives NULL, which the classification marts count as a miss (as an unparsed model
 -- answer), with the tie shown in human_vote_tied. Conditions that do not classify are left out.
@@ -29,11 +29,11 @@ study_provenance as (
 votes as (
     select
         image_id,
-        chosen_emotion,
+        chosen_category,
         count(*) as n
     from human_ratings
-    where chosen_emotion is not null
-    group by image_id, chosen_emotion
+    where chosen_category is not null
+    group by image_id, chosen_category
 ),
 
 ranked as (
@@ -50,7 +50,7 @@ majority as (
         any_value(n_votes) as n_votes,
         any_value(top_n) as top_n,
         count(*) filter (where n = top_n) as n_top_labels,
-        min(chosen_emotion) filter (where n = top_n) as top_label
+        min(chosen_category) filter (where n = top_n) as top_label
     from ranked
     group by image_id
 ),
@@ -71,8 +71,8 @@ human as (
     select
         'human' as condition_id,
         majority.image_id,
-        stimuli.emotion as true_emotion,
-        case when majority.n_top_labels = 1 then majority.top_label end as predicted_emotion,
+        stimuli.category as true_category,
+        case when majority.n_top_labels = 1 then majority.top_label end as predicted_category,
         cast(majority.n_votes as bigint) as human_n_votes,
         majority.top_n / majority.n_votes as human_vote_share,
         majority.n_top_labels > 1 as human_vote_tied
@@ -84,8 +84,8 @@ models as (
     select
         condition_id,
         image_id,
-        true_emotion,
-        predicted_emotion,
+        true_category,
+        predicted_category,
         cast(null as bigint) as human_n_votes,
         cast(null as double) as human_vote_share,
         cast(null as boolean) as human_vote_tied
@@ -96,7 +96,7 @@ models as (
         {{ has_category() }}
         and condition_id in (
             select classifying.condition_id from model_vs_human as classifying
-            where classifying.predicted_emotion is not null or classifying.parse_path = 'failed'
+            where classifying.predicted_category is not null or classifying.parse_path = 'failed'
         )
 ),
 
@@ -104,8 +104,8 @@ scored as (
     select
         predictions.* replace (
             case
-                when truth.truth = 'human_majority' then majority_label.label else predictions.true_emotion
-            end as true_emotion
+                when truth.truth = 'human_majority' then majority_label.label else predictions.true_category
+            end as true_category
         ),
         truth.truth
     from (
@@ -123,7 +123,7 @@ final as (
         study_provenance.data_origin
     from scored
     cross join study_provenance
-    where scored.true_emotion is not null
+    where scored.true_category is not null
 )
 
 select * from final

@@ -1,5 +1,5 @@
 -- Tables S2 / S3: the FER baselines' valence and arousal agreement with the human image means
--- (the dimensional_agreement rows of kind fer, all emotions pooled), beside the paper's r and MAE.
+-- (the dimensional_agreement rows of kind fer, all categories pooled), beside the paper's r and MAE.
 -- A FER model without valence/arousal output has no row.
 with dimensional_agreement as (
     select * from {{ ref('dimensional_agreement') }}
@@ -40,7 +40,7 @@ final as (
                 when 'valence' then 'Table S2' when 'arousal' then 'Table S3'
             end
     cross join study_provenance
-    where model_conditions.kind = 'fer' and dimensional_agreement.emotion = 'all' and dimensional_agreement.n > 0
+    where model_conditions.kind = 'fer' and dimensional_agreement.category = 'all' and dimensional_agreement.n > 0
 )
 
 select * from final

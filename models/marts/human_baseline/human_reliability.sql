@@ -27,7 +27,7 @@ alpha as (
         max(n_units) filter (where metric = 'interval') as n_units,
         max(n_values) filter (where metric = 'interval') as n_values
     from alpha_delta
-    where condition_id = 'human' and emotion = 'all'
+    where condition_id = 'human' and category = 'all'
     group by dimension
 ),
 
@@ -38,7 +38,7 @@ paper as (
         max(value) filter (where statistic = 'rater_variance') as paper_rater_variance,
         max(value) filter (where statistic = 'rater_to_image_ratio') as paper_rater_to_image_ratio
     from paper_reported_values
-    where analysis = 'human_reliability' and emotion = 'all'
+    where analysis = 'human_reliability' and category = 'all'
     group by dimension
 ),
 

@@ -4,6 +4,7 @@ def model(dbt, session):
     return human_baseline.human_variance_components(
         dbt.ref("int_human_ratings_long"),
         dbt.ref("stg_stimuli"),
+        dbt.ref("stg_study_factors"),
         dbt.ref("int_study_provenance"),
         max_ratings=dbt.config.get("variance_components_max_ratings"),
     )

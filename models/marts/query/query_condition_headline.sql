@@ -43,7 +43,7 @@ model_z as (
         zscore_summary.n_images
     from zscore_summary
     left join answered using (condition_id, dimension)
-    where zscore_summary.emotion = 'all' and zscore_summary.condition_id <> 'human_loo'
+    where zscore_summary.category = 'all' and zscore_summary.condition_id <> 'human_loo'
 ),
 
 loo as (
@@ -52,7 +52,7 @@ loo as (
         w1sd as human_loo_w1sd,
         mean_abs_z as human_loo_mean_abs_z
     from zscore_summary
-    where emotion = 'all' and condition_id = 'human_loo'
+    where category = 'all' and condition_id = 'human_loo'
 ),
 
 final as (
@@ -78,7 +78,7 @@ final as (
         on
             model_z.condition_id = alpha_delta.condition_id
             and model_z.dimension = alpha_delta.dimension
-            and alpha_delta.emotion = 'all'
+            and alpha_delta.category = 'all'
             and alpha_delta.metric = 'interval'
     left join worth_k_star
         on model_z.condition_id = worth_k_star.condition_id and model_z.dimension = worth_k_star.measure

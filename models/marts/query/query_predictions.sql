@@ -31,15 +31,15 @@ final as (
         stimuli.file_path,
         stimuli.identity_id,
         {#- the factors the study declares, under its own names (docs/study_shape.md, "Factor names") #}
-        {%- for slot in ['race', 'gender'] if study_setting('factor_slots', {}).get(slot) %}
+        {%- for slot in ['audit_1', 'audit_2'] if study_setting('factor_slots', {}).get(slot) %}
         stimuli.{{ slot }} as {{ factor_name(slot) }},
         {%- endfor %}
         {%- if has_category() %}
-        stimuli.emotion as true_{{ factor_name('emotion') }},
-        model_predictions.predicted_emotion as predicted_{{ factor_name('emotion') }},
+        stimuli.category as true_{{ factor_name('category') }},
+        model_predictions.predicted_category as predicted_{{ factor_name('category') }},
         case
-            when model_predictions.predicted_emotion is not null
-                then model_predictions.predicted_emotion = stimuli.emotion
+            when model_predictions.predicted_category is not null
+                then model_predictions.predicted_category = stimuli.category
         end as correct,
         {%- endif %}
         model_predictions.parse_path

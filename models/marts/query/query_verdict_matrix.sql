@@ -13,7 +13,7 @@ replaceability_verdicts as (
 final as (
     select
         {#- the stratum under the category's name; 'scope' (only 'all') in a study without one #}
-        replaceability_inputs.emotion as {{ factor_name('emotion') if has_category() else 'scope' }},
+        replaceability_inputs.category as {{ factor_name('category') if has_category() else 'scope' }},
         replaceability_inputs.measure,
         replaceability_inputs.condition_id,
         replaceability_verdicts.verdict as cell_verdict,
@@ -39,7 +39,7 @@ final as (
         replaceability_verdicts.rule,
         replaceability_verdicts.data_origin
     from replaceability_inputs
-    inner join replaceability_verdicts using (emotion, measure)
+    inner join replaceability_verdicts using (category, measure)
 )
 
 select * from final

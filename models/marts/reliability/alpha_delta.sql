@@ -1,5 +1,5 @@
 -- Krippendorff's alpha of the human pool and of the pool plus each model condition as one more
--- rater (paper 3.4.3, Tables 4c/5c), per (dimension, emotion | 'all', condition | 'human', metric).
+-- rater (paper 3.4.3, Tables 4c/5c), per (dimension, category | 'all', condition | 'human', metric).
 -- interval: closed form over per-image sufficient statistics (macros/alpha_sufficient_statistics.sql);
 -- the model adds (1, x, x^2) to each image it rated. Other metrics in var `alpha_metrics` (default
 -- ordinal, nominal): the coincidence matrix of the human value counts with the model's values
@@ -40,7 +40,7 @@ study_provenance as (
 unit_stats as (
     select
         dimension,
-        emotion as scope,
+        category as scope,
         image_id,
         n_ratings as m,
         cast(rating_sum as double) as total,
@@ -117,19 +117,19 @@ interval_alpha as (
 ),
 {%- if other_metrics %}
 
--- The coincidence matrix o_ck of the human ratings per (dimension, emotion) and, for each condition,
+-- The coincidence matrix o_ck of the human ratings per (dimension, category) and, for each condition,
 -- of the ratings plus its values, without repeating the ratings per condition. With n_uv the
 -- human counts of unit u, m_u = sum_v n_uv, p_uck = n_uc * (n_uk - [c = k]) (the column n_pairs),
 -- and x_u the model's value: human o_ck = sum_{m_u >= 2} p_uck / (m_u - 1); adding x_u gives a rated unit
 -- (n_uc + [c = x_u]) * (n_uk + [k = x_u] - [c = k]) / m_u = p_uck / m_u + ([c = x_u] n_uk + n_uc [k = x_u]) / m_u,
 -- so  o'_ck = human o_ck - sum_{rated u} p_uck / (m_u (m_u - 1)) + M_ck + M_kc  with
 -- M_ck = sum_{rated u} [c = x_u] n_uk / m_u. The middle sum is taken as the sum over all units
--- minus the units the condition left unrated (few), and 'all' is the sum of the emotions' matrices
+-- minus the units the condition left unrated (few), and 'all' is the sum of the categories' matrices
 -- (o_ck adds over units; without a category the one stratum is 'all' already). Checked against the direct coincidence matrix in tests.
 human_counts as (
     select
         image_value_counts.dimension,
-        stimuli.emotion as scope,
+        stimuli.category as scope,
         image_value_counts.image_id,
         cast(image_value_counts.value as double) as value,
         image_value_counts.n,
@@ -228,7 +228,7 @@ condition_parts as (
     select condition_id, dimension, scope, k, c, o_ck from model_pairs
 ),
 
-emotion_coincidence as (
+category_coincidence as (
     select 'human' as condition_id, dimension, scope, c, k, o_ck from human_coincidence
     union all
     select
@@ -243,7 +243,7 @@ emotion_coincidence as (
 ),
 
 coincidence as (
-    select * from emotion_coincidence
+    select * from category_coincidence
     {%- if has_category() %}
     union all
     select
@@ -253,7 +253,7 @@ coincidence as (
         c,
         k,
         sum(o_ck) as o_ck
-    from emotion_coincidence
+    from category_coincidence
     group by all
     {%- endif %}
 ),
@@ -276,7 +276,7 @@ unit_sizes as (
     from human_counts
 ),
 
-emotion_units as (
+category_units as (
     select
         'human' as condition_id,
         dimension,
@@ -301,7 +301,7 @@ emotion_units as (
 ),
 
 unit_counts as (
-    select * from emotion_units
+    select * from category_units
     {%- if has_category() %}
     union all
     select
@@ -309,7 +309,7 @@ unit_counts as (
         dimension,
         'all' as scope,
         sum(n_units) as n_units
-    from emotion_units
+    from category_units
     group by all
     {%- endif %}
 ),
@@ -337,7 +337,7 @@ checked as (
     select
         alphas.condition_id,
         alphas.dimension,
-        alphas.scope as emotion,
+        alphas.scope as category,
         alphas.metric,
         case when alphas.condition_id = 'human' or model_counts.n_model_values > 0 then alphas.alpha end as alpha,
         alphas.n_units,
@@ -345,7 +345,7 @@ checked as (
         cast(model_counts.n_model_values as bigint) as n_model_values,
         case
             when alphas.condition_id <> 'human' and coalesce(model_counts.n_model_values, 0) = 0
-                then 'condition has no values on this dimension and emotion'
+                then 'condition has no values on this dimension and {{ factor_name("category") }}'
             else alphas.alpha_null_reason
         end as alpha_null_reason
     from alphas
@@ -358,7 +358,7 @@ checked as (
 final as (
     select
         condition_rows.dimension,
-        condition_rows.emotion,
+        condition_rows.category,
         condition_rows.condition_id,
         condition_rows.metric,
         condition_rows.alpha,
@@ -375,7 +375,7 @@ final as (
     left join checked as human_rows
         on human_rows.condition_id = 'human'
         and condition_rows.dimension = human_rows.dimension
-        and condition_rows.emotion = human_rows.emotion
+        and condition_rows.category = human_rows.category
         and condition_rows.metric = human_rows.metric
     cross join study_provenance
 )

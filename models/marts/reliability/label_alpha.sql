@@ -24,22 +24,22 @@ study_provenance as (
 human as (
     select
         human_ratings.image_id,
-        human_ratings.chosen_emotion as label
+        human_ratings.chosen_category as label
         {%- for attribute in attributes %},
         cast(raters.{{ attribute }} as varchar) as attr_{{ attribute }}
         {%- endfor %}
     from human_ratings
     inner join raters using (rater_id)
-    where human_ratings.chosen_emotion is not null
+    where human_ratings.chosen_category is not null
 ),
 
 model as (
     select
         condition_id,
         image_id,
-        predicted_emotion as label
+        predicted_category as label
     from model_predictions
-    where predicted_emotion is not null
+    where predicted_category is not null
     qualify run_id = min(run_id) over (partition by condition_id)
 ),
 

@@ -1,8 +1,8 @@
--- The inputs of every replaceability verdict, one row per (emotion, measure, condition): for
--- valence / arousal the condition's per-emotion W1SD, mean |z|, interval delta alpha (the emotion's
+-- The inputs of every replaceability verdict, one row per (category, measure, condition): for
+-- valence / arousal the condition's per-category W1SD, mean |z|, interval delta alpha (the category's
 -- and the condition's pooled over all images: the rules' delta_alpha_scope picks one), Bland-Altman
--- bias and SD_d and number of distinct values, beside the same emotion's human LOO W1SD, mean |z|
--- and mean per-image human SD; for classification the one-vs-rest and within-emotion kappas,
+-- bias and SD_d and number of distinct values, beside the same category's human LOO W1SD, mean |z|
+-- and mean per-image human SD; for classification the one-vs-rest and within-category kappas,
 -- recall and precision.
 -- replaceability_verdicts applies seeds/verdict_rules.csv to exactly these rows. Only conditions of
 -- the 'replaceability' pool (seeds/condition_pools.csv: VLMs; FER baselines are not counted).
@@ -31,8 +31,8 @@ response_diversity as (
     select * from {{ ref('response_diversity') }}
 ),
 
-classification_by_emotion as (
-    select * from {{ ref('classification_by_emotion') }}
+classification_by_category as (
+    select * from {{ ref('classification_by_category') }}
 ),
 
 study_provenance as (
@@ -48,42 +48,42 @@ model_z as (
     select
         condition_id,
         dimension,
-        emotion,
+        category,
         w1sd,
         mean_abs_z
     from zscore_summary
     where
-        condition_id <> 'human_loo' and {{ verdict_scope('emotion') }}
+        condition_id <> 'human_loo' and {{ verdict_scope('category') }}
         and condition_id in (select condition_id from pool)
 ),
 
 loo as (
     select
         dimension,
-        emotion,
+        category,
         w1sd as human_loo_w1sd,
         mean_abs_z as human_loo_mean_abs_z
     from zscore_summary
-    where condition_id = 'human_loo' and {{ verdict_scope('emotion') }}
+    where condition_id = 'human_loo' and {{ verdict_scope('category') }}
 ),
 
 human_sd as (
     select
         dimension,
-        emotion,
+        category,
         avg(human_sd) as human_sd
     from image_human_stats
-    group by dimension, emotion
+    group by dimension, category
 ),
 
 dimension_rows as (
     select
-        model_z.emotion,
+        model_z.category,
         model_z.dimension as measure,
         model_z.condition_id,
         model_z.w1sd,
         model_z.mean_abs_z,
-        alpha_emotion.delta_alpha,
+        alpha_category.delta_alpha,
         alpha_pooled.delta_alpha as delta_alpha_pooled,
         dimensional_agreement.bias,
         dimensional_agreement.sd_d,
@@ -96,35 +96,35 @@ dimension_rows as (
         loo.human_loo_mean_abs_z,
         human_sd.human_sd
     from model_z
-    left join alpha_delta as alpha_emotion
+    left join alpha_delta as alpha_category
         on
-            model_z.condition_id = alpha_emotion.condition_id
-            and model_z.dimension = alpha_emotion.dimension
-            and model_z.emotion = alpha_emotion.emotion
-            and alpha_emotion.metric = 'interval'
+            model_z.condition_id = alpha_category.condition_id
+            and model_z.dimension = alpha_category.dimension
+            and model_z.category = alpha_category.category
+            and alpha_category.metric = 'interval'
     left join alpha_delta as alpha_pooled
         on
             model_z.condition_id = alpha_pooled.condition_id
             and model_z.dimension = alpha_pooled.dimension
-            and alpha_pooled.emotion = 'all'
+            and alpha_pooled.category = 'all'
             and alpha_pooled.metric = 'interval'
     left join dimensional_agreement
         on
             model_z.condition_id = dimensional_agreement.condition_id
             and model_z.dimension = dimensional_agreement.dimension
-            and model_z.emotion = dimensional_agreement.emotion
+            and model_z.category = dimensional_agreement.category
     left join response_diversity
         on
             model_z.condition_id = response_diversity.condition_id
             and model_z.dimension = response_diversity.dimension
-            and model_z.emotion = response_diversity.emotion
-    left join loo on model_z.dimension = loo.dimension and model_z.emotion = loo.emotion
-    left join human_sd on model_z.dimension = human_sd.dimension and model_z.emotion = human_sd.emotion
+            and model_z.category = response_diversity.category
+    left join loo on model_z.dimension = loo.dimension and model_z.category = loo.category
+    left join human_sd on model_z.dimension = human_sd.dimension and model_z.category = human_sd.category
 ),
 
 classification_rows as (
     select
-        emotion,
+        category,
         'classification' as measure,
         condition_id,
         cast(null as double) as w1sd,
@@ -141,7 +141,7 @@ classification_rows as (
         cast(null as double) as human_loo_w1sd,
         cast(null as double) as human_loo_mean_abs_z,
         cast(null as double) as human_sd
-    from classification_by_emotion
+    from classification_by_category
     where condition_id <> 'human' and condition_id in (select condition_id from pool)
 ),
 

@@ -1,4 +1,4 @@
--- The human leave-one-out z distribution per (dimension, emotion) as a density histogram, the grey
+-- The human leave-one-out z distribution per (dimension, category) as a density histogram, the grey
 -- reference curve of Figures 4f / 5f. 72,000 LOO z values per dimension are too many to ship to
 -- a browser; the histogram is one GROUP BY here instead of a computation in the report code.
 -- Ratings whose LOO SD is 0 (no z) are counted in n_without_z, not dropped silently.
@@ -14,7 +14,7 @@ study_provenance as (
 loo as (
     select
         dimension,
-        emotion,
+        category,
         loo_z
     from human_loo
 ),
@@ -22,28 +22,28 @@ loo as (
 totals as (
     select
         dimension,
-        emotion,
+        category,
         count(loo_z) as n_with_z,
         count(*) - count(loo_z) as n_without_z
     from loo
-    group by dimension, emotion
+    group by dimension, category
 ),
 
 bins as (
     select
         dimension,
-        emotion,
+        category,
         floor(loo_z / {{ width }}) as bin,
         count(*) as n
     from loo
     where loo_z is not null
-    group by dimension, emotion, floor(loo_z / {{ width }})
+    group by dimension, category, floor(loo_z / {{ width }})
 ),
 
 final as (
     select
         bins.dimension,
-        bins.emotion,
+        bins.category,
         cast(bins.bin * {{ width }} as double) as bin_lower,
         cast((bins.bin + 1) * {{ width }} as double) as bin_upper,
         cast(bins.n as bigint) as n,
@@ -52,9 +52,9 @@ final as (
         cast(totals.n_without_z as bigint) as n_without_z,
         study_provenance.data_origin
     from bins
-    inner join totals using (dimension, emotion)
+    inner join totals using (dimension, category)
     cross join study_provenance
 )
 
 select * from final
-order by dimension, emotion, bin_lower
+order by dimension, category, bin_lower

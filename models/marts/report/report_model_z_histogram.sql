@@ -1,4 +1,4 @@
--- Each condition's z-scores per (dimension, emotion) as a histogram on the bins of
+-- Each condition's z-scores per (dimension, category) as a histogram on the bins of
 -- report_loo_z_histogram (the same var report_z_bin_width): the model rows of Figures 4f / 5f,
 -- one row per occupied bin instead of one tick per stimulus. Stimuli without a z (unanswered,
 -- unparsed, human SD 0) are counted in n_without_z. z is rounded to 9 decimals before it is binned:
@@ -18,7 +18,7 @@ bins as (
     select
         condition_id,
         dimension,
-        emotion,
+        category,
         floor(round(z, 9) / {{ width }}) as bin,
         count(z) as n,
         count(*) - count(z) as n_missing
@@ -30,7 +30,7 @@ final as (
     select
         bins.condition_id,
         bins.dimension,
-        bins.emotion,
+        bins.category,
         cast(bins.bin * {{ width }} as double) as bin_lower,
         cast((bins.bin + 1) * {{ width }} as double) as bin_upper,
         cast(bins.n as bigint) as n,
@@ -40,9 +40,9 @@ final as (
         study_provenance.data_origin
     from bins
     cross join study_provenance
-    window cell as (partition by bins.condition_id, bins.dimension, bins.emotion)
+    window cell as (partition by bins.condition_id, bins.dimension, bins.category)
 )
 
 select * from final
 where bin_lower is not null
-order by condition_id, dimension, emotion, bin_lower
+order by condition_id, dimension, category, bin_lower

@@ -13,7 +13,7 @@ study_provenance as (
 with_quartiles as (
     select
         dimension,
-        emotion,
+        category,
         source,
         sd,
         quantile_cont(sd, 0.25) over box as q1,
@@ -21,13 +21,13 @@ with_quartiles as (
         quantile_cont(sd, 0.75) over box as q3
     from response_diversity_images
     where sd is not null
-    window box as (partition by dimension, emotion, source)
+    window box as (partition by dimension, category, source)
 ),
 
 boxes as (
     select
         dimension,
-        emotion,
+        category,
         source,
         count(*) as n,
         any_value(q1) as q1,
@@ -37,13 +37,13 @@ boxes as (
         max(sd) filter (where sd <= q3 + 1.5 * (q3 - q1)) as whisker_high,
         count(*) filter (where sd < q1 - 1.5 * (q3 - q1) or sd > q3 + 1.5 * (q3 - q1)) as n_outside
     from with_quartiles
-    group by dimension, emotion, source
+    group by dimension, category, source
 ),
 
 final as (
     select
         boxes.dimension,
-        boxes.emotion,
+        boxes.category,
         boxes.source,
         cast(boxes.n as bigint) as n,
         boxes.q1,
@@ -58,4 +58,4 @@ final as (
 )
 
 select * from final
-order by dimension, emotion, source
+order by dimension, category, source

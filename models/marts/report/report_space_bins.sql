@@ -3,7 +3,7 @@
 -- pair of model dimensions, rounded to the nearest multiple of the var report_space_bin_width
 -- (default 0.25; integer answers stay on their integers). The report's size then depends on the
 -- study's factors and scale, never on how many stimuli it has. The centroid (the figures' diamond)
--- is the exact mean of the unbinned points of a (condition, pair, emotion).
+-- is the exact mean of the unbinned points of a (condition, pair, category).
 {%- set width = var('report_space_bin_width', 0.25) %}
 {%- set dims = study_setting('model_dimensions') %}
 with image_human_stats as (
@@ -21,7 +21,7 @@ study_provenance as (
 human_wide as (
     select
         image_id,
-        any_value(emotion) as emotion
+        any_value(category) as category
         {%- for dim in dims %},
         max(human_mean) filter (where dimension = '{{ dim }}') as mean_{{ dim }}
         {%- endfor %}
@@ -34,7 +34,7 @@ points as (
         cast(null as varchar) as condition_id,
         cast(null as varchar) as x_dimension,
         cast(null as varchar) as y_dimension,
-        cast(null as varchar) as emotion,
+        cast(null as varchar) as category,
         cast(null as double) as x_value,
         cast(null as double) as y_value
     where false
@@ -44,7 +44,7 @@ points as (
         'human' as condition_id,
         '{{ x }}' as x_dimension,
         '{{ y }}' as y_dimension,
-        emotion,
+        category,
         mean_{{ x }} as x_value,
         mean_{{ y }} as y_value
     from human_wide
@@ -53,7 +53,7 @@ points as (
         condition_id,
         '{{ x }}' as x_dimension,
         '{{ y }}' as y_dimension,
-        true_emotion as emotion,
+        true_category as category,
         model_{{ x }} as x_value,
         model_{{ y }} as y_value
     from model_vs_human
@@ -65,7 +65,7 @@ bins as (
         condition_id,
         x_dimension,
         y_dimension,
-        emotion,
+        category,
         round(x_value / {{ width }}) * {{ width }} as x_bin,
         round(y_value / {{ width }}) * {{ width }} as y_bin,
         count(*) as n,
@@ -81,7 +81,7 @@ final as (
         bins.condition_id,
         bins.x_dimension,
         bins.y_dimension,
-        bins.emotion,
+        bins.category,
         cast(bins.x_bin as double) as x_bin,
         cast(bins.y_bin as double) as y_bin,
         cast(bins.n as bigint) as n,
@@ -91,8 +91,8 @@ final as (
         study_provenance.data_origin
     from bins
     cross join study_provenance
-    window cell as (partition by bins.condition_id, bins.x_dimension, bins.y_dimension, bins.emotion)
+    window cell as (partition by bins.condition_id, bins.x_dimension, bins.y_dimension, bins.category)
 )
 
 select * from final
-order by condition_id, x_dimension, y_dimension, emotion, x_bin, y_bin
+order by condition_id, x_dimension, y_dimension, category, x_bin, y_bin

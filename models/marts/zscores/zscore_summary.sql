@@ -1,5 +1,5 @@
 -- Where the model's answers fall inside each image's human distribution (paper 3.4.3, Tables
--- 4d/4e/5d/5e): per (condition | 'human_loo', dimension, emotion | 'all') mean |z|, W1SD (share of
+-- 4d/4e/5d/5e): per (condition | 'human_loo', dimension, category | 'all') mean |z|, W1SD (share of
 -- |z| <= 1) and counts, with macros/zscore_summary.sql. Model rows count images; the 'human_loo'
 -- baseline counts human ratings, each scored against the other raters of its image.
 -- A missing model answer counts against the model: w1sd counts it as outside 1 SD; the share over
@@ -27,7 +27,7 @@ model_all as (
     select
         condition_id,
         dimension,
-        emotion,
+        category,
         z,
         model_value
     from model_vs_human_long
@@ -38,7 +38,7 @@ model_grid as (
     select distinct
         condition_id,
         dimension,
-        emotion
+        category
     from ({{ with_all_scope('model_all') }})
 ),
 
@@ -46,7 +46,7 @@ model_rows as (
     select
         condition_id,
         dimension,
-        emotion,
+        category,
         z
     from model_all
     where model_value is not null
@@ -60,7 +60,7 @@ human_rows as (
     select
         'human_loo' as condition_id,
         dimension,
-        emotion,
+        category,
         loo_z as z
     from human_loo
     where dimension in (
@@ -78,44 +78,44 @@ model_summaries as (
     select
         condition_id,
         dimension,
-        emotion,
+        category,
         {{ zscore_summary_columns('z') }}
     from model_scoped
-    group by condition_id, dimension, emotion
+    group by condition_id, dimension, category
 ),
 
 summaries as (
     select
         model_grid.condition_id,
         model_grid.dimension,
-        model_grid.emotion,
+        model_grid.category,
         'image' as counted_unit,
         model_summaries.mean_abs_z,
         model_summaries.w1sd,
         coalesce(model_summaries.n_images, 0) as n_images,
         coalesce(model_summaries.n_zero_sd_images, 0) as n_zero_sd_images
     from model_grid
-    left join model_summaries using (condition_id, dimension, emotion)
+    left join model_summaries using (condition_id, dimension, category)
     union all
     select
         condition_id,
         dimension,
-        emotion,
+        category,
         'rating' as counted_unit,
         {{ zscore_summary_columns('z') }}
     from human_scoped
-    group by condition_id, dimension, emotion
+    group by condition_id, dimension, category
 ),
 
 stimulus_counts as (
     -- the stimuli the humans rated on the dimension: those with an SD > 0 can be scored
     select
         dimension,
-        emotion,
+        category,
         count(*) filter (where human_sd > 0) as n_scorable,
         count(*) filter (where not coalesce(human_sd > 0, false)) as n_zero_sd
     from ({{ with_all_scope('image_human_stats') }})
-    group by dimension, emotion
+    group by dimension, category
 ),
 
 with_missing as (
@@ -133,14 +133,14 @@ with_missing as (
         end as n_missing
     from summaries
     left join stimulus_counts
-        on summaries.dimension = stimulus_counts.dimension and summaries.emotion = stimulus_counts.emotion
+        on summaries.dimension = stimulus_counts.dimension and summaries.category = stimulus_counts.category
 ),
 
 final as (
     select
         with_missing.condition_id,
         with_missing.dimension,
-        with_missing.emotion,
+        with_missing.category,
         with_missing.mean_abs_z,
         {{ w1sd_counting_missing('with_missing.w1sd', 'with_missing.n_images', 'with_missing.n_missing') }} as w1sd,
         with_missing.w1sd as w1sd_answered_only,

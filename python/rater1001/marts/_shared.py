@@ -9,14 +9,16 @@ DOUBLE / BIGINT / BOOLEAN) or `finish` (the declared columns in order).
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 import pandas as pd
 import yaml
 
 from ..paths import REPO_ROOT
+from ..study import AUDIT_SLOTS, CATEGORY_SLOT
 
-ALL = "all"  # the scope value of rows computed over every emotion (or variant, or category)
+ALL = "all"  # the scope value of rows computed over every category level (or variant, or dialogue category)
 
 
 def as_frame(relation) -> pd.DataFrame:
@@ -105,14 +107,14 @@ def model_dimensions(model_vs_human: pd.DataFrame) -> list[str]:
     return [c[2:] for c in model_vs_human.columns if c.startswith("d_")]
 
 
-def emotion_labels(factor_labels, study_factors=None) -> list[str]:
-    """The labels of the study's category factor (the `emotion` slot; stg_study_factors says which
+def category_labels(factor_labels, study_factors=None) -> list[str]:
+    """The labels of the study's category factor (the `category` slot; stg_study_factors says which
     factor fills it, docs/study_shape.md) in display order, from the factor_labels seed; empty
     without a category."""
-    category = "emotion"
+    category = "emotion"  # the paper's category factor, where no declaration is given
     if study_factors is not None:
         study_factors = as_frame(study_factors)
-        filled = study_factors.loc[study_factors["slot"] == "emotion", "factor"]
+        filled = study_factors.loc[study_factors["slot"] == "category", "factor"]
         category = filled.iloc[0] if len(filled) else None
     factor_labels = as_frame(factor_labels)
     e = factor_labels[factor_labels["factor"] == category].sort_values("display_order")
@@ -131,7 +133,7 @@ def anchor_of(catalog, pairs: pd.DataFrame | None = None) -> str | None:
     return anchors[0] if anchors else None
 
 
-def with_scopes(rows: pd.DataFrame, column: str = "emotion") -> pd.DataFrame:
+def with_scopes(rows: pd.DataFrame, column: str = "category") -> pd.DataFrame:
     """Each row once under its own value of `column` and once under 'all'; a row already in the
     stratum 'all' (every row of a study without a category: stg_stimuli) once."""
     return pd.concat([rows[rows[column] != ALL], rows.assign(**{column: ALL})], ignore_index=True)
@@ -158,3 +160,24 @@ def padded(lists: pd.Series) -> np.ndarray:
 def config_list(value, default: str, cast=float) -> list:
     """A comma-separated dbt config value (or its default) as a list."""
     return [cast(v) for v in str(value or default).split(",")]
+
+
+def slot_names(study_factors: pd.DataFrame | None) -> dict[str, str]:
+    """stg_study_factors -> {slot: declared name} for the slots the study fills. Without it, every
+    slot named as itself."""
+    if study_factors is None:
+        return {s: s for s in (*AUDIT_SLOTS, CATEGORY_SLOT)}
+    filled = study_factors[study_factors["slot"].notna()]
+    return dict(zip(filled["slot"].astype(str), filled["factor"].astype(str)))
+
+
+def spell_terms(text, names: dict[str, str]):
+    """A model term, formula or coefficient list with each slot column before '[' or in a formula
+    under the study's name ('audit_2[male]' -> 'gender[male]', 'rating ~ category + ...' -> 'rating ~
+    emotion + ...'): the text a person reads; None stays None."""
+    if not isinstance(text, str):
+        return text
+    slots = "|".join(s for s in (CATEGORY_SLOT, *AUDIT_SLOTS) if s in names)
+    if not slots:
+        return text
+    return re.sub(rf"(?<![\w])({slots})(?=\[|\s*[+:)]|$)", lambda m: names[m.group(1)], text)

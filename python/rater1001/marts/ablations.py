@@ -36,8 +36,8 @@ def thinking_pairs(conditions: pd.DataFrame) -> pd.DataFrame:
 
 
 def thinking_comparison(predictions: pd.DataFrame, conditions: pd.DataFrame) -> pd.DataFrame:
-    """Table 4A-1 for every thinking pair, overall and per emotion. `predictions`: one row per
-    (condition, image) with true_emotion, correct, thinking_tokens, n_steps."""
+    """Table 4A-1 for every thinking pair, overall and per category. `predictions`: one row per
+    (condition, image) with true_category, correct, thinking_tokens, n_steps."""
     out = []
     for pair in thinking_pairs(conditions).itertuples(index=False):
         a = predictions[predictions.condition_id == pair.condition_a].set_index("image_id")
@@ -46,13 +46,13 @@ def thinking_comparison(predictions: pd.DataFrame, conditions: pd.DataFrame) -> 
         if len(images) == 0:
             continue  # nothing paired (e.g. one side has no predictions): no row rather than an empty test
         both = pd.DataFrame(
-            {"emotion": a.loc[images, "true_emotion"], "ca": a.loc[images, "correct"], "cb": b.loc[images, "correct"]}
+            {"category": a.loc[images, "true_category"], "ca": a.loc[images, "correct"], "cb": b.loc[images, "correct"]}
         )
         steps = {}
         for name, frame in (("a", a), ("b", b)):
             per_step = frame["thinking_tokens"] / frame["n_steps"].where(frame["n_steps"] > 0)
             steps[name] = float(per_step.mean()) if per_step.notna().any() else np.nan
-        for emotion, part in scopes(both, "emotion"):
+        for category, part in scopes(both, "category"):
             t = ablations.mcnemar_paired(part["ca"], part["cb"])
             acc_a = part["ca"].astype(float).mean()
             acc_b = part["cb"].astype(float).mean()
@@ -61,7 +61,7 @@ def thinking_comparison(predictions: pd.DataFrame, conditions: pd.DataFrame) -> 
                     "model_id": pair.model_id,
                     "condition_a": pair.condition_a,
                     "condition_b": pair.condition_b,
-                    "emotion": emotion,
+                    "category": category,
                     "n_images": t.n_pairs,
                     "accuracy_a": acc_a,
                     "accuracy_b": acc_b,
@@ -94,31 +94,31 @@ def scaling_conditions(conditions: pd.DataFrame) -> pd.DataFrame:
 
 
 def scaling_accuracy(predictions: pd.DataFrame, conditions: pd.DataFrame) -> pd.DataFrame:
-    """Per family, size and emotion ('all' too): accuracy and the delta to the next smaller size."""
+    """Per family, size and category ('all' too): accuracy and the delta to the next smaller size."""
     series = scaling_conditions(conditions)
     rows = []
     for s in series.itertuples(index=False):
         p = predictions[predictions.condition_id == s.condition_id]
         if p.empty:
             continue
-        for emotion, part in scopes(p, "true_emotion"):
+        for category, part in scopes(p, "true_category"):
             rows.append(
                 {
                     "family": s.family,
                     "condition_id": s.condition_id,
                     "size_b": s.size_b,
-                    "emotion": emotion,
+                    "category": category,
                     "n_images": len(part),
                     "accuracy": part["correct"].fillna(False).astype(float).mean() if len(part) else np.nan,
                 }
             )
     if not rows:
         return pd.DataFrame(columns=list(declared("ablation_scaling_accuracy")))
-    return ablations.size_deltas(pd.DataFrame(rows), ["family", "emotion"], "size_b", ["accuracy"])
+    return ablations.size_deltas(pd.DataFrame(rows), ["family", "category"], "size_b", ["accuracy"])
 
 
 def scaling_metrics(predictions: pd.DataFrame, conditions: pd.DataFrame, dimensions) -> pd.DataFrame:
-    """Per family and size, long: <dim>_r, <dim>_mae, <dim>_bias and the largest race gap (accuracy
+    """Per family and size, long: <dim>_r, <dim>_mae, <dim>_bias and the largest audit_1 gap (accuracy
     and macro-F1, percentage points), each with the delta to the next smaller size."""
     series = scaling_conditions(conditions)
     rows = []
@@ -135,20 +135,20 @@ def scaling_metrics(predictions: pd.DataFrame, conditions: pd.DataFrame, dimensi
                 {**base, "metric": f"{dim}_mae", "value": ba.mae, "reason": None},
                 {**base, "metric": f"{dim}_bias", "value": ba.bias, "reason": None},
             ]
-        gaps = demographics.slice_gaps(demographics.slice_metrics(p.rename(columns={"true_emotion": "emotion"})))
-        race = gaps[gaps.slice_type == "race"]
+        gaps = demographics.slice_gaps(demographics.slice_metrics(p.rename(columns={"true_category": "category"})))
+        audit_1 = gaps[gaps.slice_type == "audit_1"]
         for name in ("accuracy", "f1"):
             value = (
-                float(race[f"{name}_gap_pp"].iloc[0])
-                if len(race) and pd.notna(race[f"{name}_gap_pp"].iloc[0])
+                float(audit_1[f"{name}_gap_pp"].iloc[0])
+                if len(audit_1) and pd.notna(audit_1[f"{name}_gap_pp"].iloc[0])
                 else np.nan
             )
             rows.append(
                 {
                     **base,
-                    "metric": f"race_gap_{name}_pp",
+                    "metric": f"audit_1_gap_{name}_pp",
                     "value": value,
-                    "reason": None if not np.isnan(value) else "fewer than two races",
+                    "reason": None if not np.isnan(value) else "fewer than two levels of the first audit factor",
                 }
             )
     if not rows:
@@ -162,7 +162,7 @@ MEASURES = {"chars": "thinking_chars", "tokens": "thinking_tokens"}
 
 
 def thinking_traces(predictions: pd.DataFrame, thinking_conditions) -> pd.DataFrame:
-    """Per thinking condition, emotion ('all' too) and length measure (characters of the trace,
+    """Per thinking condition, category ('all' too) and length measure (characters of the trace,
     reported thinking tokens): mean length, correct vs wrong means and the Mann-Whitney U test."""
     rows = []
     for cond in sorted(thinking_conditions):
@@ -170,14 +170,14 @@ def thinking_traces(predictions: pd.DataFrame, thinking_conditions) -> pd.DataFr
         for measure, col in MEASURES.items():
             if p.empty or p[col].notna().sum() == 0:
                 continue
-            for emotion, part in scopes(p, "true_emotion"):
+            for category, part in scopes(p, "true_category"):
                 ok = part["correct"].fillna(False).astype(bool)
                 x, y = part.loc[~ok, col], part.loc[ok, col]
                 t = ablations.mann_whitney(x, y)
                 rows.append(
                     {
                         "condition_id": cond,
-                        "emotion": emotion,
+                        "category": category,
                         "measure": measure,
                         "n_traces": int(part[col].notna().sum()),
                         "mean_length": part[col].mean(),
@@ -195,20 +195,20 @@ def thinking_traces(predictions: pd.DataFrame, thinking_conditions) -> pd.DataFr
 
 
 def thinking_rt_correlation(traces: pd.DataFrame, human_rt: pd.DataFrame) -> pd.DataFrame:
-    """Spearman between per-emotion mean thinking length and the human median response time of the
-    same emotion, per (condition, measure, rt_dimension). `human_rt`: emotion, dimension, median_rt_ms."""
-    per_emotion = traces[traces.emotion != ALL]
+    """Spearman between per-category mean thinking length and the human median response time of the
+    same category, per (condition, measure, rt_dimension). `human_rt`: category, dimension, median_rt_ms."""
+    per_category = traces[traces.category != ALL]
     rows = []
-    for (cond, measure), part in per_emotion.groupby(["condition_id", "measure"], sort=True):
+    for (cond, measure), part in per_category.groupby(["condition_id", "measure"], sort=True):
         for dim, rt in human_rt.groupby("dimension", sort=True):
-            m = part.merge(rt, on="emotion")
+            m = part.merge(rt, on="category")
             s = ablations.spearman_small_n(m["mean_length"], m["median_rt_ms"])
             rows.append(
                 {
                     "condition_id": cond,
                     "measure": measure,
                     "rt_dimension": dim,
-                    "n_emotions": s.n,
+                    "n_categories": s.n,
                     "spearman_rho": s.rho,
                     "p_value": s.p_value,
                     "p_method": s.method,

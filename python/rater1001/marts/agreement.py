@@ -1,4 +1,4 @@
-"""models/marts/agreement: the mixed model rating ~ rater_type * emotion + (1 | image_id) per
+"""models/marts/agreement: the mixed model rating ~ rater_type * category + (1 | image_id) per
 (condition, dimension), in closed form on int_rater_type_cells (rater1001.stats.lmm.fit_rater_type_cells)."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import pandas as pd
 
 from ..stats import lmm
-from ._shared import ALL, as_frame, declared, emotion_labels, typed, with_origin
+from ._shared import ALL, as_frame, category_labels, declared, slot_names, spell_terms, typed, with_origin
 
 
 def lmm_table(cells: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
-    """cells: int_rater_type_cells, the fit's sufficient statistics per (condition, dimension, emotion)."""
+    """cells: int_rater_type_cells, the fit's sufficient statistics per (condition, dimension, category)."""
     rows = []
     for (cond, dim), g in cells.groupby(["condition_id", "dimension"], sort=True):
         try:
@@ -42,5 +42,7 @@ def lmm_table(cells: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
 def lmm_rater_type(cells, factor_labels, study_factors, provenance) -> pd.DataFrame:
     # without a category the one stratum is 'all' (docs/study_shape.md, "The grain"):
     # rating ~ rater_type + (1 | image_id)
-    labels = emotion_labels(factor_labels, study_factors) or [ALL]
-    return with_origin(lmm_table(as_frame(cells), labels), provenance)
+    labels = category_labels(factor_labels, study_factors) or [ALL]
+    table = lmm_table(as_frame(cells), labels)
+    names = slot_names(as_frame(study_factors))
+    return with_origin(table.assign(term=table["term"].map(lambda t: spell_terms(t, names))), provenance)

@@ -1,5 +1,5 @@
 """models/marts/alt_test: the Alternative Annotator Test of each model condition against the
-individual human raters, per dimension, scoring, emotion ('all' too) and epsilon. The test is
+individual human raters, per dimension, scoring, category ('all' too) and epsilon. The test is
 rater1001.stats.alt_test_ratings."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import pandas as pd
 from ..stats.alt_test_ratings import alt_test_from_counts, annotator_p_values
 from ._shared import ALL, config_list, finish
 
-GROUP = ["condition_id", "dimension", "scoring", "emotion"]
-OUTCOMES = "condition_id, dimension, scoring, emotion, n_human_better, n_tie, n_model_better, n_model_missing"
+GROUP = ["condition_id", "dimension", "scoring", "category"]
+OUTCOMES = "condition_id, dimension, scoring, category, n_human_better, n_tie, n_model_better, n_model_missing"
 
 
 def results_table(
-    counts: pd.DataFrame, epsilons: list[float], q: float, min_all: int, min_emotion: int
+    counts: pd.DataFrame, epsilons: list[float], q: float, min_all: int, min_category: int
 ) -> pd.DataFrame:
     """`counts`: one row per distinct outcome-count tuple of a group with the number of raters
     having it (n_annotators). A missing model answer counts against the model; the winning rate
@@ -37,8 +37,8 @@ def results_table(
     columns = ["n_human_better", "n_tie", "n_model_better", "n_annotators"]
     every, every_answered = ({c: f[c].to_numpy() for c in columns} for f in (counts, answered))
     missing = (counts["n_model_missing"] * counts["n_annotators"]).to_numpy()
-    for (cond, dim, scoring, emotion), rows_of in counts.groupby(GROUP, sort=True).indices.items():
-        min_n = min_all if emotion == ALL else min_emotion
+    for (cond, dim, scoring, category), rows_of in counts.groupby(GROUP, sort=True).indices.items():
+        min_n = min_all if category == ALL else min_category
         part = {c: v[rows_of] for c, v in every.items()}
         answered_part = {c: v[rows_of] for c, v in every_answered.items()}
         for eps in epsilons:
@@ -65,7 +65,7 @@ def results_table(
                     "condition_id": cond,
                     "dimension": dim,
                     "scoring": scoring,
-                    "emotion": emotion,
+                    "category": category,
                     "epsilon": eps,
                     "q": q,
                     "min_instances_per_human": min_n,
@@ -81,7 +81,7 @@ def results_table(
 
 
 def alt_test_results(
-    rater_outcomes, provenance, *, epsilons=None, q=None, min_instances=None, min_instances_per_emotion=None
+    rater_outcomes, provenance, *, epsilons=None, q=None, min_instances=None, min_instances_per_category=None
 ) -> pd.DataFrame:
     # raters with equal outcome counts share their p-value and decision: one row per distinct count
     # tuple with the number of raters (a few hundred rows per group, not one per rater), counted in
@@ -97,6 +97,6 @@ def alt_test_results(
         config_list(epsilons, "0.1,0.15,0.2"),
         float(q or 0.05),
         int(min_instances or 30),
-        int(min_instances_per_emotion or 10),
+        int(min_instances_per_category or 10),
     )
     return finish(out, "alt_test_results", provenance)

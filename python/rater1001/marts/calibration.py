@@ -1,4 +1,4 @@
-"""models/marts/calibration: per-emotion calibration (affine and offset-only) of each condition's
+"""models/marts/calibration: per-category calibration (affine and offset-only) of each condition's
 dimensional answers, scored out of sample, and whether it moves the Table 8 verdict
 (docs/ablations.md). Every number is a call into rater1001.stats (calibration, alpha, verdicts)."""
 
@@ -29,11 +29,11 @@ def scores_table(
     n_folds: int = 5,
     seed: int = calibration.SEED,
 ) -> pd.DataFrame:
-    """Per (condition, dimension, emotion, method in none/offset/affine): out-of-sample scores,
-    delta alpha with the (calibrated) model added over the emotion's images and pooled over all
+    """Per (condition, dimension, category, method in none/offset/affine): out-of-sample scores,
+    delta alpha with the (calibrated) model added over the category's images and pooled over all
     images of the dimension, and whether the condition passes the Table 8 rule as `rules` declare
     it (stats.verdicts.condition_passes, the rule replaceability_verdicts applies).
-    `image_stats`: image_id, dimension, n_ratings, rating_sum, rating_sumsq; `loo`: emotion,
+    `image_stats`: image_id, dimension, n_ratings, rating_sum, rating_sumsq; `loo`: category,
     dimension, loo_w1sd."""
     rows = []
     for dim in dimensions:
@@ -55,7 +55,7 @@ def scores_table(
                 {
                     "image_id": p["image_id"],
                     "identity_id": p["identity_id"],
-                    "emotion": p["true_emotion"],
+                    "category": p["true_category"],
                     "model": p[f"model_{dim}"],
                     "human_mean": p[f"human_mean_{dim}"],
                     "human_sd": p[f"human_sd_{dim}"],
@@ -72,9 +72,9 @@ def scores_table(
             pooled = {
                 method: delta(ids[i], calibrated[i])[2] for method, i in answers.groupby("method").indices.items()
             }
-            cells = answers.groupby(["emotion", "method"]).indices
+            cells = answers.groupby(["category", "method"]).indices
             for s in scores.to_dict("records"):
-                i = cells.get((s["emotion"], s["method"]), np.array([], dtype=int))
+                i = cells.get((s["category"], s["method"]), np.array([], dtype=int))
                 a_h, a_m, d = delta(ids[i], calibrated[i])
                 rows.append(
                     {
@@ -90,10 +90,10 @@ def scores_table(
     out = pd.DataFrame(rows)
     if out.empty:
         return out
-    out = out.merge(loo, on=["emotion", "dimension"], how="left")
+    out = out.merge(loo, on=["category", "dimension"], how="left")
     out["passes"] = condition_passes(out["w1sd"], out["loo_w1sd"], scoped_delta_alpha(out, rules), rules).passes
-    before = out[out.method == "none"].set_index(["condition_id", "dimension", "emotion"])
-    key = pd.MultiIndex.from_frame(out[["condition_id", "dimension", "emotion"]])
+    before = out[out.method == "none"].set_index(["condition_id", "dimension", "category"])
+    key = pd.MultiIndex.from_frame(out[["condition_id", "dimension", "category"]])
     for col in ("w1sd", "mean_abs_z", "mae", "bias", "passes"):
         out[f"{col}_uncalibrated"] = before[col].reindex(key).to_numpy()
     out["pass_changed"] = out["passes"] != out["passes_uncalibrated"].astype(bool)
@@ -102,13 +102,13 @@ def scores_table(
 
 
 def verdicts_table(scores: pd.DataFrame, loo: pd.DataFrame, rules: VerdictRules) -> pd.DataFrame:
-    """The Table 8 dimension verdict of each (dimension, emotion) cell from the uncalibrated
+    """The Table 8 dimension verdict of each (dimension, category) cell from the uncalibrated
     conditions and from every condition calibrated by each method, and whether it moved."""
     rows = []
     if scores.empty:
         return pd.DataFrame()
-    for (dim, emotion, method), part in scores.groupby(["dimension", "emotion", "method"], sort=True):
-        base = loo[(loo.dimension == dim) & (loo.emotion == emotion)]
+    for (dim, category, method), part in scores.groupby(["dimension", "category", "method"], sort=True):
+        base = loo[(loo.dimension == dim) & (loo.category == category)]
         lw = float(base["loo_w1sd"].iloc[0]) if len(base) else np.nan
         lz = float(base["loo_mean_abs_z"].iloc[0]) if len(base) else np.nan
         hs = float(base["mean_human_sd"].iloc[0]) if len(base) else np.nan
@@ -121,10 +121,10 @@ def verdicts_table(scores: pd.DataFrame, loo: pd.DataFrame, rules: VerdictRules)
             hs,
             rules,
         )
-        rows.append({"dimension": dim, "emotion": emotion, "method": method, **asdict(v)})
+        rows.append({"dimension": dim, "category": category, "method": method, **asdict(v)})
     out = pd.DataFrame(rows)
-    none = out[out.method == "none"].set_index(["dimension", "emotion"])["verdict"]
-    out["verdict_uncalibrated"] = none.reindex(pd.MultiIndex.from_frame(out[["dimension", "emotion"]])).to_numpy()
+    none = out[out.method == "none"].set_index(["dimension", "category"])["verdict"]
+    out["verdict_uncalibrated"] = none.reindex(pd.MultiIndex.from_frame(out[["dimension", "category"]])).to_numpy()
     out["verdict_moved"] = out["verdict"] != out["verdict_uncalibrated"]
     return out
 
@@ -147,7 +147,7 @@ def calibration_scores(
 ) -> pd.DataFrame:
     rows = in_pool(as_frame(model_vs_human), pools, POOL)
     stats = as_frame(image_stats)[["image_id", "dimension", "n_ratings", "rating_sum", "rating_sumsq"]]
-    loo = as_frame(human_baseline)[["emotion", "dimension", "loo_w1sd"]]
+    loo = as_frame(human_baseline)[["category", "dimension", "loo_w1sd"]]
     out = scores_table(
         rows,
         stats,

@@ -1,5 +1,5 @@
 """models/marts/classification: accuracy, macro-F1, Cohen's kappa per condition (Table 2), per
-emotion (Table 3) and the confusion matrix (Table 3a). Every number is a call into
+category (Table 3) and the confusion matrix (Table 3a). Every number is a call into
 rater1001.stats.classification."""
 
 from __future__ import annotations
@@ -7,13 +7,13 @@ from __future__ import annotations
 import pandas as pd
 
 from ..stats import classification
-from ._shared import as_frame, declared, emotion_labels, typed, with_origin
+from ._shared import as_frame, category_labels, declared, typed, with_origin
 
 
 def summary_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
     rows = []
     for cond, g in predictions.groupby("condition_id", sort=True):
-        s = classification.summary(g["true_emotion"], g["predicted_emotion"], labels)
+        s = classification.summary(g["true_category"], g["predicted_category"], labels)
         rows.append(
             {
                 "condition_id": cond,
@@ -29,15 +29,15 @@ def summary_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
     return typed(rows, declared("classification_summary"))
 
 
-def by_emotion_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+def by_category_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
     rows = []
     for cond, g in predictions.groupby("condition_id", sort=True):
-        t = classification.by_label(g["true_emotion"], g["predicted_emotion"], labels)
+        t = classification.by_label(g["true_category"], g["predicted_category"], labels)
         for r in t.itertuples(index=False):
             rows.append(
                 {
                     "condition_id": cond,
-                    "emotion": r.emotion,
+                    "category": r.category,
                     "precision": r.precision,
                     "recall": r.recall,
                     "f1": r.f1,
@@ -47,14 +47,14 @@ def by_emotion_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFra
                     "kappa_within": r.kappa_within,
                 }
             )
-    return typed(rows, declared("classification_by_emotion"))
+    return typed(rows, declared("classification_by_category"))
 
 
 def confusion_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
     parts = []
     for cond, g in predictions.groupby("condition_id", sort=True):
-        c = classification.confusion(g["true_emotion"], g["predicted_emotion"], labels)
-        total = c.groupby("true_emotion")["n"].transform("sum")
+        c = classification.confusion(g["true_category"], g["predicted_category"], labels)
+        total = c.groupby("true_category")["n"].transform("sum")
         parts.append(c.assign(condition_id=cond, row_share=c["n"] / total.where(total > 0)))
     rows = pd.concat(parts).to_dict("records") if parts else []
     return typed(rows, declared("confusion_matrix"))
@@ -64,15 +64,15 @@ def confusion_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFram
 
 
 def classification_summary(predictions, factor_labels, study_factors, provenance) -> pd.DataFrame:
-    labels = emotion_labels(factor_labels, study_factors)
+    labels = category_labels(factor_labels, study_factors)
     return with_origin(summary_table(as_frame(predictions), labels), provenance)
 
 
-def classification_by_emotion(predictions, factor_labels, study_factors, provenance) -> pd.DataFrame:
-    labels = emotion_labels(factor_labels, study_factors)
-    return with_origin(by_emotion_table(as_frame(predictions), labels), provenance)
+def classification_by_category(predictions, factor_labels, study_factors, provenance) -> pd.DataFrame:
+    labels = category_labels(factor_labels, study_factors)
+    return with_origin(by_category_table(as_frame(predictions), labels), provenance)
 
 
 def confusion_matrix(predictions, factor_labels, study_factors, provenance) -> pd.DataFrame:
-    labels = emotion_labels(factor_labels, study_factors)
+    labels = category_labels(factor_labels, study_factors)
     return with_origin(confusion_table(as_frame(predictions), labels), provenance)

@@ -20,29 +20,19 @@ import numpy as np
 import pandas as pd
 
 from ..stats import agreement, demographics, rater_slices
-from ._shared import ALL, as_frame, declared, in_pool, model_dimensions, typed, with_origin
+from ..study import AUDIT_SLOTS, CATEGORY_SLOT
+from ._shared import ALL, as_frame, declared, in_pool, model_dimensions, slot_names, spell_terms, typed, with_origin
 
 POOL = "demographics"  # the conditions the audit covers (seeds/condition_pools.csv)
 HUMAN_CONDITION = "human"  # condition_id of the pooled human forced-choice labels (Table 7's Human row)
 
 
 # --------------------------------------------------------------------------- the study's factors
-# The warehouse carries the category in the slot `emotion` and the first two audit factors in the
-# slots `race` and `gender` (docs/study_shape.md, "Factor names"); stats.demographics computes on
+# The warehouse carries the category in the slot `category` and the first two audit factors in the
+# slots `audit_1` and `audit_2` (docs/study_shape.md, "Factor names"); stats.demographics computes on
 # the slots. Here the audit uses only the slots the study fills, and the values that name a factor
 # in an output (slice_type, factor, term) are given the study's declared names.
-AUDIT_SLOTS = ("race", "gender")
-CATEGORY_SLOT = "emotion"
 PLACEHOLDER = "(none)"  # the level of an empty slot, so the two-factor statistics can run
-
-
-def slot_names(study_factors: pd.DataFrame | None) -> dict[str, str]:
-    """stg_study_factors -> {slot: declared name} for the slots the study fills. Without it, the
-    paper's shape (every slot named as itself)."""
-    if study_factors is None:
-        return {s: s for s in (*AUDIT_SLOTS, CATEGORY_SLOT)}
-    filled = study_factors[study_factors["slot"].notna()]
-    return dict(zip(filled["slot"].astype(str), filled["factor"].astype(str)))
 
 
 def audit_slots(names: dict[str, str]) -> tuple[str, ...]:
@@ -50,18 +40,21 @@ def audit_slots(names: dict[str, str]) -> tuple[str, ...]:
 
 
 def _renamer(names: dict[str, str]):
-    """A slot-spelled value ('race', 'race:gender', 'race_gender', 'race:emotion') in the study's
+    """A slot-spelled value ('audit_1', 'audit_1:audit_2', 'audit_1_audit_2', 'audit_1:category') in the study's
     names; the paper's study maps every value to itself."""
     full = {**{s: s for s in (*AUDIT_SLOTS, CATEGORY_SLOT)}, **names}
 
     def rename(value):
         if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
             return value
-        for sep in (":", "_"):
-            parts = str(value).split(sep)
-            if len(parts) == 2 and all(p in full for p in parts):
-                return sep.join(full[p] for p in parts)
-        return full.get(str(value), value)
+        value = str(value)
+        if value in full:
+            return full[value]
+        # a pair: split at the separator whose both sides are slots (a slot name holds '_' itself)
+        for i, sep in enumerate(value):
+            if sep in ":_" and value[:i] in full and value[i + 1 :] in full:
+                return full[value[:i]] + sep + full[value[i + 1 :]]
+        return value
 
     return rename
 
@@ -95,57 +88,57 @@ def _unplaced(frame: pd.DataFrame, columns) -> pd.DataFrame:
 def audit_rows(model_vs_human: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
     """int_model_vs_human -> the input shape of stats.demographics (one row per (condition, image)).
 
-    `emotion` is the ground truth. An unparsed answer (predicted_emotion NULL, correct NULL in the
+    `category` is the ground truth. An unparsed answer (predicted_category NULL, correct NULL in the
     warehouse) is a wrong answer here, as in the slices' accuracy, so the GLMM sees it as 0."""
     names = slot_names(None) if names is None else names
-    rows = _audited(model_vs_human.rename(columns={"true_emotion": "emotion"}), names)
+    rows = _audited(model_vs_human.rename(columns={"true_category": "category"}), names)
     correct = rows["correct"].astype("boolean").fillna(False).astype(bool)
     keep = [
         "condition_id",
         "image_id",
-        "race",
-        "gender",
-        "emotion",
-        "predicted_emotion",
+        "audit_1",
+        "audit_2",
+        "category",
+        "predicted_category",
         *[f"d_{d}" for d in model_dimensions(model_vs_human)],
     ]
     out = rows[keep].assign(correct=correct.to_numpy())
-    for col in ["condition_id", "image_id", "race", "gender", "emotion", "predicted_emotion"]:
+    for col in ["condition_id", "image_id", "audit_1", "audit_2", "category", "predicted_category"]:
         out[col] = out[col].astype(object).where(out[col].notna(), None)
     return out.reset_index(drop=True)
 
 
 def label_count_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
-    """int_demographic_label_counts (per condition, race, gender, true and predicted label: how
+    """int_demographic_label_counts (per condition, audit_1, audit_2, true and predicted label: how
     many images) -> the input of slice_metrics and the GLMM tests, weighted by n_images. An
-    unparsed answer (predicted_emotion NULL) is wrong, as in audit_rows."""
+    unparsed answer (predicted_category NULL) is wrong, as in audit_rows."""
     names = slot_names(None) if names is None else names
-    rows = _audited(label_counts.rename(columns={"true_emotion": "emotion"}), names)
-    correct = (rows["predicted_emotion"] == rows["emotion"]).astype("boolean").fillna(False).astype(bool)
-    out = rows[["condition_id", "race", "gender", "emotion", "predicted_emotion", "n_images"]]
+    rows = _audited(label_counts.rename(columns={"true_category": "category"}), names)
+    correct = (rows["predicted_category"] == rows["category"]).astype("boolean").fillna(False).astype(bool)
+    out = rows[["condition_id", "audit_1", "audit_2", "category", "predicted_category", "n_images"]]
     out = out.assign(correct=correct.to_numpy())
-    for col in ["condition_id", "race", "gender", "emotion", "predicted_emotion"]:
+    for col in ["condition_id", "audit_1", "audit_2", "category", "predicted_category"]:
         out[col] = out[col].astype(object).where(out[col].notna(), None)
     return out.reset_index(drop=True)
 
 
 def human_label_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
     """int_human_label_counts (one row per (image, chosen label) with a count) -> the input shape
-    of slice_metrics under condition_id 'human', one row per (race, gender, true label, chosen
+    of slice_metrics under condition_id 'human', one row per (audit_1, audit_2, true label, chosen
     label) weighted by its count (column n_labels), so the human row of Tables 7/7a goes through
     the same slice_metrics as a model without one row per rating (7.2 million at 100x the paper's
     study) or per image (the slices need no image)."""
     label_counts = _audited(label_counts, slot_names(None) if names is None else names)
-    keys = ["race", "gender", "true_emotion", "chosen_emotion"]
+    keys = ["audit_1", "audit_2", "true_category", "chosen_category"]
     rows = label_counts.groupby(keys, sort=True, dropna=False)["n_labels"].sum().reset_index()
-    return rows.rename(columns={"true_emotion": "emotion", "chosen_emotion": "predicted_emotion"}).assign(
+    return rows.rename(columns={"true_category": "category", "chosen_category": "predicted_category"}).assign(
         condition_id=HUMAN_CONDITION
     )
 
 
 def _slice_types(names: dict[str, str]) -> tuple[str, ...]:
     used = audit_slots(names)
-    return used + (("race_gender",) if len(used) == 2 else ())
+    return used + (("audit_1_audit_2",) if len(used) == 2 else ())
 
 
 def slices_table(
@@ -199,7 +192,7 @@ def _every_audit_factor(study_factors: pd.DataFrame, factor_levels: pd.DataFrame
 
 def _beyond_slots(model_vs_human, label_counts, study_factors, factor_levels) -> pd.DataFrame:
     """The slices of every audit factor beyond the two slots (stg_study_factors' slot NULL), alone
-    and in a pair with any other audit factor, named as the study names them; the race / gender
+    and in a pair with any other audit factor, named as the study names them; the audit_1 / audit_2
     columns stay NULL on these rows. Per-image answers (int_model_vs_human; a never-answered
     stimulus is wrong) and per-image human label counts, with each stimulus's level of every
     audit factor from the long form; a stimulus without a level of some audit factor is left out,
@@ -211,17 +204,17 @@ def _beyond_slots(model_vs_human, label_counts, study_factors, factor_levels) ->
         return pd.DataFrame()
     columns = list(named)
     rows = []
-    answers = model_vs_human[model_vs_human["true_emotion"].notna()]
-    answers = answers[["condition_id", "image_id", "true_emotion", "predicted_emotion"]].merge(wide, on="image_id")
+    answers = model_vs_human[model_vs_human["true_category"].notna()]
+    answers = answers[["condition_id", "image_id", "true_category", "predicted_category"]].merge(wide, on="image_id")
     if len(answers):
-        answers = answers.rename(columns={"true_emotion": "emotion"})
-        answers["predicted_emotion"] = (
-            answers["predicted_emotion"].astype(object).where(answers["predicted_emotion"].notna(), None)
+        answers = answers.rename(columns={"true_category": "category"})
+        answers["predicted_category"] = (
+            answers["predicted_category"].astype(object).where(answers["predicted_category"].notna(), None)
         )
         rows.append(demographics.slice_metrics(answers, factors=columns).assign(rater_kind="model"))
-    humans = label_counts[["image_id", "true_emotion", "chosen_emotion", "n_labels"]].merge(wide, on="image_id")
+    humans = label_counts[["image_id", "true_category", "chosen_category", "n_labels"]].merge(wide, on="image_id")
     if len(humans):
-        humans = humans.rename(columns={"true_emotion": "emotion", "chosen_emotion": "predicted_emotion"})
+        humans = humans.rename(columns={"true_category": "category", "chosen_category": "predicted_category"})
         rows.append(
             demographics.slice_metrics(
                 humans.assign(condition_id=HUMAN_CONDITION), weight="n_labels", factors=columns
@@ -246,12 +239,13 @@ def glmm_lrt_table(
     if rows.empty or CATEGORY_SLOT not in names:  # correctness needs a category
         return typed(pd.DataFrame(), declared("demographic_glmm_lrt"))
     table = demographics.glmm_lrt_table(rows, factors=audit_slots(names), n_agq=n_agq, weight="n_images")
+    table["fixed_effects_json"] = table["fixed_effects_json"].map(lambda j: spell_terms(j, names))
     return typed(_named(table, names, ["factor"]), declared("demographic_glmm_lrt"))
 
 
 def _stratified_terms(names: dict[str, str]) -> tuple[str, ...]:
     used = audit_slots(names)
-    return used + (("race:gender",) if len(used) == 2 else ())
+    return used + (("audit_1:audit_2",) if len(used) == 2 else ())
 
 
 def stratified_anova_table(
@@ -282,7 +276,7 @@ def stratified_anova_table(
 
 
 def _anova_every_factor(model_long: pd.DataFrame, named: dict[str, str], wide: pd.DataFrame) -> pd.DataFrame:
-    rows = model_long[model_long["emotion"].notna()][["condition_id", "dimension", "emotion", "image_id", "d"]]
+    rows = model_long[model_long["category"].notna()][["condition_id", "dimension", "category", "image_id", "d"]]
     rows = rows.merge(wide, on="image_id")
     if rows.empty:
         return typed(pd.DataFrame(), declared("demographic_stratified_anova"))
@@ -351,15 +345,15 @@ def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame, predi
     and int_model_vs_human (the primary run; a row for every stimulus, NULL where the condition
     never answered) -> agreement of each condition with the raters of each attribute level, and
     whether it differs by level. A missing answer agrees with no rater (docs/stats.md)."""
-    labelled = ratings.loc[ratings["chosen_emotion"].notna(), ["rater_id", "image_id", "chosen_emotion"]]
+    labelled = ratings.loc[ratings["chosen_category"].notna(), ["rater_id", "image_id", "chosen_category"]]
     # the first run per stimulus (int_model_vs_human has one already; a never-answered row has none)
     first = predictions.sort_values("run_id", na_position="last").drop_duplicates(["condition_id", "image_id"])
     pairs = (
         labelled.merge(attributes, on="rater_id")
-        .merge(first[["condition_id", "image_id", "predicted_emotion"]], on="image_id")
-        .rename(columns={"chosen_emotion": "chosen", "predicted_emotion": "predicted"})
+        .merge(first[["condition_id", "image_id", "predicted_category"]], on="image_id")
+        .rename(columns={"chosen_category": "chosen", "predicted_category": "predicted"})
     )
-    if pairs.empty or first["predicted_emotion"].isna().all():
+    if pairs.empty or first["predicted_category"].isna().all():
         return typed(pd.DataFrame(), declared("demographic_rater_agreement"))
     levels = rater_slices.level_agreement(pairs)
     tests = rater_slices.homogeneity(levels)

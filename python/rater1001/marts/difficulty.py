@@ -1,4 +1,4 @@
-"""models/marts/difficulty: section 5.3's human response time against model accuracy per emotion
+"""models/marts/difficulty: section 5.3's human response time against model accuracy per category
 (docs/marts_paper_extras.md). The correlation is rater1001.stats.ablations.spearman_small_n."""
 
 from __future__ import annotations
@@ -19,16 +19,16 @@ def _paper(paper: pd.DataFrame, statistic: str, name: str, keys: list[str]) -> p
 
 
 def rt_accuracy(
-    human_rt: pd.DataFrame, by_emotion: pd.DataFrame, paper: pd.DataFrame, provenance: pd.DataFrame
+    human_rt: pd.DataFrame, by_category: pd.DataFrame, paper: pd.DataFrame, provenance: pd.DataFrame
 ) -> pd.DataFrame:
     """Per RT dimension: the human median response time and the pool's mean classification
-    accuracy (recall) of each emotion, and on the emotion 'all' row the Spearman rho between the
-    response time and the mean error rate (1 - accuracy) over the emotions.
-    `human_rt`: emotion, dimension, median_rt_ms; `by_emotion`: condition_id, emotion, recall
+    accuracy (recall) of each category, and on the category 'all' row the Spearman rho between the
+    response time and the mean error rate (1 - accuracy) over the categories.
+    `human_rt`: category, dimension, median_rt_ms; `by_category`: condition_id, category, recall
     (the pool's conditions only); `paper`: seeds/paper_reported_values.csv."""
     acc = (
-        by_emotion.dropna(subset=["recall"])
-        .groupby("emotion", sort=True)
+        by_category.dropna(subset=["recall"])
+        .groupby("category", sort=True)
         .agg(
             mean_accuracy=("recall", "mean"),
             n_conditions=("condition_id", "nunique"),
@@ -38,20 +38,20 @@ def rt_accuracy(
     )
     acc["mean_error_rate"] = 1 - acc["mean_accuracy"]
     rows = []
-    for dim, rt in human_rt[human_rt["emotion"] != ALL].groupby("dimension", sort=True):
-        merged = rt[["emotion", "median_rt_ms"]].merge(acc, on="emotion", how="left")
+    for dim, rt in human_rt[human_rt["category"] != ALL].groupby("dimension", sort=True):
+        merged = rt[["category", "median_rt_ms"]].merge(acc, on="category", how="left")
         for rec in merged.to_dict("records"):
             rows.append({"rt_dimension": dim, **rec})
         s = ablations.spearman_small_n(merged["median_rt_ms"], merged["mean_error_rate"])
         rows.append(
             {
                 "rt_dimension": dim,
-                "emotion": ALL,
+                "category": ALL,
                 "n_conditions": acc["n_conditions"].max() if len(acc) else 0,
                 "spearman_rho": s.rho,
                 "p_value": s.p_value,
                 "p_method": s.method,
-                "n_emotions": s.n,
+                "n_categories": s.n,
                 "small_n_caveat": s.caveat,
                 "null_reason": s.reason,
             }
@@ -59,24 +59,24 @@ def rt_accuracy(
     frame = pd.DataFrame(rows, columns=list(declared("difficulty_rt_accuracy"))[:-3])
     frame = (
         frame.merge(
-            _paper(paper, "median_rt_ms", "paper_median_rt_ms", ["rt_dimension", "emotion"]),
+            _paper(paper, "median_rt_ms", "paper_median_rt_ms", ["rt_dimension", "category"]),
             how="left",
-            on=["rt_dimension", "emotion"],
+            on=["rt_dimension", "category"],
         )
-        .merge(_paper(paper, "mean_accuracy", "paper_mean_accuracy", ["emotion"]), how="left", on="emotion")
+        .merge(_paper(paper, "mean_accuracy", "paper_mean_accuracy", ["category"]), how="left", on="category")
         .merge(
-            _paper(paper, "spearman_rho", "paper_spearman_rho", ["rt_dimension", "emotion"]),
+            _paper(paper, "spearman_rho", "paper_spearman_rho", ["rt_dimension", "category"]),
             how="left",
-            on=["rt_dimension", "emotion"],
+            on=["rt_dimension", "category"],
         )
     )
     frame["n_conditions"] = frame["n_conditions"].astype("Int64")
-    frame["n_emotions"] = frame["n_emotions"].astype("Int64")
+    frame["n_categories"] = frame["n_categories"].astype("Int64")
     return finish(frame, "difficulty_rt_accuracy", provenance)
 
 
 # --- the dbt Python model (models/marts/difficulty/difficulty_rt_accuracy.py) -----------------------
 
 
-def difficulty_rt_accuracy(human_rt, by_emotion, pools, paper, provenance) -> pd.DataFrame:
-    return rt_accuracy(as_frame(human_rt), in_pool(as_frame(by_emotion), pools, POOL), as_frame(paper), provenance)
+def difficulty_rt_accuracy(human_rt, by_category, pools, paper, provenance) -> pd.DataFrame:
+    return rt_accuracy(as_frame(human_rt), in_pool(as_frame(by_category), pools, POOL), as_frame(paper), provenance)

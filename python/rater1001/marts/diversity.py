@@ -16,27 +16,27 @@ POOL = "inter_model_sd"  # the conditions whose spread Table 6 compares (seeds/c
 
 
 def diversity_table(model_long: pd.DataFrame) -> pd.DataFrame:
-    scoped = with_scopes(model_long[["condition_id", "dimension", "emotion", "model_value"]])
+    scoped = with_scopes(model_long[["condition_id", "dimension", "category", "model_value"]])
     if scoped.empty:
         return typed([], declared("response_diversity"))
-    t = diversity.diversity_table(scoped, ["condition_id", "dimension", "emotion"], "model_value")
+    t = diversity.diversity_table(scoped, ["condition_id", "dimension", "category"], "model_value")
     return typed(t.to_dict("records"), declared("response_diversity"))
 
 
 def _k_human_cells(model_long: pd.DataFrame, human_lists: pd.DataFrame):
-    """Per (dimension, emotion): the image rows with their human ratings and one column per
+    """Per (dimension, category): the image rows with their human ratings and one column per
     condition with values on the dimension (k = their number, >= 2). Images in image_id order,
     which is the bootstrap's draw order; a missing prediction leaves NaN (the image is excluded and
-    counted by the statistic). Per emotion only: Table 6 has no pooled row."""
+    counted by the statistic). Per category only: Table 6 has no pooled row."""
     for dim, g in model_long.groupby("dimension", sort=True):
         wide = g.pivot_table(index="image_id", columns="condition_id", values="model_value", aggfunc="first")
         conds = sorted(wide.columns)
         if len(conds) < 2:
             continue
         h = human_lists[human_lists["dimension"] == dim].set_index("image_id").sort_index()
-        cells = h[["emotion", "ratings"]].join(wide[conds])
-        for emotion, cell in cells.reset_index().groupby("emotion", sort=True):
-            yield dim, emotion, conds, cell[conds].to_numpy(float), padded(cell["ratings"]), cell["image_id"]
+        cells = h[["category", "ratings"]].join(wide[conds])
+        for category, cell in cells.reset_index().groupby("category", sort=True):
+            yield dim, category, conds, cell[conds].to_numpy(float), padded(cell["ratings"]), cell["image_id"]
 
 
 def k_human_diversity(
@@ -45,12 +45,12 @@ def k_human_diversity(
     """Table 6: inter-model spread per image vs k humans drawn without replacement, k = the number
     of conditions with predictions on the dimension."""
     rows = []
-    for dim, emotion, conds, models, humans, _ in _k_human_cells(model_long, human_lists):
+    for dim, category, conds, models, humans, _ in _k_human_cells(model_long, human_lists):
         r = bootstrap.k_human_variance(models, humans, replicates=replicates, seed=seed)
         rows.append(
             {
                 "dimension": dim,
-                "emotion": emotion,
+                "category": category,
                 "conditions": ",".join(conds),
                 "model_to_human_sd_ratio": r.model_sd / r.human_sd if r.human_sd else np.nan,
                 **asdict(r),
@@ -63,15 +63,15 @@ def k_human_image_sd(
     model_long: pd.DataFrame, human_lists: pd.DataFrame, replicates: int = 1000, seed: int = bootstrap.SEED
 ) -> pd.DataFrame:
     """Figure 6: per image, the SD of the k conditions' values ('models') and the mean SD of k
-    random humans ('k_humans'), with the draws of the Table 6 comparison (same seed, per emotion)."""
+    random humans ('k_humans'), with the draws of the Table 6 comparison (same seed, per category)."""
     rows = []
-    for dim, emotion, conds, models, humans, image_ids in _k_human_cells(model_long, human_lists):
+    for dim, category, conds, models, humans, image_ids in _k_human_cells(model_long, human_lists):
         spread = bootstrap.k_human_image_sd(models, humans, replicates=replicates, seed=seed)
         for source, sd in (("models", spread.model_sd), ("k_humans", spread.human_sd)):
             rows += [
                 {
                     "dimension": dim,
-                    "emotion": emotion,
+                    "category": category,
                     "image_id": i,
                     "source": source,
                     "sd": v,

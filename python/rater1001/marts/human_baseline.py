@@ -7,7 +7,7 @@ import pandas as pd
 from duckdb import ColumnExpression, ConstantExpression
 
 from ..stats.variance_components import METHOD, crossed_variance_components
-from ._shared import as_frame, declared, finish
+from ._shared import as_frame, declared, finish, slot_names, spell_terms
 
 # The crossed REML fit (the mixedlm package's lmer, lme4's algorithm: a Cholesky factor of the
 # crossed random-effects design per deviance evaluation) grows much faster than the ratings: 10.8 s
@@ -27,7 +27,7 @@ def variance_table(
     ratings_long: pd.DataFrame,
     stimuli: pd.DataFrame,
     provenance: pd.DataFrame,
-    category: str = "emotion",
+    category: str = "category",
     too_large: dict[str, int] | None = None,
     max_ratings: int = DEFAULT_MAX_RATINGS,
 ) -> pd.DataFrame:
@@ -82,9 +82,10 @@ def variance_table(
 # --- the dbt Python model (models/marts/human_baseline/human_variance_components.py) ----------------
 
 
-def human_variance_components(ratings_long, stimuli, provenance, *, max_ratings=None) -> pd.DataFrame:
+def human_variance_components(ratings_long, stimuli, study_factors, provenance, *, max_ratings=None) -> pd.DataFrame:
     """`ratings_long` is the DuckDB relation dbt hands the model: the ratings are counted there, so a
-    dimension above the limit is never pulled into pandas."""
+    dimension above the limit is never pulled into pandas. The formula names the category as the
+    study does (stg_study_factors)."""
     limit = int(max_ratings or DEFAULT_MAX_RATINGS)
     sizes = ratings_long.aggregate("dimension, count(*)", "dimension").fetchall()
     too_large = {dim: int(n) for dim, n in sizes if n > limit}
@@ -92,4 +93,8 @@ def human_variance_components(ratings_long, stimuli, provenance, *, max_ratings=
         ratings_long = ratings_long.filter(
             ColumnExpression("dimension").isnotin(*(ConstantExpression(dim) for dim in too_large))
         )
-    return variance_table(as_frame(ratings_long), as_frame(stimuli), provenance, too_large=too_large, max_ratings=limit)
+    table = variance_table(
+        as_frame(ratings_long), as_frame(stimuli), provenance, too_large=too_large, max_ratings=limit
+    )
+    names = slot_names(as_frame(study_factors))
+    return table.assign(formula=table["formula"].map(lambda f: spell_terms(f, names)))

@@ -18,8 +18,8 @@ def every_stimulus(predictions: pd.DataFrame, stimuli: pd.DataFrame, image_stats
         [predictions["condition_id"].unique(), stimuli["image_id"]], names=["condition_id", "image_id"]
     ).to_frame(index=False)
     rows = grid.merge(predictions, on=["condition_id", "image_id"], how="left")
-    truth = stimuli.set_index("image_id")["emotion"]
-    rows["true_emotion"] = truth.reindex(rows["image_id"]).to_numpy()
+    truth = stimuli.set_index("image_id")["category"]
+    rows["true_category"] = truth.reindex(rows["image_id"]).to_numpy()
     for dim in dimensions:
         st = image_stats[image_stats.dimension == dim].set_index("image_id")
         for col in ("human_mean", "human_sd"):
@@ -36,22 +36,22 @@ def intervals_table(
     seed: int = intervals.SEED,
     stimuli: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Long: (condition_id, dimension, emotion, statistic) -> estimate, lo, hi. The headline
+    """Long: (condition_id, dimension, category, statistic) -> estimate, lo, hi. The headline
     numbers of the report: human alpha (condition_id 'human'), alpha_with_model and delta_alpha
-    over all images (Tables 4c/5c), W1SD over all images and per emotion (Tables 4d/4e), kappa
-    (dimension 'classification', Table 2). Per emotion, that emotion's images are resampled."""
+    over all images (Tables 4c/5c), W1SD over all images and per category (Tables 4d/4e), kappa
+    (dimension 'classification', Table 2). Per category, that category's images are resampled."""
     # The replicates draw positions, so the same rows in another order would give other intervals;
     # a warehouse returns rows in no fixed order, hence one order here.
     image_stats = image_stats.sort_values(["dimension", "image_id"], kind="stable")
     predictions = predictions.sort_values(["condition_id", "image_id"], kind="stable")
     rows = []
 
-    def add(cond, dim, emotion, stat, iv: intervals.Interval):
+    def add(cond, dim, category, stat, iv: intervals.Interval):
         rows.append(
             {
                 "condition_id": cond,
                 "dimension": dim,
-                "emotion": emotion,
+                "category": category,
                 "statistic": stat,
                 "estimate": iv.estimate,
                 "lo": iv.lo,
@@ -78,13 +78,13 @@ def intervals_table(
     answers = answers.sort_values(["condition_id", "image_id"], kind="stable")
     for cond, p in predictions.groupby("condition_id", sort=True):
         # no kappa without a category and the model's labels (a study of ratings only)
-        if p["predicted_emotion"].notna().any():
+        if p["predicted_category"].notna().any():
             add(
                 cond,
                 "classification",
                 ALL,
                 "kappa",
-                intervals.kappa_interval(p["true_emotion"], p["predicted_emotion"], labels, replicates, seed),
+                intervals.kappa_interval(p["true_category"], p["predicted_category"], labels, replicates, seed),
             )
         p = answers[answers["condition_id"] == cond]
         for dim in dimensions:
@@ -99,11 +99,11 @@ def intervals_table(
             )
             add(cond, dim, ALL, "alpha_with_model", ivs.alpha_with_model)
             add(cond, dim, ALL, "delta_alpha", ivs.delta_alpha)
-            for emotion, part in scopes(p, "true_emotion"):
+            for category, part in scopes(p, "true_category"):
                 add(
                     cond,
                     dim,
-                    emotion,
+                    category,
                     "w1sd",
                     intervals.w1sd_interval(
                         zscore(part[f"model_{dim}"], part[f"human_mean_{dim}"], part[f"human_sd_{dim}"]),
@@ -123,7 +123,7 @@ def headline_intervals(model_vs_human, image_stats, stimuli, provenance, *, repl
     dims = model_dimensions(rows) or [d for d in ("valence", "arousal") if d in set(stats["dimension"])]
     # The study's intended categories: those of rated images and of predicted ones (a labels-only
     # study has no rated dimension, so no image statistics).
-    labels = sorted(set(stats["emotion"].dropna()) | set(rows["true_emotion"].dropna()))
-    stimuli = as_frame(stimuli)[["image_id", "emotion"]]
+    labels = sorted(set(stats["category"].dropna()) | set(rows["true_category"].dropna()))
+    stimuli = as_frame(stimuli)[["image_id", "category"]]
     out = intervals_table(rows, stats, dims, labels, int(replicates or 500), int(seed or 42), stimuli)
     return finish(out, "headline_intervals", provenance)

@@ -1,4 +1,4 @@
-"""models/marts/replaceability: the Table 8 verdict of every (emotion, measure) cell. The rule is
+"""models/marts/replaceability: the Table 8 verdict of every (category, measure) cell. The rule is
 rater1001.stats.verdicts.verdict_matrix, its parameters the verdict_rules seed."""
 
 from __future__ import annotations
@@ -25,22 +25,24 @@ def verdict_table(
     rules: verdicts.VerdictRules,
 ) -> pd.DataFrame:
     """dimension_inputs / human_baseline / classification_inputs as verdicts.verdict_matrix takes
-    them (one row per emotion x measure x condition). The per-condition inputs of each cell are
+    them (one row per category x measure x condition). The per-condition inputs of each cell are
     attached as JSON (rule_inputs) so every verdict can be checked by hand."""
     if dimension_inputs.empty and classification_inputs.empty:
         return typed([], declared("replaceability_verdicts"))
-    base_keys = set(zip(human_baseline["emotion"], human_baseline["measure"]))
+    base_keys = set(zip(human_baseline["category"], human_baseline["measure"]))
     # .loc with a boolean list: plain [] with an empty list would select no *columns*.
-    dims = dimension_inputs.loc[[k in base_keys for k in zip(dimension_inputs["emotion"], dimension_inputs["measure"])]]
+    dims = dimension_inputs.loc[
+        [k in base_keys for k in zip(dimension_inputs["category"], dimension_inputs["measure"])]
+    ]
     matrix = verdicts.verdict_matrix(
         dims, human_baseline, classification_inputs if len(classification_inputs) else None, rules
     )
     inputs = pd.concat([dims, classification_inputs.assign(measure="classification")], ignore_index=True)
     rows = []
     for r in matrix.to_dict("records"):
-        cell = inputs[(inputs["emotion"] == r["emotion"]) & (inputs["measure"] == r["measure"])]
+        cell = inputs[(inputs["category"] == r["category"]) & (inputs["measure"] == r["measure"])]
         # by condition, not by the input's row order (which SQL does not promise)
-        cell = cell.drop(columns=["emotion", "measure"]).dropna(axis=1, how="all").sort_values("condition_id")
+        cell = cell.drop(columns=["category", "measure"]).dropna(axis=1, how="all").sort_values("condition_id")
         r["rule_inputs"] = json.dumps(json.loads(cell.to_json(orient="records", double_precision=6)))
         rows.append(r)
     return typed(rows, declared("replaceability_verdicts"))
@@ -51,7 +53,7 @@ def verdicts_from_inputs(inputs: pd.DataFrame, rules: verdicts.VerdictRules) -> 
     dim = inputs[inputs["measure"] != "classification"]
     dimension_inputs = dim[
         [
-            "emotion",
+            "category",
             "measure",
             "condition_id",
             "w1sd",
@@ -65,14 +67,14 @@ def verdicts_from_inputs(inputs: pd.DataFrame, rules: verdicts.VerdictRules) -> 
     ].astype({"n_unique": "float64"})
     baseline = (
         dim.dropna(subset=["human_loo_w1sd"])
-        .groupby(["emotion", "measure"], as_index=False, sort=False)[
+        .groupby(["category", "measure"], as_index=False, sort=False)[
             ["human_loo_w1sd", "human_loo_mean_abs_z", "human_sd"]
         ]
         .first()
         .rename(columns={"human_loo_w1sd": "loo_w1sd", "human_loo_mean_abs_z": "loo_mean_abs_z"})
     )
     cls = inputs[inputs["measure"] == "classification"][
-        ["emotion", "condition_id", "kappa", "kappa_within", "recall", "precision"]
+        ["category", "condition_id", "kappa", "kappa_within", "recall", "precision"]
     ]
     return verdict_table(dimension_inputs, baseline, cls, rules)
 

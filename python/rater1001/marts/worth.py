@@ -21,10 +21,10 @@ def _scope_slots(names: dict[str, str], slots: pd.DataFrame) -> list[str]:
 
 
 def _stimuli(image_stats: pd.DataFrame, label_counts: pd.DataFrame) -> pd.DataFrame:
-    """One row per stimulus with human answers: its slot levels (the category as `emotion`)."""
+    """One row per stimulus with human answers: its slot levels (the category as `category`)."""
     # the slot columns the intermediate tables carry (a study may fill fewer; docs/study_shape.md)
     a = image_stats[["image_id", *(c for c in (CATEGORY_SLOT, *AUDIT_SLOTS) if c in image_stats)]]
-    b = label_counts.rename(columns={"true_emotion": CATEGORY_SLOT})
+    b = label_counts.rename(columns={"true_category": CATEGORY_SLOT})
     b = b[["image_id", *(c for c in (CATEGORY_SLOT, *AUDIT_SLOTS) if c in b)]]
     return pd.concat([a, b]).drop_duplicates("image_id").set_index("image_id")
 
@@ -56,16 +56,16 @@ def measures(rows, image_stats, label_counts, names) -> list[dict]:
             with np.errstate(divide="ignore", invalid="ignore"):  # s2 of a one-rating panel: unused
                 s2, n, dist = worth.stimulus_terms_ratings(st["n_ratings"], st["human_mean"], st["human_ss"], m)
             out.append(_measure(cond, dim, RATING, slots, y, m, s2, n, dist))
-    if len(label_counts) and rows["predicted_emotion"].notna().any():
+    if len(label_counts) and rows["predicted_category"].notna().any():
         counts = label_counts.pivot_table(
-            index="image_id", columns="chosen_emotion", values="n_labels", aggfunc="sum", fill_value=0
+            index="image_id", columns="chosen_category", values="n_labels", aggfunc="sum", fill_value=0
         )
-        labels = sorted(set(counts.columns) | set(rows["predicted_emotion"].dropna()))
+        labels = sorted(set(counts.columns) | set(rows["predicted_category"].dropna()))
         counts = counts.reindex(columns=labels, fill_value=0)
         shares = counts.to_numpy(float) / counts.to_numpy(float).sum(axis=1, keepdims=True)
         name = names.get(CATEGORY_SLOT, LABEL)
         slots = stimuli.reindex(counts.index)
-        answers = _answers(rows, "predicted_emotion", counts.index)
+        answers = _answers(rows, "predicted_category", counts.index)
         for cond in answers.columns:
             pred = answers[cond].to_numpy(object)
             missing = pd.isna(pred)

@@ -22,10 +22,12 @@ def psig_table(
         for dim, h in human_lists.groupby("dimension", sort=True)
     }
     rows = []
-    for dim, g in model_long[["condition_id", "dimension", "emotion", "image_id", "z"]].groupby("dimension", sort=True):
+    for dim, g in model_long[["condition_id", "dimension", "category", "image_id", "z"]].groupby(
+        "dimension", sort=True
+    ):
         index, matrix = humans.get(dim, (pd.Index([]), np.full((1, 0), np.nan)))
         # the 'all' scope as the whole group rather than a second copy of every row (with_scopes)
-        for emotion, part in sorted(scopes(g, "emotion"), key=lambda scope: scope[0]):
+        for category, part in sorted(scopes(g, "category"), key=lambda scope: scope[0]):
             # conditions x images, images in image_id order (the draws are by position, so the
             # result does not depend on the order DuckDB returned the rows in); NaN where a
             # condition has no row, which p_sig_many excludes like an undefined z
@@ -40,7 +42,7 @@ def psig_table(
                     {
                         "condition_id": cond,
                         "dimension": dim,
-                        "emotion": emotion,
+                        "category": category,
                         **asdict(res),
                         "n_excluded_images": int(n_rows[cond]) - res.n_images,
                     }
@@ -54,7 +56,7 @@ def psig_table(
 def bootstrap_psig(model_long, human_lists, provenance) -> pd.DataFrame:
     if not isinstance(model_long, pd.DataFrame):  # a dbt relation: only the rows and columns used leave DuckDB
         model_long = model_long.filter("model_value is not null").project(
-            "condition_id, dimension, emotion, image_id, z, model_value"
+            "condition_id, dimension, category, image_id, z, model_value"
         )
     if not isinstance(human_lists, pd.DataFrame):
         human_lists = human_lists.project("image_id, dimension, loo_abs_z")

@@ -46,12 +46,12 @@ class ConditionLine:
     stands_in: str
     not_for: str
     estimates: dict[str, Estimate] = field(default_factory=dict)   # column label -> estimate
-    passes: dict[tuple[str, str], Number] = field(default_factory=dict)   # (emotion, measure) -> passes?
+    passes: dict[tuple[str, str], Number] = field(default_factory=dict)   # (category, measure) -> passes?
 
 
 @dataclass
 class VerdictCell:
-    emotion: str
+    category: str
     measure: str
     verdict: Number
     passing: Number
@@ -69,13 +69,13 @@ class JudgeLine:
 
 @dataclass
 class Answer:
-    emotions: list[str] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
     measures: list[str] = field(default_factory=list)
     cells: list[VerdictCell] = field(default_factory=list)
     conditions: list[ConditionLine] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)     # headline-number columns of the condition lines
     gaps: list[Estimate] = field(default_factory=list)
-    calibratable: list[tuple[str, str, Number]] = field(default_factory=list)   # (emotion, measure, candidates)
+    calibratable: list[tuple[str, str, Number]] = field(default_factory=list)   # (category, measure, candidates)
     judges: list[JudgeLine] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -130,9 +130,9 @@ def _names(reader: WarehouseReader) -> dict[str, str]:
     return dict(zip(rows["condition_id"], rows["name"]))
 
 
-def _verdicts(reader, answer: Answer, emotions: list[str], names: dict[str, str]) -> None:
+def _verdicts(reader, answer: Answer, categories: list[str], names: dict[str, str]) -> None:
     v = _try(reader, ["replaceability_verdicts"],
-             "SELECT emotion, measure, verdict, n_conditions_passing, n_conditions, calibration_candidates "
+             "SELECT category, measure, verdict, n_conditions_passing, n_conditions, calibration_candidates "
              "FROM replaceability_verdicts", answer.notes, "verdict matrix")
     if v is None:
         return
@@ -140,26 +140,26 @@ def _verdicts(reader, answer: Answer, emotions: list[str], names: dict[str, str]
         answer.notes.append("no verdict: " + (not_applicable(reader.shape_reasons, reader, ["replaceability_verdicts"])
                                               or "replaceability_verdicts has no rows"))
         return
-    found = list(dict.fromkeys(v["emotion"]))
-    answer.emotions = [e for e in emotions if e in found] + [e for e in found if e not in emotions]
+    found = list(dict.fromkeys(v["category"]))
+    answer.categories = [e for e in categories if e in found] + [e for e in found if e not in categories]
     measures = list(dict.fromkeys(v["measure"]))
     answer.measures = [m for m in MEASURE_ORDER if m in measures] + [m for m in measures if m not in MEASURE_ORDER]
-    key = ("emotion", "measure")
+    key = ("category", "measure")
     for _, row in v.iterrows():
         verdict = _num(row, "replaceability_verdicts", "verdict", key, "")
         verdict.shown = VERDICT_WORDS.get(verdict.text, verdict.text)
-        answer.cells.append(VerdictCell(row["emotion"], row["measure"], verdict,
+        answer.cells.append(VerdictCell(row["category"], row["measure"], verdict,
                                         _num(row, "replaceability_verdicts", "n_conditions_passing", key, "d")))
         if isinstance(row["calibration_candidates"], str) and row["calibration_candidates"]:
             candidates = _num(row, "replaceability_verdicts", "calibration_candidates", key, "")
             candidates.shown = ", ".join(names.get(c, c) for c in candidates.text.split(","))
-            answer.calibratable.append((row["emotion"], row["measure"], candidates))
-    order = {e: i for i, e in enumerate(answer.emotions)}
-    answer.cells.sort(key=lambda c: (order[c.emotion], answer.measures.index(c.measure)))
+            answer.calibratable.append((row["category"], row["measure"], candidates))
+    order = {e: i for i, e in enumerate(answer.categories)}
+    answer.cells.sort(key=lambda c: (order[c.category], answer.measures.index(c.measure)))
     answer.calibratable.sort(key=lambda c: (order[c[0]], answer.measures.index(c[1])))
 
 
-def _where(passes: pd.DataFrame, measures, yes: bool, stratum: str = "emotion") -> str:
+def _where(passes: pd.DataFrame, measures, yes: bool, stratum: str = "category") -> str:
     parts = []
     for m in measures:
         cells = passes[(passes["measure"] == m) & (passes["condition_passes"] == yes)][stratum].tolist()
@@ -172,20 +172,20 @@ def _where(passes: pd.DataFrame, measures, yes: bool, stratum: str = "emotion") 
 
 def _conditions(reader, answer: Answer, names: dict[str, str]) -> None:
     # the view names its stratum column after the study's category ('scope' without one)
-    stratum = (reader.columns.get("query_verdict_matrix") or ["emotion"])[0]
+    stratum = (reader.columns.get("query_verdict_matrix") or ["category"])[0]
     matrix = _try(reader, ["query_verdict_matrix"],
                   f'SELECT "{stratum}", measure, condition_id, condition_passes FROM query_verdict_matrix',
                   answer.notes, "where each condition stands in")
     est = _try(reader, ["headline_intervals"],
-               "SELECT condition_id, dimension, emotion, statistic, estimate, lo, hi FROM headline_intervals "
-               "WHERE emotion = 'all' AND statistic IN ('delta_alpha', 'w1sd', 'kappa') AND condition_id <> 'human'",
+               "SELECT condition_id, dimension, category, statistic, estimate, lo, hi FROM headline_intervals "
+               "WHERE category = 'all' AND statistic IN ('delta_alpha', 'w1sd', 'kappa') AND condition_id <> 'human'",
                answer.notes, "headline numbers")
     # One read of zscore_summary: the human baseline's W1SD, and the dimensions a condition never
     # answered (a FER classifier has no valence). Those still have headline rows (the missing-answer
     # policy makes W1SD 0 and adds nothing to alpha); shown as numbers they read as a result, so the
     # line shows a dash and the note says why.
     zs = _try(reader, ["zscore_summary"],
-              "SELECT condition_id, dimension, emotion, w1sd, n_images FROM zscore_summary WHERE emotion = 'all'",
+              "SELECT condition_id, dimension, category, w1sd, n_images FROM zscore_summary WHERE category = 'all'",
               answer.notes, "human baseline W1SD")
     loo = zs[zs["condition_id"] == "human_loo"] if zs is not None else None
     unanswered = set() if zs is None else \
@@ -195,10 +195,10 @@ def _conditions(reader, answer: Answer, names: dict[str, str]) -> None:
         return
     pooled = list(matrix["condition_id"].unique()) if matrix is not None else []
     ids = pooled + [c for c in (est["condition_id"].unique() if est is not None else []) if c not in pooled]
-    order = {e: i for i, e in enumerate(answer.emotions)}
-    baseline = {r["dimension"]: _num(r, "zscore_summary", "w1sd", ("condition_id", "dimension", "emotion"), ".2f")
+    order = {e: i for i, e in enumerate(answer.categories)}
+    baseline = {r["dimension"]: _num(r, "zscore_summary", "w1sd", ("condition_id", "dimension", "category"), ".2f")
                 for _, r in (loo.iterrows() if loo is not None else [])}
-    key = ("condition_id", "dimension", "emotion", "statistic")
+    key = ("condition_id", "dimension", "category", "statistic")
     for cid in ids:
         if matrix is not None and cid in pooled:
             mine = matrix[matrix["condition_id"] == cid].copy()
@@ -233,13 +233,13 @@ def _conditions(reader, answer: Answer, names: dict[str, str]) -> None:
 
 def _gaps(reader, answer: Answer, names: dict[str, str]) -> None:
     g = _try(reader, ["demographic_stratified_anova"],
-             f"""SELECT condition_id, dimension, emotion, term, eta_sq, q_bh FROM demographic_stratified_anova
-                 WHERE significant ORDER BY eta_sq DESC, condition_id, dimension, emotion, term LIMIT {TOP_GAPS}""",
+             f"""SELECT condition_id, dimension, category, term, eta_sq, q_bh FROM demographic_stratified_anova
+                 WHERE significant ORDER BY eta_sq DESC, condition_id, dimension, category, term LIMIT {TOP_GAPS}""",
              answer.notes, "demographic gaps")
-    key = ("condition_id", "dimension", "emotion", "term")
+    key = ("condition_id", "dimension", "category", "term")
     for _, r in (g.iterrows() if g is not None else []):
         answer.gaps.append(Estimate(
-            f"{names.get(r['condition_id'], r['condition_id'])} · {r['dimension']} bias · {r['emotion']} · {r['term']}",
+            f"{names.get(r['condition_id'], r['condition_id'])} · {r['dimension']} bias · {r['category']} · {r['term']}",
             _num(r, "demographic_stratified_anova", "eta_sq", key, ".3f"),
             baseline=_num(r, "demographic_stratified_anova", "q_bh", key, ".2g")))
 
@@ -331,10 +331,10 @@ def _worth(reader, answer: Answer, names: dict[str, str]) -> None:
                                          budget.get((r["condition_id"], r["measure"])), "budget")
 
 
-def read_answer(reader: WarehouseReader, emotions: list[str]) -> Answer:
+def read_answer(reader: WarehouseReader, categories: list[str]) -> Answer:
     answer = Answer()
     names = _names(reader)
-    _verdicts(reader, answer, emotions, names)
+    _verdicts(reader, answer, categories, names)
     _conditions(reader, answer, names)
     _gaps(reader, answer, names)
     _judges(reader, answer)

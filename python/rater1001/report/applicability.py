@@ -3,7 +3,7 @@ study", read from the study's declared shape (study.yml) and from what landed. A
 study's shape cannot support builds empty (docs/study_shape.md); this says which shape it lacks."""
 from __future__ import annotations
 
-from ..study import Study
+from ..study import AUDIT_SLOTS, CATEGORY_SLOT, Study
 from .reader import WarehouseReader
 
 CLASSIFICATION_FOLDERS = ("classification",)
@@ -27,7 +27,7 @@ def shape_reasons(study: Study, reader: WarehouseReader) -> dict[str, str]:
         out["labels"] = "the study declares no category factor (study.yml factors, role category)"
         out["category"] = (f"{out['labels']}, so no table per category: its numbers are the pooled "
                            "('all') rows of the tables beside it")
-    elif _count(reader, "stg_model_predictions", "predicted_emotion IS NOT NULL") == 0:
+    elif _count(reader, "stg_model_predictions", "predicted_category IS NOT NULL") == 0:
         out["labels"] = "no model condition gave a category label"
     if not study.audit_factors:
         out["audit"] = "the study declares no audit factors (study.yml factors, role audit)"
@@ -39,16 +39,16 @@ def shape_reasons(study: Study, reader: WarehouseReader) -> dict[str, str]:
 
 
 # Report columns that carry a role slot (docs/study_shape.md, "Factor names"), by slot.
-SLOT_COLUMNS = {"emotion": ("emotion", "true_emotion", "predicted_emotion", "chosen_emotion"),
-                "race": ("race",), "gender": ("gender",)}
+SLOT_COLUMNS = {"category": ("category", "true_category", "predicted_category", "chosen_category"),
+                "audit_1": ("audit_1",), "audit_2": ("audit_2",)}
 
 
 def slot_headers(study: Study) -> dict[str, str]:
     """Report column -> its header in this study's names: the slots' columns are shown under the
-    declared factor names (true_emotion -> true_topic); the paper's study keeps its headers."""
+    declared factor names (true_category -> true_topic); the paper's study keeps its headers."""
     out = {}
-    # a slot the study leaves empty is named by its role (true_emotion -> true_category)
-    names = {"emotion": "category", "race": "audit_1", "gender": "audit_2", **study.factor_slots}
+    # a slot the study leaves empty is named by its role (true_category -> true_category)
+    names = {"category": "category", "audit_1": "audit_1", "audit_2": "audit_2", **study.factor_slots}
     for slot, name in names.items():
         for column in SLOT_COLUMNS[slot]:
             header = column.replace(slot, name)
@@ -58,11 +58,13 @@ def slot_headers(study: Study) -> dict[str, str]:
 
 
 def study_spelling(value: str) -> str:
-    """SQL for how the audit marts spell a slot-spelled value in this study ('race' -> 'source',
-    'race:gender' -> 'source:language_variety'; docs/study_shape.md, "Factor names"), read from
+    """SQL for how the audit marts spell a slot-spelled value in this study ('audit_1' -> 'source',
+    'audit_1:audit_2' -> 'source:language_variety'; docs/study_shape.md, "Factor names"), read from
     stg_study_factors, so a report query can filter the marts by the paper's slot names."""
-    sep = next((c for c in ":_" if c in value), None)
-    parts = value.split(sep) if sep else [value]
+    slots = (CATEGORY_SLOT, *AUDIT_SLOTS)
+    # a pair joins two slots with ':' or '_' (a slot name holds '_' itself)
+    sep, parts = next(((c, [value[:i], value[i + 1 :]]) for i, c in enumerate(value)
+                       if c in ":_" and value[:i] in slots and value[i + 1 :] in slots), (None, [value]))
     names = [f"coalesce(max(factor) FILTER (WHERE slot = '{p}'), '{p}')" for p in parts]
     joined = f" || '{sep}' || ".join(names)
     return f"(SELECT {joined} FROM stg_study_factors)"
@@ -85,7 +87,7 @@ def audit_limits(study: Study) -> list[str]:
 
 # how a block's SQL keeps the per-category rows only (macros/all_scope.sql: without a category
 # every mart has its pooled rows only, docs/study_shape.md, "The grain")
-PER_CATEGORY = "emotion <> 'all'"
+PER_CATEGORY = "category <> 'all'"
 
 
 def not_applicable(reasons: dict[str, str], reader: WarehouseReader, tables, sql: str = "") -> str | None:

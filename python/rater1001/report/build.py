@@ -24,7 +24,7 @@ from . import fonts
 from .png_pool import PngWriter
 from .render import render_html
 from .specs import FolderTables, Note, ReportContext, ReportFigure, ReportTable
-from .vocabulary import about_undeclared, studys_sections, translate_html
+from .vocabulary import about_undeclared, studys_sections, translate_docs, translate_html, translate_spec
 
 FALLBACK_ROWS = 300
 DATA = "data"  # report/data/<table>.parquet and .csv: the tables too long for the page
@@ -70,8 +70,8 @@ class ReportResult:
 def _context(reader: WarehouseReader, data_origin: str) -> ReportContext:
     ctx = ReportContext(data_origin=data_origin)
     if reader.has("factor_labels"):
-        category = reader.factor_headers.get("emotion", "emotion")  # a checked identifier (study.py)
-        ctx.emotions = reader.query(
+        category = reader.factor_headers.get("category", "category")  # a checked identifier (study.py)
+        ctx.categories = reader.query(
             f"SELECT label FROM factor_labels WHERE factor = '{category}' ORDER BY display_order")["label"].tolist()
     if reader.has("stg_model_conditions"):
         ctx.conditions = reader.query(
@@ -132,6 +132,8 @@ def figure_spec(spec: ReportFigure, frames: list[pd.DataFrame], ctx: ReportConte
     """The Vega-Lite spec of a figure with each source's rows attached once as a named dataset."""
     with alt.data_transformers.disable_max_rows():
         out = spec.chart(frames, ctx).to_dict(validate=False)  # validity: the browser test renders every spec
+    if not all(s.table.startswith(("judge_", "stg_judge_")) for s in spec.sources):  # the dialogues' categories
+        out = ctx.words(out)
     out["datasets"] = {f"source_{i}": to_values(f)["values"] for i, f in enumerate(frames)}
     # Korean labels: characters sans-serif lacks fall through to the shipped Hangul font (HTML and PNG)
     out.setdefault("config", {}).setdefault("font", f"sans-serif, {fonts.STACK}")
@@ -261,9 +263,11 @@ def build_report(paths: ProjectPaths, write_pngs: bool = True, warehouse: Path |
             paper_design = follows_paper(study)
             reader.shape_reasons = shape_reasons(study, reader)
             reader.factor_headers = slot_headers(study)
+            reader.docs = translate_docs(reader.docs, study)
             reader.audit_limits = audit_limits(study)
             quality = quality_summary(paths, reader)
             ctx = _context(reader, quality.data_origin)
+            ctx.words = lambda spec: translate_spec(spec, study)
             shown: set[str] = set()
             sections = [(s.title if paper_design else (s.question or s.title),
                          _blocks_for(reader, s.items, ctx, pngs, shown, out_dir / DATA))
@@ -278,7 +282,7 @@ def build_report(paths: ProjectPaths, write_pngs: bool = True, warehouse: Path |
             names = _paper_names(reader) if paper_design else {}
             for _, blocks in sections:
                 _paper_beside(blocks, paper_design, names)
-            answer = read_answer(reader, ctx.emotions)
+            answer = read_answer(reader, ctx.categories)
             link_numbers(answer, _anchors(sections))
             html_path = out_dir / "index.html"
             html = translate_html(render_html(quality, sections, ctx, answer, paper_design), study)

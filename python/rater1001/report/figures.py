@@ -26,19 +26,19 @@ def single_row(i: int = 0) -> alt.Chart:
     return alt.Chart(data(i)).transform_aggregate(rows="count()")
 
 
-def _emotion_sort(ctx: ReportContext):
-    return ctx.emotions or "ascending"
+def _category_sort(ctx: ReportContext):
+    return ctx.categories or "ascending"
 
 
 def bias_heatmap(dimension: str):
     def chart(frames, ctx):
         base = alt.Chart(data(0)).encode(
             x=alt.X("condition_id:N", title="condition", sort=ctx.conditions or "ascending"),
-            y=alt.Y("emotion:N", sort=_emotion_sort(ctx)))
+            y=alt.Y("category:N", sort=_category_sort(ctx)))
         rect = base.mark_rect().encode(
             color=alt.Color("bias:Q", title="bias (human - model)",
                             scale=alt.Scale(scheme="redblue", domainMid=0, reverse=True)),
-            tooltip=["condition_id:N", "emotion:N", alt.Tooltip("bias:Q", format="+.3f"),
+            tooltip=["condition_id:N", "category:N", alt.Tooltip("bias:Q", format="+.3f"),
                      alt.Tooltip("sd_d:Q", format=".2f")])
         text = base.mark_text(fontSize=10).encode(text=alt.Text("bias:Q", format="+.2f"))
         return (rect + text).properties(width=480, height=220,
@@ -49,17 +49,17 @@ def bias_heatmap(dimension: str):
 def _space(base, ctx, title: str, size: int, axes: tuple[str, str]):
     """One panel of the rating space from report_space_bins: a circle per occupied bin, its area the
     number of stimuli there, and the category centroid (the exact mean of the unbinned points)."""
-    colour = alt.Color("emotion:N", title="category", sort=_emotion_sort(ctx))
+    colour = alt.Color("category:N", title="category", sort=_category_sort(ctx))
     bins = base.mark_circle(opacity=0.45).encode(
         x=alt.X("x_bin:Q", title=axes[0], scale=alt.Scale(zero=False)),
         y=alt.Y("y_bin:Q", title=axes[1], scale=alt.Scale(zero=False)),
         size=alt.Size("n:Q", title="stimuli", scale=alt.Scale(range=[6, 260])), color=colour,
-        tooltip=["emotion:N", "x_bin:Q", "y_bin:Q", "n:Q"])
+        tooltip=["category:N", "x_bin:Q", "y_bin:Q", "n:Q"])
     # every bin row of a category carries its centroid: drawn once per category
     centroids = base.transform_aggregate(
-        cx="min(centroid_x)", cy="min(centroid_y)", points="min(n_points)", groupby=["emotion"]).mark_point(
+        cx="min(centroid_x)", cy="min(centroid_y)", points="min(n_points)", groupby=["category"]).mark_point(
         shape="diamond", size=140, filled=True, opacity=1, stroke="black", strokeWidth=1).encode(
-        x="cx:Q", y="cy:Q", color=colour, tooltip=["emotion:N", "cx:Q", "cy:Q", "points:Q"])
+        x="cx:Q", y="cy:Q", color=colour, tooltip=["category:N", "cx:Q", "cy:Q", "points:Q"])
     return alt.layer(bins, centroids, width=size, height=size, title=title)
 
 
@@ -92,21 +92,21 @@ def z_distribution(dimension: str):
         density, models = frames
         z_scale = alt.Scale(domain=[-5, 5], clamp=True)
         rows = []
-        for emotion in ctx.emotions or sorted(density["emotion"].unique()):
-            human = alt.Chart(data(0)).transform_filter(alt.datum.emotion == emotion).mark_area(
+        for category in ctx.categories or sorted(density["category"].unique()):
+            human = alt.Chart(data(0)).transform_filter(alt.datum.category == category).mark_area(
                 opacity=0.45, interpolate="step-after", color="#888").encode(
                 x=alt.X("bin_lower:Q", title="z", scale=z_scale),
                 y=alt.Y("density:Q", title="human LOO density"))
             band = single_row(0).mark_rect(opacity=0.12, color="#1f77b4").encode(
                 x=alt.datum(-1), x2=alt.datum(1))
             # one strip per condition: each bin of its z histogram, darker where more of its stimuli fall
-            strips = alt.Chart(data(1)).transform_filter(alt.datum.emotion == emotion).mark_rect().encode(
+            strips = alt.Chart(data(1)).transform_filter(alt.datum.category == category).mark_rect().encode(
                 x=alt.X("bin_lower:Q", title="z", scale=z_scale), x2="bin_upper:Q",
                 y=alt.Y("condition_id:N", title=None, sort=ctx.conditions or "ascending"),
                 color=alt.Color("condition_id:N", title="condition", sort=ctx.conditions or "ascending"),
                 opacity=alt.Opacity("share:Q", title="share of stimuli", scale=alt.Scale(range=[0.15, 1])),
                 tooltip=["condition_id:N", "bin_lower:Q", "bin_upper:Q", "n:Q", alt.Tooltip("share:Q", format=".1%")])
-            top = alt.layer(band, human, width=520, height=70, title=emotion)
+            top = alt.layer(band, human, width=520, height=70, title=category)
             rows.append(alt.vconcat(top, alt.layer(band, strips, width=520, height=110), spacing=2))
         return alt.vconcat(*rows, resolve=_shared_scale(x="shared"))
     return chart
@@ -119,20 +119,20 @@ def diversity_scatter(frames, ctx):
     points = base.mark_point(filled=True, size=80).encode(
         x=alt.X("human_sd:Q", title="k-human SD (bootstrap mean)", scale=alt.Scale(domain=[0, 3])),
         y=alt.Y("model_sd:Q", title="inter-model SD", scale=alt.Scale(domain=[0, 3])),
-        color=alt.Color("emotion:N", sort=_emotion_sort(ctx)), shape="dimension:N",
-        tooltip=["dimension:N", "emotion:N", "model_sd:Q", "human_sd:Q"])
+        color=alt.Color("category:N", sort=_category_sort(ctx)), shape="dimension:N",
+        tooltip=["dimension:N", "category:N", "model_sd:Q", "human_sd:Q"])
     return (diagonal + points).properties(width=360, height=360,
                                           title="Below the diagonal: models more uniform than humans")
 
 
 def diversity_boxplots(frames, ctx):
     """Boxes drawn from report_sd_boxes' stored quartiles and Tukey whiskers (no point per stimulus)."""
-    base = alt.Chart().encode(x=alt.X("emotion:N", sort=_emotion_sort(ctx)), xOffset="source:N",
+    base = alt.Chart().encode(x=alt.X("category:N", sort=_category_sort(ctx)), xOffset="source:N",
                               color="source:N")
     whiskers = base.mark_rule().encode(y=alt.Y("whisker_low:Q", title="per-stimulus SD"), y2="whisker_high:Q")
     box = base.mark_bar(size=12).encode(
         y="q1:Q", y2="q3:Q",
-        tooltip=["dimension:N", "emotion:N", "source:N", "n:Q", "q1:Q", "median:Q", "q3:Q", "whisker_low:Q",
+        tooltip=["dimension:N", "category:N", "source:N", "n:Q", "q1:Q", "median:Q", "q3:Q", "whisker_low:Q",
                  "whisker_high:Q", "n_outside:Q"])
     median = base.mark_tick(color="black", size=12, thickness=2).encode(y="median:Q")
     return alt.layer(whiskers, box, median, data=data(0)).properties(width=320, height=220).facet(
@@ -150,11 +150,11 @@ def f1_bars(slice_field: str, title: str):
     return chart
 
 
-def race_gender_bars(frames, ctx):
+def audit_1_audit_2_bars(frames, ctx):
     return alt.Chart(data(0)).mark_bar().encode(
-        x=alt.X("race:N"), xOffset="gender:N", y=alt.Y("f1_macro:Q", scale=alt.Scale(domain=[0, 1])),
-        color="gender:N", facet=alt.Facet("condition_id:N", columns=5, sort=["human", *ctx.conditions]),
-        tooltip=["condition_id:N", "race:N", "gender:N", "f1_macro:Q", "accuracy:Q", "n:Q"],
+        x=alt.X("audit_1:N"), xOffset="audit_2:N", y=alt.Y("f1_macro:Q", scale=alt.Scale(domain=[0, 1])),
+        color="audit_2:N", facet=alt.Facet("condition_id:N", columns=5, sort=["human", *ctx.conditions]),
+        tooltip=["condition_id:N", "audit_1:N", "audit_2:N", "f1_macro:Q", "accuracy:Q", "n:Q"],
     ).properties(width=130, height=140)
 
 
@@ -165,26 +165,26 @@ def interaction_heatmap(frames, ctx):
     for dim in dict.fromkeys(frames[0]["dimension"]):
         b = base.transform_filter(alt.datum.dimension == dim).encode(
             x=alt.X("condition_id:N", title="condition", sort=ctx.conditions or "ascending"),
-            y=alt.Y("emotion:N", sort=_emotion_sort(ctx)))
+            y=alt.Y("category:N", sort=_category_sort(ctx)))
         rect = b.mark_rect().encode(color=alt.Color("eta_sq:Q", title="eta^2", scale=alt.Scale(scheme="oranges")),
-                                    tooltip=["condition_id:N", "emotion:N", "eta_sq:Q", "q_bh:Q"])
+                                    tooltip=["condition_id:N", "category:N", "eta_sq:Q", "q_bh:Q"])
         panels.append(alt.layer(rect, b.mark_text(fontSize=11).encode(text="stars:N"),
-                                width=300, height=200, title=f"{dim} bias: race x gender"))
+                                width=300, height=200, title=f"{dim} bias: audit_1 x audit_2"))
     return alt.hconcat(*panels, resolve=_shared_scale(color="shared"))
 
 
 def verdict_grid(frames, ctx):
     base = alt.Chart(data(0)).encode(
         x=alt.X("measure:N", sort=["classification", "valence", "arousal"]),
-        y=alt.Y("emotion:N", sort=_emotion_sort(ctx)))
+        y=alt.Y("category:N", sort=_category_sort(ctx)))
     rect = base.mark_rect(stroke="white").encode(
         color=alt.Color("verdict:N", scale=alt.Scale(domain=list(VERDICT_COLOURS),
                                                       range=list(VERDICT_COLOURS.values()))),
-        tooltip=["emotion:N", "measure:N", "verdict:N", "n_conditions_passing:Q", "passing_conditions:N", "stereotyped:N"])
+        tooltip=["category:N", "measure:N", "verdict:N", "n_conditions_passing:Q", "passing_conditions:N", "stereotyped:N"])
     # Names start at the top of their cell, and cells are tall enough for the longest list.
     cells = frames[0]
     names = int(cells["passing_conditions"].fillna("").str.count(",").max() + 1) if len(cells) else 1
-    rows = max(cells["emotion"].nunique(), 1)
+    rows = max(cells["category"].nunique(), 1)
     row_height = max(70, 11 * names + 16)
     height = rows * row_height
     text = base.mark_text(fontSize=9, lineBreak=",", lineHeight=11, baseline="top",
@@ -221,7 +221,7 @@ def space_figures(x: str, y: str, ours=("F4a", "F4b"), paper=("Figure 4a", "Figu
     """Figures 4a and 4b for any two model dimensions of the study (valence and arousal in the paper),
     binned (report_space_bins): the report's size does not grow with the stimuli."""
     pair = f"x_dimension = '{x}' AND y_dimension = '{y}'"
-    columns = ("condition_id", "emotion", "x_bin", "y_bin", "n", "centroid_x", "centroid_y", "n_points")
+    columns = ("condition_id", "category", "x_bin", "y_bin", "n", "centroid_x", "centroid_y", "n_points")
     return (
         ReportFigure(ours[0], paper[0], f"Human {x}-{y} space",
                      (Source("report_space_bins", columns, f"condition_id = 'human' AND {pair}"),),
@@ -238,13 +238,13 @@ def dimension_figures(dim: str, z_ours, z_paper, bias_ours, bias_paper) -> tuple
     model dimension; numbered by the caller (the paper's numbers for valence and arousal)."""
     label = dim.capitalize()
     bias = ReportFigure(bias_ours or f"F-{dim}-bias", bias_paper, f"{label} Bland-Altman bias by model and category",
-                        (Source("dimensional_agreement", ("condition_id", "emotion", "bias", "sd_d"),
-                                f"dimension = '{dim}' AND emotion <> 'all' AND {NOT_HUMAN}"),),
+                        (Source("dimensional_agreement", ("condition_id", "category", "bias", "sd_d"),
+                                f"dimension = '{dim}' AND category <> 'all' AND {NOT_HUMAN}"),),
                         bias_heatmap(dim), "Red = the model rates lower than humans (bias > 0), blue = higher.")
     z = ReportFigure(z_ours or f"F-{dim}-z", z_paper, f"{label} z-scores by category against the human LOO density",
-                     (Source("report_loo_z_histogram", ("dimension", "emotion", "bin_lower", "bin_upper", "density"),
+                     (Source("report_loo_z_histogram", ("dimension", "category", "bin_lower", "bin_upper", "density"),
                              f"dimension = '{dim}'"),
-                      Source("report_model_z_histogram", ("condition_id", "emotion", "bin_lower", "bin_upper",
+                      Source("report_model_z_histogram", ("condition_id", "category", "bin_lower", "bin_upper",
                                                           "n", "share"), f"dimension = '{dim}'")),
                      z_distribution(dim), "Grey: density of each human's z against the other raters (LOO); "
                      "strips: each model's z histogram on the same bins, darker where more stimuli fall; "
@@ -257,28 +257,28 @@ FIGURES = [
     *space_figures("valence", "arousal"),
     *[dimension_figures(dim, f"F{n}f", f"Figure {n}f", None, None)[1] for n, dim in ((4, "valence"), (5, "arousal"))],
     ReportFigure("F5", "Figure 5", "Inter-model SD against the k-human bootstrap SD",
-                 (Source("response_diversity_k_human", ("dimension", "emotion", "model_sd", "human_sd")),),
+                 (Source("response_diversity_k_human", ("dimension", "category", "model_sd", "human_sd")),),
                  diversity_scatter),
     ReportFigure("F6", "Figure 6", "Per-image SD: models vs k humans",
-                 (Source("report_sd_boxes", ("dimension", "emotion", "source", "n", "q1", "median", "q3",
+                 (Source("report_sd_boxes", ("dimension", "category", "source", "n", "q1", "median", "q3",
                                              "whisker_low", "whisker_high", "n_outside")),),
                  diversity_boxplots, "Boxes: quartiles; whiskers: the most extreme SDs within 1.5 IQR "
                  "(report_sd_boxes counts the rest in n_outside)."),
     ReportFigure("F7", "Figure 7", "Macro-F1 by race",
                  (Source("demographic_slices", ("condition_id", "slice", "f1_macro", "accuracy", "n"),
-                         "slice_type = " + study_spelling("race")),), f1_bars("slice", "Macro-F1 by race")),
-    ReportFigure("F7a", "Figure 7a", "Macro-F1 by gender",
+                         "slice_type = " + study_spelling("audit_1")),), f1_bars("slice", "Macro-F1 by audit_1")),
+    ReportFigure("F7a", "Figure 7a", "Macro-F1 by audit_2",
                  (Source("demographic_slices", ("condition_id", "slice", "f1_macro", "accuracy", "n"),
-                         "slice_type = " + study_spelling("gender")),), f1_bars("slice", "Macro-F1 by gender")),
-    ReportFigure("F7b", "Figure 7b", "Macro-F1 by race x gender",
-                 (Source("demographic_slices", ("condition_id", "race", "gender", "f1_macro", "accuracy", "n"),
-                         "slice_type = " + study_spelling("race_gender")),), race_gender_bars),
-    ReportFigure("F7d", "Figure 7d", "Race x gender interaction eta^2 by emotion and model",
-                 (Source("demographic_stratified_anova", ("condition_id", "dimension", "emotion", "eta_sq", "q_bh"),
-                         "term = " + study_spelling("race:gender")),), interaction_heatmap,
+                         "slice_type = " + study_spelling("audit_2")),), f1_bars("slice", "Macro-F1 by audit_2")),
+    ReportFigure("F7b", "Figure 7b", "Macro-F1 by audit_1 x audit_2",
+                 (Source("demographic_slices", ("condition_id", "audit_1", "audit_2", "f1_macro", "accuracy", "n"),
+                         "slice_type = " + study_spelling("audit_1_audit_2")),), audit_1_audit_2_bars),
+    ReportFigure("F7d", "Figure 7d", "Audit_1 x audit_2 interaction eta^2 by category and model",
+                 (Source("demographic_stratified_anova", ("condition_id", "dimension", "category", "eta_sq", "q_bh"),
+                         "term = " + study_spelling("audit_1:audit_2")),), interaction_heatmap,
                  "Stars from Benjamini-Hochberg q: * < .05, ** < .01, *** < .001."),
     ReportFigure("F8", "Table 8 (figure)", "Replaceability matrix",
-                 (Source("replaceability_verdicts", ("emotion", "measure", "verdict", "n_conditions_passing",
+                 (Source("replaceability_verdicts", ("category", "measure", "verdict", "n_conditions_passing",
                                                      "passing_conditions", "stereotyped")),), verdict_grid),
     ReportFigure("FJ1", None, "Judge win rates against the anchor (Wilson 95% interval)",
                  (Source("judge_win_rates", ("judge_id", "candidate_id", "variant", "axis", "wins", "ties",

@@ -22,7 +22,7 @@ SELECT dimension, count(*) AS images, count(*) FILTER (WHERE n_ratings < 2) AS i
 FROM int_image_human_stats GROUP BY dimension ORDER BY dimension"""
 PREDICTION_GAPS_SQL = """
 SELECT x.condition_id, count(*) AS predictions,
-       count(*) FILTER (WHERE x.predicted_emotion IS NULL) AS without_label,
+       count(*) FILTER (WHERE x.predicted_category IS NULL) AS without_label,
        count(*) FILTER (WHERE x.parse_path = 'failed') AS parse_failed,
        (SELECT count(*) FROM stg_stimuli) - count(DISTINCT x.image_id) AS images_not_predicted
 FROM int_model_vs_human x GROUP BY x.condition_id ORDER BY x.condition_id"""

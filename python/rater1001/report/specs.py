@@ -91,6 +91,8 @@ class Section:
 @dataclass
 class ReportContext:
     """Orderings and labels read once from the warehouse so every chart sorts the same way."""
-    emotions: list[str] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
     conditions: list[str] = field(default_factory=list)
     data_origin: str = "unknown"
+    # a figure's Vega-Lite spec -> the same with its titles in the study's words (vocabulary.py)
+    words: Callable[[dict], dict] = lambda spec: spec

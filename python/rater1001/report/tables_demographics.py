@@ -23,31 +23,31 @@ def _slices(ours, paper, title, slice_type):
 
 def anova_table(ours, paper, dim):
     return ReportTable(
-        ours, paper, f"Race x gender factorial ANOVA of the {dim} bias, per emotion: F (eta^2)",
+        ours, paper, f"Audit_1 x audit_2 factorial ANOVA of the {dim} bias, per category: F (eta^2)",
         ("demographic_stratified_anova", "stg_model_conditions", "factor_labels"),
-        f"""SELECT x.emotion, {COND} AS condition, x.term,
+        f"""SELECT x.category, {COND} AS condition, x.term,
                    printf('%.2f (%.3f)', x.f_value, x.eta_sq) || {STARS} AS cell
             FROM demographic_stratified_anova x {JOIN_COND} {JOIN_EMO}
             WHERE x.dimension = '{dim}' ORDER BY {EMO_ORDER}, {COND_ORDER}""",
-        pivot=Pivot(("emotion", "condition"), "term", "cell"),
+        pivot=Pivot(("category", "condition"), "term", "cell"),
         caption="Stars from the Benjamini-Hochberg q within each (condition, dimension) family: "
                 "* q < .05, ** q < .01, *** q < .001.")
 
 
 DEMOGRAPHICS = [
-    _slices("T7", "Table 7", "Classification by race", "race"),
-    _slices("T7a", "Table 7a", "Classification by gender", "gender"),
-    _slices("T7r", "Figure 7b (table)", "Classification by race x gender", "race_gender"),
+    _slices("T7", "Table 7", "Classification by audit_1", "audit_1"),
+    _slices("T7a", "Table 7a", "Classification by audit_2", "audit_2"),
+    _slices("T7r", "Figure 7b (table)", "Classification by audit_1 x audit_2", "audit_1_audit_2"),
     ReportTable("T7s", None, "All demographic slices with the largest gaps",
                 ("demographic_slices",), "SELECT * FROM demographic_slices ORDER BY ALL"),
     anova_table("T7b", "Table 7b", "valence"),
     anova_table("T7c", "Table 7c", "arousal"),
-    ReportTable("T7g", None, "Mixed logistic regression correct ~ factor + (1 | emotion): likelihood-ratio tests",
+    ReportTable("T7g", None, "Mixed logistic regression correct ~ factor + (1 | category): likelihood-ratio tests",
                 ("demographic_glmm_lrt",), "SELECT * FROM demographic_glmm_lrt ORDER BY ALL"),
-    ReportTable("T7t", None, "Tukey HSD over the race x gender cells (significant interactions)",
+    ReportTable("T7t", None, "Tukey HSD over the audit_1 x audit_2 cells (significant interactions)",
                 ("demographic_tukey",), "SELECT * FROM demographic_tukey ORDER BY ALL"),
-    ReportTable("T7n", None, "Significance counts per model (k of the emotions)",
+    ReportTable("T7n", None, "Significance counts per model (k of the categories)",
                 ("demographic_significance_counts",), "SELECT * FROM demographic_significance_counts ORDER BY ALL"),
-    ReportTable("TS5.1", "Tables S5.1-S5.4", "Archived omnibus tests: bias ~ race/gender + emotion and their interactions",
+    ReportTable("TS5.1", "Tables S5.1-S5.4", "Archived omnibus tests: bias ~ audit_1/audit_2 + category and their interactions",
                 ("demographic_omnibus",), "SELECT * FROM demographic_omnibus ORDER BY ALL"),
 ]

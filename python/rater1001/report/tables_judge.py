@@ -47,7 +47,7 @@ JUDGE = [
                 "term's z against the judge's other reasons on the axis. Anchor pairs only; words as "
                 "written (no morphological analysis)."),
     ReportTable(
-        "TJ4", None, "Korean-specific emotions (정, 한, 공명) against general emotions, per judge (overall axis)",
+        "TJ4", None, "Korean-specific dialogue categories (정, 한, 공명) against the general ones, per judge (overall axis)",
         ("judge_category_group_win_rates",),
         """SELECT x.judge_id AS judge, x.candidate_id AS candidate, x.korean_categories,
                   printf('%.2f [%.2f, %.2f] n=%d', x.korean_win_rate, x.korean_ci_low, x.korean_ci_high, x.korean_n_pairs) AS korean_specific,

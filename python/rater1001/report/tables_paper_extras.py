@@ -91,26 +91,26 @@ HUMAN_BASELINE = [
         caption="Section 3.2 reports the human alpha at the ordinal level; delta alpha (Tables 4c/5c) uses the "
                 "interval level. Variances: REML fit of the variance_formula; the ratio is rater / image variance."),
     ReportTable(
-        "T2.5", "Section 2.5", "Naturalness per emotion",
-        ("naturalness_by_emotion", "factor_labels"),
-        f"""SELECT x.emotion, x.mean_naturalness, x.paper_mean, x.sd_ratings, x.sd_image_means, x.n_images,
+        "T2.5", "Section 2.5", "Naturalness per category",
+        ("naturalness_by_category", "factor_labels"),
+        f"""SELECT x.category, x.mean_naturalness, x.paper_mean, x.sd_ratings, x.sd_image_means, x.n_images,
                    x.n_ratings
-            FROM naturalness_by_emotion x {JOIN_EMO} ORDER BY x.emotion = 'all', {EMO_ORDER}""",
-        show_if="SELECT count(*) > 0 FROM naturalness_by_emotion",
+            FROM naturalness_by_category x {JOIN_EMO} ORDER BY x.category = 'all', {EMO_ORDER}""",
+        show_if="SELECT count(*) > 0 FROM naturalness_by_category",
         show_if_note="not applicable to this study: it declares no naturalness dimension (study.yml dimensions)."),
 ]
 
 DIFFICULTY = [
     ReportTable(
-        "T5.3", "Section 5.3", "Human response time against the models' mean accuracy per emotion",
+        "T5.3", "Section 5.3", "Human response time against the models' mean accuracy per category",
         ("difficulty_rt_accuracy", "factor_labels"),
-        f"""SELECT x.rt_dimension, x.emotion, x.median_rt_ms, x.paper_median_rt_ms, x.mean_accuracy,
+        f"""SELECT x.rt_dimension, x.category, x.median_rt_ms, x.paper_median_rt_ms, x.mean_accuracy,
                    x.paper_mean_accuracy, x.spearman_rho, x.paper_spearman_rho, x.p_value, x.p_method,
                    x.n_conditions, x.small_n_caveat
             FROM difficulty_rt_accuracy x {JOIN_EMO}
-            ORDER BY x.rt_dimension DESC, x.emotion = 'all', {EMO_ORDER}""",
+            ORDER BY x.rt_dimension DESC, x.category = 'all', {EMO_ORDER}""",
         caption="rho (on the 'all' row): Spearman of the median response time and the mean error rate "
-                "(1 - accuracy) over the emotions; the paper's +0.60 reads 'slow for humans = hard for the models'."),
+                "(1 - accuracy) over the categories; the paper's +0.60 reads 'slow for humans = hard for the models'."),
 ]
 
 CLASSIFICATION_TRUTH = ReportTable(

@@ -1,9 +1,9 @@
 """The study's own words in the report. The report's fixed text (titles, captions, questions, the
-marts' descriptions) is written in the warehouse's slot names, which are the paper's (`emotion`,
-`race`, `gender`; docs/study_shape.md, "Factor names"). For a study that names its factors
-otherwise, every text a person reads is given in the study's names ("Race x gender" over a genre
-audit reads "Genre x source"), and the blocks about a dimension the study did not declare
-(valence, arousal, naturalness) are left out rather than shown empty."""
+marts' descriptions) is written in the warehouse's neutral slot names (`category`, `audit_1`,
+`audit_2`; docs/study_shape.md, "Factor names"). Every text a person reads is given in the study's
+names ("Audit_1 x audit_2 ANOVA per category" reads "Race x gender ANOVA per emotion" in the demo,
+"Genre x source ANOVA per topic" over a genre audit), and the blocks about a dimension the study did
+not declare (valence, arousal, naturalness) are left out rather than shown empty."""
 
 from __future__ import annotations
 
@@ -11,46 +11,47 @@ import re
 from dataclasses import replace
 
 from ..study import Study
+from .applicability import slot_headers
 
-SLOTS = ("emotion", "race", "gender")
+SLOTS = ("category", "audit_1", "audit_2")
 PAPER_DIMENSIONS = ("valence", "arousal", "naturalness")
 # what a slot the study leaves empty is called in a sentence
-UNFILLED = {"emotion": "category", "race": "first audit factor", "gender": "second audit factor"}
+UNFILLED = {"category": "category", "audit_1": "first audit factor", "audit_2": "second audit factor"}
 
 
 def slot_words(study: Study) -> dict[str, str]:
-    """Slot -> the word the study uses for it; empty for the paper's own names. A slot's word that
-    is also one of the study's own names (MultiPICo's rater attribute `gender`) stays: it is the
-    study's word there."""
+    """Slot -> the word the study uses for it (a slot the study leaves empty: what it is)."""
     filled = study.factor_slots
-    own = {f.name for f in study.factors} | set(study.rater_attributes) | set(study.dimensions)
     words = {slot: filled.get(slot, UNFILLED[slot]).replace("_", " ") for slot in SLOTS}
-    return {slot: word for slot, word in words.items() if word != slot and slot not in own}
+    return {slot: word for slot, word in words.items() if word != slot}
 
 
-def _pattern(words: dict[str, str]) -> re.Pattern | None:
-    if not words:
-        return None
-    # whole words only: an identifier (classification_by_emotion, true_emotion) stays as it is
-    alternatives = "|".join(sorted(words, key=len, reverse=True))
-    return re.compile(rf"(?<![\w])({alternatives})(s?)(?![\w])", re.IGNORECASE)
+def _plural(word: str) -> str:
+    return word[:-1] + "ies" if word.endswith("y") else word + "s"
 
 
 def translator(study: Study):
-    """text -> the text in the study's words (identity for the paper's names)."""
+    """text -> the text in the study's words. Whole words only: an identifier
+    (classification_by_category, true_category) stays as it is, and so does a judge study's
+    "dialogue category" (the dialogues' own categories, not a stimulus factor)."""
     words = slot_words(study)
-    pattern = _pattern(words)
+    forms = {slot: word for slot, word in words.items()}
+    if "category" in words:
+        forms["categories"] = _plural(words["category"])
+    filled = study.factor_slots
+    if "audit_1" in filled and "audit_2" in filled:  # the pair's slice type, as the audit marts spell it
+        forms["audit_1_audit_2"] = f"{filled['audit_1']}_{filled['audit_2']}"
+    if not forms:
+        return lambda text: text
+    alternatives = "|".join(sorted(forms, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w])(?<!dialogue )({alternatives})(?![\w])", re.IGNORECASE)
+
+    def one(m: re.Match) -> str:
+        word = forms[m.group(1).lower()]
+        return word[0].upper() + word[1:] if m.group(1)[0].isupper() else word
 
     def translate(text):
-        if pattern is None or not isinstance(text, str):
-            return text
-
-        def one(m: re.Match) -> str:
-            word = words[m.group(1).lower()]
-            word = (word[:-1] + "ies" if word.endswith("y") else word + "s") if m.group(2) else word
-            return word[0].upper() + word[1:] if m.group(1)[0].isupper() else word
-
-        return pattern.sub(one, text)
+        return pattern.sub(one, text) if isinstance(text, str) else text
 
     return translate
 
@@ -61,16 +62,60 @@ def translate_html(html: str, study: Study) -> str:
     translate = translator(study)
     if not slot_words(study):
         return html
-    # scripts, styles and tables' bodies (data: a cell holds the study's own values) stay as they are
-    kept = r"(<script\b.*?</script>|<style\b.*?</style>|<tbody\b.*?</tbody>)"
+    # scripts, styles and tables' bodies (data: a cell holds the study's own values) stay as they
+    # are, and so do the judge study's blocks (its `category` is the dialogues', not a factor)
+    judge = r'<section class="block\b[^>]*data-tables="(?:stg_)?judge_[^"]*">.*?</section>'
+    kept = rf"(<script\b.*?</script>|<style\b.*?</style>|<tbody\b.*?</tbody>|{judge})"
     parts = re.split(kept, html, flags=re.S | re.I)
     out = []
     for part in parts:
-        if re.match(r"<(script|style|tbody)\b", part, re.I):
+        if re.match(r"<(script|style|tbody)\b|<section class=\"block\b", part, re.I):
             out.append(part)
         else:
             out.append(re.sub(r">([^<]+)<", lambda m: ">" + translate(m.group(1)) + "<", part))
     return "".join(out)
+
+
+def translate_docs(docs: dict, study: Study) -> dict:
+    """The models' yml descriptions (a block's description, its columns' header tooltips) in the
+    study's words; the judge study's keep theirs (their `category` is the dialogues')."""
+    translate = translator(study)
+
+    def own(name: str, doc):
+        if name.startswith(("judge_", "stg_judge_")):
+            return doc
+        columns = {c: translate(text) for c, text in doc.columns.items()}
+        return replace(doc, description=translate(doc.description), columns=columns)
+
+    return {name: own(name, doc) for name, doc in docs.items()}
+
+
+def translate_spec(spec: dict, study: Study) -> dict:
+    """A figure's Vega-Lite spec with what a person reads in the study's words: every title, and
+    an encoding of a slot column (`category`, `true_category`, `audit_1`, ...) titled by the study's
+    name for it. Field names and data stay as they are."""
+    translate = translator(study)
+    headers = slot_headers(study)
+
+    def walk(node):
+        if isinstance(node, list):
+            return [walk(x) for x in node]
+        if not isinstance(node, dict):
+            return node
+        out = {}
+        for key, value in node.items():
+            if key == "datasets":
+                out[key] = value
+            elif key in ("title", "text") and isinstance(value, (str, list)):
+                out[key] = [translate(v) for v in value] if isinstance(value, list) else translate(value)
+            else:
+                out[key] = walk(value)
+        field = out.get("field")
+        if isinstance(field, str) and field in headers and "type" in out and "title" not in out:
+            out["title"] = headers[field]
+        return out
+
+    return walk(spec)
 
 
 def undeclared_dimensions(study: Study) -> set[str]:
@@ -80,7 +125,7 @@ def undeclared_dimensions(study: Study) -> set[str]:
 
 def about_undeclared(name: str, study: Study) -> bool:
     """Whether a mart's or block's name is about a paper dimension the study does not rate
-    (naturalness_by_emotion in a study without naturalness)."""
+    (naturalness_by_category in a study without naturalness)."""
     return any(re.search(rf"(?<![a-z]){d}(?![a-z])", name, re.IGNORECASE) for d in undeclared_dimensions(study))
 
 

@@ -6,8 +6,8 @@
   continuity correction, (|b - c| - 1)^2 / (b + c).
 * Mann-Whitney U of thinking length, correct vs wrong answers (4A-3), scipy two-sided, with the
   rank-biserial correlation as effect size (positive: wrong answers think longer).
-* Spearman between per-emotion thinking length and human median response time (4A-3). With one
-  point per emotion n is tiny (6), so the p-value is the exact permutation p (all n! orderings for
+* Spearman between per-category thinking length and human median response time (4A-3). With one
+  point per category n is tiny (6), so the p-value is the exact permutation p (all n! orderings for
   n <= 8) and a caveat string travels with the number.
 * Size-to-size deltas of a scaling series (4A-2): each size minus the next smaller one.
 """
@@ -189,7 +189,7 @@ def spearman_small_n(x, y) -> Spearman:
     Parameters
     ----------
     x, y : array_like
-        Aligned values (e.g. per-emotion thinking length and human median response time); pairs
+        Aligned values (e.g. per-category thinking length and human median response time); pairs
         with a NaN are dropped.
 
     Returns
@@ -251,7 +251,7 @@ def size_deltas(frame: pd.DataFrame, by: list[str], size: str, value_columns: li
     frame : pandas.DataFrame
         One row per group x size.
     by : list of str
-        Group columns (e.g. family, emotion).
+        Group columns (e.g. family, category).
     size : str
         The size column (e.g. parameters in billions).
     value_columns : list of str

@@ -2,7 +2,7 @@
 per-annotator outcome counts (docs/ablations.md).
 
 stats.alt_test.alt_test takes raw labels and a Python scoring callback; at paper scale (1,000
-raters x 72 images, 8 conditions x 2 dimensions x 2 scorings x 7 emotion groups) its per-instance
+raters x 72 images, 8 conditions x 2 dimensions x 2 scorings x 7 category groups) its per-instance
 loop takes ~25 s per (condition, dimension) on this machine. The per-instance comparison
 W^h_i = [s_h >= s_f], W^f_i = [s_f >= s_h] is a scan of individual ratings, so it runs in SQL
 (models/marts/alt_test/alt_test_rater_outcomes.sql); what is left per annotator is the count of

@@ -15,7 +15,7 @@ p_sig near 0.05 (the test's size) or lower; a model far outside the human spread
 Images whose model |z| is undefined (human SD 0) and humans whose LOO |z| is undefined are
 removed before resampling and counted.
 
-k-human diversity (section 3.4.3, Table 6): the mean over images of an emotion of the spread
+k-human diversity (section 3.4.3, Table 6): the mean over images of a category of the spread
 (SD and variance, ddof=1) of the k model predictions of each image, against the same statistic for
 k humans drawn without replacement from each image's raters, repeated (1,000 replicates, seed 42;
 the draws are small_pools.subset_sums', a block of replicates at a time).

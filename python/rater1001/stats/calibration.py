@@ -1,8 +1,8 @@
-"""Per-emotion calibration of a model's dimensional answers, scored out of sample (beyond the
+"""Per-category calibration of a model's dimensional answers, scored out of sample (beyond the
 paper: its 3.4.2 calls a systematic bias "correctable by affine calibration" but never tries it;
 docs/ablations.md).
 
-For one condition, dimension and emotion, with human image means M_j and model answers x_j:
+For one condition, dimension and category, with human image means M_j and model answers x_j:
 
     affine       M_j ~ a x_j + b      (ordinary least squares)
     offset-only  M_j ~ x_j + b        (b = mean(M_j - x_j), the Bland-Altman bias)
@@ -152,7 +152,7 @@ def calibrate_out_of_sample(
     Parameters
     ----------
     frame : pandas.DataFrame
-        One emotion's images with columns ``model`` and ``human_mean``.
+        One category's images with columns ``model`` and ``human_mean``.
     method : {'offset', 'affine'}
     folds : numpy.ndarray of int
         Fold of each row (:func:`identity_folds`).
@@ -202,7 +202,7 @@ def calibrate_out_of_sample(
 
 @dataclass(frozen=True)
 class CalibrationScore:
-    """Scores of one emotion's answers (fields in the marts' column order)."""
+    """Scores of one category's answers (fields in the marts' column order)."""
 
     w1sd: float  # a missing answer counts as outside 1 SD
     w1sd_answered_only: float
@@ -217,7 +217,7 @@ class CalibrationScore:
 
 
 def score(model, human_mean, human_sd) -> CalibrationScore:
-    """Score one emotion's answers (raw or calibrated) against the human distribution.
+    """Score one category's answers (raw or calibrated) against the human distribution.
 
     Parameters
     ----------
@@ -274,12 +274,12 @@ def score(model, human_mean, human_sd) -> CalibrationScore:
 def calibration_table(
     images: pd.DataFrame, n_folds: int = 5, seed: int = SEED, scale: tuple[float, float] | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Out-of-sample calibration of one condition x dimension, per emotion and method.
+    """Out-of-sample calibration of one condition x dimension, per category and method.
 
     Parameters
     ----------
     images : pandas.DataFrame
-        One row per image with image_id, identity_id, emotion, model, human_mean, human_sd.
+        One row per image with image_id, identity_id, category, model, human_mean, human_sd.
     n_folds : int, default 5
     seed : int, default 42
     scale : (float, float), optional
@@ -288,13 +288,13 @@ def calibration_table(
     Returns
     -------
     (pandas.DataFrame, pandas.DataFrame)
-        scores: one row per emotion x method ('none', 'offset', 'affine') with :func:`score`'s
+        scores: one row per category x method ('none', 'offset', 'affine') with :func:`score`'s
         columns and, for the calibrated methods, mean_a, mean_b, n_folds and
         n_folds_offset_fallback; answers: the calibrated answer of every image and method.
 
     Notes
     -----
-    Folds are drawn once over all identities (:func:`identity_folds`), so an emotion's folds are
+    Folds are drawn once over all identities (:func:`identity_folds`), so a category's folds are
     the same faces for every condition and dimension; each method is
     :func:`calibrate_out_of_sample` then :func:`score`.
 
@@ -309,7 +309,7 @@ def calibration_table(
     A model 1 below the humans on every image: offset calibration removes the whole error; the
     affine map, fitted on 2 images per fold, falls back to offset-only and says so.
 
-    >>> images = pd.DataFrame({"image_id": range(4), "identity_id": list("abcd"), "emotion": "sad",
+    >>> images = pd.DataFrame({"image_id": range(4), "identity_id": list("abcd"), "category": "sad",
     ...                        "model": [2.0, 3, 4, 5], "human_mean": [3.0, 4, 5, 6], "human_sd": 1.0})
     >>> scores, answers = calibration_table(images, n_folds=2)
     >>> scores[["method", "mae", "w1sd", "n_folds_offset_fallback"]]
@@ -320,7 +320,7 @@ def calibration_table(
     """
     folds_all = identity_folds(images["identity_id"], n_folds, seed)
     rows, answers = [], []
-    for emotion, idx in images.groupby("emotion", sort=True).indices.items():
+    for category, idx in images.groupby("category", sort=True).indices.items():
         part = images.iloc[idx]
         folds = folds_all[idx]
         for method in METHODS:
@@ -328,7 +328,11 @@ def calibration_table(
                 values, maps = part["model"].to_numpy(dtype=float), None
             else:
                 values, maps = calibrate_out_of_sample(part, method, folds, scale)
-            row = {"emotion": emotion, "method": method, **asdict(score(values, part["human_mean"], part["human_sd"]))}
+            row = {
+                "category": category,
+                "method": method,
+                **asdict(score(values, part["human_mean"], part["human_sd"])),
+            }
             if maps is not None:
                 row.update(
                     {
@@ -343,7 +347,7 @@ def calibration_table(
                 pd.DataFrame(
                     {
                         "image_id": part["image_id"].to_numpy(),
-                        "emotion": emotion,
+                        "category": category,
                         "method": method,
                         "calibrated": values,
                     }

@@ -1,7 +1,7 @@
 """Emotion classification against the intended label (paper section 3.4.1, Tables 2, 3, 3a):
-accuracy, unweighted Cohen's kappa, per-emotion precision / recall / F1 / support, macro-F1,
+accuracy, unweighted Cohen's kappa, per-category precision / recall / F1 / support, macro-F1,
 the confusion matrix and the Landis & Koch (1977) band. scikit-learn does the arithmetic; this
-module fixes the label set (from the study, so an emotion nobody predicted still gets a row) and
+module fixes the label set (from the study, so a category nobody predicted still gets a row) and
 the zero-division convention (0, with the count of undefined cells reported by the caller).
 """
 
@@ -299,7 +299,7 @@ def kappa_within(recall, n_labels: int):
     chance is taken as a uniform choice among the K labels: Bennett, Alpert & Goldstein's S,
     Brennan & Prediger's and Randolph's free-marginal kappa with two raters (the intended label
     and the model) on those items. It depends on recall alone: a model that absorbs other
-    emotions into this one is not penalised here (precision is reported beside it; the
+    categories into this one is not penalised here (precision is reported beside it; the
     one-vs-rest kappa of :func:`by_label` is). Why the verdict rule reads it: docs/stats.md,
     "Replaceability verdicts (Table 8)".
 
@@ -312,7 +312,7 @@ def kappa_within(recall, n_labels: int):
 
     Examples
     --------
-    Table 3's LLaMA fear recall .654 with six emotions:
+    Table 3's LLaMA fear recall .654 with six categories:
 
     >>> round(float(kappa_within(0.654, 6)), 4)
     0.5848
@@ -336,10 +336,10 @@ def by_label(truth, predicted, labels) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        emotion, precision (NaN, not 0, when the model never predicted the label, so "never says
+        category, precision (NaN, not 0, when the model never predicted the label, so "never says
         sad" is visible), recall, f1 (0 when undefined), support (true count), n_predicted, kappa
         (the label against everything else) and kappa_within (:func:`kappa_within`, the
-        per-emotion kappa the verdict rule reads by default).
+        per-category kappa the verdict rule reads by default).
 
     Notes
     -----
@@ -349,7 +349,7 @@ def by_label(truth, predicted, labels) -> pd.DataFrame:
     References
     ----------
     Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.1
-    (Tables 2, 3, 3a); Table 8 note 1 (per-emotion kappa); docs/stats.md, "Classification".
+    (Tables 2, 3, 3a); Table 8 note 1 (per-category kappa); docs/stats.md, "Classification".
 
 
     Examples
@@ -358,7 +358,7 @@ def by_label(truth, predicted, labels) -> pd.DataFrame:
     two labels each one-vs-rest kappa is the overall kappa, .5:
 
     >>> print(by_label(["a", "a", "b", "b"], ["a", "a", "b", "a"], ["a", "b"]).round(3).to_string(index=False))
-    emotion  precision  recall    f1  support  n_predicted  kappa  kappa_within
+    category  precision  recall    f1  support  n_predicted  kappa  kappa_within
           a      0.667     1.0 0.800        2            3    0.5           1.0
           b      1.000     0.5 0.667        2            1    0.5           0.0
     """
@@ -368,7 +368,7 @@ def by_label(truth, predicted, labels) -> pd.DataFrame:
     kappa = [_kappa(t == lab, p == lab, [False, True]) for lab in labels]
     return pd.DataFrame(
         {
-            "emotion": list(labels),
+            "category": list(labels),
             "precision": prec,
             "recall": rec,
             "f1": np.nan_to_num(f1, nan=0.0),
@@ -393,7 +393,7 @@ def confusion(truth, predicted, labels) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        true_emotion, predicted_emotion, n over labels x labels, plus a ``missing`` predicted
+        true_category, predicted_category, n over labels x labels, plus a ``missing`` predicted
         column when some predictions are missing and a column for each predicted value outside
         the label set.
 
@@ -413,7 +413,7 @@ def confusion(truth, predicted, labels) -> pd.DataFrame:
     The second b was not answered: it lands in the ``missing`` column of row b:
 
     >>> m = confusion(["a", "a", "b", "b"], ["a", "a", "b", None], ["a", "b"])
-    >>> m.pivot(index="true_emotion", columns="predicted_emotion", values="n")[["a", "b", "missing"]].to_numpy()
+    >>> m.pivot(index="true_category", columns="predicted_category", values="n")[["a", "b", "missing"]].to_numpy()
     array([[2, 0, 0],
            [0, 1, 1]])
     """
@@ -422,7 +422,7 @@ def confusion(truth, predicted, labels) -> pd.DataFrame:
     cm = metrics.confusion_matrix(t, p, labels=cols)[: len(labels)]
     out = pd.DataFrame(cm, index=list(labels), columns=[c if c != "__missing__" else "missing" for c in cols])
     return (
-        out.rename_axis("true_emotion")
+        out.rename_axis("true_category")
         .reset_index()
-        .melt(id_vars="true_emotion", var_name="predicted_emotion", value_name="n")
+        .melt(id_vars="true_category", var_name="predicted_category", value_name="n")
     )

@@ -4,10 +4,10 @@ Expected input (`predictions`): one row per (condition_id, image_id) with
 
     condition_id       model condition
     image_id           stimulus
-    race, gender       stimulus factors (any declared label sets)
-    emotion            ground-truth (intended) emotion label
-    predicted_emotion  the model's label (NULL when parsing failed: counts as wrong)
-    correct            bool, predicted_emotion == emotion
+    audit_1, audit_2       stimulus factors (any declared label sets)
+    category            ground-truth (intended) category label
+    predicted_category  the model's label (NULL when parsing failed: counts as wrong)
+    correct            bool, predicted_category == category
     d_valence, d_arousal, ...
                        Bland-Altman difference per dimension, d = human_mean - model_value
                        (docs/demographics.md). The paper's 3.4.4 writes model - human; F, eta^2 and p are
@@ -31,8 +31,8 @@ from statsmodels.stats.multitest import multipletests
 from . import classification
 from .glmm import DEFAULT_N_AGQ, likelihood_ratio_test, treatment_design
 
-SLICE_TYPES = ("race", "gender", "race_gender")
-STRATIFIED_TERMS = ("race", "gender", "race:gender")
+SLICE_TYPES = ("audit_1", "audit_2", "audit_1_audit_2")
+STRATIFIED_TERMS = ("audit_1", "audit_2", "audit_1:audit_2")
 ALPHA = 0.05
 
 
@@ -43,7 +43,7 @@ def _require(frame: pd.DataFrame, columns, where: str) -> None:
 
 
 def _require_complete(frame: pd.DataFrame, columns, where: str) -> None:
-    """Design columns (condition, stimulus factors, true emotion) come from the data contract and
+    """Design columns (condition, stimulus factors, true category) come from the data contract and
     must be present on every row; a gap there is a data error, not something to skip."""
     for col in columns:
         missing = frame[col].isna()
@@ -71,25 +71,25 @@ def _slice_keys(frame: pd.DataFrame, factors) -> dict[str, tuple[tuple[str, ...]
     return keys
 
 
-def slice_metrics(predictions: pd.DataFrame, weight: str | None = None, factors=("race", "gender")) -> pd.DataFrame:
+def slice_metrics(predictions: pd.DataFrame, weight: str | None = None, factors=("audit_1", "audit_2")) -> pd.DataFrame:
     """Accuracy and macro-F1 per (condition_id, slice_type, slice): by each factor and by each
-    pair's cells (the paper: by race, by gender and by race x gender cell).
+    pair's cells (the paper: by audit_1, by audit_2 and by audit_1 x audit_2 cell).
 
     Parameters
     ----------
     predictions : pandas.DataFrame
-        condition_id, race, gender, emotion (truth), predicted_emotion (NULL: wrong) per image.
+        condition_id, audit_1, audit_2, category (truth), predicted_category (NULL: wrong) per image.
     weight : str, optional
         A column of how many identical answers a row stands for (pooled human labels come as
         per-image counts, not one row per rating).
-    factors : sequence of str, default ("race", "gender")
+    factors : sequence of str, default ("audit_1", "audit_2")
         The factor columns: slice types are each factor and each pair ``a_b`` (slice ``x:y``).
 
     Returns
     -------
     pandas.DataFrame
-        condition_id, slice_type, slice, race, gender (the slice's level of a factor column
-        named race or gender, else NULL), n, n_unparsed, accuracy, f1_macro, n_labels (labels
+        condition_id, slice_type, slice, audit_1, audit_2 (the slice's level of a factor column
+        named audit_1 or audit_2, else NULL), n, n_unparsed, accuracy, f1_macro, n_labels (labels
         averaged in F1).
 
     Raises
@@ -114,36 +114,36 @@ def slice_metrics(predictions: pd.DataFrame, weight: str | None = None, factors=
     2 (1/2)(1) / (3/2) = 2/3, of sad 0, macro 1/3:
 
     >>> import pandas as pd
-    >>> p = pd.DataFrame({"condition_id": "m", "image_id": ["i1", "i2", "i3", "i4"], "race": ["A", "A", "B", "B"],
-    ...                   "gender": ["F", "M", "F", "M"], "emotion": ["happy", "sad", "happy", "sad"],
-    ...                   "predicted_emotion": ["happy", "sad", "happy", "happy"]})
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": ["i1", "i2", "i3", "i4"], "audit_1": ["A", "A", "B", "B"],
+    ...                   "audit_2": ["F", "M", "F", "M"], "category": ["happy", "sad", "happy", "sad"],
+    ...                   "predicted_category": ["happy", "sad", "happy", "happy"]})
     >>> s = slice_metrics(p)
-    >>> s[s["slice_type"] == "race"][["slice", "accuracy", "f1_macro"]].round(4).to_numpy().tolist()
+    >>> s[s["slice_type"] == "audit_1"][["slice", "accuracy", "f1_macro"]].round(4).to_numpy().tolist()
     [['A', 1.0, 1.0], ['B', 0.5, 0.3333]]
     """
     factors = list(factors)
-    _require(predictions, ["condition_id", *factors, "emotion", "predicted_emotion"], "slice_metrics")
-    _require_complete(predictions, ["condition_id", *factors, "emotion"], "slice_metrics")
+    _require(predictions, ["condition_id", *factors, "category", "predicted_category"], "slice_metrics")
+    _require_complete(predictions, ["condition_id", *factors, "category"], "slice_metrics")
     d = predictions
     rows = []
     for slice_type, (of, key) in _slice_keys(d, factors).items():
         for (condition, value), part in d.groupby([d["condition_id"], key], sort=True):
-            labels = sorted(part["emotion"].dropna().astype(str).unique())
+            labels = sorted(part["category"].dropna().astype(str).unique())
             s = classification.summary(
-                part["emotion"].astype(str),
-                part["predicted_emotion"].astype(object),
+                part["category"].astype(str),
+                part["predicted_category"].astype(object),
                 labels,
                 weight=None if weight is None else part[weight],
             )
-            race = part["race"].iloc[0] if "race" in of else None
-            gender = part["gender"].iloc[0] if "gender" in of else None
+            audit_1 = part["audit_1"].iloc[0] if "audit_1" in of else None
+            audit_2 = part["audit_2"].iloc[0] if "audit_2" in of else None
             rows.append(
                 dict(
                     condition_id=condition,
                     slice_type=slice_type,
                     slice=value,
-                    race=race,
-                    gender=gender,
+                    audit_1=audit_1,
+                    audit_2=audit_2,
                     n=s.n,
                     n_unparsed=s.n_missing,
                     accuracy=s.accuracy,
@@ -179,15 +179,15 @@ def slice_gaps(slices: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    The slices of :func:`slice_metrics`' example: by race, F1 1 against 1/3 and accuracy 1 against
+    The slices of :func:`slice_metrics`' example: by audit_1, F1 1 against 1/3 and accuracy 1 against
     1/2:
 
     >>> import pandas as pd
-    >>> p = pd.DataFrame({"condition_id": "m", "image_id": ["i1", "i2", "i3", "i4"], "race": ["A", "A", "B", "B"],
-    ...                   "gender": ["F", "M", "F", "M"], "emotion": ["happy", "sad", "happy", "sad"],
-    ...                   "predicted_emotion": ["happy", "sad", "happy", "happy"]})
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": ["i1", "i2", "i3", "i4"], "audit_1": ["A", "A", "B", "B"],
+    ...                   "audit_2": ["F", "M", "F", "M"], "category": ["happy", "sad", "happy", "sad"],
+    ...                   "predicted_category": ["happy", "sad", "happy", "happy"]})
     >>> g = slice_gaps(slice_metrics(p)).set_index("slice_type")
-    >>> r = g.loc["race"]
+    >>> r = g.loc["audit_1"]
     >>> round(float(r["f1_gap_pp"]), 4), float(r["accuracy_gap_pp"]), r["accuracy_min_slice"]
     (66.6667, 50.0, 'B')
     """
@@ -218,16 +218,16 @@ def slice_gaps(slices: pd.DataFrame) -> pd.DataFrame:
 
 
 def glmm_lrt_table(
-    predictions: pd.DataFrame, factors=("race", "gender"), n_agq: int = DEFAULT_N_AGQ, weight: str | None = None
+    predictions: pd.DataFrame, factors=("audit_1", "audit_2"), n_agq: int = DEFAULT_N_AGQ, weight: str | None = None
 ) -> pd.DataFrame:
-    """Likelihood-ratio tests of correct ~ factor + (1 | emotion) against correct ~ 1 + (1 | emotion),
+    """Likelihood-ratio tests of correct ~ factor + (1 | category) against correct ~ 1 + (1 | category),
     per condition and factor.
 
     Parameters
     ----------
     predictions : pandas.DataFrame
-        condition_id, correct (0/1), emotion and the factor columns, one row per image.
-    factors : tuple of str, default ("race", "gender")
+        condition_id, correct (0/1), category and the factor columns, one row per image.
+    factors : tuple of str, default ("audit_1", "audit_2")
     n_agq : int, default 25
         Quadrature nodes (1: Laplace).
     weight : str, optional
@@ -253,17 +253,17 @@ def glmm_lrt_table(
     The G-test example of :func:`rater1001.stats.glmm.likelihood_ratio_test`, for one condition:
 
     >>> import pandas as pd
-    >>> rows = [("m", e, race, int(i < k)) for e in ("e1", "e2") for race, k in (("A", 3), ("B", 1)) for i in range(4)]
-    >>> t = glmm_lrt_table(pd.DataFrame(rows, columns=["condition_id", "emotion", "race", "correct"]), factors=("race",))
+    >>> rows = [("m", e, audit_1, int(i < k)) for e in ("e1", "e2") for audit_1, k in (("A", 3), ("B", 1)) for i in range(4)]
+    >>> t = glmm_lrt_table(pd.DataFrame(rows, columns=["condition_id", "category", "audit_1", "correct"]), factors=("audit_1",))
     >>> t[["factor", "df"]].to_numpy().tolist(), round(float(t["chi2"].iloc[0]), 4)
-    ([['race', 1]], 4.186)
+    ([['audit_1', 1]], 4.186)
     """
-    _require(predictions, ["condition_id", "correct", "emotion", *factors], "glmm_lrt_table")
-    _require_complete(predictions, ["condition_id", "correct", "emotion", *factors], "glmm_lrt_table")
+    _require(predictions, ["condition_id", "correct", "category", *factors], "glmm_lrt_table")
+    _require_complete(predictions, ["condition_id", "correct", "category", *factors], "glmm_lrt_table")
     rows = []
     for condition, part in predictions.groupby("condition_id", sort=True):
         for factor in factors:
-            test = likelihood_ratio_test(part, factor, response="correct", group="emotion", n_agq=n_agq, weight=weight)
+            test = likelihood_ratio_test(part, factor, response="correct", group="category", n_agq=n_agq, weight=weight)
             rows.append(dict(condition_id=condition, factor=factor, **test.as_row()))
     return pd.DataFrame(rows)
 
@@ -433,27 +433,27 @@ def nested_f_test_cells(means, counts, within_ss, X_small: np.ndarray, X_large: 
     return _f_test(_wls_cells(means, counts, within, X_small), _wls_cells(means, counts, within, X_large), ss_total)
 
 
-def _factorial_designs(race: pd.Series, gender: pd.Series) -> dict[str, np.ndarray]:
-    """The paper's four models of a stratum: M_gen = gender, M_race = race, M_add = race + gender,
-    M_full = race * gender (treatment-coded, one row per observation or per cell)."""
-    one = np.ones((len(race), 1))
-    R, G = _dummies(race.astype(str)), _dummies(gender.astype(str))
+def _factorial_designs(audit_1: pd.Series, audit_2: pd.Series) -> dict[str, np.ndarray]:
+    """The paper's four models of a stratum: M_gen = audit_2, M_audit_1 = audit_1, M_add = audit_1 + audit_2,
+    M_full = audit_1 * audit_2 (treatment-coded, one row per observation or per cell)."""
+    one = np.ones((len(audit_1), 1))
+    R, G = _dummies(audit_1.astype(str)), _dummies(audit_2.astype(str))
     m_add = np.hstack([one, R, G])
     return dict(
-        gen=np.hstack([one, G]), race=np.hstack([one, R]), add=m_add, full=np.hstack([m_add, _interaction(R, G)])
+        gen=np.hstack([one, G]), audit_1=np.hstack([one, R]), add=m_add, full=np.hstack([m_add, _interaction(R, G)])
     )
 
 
-TERM_MODELS = (("race", "gen", "add"), ("gender", "race", "add"), ("race:gender", "add", "full"))
+TERM_MODELS = (("audit_1", "gen", "add"), ("audit_2", "audit_1", "add"), ("audit_1:audit_2", "add", "full"))
 
 
 def stratum_factorial_tests(stratum: pd.DataFrame, bias: str) -> list[dict]:
-    """The paper's three nested F tests of race, gender and race:gender within one emotion stratum.
+    """The paper's three nested F tests of audit_1, audit_2 and audit_1:audit_2 within one category stratum.
 
     Parameters
     ----------
     stratum : pandas.DataFrame
-        race, gender and the bias column, one row per image of the stratum.
+        audit_1, audit_2 and the bias column, one row per image of the stratum.
     bias : str
         The bias column (d_valence, d_arousal, ...).
 
@@ -465,8 +465,8 @@ def stratum_factorial_tests(stratum: pd.DataFrame, bias: str) -> list[dict]:
 
     Notes
     -----
-    From M_full = race * gender, M_add = race + gender, M_race = race, M_gen = gender: race is
-    M_gen vs M_add, gender M_race vs M_add (type II), race:gender M_add vs M_full.
+    From M_full = audit_1 * audit_2, M_add = audit_1 + audit_2, M_audit_1 = audit_1, M_gen = audit_2: audit_1 is
+    M_gen vs M_add, audit_2 M_audit_1 vs M_add (type II), audit_1:audit_2 M_add vs M_full.
 
     References
     ----------
@@ -475,26 +475,26 @@ def stratum_factorial_tests(stratum: pd.DataFrame, bias: str) -> list[dict]:
     Examples
     --------
     Balanced 2 x 2 with two images per cell, cell means 2, 3, 6, 7 (additive) and spread +-1:
-    SS_race = 8 x 2^2 = 32, SS_gender = 8 x 0.5^2 = 2, SS_interaction 0, RSS_add = 8 on 5 df:
+    SS_audit_1 = 8 x 2^2 = 32, SS_audit_2 = 8 x 0.5^2 = 2, SS_interaction 0, RSS_add = 8 on 5 df:
 
     >>> import pandas as pd
-    >>> stratum = pd.DataFrame({"race": list("AAAABBBB"), "gender": list("FFMMFFMM"),
+    >>> stratum = pd.DataFrame({"audit_1": list("AAAABBBB"), "audit_2": list("FFMMFFMM"),
     ...                        "d_valence": [1.0, 3, 2, 4, 5, 7, 6, 8]})
     >>> [(t["term"], round(t["f_value"], 6)) for t in stratum_factorial_tests(stratum, "d_valence")]
-    [('race', 20.0), ('gender', 1.25), ('race:gender', 0.0)]
+    [('audit_1', 20.0), ('audit_2', 1.25), ('audit_1:audit_2', 0.0)]
     """
     y = stratum[bias].to_numpy(dtype=float)
-    m = _factorial_designs(stratum["race"], stratum["gender"])
+    m = _factorial_designs(stratum["audit_1"], stratum["audit_2"])
     return [dict(term=term, **asdict(nested_f_test(y, m[small], m[large]))) for term, small, large in TERM_MODELS]
 
 
 def stratum_factorial_tests_cells(cells: pd.DataFrame) -> list[dict]:
-    """:func:`stratum_factorial_tests` from the stratum's race x gender cells.
+    """:func:`stratum_factorial_tests` from the stratum's audit_1 x audit_2 cells.
 
     Parameters
     ----------
     cells : pandas.DataFrame
-        race, gender, n_bias, bias_mean, bias_ss (int_bias_cells); cells without a bias value
+        audit_1, audit_2, n_bias, bias_mean, bias_ss (int_bias_cells); cells without a bias value
         are left out.
 
     Returns
@@ -516,13 +516,13 @@ def stratum_factorial_tests_cells(cells: pd.DataFrame) -> list[dict]:
     squared deviations 2 each):
 
     >>> import pandas as pd
-    >>> cells = pd.DataFrame({"race": list("AABB"), "gender": list("FMFM"), "n_bias": 2,
+    >>> cells = pd.DataFrame({"audit_1": list("AABB"), "audit_2": list("FMFM"), "n_bias": 2,
     ...                       "bias_mean": [2.0, 3, 6, 7], "bias_ss": 2.0})
     >>> [(t["term"], round(t["f_value"], 6)) for t in stratum_factorial_tests_cells(cells)]
-    [('race', 20.0), ('gender', 1.25), ('race:gender', 0.0)]
+    [('audit_1', 20.0), ('audit_2', 1.25), ('audit_1:audit_2', 0.0)]
     """
     cells = cells[cells["n_bias"] > 0]
-    m = _factorial_designs(cells["race"], cells["gender"])
+    m = _factorial_designs(cells["audit_1"], cells["audit_2"])
     args = (
         cells["bias_mean"].to_numpy(dtype=float),
         cells["n_bias"].to_numpy(dtype=float),
@@ -533,22 +533,22 @@ def stratum_factorial_tests_cells(cells: pd.DataFrame) -> list[dict]:
     ]
 
 
-CELL_KEYS = ["condition_id", "dimension", "emotion", "race", "gender"]
+CELL_KEYS = ["condition_id", "dimension", "category", "audit_1", "audit_2"]
 
 
 def bias_cells(predictions: pd.DataFrame, dimensions=("valence", "arousal")) -> pd.DataFrame:
-    """Per-image bias values aggregated to race x gender cells (int_bias_cells' shape).
+    """Per-image bias values aggregated to audit_1 x audit_2 cells (int_bias_cells' shape).
 
     Parameters
     ----------
     predictions : pandas.DataFrame
-        One row per image with condition_id, emotion, race, gender and d_<dimension>.
+        One row per image with condition_id, category, audit_1, audit_2 and d_<dimension>.
     dimensions : tuple of str, default ("valence", "arousal")
 
     Returns
     -------
     pandas.DataFrame
-        Per (condition_id, dimension, emotion, race, gender): n_rows, n_bias (rows with a bias
+        Per (condition_id, dimension, category, audit_1, audit_2): n_rows, n_bias (rows with a bias
         value), bias_mean, bias_ss (sum of squared deviations about the cell's own mean).
 
     Notes
@@ -564,10 +564,10 @@ def bias_cells(predictions: pd.DataFrame, dimensions=("valence", "arousal")) -> 
     Cell A:F holds 1 and 3: mean 2, squared deviations 1 + 1:
 
     >>> import pandas as pd
-    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "emotion": "fear",
-    ...                   "race": list("AAAABBBB"), "gender": list("FFMMFFMM"),
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "category": "fear",
+    ...                   "audit_1": list("AAAABBBB"), "audit_2": list("FFMMFFMM"),
     ...                   "d_valence": [1.0, 3, 2, 4, 5, 7, 6, 8]})
-    >>> bias_cells(p, ("valence",))[["race", "gender", "n_bias", "bias_mean", "bias_ss"]].to_numpy().tolist()[0]
+    >>> bias_cells(p, ("valence",))[["audit_1", "audit_2", "n_bias", "bias_mean", "bias_ss"]].to_numpy().tolist()[0]
     ['A', 'F', 2, 2.0, 2.0]
     """
     parts = []
@@ -632,27 +632,27 @@ def _usable(part: pd.DataFrame, bias: str) -> tuple[pd.DataFrame, int]:
 def stratified_anova(
     predictions: pd.DataFrame, dimensions=("valence", "arousal"), alpha: float = ALPHA
 ) -> pd.DataFrame:
-    """Two-way ANOVA of the bias by race and gender within every emotion stratum, with BH.
+    """Two-way ANOVA of the bias by audit_1 and audit_2 within every category stratum, with BH.
 
     Parameters
     ----------
     predictions : pandas.DataFrame
-        condition_id, emotion, race, gender and d_<dimension> per image.
+        condition_id, category, audit_1, audit_2 and d_<dimension> per image.
     dimensions : tuple of str, default ("valence", "arousal")
     alpha : float, default 0.05
 
     Returns
     -------
     pandas.DataFrame
-        Per (condition_id, dimension, emotion, term): df_num, df_den, f_value, eta_sq, p_raw,
+        Per (condition_id, dimension, category, term): df_num, df_den, f_value, eta_sq, p_raw,
         q_bh, significant, family_size, ss_term, ss_total, n (images used), n_missing (rows
         without a bias value), reason.
 
     Notes
     -----
     :func:`stratum_factorial_tests` per stratum; :func:`benjamini_hochberg` within each
-    (condition_id, dimension) family (emotions x three terms), computed on the strata's race x
-    gender cells (:func:`stratified_anova_cells`).
+    (condition_id, dimension) family (categories x three terms), computed on the strata's audit_1 x
+    audit_2 cells (:func:`stratified_anova_cells`).
 
     References
     ----------
@@ -660,30 +660,30 @@ def stratified_anova(
 
     Examples
     --------
-    :func:`stratum_factorial_tests`' stratum as one emotion: race F = 20 on (1, 5) df,
+    :func:`stratum_factorial_tests`' stratum as one category: audit_1 F = 20 on (1, 5) df,
     p = .0066, q = 3 x .0066:
 
     >>> import pandas as pd
-    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "emotion": "fear",
-    ...                   "race": list("AAAABBBB"), "gender": list("FFMMFFMM"),
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "category": "fear",
+    ...                   "audit_1": list("AAAABBBB"), "audit_2": list("FFMMFFMM"),
     ...                   "d_valence": [1.0, 3, 2, 4, 5, 7, 6, 8]})
     >>> a = stratified_anova(p, dimensions=("valence",))
     >>> a[["term", "f_value", "q_bh"]].round(4).to_numpy().tolist(), a["significant"].tolist()
-    ([['race', 20.0, 0.0197], ['gender', 1.25, 0.4716], ['race:gender', 0.0, 1.0]], [True, False, False])
+    ([['audit_1', 20.0, 0.0197], ['audit_2', 1.25, 0.4716], ['audit_1:audit_2', 0.0, 1.0]], [True, False, False])
     """
     bias_cols = [_bias_column(d) for d in dimensions]
-    _require(predictions, ["condition_id", "emotion", "race", "gender", *bias_cols], "stratified_anova")
-    _require_complete(predictions, ["condition_id", "emotion", "race", "gender"], "stratified_anova")
+    _require(predictions, ["condition_id", "category", "audit_1", "audit_2", *bias_cols], "stratified_anova")
+    _require_complete(predictions, ["condition_id", "category", "audit_1", "audit_2"], "stratified_anova")
     return stratified_anova_cells(bias_cells(predictions, dimensions), alpha)
 
 
 def stratified_anova_cells(cells: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
-    """:func:`stratified_anova` from the race x gender cells.
+    """:func:`stratified_anova` from the audit_1 x audit_2 cells.
 
     Parameters
     ----------
     cells : pandas.DataFrame
-        int_bias_cells (:func:`bias_cells`): per condition, dimension, emotion, race, gender:
+        int_bias_cells (:func:`bias_cells`): per condition, dimension, category, audit_1, audit_2:
         n_rows, n_bias, bias_mean, bias_ss.
     alpha : float, default 0.05
 
@@ -706,22 +706,22 @@ def stratified_anova_cells(cells: pd.DataFrame, alpha: float = ALPHA) -> pd.Data
     :func:`stratified_anova`'s example through its cells gives the same F and q:
 
     >>> import pandas as pd
-    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "emotion": "fear",
-    ...                   "race": list("AAAABBBB"), "gender": list("FFMMFFMM"),
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "category": "fear",
+    ...                   "audit_1": list("AAAABBBB"), "audit_2": list("FFMMFFMM"),
     ...                   "d_valence": [1.0, 3, 2, 4, 5, 7, 6, 8]})
     >>> a = stratified_anova_cells(bias_cells(p, ("valence",)))
     >>> a[["term", "f_value", "q_bh"]].round(4).to_numpy().tolist()
-    [['race', 20.0, 0.0197], ['gender', 1.25, 0.4716], ['race:gender', 0.0, 1.0]]
+    [['audit_1', 20.0, 0.0197], ['audit_2', 1.25, 0.4716], ['audit_1:audit_2', 0.0, 1.0]]
     """
     _require(cells, [*CELL_KEYS, "n_rows", "n_bias", "bias_mean", "bias_ss"], "stratified_anova_cells")
-    _require_complete(cells, ["condition_id", "dimension", "emotion", "race", "gender"], "stratified_anova_cells")
+    _require_complete(cells, ["condition_id", "dimension", "category", "audit_1", "audit_2"], "stratified_anova_cells")
     rows = []
-    for (condition, dimension, emotion), stratum in cells.groupby(CELL_KEYS[:3], sort=True):
+    for (condition, dimension, category), stratum in cells.groupby(CELL_KEYS[:3], sort=True):
         n = int(stratum["n_bias"].sum())
         n_missing = int(stratum["n_rows"].sum()) - n
         for test in stratum_factorial_tests_cells(stratum):
             rows.append(
-                dict(condition_id=condition, dimension=dimension, emotion=emotion, n=n, n_missing=n_missing, **test)
+                dict(condition_id=condition, dimension=dimension, category=category, n=n, n_missing=n_missing, **test)
             )
     return _with_bh(pd.DataFrame(rows), alpha)
 
@@ -738,7 +738,7 @@ def _with_bh(out: pd.DataFrame, alpha: float) -> pd.DataFrame:
     cols = [
         "condition_id",
         "dimension",
-        "emotion",
+        "category",
         "term",
         "df_num",
         "df_den",
@@ -763,7 +763,7 @@ def stratified_anova_factors(rows: pd.DataFrame, factors, alpha: float = ALPHA) 
     Parameters
     ----------
     rows : pandas.DataFrame
-        One row per (condition, dimension, image): condition_id, dimension, emotion (the
+        One row per (condition, dimension, image): condition_id, dimension, category (the
         stratum), d (the bias, NULL where the model or the humans gave no value) and one column
         per factor.
     factors : sequence of str
@@ -792,17 +792,17 @@ def stratified_anova_factors(rows: pd.DataFrame, factors, alpha: float = ALPHA) 
     :func:`stratified_anova`'s example, per image, gives the same F and q:
 
     >>> import pandas as pd
-    >>> p = pd.DataFrame({"condition_id": "m", "dimension": "valence", "emotion": "fear",
-    ...                   "race": list("AAAABBBB"), "gender": list("FFMMFFMM"),
+    >>> p = pd.DataFrame({"condition_id": "m", "dimension": "valence", "category": "fear",
+    ...                   "audit_1": list("AAAABBBB"), "audit_2": list("FFMMFFMM"),
     ...                   "d": [1.0, 3, 2, 4, 5, 7, 6, 8]})
-    >>> a = stratified_anova_factors(p, ("race", "gender"))
+    >>> a = stratified_anova_factors(p, ("audit_1", "audit_2"))
     >>> a[["term", "f_value", "q_bh"]].round(4).to_numpy().tolist()
-    [['race', 20.0, 0.0197], ['gender', 1.25, 0.4716], ['race:gender', 0.0, 1.0]]
+    [['audit_1', 20.0, 0.0197], ['audit_2', 1.25, 0.4716], ['audit_1:audit_2', 0.0, 1.0]]
     """
     factors = list(factors)
-    _require(rows, ["condition_id", "dimension", "emotion", "d", *factors], "stratified_anova_factors")
+    _require(rows, ["condition_id", "dimension", "category", "d", *factors], "stratified_anova_factors")
     out = []
-    for (condition, dimension, emotion), stratum in rows.groupby(["condition_id", "dimension", "emotion"], sort=True):
+    for (condition, dimension, category), stratum in rows.groupby(["condition_id", "dimension", "category"], sort=True):
         used, n_missing = _usable(stratum, "d")
         if used.empty:
             continue
@@ -824,7 +824,7 @@ def stratified_anova_factors(rows: pd.DataFrame, factors, alpha: float = ALPHA) 
                 dict(
                     condition_id=condition,
                     dimension=dimension,
-                    emotion=emotion,
+                    category=category,
                     n=len(used),
                     n_missing=n_missing,
                     term=term,
@@ -837,7 +837,7 @@ def stratified_anova_factors(rows: pd.DataFrame, factors, alpha: float = ALPHA) 
 TUKEY_COLUMNS = [
     "condition_id",
     "dimension",
-    "emotion",
+    "category",
     "group1",
     "group2",
     "meandiff",
@@ -849,20 +849,20 @@ TUKEY_COLUMNS = [
 
 
 def tukey_cells(predictions: pd.DataFrame, anova: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
-    """Tukey HSD over the race x gender cells where the interaction is significant.
+    """Tukey HSD over the audit_1 x audit_2 cells where the interaction is significant.
 
     Parameters
     ----------
     predictions : pandas.DataFrame
         As for :func:`stratified_anova`.
     anova : pandas.DataFrame
-        Its output (which strata have a significant race:gender term after BH).
+        Its output (which strata have a significant audit_1:audit_2 term after BH).
     alpha : float, default 0.05
 
     Returns
     -------
     pandas.DataFrame
-        condition_id, dimension, emotion, group1, group2, meandiff, p_adj, lower, upper, reject.
+        condition_id, dimension, category, group1, group2, meandiff, p_adj, lower, upper, reject.
 
     Notes
     -----
@@ -881,8 +881,8 @@ def tukey_cells(predictions: pd.DataFrame, anova: pd.DataFrame, alpha: float = A
     separates B:M from each other cell:
 
     >>> import pandas as pd
-    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "emotion": "fear",
-    ...                   "race": list("AAAABBBB"), "gender": list("FFMMFFMM"),
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "category": "fear",
+    ...                   "audit_1": list("AAAABBBB"), "audit_2": list("FFMMFFMM"),
     ...                   "d_valence": [0, 0.2, 0, 0.2, 0, 0.2, 5, 5.2]})
     >>> t = tukey_cells(p, stratified_anova(p, dimensions=("valence",)))
     >>> t[t["reject"]][["group1", "group2", "meandiff"]].round(6).to_numpy().tolist()
@@ -893,7 +893,7 @@ def tukey_cells(predictions: pd.DataFrame, anova: pd.DataFrame, alpha: float = A
 
 
 def tukey_from_cells(cells: pd.DataFrame, anova: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
-    """:func:`tukey_cells` from the race x gender cells.
+    """:func:`tukey_cells` from the audit_1 x audit_2 cells.
 
     Parameters
     ----------
@@ -922,20 +922,20 @@ def tukey_from_cells(cells: pd.DataFrame, anova: pd.DataFrame, alpha: float = AL
     :func:`tukey_cells`' example (only B:M shifted by 5) through its cells:
 
     >>> import pandas as pd
-    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "emotion": "fear",
-    ...                   "race": list("AAAABBBB"), "gender": list("FFMMFFMM"),
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "category": "fear",
+    ...                   "audit_1": list("AAAABBBB"), "audit_2": list("FFMMFFMM"),
     ...                   "d_valence": [0, 0.2, 0, 0.2, 0, 0.2, 5, 5.2]})
     >>> cells = bias_cells(p, ("valence",))
     >>> t = tukey_from_cells(cells, stratified_anova_cells(cells))
     >>> t[t["reject"]][["group1", "group2", "meandiff"]].round(6).to_numpy().tolist()
     [['A:F', 'B:M', 5.0], ['A:M', 'B:M', 5.0], ['B:F', 'B:M', 5.0]]
     """
-    hits = anova[(anova["term"] == "race:gender") & (anova["significant"].fillna(False))]
+    hits = anova[(anova["term"] == "audit_1:audit_2") & (anova["significant"].fillna(False))]
     by_stratum = {key: part for key, part in cells[cells["n_bias"] > 0].groupby(CELL_KEYS[:3], sort=False)}
     rows = []
     for hit in hits.itertuples(index=False):
-        used = by_stratum[(hit.condition_id, hit.dimension, hit.emotion)]
-        groups = (used["race"].astype(str) + ":" + used["gender"].astype(str)).to_numpy()
+        used = by_stratum[(hit.condition_id, hit.dimension, hit.category)]
+        groups = (used["audit_1"].astype(str) + ":" + used["audit_2"].astype(str)).to_numpy()
         order = np.argsort(groups, kind="stable")  # pairwise_tukeyhsd's groups: np.unique, sorted
         groups, used = groups[order], used.iloc[order]
         nobs = used["n_bias"].to_numpy(dtype=float)
@@ -948,7 +948,7 @@ def tukey_from_cells(cells: pd.DataFrame, anova: pd.DataFrame, alpha: float = AL
                 dict(
                     condition_id=hit.condition_id,
                     dimension=hit.dimension,
-                    emotion=hit.emotion,
+                    category=hit.category,
                     group1=groups[i],
                     group2=groups[j],
                     meandiff=float(diff),
@@ -962,16 +962,16 @@ def tukey_from_cells(cells: pd.DataFrame, anova: pd.DataFrame, alpha: float = AL
 
 
 def omnibus_tests(
-    predictions: pd.DataFrame, dimensions=("valence", "arousal"), factors=("race", "gender")
+    predictions: pd.DataFrame, dimensions=("valence", "arousal"), factors=("audit_1", "audit_2")
 ) -> pd.DataFrame:
-    """Omnibus F tests of a factor and its interaction with emotion, over all emotions.
+    """Omnibus F tests of a factor and its interaction with category, over all categories.
 
     Parameters
     ----------
     predictions : pandas.DataFrame
-        condition_id, emotion, the factors and d_<dimension> per image.
+        condition_id, category, the factors and d_<dimension> per image.
     dimensions : tuple of str, default ("valence", "arousal")
-    factors : tuple of str, default ("race", "gender")
+    factors : tuple of str, default ("audit_1", "audit_2")
 
     Returns
     -------
@@ -981,8 +981,8 @@ def omnibus_tests(
 
     Notes
     -----
-    Main effect: bias ~ factor + emotion vs bias ~ emotion; interaction: bias ~ factor * emotion
-    vs bias ~ factor + emotion (the archived v10.6 analyses).
+    Main effect: bias ~ factor + category vs bias ~ category; interaction: bias ~ factor * category
+    vs bias ~ factor + category (the archived v10.6 analyses).
 
     References
     ----------
@@ -990,19 +990,19 @@ def omnibus_tests(
 
     Examples
     --------
-    Race B is 1 above race A in both emotions, spread 0.2 within cells: SS_race = 8 x 0.5^2 = 2,
+    Race B is 1 above audit_1 A in both categories, spread 0.2 within cells: SS_audit_1 = 8 x 0.5^2 = 2,
     RSS = 4 x 0.02 on 5 df, F = 2 / 0.016 = 125; no interaction:
 
     >>> import pandas as pd
-    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "emotion": list("hhhhssss"),
-    ...                   "race": list("ABABABAB"), "gender": "F", "d_valence": [1, 2, 1.2, 2.2, 3, 4, 3.2, 4.2]})
-    >>> o = omnibus_tests(p, dimensions=("valence",), factors=("race",))
+    >>> p = pd.DataFrame({"condition_id": "m", "image_id": [f"i{i}" for i in range(8)], "category": list("hhhhssss"),
+    ...                   "audit_1": list("ABABABAB"), "audit_2": "F", "d_valence": [1, 2, 1.2, 2.2, 3, 4, 3.2, 4.2]})
+    >>> o = omnibus_tests(p, dimensions=("valence",), factors=("audit_1",))
     >>> o[["term", "f_value"]].round(6).to_numpy().tolist()
-    [['race', 125.0], ['race:emotion', 0.0]]
+    [['audit_1', 125.0], ['audit_1:category', 0.0]]
     """
     bias_cols = [_bias_column(d) for d in dimensions]
-    _require(predictions, ["condition_id", "emotion", *factors, *bias_cols], "omnibus_tests")
-    _require_complete(predictions, ["condition_id", "emotion", *factors], "omnibus_tests")
+    _require(predictions, ["condition_id", "category", *factors, *bias_cols], "omnibus_tests")
+    _require_complete(predictions, ["condition_id", "category", *factors], "omnibus_tests")
     rows = []
     for condition, part in predictions.groupby("condition_id", sort=True):
         for dimension, bias in zip(dimensions, bias_cols):
@@ -1010,10 +1010,10 @@ def omnibus_tests(
                 used, n_missing = _usable(part, bias)
                 y = used[bias].to_numpy(dtype=float)
                 one = np.ones((len(y), 1))
-                F, E = _dummies(used[factor].astype(str)), _dummies(used["emotion"].astype(str))
+                F, E = _dummies(used[factor].astype(str)), _dummies(used["category"].astype(str))
                 m_emo, m_add = np.hstack([one, E]), np.hstack([one, F, E])
                 m_int = np.hstack([m_add, _interaction(F, E)])
-                for term, small, large in ((factor, m_emo, m_add), (f"{factor}:emotion", m_add, m_int)):
+                for term, small, large in ((factor, m_emo, m_add), (f"{factor}:category", m_add, m_int)):
                     rows.append(
                         dict(
                             condition_id=condition,
@@ -1029,7 +1029,7 @@ def omnibus_tests(
 
 
 def significance_counts(anova: pd.DataFrame) -> pd.DataFrame:
-    """In how many emotion strata each term is significant after BH.
+    """In how many category strata each term is significant after BH.
 
     Parameters
     ----------
@@ -1044,7 +1044,7 @@ def significance_counts(anova: pd.DataFrame) -> pd.DataFrame:
 
     Notes
     -----
-    n_significant = sum over strata of 1[q_bh <= alpha]; the paper's "valence - race
+    n_significant = sum over strata of 1[q_bh <= alpha]; the paper's "valence - audit_1
     significant in k/6".
 
     References
@@ -1054,17 +1054,17 @@ def significance_counts(anova: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> anova = pd.DataFrame({"condition_id": "m", "dimension": "valence", "term": "race",
-    ...                       "emotion": ["fear", "happy", "sad"], "p_raw": [0.001, 0.2, None],
+    >>> anova = pd.DataFrame({"condition_id": "m", "dimension": "valence", "term": "audit_1",
+    ...                       "category": ["fear", "happy", "sad"], "p_raw": [0.001, 0.2, None],
     ...                       "significant": pd.array([True, False, pd.NA], dtype="boolean")})
     >>> significance_counts(anova)[["term", "n_significant", "n_tested", "label"]].to_numpy().tolist()
-    [['race', 1, 2, '1/2']]
+    [['audit_1', 1, 2, '1/2']]
     """
     g = anova.groupby(["condition_id", "dimension", "term"], sort=True)
     out = g.agg(
         n_significant=("significant", lambda s: int(s.fillna(False).sum())),
         n_tested=("p_raw", "count"),
-        n_strata=("emotion", "nunique"),
+        n_strata=("category", "nunique"),
     ).reset_index()
     out["label"] = out["n_significant"].astype(str) + "/" + out["n_tested"].astype(str)
     return out

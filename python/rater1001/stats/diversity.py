@@ -1,5 +1,5 @@
 """Response diversity (paper section 3.4.3 "응답 다양성 분석", section 4.4, Table 6): how many
-distinct values a condition uses within an emotion, their SD, and the share of the modal value.
+distinct values a condition uses within a category, their SD, and the share of the modal value.
 A condition that gives 240 happy faces valence 9 has n_unique 1, sd 0, modal_share 1.
 The k-human comparison of Table 6 lives in bootstrap.k_human_variance.
 """
@@ -27,7 +27,7 @@ def diversity(values) -> Diversity:
     Parameters
     ----------
     values : array_like
-        Numeric answers (a condition's ratings of one emotion); missing values are ignored.
+        Numeric answers (a condition's ratings of one category); missing values are ignored.
 
     Returns
     -------
@@ -73,7 +73,7 @@ def diversity_table(frame: pd.DataFrame, by: list[str], value: str) -> pd.DataFr
     frame : pandas.DataFrame
         Long answers.
     by : list of str
-        Group columns (e.g. ['condition_id', 'dimension', 'emotion']).
+        Group columns (e.g. ['condition_id', 'dimension', 'category']).
     value : str
         The answer column.
 
@@ -94,8 +94,8 @@ def diversity_table(frame: pd.DataFrame, by: list[str], value: str) -> pd.DataFr
     Examples
     --------
     >>> import pandas as pd
-    >>> f = pd.DataFrame({"emotion": ["happy"] * 3 + ["sad"] * 2, "valence": [9, 9, 9, 2, 4]})
-    >>> diversity_table(f, ["emotion"], "valence")[["emotion", "n_unique", "sd", "modal_share"]].to_numpy().tolist()
+    >>> f = pd.DataFrame({"category": ["happy"] * 3 + ["sad"] * 2, "valence": [9, 9, 9, 2, 4]})
+    >>> diversity_table(f, ["category"], "valence")[["category", "n_unique", "sd", "modal_share"]].to_numpy().tolist()
     [['happy', 1, 0.0, 1.0], ['sad', 2, 1.4142135623730951, 0.5]]
     """
     rows = []

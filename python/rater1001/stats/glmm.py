@@ -1,6 +1,6 @@
 """Maximum-likelihood binomial-logit GLMM with one scalar random intercept per group, and the
-likelihood-ratio test of a categorical fixed factor (paper 3.4.4: correct ~ race + (1 | gt_emotion)
-against correct ~ 1 + (1 | gt_emotion)).
+likelihood-ratio test of a categorical fixed factor (paper 3.4.4: correct ~ audit_1 + (1 | gt_category)
+against correct ~ 1 + (1 | gt_category)).
 
 Model: y_i ~ Binomial(n_i, logistic(x_i' beta + sigma * b_g(i))), b_g ~ N(0, 1) independently.
 Because the random effect of group g is one scalar, the marginal likelihood is a product of 1-D
@@ -407,7 +407,7 @@ def fit_glmm_binomial(data: BinomialData, n_agq: int = DEFAULT_N_AGQ, start=None
     # BFGS on finite-difference gradients reaches the optimum to ~1e-12 in log-likelihood on
     # these small smooth problems; Nelder-Mead rescues the rare start where it stalls.
     # Central ("3-point") differences: forward differences stalled with "precision loss" at a
-    # gradient ~2e-4 on paper-scale data (emotions that are always correct make a flat ridge in
+    # gradient ~2e-4 on paper-scale data (categories that are always correct make a flat ridge in
     # (intercept, sigma)), and the Nelder-Mead rescue then took ~100 s per fit.
     with optimiser_warnings_recorded_by_the_caller():  # convergence is judged by the gradient below
         best = optimize.minimize(
@@ -475,14 +475,14 @@ def treatment_design(levels: pd.Series) -> tuple[np.ndarray, list[str]]:
 
     References
     ----------
-    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.4 (race and gender against their first level).
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.4 (audit_1 and audit_2 against their first level).
 
     Examples
     --------
     >>> import pandas as pd
-    >>> X, names = treatment_design(pd.Series(["b", "a", "b"], name="race"))
+    >>> X, names = treatment_design(pd.Series(["b", "a", "b"], name="audit_1"))
     >>> X.tolist(), names
-    ([[1.0, 1.0], [1.0, 0.0], [1.0, 1.0]], ['(Intercept)', 'race[b]'])
+    ([[1.0, 1.0], [1.0, 0.0], [1.0, 1.0]], ['(Intercept)', 'audit_1[b]'])
     """
     cat = pd.Categorical(levels)
     cols = [np.ones(len(cat))]
@@ -539,7 +539,7 @@ def likelihood_ratio_test(
     frame: pd.DataFrame,
     factor: str,
     response: str = "correct",
-    group: str = "emotion",
+    group: str = "category",
     n_agq: int = DEFAULT_N_AGQ,
     weight: str | None = None,
 ) -> LikelihoodRatioTest:
@@ -551,9 +551,9 @@ def likelihood_ratio_test(
     frame : pandas.DataFrame
         One 0/1 (or bool) row per trial.
     factor : str
-        The categorical fixed factor tested (race, gender).
+        The categorical fixed factor tested (audit_1, audit_2).
     response : str, default "correct"
-    group : str, default "emotion"
+    group : str, default "category"
         The random-intercept grouping.
     n_agq : int, default 25
     weight : str, optional
@@ -582,18 +582,18 @@ def likelihood_ratio_test(
     References
     ----------
     Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.4
-    (correct ~ race + (1 | gt_emotion)); Bates, Maechler, Bolker & Walker (2015), "Fitting linear
+    (correct ~ audit_1 + (1 | gt_category)); Bates, Maechler, Bolker & Walker (2015), "Fitting linear
     mixed-effects models using lme4", Journal of Statistical Software 67(1) (nAGQ);
     docs/demographics.md.
 
     Examples
     --------
-    Two emotions alike (no group variance), race A right 3 of 4 and B 1 of 4 in each: the test is
+    Two categories alike (no group variance), audit_1 A right 3 of 4 and B 1 of 4 in each: the test is
     the G-test of [[6, 2], [2, 6]], 2 (12 log 1.5 + 4 log 0.5) = 4.186 on 1 df:
 
     >>> import pandas as pd
-    >>> rows = [(e, race, int(i < k)) for e in ("e1", "e2") for race, k in (("A", 3), ("B", 1)) for i in range(4)]
-    >>> t = likelihood_ratio_test(pd.DataFrame(rows, columns=["emotion", "race", "correct"]), "race")
+    >>> rows = [(e, audit_1, int(i < k)) for e in ("e1", "e2") for audit_1, k in (("A", 3), ("B", 1)) for i in range(4)]
+    >>> t = likelihood_ratio_test(pd.DataFrame(rows, columns=["category", "audit_1", "correct"]), "audit_1")
     >>> round(t.chi2, 4), t.df, round(t.p_value, 4)
     (4.186, 1, 0.0408)
     """

@@ -121,7 +121,7 @@ def weight_blocks(n: int, replicates: int, seed: int):
     Notes
     -----
     w[b, i] = sum_j 1[idx[b, j] = i] for the draws of :func:`index_blocks`; every row sums to n.
-    Every condition, dimension and emotion with the same image count reuses the same draws (same
+    Every condition, dimension and category with the same image count reuses the same draws (same
     seed), so the counts are kept (one byte each) up to CACHED_CELLS.
 
     References

@@ -1,23 +1,23 @@
-"""The emotion-bias LMM of paper sections 3.4.2 / 3.4.5:
+"""The category-bias LMM of paper sections 3.4.2 / 3.4.5:
 
-    rating ~ rater_type * emotion + (1 | image_id),   rater_type in {human (per-image mean), model}
+    rating ~ rater_type * category + (1 | image_id),   rater_type in {human (per-image mean), model}
 
 two rows per image (the human mean and the model's prediction), fitted by REML, with fixed effects
-reported with Satterthwaite denominator df as lmerTest does, and the rater_type x emotion
+reported with Satterthwaite denominator df as lmerTest does, and the rater_type x category
 interaction tested by a likelihood ratio of ML fits with and without it (chi-square, K - 1 df).
 
 The fits are closed forms, not an optimiser (docs/marts_agreement.md, "lmm_rater_type in closed
 form"). With two rows per image the difference D = model - human and the sum S = model + human of
 an image are independent: D ~ N(mu_D[e], 2 s^2) and S ~ N(mu_S[e], 4 s_img^2 + 2 s^2), and the
-2K fixed effects of the full model are exactly one free mean of D and one of S per emotion. So
+2K fixed effects of the full model are exactly one free mean of D and one of S per category. So
 the REML and ML fits are two one-way ANOVAs joined only by the constraint s_img^2 >= 0, and every
 estimate, variance, standard error, Satterthwaite df and the LR statistic is a function of each
-emotion's count, mean and sum of squared deviations of D and S (int_rater_type_cells computes
+category's count, mean and sum of squared deviations of D and S (int_rater_type_cells computes
 them in SQL). tests/python/test_stats_lmm.py checks the results against mixedlm (lme4's
 algorithm, lmerTest's df) and against a dense brute-force REML / ML fit.
 
-Coding is explicit treatment coding so coefficient names are readable: the reference emotion is
-the first label in `emotions` (the study's display order) present in the data, the reference
+Coding is explicit treatment coding so coefficient names are readable: the reference category is
+the first label in `categories` (the study's display order) present in the data, the reference
 rater type is human.
 """
 
@@ -53,19 +53,19 @@ class ModelCheckError(ValueError):
     or no residual degrees of freedom)."""
 
 
-def rater_type_cells(human_mean, model, emotion) -> pd.DataFrame:
-    """Per-image values -> the per-emotion sufficient statistics `fit_rater_type_cells` takes.
+def rater_type_cells(human_mean, model, category) -> pd.DataFrame:
+    """Per-image values -> the per-category sufficient statistics `fit_rater_type_cells` takes.
 
     Parameters
     ----------
-    human_mean, model, emotion : array_like
-        Aligned per-image human mean, model value and emotion label; an image missing either
+    human_mean, model, category : array_like
+        Aligned per-image human mean, model value and category label; an image missing either
         value counts in ``n_rows`` only.
 
     Returns
     -------
     pandas.DataFrame
-        One row per emotion: ``emotion, n_rows, n_images, diff_mean, diff_ss, sum_mean, sum_ss``
+        One row per category: ``category, n_rows, n_images, diff_mean, diff_ss, sum_mean, sum_ss``
         (D = model - human, S = model + human; the columns of int_rater_type_cells).
 
     Notes
@@ -80,40 +80,40 @@ def rater_type_cells(human_mean, model, emotion) -> pd.DataFrame:
     Examples
     --------
     >>> rater_type_cells([5.0, 6, 7], [6.0, 8, None], ["happy", "happy", "sad"]).round(3).to_dict("records")
-    [{'emotion': 'happy', 'n_rows': 2, 'n_images': 2, 'diff_mean': 1.5, 'sum_mean': 12.5, 'diff_ss': 0.5, 'sum_ss': 4.5}, {'emotion': 'sad', 'n_rows': 1, 'n_images': 0, 'diff_mean': nan, 'sum_mean': nan, 'diff_ss': nan, 'sum_ss': nan}]
+    [{'category': 'happy', 'n_rows': 2, 'n_images': 2, 'diff_mean': 1.5, 'sum_mean': 12.5, 'diff_ss': 0.5, 'sum_ss': 4.5}, {'category': 'sad', 'n_rows': 1, 'n_images': 0, 'diff_mean': nan, 'sum_mean': nan, 'diff_ss': nan, 'sum_ss': nan}]
     """
     frame = pd.DataFrame(
         {
-            "emotion": np.asarray(emotion, dtype=object),
+            "category": np.asarray(category, dtype=object),
             "h": np.asarray(human_mean, dtype=float),
             "m": np.asarray(model, dtype=float),
         }
     )
     both = frame["h"].notna() & frame["m"].notna()
     frame = frame.assign(D=(frame["m"] - frame["h"]).where(both), S=(frame["m"] + frame["h"]).where(both))
-    g = frame.groupby("emotion", sort=False, dropna=False)
+    g = frame.groupby("category", sort=False, dropna=False)
     out = g.agg(n_rows=("h", "size"), n_images=("D", "count"), diff_mean=("D", "mean"), sum_mean=("S", "mean"))
     out["diff_ss"] = g["D"].var(ddof=0) * out["n_images"]  # NaN without values, as SQL's var_pop
     out["sum_ss"] = g["S"].var(ddof=0) * out["n_images"]
     return out.reset_index()
 
 
-def fit_rater_type_lmm(human_mean, model, emotion, image_id, emotions) -> LmmResult:
-    """Fit rating ~ rater_type * emotion + (1 | image_id) to a model's answers and the human means.
+def fit_rater_type_lmm(human_mean, model, category, image_id, categories) -> LmmResult:
+    """Fit rating ~ rater_type * category + (1 | image_id) to a model's answers and the human means.
 
     Parameters
     ----------
-    human_mean, model, emotion, image_id : array_like
-        Aligned per-image human mean, model prediction, emotion label and image id (one row per
+    human_mean, model, category, image_id : array_like
+        Aligned per-image human mean, model prediction, category label and image id (one row per
         image). Images missing either value are dropped and counted.
-    emotions : sequence of str
-        The declared labels in the study's order; the first present is the reference emotion. A
+    categories : sequence of str
+        The declared labels in the study's order; the first present is the reference category. A
         label outside it is an error naming it.
 
     Returns
     -------
     LmmResult
-        See `fit_rater_type_cells`, which this calls on the per-emotion statistics.
+        See `fit_rater_type_cells`, which this calls on the per-category statistics.
 
     Notes
     -----
@@ -136,14 +136,14 @@ def fit_rater_type_lmm(human_mean, model, emotion, image_id, emotions) -> LmmRes
                                  term  estimate   df
     0                     (Intercept)       6.0  6.4
     1               rater_type[model]       1.0  4.0
-    2                    emotion[sad]      -2.0  6.4
-    3  rater_type[model]:emotion[sad]      -1.0  4.0
+    2                    category[sad]      -2.0  6.4
+    3  rater_type[model]:category[sad]      -1.0  4.0
     >>> round(r.image_variance, 6), round(r.residual_variance, 6), r.interaction_df
     (0.5, 0.5, 1)
     """
     if len(pd.unique(np.asarray(image_id))) != len(np.asarray(image_id)):
         raise ModelCheckError("fit_rater_type_lmm takes one row per image; image_id repeats")
-    return fit_rater_type_cells(rater_type_cells(human_mean, model, emotion), emotions)
+    return fit_rater_type_cells(rater_type_cells(human_mean, model, category), categories)
 
 
 def _reml_variances(ssd: float, sss: float, dof: int) -> tuple[float, float]:
@@ -176,18 +176,18 @@ def _satterthwaite(a: float, b: float, s2: float, lam: float, dof: int, boundary
     return float(2 * v**2 / (a**2 * 2 * lam**2 / dof + b**2 * 2 * s2**2 / dof))
 
 
-def fit_rater_type_cells(cells: pd.DataFrame, emotions) -> LmmResult:
-    """REML fit, Satterthwaite df and interaction LR test of the rater-type LMM from per-emotion
+def fit_rater_type_cells(cells: pd.DataFrame, categories) -> LmmResult:
+    """REML fit, Satterthwaite df and interaction LR test of the rater-type LMM from per-category
     sufficient statistics.
 
     Parameters
     ----------
     cells : pandas.DataFrame
-        One row per emotion: ``emotion``, ``n_rows`` (images with a row), ``n_images`` (images
+        One row per category: ``category``, ``n_rows`` (images with a row), ``n_images`` (images
         with both values), ``diff_mean``, ``diff_ss`` (mean and sum of squared deviations of
         D = model - human), ``sum_mean``, ``sum_ss`` (the same of S = model + human).
-    emotions : sequence of str
-        The declared labels in the study's order; the first present is the reference emotion.
+    categories : sequence of str
+        The declared labels in the study's order; the first present is the reference category.
 
     Returns
     -------
@@ -199,21 +199,21 @@ def fit_rater_type_cells(cells: pd.DataFrame, emotions) -> LmmResult:
     Raises
     ------
     ModelCheckError
-        Fewer than two images, no residual df (one image per emotion), or no residual variance.
+        Fewer than two images, no residual df (one image per category), or no residual variance.
     ValueError
-        An emotion outside `emotions`.
+        A category outside `categories`.
 
     Notes
     -----
     Two rows per image: ``y_ir = b0 + b1 model_r + g_e + d_e model_r + u_i + e_ir`` with
     ``u_i ~ N(0, s_img^2)``, ``e_ir ~ N(0, s^2)``, treatment coding (reference: human and the first
-    emotion). With N images, K emotions, dof = N - K, SSD and SSS the pooled within-emotion sums
+    category). With N images, K categories, dof = N - K, SSD and SSS the pooled within-category sums
     of squares of D and S: REML ``s^2 = SSD / (2 dof)`` and ``s_img^2 = (SSS - SSD) / (4 dof)``
-    (0 and ``s^2 = (SSD + SSS) / (4 dof)`` when SSS < SSD). Per emotion, ``Var(mean D) = 2 s^2 / n``
+    (0 and ``s^2 = (SSD + SSS) / (4 dof)`` when SSS < SSD). Per category, ``Var(mean D) = 2 s^2 / n``
     and ``Var(mean human) = (s_img^2 + s^2) / n``; within-image terms (rater type and the
     interaction) have dof df and between-image terms the Satterthwaite
     ``(MS_img + MS_res)^2 / (MS_img^2 / dof + MS_res^2 / dof)``, MS_res = s^2, MS_img = SSS / (2 dof).
-    The interaction LRT compares ML fits (N for N - K) with D's mean free per emotion or common.
+    The interaction LRT compares ML fits (N for N - K) with D's mean free per category or common.
 
     References
     ----------
@@ -224,7 +224,7 @@ def fit_rater_type_cells(cells: pd.DataFrame, emotions) -> LmmResult:
 
     Examples
     --------
-    One emotion, differences (1, 2, 0): rater type +1 with SSD = 2 on 2 df, so s^2 = 0.5 and
+    One category, differences (1, 2, 0): rater type +1 with SSD = 2 on 2 df, so s^2 = 0.5 and
     se = sqrt(2 x 0.5 / 3); no interaction to test:
 
     >>> cells = rater_type_cells([5.0, 6, 7], [6.0, 8, 7], ["happy"] * 3)
@@ -234,14 +234,14 @@ def fit_rater_type_cells(cells: pd.DataFrame, emotions) -> LmmResult:
     >>> r.residual_variance, r.interaction_df
     (0.5, 0)
     """
-    emotions = list(emotions)
+    categories = list(categories)
     cells = cells[cells["n_rows"] > 0]
-    unknown = set(cells["emotion"]) - set(emotions)
+    unknown = set(cells["category"]) - set(categories)
     if unknown:
-        raise ValueError(f"emotions {sorted(unknown, key=str)} are not in the declared label set {emotions}")
+        raise ValueError(f"categories {sorted(unknown, key=str)} are not in the declared label set {categories}")
     n_excluded = int(cells["n_rows"].sum() - cells["n_images"].sum())
-    order = {e: i for i, e in enumerate(emotions)}
-    used = cells[cells["n_images"] > 0].assign(_o=lambda c: c["emotion"].map(order)).sort_values("_o")
+    order = {e: i for i, e in enumerate(categories)}
+    used = cells[cells["n_images"] > 0].assign(_o=lambda c: c["category"].map(order)).sort_values("_o")
     n = used["n_images"].to_numpy(dtype=float)
     N, K = int(n.sum()), len(used)
     if N < 2:
@@ -250,26 +250,26 @@ def fit_rater_type_cells(cells: pd.DataFrame, emotions) -> LmmResult:
         )
     dof = N - K
     if dof < 1:
-        raise ModelCheckError(f"no residual degrees of freedom: {N} images in {K} emotions")
+        raise ModelCheckError(f"no residual degrees of freedom: {N} images in {K} categories")
     Dm, Sm = used["diff_mean"].to_numpy(dtype=float), used["sum_mean"].to_numpy(dtype=float)
     ssd, sss = float(used["diff_ss"].sum()), float(used["sum_ss"].sum())
     s2, lam = _reml_variances(ssd, sss, dof)
     if not s2 > 0:
         raise ModelCheckError(
-            "no residual variance: the model and the human means differ by the same amount on every image of an emotion"
+            "no residual variance: the model and the human means differ by the same amount on every image of a category"
         )
     boundary = sss < ssd
     image_var = (lam - 2 * s2) / 4
     # Var(mean human) = (lambda + 2 s^2) / (4 n); Var(mean D) = 2 s^2 / n
     hm = (Sm - Dm) / 2
-    names = used["emotion"].tolist()
+    names = used["category"].tolist()
     rows = [("(Intercept)", hm[0], 0.25 / n[0], 0.5 / n[0]), ("rater_type[model]", Dm[0], 0.0, 2 / n[0])]
     for i in range(1, K):
         w = 1 / n[i] + 1 / n[0]
-        rows.append((f"emotion[{names[i]}]", hm[i] - hm[0], 0.25 * w, 0.5 * w))
+        rows.append((f"category[{names[i]}]", hm[i] - hm[0], 0.25 * w, 0.5 * w))
     for i in range(1, K):
         w = 1 / n[i] + 1 / n[0]
-        rows.append((f"rater_type[model]:emotion[{names[i]}]", Dm[i] - Dm[0], 0.0, 2 * w))
+        rows.append((f"rater_type[model]:category[{names[i]}]", Dm[i] - Dm[0], 0.0, 2 * w))
     out = []
     for term, est, a, b in rows:
         se = float(np.sqrt(a * lam + b * s2))

@@ -5,7 +5,7 @@
 fitted by REML with the `mixedlm` package (lme4's algorithm). The paper prints the rater variance
 (valence 0.450, arousal 0.696) and its ratio to the image-level variance (11x, 32x); it does not
 print the fixed part. An image variance of 0.04 on valence is only possible with the category
-(emotion) as a fixed effect, since happy and sad faces differ by several scale points; so the
+(category) as a fixed effect, since happy and sad faces differ by several scale points; so the
 category enters as fixed effects when the study has one (docs/marts_paper_extras.md).
 
 Checked against the balanced two-way ANOVA estimators (which REML equals on a balanced design when
@@ -52,7 +52,7 @@ def crossed_variance_components(rating, rater_id, image_id, category=None) -> Va
     rater_id, image_id : array_like
         Who rated and what, one per rating (at least two of each).
     category : array_like, optional
-        One label per rating, constant within an image (the emotion): its levels enter as fixed
+        One label per rating, constant within an image (the category): its levels enter as fixed
         effects, since an image variance of 0.04 on valence is only possible once happy and sad
         faces are allowed different means.
 

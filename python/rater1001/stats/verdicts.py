@@ -1,16 +1,16 @@
 """Replaceability verdict matrix (paper sections 3.4.3 and 4.6, Table 8): one verdict per
-emotion x measure (classification, valence, arousal) in replaceable / partial / calibratable /
+category x measure (classification, valence, arousal) in replaceable / partial / calibratable /
 not_replaceable, from per-condition inputs and the human leave-one-out baseline of the same
-emotion. Thresholds and the order in which verdicts are tried are data (seeds/verdict_rules.csv).
+category. Thresholds and the order in which verdicts are tried are data (seeds/verdict_rules.csv).
 
 Dimensions (valence, arousal), per condition:
   eligible   = delta alpha >= delta_alpha_min            (not checked when delta alpha is missing)
                where delta alpha is the condition's pooled delta alpha over all images of the
                dimension (delta_alpha_scope = pooled, the paper's Tables 4c/5c and default) or
-               the emotion's own (delta_alpha_scope = per_category)
+               the category's own (delta_alpha_scope = per_category)
   passes     = eligible and W1SD >= human LOO W1SD + w1sd_margin   (full precision; ties pass)
   calibration candidate = eligible, not passing, |bias|/SD_d >= systematicity_min and
-               2 * 1.96 * SD_d <= loa_width_max_human_sd * mean human SD of the emotion
+               2 * 1.96 * SD_d <= loa_width_max_human_sd * mean human SD of the category
   stereotyped (flag on a passing condition) = mean|z| < ratio * human LOO mean|z|, or
                n_unique <= stereotyped_max_unique
 Cell, trying verdict_order (default: Table 8's legend):
@@ -26,7 +26,7 @@ Classification: the levels are rows of the seed, tried in `classification_verdic
 `classification_when_<level>` a condition over the cell's conditions (see
 :func:`parse_level_rule`), e.g. calibratable = all(pass), model_dependent = share(pass) > 0.5,
 not_replaceable = always; a condition passes at `classification_statistic` >= kappa_pass (the
-default statistic is the within-emotion free-marginal kappa, docs/stats.md). The flag
+default statistic is the within-category free-marginal kappa, docs/stats.md). The flag
 `model_dependent` is Table 8 note 1 read literally: some condition passes and another is below
 kappa_fail.
 """
@@ -60,7 +60,7 @@ _CLAUSE = re.compile(
 
 DELTA_ALPHA_SCOPES = ("pooled", "per_category")
 # The input column each scope reads: pooled = the condition's delta alpha over all images of the
-# dimension (one number per condition, as Tables 4c/5c print), per_category = the emotion's own.
+# dimension (one number per condition, as Tables 4c/5c print), per_category = the category's own.
 SCOPE_COLUMN = {"pooled": "delta_alpha_pooled", "per_category": "delta_alpha"}
 SEED_FILE = REPO_ROOT / "seeds" / "verdict_rules.csv"
 
@@ -89,7 +89,7 @@ class VerdictRules:
 
 @dataclass(frozen=True)
 class DimensionVerdict:
-    """One emotion x dimension cell of the verdict matrix (fields in the marts' column order)."""
+    """One category x dimension cell of the verdict matrix (fields in the marts' column order)."""
 
     verdict: str
     n_conditions: int
@@ -107,7 +107,7 @@ class DimensionVerdict:
 
 @dataclass(frozen=True)
 class ClassificationVerdict:
-    """One emotion's classification cell of the verdict matrix."""
+    """One category's classification cell of the verdict matrix."""
 
     verdict: str
     n_conditions: int
@@ -477,7 +477,7 @@ def scoped_delta_alpha(conditions: pd.DataFrame, rules: VerdictRules) -> pd.Seri
     Notes
     -----
     ``pooled``: the condition's delta alpha over all images of the dimension (the only one the
-    paper reports, Tables 4c/5c); ``per_category``: the emotion's own.
+    paper reports, Tables 4c/5c); ``per_category``: the category's own.
 
     References
     ----------
@@ -592,20 +592,20 @@ def dimension_verdict(
     human_sd: float = np.nan,
     rules: VerdictRules | None = None,
 ) -> DimensionVerdict:
-    """Verdict of one emotion x dimension cell.
+    """Verdict of one category x dimension cell.
 
     Parameters
     ----------
     conditions : pandas.DataFrame
         One row per condition: condition_id, w1sd and optionally mean_abs_z, delta_alpha (the
-        emotion's), delta_alpha_pooled (the condition's over all images), bias, sd_d, n_unique
+        category's), delta_alpha_pooled (the condition's over all images), bias, sd_d, n_unique
         (missing columns = not checked). Rows without w1sd are left out.
     loo_w1sd : float
         Human leave-one-out W1SD of the cell.
     loo_mean_abs_z : float, optional
         Human leave-one-out mean |z| (for the stereotyped flag).
     human_sd : float, optional
-        Mean human SD of the emotion (for the LoA-width test of calibration candidates).
+        Mean human SD of the category (for the LoA-width test of calibration candidates).
     rules : VerdictRules, optional
         Default :func:`default_rules`.
 
@@ -679,7 +679,7 @@ def dimension_verdict(
 
 
 def classification_verdict(conditions: pd.DataFrame, rules: VerdictRules | None = None) -> ClassificationVerdict:
-    """Classification verdict of one emotion.
+    """Classification verdict of one category.
 
     Parameters
     ----------
@@ -748,18 +748,18 @@ def verdict_matrix(
     classification_inputs: pd.DataFrame | None = None,
     rules: VerdictRules | None = None,
 ) -> pd.DataFrame:
-    """The verdict matrix: every emotion x measure cell.
+    """The verdict matrix: every category x measure cell.
 
     Parameters
     ----------
     dimension_inputs : pandas.DataFrame
-        emotion, measure, condition_id, w1sd [, mean_abs_z, delta_alpha, delta_alpha_pooled, bias,
+        category, measure, condition_id, w1sd [, mean_abs_z, delta_alpha, delta_alpha_pooled, bias,
         sd_d, n_unique].
     human_baseline : pandas.DataFrame
-        emotion, measure, loo_w1sd [, loo_mean_abs_z, human_sd]; a cell without a baseline is an
+        category, measure, loo_w1sd [, loo_mean_abs_z, human_sd]; a cell without a baseline is an
         error naming it.
     classification_inputs : pandas.DataFrame, optional
-        emotion, condition_id, the rules' classification_statistic and the columns its level
+        category, condition_id, the rules' classification_statistic and the columns its level
         rules read (kappa_within, kappa, recall, precision).
     rules : VerdictRules, optional
         Default :func:`default_rules`.
@@ -767,7 +767,7 @@ def verdict_matrix(
     Returns
     -------
     pandas.DataFrame
-        One row per cell: emotion, measure and :func:`dimension_verdict`'s (or
+        One row per cell: category, measure and :func:`dimension_verdict`'s (or
         :func:`classification_verdict`'s) fields.
 
     Notes
@@ -784,23 +784,23 @@ def verdict_matrix(
     --------
     One model of two reaches the human W1SD: partial (1 of 2 is not a strict majority).
 
-    >>> d = pd.DataFrame({"emotion": "fear", "measure": "arousal", "condition_id": ["a", "b"],
+    >>> d = pd.DataFrame({"category": "fear", "measure": "arousal", "condition_id": ["a", "b"],
     ...                   "w1sd": [0.70, 0.60]})
-    >>> base = pd.DataFrame({"emotion": ["fear"], "measure": ["arousal"], "loo_w1sd": [0.70]})
-    >>> verdict_matrix(d, base)[["emotion", "measure", "verdict", "passing_conditions"]]
-      emotion  measure  verdict passing_conditions
+    >>> base = pd.DataFrame({"category": ["fear"], "measure": ["arousal"], "loo_w1sd": [0.70]})
+    >>> verdict_matrix(d, base)[["category", "measure", "verdict", "passing_conditions"]]
+      category  measure  verdict passing_conditions
     0    fear  arousal  partial                  a
     """
     rules = rules or default_rules()
-    base = human_baseline.set_index(["emotion", "measure"])
+    base = human_baseline.set_index(["category", "measure"])
     rows = []
-    for (emotion, measure), cell in dimension_inputs.groupby(["emotion", "measure"], sort=False):
-        if (emotion, measure) not in base.index:
-            raise ValueError(f"no human LOO baseline for emotion {emotion!r}, measure {measure!r}")
-        b = base.loc[(emotion, measure)]
+    for (category, measure), cell in dimension_inputs.groupby(["category", "measure"], sort=False):
+        if (category, measure) not in base.index:
+            raise ValueError(f"no human LOO baseline for category {category!r}, measure {measure!r}")
+        b = base.loc[(category, measure)]
         rows.append(
             {
-                "emotion": emotion,
+                "category": category,
                 "measure": measure,
                 **asdict(
                     dimension_verdict(
@@ -814,8 +814,8 @@ def verdict_matrix(
             }
         )
     if classification_inputs is not None:
-        for emotion, cell in classification_inputs.groupby("emotion", sort=False):
+        for category, cell in classification_inputs.groupby("category", sort=False):
             rows.append(
-                {"emotion": emotion, "measure": "classification", **asdict(classification_verdict(cell, rules))}
+                {"category": category, "measure": "classification", **asdict(classification_verdict(cell, rules))}
             )
     return pd.DataFrame(rows)

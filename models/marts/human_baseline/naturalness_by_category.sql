@@ -1,4 +1,4 @@
--- Section 2.5's naturalness means per emotion (the paper: 5.26 for fear to 6.94 for happy) and
+-- Section 2.5's naturalness means per category (the paper: 5.26 for fear to 6.94 for happy) and
 -- over all images ('all'). Naturalness is an optional dimension: a study that does not declare
 -- it (study.yml dimensions) has no naturalness ratings, and this table is empty.
 with human_ratings_long as (
@@ -21,7 +21,7 @@ naturalness as (
     select
         human_ratings_long.image_id,
         human_ratings_long.rating,
-        stimuli.emotion
+        stimuli.category
     from human_ratings_long
     inner join stimuli using (image_id)
     where human_ratings_long.dimension = 'naturalness'
@@ -30,37 +30,37 @@ naturalness as (
 image_means as (
     select
         image_id,
-        emotion,
+        category,
         avg(rating) as image_mean
     from naturalness
-    group by image_id, emotion
+    group by image_id, category
 ),
 
-per_emotion as (
+per_category as (
     select
-        case when grouping(emotion) = 1 then 'all' else emotion end as emotion,
+        case when grouping(category) = 1 then 'all' else category end as category,
         count(*) as n_ratings,
         count(distinct image_id) as n_images,
         avg(rating) as mean_naturalness,
         stddev_samp(rating) as sd_ratings
     from naturalness
-    group by grouping sets ((emotion), ())
-    -- a study without the category factor has no per-emotion rows, only 'all' (stg_stimuli)
-    having grouping(emotion) = 1 or emotion <> 'all'
+    group by grouping sets ((category), ())
+    -- a study without the category factor has no per-category rows, only 'all' (stg_stimuli)
+    having grouping(category) = 1 or category <> 'all'
 ),
 
 image_spread as (
     select
-        case when grouping(emotion) = 1 then 'all' else emotion end as emotion,
+        case when grouping(category) = 1 then 'all' else category end as category,
         stddev_samp(image_mean) as sd_image_means
     from image_means
-    group by grouping sets ((emotion), ())
-    having grouping(emotion) = 1 or emotion <> 'all'
+    group by grouping sets ((category), ())
+    having grouping(category) = 1 or category <> 'all'
 ),
 
 paper as (
     select
-        emotion,
+        category,
         value as paper_mean
     from paper_reported_values
     where analysis = 'naturalness' and statistic = 'mean'
@@ -68,19 +68,19 @@ paper as (
 
 final as (
     select
-        per_emotion.emotion,
-        per_emotion.n_ratings,
-        per_emotion.n_images,
-        per_emotion.mean_naturalness,
-        per_emotion.sd_ratings,
+        per_category.category,
+        per_category.n_ratings,
+        per_category.n_images,
+        per_category.mean_naturalness,
+        per_category.sd_ratings,
         image_spread.sd_image_means,
         paper.paper_mean,
         study_provenance.data_origin
-    from per_emotion
-    inner join image_spread using (emotion)
-    left join paper using (emotion)
+    from per_category
+    inner join image_spread using (category)
+    left join paper using (category)
     cross join study_provenance
-    where per_emotion.n_ratings > 0
+    where per_category.n_ratings > 0
 )
 
 select * from final
