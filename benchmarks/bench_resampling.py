@@ -1,8 +1,8 @@
 """Cost of the five resampling marts (bootstrap_psig, headline_intervals, small_pool_alpha,
 response_diversity_k_human, response_diversity_images) at 1x, 10x, ... the demo study.
 
-Reads the marts' inputs (int_model_vs_human_long, int_model_vs_human, int_image_human_lists,
-int_image_human_stats, int_image_value_counts, int_condition_pools, int_study_provenance) from a
+Reads the marts' inputs (int_model_vs_human_long, int_model_vs_human, int_image_human_stats,
+int_image_value_counts, int_condition_pools, int_study_provenance) from a
 built warehouse, repeats every image `scale` times under new image ids (so a 10x study has 10x the
 images, each with its 50 humans, as the simulated scale studies do; the copies' |z| are moved by
 1e-9 per copy so they do not tie with the original), and runs each mart's Python
@@ -37,7 +37,6 @@ MARTS = (
 TABLES = (
     "int_model_vs_human_long",
     "int_model_vs_human",
-    "int_image_human_lists",
     "int_image_human_stats",
     "int_image_value_counts",
     "int_condition_pools",
@@ -55,7 +54,7 @@ def scaled_inputs(source: str, scale: int, out: str) -> None:
         columns = [c[0] for c in con.execute(f"describe select * from {rel}").fetchall()]
         # a copy's |z| moves by i * 1e-9 so that it does not tie with its original, as a new
         # image would not (exact copies would make the signed-rank ties unrealistically dense)
-        shifted = {"z": "z + r.i * 1e-9", "loo_abs_z": "list_transform(loo_abs_z, lambda x: x + r.i * 1e-9)"}
+        shifted = {"z": "z + r.i * 1e-9", "loo_abs_z": "loo_abs_z + r.i * 1e-9"}
         replace = ", ".join(
             ["image_id || '~' || r.i as image_id"] + [f"{e} as {c}" for c, e in shifted.items() if c in columns]
         )
@@ -75,9 +74,9 @@ def run_mart(mart: str, folder: str, save: str = "") -> None:
 
     provenance = read("int_study_provenance")
     inputs = {
-        "bootstrap_psig": ("int_model_vs_human_long", "int_image_human_lists"),
-        "response_diversity_k_human": ("int_model_vs_human_long", "int_condition_pools", "int_image_human_lists"),
-        "response_diversity_images": ("int_model_vs_human_long", "int_condition_pools", "int_image_human_lists"),
+        "bootstrap_psig": ("int_model_vs_human_long", "int_image_value_counts"),
+        "response_diversity_k_human": ("int_model_vs_human_long", "int_condition_pools", "int_image_value_counts"),
+        "response_diversity_images": ("int_model_vs_human_long", "int_condition_pools", "int_image_value_counts"),
         "small_pool_alpha": ("int_model_vs_human", "int_image_value_counts"),
         "headline_intervals": ("int_model_vs_human", "int_image_human_stats"),
     }[mart]

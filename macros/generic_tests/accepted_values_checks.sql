@@ -31,19 +31,25 @@
 {% endmacro %}
 
 
-{#- The names of the study's audit factors as the audit marts spell them (setting factor_slots;
-    docs/study_shape.md, "Factor names"): kind `factor` = each audit factor; `slice_type` = each,
-    and a_b for two; `term` = each, and a:b for two; `omnibus_term` = each, and each with ':' and
-    the category. The paper's study: race, gender, race_gender, race:gender, ... -#}
+{#- The names of the study's audit factors as the audit marts spell them (setting study_factors,
+    declared order; docs/study_shape.md, "Factor names"): kind `factor` = each audit factor;
+    `slice_type` = each, and a_b for each pair; `term` = each, and a:b for each pair;
+    `omnibus_term` = each, and each with ':' and the category. The paper's study: race, gender,
+    race_gender, race:gender, ... -#}
 {% macro rater1001_audit_terms(kind) %}
-{%- set slots = study_setting('factor_slots', {}) %}
 {%- set audit = [] %}
-{%- for s in ['audit_1', 'audit_2'] if slots.get(s) %}{% do audit.append(slots[s]) %}{% endfor %}
+{%- set category = [] %}
+{%- for f in study_setting('study_factors', []) %}
+{%- if f.role == 'audit' %}{% do audit.append(f.name) %}{% elif f.role == 'category' %}{% do category.append(f.name) %}{% endif %}
+{%- endfor %}
 {%- set values = audit[:] %}
-{%- if kind == 'slice_type' and audit | length == 2 %}{% do values.append(audit | join('_')) %}{% endif %}
-{%- if kind == 'term' and audit | length == 2 %}{% do values.append(audit | join(':')) %}{% endif %}
-{%- if kind == 'omnibus_term' %}
-{%- for a in audit %}{% do values.append(a ~ ':' ~ slots.get('category', 'category')) %}{% endfor %}
-{%- endif %}
+{%- for a in audit %}
+{%- set outer = loop.index0 %}
+{%- for b in audit[outer + 1:] %}
+{%- if kind == 'slice_type' %}{% do values.append(a ~ '_' ~ b) %}{% endif %}
+{%- if kind == 'term' %}{% do values.append(a ~ ':' ~ b) %}{% endif %}
+{%- endfor %}
+{%- if kind == 'omnibus_term' %}{% do values.append(a ~ ':' ~ (category[0] if category else 'category')) %}{% endif %}
+{%- endfor %}
 {{ return(values) }}
 {% endmacro %}

@@ -87,6 +87,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
         dimensions=tuple(args.dimension),
         audit=tuple(args.audit),
         category=args.category,
+        identity_col=args.identity_col,
         rater_attributes=tuple(args.rater_attribute),
         model_col=args.model_col,
         ignore=tuple(args.ignore),
@@ -636,7 +637,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("init", help="guess study.yml and the label seed from your own files (--yes: and ingest them)")
     s.add_argument("ratings", help="the ratings: a row per stimulus x rater, per rater, or per stimulus (docs/init.md)")
-    s.add_argument("--stimuli", default=None, help="a file describing the stimuli (factors, text, file names)")
+    s.add_argument(
+        "--stimuli",
+        action="append",
+        default=[],
+        help="a file describing the stimuli (factors, text, file names; repeatable)",
+    )
     s.add_argument("--raters", default=None, help="a file describing the raters (attributes, age)")
     s.add_argument("--predictions", default=None, help="the models' answers, one row per model x stimulus")
     s.add_argument(
@@ -652,6 +658,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--audit", action="append", default=[], metavar="[NAME=]COLUMN", help="an audit factor (repeatable)")
     s.add_argument("--category", default=None, metavar="COLUMN", help="the stimulus column with the intended label")
+    s.add_argument(
+        "--identity-col", default=None, metavar="COLUMN", help="the stimulus column naming whose face (source) it shows"
+    )
     s.add_argument(
         "--rater-attribute", action="append", default=[], metavar="[NAME=]COLUMN", help="a rater attribute (repeatable)"
     )

@@ -128,11 +128,6 @@ class Study:
         return [{"name": f.name, "role": f.role, "slot": slot_of.get(f.name)} for f in self.factors]
 
     @property
-    def unanalysed_audit_factors(self) -> tuple[str, ...]:
-        """Audit factors beyond the slots: declared and landed, but not in the audit marts."""
-        return tuple(f.name for f in self.audit_factors[len(AUDIT_SLOTS) :])
-
-    @property
     def design_declared(self) -> bool:
         return bool(self.cells) or self.ratings_per_image is not None or self.images_per_rater is not None
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pandas as pd
 from rater1001 import contract
 from rater1001.cli import main
@@ -78,10 +79,44 @@ def warehouse_tables(paths: ProjectPaths) -> dict[str, pd.DataFrame]:
         out = {}
         for name in names:
             frame = con.execute(f'select * from "{name}"').df()
+            for column in frame.columns:  # a list or struct cell: its text
+                if (
+                    frame[column].dtype == object
+                    and frame[column].map(lambda v: isinstance(v, (np.ndarray, list, dict))).any()
+                ):
+                    frame[column] = frame[column].map(lambda v: repr(v.tolist() if hasattr(v, "tolist") else v))
             out[name] = frame.sort_values(list(frame.columns)).reset_index(drop=True) if len(frame) else frame
         return out
     finally:
         con.close()
+
+
+# The landing's and the build's records: which files were ingested and when it was built (paths,
+# checksums, times), not the study.
+BUILD_RECORDS = frozenset({"stg_landing_manifest", "int_study_provenance", "rater1001_build"})
+
+
+def differing_tables(mine: ProjectPaths, theirs: ProjectPaths) -> list[str]:
+    """The tables and views of two built warehouses that are not equal (the same rows, every value
+    equal or, for numbers, within 1e-12), the build records aside; a table only one has counts."""
+    a, b = warehouse_tables(mine), warehouse_tables(theirs)
+    assert BUILD_RECORDS < set(b)
+    differing = sorted(set(a) ^ set(b))
+    for name in sorted(set(a) & set(b) - BUILD_RECORDS):
+        try:
+            pd.testing.assert_frame_equal(a[name], b[name], check_like=True, rtol=1e-12, atol=1e-12)
+        except AssertionError:
+            differing.append(name)
+    assert len(b) - len(BUILD_RECORDS) > 90  # every model (over 100 tables and views), not a handful
+    return differing
+
+
+def run(root: Path, *options: str) -> tuple[int, str, str]:
+    """`rater1001 --home ROOT run --no-progress OPTIONS`: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--home", str(root), "run", "--no-progress", *options])
+    return code, out.getvalue(), err.getvalue()
 
 
 def init_from_raw(root: Path, argv: list[str]) -> tuple[int, str, str]:

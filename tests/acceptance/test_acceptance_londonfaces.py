@@ -1,14 +1,16 @@
-"""London Face Set: 102 faces rated 1-7 for attractiveness by 62 raters whose sex, sexual
-preference and age band are given (three rater attributes); the faces' sex and ethnic group are
-two audit factors with an empty cell; each face is its own identity; a held-out 12-rater panel's
-mean is a human-proxy condition. Built through the CLI as a user would, then checked by the oracle
+"""London Face Set: 102 faces rated 1-7 for attractiveness by 74 raters whose sex and sexual
+preference are given (two rater attributes); the faces' sex and ethnic group are two audit factors
+with an empty cell; each face is its own identity; a 12-rater panel's mean is a human-proxy
+condition. Built through the CLI as a user would, then checked by the oracle
 (tests/oracle), which shares no code with rater1001. README.md has the source and licence."""
 
 from __future__ import annotations
 
 import pytest
-from acceptance_build import build_study, converter
+from acceptance_build import HERE, build_study, converter, differing_tables, init_from_raw, run
 from oracle_acceptance import CHECKS, oracle_check, paper_words_shown
+from rater1001.cli import main
+from rater1001.paths import project
 
 pytestmark = pytest.mark.xdist_group("acceptance_londonfaces")
 
@@ -22,10 +24,9 @@ def study(tmp_path_factory):
 def test_every_rating_lands_and_the_design_has_its_empty_cell(study):
     assert study.ingest_codes == dict.fromkeys(study.ingest_codes, 0)
     faces, rows = converter("londonfaces").read_ratings()
-    pool = [r for k, r in enumerate(rows, start=1) if k % 6]
-    assert len(faces) == 102 and len(pool) == 62
+    assert len(faces) == 102 and len(rows) == 74
     landed = study.query("select count(*) as n from stg_human_ratings")
-    assert int(landed["n"].iloc[0]) == 62 * 102
+    assert int(landed["n"].iloc[0]) == 74 * 102
     cells = study.query("select count(*) as n from stg_stimuli")
     assert int(cells["n"].iloc[0]) == 102
 
@@ -46,3 +47,38 @@ def test_the_oracle_agrees_with_the_warehouse(study, request, check):
 )
 def test_no_word_of_the_paper_where_a_person_reads(study):
     assert paper_words_shown(study, own=()) == []
+
+
+@pytest.fixture(scope="module")
+def guessed(study, tmp_path_factory):
+    """`rater1001 init --yes` on the published files (a row per rater, a column per face; the faces'
+    sheet beside it), with the flags a user passes for what the files leave open: the rating's name,
+    which face columns are audit factors (not face_age) and that each face is its own identity; then
+    the one table the files do not hold, the panel-mean condition, landed with `rater1001 ingest`
+    from the hand conversion's files; then `rater1001 run`."""
+    root = tmp_path_factory.mktemp("londonfaces-init")
+    raw = HERE / "londonfaces" / "raw"
+    init = init_from_raw(
+        root,
+        [
+            str(raw / "london_faces_ratings.csv"),
+            *("--stimuli", str(raw / "london_faces_info.csv"), "--dimension", "attractiveness"),
+            *("--audit", "face_sex", "--audit", "face_eth", "--identity-col", "face_id"),
+            *("--name", "londonfaces-sample"),
+        ],
+    )
+    codes = [
+        main(["--home", str(root), "ingest", table, str(study.files[table])])
+        for table in ("model_conditions", "model_predictions")
+    ]
+    return project(root), init, codes, run(root, "--allow-unbalanced")
+
+
+def test_init_on_the_published_files_builds_the_hand_declared_warehouse(guessed, study):
+    """Every table and view of the warehouse init sets up (with the panel-mean condition landed
+    beside it) equals the hand study's (study.yml + convert_londonfaces.py), the build records aside."""
+    paths, (code, out, err), codes, (run_code, run_out, run_err) = guessed
+    assert code == 0, out + err
+    assert "each of the 74 rows is a rater, numbered r01 to r74" in out
+    assert codes == [0, 0] and run_code == 0, run_out + run_err
+    assert differing_tables(paths, study.paths) == []

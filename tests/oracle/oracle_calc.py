@@ -632,6 +632,201 @@ def audit_anova_table(landed: Landed) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _bias(landed: Landed, cond: str, dim: str, items) -> pd.Series:
+    """d = human mean - model value per stimulus of items where both exist; index image_id."""
+    h = _human_stats(landed, dim)["mean"]
+    x = landed.model_values(cond, dim)
+    d = h.reindex(items) - x.reindex(items)
+    return d.dropna()
+
+
+@_memo
+def audit_omnibus_table(landed: Landed) -> pd.DataFrame:
+    """Per condition, model dimension and audit factor, over every stimulus with a level of the
+    factor and a bias value: the factor's main effect (bias ~ factor + category against bias ~
+    category) and its interaction with the category (bias ~ factor * category against the
+    additive model; none without a category). F, eta^2, p by least squares."""
+    if not landed.audit or not landed.model_dims:
+        return pd.DataFrame()
+    st = landed.stimuli.set_index("image_id")
+    rows = []
+    for dim in landed.model_dims:
+        for cond in landed.conditions:
+            for f in landed.audit:
+                d = _bias(landed, cond, dim, st.index[st[f].notna()])
+                if d.empty:
+                    continue
+                y = d.to_numpy(dtype=float)
+                ss_total = float(np.sum((y - y.mean()) ** 2))
+                one = np.ones((len(y), 1))
+                F = _dummies(st.loc[d.index, f].astype(str))
+                C = _dummies(st.loc[d.index, landed.category].astype(str)) if landed.category else one[:, :0]
+                additive = np.column_stack([one, F, C])
+                tests = [(f, np.column_stack([one, C]), additive)]
+                if landed.category:
+                    inter = [F[:, [i]] * C[:, [j]] for i in range(F.shape[1]) for j in range(C.shape[1])]
+                    tests.append((f"{f}:{landed.category}", additive, np.column_stack([additive, *inter])))
+                for term, small, large in tests:
+                    rows.append(
+                        dict(
+                            condition_id=cond,
+                            dimension=dim,
+                            factor=f,
+                            term=term,
+                            n=len(y),
+                            **_nested_f(y, small, large, ss_total),
+                        )
+                    )
+    return pd.DataFrame(rows)
+
+
+@_memo
+def audit_tukey_table(landed: Landed) -> pd.DataFrame:
+    """Where the oracle's stratified ANOVA (audit_anova_table) finds a pair's interaction a:b
+    significant (q_BH < .05) in a stratum: statsmodels' pairwise_tukeyhsd of the bias over that
+    stratum's a x b cells (the stimuli the ANOVA used), one row per pair of cells."""
+    from statsmodels.stats.multicomp import pairwise_tukeyhsd
+
+    anova = audit_anova_table(landed)
+    if anova.empty:
+        return pd.DataFrame()
+    pairs = {f"{a}:{b}": (a, b) for a, b in itertools.combinations(landed.audit, 2)}
+    hits = anova[anova["term"].isin(list(pairs)) & (anova["q_bh"] < 0.05)]
+    st = landed.stimuli.set_index("image_id")
+    rows = []
+    for hit in hits.itertuples(index=False):
+        a, b = pairs[hit.term]
+        items = landed.scope_items(hit.scope) if landed.category else st.index
+        d = _bias(landed, hit.condition_id, hit.dimension, items)
+        groups = (st.loc[d.index, a].astype(str) + ":" + st.loc[d.index, b].astype(str)).to_numpy()
+        res = pairwise_tukeyhsd(d.to_numpy(dtype=float), groups)
+        for (i, j), diff, p, (lo, hi), rej in zip(
+            itertools.combinations(range(len(res.groupsunique)), 2),
+            res.meandiffs,
+            res.pvalues,
+            res.confint,
+            res.reject,
+            strict=True,
+        ):
+            rows.append(
+                dict(
+                    condition_id=hit.condition_id,
+                    dimension=hit.dimension,
+                    scope=hit.scope,
+                    term=hit.term,
+                    group1=res.groupsunique[i],
+                    group2=res.groupsunique[j],
+                    meandiff=float(diff),
+                    p_adj=float(p),
+                    lower=float(lo),
+                    upper=float(hi),
+                    reject=float(bool(rej)),
+                )
+            )
+    return pd.DataFrame(rows)
+
+
+_GRID = np.linspace(-12.0, 12.0, 4801)  # b ~ N(0, 1): the integrand is negligible beyond +-12
+
+
+def _glmm_loglik(params: np.ndarray, X: np.ndarray, k: np.ndarray, n: np.ndarray, group: np.ndarray) -> float:
+    """log L of k successes in n ~ Binomial(logistic(X beta + sigma b_g)), b_g ~ N(0, 1), without
+    binomial coefficients (0/1 data aggregated): per group, the integral over b by the trapezoidal
+    rule on a fine fixed grid (exponentially accurate for a smooth, fast-decaying integrand)."""
+    from scipy.special import log_expit
+
+    beta, sigma = params[:-1], abs(params[-1])
+    eta = X @ beta
+    log_prior = stats.norm.logpdf(_GRID)
+    total = 0.0
+    for g in np.unique(group):
+        mine = group == g
+        lin = eta[mine][:, None] + sigma * _GRID[None, :]
+        logf = (k[mine][:, None] * log_expit(lin) + (n[mine] - k[mine])[:, None] * log_expit(-lin)).sum(0)
+        logf = logf + log_prior
+        top = logf.max()
+        total += top + math.log(np.trapezoid(np.exp(logf - top), _GRID))
+    return total
+
+
+def _glmm_fit(X: np.ndarray, k: np.ndarray, n: np.ndarray, group: np.ndarray) -> tuple[float, float]:
+    """(maximised log-likelihood, sigma): Nelder-Mead from the logistic regression's fit, then
+    a bounded quasi-Newton polish; the better of the two."""
+    from scipy import optimize
+
+    def logistic_nll(b):
+        eta = X @ b
+        return -float(np.sum(k * eta - n * np.logaddexp(0, eta)))
+
+    start = np.append(optimize.minimize(logistic_nll, np.zeros(X.shape[1]), method="BFGS").x, 0.5)
+
+    def nll(p):
+        return -_glmm_loglik(p, X, k, n, group)
+
+    nm = optimize.minimize(nll, start, method="Nelder-Mead", options=dict(xatol=1e-10, fatol=1e-13, maxiter=40000))
+    x0 = np.append(nm.x[:-1], abs(nm.x[-1]))
+    bounds = [(None, None)] * X.shape[1] + [(0.0, None)]
+    polish = optimize.minimize(nll, x0, method="L-BFGS-B", bounds=bounds, options=dict(ftol=1e-15, gtol=1e-10))
+    best = polish if polish.fun <= nm.fun else nm
+    return -float(best.fun), abs(float(best.x[-1]))
+
+
+@_memo
+def audit_glmm_table(landed: Landed) -> pd.DataFrame:
+    """Per condition and audit factor, over every stimulus with a level of the factor: the
+    likelihood-ratio test of correct ~ factor + (1 | category) against correct ~ 1 + (1 |
+    category), both fitted by maximum likelihood (the marginal likelihood integrated by scipy's
+    quadrature, maximised by scipy.optimize); a missing answer is wrong. chi2 = 2 (l_full -
+    l_null) on levels - 1 df. NaN where it cannot be fitted (one level, no variance in correct)."""
+    if landed.category is None or not landed.audit:
+        return pd.DataFrame()
+    st = landed.stimuli.set_index("image_id")
+    rows = []
+    for cond in landed.conditions:
+        p = landed.predictions[landed.predictions["condition_id"] == cond].drop_duplicates("image_id")
+        answer = p.set_index("image_id")[landed.category].reindex(st.index)
+        correct = (answer == st[landed.category]).fillna(False).astype(float)
+        for f in landed.audit:
+            items = st.index[st[f].notna() & st[landed.category].notna()]
+            y, levels = correct.loc[items].to_numpy(), st.loc[items, f].astype(str)
+            group = st.loc[items, landed.category].astype(str).to_numpy()
+            row = dict(
+                condition_id=cond,
+                factor=f,
+                n_obs=len(items),
+                n_levels=levels.nunique(),
+                n_groups=len(set(group)),
+                df=math.nan,
+                chi2=math.nan,
+                p_value=math.nan,
+                loglik_full=math.nan,
+                loglik_null=math.nan,
+                random_intercept_sd=math.nan,
+                random_intercept_sd_null=math.nan,
+            )
+            if len(items) and 0 < y.sum() < len(y) and levels.nunique() > 1:
+                cells = pd.DataFrame({"g": group, "level": levels.to_numpy(), "y": y})
+                cells = cells.groupby(["g", "level"])["y"].agg(["sum", "size"]).reset_index()
+                one = np.ones((len(cells), 1))
+                full = np.column_stack([one, _dummies(cells["level"])])
+                data = (cells["sum"].to_numpy(float), cells["size"].to_numpy(float), cells["g"].to_numpy())
+                l_full, s_full = _glmm_fit(full, *data)
+                l_null, s_null = _glmm_fit(one, *data)
+                chi2 = max(0.0, 2 * (l_full - l_null))
+                df = full.shape[1] - 1
+                row.update(
+                    df=df,
+                    chi2=chi2,
+                    p_value=float(stats.chi2.sf(chi2, df)),
+                    loglik_full=l_full,
+                    loglik_null=l_null,
+                    random_intercept_sd=s_full,
+                    random_intercept_sd_null=s_null,
+                )
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
 # --- calibration: the uncalibrated row of each (condition, dimension, category level) --------------
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import oracle_calc as oc
 import pandas as pd
-from oracle_warehouse import CLOSED_FORM, WAREHOUSE_NAMES, Comparison, compare, mart, read
+from oracle_warehouse import CLOSED_FORM, FIT, WAREHOUSE_NAMES, Comparison, compare, mart, read
 
 
 def _alpha(root: Path, landed: oc.Landed, metric: str) -> Comparison:
@@ -120,6 +120,58 @@ def audit_anova(root, landed):
         values,
         what="demographic_stratified_anova",
     )
+
+
+def _every_row_and_reasons(out: Comparison, expected, actual, keys, what: str, undefined: str) -> Comparison:
+    """The warehouse has no row the oracle lacks, and each statistic the oracle finds undefined
+    comes with the warehouse's reason."""
+    if actual is None:
+        return out
+    if len(actual) != len(expected):
+        out.problems.append(f"{what}: {len(actual)} rows, the oracle {len(expected)}")
+    if len(expected):
+        undefined_keys = {tuple(r) for r in expected.loc[expected[undefined].isna(), keys].itertuples(index=False)}
+        for r in actual.itertuples(index=False):
+            if tuple(getattr(r, k) for k in keys) in undefined_keys and not r.reason:
+                out.problems.append(f"{what} {dict(zip(keys, (getattr(r, k) for k in keys)))}: NULL without a reason")
+    return out
+
+
+def audit_glmm(root, landed):
+    """demographic_glmm_lrt: each audit factor's likelihood-ratio test of correctness, both
+    models fitted by maximum likelihood (fits 1e-4); counts and df exact."""
+    expected, actual = oc.audit_glmm_table(landed), mart(root, "demographic_glmm_lrt")
+    keys = ["condition_id", "factor"]
+    out = compare(expected, actual, keys, ["n_obs", "n_levels", "n_groups", "df"], what="demographic_glmm_lrt")
+    fits = ["chi2", "p_value", "loglik_full", "loglik_null", "random_intercept_sd", "random_intercept_sd_null"]
+    out.add(compare(expected, actual, keys, fits, tol=FIT, what="demographic_glmm_lrt"))
+    return _every_row_and_reasons(out, expected, actual, keys, "demographic_glmm_lrt", "chi2")
+
+
+def audit_omnibus(root, landed):
+    """demographic_omnibus: each audit factor's main effect on the bias and its interaction with
+    the category, over every stimulus with a level of the factor."""
+    values = ["n", "df_num", "df_den", "ss_term", "ss_total", "f_value", "eta_sq", "p_raw"]
+    expected, actual = oc.audit_omnibus_table(landed), mart(root, "demographic_omnibus")
+    keys = ["condition_id", "dimension", "factor", "term"]
+    out = compare(expected, actual, keys, values, what="demographic_omnibus")
+    return _every_row_and_reasons(out, expected, actual, keys, "demographic_omnibus", "f_value")
+
+
+def audit_tukey(root, landed):
+    """demographic_tukey: pairwise_tukeyhsd over the a x b cells of each pair whose interaction
+    the oracle's ANOVA finds significant, per stratum."""
+    values = ["meandiff", "p_adj", "lower", "upper", "reject"]
+    expected, actual = oc.audit_tukey_table(landed), mart(root, "demographic_tukey")
+    if actual is not None:
+        actual = actual.assign(reject=actual["reject"].astype(float))
+    keys = ["condition_id", "dimension", "scope", "term", "group1", "group2"]
+    out = compare(expected, actual, keys, values, what="demographic_tukey")
+    if actual is not None:  # the number of rows is compared too (none where nothing is significant)
+        out.compared += 1
+        if len(actual) != len(expected):
+            out.problems.append(f"demographic_tukey: {len(actual)} rows, the oracle {len(expected)}")
+    return out
 
 
 def rater_audit(root, landed):
@@ -295,6 +347,9 @@ CHECKS = {
     "classification_by_label": classification_by_label,
     "audit_slices": audit_slices,
     "audit_anova": audit_anova,
+    "audit_glmm": audit_glmm,
+    "audit_omnibus": audit_omnibus,
+    "audit_tukey": audit_tukey,
     "rater_audit": rater_audit,
     "answer_numbers": answer_numbers,
     "query_headline": query_headline,
@@ -320,6 +375,10 @@ def applies(check: str, landed: oc.Landed) -> bool:
         "classification_by_label": labels,
         "audit_slices": labels and bool(landed.audit),
         "audit_anova": bool(landed.audit) and bool(landed.model_dims) and bool(landed.conditions),
+        "audit_glmm": labels and bool(landed.audit) and bool(landed.conditions),
+        "audit_omnibus": bool(landed.audit) and bool(landed.model_dims) and bool(landed.conditions),
+        # a Tukey table needs a pair of audit factors; it may be empty (no interaction significant)
+        "audit_tukey": len(landed.audit) > 1 and bool(landed.model_dims) and bool(landed.conditions),
         "rater_audit": bool(landed.attributes),
         "answer_numbers": bool(landed.model_dims) or labels,
         "query_headline": bool(landed.model_dims),

@@ -33,7 +33,7 @@ AGREEMENT_MARTS = (
     "replaceability_inputs",
     "replaceability_verdicts",
     "int_model_vs_human_long",
-    "int_image_human_lists",
+    "int_image_value_counts",
 )
 DEMOGRAPHIC_MARTS = "path:models/marts/demographics"
 # The conditions the demographic damage changes; the agreement damage takes others.

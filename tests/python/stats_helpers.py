@@ -54,6 +54,52 @@ def demographic_aggregates(model_vs_human: pd.DataFrame) -> tuple[pd.DataFrame, 
     return counts, bias_cells(model_vs_human.rename(columns={"true_category": "category"}), dims)
 
 
+def audit_aggregates(model_vs_human: pd.DataFrame, factors: dict[str, str]) -> dict[str, pd.DataFrame]:
+    """Rows shaped like int_model_vs_human and {column: declared audit factor name} ->
+    int_audit_correct_counts, int_audit_bias_cells and int_audit_pair_cells as the SQL models make
+    them (a stimulus without a level of a factor has no row for it; without a category every
+    stimulus in the stratum 'all'), keyed by their names."""
+    m = model_vs_human.rename(columns={"true_category": "category"})
+    m = m.assign(category=m["category"].fillna("all"))  # no category: the one stratum (stg_stimuli)
+    correct = (m["predicted_category"] == m["category"]).astype("boolean").fillna(False).astype(bool)
+    m = m.assign(correct=correct.to_numpy())
+    dims = [c[2:] for c in m.columns if c.startswith("d_")]
+    long = (
+        pd.concat([m.assign(dimension=dim, d=m[f"d_{dim}"].astype(float)) for dim in dims], ignore_index=True)
+        if dims
+        else m.assign(dimension="", d=0.0).iloc[0:0]
+    )
+
+    def cells(rows, keys):
+        g = rows.groupby(keys)["d"]
+        out = g.agg(n_rows="size", n_bias="count", bias_mean="mean")
+        out["bias_ss"] = g.var(ddof=0) * out["n_bias"]
+        return out.reset_index()
+
+    counts, bias, pairs = [], [], []
+    for col, name in factors.items():
+        has = m[m[col].notna()].assign(factor=name, level=lambda f, col=col: f[col])
+        counts.append(has.groupby(["condition_id", "factor", "level", "category", "correct"]).size().rename("n_images"))
+        bias.append(
+            cells(
+                long[long[col].notna()].assign(factor=name, level=lambda f, col=col: f[col]),
+                ["condition_id", "dimension", "category", "factor", "level"],
+            )
+        )
+    names = list(factors.items())
+    for i, (a, a_name) in enumerate(names):
+        for b, b_name in names[i + 1 :]:
+            both = long[long[a].notna() & long[b].notna()]
+            both = both.assign(term=f"{a_name}:{b_name}", cell=both[a].astype(str) + ":" + both[b].astype(str))
+            pairs.append(cells(both, ["condition_id", "dimension", "category", "term", "cell"]))
+    empty = pd.DataFrame(columns=["condition_id", "dimension", "category", "n_rows", "n_bias", "bias_mean", "bias_ss"])
+    return {
+        "int_audit_correct_counts": pd.concat(counts).reset_index().rename(columns={"category": "true_category"}),
+        "int_audit_bias_cells": pd.concat(bias, ignore_index=True) if bias else empty,
+        "int_audit_pair_cells": pd.concat(pairs, ignore_index=True) if pairs else empty,
+    }
+
+
 def pairwise_k_star(panels, models) -> float:
     """k* (stats.worth) by brute force from individual answers: P_i, the mean squared distance over
     every ordered pair of two different raters of stimulus i, and M_i, the model's mean squared

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
+import yaml
 from fakes.models import anthropic_reply, gemini_reply, openai_reply
 from fakes.server import FakeServer, Reply, Request
 from rater1001 import cli
@@ -52,8 +53,8 @@ def the_text(prompt: str) -> str:
 
 
 def irony_answer(prompt: str) -> str:
-    """The fake model: ironic when the text says "yeah right"."""
-    return json.dumps({"irony": "ironic" if "yeah right" in the_text(prompt).lower() else "not_ironic"})
+    """The fake model: ironic ("1", as MultiPICo codes it) when the text says "yeah right"."""
+    return json.dumps({"irony": "1" if "yeah right" in the_text(prompt).lower() else "0"})
 
 
 def prompt_of(req: Request) -> tuple[str, bool]:
@@ -84,10 +85,14 @@ def text_server() -> FakeServer:
 
 
 def text_project(root: Path, sample: str, texts: dict[str, str], monkeypatch):
-    """A project folder with the acceptance sample's study.yml and label seed, and landed texts."""
+    """A project folder with the acceptance sample's study.yml and label seed, made a text study (the
+    HANNA sample has no texts), and landed texts."""
     for name, key in KEYS.items():
         monkeypatch.setenv(name, key)
     shutil.copytree(ACCEPTANCE / sample / "project", root, dirs_exist_ok=True)
+    spec = root / "study.yml"
+    if yaml.safe_load(spec.read_text(encoding="utf-8")).get("stimulus_kind") != "text":
+        spec.write_text(spec.read_text(encoding="utf-8") + "stimulus_kind: text\n", encoding="utf-8")
     paths = project(root)
     study = load_study(paths)
     # every declared stimulus factor gets a level, under the study's own name
@@ -130,11 +135,11 @@ def test_a_labels_only_text_study_runs_on_three_backends_and_resumes(tmp_path, m
     for req in srv.requests:
         prompt, _ = prompt_of(req)
         assert the_text(prompt) in TEXTS.values()
-        assert '"irony": "<one of: ironic, not_ironic>"' in prompt and "integer" not in prompt
+        assert '"irony": "<one of: 0, 1>"' in prompt and "integer" not in prompt
     assert set(est["calls_todo"]) == {4} and (est["est_input_tokens"] < 4 * 200).all()  # no image tokens
     landed = pq.read_table(paths.raw_table("model_predictions")).to_pandas()
     assert "valence" not in landed.columns and len(landed) == 12 and set(landed["parse_path"]) == {"json"}
-    truth = {i: ("ironic" if "yeah right" in t.lower() else "not_ironic") for i, t in TEXTS.items()}
+    truth = {i: ("1" if "yeah right" in t.lower() else "0") for i, t in TEXTS.items()}
     assert "emotion" not in landed.columns and all(landed["irony"] == landed["image_id"].map(truth))
     assert set(landed["strategy"]) == {"json-single"}
 

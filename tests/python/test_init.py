@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -242,7 +243,7 @@ def test_a_wide_file_of_labels_keeps_rater_attributes_apart_from_the_answers(tmp
 
 
 def test_stimulus_and_rater_sheets_beside_the_ratings(tmp_path):
-    """Ratings in Parquet, a stimulus sheet (XLSX) with texts and a factor, a rater file (JSONL) with
+    """Ratings in Parquet, a stimulus sheet (XLSX) with two text columns and a factor, a rater file (JSONL) with
     age and an attribute; each sheet's key is the column holding the ratings' ids."""
     ratings = long_ratings()[["face", "annotator", "Valence"]]
     ratings.to_parquet(tmp_path / "ratings.parquet", index=False)
@@ -251,6 +252,7 @@ def test_stimulus_and_rater_sheets_beside_the_ratings(tmp_path):
             "Stimulus": [f"f{s}" for s in range(6)],
             "Topic": ["food", "travel", "food", "news", "news", "travel"],
             "Body": [f"A long enough text about thing number {s}, with several words in it." for s in range(6)],
+            "Reply": [f"And a long enough reply to thing number {s}, in words." for s in range(5)] + [None],
         }
     )
     sheet.to_excel(tmp_path / "stimuli.xlsx", index=False)
@@ -271,7 +273,10 @@ def test_stimulus_and_rater_sheets_beside_the_ratings(tmp_path):
     assert study.stimulus_kind == "text" and [f.name for f in study.audit_factors] == ["topic"]
     assert study.rater_attributes == ("region",)
     stimuli = pd.read_parquet(project(home).raw_table("stimuli")).set_index("image_id")
-    assert stimuli.loc["f3", "topic"] == "news" and stimuli.loc["f3", "text"] == sheet.Body[3]
+    assert stimuli.loc["f3", "topic"] == "news"
+    # two text columns (a post and its reply): the stimulus is both, a line --- between
+    assert stimuli.loc["f3", "text"] == sheet.Body[3] + "\n---\n" + sheet.Reply[3]
+    assert stimuli.loc["f5", "text"] == sheet.Body[5]
     raters = pd.read_parquet(project(home).raw_table("raters")).set_index("rater_id")
     assert raters.loc["a2", "age"] == 48 and raters.loc["a2", "region"] == "n"
 
@@ -321,3 +326,92 @@ def test_on_a_terminal_a_second_run_asks_before_overwriting(tmp_path, monkeypatc
     assert asked and "study.yml" in asked[0]
     assert (code == 0) == overwritten
     assert ((home / "study.yml").read_text(encoding="utf-8") == "# mine\n") != overwritten
+
+
+def test_a_long_file_that_does_not_say_who_rated_numbers_the_raters_by_position(tmp_path):
+    """EmoBank's layout: `id,V,A` a row per rating, no rater column (two raters of a stimulus may
+    give the same answers, so no pair of columns names a row); the stimuli's genre in one
+    sheet and their texts in another (--stimuli twice). The k-th row of a stimulus is rater<k>; a
+    study without predictions compares a model added later on every dimension."""
+    rows = [
+        {"id": f"s{s}", "V": 1 + (s + k // 2) % 5, "A": 1 + (s + k // 2 + 1) % 5}
+        for s in range(6)
+        for k in range(3 + s % 2)
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "ratings.csv", index=False)
+    pd.DataFrame({"id": [f"s{s}" for s in range(6)], "category": ["blog", "news"] * 3}).to_csv(
+        tmp_path / "meta.tsv", sep="\t", index=False
+    )
+    texts = [f"Sentence number {s} is long enough, with several words in it." for s in range(6)]
+    pd.DataFrame({"id": [f"s{s}" for s in range(6)], "text": texts}).to_csv(tmp_path / "raw.csv", index=False)
+    home = tmp_path / "study"
+    argv = [tmp_path / "ratings.csv", "--stimuli", tmp_path / "meta.tsv", "--stimuli", tmp_path / "raw.csv"]
+    code, out, err = run(home, *argv, "--dimension", "valence=V", "--dimension", "arousal=A", "--yes")
+    assert code == 0, out + err
+    assert "the k-th row of a stimulus is rater<k>" in out
+    human = pd.read_parquet(project(home).raw_table("human_ratings")).set_index(["rater_id", "image_id"])
+    assert len(human) == len(rows) and human.loc[("rater4", "s3"), "valence"] == 1 + (3 + 1) % 5
+    assert sorted(pd.read_parquet(project(home).raw_table("raters")).rater_id) == [f"rater{k}" for k in range(1, 5)]
+    stimuli = pd.read_parquet(project(home).raw_table("stimuli")).set_index("image_id")
+    assert stimuli.loc["s5", "category"] == "news" and stimuli.loc["s5", "text"] == texts[5]
+    study = load_study(project(home))
+    assert study.dimensions == study.model_dimensions == ("valence", "arousal")
+
+
+def test_identity_by_flag_and_an_age_named_as_the_raters(tmp_path):
+    """--identity-col names the stimulus column saying whose face a stimulus shows (here the sheet's
+    key: each face its own identity); a rater column named `rater_age` of whole years is the age."""
+    wide = pd.DataFrame(
+        {
+            "rater_sex": ["f", "m", "f", "m", "m"],
+            "rater_age": [19, 23, 31, 23, 27],
+            **{f"X{i:03d}": [1 + (i + k) % 7 for k in range(5)] for i in range(6)},
+        }
+    )
+    wide.to_csv(tmp_path / "ratings.csv", index=False)
+    info = pd.DataFrame({"face_id": [f"X{i:03d}" for i in range(6)], "face_sex": ["female", "male"] * 3})
+    info.to_csv(tmp_path / "info.csv", index=False)
+    home = tmp_path / "study"
+    argv = [tmp_path / "ratings.csv", "--stimuli", tmp_path / "info.csv", "--dimension", "attractiveness"]
+    code, out, err = run(home, *argv, "--identity-col", "face_id", "--yes")
+    assert code == 0, out + err
+    stimuli = pd.read_parquet(project(home).raw_table("stimuli")).set_index("image_id")
+    assert (stimuli.identity_id == stimuli.index).all() and stimuli.loc["X001", "face_sex"] == "male"
+    raters = pd.read_parquet(project(home).raw_table("raters")).set_index("rater_id")
+    assert raters.loc["r4", "age"] == 23 and load_study(project(home)).rater_attributes == ("rater_sex",)
+    wrong = tmp_path / "wrong"
+    code, _, err = run(wrong, *argv, "--identity-col", "person", "--yes")
+    assert code == 2 and "--identity-col 'person'" in err and _no_study_written(wrong)
+
+
+@pytest.mark.parametrize(
+    ("published", "columns"),
+    [
+        ("pandalm/raw/testset-v1.json", "'response1' and 'response2'"),
+        ("llmbar/raw/dataset.json", "'output_1' and 'output_2'"),
+    ],
+)
+def test_a_pairwise_judge_file_is_refused_by_name(tmp_path, published, columns):
+    """PandaLM's and LLMBar's published files (a row per pair of answers with the verdicts): a judge
+    study, which init does not set up; it says so, names the two answer columns, writes nothing."""
+    home = tmp_path / "study"
+    code, out, err = run(home, Path(__file__).resolve().parents[1] / "acceptance" / published, "--yes")
+    assert code == 2 and f"columns {columns} hold two answers per row to compare" in err
+    assert "rater1001 ingest dialogues" in err and _no_study_written(home)
+
+
+def test_a_wide_file_with_one_attribute_spelt_as_a_stimulus_factor_stays_wide():
+    """A row per rater whose one text column (sex: female / male) shares its values with a
+    column of the stimulus sheet (face_sex) is not a long file keyed by that column: only a sheet's
+    key column (unique per row) holds stimulus ids. Rows repeat in pairs, so no two columns name a
+    row and the file could pass for a long one that does not say who rated."""
+    wide = pd.DataFrame(
+        {
+            "sex": ["female", "female", "male", "male", "female", "female"],
+            **{f"X{i}": [1 + (i + k // 2) % 5 for k in range(6)] for i in range(4)},
+        }
+    )
+    sheet = pd.DataFrame({"face_id": [f"X{i}" for i in range(4)], "face_sex": ["female", "male"] * 2})
+    proposal = propose(wide, "survey.csv", Options(dimensions=("liking",)), [(sheet, "info.csv")])
+    assert proposal.shape.layout == "wide" and proposal.shape.rater_attributes == {"sex": "sex"}
+    assert set(proposal.tables["human_ratings"].image_id) == {"X0", "X1", "X2", "X3"}

@@ -246,10 +246,11 @@ def test_response_diversity_equals_the_stats_function(raw):
 
 def test_bootstraps_equal_the_stats_functions_on_raw_inputs(raw):
     """p_sig and the k-human comparison for one slice, rebuilt from the Parquet: images in
-    image_id order, each image's humans in rater_id order (the order the mart documents)."""
+    image_id order, each image's humans in value order (int_image_value_counts: the mart draws a
+    value with probability its count over the image's humans)."""
     cond, dim, category = "gemma3-4b-it", "arousal", "fear"
     j = _pairs(raw, cond, dim, category).sort_index()
-    r = raw["ratings"][raw["ratings"]["image_id"].isin(j.index)].sort_values(["image_id", "rater_id"])
+    r = raw["ratings"][raw["ratings"]["image_id"].isin(j.index)].sort_values(["image_id", dim, "rater_id"])
     h = raw["human"][dim].reindex(r["image_id"]).to_numpy()
     r = r.assign(loo=np.abs(loo_z(h[:, 0], h[:, 4], h[:, 5], r[dim].to_numpy(float))))
     loo = r.dropna(subset=["loo"])

@@ -24,7 +24,7 @@ from conftest import query_warehouse
 from rater1001.marts import demographics as audit
 from rater1001.stats import demographics as dm
 from scipy import stats
-from stats_helpers import DEMO_NAMES, demo_spelled, demographic_aggregates, read_landed, slotted
+from stats_helpers import DEMO_NAMES, audit_aggregates, demo_spelled, demographic_aggregates, read_landed, slotted
 
 MARTS = [
     "demographic_slices",
@@ -427,13 +427,17 @@ def test_empty_inputs_give_empty_typed_marts():
         }
     )
     counts, cells = demographic_aggregates(empty)
+    audited = audit_aggregates(empty, {"audit_1": "race", "audit_2": "gender"})
+    factors = pd.DataFrame(
+        {"factor": ["emotion", "race", "gender"], "role": ["category", "audit", "audit"], "position": [1, 2, 3]}
+    )
     anova = audit.stratified_anova_table(cells)
     outputs = {
         "slices": audit.slices_table(counts, labels),
-        "glmm": audit.glmm_lrt_table(counts),
+        "glmm": audit.glmm_lrt_table(audited["int_audit_correct_counts"], factors),
         "anova": anova,
-        "tukey": audit.tukey_table(cells, anova),
-        "omnibus": audit.omnibus_table(empty),
+        "tukey": audit.tukey_table(audited["int_audit_pair_cells"], anova, factors),
+        "omnibus": audit.omnibus_table(audited["int_audit_bias_cells"], factors),
         "counts": audit.significance_counts_table(anova),
     }
     con = duckdb.connect()

@@ -51,47 +51,79 @@ def test_variance_components_are_the_crossed_fit_of_the_landed_ratings(landed):
     np.testing.assert_allclose(shares, 1.0, atol=1e-12)
 
 
-def test_a_dimension_above_the_size_limit_is_not_fitted_and_never_read_whole():
-    """Above var variance_components_max_ratings a dimension gets a row that says why and how to
-    fit it anyway; a dimension under the limit is fitted as before; the large one's ratings never
-    leave DuckDB (the relation is filtered before it becomes a frame)."""
+def test_moments_agree_with_the_reml_fit_of_the_demo(landed):
+    """Checked against REML at 1x: the method of moments (what the mart gives above var
+    variance_components_max_ratings, 10x and up) on the landed demo ratings lands within
+    sampling error of the mart's REML fit for every dimension: rater and residual variance
+    within 2 %, the image variance (0.02-0.06) within 0.005 (docs/marts_paper_extras.md)."""
+    from test_stats_variance_components import moments
+
+    r = landed["ratings"].merge(
+        landed["stimuli"][["image_id", "category"]].rename(columns={"category": "intended"}), on="image_id"
+    )
+    mart = q(landed, "select * from human_variance_components").set_index("dimension")
+    for dim in ("valence", "arousal", "naturalness"):
+        d = r.dropna(subset=[dim])
+        mom = moments(d[dim].to_numpy(float), *(d[c].to_numpy() for c in ("rater_id", "image_id", "intended")))
+        row = mart.loc[dim]
+        assert row["method"].startswith("REML")
+        assert mom.rater_variance == pytest.approx(row["rater_variance"], rel=0.02), dim
+        assert mom.residual_variance == pytest.approx(row["residual_variance"], rel=0.02), dim
+        assert mom.image_variance == pytest.approx(row["image_variance"], abs=0.005), dim
+
+
+def test_a_dimension_above_the_size_limit_is_estimated_by_moments_and_never_read_whole():
+    """Above var variance_components_max_ratings a dimension is estimated by the method of moments
+    from aggregates DuckDB computes (its ratings never become a frame); a dimension under the limit
+    is the REML fit as before. The moments are checked against the pair-by-pair U-statistics
+    (tests/python/test_stats_variance_components.py's brute force), categories as fixed effects."""
     import duckdb
     from rater1001.marts import human_baseline
+    from test_stats_variance_components import brute_force_moments
 
     rng = np.random.default_rng(3)
     raters, images = np.repeat(np.arange(12), 10), np.tile(np.arange(10), 12)
     rating = 5 + rng.normal(0, 1, 12)[raters] + rng.normal(0, 0.5, 10)[images] + rng.normal(0, 0.7, 120)
     small = pd.DataFrame(
-        {
-            "rater_id": [f"r{r}" for r in raters],
-            "image_id": [f"i{i}" for i in images],
-            "dimension": "valence",
-            "rating": rating,
-        }
-    )
-    large = small.assign(dimension="arousal").loc[small.index.repeat(2)]  # 240 ratings
+        {"rater_id": [f"r{r}" for r in raters], "image_id": [f"i{i}" for i in images], "dimension": "valence"}
+    ).assign(rating=rating)
+    # 24 raters, each 10 of 20 images; images of two emotions 3 points apart
+    big_r = np.repeat(np.arange(24), 10)
+    big_i = np.concatenate([rng.choice(20, 10, replace=False) for _ in range(24)])
+    big_y = 3.0 * (big_i % 2) + rng.normal(0, 1, 24)[big_r] + rng.normal(0, 0.6, 20)[big_i] + rng.normal(0, 0.7, 240)
+    large = pd.DataFrame(
+        {"rater_id": [f"r{r}" for r in big_r], "image_id": [f"i{i}" for i in big_i], "dimension": "arousal"}
+    ).assign(rating=big_y)
+    stimuli = pd.DataFrame({"image_id": [f"i{i}" for i in range(20)], "category": ["happy", "sad"] * 10})
     con = duckdb.connect()
     con.register("ratings_df", pd.concat([small, large], ignore_index=True))
-    con.register("stimuli_df", pd.DataFrame({"image_id": [f"i{i}" for i in range(10)]}))
+    con.register("stimuli_df", stimuli)
     con.register("prov_df", pd.DataFrame({"data_origin": ["observed"]}))
     relation = con.sql("select * from ratings_df")
     factors = pd.DataFrame({"factor": ["emotion"], "role": ["category"], "slot": ["category"], "position": [1]})
     out = human_baseline.human_variance_components(
         relation, con.sql("select * from stimuli_df"), factors, con.sql("select * from prov_df"), max_ratings=200
+    ).set_index("dimension")
+    expected = brute_force_moments(big_y, big_r, big_i, big_i % 2)
+    arousal = out.loc["arousal"]
+    assert arousal["method"].startswith("method of moments") and pd.isna(arousal["fit_error"])
+    got = arousal[["rater_variance", "image_variance", "residual_variance"]].to_numpy(float)
+    np.testing.assert_allclose(got, expected, rtol=1e-9)
+    assert (arousal["n_ratings"], arousal["n_raters"], arousal["n_images"]) == (240, 24, 20)
+    assert arousal["formula"] == "rating ~ emotion + (1|rater_id) + (1|image_id)"  # the study's name
+    ref = crossed_variance_components(
+        small["rating"],
+        small["rater_id"],
+        small["image_id"],
+        small["image_id"].map(stimuli.set_index("image_id")["category"]),
     )
-    out = out.set_index("dimension")
-    assert out.loc["arousal", "n_ratings"] == 240 and np.isnan(out.loc["arousal", "rater_variance"])
-    assert out.loc["arousal", "fit_error"].startswith(
-        "not fitted: 240 ratings is above var variance_components_max_ratings (200)"
-    )
-    ref = crossed_variance_components(small["rating"], small["rater_id"], small["image_id"], None)
-    assert pd.isna(out.loc["valence", "fit_error"])
+    assert pd.isna(out.loc["valence", "fit_error"]) and out.loc["valence", "method"].startswith("REML")
     assert out.loc["valence", "rater_variance"] == pytest.approx(ref.rater_variance, rel=1e-9)
-    # with the default limit both are fitted
+    # with the default limit both are REML fits
     both = human_baseline.human_variance_components(
         relation, con.sql("select * from stimuli_df"), factors, con.sql("select * from prov_df")
     ).set_index("dimension")
-    assert both["fit_error"].isna().all() and both.loc["arousal", "n_ratings"] == 240
+    assert both["method"].str.startswith("REML").all() and both.loc["arousal", "n_ratings"] == 240
 
 
 def test_human_reliability_puts_both_alpha_levels_beside_the_paper(landed):

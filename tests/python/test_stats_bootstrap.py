@@ -187,6 +187,45 @@ def test_p_sig_many_gives_each_model_its_own_p_sig(n, models, seed, cells):
         assert res.p_sig == _p_sig_reference(row[keep], hz[keep], 17, seed, chunk=min(7, cells // int(keep.sum())))
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(30, 80),
+    values=st.integers(1, 9),
+    models=st.integers(1, 3),
+    seed=st.integers(0, 2**16),
+    cells=st.sampled_from([300, 1 << 22]),
+)
+def test_p_sig_from_value_counts_is_the_per_replicate_loop_on_the_humans_in_value_order(n, values, models, seed, cells):
+    """Per-(image, value) counts with one |z| per value (`weights`) draw exactly what the
+    per-replicate scipy loop draws from the humans listed in value order (value v repeated n_iv
+    times): the categorical draw from the counts, without per-rating rows. Some values have no
+    defined |z| (NaN, e.g. an SD of 0 without them) and some counts are 0."""
+    rng = np.random.default_rng(seed)
+    hz = np.round(np.abs(rng.normal(0.8, 0.7, (n, values))) / 0.5) * 0.5
+    counts = rng.integers(0, 6, (n, values))
+    hz[rng.random((n, values)) < 0.1] = np.nan
+    mz = np.round(np.abs(rng.normal(1.0, 0.8, (models, n))) / 0.5) * 0.5
+    mz[0, rng.random(n) < 0.1] = np.nan
+    expanded = [np.repeat(row, c) for row, c in zip(hz, np.where(np.isnan(hz), 0, counts))]
+    got = B.p_sig_many(mz, hz, replicates=19, seed=seed, chunk=5, cells=cells, weights=counts)
+    for row, res in zip(mz, got):
+        keep = ~np.isnan(row) & np.array([len(e) > 0 for e in expanded])
+        assert (res.n_images, res.n_excluded_images) == (int(keep.sum()), int((~keep).sum()))
+        if not keep.any():
+            continue
+        width = max(len(e) for e in expanded)
+        padded = np.array([np.pad(e, (0, width - len(e)), constant_values=np.nan) for e in expanded])
+        chunk = min(5, cells // int(keep.sum()))
+        assert res.p_sig == _p_sig_reference(row[keep], padded[keep], 19, seed, chunk=chunk)
+
+
+def test_p_sig_weights_must_be_whole_counts_shaped_like_the_values():
+    with pytest.raises(ValueError, match="weights"):
+        B.p_sig(np.ones(3), np.ones((3, 2)), replicates=5, weights=np.ones((3, 3)))
+    with pytest.raises(ValueError, match="weights"):
+        B.p_sig(np.ones(3), np.ones((3, 2)), replicates=5, weights=np.full((3, 2), 0.5))
+
+
 def test_p_sig_blocks_are_bounded_by_cells_and_keep_the_draws_below_the_bound():
     rng = np.random.default_rng(8)
     mz, hz = np.abs(rng.normal(0.3, 1, 120)), np.abs(rng.normal(size=(120, 6)))

@@ -6,6 +6,7 @@ the study's own, two rater attributes)."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ from rater1001.paths import project
 from rater1001.stats import rater_slices
 from rater1001.study import parse_study, read_factor_labels
 from scipy import stats
-from stats_helpers import demographic_aggregates
+from stats_helpers import audit_aggregates, demographic_aggregates
 
 LABELS_CSV = """factor,label,label_ko,aliases,display_order
 topic,sports,,sport,1
@@ -71,7 +72,6 @@ def test_free_names_fill_the_role_slots_in_declared_order(tmp_path):
         {"name": "venue", "role": "audit", "slot": "audit_2"},
         {"name": "outlet", "role": "audit", "slot": None},
     ]
-    assert study.unanalysed_audit_factors == ("outlet",)
     tables = contract.tables_for(study)
     assert tables["stimuli"].column_names == [
         "image_id",
@@ -183,7 +183,8 @@ def test_one_audit_factor_gets_its_own_f_test_per_stratum_equal_to_a_one_way_ano
         assert row.f_value == pytest.approx(ref.statistic, rel=1e-9)
         assert row.p_raw == pytest.approx(ref.pvalue, rel=1e-9)
         assert (row.df_num, row.df_den) == (1, len(part) - 2)
-    omnibus = audit.omnibus_table(frame, ONE_FACTOR)
+    cells = audit_aggregates(frame, {"audit_1": "annotator_region"})["int_audit_bias_cells"]
+    omnibus = audit.omnibus_table(cells, ONE_FACTOR)
     assert set(omnibus["factor"]) == {"annotator_region"}
     assert set(omnibus["term"]) == {"annotator_region", "annotator_region:topic"}
 
@@ -208,13 +209,98 @@ def test_without_a_category_the_classification_audit_is_empty_and_the_ratings_au
     labels = pd.DataFrame(columns=["image_id", "audit_1", "audit_2", "true_category", "chosen_category", "n_labels"])
     counts, cells = demographic_aggregates(frame)
     assert audit.slices_table(counts, labels, factors).empty
-    assert audit.glmm_lrt_table(counts, study_factors=factors).empty
+    audited = audit_aggregates(frame, {"audit_1": "annotator_region"})
+    assert audit.glmm_lrt_table(audited["int_audit_correct_counts"], factors).empty
     anova = audit.stratified_anova_table(cells, factors)
     # no category: the one stratum is 'all' (docs/study_shape.md, "The grain"), never NULL
     assert len(anova) == 1 and (anova["category"] == "all").all()
     ref = stats.f_oneway(*[g["d_quality"].to_numpy() for _, g in frame.groupby("audit_1")])
     assert anova["f_value"].iloc[0] == pytest.approx(ref.statistic, rel=1e-9)
-    assert set(audit.omnibus_table(frame, factors)["term"]) == {"annotator_region"}
+    assert set(audit.omnibus_table(audited["int_audit_bias_cells"], factors)["term"]) == {"annotator_region"}
+
+
+THREE_FACTORS = pd.DataFrame(
+    {
+        "factor": ["topic", "annotator_region", "venue", "outlet"],
+        "role": ["category", "audit", "audit", "audit"],
+        "position": [1, 2, 3, 4],
+    }
+)
+
+
+def _three_factor_frame(rng) -> pd.DataFrame:
+    """Two topics x two regions x two venues x 8 stimuli; the south:print cell's bias shifted by 3
+    (an interaction), the south region less often right; outlet has one level."""
+    rows = []
+    for topic, region, venue in itertools.product(("sports", "politics"), ("north", "south"), ("web", "print")):
+        for i in range(8):
+            right = rng.random() < (0.85 if region == "north" else 0.55)
+            shift = 3.0 if (region, venue) == ("south", "print") else 0.0
+            rows.append(
+                dict(
+                    condition_id="m",
+                    image_id=f"{topic}-{region}-{venue}-{i}",
+                    audit_1=region,
+                    audit_2=venue,
+                    outlet="a",
+                    true_category=topic,
+                    predicted_category=topic if right else ("politics" if topic == "sports" else "sports"),
+                    d_quality=rng.normal(shift, 0.5) if i else None,  # one stimulus per cell without a bias
+                )
+            )
+    return pd.DataFrame(rows)
+
+
+def test_three_audit_factors_each_get_a_glmm_omnibus_and_tukey_row_named_as_declared():
+    """Every declared audit factor gets its GLMM and omnibus rows (statsmodels' anova_lm on formula
+    fits is the reference for the omnibus F tests), a factor of one level says why it has no
+    statistic, and the planted region x venue interaction gets Tukey rows equal to statsmodels'
+    pairwise_tukeyhsd on the stimuli's bias."""
+    import statsmodels.formula.api as smf
+    from rater1001.stats import demographics as dm
+    from statsmodels.stats.anova import anova_lm
+    from statsmodels.stats.multicomp import pairwise_tukeyhsd
+
+    frame = _three_factor_frame(np.random.default_rng(11))
+    cells = audit_aggregates(frame, {"audit_1": "annotator_region", "audit_2": "venue", "outlet": "outlet"})
+    glmm = audit.glmm_lrt_table(cells["int_audit_correct_counts"], THREE_FACTORS, n_agq=5).set_index("factor")
+    assert list(glmm.index) == ["annotator_region", "venue", "outlet"]
+    assert glmm.loc["annotator_region", "df"] == 1 and glmm.loc["annotator_region", "n_obs"] == len(frame)
+    assert pd.isna(glmm.loc["outlet", "chi2"]) and glmm.loc["outlet", "reason"].startswith("outlet has a single level")
+    assert "annotator_region[south]" in glmm.loc["annotator_region", "fixed_effects_json"]
+    # a declared factor no stimulus has a level of: its rows say so, nothing crashes
+    empty = pd.concat([THREE_FACTORS, pd.DataFrame({"factor": ["era"], "role": ["audit"], "position": [5]})])
+    era = audit.glmm_lrt_table(cells["int_audit_correct_counts"], empty, n_agq=5).set_index("factor").loc["era"]
+    assert pd.isna(era["chi2"]) and era["reason"] == "no stimulus has a level of era" and era["n_obs"] == 0
+    era = audit.omnibus_table(cells["int_audit_bias_cells"], empty).query("factor == 'era'")
+    assert len(era) == 2 and era["f_value"].isna().all() and (era["reason"] == "no values in this stratum").all()
+
+    omnibus = audit.omnibus_table(cells["int_audit_bias_cells"], THREE_FACTORS).set_index(["factor", "term"])
+    assert set(omnibus.index) == {(f, t) for f in ("annotator_region", "venue", "outlet") for t in (f, f"{f}:topic")}
+    assert omnibus.loc[("outlet", "outlet"), "reason"].startswith("term not estimable")
+    used = frame.dropna(subset=["d_quality"])
+    for factor, column in (("annotator_region", "audit_1"), ("venue", "audit_2")):
+        add = smf.ols(f"d_quality ~ C({column}) + C(true_category)", used).fit()
+        inter = smf.ols(f"d_quality ~ C({column}) * C(true_category)", used).fit()
+        main = anova_lm(smf.ols("d_quality ~ C(true_category)", used).fit(), add).iloc[1]
+        both = anova_lm(add, inter).iloc[1]
+        assert omnibus.loc[(factor, factor), "f_value"] == pytest.approx(main["F"], rel=1e-9)
+        assert omnibus.loc[(factor, f"{factor}:topic"), "p_raw"] == pytest.approx(both["Pr(>F)"], rel=1e-9)
+        assert omnibus.loc[(factor, factor), "n_missing"] == 8
+
+    named = used.rename(columns={"audit_1": "annotator_region", "audit_2": "venue", "true_category": "category"})
+    anova = dm.stratified_anova_factors(
+        named.assign(dimension="quality", d=named["d_quality"]), ("annotator_region", "venue", "outlet")
+    )
+    tukey = audit.tukey_table(cells["int_audit_pair_cells"], anova, THREE_FACTORS)
+    hits = anova[(anova["term"] == "annotator_region:venue") & anova["significant"].fillna(False)]
+    assert len(hits) == 2 and set(tukey["term"]) == {"annotator_region:venue"} and len(tukey) == 2 * 6
+    for topic, part in used.groupby("true_category"):
+        ref = pairwise_tukeyhsd(part["d_quality"].to_numpy(), (part["audit_1"] + ":" + part["audit_2"]).to_numpy())
+        got = tukey[tukey["category"] == topic]
+        np.testing.assert_allclose(got["meandiff"], ref.meandiffs, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(got["p_adj"], ref.pvalues, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(got[["lower", "upper"]], ref.confint, rtol=0, atol=1e-12)
 
 
 def test_slot_spelled_values_map_to_themselves_without_a_declaration():
@@ -264,6 +350,31 @@ def test_rater_agreement_homogeneity_equals_the_pearson_chi_square_written_out(c
     assert got.p_value == pytest.approx(stats.chi2.sf(chi2, len(cells) - 1), rel=1e-9, abs=1e-15)
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), n_raters=st.integers(2, 12), n_images=st.integers(1, 8))
+def test_level_agreement_from_label_counts_equals_one_row_per_label(seed, n_raters, n_images):
+    """Counted (a row per condition, level, stimulus and label with its n and the level's raters)
+    and one row per label give the same table: the mart counts in DuckDB, the formula stays one."""
+    rng = np.random.default_rng(seed)
+    rows = [
+        (cond, f"r{r}", f"i{i}", str(rng.choice(["x", "y", "z"])))
+        for cond in ("m1", "m2")
+        for r in range(n_raters)
+        for i in range(n_images)
+        if rng.random() < 0.7
+    ]
+    pairs = pd.DataFrame(rows, columns=["condition_id", "rater_id", "image_id", "chosen"])
+    pairs["attribute"] = "age"
+    pairs["level"] = np.where(pairs["rater_id"].str[1:].astype(int) % 3 == 0, "old", "young")
+    predicted = {(c, f"i{i}"): rng.choice(["x", "y", None]) for c in ("m1", "m2") for i in range(n_images)}
+    pairs["predicted"] = [predicted[(c, i)] for c, i in zip(pairs["condition_id"], pairs["image_id"])]
+    keys = ["condition_id", "attribute", "level", "image_id", "chosen"]
+    counted = pairs.groupby(keys, dropna=False).agg(n=("rater_id", "size"), predicted=("predicted", "first"))
+    raters = pairs.groupby(["condition_id", "attribute", "level"])["rater_id"].nunique().rename("n_raters")
+    counted = counted.reset_index().merge(raters.reset_index(), on=["condition_id", "attribute", "level"])
+    pd.testing.assert_frame_equal(rater_slices.level_agreement(pairs), rater_slices.level_agreement(counted))
+
+
 def test_rater_agreement_counts_each_rater_label_against_the_models_first_run():
     ratings = pd.DataFrame(
         {
@@ -306,11 +417,7 @@ def test_the_report_names_the_slots_as_the_study_does_and_says_what_the_audit_le
         "audit_1": "annotator_region",
         "audit_2": "venue",
     }
-    assert audit_limits(study) == [
-        "the slices and F tests cover every audit factor and pair; the GLMM, Tukey and "
-        "omnibus tests model the first two audit factors (annotator_region, venue) and their "
-        "interaction, not outlet"
-    ]
+    assert audit_limits(study) == []  # every audit mart covers every audit factor and pair
     one = _study({**TOPIC_STUDY, "factors": TOPIC_STUDY["factors"][:2]}, tmp_path / "one")
     assert audit_limits(one)[0].startswith("one audit factor (annotator_region)")
     con = duckdb.connect()

@@ -4,6 +4,6 @@ def model(dbt, session):
     return diversity.response_diversity_k_human(
         dbt.ref("int_model_vs_human_long"),
         dbt.ref("int_condition_pools"),
-        dbt.ref("int_image_human_lists"),
+        dbt.ref("int_image_value_counts"),
         dbt.ref("int_study_provenance"),
     )

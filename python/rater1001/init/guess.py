@@ -21,6 +21,7 @@ RATER_HINT = re.compile(
 )
 MODEL_HINT = re.compile(r"model|condition|system|llm|classifier|engine", re.I)
 RUN_HINT = re.compile(r"^(run|run_id|replicate|seed|repeat)$", re.I)
+AGE_NAME = re.compile(r"(^|[_ ])age$", re.I)  # age, rater_age, Rater Age: a rater's age in years
 IMAGE_FILE = re.compile(r"\.(?:png|jpe?g|gif|bmp|webp|tiff?)$", re.I)
 # A set of labels larger than this is not a forced choice a person makes (the bad-input rule).
 MAX_LABELS = 50
@@ -57,6 +58,7 @@ class Options:
     dimensions: tuple[str, ...] = ()  # COLUMN or NAME=COLUMN
     audit: tuple[str, ...] = ()  # stimulus columns that are audit factors (others: not analysed)
     category: str | None = None  # stimulus column holding the intended category
+    identity_col: str | None = None  # stimulus column naming whose face (source) a stimulus shows
     rater_attributes: tuple[str, ...] = ()
     model_col: str | None = None
     ignore: tuple[str, ...] = ()
@@ -205,6 +207,51 @@ def detect_layout(frame: pd.DataFrame, options: Options, stimulus_ids: set[str] 
     if key_pairs(frame, options):
         return "long"
     return "wide"
+
+
+PAIR_NAME = re.compile(r"^(.*?)[ _-]?([12ab])$", re.I)
+
+
+def pairwise_columns(frame: pd.DataFrame) -> tuple[str, str] | None:
+    """Two text columns named alike but for a final 1/2 or a/b (`response1`, `response2`;
+    `output_1`, `output_2`): a row is a pair of answers to compare, a judge study's file, not
+    ratings of stimuli. None when no two columns are of that kind."""
+    texts = {}
+    for c in frame.columns:
+        match = PAIR_NAME.match(str(c))
+        if match and whole_numbers(frame[c]) is None and numeric(frame[c]) is None and frame[c].nunique() > MAX_LEVELS:
+            texts.setdefault(match.group(1).lower(), {})[match.group(2).lower()] = c
+    for sides in texts.values():
+        for a, b in (("1", "2"), ("a", "b")):
+            if a in sides and b in sides:
+                return sides[a], sides[b]
+    return None
+
+
+def positional_key(frame: pd.DataFrame, options: Options, stimulus_ids: set[str] | None) -> str | None:
+    """The stimulus column of a long table that does not say who rated (a row per rating, the rater
+    known only by the row's position within its stimulus: EmoBank's `id,V,A,D`), or None. It is the
+    one column that is not answers (not numbers, not free text), repeated, and either holds the ids
+    of --stimuli (a sheet's column unique per row), or is named by --stimulus-col, or has more values than a rater attribute could
+    (a wide file's one attribute column, a row per rater, has few)."""
+    if options.rater_col or key_pairs(frame, options):
+        return None
+    keys = [
+        c
+        for c in frame.columns
+        if c not in options.ignore
+        and frame[c].notna().all()
+        and not frame[c].is_unique
+        and whole_numbers(frame[c]) is None
+        and not is_free_text(frame[c])
+    ]
+    if options.stimulus_col:
+        keys = [c for c in keys if c == options.stimulus_col]
+    if len(keys) != 1 or any(RATER_HINT.search(c) for c in frame.columns):
+        return None
+    key = keys[0]
+    named = options.stimulus_col == key or (stimulus_ids is not None and frame[key].isin(stimulus_ids).all())
+    return key if named or frame[key].nunique() > MAX_LEVELS else None
 
 
 def count_columns(frame: pd.DataFrame, options: Options) -> list[str]:

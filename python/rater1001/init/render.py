@@ -31,7 +31,8 @@ def study_yaml(proposal, name: str, sources: list[str]) -> str:
         + ("   # read from the ratings" if shape.dimensions else "   # no ratings: unused"),
         f"dimensions: {_list(shape.dimensions)}"
         + (f"   # columns {', '.join(shape.dimensions.values())}" if shape.dimensions else ""),
-        f"model_dimensions: {_list(proposal.model_dimensions)}",
+        f"model_dimensions: {_list(proposal.model_dimensions)}"
+        + ("" if "model_predictions" in proposal.tables or not shape.dimensions else "   # for models added later"),
     ]
     factors = []
     if shape.category:

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .guess import (
+    AGE_NAME,
     IMAGE_FILE,
     MAX_LABELS,
     MAX_LEVELS,
@@ -28,7 +29,9 @@ from .guess import (
     detect_layout,
     is_free_text,
     key_pairs,
+    pairwise_columns,
     pick,
+    positional_key,
     rating_values,
     scale_of,
     slug,
@@ -54,14 +57,22 @@ def propose(
     ratings: pd.DataFrame,
     source: str,
     options: Options,
-    stimuli: tuple[pd.DataFrame, str] | None = None,
+    stimuli: list[tuple[pd.DataFrame, str]] | tuple[pd.DataFrame, str] | None = None,
     raters: tuple[pd.DataFrame, str] | None = None,
     predictions: tuple[pd.DataFrame, str] | None = None,
 ) -> Proposal:
+    stimuli = [stimuli] if isinstance(stimuli, tuple) else list(stimuli or [])
     for flag, column in (("--stimulus-col", options.stimulus_col), ("--rater-col", options.rater_col)):
         if column is not None and column not in ratings.columns:
             raise InitError(f"{source}: {flag} {column!r}: no such column (columns: {', '.join(ratings.columns)})")
     ratings = ratings.drop(columns=[c for c in options.ignore if c in ratings.columns])
+    if pair := pairwise_columns(ratings):
+        raise InitError(
+            f"{source}: columns {pair[0]!r} and {pair[1]!r} hold two answers per row to compare: a pairwise judge "
+            "study's file, not ratings of stimuli; init sets up rating studies, a judge study lands with "
+            "`rater1001 ingest dialogues`, `candidates` and `judge_verdicts` (docs/judge.md); if they are not "
+            f"answers to compare, pass --ignore {pair[1]!r}"
+        )
     ratings, listed, listed_note = explode_lists(ratings)
     named = who_by_dimension(list(ratings.columns)) if not (options.rater_col or options.label_col) else {}
     if named and (listed or _keyed_by_stimulus(ratings, named, options)):
@@ -71,10 +82,12 @@ def propose(
         if predictions is None and inline is not None:
             predictions = (inline, source)
         return _finish(long, shape, source, options, stimuli, raters, predictions)
-    stimulus_keys = None
-    if stimuli is not None:
-        stimulus_keys = set(stimuli[0].iloc[:, 0].dropna()) | {v for c in stimuli[0] for v in stimuli[0][c].dropna()}
+    stimulus_keys = {v for frame, _ in stimuli for c in frame for v in frame[c].dropna()} or None
     layout = detect_layout(ratings, options, stimulus_keys, source)
+    sheet_keys = {v for frame, _ in stimuli for c in frame if frame[c].is_unique for v in frame[c].dropna()}
+    if layout == "wide" and (positional := positional_key(ratings, options, sheet_keys or None)):
+        long, shape = _from_positions(ratings, source, positional)
+        return _finish(long, shape, source, options, stimuli, raters, predictions)
     long, shape = {"long": _from_long, "wide": _from_wide, "counts": _from_counts}[layout](ratings, source, options)
     return _finish(long, shape, source, options, stimuli, raters, predictions)
 
@@ -105,7 +118,8 @@ def _finish(long, shape, source, options, stimuli, raters, predictions) -> Propo
     tables = {"stimuli": stimulus_table, "raters": rater_table, "human_ratings": human}
     labels = _labels(shape, stimulus_table, rater_table, human)
     kind = "text" if "text" in stimulus_table.columns else "image"
-    model_dims: tuple[str, ...] = ()
+    # No predictions yet: a model added later (ingest, infer) is compared on every dimension.
+    model_dims: tuple[str, ...] = tuple(shape.dimensions)
     if predictions is not None:
         conditions, rows, model_dims = _predictions(*predictions, shape, set(stimulus_table[STIMULUS]), options, kind)
         tables["model_conditions"], tables["model_predictions"] = conditions, rows
@@ -147,6 +161,23 @@ def _from_long(frame: pd.DataFrame, source: str, options: Options) -> tuple[pd.D
         Guess(source, r, "rater key", RATER, why_r),
     ]
     long = frame.rename(columns={s: STIMULUS, r: RATER})
+    return long, shape
+
+
+def _from_positions(frame: pd.DataFrame, source: str, stimulus: str) -> tuple[pd.DataFrame, Shape]:
+    """A long table that does not say who rated (EmoBank: `id,V,A,D`): the k-th row of a stimulus
+    is rater `rater<k>`, the k-th rating of every stimulus (docs/init.md)."""
+    shape = Shape(layout="positional", stimulus_col=stimulus, rater_col=None)
+    position = frame.groupby(stimulus, sort=False).cumcount() + 1
+    shape.guesses += [
+        Guess(source, stimulus, "stimulus key", STIMULUS, "repeated, the only column that is not answers"),
+        Guess(source, "(row within the stimulus)", "rater key", RATER, "no column names the rater"),
+    ]
+    shape.notes.append(
+        f"no column names the rater: the k-th row of a stimulus is rater<k> (rater1 to rater{position.max()}), "
+        "the k-th rating of every stimulus"
+    )
+    long = frame.rename(columns={stimulus: STIMULUS}).assign(**{RATER: "rater" + position.astype(str)})
     return long, shape
 
 
@@ -241,8 +272,8 @@ def _from_wide(frame: pd.DataFrame, source: str, options: Options) -> tuple[pd.D
     groups: dict[str, list[str]] = {"numbers": [], "labels": []}
     for c in frame.columns:
         values = frame[c].dropna()
-        if values.empty or c in (options.rater_col, options.stimulus_col):
-            continue
+        if values.empty or c in (options.rater_col, options.stimulus_col) or AGE_NAME.search(c):
+            continue  # a column named ...age is the rater's age, not a stimulus
         if whole_numbers(values) is not None:
             groups["numbers"].append(c)
         elif values.nunique() <= MAX_LABELS and not is_free_text(values):
@@ -391,7 +422,7 @@ def _classify(long: pd.DataFrame, shape: Shape, source: str, options: Options) -
             continue
         if not varies_within(long, c, STIMULUS):
             shape.stimulus_level.append(c)
-        elif not varies_within(long, c, RATER) and shape.layout != "counts":
+        elif not varies_within(long, c, RATER) and shape.layout not in ("counts", "positional"):
             shape.rater_level.append(c)
         elif requested and c not in requested.values() and whole_numbers(values) is not None:
             shape.notes.append(f"{c}: whole numbers, not among the --dimension columns, left out")
@@ -454,14 +485,13 @@ def _stimulus_table(
     shape: Shape,
     source: str,
     options: Options,
-    stimuli: tuple[pd.DataFrame, str] | None,
+    stimuli: list[tuple[pd.DataFrame, str]],
     files: pd.Series | None,
 ) -> pd.DataFrame:
     first = long.drop_duplicates(STIMULUS).set_index(STIMULUS)
     table = pd.DataFrame(index=pd.Index(first.index, name=STIMULUS))
     described = [(c, first[c], source) for c in shape.stimulus_level]
-    if stimuli is not None:
-        frame, stim_source = stimuli
+    for frame, stim_source in stimuli:
         ids = set(table.index)
         overlap = {c: frame[c].isin(ids).mean() for c in frame.columns}
         key = max(overlap, key=overlap.get)
@@ -472,12 +502,18 @@ def _stimulus_table(
         )
         frame = frame.drop(columns=[c for c in options.ignore if c in frame.columns]).drop_duplicates(key)
         frame = frame.set_index(key).reindex(table.index)
+        if options.identity_col == key:  # each stimulus its own identity
+            described.append((key, pd.Series(table.index, index=table.index), stim_source))
         described += [(c, frame[c], stim_source) for c in frame.columns]
     labels = set(long[shape.label_col].dropna().str.casefold()) if shape.label_col else set()
     audit = dict(_named(a) for a in options.audit)  # NAME=COLUMN or COLUMN
     for column, values, where in described:
         present = values.dropna()
         n = present.nunique()
+        if column == options.identity_col:
+            table["identity_id"] = values
+            shape.guesses.append(Guess(where, column, "identity", "identity_id", "named by flag"))
+            continue
         if n <= 1:
             continue
         if present.astype(str).str.contains(IMAGE_FILE).all() and shape.file_col is None:
@@ -488,6 +524,17 @@ def _stimulus_table(
             shape.text_col = column
             table["text"] = values
             shape.guesses.append(Guess(where, column, "stimulus text", "text", "long texts, one per stimulus"))
+        elif is_free_text(present):  # a post and its reply: the stimulus is both, in file order
+            table["text"] = _join_texts(table["text"], values)
+            shape.guesses.append(
+                Guess(
+                    where,
+                    column,
+                    "stimulus text",
+                    "text",
+                    f"long texts too: after {shape.text_col}, a line --- between",
+                )
+            )
         elif n <= MAX_LEVELS and n < len(present):
             truth = labels and set(present.str.casefold()) <= labels
             if truth and shape.category_truth is None and options.category in (None, column):
@@ -505,11 +552,22 @@ def _stimulus_table(
                 shape.guesses.append(Guess(where, column, "audit factor", name, f"{n} levels, fixed per stimulus"))
         else:
             shape.notes.append(f"{column}: {n} different values, one per stimulus or so: an id or a note, left out")
+    if options.identity_col and "identity_id" not in table:
+        raise InitError(f"--identity-col {options.identity_col!r}: no such column of the stimuli")
     if shape.label_col and shape.category_truth is None:
         table[shape.category] = _majority(long, shape.label_col, shape)
     if files is not None and "file_path" not in table:
         table["file_path"] = files.reindex(table.index)
     return table.reset_index()
+
+
+TEXT_SEPARATOR = "\n---\n"
+
+
+def _join_texts(first: pd.Series, then: pd.Series) -> pd.Series:
+    """Two text columns as one text: each present part, a line `---` between."""
+    both = first.notna() & then.notna()
+    return first.where(~both, first + TEXT_SEPARATOR + then).fillna(then)
 
 
 def _majority(long: pd.DataFrame, label: str, shape: Shape) -> pd.Series:
@@ -558,10 +616,10 @@ def _rater_table(
         present = values.dropna()
         n = present.nunique()
         ages = whole_numbers(present)
-        if column.lower() == "age" and ages is not None and ages.min() > 0 and ages.max() < 130:
+        if AGE_NAME.search(column) and ages is not None and ages.min() > 0 and ages.max() < 130:
             table["age"] = values
             shape.age_col = column
-            shape.guesses.append(Guess(where, column, "age (years)", "age", "whole numbers 1-129 named age"))
+            shape.guesses.append(Guess(where, column, "age (years)", "age", "whole numbers 1-129 named ...age"))
         elif options.rater_attributes and column not in wanted.values():
             shape.notes.append(f"{column}: a rater column not among --rater-attribute, left out")
         elif 2 <= n <= MAX_LEVELS and n < len(present):

@@ -145,18 +145,6 @@ def scopes(rows: pd.DataFrame, column: str) -> list[tuple[str, pd.DataFrame]]:
     return [(ALL, rows)] + [(e, p) for e, p in rows.groupby(column, sort=True) if e != ALL]
 
 
-def padded(lists: pd.Series) -> np.ndarray:
-    """Series of per-image lists -> images x max_len array padded with NaN (one concatenation,
-    not one row assignment per image)."""
-    seqs = [np.asarray(v if v is not None else [], dtype=float) for v in lists]
-    lengths = np.array([len(v) for v in seqs], dtype=int)
-    out = np.full((len(seqs), int(lengths.max(initial=0))), np.nan)
-    if lengths.sum():
-        rows = np.repeat(np.arange(len(seqs)), lengths)
-        out[rows, np.arange(len(rows)) - np.repeat(np.cumsum(lengths) - lengths, lengths)] = np.concatenate(seqs)
-    return out
-
-
 def config_list(value, default: str, cast=float) -> list:
     """A comma-separated dbt config value (or its default) as a list."""
     return [cast(v) for v in str(value or default).split(",")]

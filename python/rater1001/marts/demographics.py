@@ -16,12 +16,13 @@ import functools
 import itertools
 from contextlib import contextmanager
 
+import duckdb
 import numpy as np
 import pandas as pd
 
 from ..stats import agreement, demographics, rater_slices
 from ..study import AUDIT_SLOTS, CATEGORY_SLOT
-from ._shared import ALL, as_frame, declared, in_pool, model_dimensions, slot_names, spell_terms, typed, with_origin
+from ._shared import ALL, as_frame, declared, in_pool, slot_names, typed, with_origin
 
 POOL = "demographics"  # the conditions the audit covers (seeds/condition_pools.csv)
 HUMAN_CONDITION = "human"  # condition_id of the pooled human forced-choice labels (Table 7's Human row)
@@ -85,33 +86,10 @@ def _unplaced(frame: pd.DataFrame, columns) -> pd.DataFrame:
     return frame.assign(**{c: frame[c].where(frame[c] != PLACEHOLDER, None) for c in columns if c in frame.columns})
 
 
-def audit_rows(model_vs_human: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
-    """int_model_vs_human -> the input shape of stats.demographics (one row per (condition, image)).
-
-    `category` is the ground truth. An unparsed answer (predicted_category NULL, correct NULL in the
-    warehouse) is a wrong answer here, as in the slices' accuracy, so the GLMM sees it as 0."""
-    names = slot_names(None) if names is None else names
-    rows = _audited(model_vs_human.rename(columns={"true_category": "category"}), names)
-    correct = rows["correct"].astype("boolean").fillna(False).astype(bool)
-    keep = [
-        "condition_id",
-        "image_id",
-        "audit_1",
-        "audit_2",
-        "category",
-        "predicted_category",
-        *[f"d_{d}" for d in model_dimensions(model_vs_human)],
-    ]
-    out = rows[keep].assign(correct=correct.to_numpy())
-    for col in ["condition_id", "image_id", "audit_1", "audit_2", "category", "predicted_category"]:
-        out[col] = out[col].astype(object).where(out[col].notna(), None)
-    return out.reset_index(drop=True)
-
-
 def label_count_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
     """int_demographic_label_counts (per condition, audit_1, audit_2, true and predicted label: how
     many images) -> the input of slice_metrics and the GLMM tests, weighted by n_images. An
-    unparsed answer (predicted_category NULL) is wrong, as in audit_rows."""
+    unparsed answer (predicted_category NULL) is wrong, as in glmm_lrt_table."""
     names = slot_names(None) if names is None else names
     rows = _audited(label_counts.rename(columns={"true_category": "category"}), names)
     correct = (rows["predicted_category"] == rows["category"]).astype("boolean").fillna(False).astype(bool)
@@ -230,17 +208,35 @@ def _beyond_slots(model_vs_human, label_counts, study_factors, factor_levels) ->
     return out.assign(slice_type=out["slice_type"].map(lambda t: "_".join(types[t])))
 
 
+def _audit_factors(study_factors: pd.DataFrame | None) -> list[str]:
+    """The declared audit factors' names in declared order (stg_study_factors)."""
+    if study_factors is None or study_factors.empty:
+        return []
+    audit = study_factors[study_factors["role"] == "audit"].sort_values("position")
+    return list(audit["factor"].astype(str))
+
+
+def _category(study_factors: pd.DataFrame | None) -> str | None:
+    """The declared category's name, or None when the study has none."""
+    if study_factors is None or study_factors.empty:
+        return None
+    category = study_factors.loc[study_factors["role"] == "category", "factor"]
+    return str(category.iloc[0]) if len(category) else None
+
+
 def glmm_lrt_table(
-    label_counts: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ, study_factors: pd.DataFrame | None = None
+    correct_counts: pd.DataFrame, study_factors: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ
 ) -> pd.DataFrame:
-    """label_counts: int_demographic_label_counts."""
-    names = slot_names(study_factors)
-    rows = label_count_rows(label_counts, names)
-    if rows.empty or CATEGORY_SLOT not in names:  # correctness needs a category
+    """demographic_glmm_lrt: per condition and declared audit factor, the GLMM likelihood-ratio
+    test of correctness, from int_audit_correct_counts (per condition, factor, level, intended
+    category and correct: how many stimuli; an unparsed or never-given answer is wrong). Each
+    factor uses every stimulus with a level of it."""
+    factors, category = _audit_factors(study_factors), _category(study_factors)
+    if correct_counts.empty or not factors or category is None:  # correctness needs a category
         return typed(pd.DataFrame(), declared("demographic_glmm_lrt"))
-    table = demographics.glmm_lrt_table(rows, factors=audit_slots(names), n_agq=n_agq, weight="n_images")
-    table["fixed_effects_json"] = table["fixed_effects_json"].map(lambda j: spell_terms(j, names))
-    return typed(_named(table, names, ["factor"]), declared("demographic_glmm_lrt"))
+    rows = correct_counts.rename(columns={"true_category": "category"})
+    table = demographics.glmm_lrt_factors(rows, factors, n_agq=n_agq, weight="n_images")
+    return typed(table, declared("demographic_glmm_lrt"))
 
 
 def _stratified_terms(names: dict[str, str]) -> tuple[str, ...]:
@@ -303,34 +299,36 @@ def _tukey_critical_value_cached():
         multicomp.get_tukeyQcrit2 = original
 
 
-def tukey_table(
-    bias_cells: pd.DataFrame, anova: pd.DataFrame, study_factors: pd.DataFrame | None = None
-) -> pd.DataFrame:
-    """bias_cells: int_bias_cells; anova: the demographic_stratified_anova mart."""
-    names = slot_names(study_factors)
-    cells = _audited(bias_cells, names)
-    if cells.empty or anova.empty:
+def _one_stratum(cells: pd.DataFrame, study_factors: pd.DataFrame) -> pd.DataFrame:
+    """Without a category every stimulus is in the one stratum 'all' (stg_stimuli)."""
+    return cells if _category(study_factors) is not None else cells.assign(category=ALL)
+
+
+def tukey_table(pair_cells: pd.DataFrame, anova: pd.DataFrame, study_factors: pd.DataFrame) -> pd.DataFrame:
+    """demographic_tukey: Tukey HSD over the cells of each pair of audit factors (int_audit_pair_cells,
+    term 'a:b' in the declared names) whose interaction the demographic_stratified_anova mart
+    finds significant in a stratum."""
+    if anova.empty or pair_cells.empty:
         return typed(pd.DataFrame(), declared("demographic_tukey"))
-    # the anova mart names terms as the study does; the statistics read slot names
-    to_slot = _renamer({name: slot for slot, name in names.items()})
-    anova = anova.assign(
-        significant=anova["significant"].astype("boolean"),
-        term=anova["term"].map(to_slot),
-    )
+    cells = _one_stratum(pair_cells, study_factors).rename(columns={"cell": "group"})
     with _tukey_critical_value_cached():
-        table = demographics.tukey_from_cells(cells, anova)
+        table = demographics.tukey_pair_cells(cells, anova)
     return typed(table, declared("demographic_tukey"))
 
 
-def omnibus_table(model_vs_human: pd.DataFrame, study_factors: pd.DataFrame | None = None) -> pd.DataFrame:
-    names = slot_names(study_factors)
-    rows = audit_rows(model_vs_human, names)
-    if rows.empty:
+def omnibus_table(bias_cells: pd.DataFrame, study_factors: pd.DataFrame) -> pd.DataFrame:
+    """demographic_omnibus: per condition, dimension and declared audit factor, the omnibus F
+    tests of the bias by the factor and by factor x category, from int_audit_bias_cells (every
+    stimulus with a level of the factor)."""
+    factors, category = _audit_factors(study_factors), _category(study_factors)
+    if bias_cells.empty or not factors:
         return typed(pd.DataFrame(), declared("demographic_omnibus"))
-    table = demographics.omnibus_tests(rows, dimensions=model_dimensions(model_vs_human), factors=audit_slots(names))
-    if CATEGORY_SLOT not in names and not table.empty:  # one stratum: no factor x category interaction
+    cells = _one_stratum(bias_cells, study_factors)
+    dimensions = list(dict.fromkeys(cells["dimension"]))
+    table = demographics.omnibus_cells(cells, factors, dimensions=dimensions, category=category or CATEGORY_SLOT)
+    if category is None and not table.empty:  # one stratum: no factor x category interaction
         table = table[table["term"] == table["factor"]]
-    return typed(_named(table, names, ["factor", "term"]), declared("demographic_omnibus"))
+    return typed(table, declared("demographic_omnibus"))
 
 
 def significance_counts_table(anova: pd.DataFrame) -> pd.DataFrame:
@@ -340,18 +338,19 @@ def significance_counts_table(anova: pd.DataFrame) -> pd.DataFrame:
     return typed(demographics.significance_counts(anova), declared("demographic_significance_counts"))
 
 
-def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
+def rater_agreement_table(ratings, attributes, predictions: pd.DataFrame) -> pd.DataFrame:
     """demographic_rater_agreement: stg_human_ratings' forced-choice labels, stg_rater_attributes
     and int_model_vs_human (the primary run; a row for every stimulus, NULL where the condition
     never answered) -> agreement of each condition with the raters of each attribute level, and
-    whether it differs by level. A missing answer agrees with no rater (docs/stats.md)."""
-    labelled = ratings.loc[ratings["chosen_category"].notna(), ["rater_id", "image_id", "chosen_category"]]
+    whether it differs by level. A missing answer agrees with no rater (docs/stats.md). The labels
+    are counted per (attribute, level, stimulus, label) in DuckDB (:func:`label_counts`), so no
+    row per label reaches pandas; a level's raters are those with a label (every condition has a
+    row for every stimulus)."""
+    counts = label_counts(ratings, attributes)
     # the first run per stimulus (int_model_vs_human has one already; a never-answered row has none)
     first = predictions.sort_values("run_id", na_position="last").drop_duplicates(["condition_id", "image_id"])
-    pairs = (
-        labelled.merge(attributes, on="rater_id")
-        .merge(first[["condition_id", "image_id", "predicted_category"]], on="image_id")
-        .rename(columns={"chosen_category": "chosen", "predicted_category": "predicted"})
+    pairs = counts.merge(first[["condition_id", "image_id", "predicted_category"]], on="image_id").rename(
+        columns={"predicted_category": "predicted"}
     )
     if pairs.empty or first["predicted_category"].isna().all():
         return typed(pd.DataFrame(), declared("demographic_rater_agreement"))
@@ -360,17 +359,40 @@ def rater_agreement_table(ratings: pd.DataFrame, attributes: pd.DataFrame, predi
     return typed(levels.merge(tests, on=rater_slices.KEYS, how="left"), declared("demographic_rater_agreement"))
 
 
-def rater_panels_table(ratings_long: pd.DataFrame, attributes: pd.DataFrame, model_long: pd.DataFrame) -> pd.DataFrame:
+def label_counts(ratings, attributes) -> pd.DataFrame:
+    """Per (attribute, level, image_id, chosen): n labels, with the level's n_raters (raters with a
+    label); aggregated in DuckDB (relations, or frames registered on a connection of its own)."""
+    if isinstance(ratings, pd.DataFrame):
+        con = duckdb.connect()
+        ratings, attributes = con.from_df(ratings), con.from_df(attributes)
+    labelled = (
+        ratings.filter("chosen_category is not null")
+        .set_alias("r")
+        .join(attributes.set_alias("a"), "r.rater_id = a.rater_id")
+        .project(
+            "a.attribute as attribute, a.level as level, r.image_id as image_id, r.rater_id as rater_id, r.chosen_category as chosen"
+        )
+    )
+    counts = as_frame(
+        labelled.aggregate("attribute, level, image_id, chosen, count(*) as n", "attribute, level, image_id, chosen")
+    )
+    raters = as_frame(labelled.aggregate("attribute, level, count(distinct rater_id) as n_raters", "attribute, level"))
+    return counts.merge(raters, on=["attribute", "level"])
+
+
+def rater_panels_table(panels: pd.DataFrame, model_long: pd.DataFrame) -> pd.DataFrame:
     """demographic_rater_panels: the raters of each rater-attribute level as a panel of their own,
     for the ratings: per (condition, dimension, attribute, level) the panel's mean rating, and the
     condition's agreement with the panel's per-stimulus mean (stats.agreement: Bland-Altman bias
     and MAE, Pearson r) over the stimuli the panel rated. A stimulus the condition did not answer
-    is counted (n_missing), as in dimensional_agreement."""
-    rated = ratings_long.merge(attributes, on="rater_id")
+    is counted (n_missing), as in dimensional_agreement. `panels`: per (dimension, attribute,
+    level, image_id) the panel's n and rating_sum, and n_raters per (dimension, attribute, level)
+    (:func:`panel_sums`): the per-stimulus mean is rating_sum / n."""
     model = model_long[["condition_id", "dimension", "image_id", "model_value"]]
     rows = []
-    for (dim, attribute, level), part in rated.groupby(["dimension", "attribute", "level"], sort=True):
-        panel = part.groupby("image_id")["rating"].mean()
+    for (dim, attribute, level), part in panels.groupby(["dimension", "attribute", "level"], sort=True):
+        part = part.sort_values("image_id")
+        panel = pd.Series(part["rating_sum"].to_numpy(float) / part["n"].to_numpy(float), index=part["image_id"])
         for cond, answers in model[model["dimension"] == dim].groupby("condition_id", sort=True):
             x = answers.set_index("image_id")["model_value"].reindex(panel.index)
             ba, r = agreement.bland_altman(panel, x), agreement.pearson(panel, x)
@@ -380,10 +402,10 @@ def rater_panels_table(ratings_long: pd.DataFrame, attributes: pd.DataFrame, mod
                     "dimension": dim,
                     "attribute": attribute,
                     "level": level,
-                    "n_raters": part["rater_id"].nunique(),
+                    "n_raters": int(part["n_raters"].iloc[0]),
                     "n_items": len(panel),
-                    "n_ratings": len(part),
-                    "panel_mean_rating": part["rating"].mean(),
+                    "n_ratings": int(part["n"].sum()),
+                    "panel_mean_rating": float(part["rating_sum"].sum()) / float(part["n"].sum()),
                     "n_pairs": ba.n,
                     "n_missing": ba.n_missing,
                     "bias": ba.bias,
@@ -420,8 +442,8 @@ def demographic_slices(
     return with_origin(table, provenance)
 
 
-def demographic_glmm_lrt(label_counts, pools, study_factors, provenance) -> pd.DataFrame:
-    return with_origin(glmm_lrt_table(_pooled(label_counts, pools), study_factors=as_frame(study_factors)), provenance)
+def demographic_glmm_lrt(correct_counts, pools, study_factors, provenance) -> pd.DataFrame:
+    return with_origin(glmm_lrt_table(_pooled(correct_counts, pools), as_frame(study_factors)), provenance)
 
 
 def demographic_stratified_anova(
@@ -436,13 +458,13 @@ def demographic_stratified_anova(
     return with_origin(table, provenance)
 
 
-def demographic_tukey(bias_cells, pools, anova, study_factors, provenance) -> pd.DataFrame:
-    table = tukey_table(_pooled(bias_cells, pools), as_frame(anova), as_frame(study_factors))
+def demographic_tukey(pair_cells, pools, anova, study_factors, provenance) -> pd.DataFrame:
+    table = tukey_table(_pooled(pair_cells, pools), as_frame(anova), as_frame(study_factors))
     return with_origin(table, provenance)
 
 
-def demographic_omnibus(model_vs_human, pools, study_factors, provenance) -> pd.DataFrame:
-    return with_origin(omnibus_table(_pooled(model_vs_human, pools), study_factors=as_frame(study_factors)), provenance)
+def demographic_omnibus(bias_cells, pools, study_factors, provenance) -> pd.DataFrame:
+    return with_origin(omnibus_table(_pooled(bias_cells, pools), as_frame(study_factors)), provenance)
 
 
 def demographic_significance_counts(anova, provenance) -> pd.DataFrame:
@@ -450,10 +472,35 @@ def demographic_significance_counts(anova, provenance) -> pd.DataFrame:
 
 
 def demographic_rater_agreement(ratings, attributes, predictions, pools, provenance) -> pd.DataFrame:
-    table = rater_agreement_table(as_frame(ratings), as_frame(attributes), _pooled(predictions, pools))
+    table = rater_agreement_table(ratings, attributes, _pooled(predictions, pools))
     return with_origin(table, provenance)
 
 
+def panel_sums(ratings_long, attributes) -> pd.DataFrame:
+    """Per (dimension, attribute, level, image_id): the panel's ratings n and rating_sum, with the
+    level's n_raters; aggregated in DuckDB when given relations (no per-rating rows leave it)."""
+    if isinstance(ratings_long, pd.DataFrame):
+        con = duckdb.connect()
+        ratings_long, attributes = con.from_df(ratings_long), con.from_df(attributes)
+    rated = ratings_long.set_alias("r").join(attributes.set_alias("a"), "r.rater_id = a.rater_id")
+    cells = rated.project(
+        "r.dimension as dimension, a.attribute as attribute, a.level as level, r.image_id as image_id, "
+        "r.rater_id as rater_id, r.rating as rating"
+    )
+    sums = as_frame(
+        cells.aggregate(
+            "dimension, attribute, level, image_id, count(*) as n, sum(rating) as rating_sum",
+            "dimension, attribute, level, image_id",
+        )
+    )
+    raters = as_frame(
+        cells.aggregate(
+            "dimension, attribute, level, count(distinct rater_id) as n_raters", "dimension, attribute, level"
+        )
+    )
+    return sums.merge(raters, on=["dimension", "attribute", "level"])
+
+
 def demographic_rater_panels(ratings_long, attributes, model_long, pools, provenance) -> pd.DataFrame:
-    table = rater_panels_table(as_frame(ratings_long), as_frame(attributes), _pooled(model_long, pools))
+    table = rater_panels_table(panel_sums(ratings_long, attributes), _pooled(model_long, pools))
     return with_origin(table, provenance)

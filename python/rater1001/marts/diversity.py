@@ -9,8 +9,8 @@ from dataclasses import asdict
 import numpy as np
 import pandas as pd
 
-from ..stats import bootstrap, diversity
-from ._shared import as_frame, declared, in_pool, padded, typed, with_origin, with_scopes
+from ..stats import bootstrap, diversity, small_pools
+from ._shared import as_frame, declared, in_pool, typed, with_origin, with_scopes
 
 POOL = "inter_model_sd"  # the conditions whose spread Table 6 compares (seeds/condition_pools.csv)
 
@@ -23,29 +23,33 @@ def diversity_table(model_long: pd.DataFrame) -> pd.DataFrame:
     return typed(t.to_dict("records"), declared("response_diversity"))
 
 
-def _k_human_cells(model_long: pd.DataFrame, human_lists: pd.DataFrame):
-    """Per (dimension, category): the image rows with their human ratings and one column per
-    condition with values on the dimension (k = their number, >= 2). Images in image_id order,
-    which is the bootstrap's draw order; a missing prediction leaves NaN (the image is excluded and
-    counted by the statistic). Per category only: Table 6 has no pooled row."""
+def _k_human_cells(model_long: pd.DataFrame, value_counts: pd.DataFrame):
+    """Per (dimension, category): the image rows with their human ratings (from int_image_value_counts,
+    in value order) and one column per condition with values on the dimension (k = their number,
+    >= 2). Images in image_id order, which is the bootstrap's draw order; a missing prediction
+    leaves NaN (the image is excluded and counted by the statistic). Per category only: Table 6 has
+    no pooled row."""
     for dim, g in model_long.groupby("dimension", sort=True):
         wide = g.pivot_table(index="image_id", columns="condition_id", values="model_value", aggfunc="first")
         conds = sorted(wide.columns)
         if len(conds) < 2:
             continue
-        h = human_lists[human_lists["dimension"] == dim].set_index("image_id").sort_index()
-        cells = h[["category", "ratings"]].join(wide[conds])
-        for category, cell in cells.reset_index().groupby("category", sort=True):
-            yield dim, category, conds, cell[conds].to_numpy(float), padded(cell["ratings"]), cell["image_id"]
+        vc = value_counts[value_counts["dimension"] == dim]
+        units, ratings = small_pools.padded_ratings(vc)
+        category = vc.drop_duplicates("image_id").set_index("image_id")["category"].reindex(units).to_numpy()
+        models = wide[conds].reindex(units).to_numpy(float)
+        for cat in sorted(pd.unique(category[pd.notna(category)])):
+            rows = np.flatnonzero(category == cat)
+            yield dim, cat, conds, models[rows], ratings[rows], pd.Series(units[rows])
 
 
 def k_human_diversity(
-    model_long: pd.DataFrame, human_lists: pd.DataFrame, replicates: int = 1000, seed: int = bootstrap.SEED
+    model_long: pd.DataFrame, value_counts: pd.DataFrame, replicates: int = 1000, seed: int = bootstrap.SEED
 ) -> pd.DataFrame:
     """Table 6: inter-model spread per image vs k humans drawn without replacement, k = the number
     of conditions with predictions on the dimension."""
     rows = []
-    for dim, category, conds, models, humans, _ in _k_human_cells(model_long, human_lists):
+    for dim, category, conds, models, humans, _ in _k_human_cells(model_long, value_counts):
         r = bootstrap.k_human_variance(models, humans, replicates=replicates, seed=seed)
         rows.append(
             {
@@ -60,12 +64,12 @@ def k_human_diversity(
 
 
 def k_human_image_sd(
-    model_long: pd.DataFrame, human_lists: pd.DataFrame, replicates: int = 1000, seed: int = bootstrap.SEED
+    model_long: pd.DataFrame, value_counts: pd.DataFrame, replicates: int = 1000, seed: int = bootstrap.SEED
 ) -> pd.DataFrame:
     """Figure 6: per image, the SD of the k conditions' values ('models') and the mean SD of k
     random humans ('k_humans'), with the draws of the Table 6 comparison (same seed, per category)."""
     rows = []
-    for dim, category, conds, models, humans, image_ids in _k_human_cells(model_long, human_lists):
+    for dim, category, conds, models, humans, image_ids in _k_human_cells(model_long, value_counts):
         spread = bootstrap.k_human_image_sd(models, humans, replicates=replicates, seed=seed)
         for source, sd in (("models", spread.model_sd), ("k_humans", spread.human_sd)):
             rows += [
@@ -92,11 +96,17 @@ def response_diversity(model_long, provenance) -> pd.DataFrame:
     return with_origin(diversity_table(as_frame(model_long)), provenance)
 
 
-def response_diversity_k_human(model_long, pools, human_lists, provenance) -> pd.DataFrame:
-    rows = in_pool(as_frame(model_long), pools, POOL)
-    return with_origin(k_human_diversity(rows, as_frame(human_lists)), provenance)
+def _value_counts(relation) -> pd.DataFrame:
+    if not isinstance(relation, pd.DataFrame):  # a dbt relation: only the columns used leave DuckDB
+        relation = relation.project("image_id, dimension, category, value, n")
+    return as_frame(relation)
 
 
-def response_diversity_images(model_long, pools, human_lists, provenance) -> pd.DataFrame:
+def response_diversity_k_human(model_long, pools, value_counts, provenance) -> pd.DataFrame:
     rows = in_pool(as_frame(model_long), pools, POOL)
-    return with_origin(k_human_image_sd(rows, as_frame(human_lists)), provenance)
+    return with_origin(k_human_diversity(rows, _value_counts(value_counts)), provenance)
+
+
+def response_diversity_images(model_long, pools, value_counts, provenance) -> pd.DataFrame:
+    rows = in_pool(as_frame(model_long), pools, POOL)
+    return with_origin(k_human_image_sd(rows, _value_counts(value_counts)), provenance)

@@ -6,21 +6,93 @@ from __future__ import annotations
 import pandas as pd
 from duckdb import ColumnExpression, ConstantExpression
 
-from ..stats.variance_components import METHOD, crossed_variance_components
+from ..stats.variance_components import (
+    METHOD,
+    MOMENTS_METHOD,
+    GroupTotals,
+    crossed_moment_components,
+    crossed_variance_components,
+)
 from ._shared import as_frame, declared, finish, slot_names, spell_terms
 
 # The crossed REML fit (the mixedlm package's lmer, lme4's algorithm: a Cholesky factor of the
 # crossed random-effects design per deviance evaluation) grows much faster than the ratings: 10.8 s
 # at the paper's 72,000 ratings, not done after 29 minutes at 10x (docs/performance.md). Above this
-# many ratings of a dimension it is not fitted and the row says why; the var raises the limit.
+# many ratings of a dimension the components are the method of moments' from sufficient statistics
+# computed in DuckDB (the ratings never reach pandas); the var moves the limit.
 DEFAULT_MAX_RATINGS = 200_000
 
 
-def not_fitted_reason(n_ratings: int, max_ratings: int) -> str:
-    return (
-        f"not fitted: {n_ratings:,} ratings is above var variance_components_max_ratings ({max_ratings:,}); "
-        "the crossed REML fit grows much faster than the ratings (docs/performance.md); raise the var to fit"
+# per grouping set of moment_rows: its key columns (the others are NULL in its rows)
+_SETS = {
+    "rater": "rater_id is not null",
+    "image": "image_id is not null",
+    "category": "rater_id is null and image_id is null",
+}
+
+
+def moment_rows(ratings_long, stimuli, dimensions, category: str) -> list[dict]:
+    """One row per dimension of `dimensions`: crossed_moment_components from the GroupTotals of the
+    ratings by (rater, category), by image and by category, computed in DuckDB in one pass
+    (grouping sets, then each set's sums: GroupTotals.of's formula, checked against the pairwise
+    definition in tests/python/test_marts_paper_extras.py)."""
+    has_category = category in stimuli.columns
+    stratum = f"coalesce(cast(s.{category} as varchar), '')" if has_category else "''"
+    joined = ratings_long.set_alias("r").join(stimuli.set_alias("s"), "r.image_id = s.image_id", how="left")
+    cells = joined.project(
+        f"r.dimension as dimension, r.rater_id as rater_id, r.image_id as image_id, {stratum} as stratum, "
+        "cast(r.rating as double) as y"
     )
+    groups = cells.aggregate(
+        "dimension, rater_id, image_id, stratum, count(*) as n, sum(y) as total, sum(y * y) as total_sq",
+        "grouping sets ((dimension, rater_id, stratum), (dimension, image_id), (dimension, stratum))",
+    )
+    kind = " ".join(f"when {cond} then '{name}'" for name, cond in _SETS.items())
+    totals = as_frame(
+        groups.project(f"*, case {kind} end as grouping").aggregate(
+            "dimension, grouping, sum(n) as n_obs, sum(n * n) as n_sq, sum(n * total_sq - total * total) as within, "
+            "count(*) as n_groups, count(distinct rater_id) as n_raters, count(distinct nullif(stratum, '')) as n_categories",
+            "dimension, grouping",
+        )
+    ).set_index(["dimension", "grouping"])
+    rows = []
+    for dim in sorted(dimensions):
+        t = totals.loc[dim]
+        sets = [
+            GroupTotals(
+                float(t.loc[g, "n_obs"]), float(t.loc[g, "n_sq"]), float(t.loc[g, "within"]), int(t.loc[g, "n_groups"])
+            )
+            for g in _SETS
+        ]
+        with_category = bool(has_category and t.loc["category", "n_categories"] > 1)
+        try:
+            vc = crossed_moment_components(*sets, int(t.loc["rater", "n_raters"]), with_category)
+        except ValueError as exc:
+            rows.append(
+                {"dimension": dim, "n_ratings": int(sets[2].n_obs), "method": MOMENTS_METHOD, "fit_error": str(exc)}
+            )
+            continue
+        rows.append(component_row(dim, vc, MOMENTS_METHOD, category))
+    return rows
+
+
+def component_row(dim: str, vc, method: str, category: str) -> dict:
+    total = vc.rater_variance + vc.image_variance + vc.residual_variance
+    return {
+        "dimension": dim,
+        "rater_variance": vc.rater_variance,
+        "image_variance": vc.image_variance,
+        "residual_variance": vc.residual_variance,
+        "rater_to_image_ratio": vc.rater_to_image_ratio,
+        "rater_share": vc.rater_variance / total,
+        "image_share": vc.image_variance / total,
+        "n_ratings": vc.n_obs,
+        "n_raters": vc.n_raters,
+        "n_images": vc.n_images,
+        "formula": vc.formula.replace("<category>", category),
+        "method": method,
+        "singular": vc.singular,
+    }
 
 
 def variance_table(
@@ -28,19 +100,14 @@ def variance_table(
     stimuli: pd.DataFrame,
     provenance: pd.DataFrame,
     category: str = "category",
-    too_large: dict[str, int] | None = None,
-    max_ratings: int = DEFAULT_MAX_RATINGS,
+    large: list[dict] | None = None,
 ) -> pd.DataFrame:
-    """One crossed fit per dimension of int_human_ratings_long (rater_id, image_id, dimension,
+    """One crossed REML fit per dimension of int_human_ratings_long (rater_id, image_id, dimension,
     rating); the stimulus's `category` column enters as fixed effects when the study has it.
-    `too_large`: dimensions left out of `ratings_long` for their size (dimension -> ratings), each
-    given a row that says so."""
+    `large`: the rows of the dimensions estimated by moments instead (:func:`moment_rows`)."""
     has_category = category in stimuli.columns and stimuli[category].notna().any()
     cats = stimuli.set_index("image_id")[category] if has_category else None
-    rows = [
-        {"dimension": dim, "n_ratings": n, "method": METHOD, "fit_error": not_fitted_reason(n, max_ratings)}
-        for dim, n in sorted((too_large or {}).items())
-    ]
+    rows = list(large or [])
     for dim, part in ratings_long.groupby("dimension", sort=True):
         try:
             vc = crossed_variance_components(
@@ -56,24 +123,7 @@ def variance_table(
                 }
             )
             continue
-        total = vc.rater_variance + vc.image_variance + vc.residual_variance
-        rows.append(
-            {
-                "dimension": dim,
-                "rater_variance": vc.rater_variance,
-                "image_variance": vc.image_variance,
-                "residual_variance": vc.residual_variance,
-                "rater_to_image_ratio": vc.rater_to_image_ratio,
-                "rater_share": vc.rater_variance / total,
-                "image_share": vc.image_variance / total,
-                "n_ratings": vc.n_obs,
-                "n_raters": vc.n_raters,
-                "n_images": vc.n_images,
-                "formula": vc.formula.replace("<category>", category),
-                "method": METHOD,
-                "singular": vc.singular,
-            }
-        )
+        rows.append(component_row(dim, vc, METHOD, category))
     columns = list(declared("human_variance_components"))
     out = pd.DataFrame(rows, columns=columns).sort_values("dimension", ignore_index=True)
     return finish(out, "human_variance_components", provenance)
@@ -83,18 +133,19 @@ def variance_table(
 
 
 def human_variance_components(ratings_long, stimuli, study_factors, provenance, *, max_ratings=None) -> pd.DataFrame:
-    """`ratings_long` is the DuckDB relation dbt hands the model: the ratings are counted there, so a
-    dimension above the limit is never pulled into pandas. The formula names the category as the
-    study does (stg_study_factors)."""
+    """`ratings_long` and `stimuli` are the DuckDB relations dbt hands the model: the ratings are
+    counted there, and a dimension above the limit is estimated from aggregates, never pulled into
+    pandas. The formula names the category as the study does (stg_study_factors)."""
     limit = int(max_ratings or DEFAULT_MAX_RATINGS)
     sizes = ratings_long.aggregate("dimension, count(*)", "dimension").fetchall()
-    too_large = {dim: int(n) for dim, n in sizes if n > limit}
+    too_large = sorted(dim for dim, n in sizes if n > limit)
+    large = []
     if too_large:
+        keep = ratings_long.filter(ColumnExpression("dimension").isin(*(ConstantExpression(d) for d in too_large)))
+        large = moment_rows(keep, stimuli, too_large, "category")
         ratings_long = ratings_long.filter(
             ColumnExpression("dimension").isnotin(*(ConstantExpression(dim) for dim in too_large))
         )
-    table = variance_table(
-        as_frame(ratings_long), as_frame(stimuli), provenance, too_large=too_large, max_ratings=limit
-    )
+    table = variance_table(as_frame(ratings_long), as_frame(stimuli), provenance, large=large)
     names = slot_names(as_frame(study_factors))
     return table.assign(formula=table["formula"].map(lambda f: spell_terms(f, names)))

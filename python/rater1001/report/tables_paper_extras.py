@@ -89,7 +89,9 @@ HUMAN_BASELINE = [
                   x.residual_variance, x.variance_formula
            FROM human_reliability x ORDER BY x.dimension DESC""",
         caption="Section 3.2 reports the human alpha at the ordinal level; delta alpha (Tables 4c/5c) uses the "
-                "interval level. Variances: REML fit of the variance_formula; the ratio is rater / image variance."),
+                "interval level. Variances: REML fit of the variance_formula, by the method of moments above var "
+                "variance_components_max_ratings ratings (human_variance_components.method); the ratio is "
+                "rater / image variance."),
     ReportTable(
         "T2.5", "Section 2.5", "Naturalness per category",
         ("naturalness_by_category", "factor_labels"),

@@ -5,7 +5,9 @@ significantly more than an individual human does. Replicate b (generator seeded 
   1. resample the images with replacement (same count as the input);
   2. for each drawn image, draw one of its human raters uniformly at random
      (replicates are drawn in blocks of 250, fewer above 16,777 images: per block first the
-     image indices, then one uniform per drawn image for the rater);
+     image indices, then one uniform per drawn image for the rater); with per-(image, value)
+     counts the raters are taken in value order, so a uniform picks value v with probability
+     n_iv / n_i (a categorical draw from the counts, no per-rating rows);
   3. one-sided paired Wilcoxon signed-rank test (scipy, zero_method='wilcox', normal
      alternative 'greater'; scipy's method='auto': exact for <= 50 pairs without ties, normal
      approximation otherwise) of model |z| against that human's LOO |z|;
@@ -338,6 +340,7 @@ def p_sig(
     alpha: float = 0.05,
     chunk: int = 250,
     cells: int = 1 << 22,
+    weights=None,
 ) -> PSig:
     """Share of bootstrap replicates in which the model deviates from the human mean
     significantly more than an individual human does.
@@ -347,7 +350,8 @@ def p_sig(
     model_abs_z : array_like, shape (images,)
         The model's |z| per image (NaN where undefined).
     human_loo_abs_z : array_like, shape (images, max_raters)
-        Each image's humans' leave-one-out |z|, NaN-padded (:func:`ragged_to_padded`).
+        Each image's humans' leave-one-out |z|, NaN-padded (:func:`ragged_to_padded`); with
+        ``weights``, one column per distinct value instead.
     replicates : int, default 2000
     seed : int, default 42
     alpha : float, default 0.05
@@ -356,6 +360,9 @@ def p_sig(
         Replicates per block, fewer when chunk x images would pass ``cells`` (memory bound; the
         block size is part of the random stream: below cells / chunk images, 16,777 by default,
         the draws are those of every earlier version).
+    weights : array_like of int, shape like human_loo_abs_z, optional
+        How many humans share each entry (per-(image, value) counts, 0 in the padding): the
+        same draws as the matrix with entry j repeated weights[j] times, without building it.
 
     Returns
     -------
@@ -394,7 +401,7 @@ def p_sig(
     0.0
     """
     return p_sig_many(
-        np.asarray(model_abs_z, dtype=float)[None, :], human_loo_abs_z, replicates, seed, alpha, chunk, cells
+        np.asarray(model_abs_z, dtype=float)[None, :], human_loo_abs_z, replicates, seed, alpha, chunk, cells, weights
     )[0]
 
 
@@ -406,6 +413,7 @@ def p_sig_many(
     alpha: float = 0.05,
     chunk: int = 250,
     cells: int = 1 << 22,
+    weights=None,
 ) -> list[PSig]:
     """:func:`p_sig` of several models against the same humans, sharing the draws.
 
@@ -415,7 +423,7 @@ def p_sig_many(
         Each model's |z| per image (e.g. the conditions of one dimension and scope).
     human_loo_abs_z : array_like, shape (images, max_raters)
         The humans' leave-one-out |z|, NaN-padded.
-    replicates, seed, alpha, chunk, cells
+    replicates, seed, alpha, chunk, cells, weights
         As for :func:`p_sig`.
 
     Returns
@@ -433,7 +441,9 @@ def p_sig_many(
     (blocks of ``chunk`` replicates, fewer when chunk x images would pass ``cells``, the block
     size being part of the random stream; small blocks are pooled up to ``cells`` for the test,
     which runs in steps of :data:`KERNEL` codes), plus the codes of the models of a group (groups
-    are split to keep these near 4 x ``cells``).
+    are split to keep these near 4 x ``cells``). With ``weights`` the differences are ranked per
+    (image, value) entry, not per human (an image's LOO |z| takes one value per rating value), and
+    each drawn position maps to its entry through the image's cumulative counts.
 
     References
     ----------
@@ -453,7 +463,15 @@ def p_sig_many(
     hz = np.abs(np.asarray(human_loo_abs_z, dtype=float))
     if hz.ndim != 2 or hz.shape[0] != mz.shape[1]:
         raise ValueError(f"human_loo_abs_z must be (images, raters) with {mz.shape[1]} rows, got {hz.shape}")
-    defined = ~np.isnan(hz)
+    if weights is None:
+        weight = None
+        defined = ~np.isnan(hz)
+    else:
+        weight = np.asarray(weights)
+        if weight.shape != hz.shape or (weight < 0).any() or (weight % 1 != 0).any():
+            raise ValueError(f"weights must be non-negative whole counts shaped like human_loo_abs_z {hz.shape}")
+        weight = np.where(np.isnan(hz), 0, weight).astype(np.int64)
+        defined = weight > 0
     keep = ~np.isnan(mz) & (defined.sum(axis=1) > 0)
     groups: dict[bytes, list[int]] = {}
     for row in range(len(mz)):
@@ -466,7 +484,15 @@ def p_sig_many(
         for first in range(0, len(rows), per_part):
             part = rows[first : first + per_part]
             counts = _significant_counts(
-                mz[part][:, kept], hz[kept], defined[kept], replicates, seed, alpha, chunk, cells
+                mz[part][:, kept],
+                hz[kept],
+                defined[kept],
+                replicates,
+                seed,
+                alpha,
+                chunk,
+                cells,
+                None if weight is None else weight[kept],
             )
             for row, count in zip(part, counts):
                 p = float("nan") if n == 0 else count / replicates
@@ -483,20 +509,39 @@ def _significant_counts(
     alpha: float,
     chunk: int,
     cells: int,
+    weight: np.ndarray | None = None,
 ) -> np.ndarray:
     """Significant replicates of each row of mz (models x images, every image usable) with the
-    draws of the seed policy (module docstring), shared by the rows."""
+    draws of the seed policy (module docstring), shared by the rows; `weight`: humans per entry."""
     k, n = mz.shape
     significant = np.zeros(k, dtype=np.int64)
     if n == 0:
         return significant
     # Pack each image's defined human values to the left so a uniform draw indexes them directly.
-    n_h = defined.sum(axis=1)
-    hz = np.take_along_axis(hz, np.argsort(~defined, axis=1, kind="stable"), axis=1)
+    order = np.argsort(~defined, axis=1, kind="stable")
+    hz = np.take_along_axis(hz, order, axis=1)
+    if weight is None:
+        n_h = defined.sum(axis=1)
+        entry = None
+    else:
+        weight = np.take_along_axis(weight, order, axis=1)
+        n_h = weight.sum(axis=1)
+        # position p of image i (0 <= p < n_h[i]) belongs to entry entry[i * width_h + p]
+        entry = np.zeros((n, int(n_h.max())), dtype=np.int64)
+        slot = np.repeat(np.tile(np.arange(hz.shape[1]), n), weight.ravel())
+        row = np.repeat(np.arange(n), n_h)
+        entry[row, np.arange(len(row)) - np.repeat(np.cumsum(n_h) - n_h, n_h)] = slot
     width, same_pool = hz.shape[1], bool((n_h == n_h[0]).all())
     # every (image, human) cell's difference, ranked once into integer codes; model j's cell c is
-    # codes[j * cells_per_model + c]
-    codes = np.concatenate([signed_codes(row[:, None] - hz).ravel() for row in mz])
+    # codes[j * cells_per_model + c]; with weights the (image, value) entries are ranked, then
+    # spread to the humans' positions (the drawing below is the same either way)
+    if entry is None:
+        codes = np.concatenate([signed_codes(row[:, None] - hz).ravel() for row in mz])
+    else:
+        codes = np.concatenate(
+            [np.take_along_axis(signed_codes(row[:, None] - hz), entry, axis=1).ravel() for row in mz]
+        )
+        width = entry.shape[1]
     rng = np.random.default_rng(seed)
     block = max(1, min(chunk, cells // n))
     pending: list[np.ndarray] = []

@@ -258,14 +258,73 @@ def glmm_lrt_table(
     >>> t[["factor", "df"]].to_numpy().tolist(), round(float(t["chi2"].iloc[0]), 4)
     ([['audit_1', 1]], 4.186)
     """
+    factors = list(factors)
     _require(predictions, ["condition_id", "correct", "category", *factors], "glmm_lrt_table")
     _require_complete(predictions, ["condition_id", "correct", "category", *factors], "glmm_lrt_table")
-    rows = []
-    for condition, part in predictions.groupby("condition_id", sort=True):
+    keep = ["condition_id", "correct", "category", *([weight] if weight else [])]
+    long = predictions.melt(id_vars=keep, value_vars=factors, var_name="factor", value_name="level")
+    return glmm_lrt_factors(long, factors, n_agq=n_agq, weight=weight)
+
+
+def glmm_lrt_factors(
+    rows: pd.DataFrame, factors, n_agq: int = DEFAULT_N_AGQ, weight: str | None = None
+) -> pd.DataFrame:
+    """:func:`glmm_lrt_table` for any number of audit factors, from the long form.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        condition_id, factor (its name), level, category, correct: one row per (condition,
+        image, factor).
+    factors : sequence of str
+        Every factor to test, in declared order; a factor without rows gets a NULL row with its
+        reason.
+    n_agq : int, default 25
+    weight : str, optional
+        A column of how many images a row stands for.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`glmm_lrt_table`, one row per (condition_id, factor).
+
+    Notes
+    -----
+    Each factor alone: correct ~ factor + (1 | category) against correct ~ 1 + (1 | category)
+    (:func:`rater1001.stats.glmm.likelihood_ratio_test`), the fixed effects named
+    ``factor[level]``.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.4.4;
+    docs/marts_demographics.md, "Any study's audit factors".
+
+    Examples
+    --------
+    :func:`glmm_lrt_table`'s example in long form, with a second factor of one level:
+
+    >>> import pandas as pd
+    >>> rows = [("m", e, audit_1, int(i < k)) for e in ("e1", "e2") for audit_1, k in (("A", 3), ("B", 1)) for i in range(4)]
+    >>> wide = pd.DataFrame(rows, columns=["condition_id", "category", "level", "correct"])
+    >>> long = pd.concat([wide.assign(factor="audit_1"), wide.assign(factor="era", level="old")])
+    >>> t = glmm_lrt_factors(long, ["audit_1", "era"])
+    >>> round(float(t["chi2"].iloc[0]), 4), t["reason"].iloc[1]
+    (4.186, 'era has a single level: nothing to test')
+    """
+    _require(rows, ["condition_id", "factor", "level", "correct", "category"], "glmm_lrt_factors")
+    _require_complete(rows, ["condition_id", "factor", "level", "correct", "category"], "glmm_lrt_factors")
+    out = []
+    by_factor = dict(tuple(rows.groupby(["condition_id", "factor"], sort=False)))
+    for condition in sorted(rows["condition_id"].unique()):
         for factor in factors:
-            test = likelihood_ratio_test(part, factor, response="correct", group="category", n_agq=n_agq, weight=weight)
-            rows.append(dict(condition_id=condition, factor=factor, **test.as_row()))
-    return pd.DataFrame(rows)
+            part = by_factor.get((condition, factor), rows.iloc[0:0])
+            test = likelihood_ratio_test(
+                part, "level", response="correct", group="category", n_agq=n_agq, weight=weight, name=factor
+            )
+            if part.empty:
+                test = replace(test, reason=f"no stimulus has a level of {factor}")
+            out.append(dict(condition_id=condition, factor=factor, **test.as_row()))
+    return pd.DataFrame(out)
 
 
 # --------------------------------------------------------------------------- nested linear models
@@ -838,6 +897,7 @@ TUKEY_COLUMNS = [
     "condition_id",
     "dimension",
     "category",
+    "term",
     "group1",
     "group2",
     "meandiff",
@@ -930,12 +990,65 @@ def tukey_from_cells(cells: pd.DataFrame, anova: pd.DataFrame, alpha: float = AL
     >>> t[t["reject"]][["group1", "group2", "meandiff"]].round(6).to_numpy().tolist()
     [['A:F', 'B:M', 5.0], ['A:M', 'B:M', 5.0], ['B:F', 'B:M', 5.0]]
     """
-    hits = anova[(anova["term"] == "audit_1:audit_2") & (anova["significant"].fillna(False))]
-    by_stratum = {key: part for key, part in cells[cells["n_bias"] > 0].groupby(CELL_KEYS[:3], sort=False)}
+    keep = cells.assign(term="audit_1:audit_2", group=cells["audit_1"].astype(str) + ":" + cells["audit_2"].astype(str))
+    return tukey_pair_cells(keep, anova, alpha)
+
+
+def tukey_pair_cells(cells: pd.DataFrame, anova: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
+    """Tukey HSD over the cells of each pair of audit factors whose interaction is significant.
+
+    Parameters
+    ----------
+    cells : pandas.DataFrame
+        Per (condition_id, dimension, category, term, group): n_bias, bias_mean, bias_ss, where
+        term names a pair of factors ``a:b`` and group is a cell ``x:y`` of it
+        (int_audit_pair_cells).
+    anova : pandas.DataFrame
+        The stratified ANOVA (term, significant per (condition_id, dimension, category)).
+    alpha : float, default 0.05
+
+    Returns
+    -------
+    pandas.DataFrame
+        condition_id, dimension, category, term, group1, group2, meandiff, p_adj, lower, upper,
+        reject: one row per pair of cells of a stratum whose ``a:b`` term has q_BH < alpha.
+
+    Notes
+    -----
+    HSD needs only each cell's count and mean and the pooled within-cell variance
+    MSE = sum bias_ss / (N - k) (statsmodels' ``tukeyhsd``, which ``pairwise_tukeyhsd`` calls);
+    meandiff = mean(group2) - mean(group1); any other audit factor is pooled within a cell.
+
+    References
+    ----------
+    Tukey (1949), "Comparing individual means in the analysis of variance", Biometrics 5(2),
+    99-114; Tae, Park & Choi, *Can vision-language models replace human emotion raters?*,
+    section 4.5; docs/marts_demographics.md, "Any study's audit factors".
+
+    Examples
+    --------
+    :func:`tukey_cells`' example (only B:M shifted by 5) as the cells of the pair audit_1:audit_2:
+
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"condition_id": "m", "dimension": "valence", "category": "fear", "term": "audit_1:audit_2",
+    ...                       "group": ["A:F", "A:M", "B:F", "B:M"], "n_bias": 2, "bias_mean": [0.1, 0.1, 0.1, 5.1],
+    ...                       "bias_ss": 0.02})
+    >>> anova = pd.DataFrame({"condition_id": "m", "dimension": "valence", "category": "fear", "term": ["audit_1:audit_2"],
+    ...                       "significant": [True]})
+    >>> t = tukey_pair_cells(cells, anova)
+    >>> t[t["reject"]][["group1", "group2", "meandiff"]].round(6).to_numpy().tolist()
+    [['A:F', 'B:M', 5.0], ['A:M', 'B:M', 5.0], ['B:F', 'B:M', 5.0]]
+    """
+    keys = ["condition_id", "dimension", "category", "term"]
+    _require(cells, [*keys, "group", "n_bias", "bias_mean", "bias_ss"], "tukey_pair_cells")
+    hits = anova[anova["significant"].astype("boolean").fillna(False)]
+    by_stratum = {key: part for key, part in cells[cells["n_bias"] > 0].groupby(keys, sort=False)}
     rows = []
     for hit in hits.itertuples(index=False):
-        used = by_stratum[(hit.condition_id, hit.dimension, hit.category)]
-        groups = (used["audit_1"].astype(str) + ":" + used["audit_2"].astype(str)).to_numpy()
+        used = by_stratum.get((hit.condition_id, hit.dimension, hit.category, hit.term))
+        if used is None:  # not a pair's term (a main effect)
+            continue
+        groups = used["group"].astype(str).to_numpy()
         order = np.argsort(groups, kind="stable")  # pairwise_tukeyhsd's groups: np.unique, sorted
         groups, used = groups[order], used.iloc[order]
         nobs = used["n_bias"].to_numpy(dtype=float)
@@ -949,6 +1062,7 @@ def tukey_from_cells(cells: pd.DataFrame, anova: pd.DataFrame, alpha: float = AL
                     condition_id=hit.condition_id,
                     dimension=hit.dimension,
                     category=hit.category,
+                    term=hit.term,
                     group1=groups[i],
                     group2=groups[j],
                     meandiff=float(diff),
@@ -1000,32 +1114,145 @@ def omnibus_tests(
     >>> o[["term", "f_value"]].round(6).to_numpy().tolist()
     [['audit_1', 125.0], ['audit_1:category', 0.0]]
     """
-    bias_cols = [_bias_column(d) for d in dimensions]
+    factors, bias_cols = list(factors), [_bias_column(d) for d in dimensions]
     _require(predictions, ["condition_id", "category", *factors, *bias_cols], "omnibus_tests")
     _require_complete(predictions, ["condition_id", "category", *factors], "omnibus_tests")
-    rows = []
-    for condition, part in predictions.groupby("condition_id", sort=True):
-        for dimension, bias in zip(dimensions, bias_cols):
+    long = [
+        predictions.assign(dimension=dimension, d=predictions[bias])
+        .melt(id_vars=["condition_id", "dimension", "category", "d"], value_vars=factors, var_name="factor")
+        .rename(columns={"value": "level"})
+        for dimension, bias in zip(dimensions, bias_cols)
+    ]
+    if not long:
+        return pd.DataFrame()
+    return omnibus_factors(pd.concat(long, ignore_index=True), factors, dimensions=dimensions)
+
+
+def omnibus_factors(rows: pd.DataFrame, factors, dimensions=None, category: str = "category") -> pd.DataFrame:
+    """:func:`omnibus_tests` for any number of audit factors, from the long form.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        condition_id, dimension, factor (its name), level, category, d (the bias, NULL where
+        missing): one row per (condition, dimension, image, factor).
+    factors : sequence of str
+        Every factor to test, in declared order.
+    dimensions : sequence of str, optional
+        The dimensions, in order (default: those of the rows, sorted).
+    category : str, default "category"
+        The category's name in the interaction term (``factor:category``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`omnibus_tests`.
+
+    Notes
+    -----
+    The rows aggregated to (category, level) cells, then :func:`omnibus_cells`.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Supplement S5;
+    docs/marts_demographics.md, "Any study's audit factors".
+
+    Examples
+    --------
+    :func:`omnibus_tests`' example in long form, named by the study:
+
+    >>> import pandas as pd
+    >>> p = pd.DataFrame({"condition_id": "m", "dimension": "warmth", "factor": "source", "category": list("hhhhssss"),
+    ...                   "level": list("ABABABAB"), "d": [1, 2, 1.2, 2.2, 3, 4, 3.2, 4.2]})
+    >>> o = omnibus_factors(p, ["source"], category="topic")
+    >>> o[["term", "f_value"]].round(6).to_numpy().tolist()
+    [['source', 125.0], ['source:topic', 0.0]]
+    """
+    keys = ["condition_id", "dimension", "factor", "category", "level"]
+    _require(rows, [*keys, "d"], "omnibus_factors")
+    _require_complete(rows, keys, "omnibus_factors")
+    g = rows.assign(d=rows["d"].astype(float)).groupby(keys, sort=True)["d"]
+    cells = g.agg(n_rows="size", n_bias="count", bias_mean="mean")
+    cells["bias_ss"] = g.var(ddof=0) * cells["n_bias"]
+    return omnibus_cells(cells.reset_index(), factors, dimensions=dimensions, category=category)
+
+
+def omnibus_cells(cells: pd.DataFrame, factors, dimensions=None, category: str = "category") -> pd.DataFrame:
+    """:func:`omnibus_factors` from per-cell aggregates (int_audit_bias_cells).
+
+    Parameters
+    ----------
+    cells : pandas.DataFrame
+        Per (condition_id, dimension, factor, category, level): n_rows, n_bias, bias_mean,
+        bias_ss (the bias's count, mean and squared deviations about the cell's mean).
+    factors : sequence of str
+        Every factor to test, in declared order; a factor without cells gets NULL rows with the
+        reason.
+    dimensions : sequence of str, optional
+        The dimensions, in order (default: those of the cells, sorted).
+    category : str, default "category"
+        The category's name in the interaction term.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`omnibus_tests`.
+
+    Notes
+    -----
+    Every model of :func:`omnibus_tests` is constant within an (category, level) cell, so its
+    nested F tests are :func:`nested_f_test_cells` on the cells.
+
+    References
+    ----------
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, Supplement S5.
+
+    Examples
+    --------
+    :func:`omnibus_tests`' example as four cells (means 1.1, 2.1, 3.1, 4.1, squared deviations
+    0.02 each):
+
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"condition_id": "m", "dimension": "warmth", "factor": "source",
+    ...                       "category": list("hhss"), "level": list("ABAB"), "n_rows": 2, "n_bias": 2,
+    ...                       "bias_mean": [1.1, 2.1, 3.1, 4.1], "bias_ss": 0.02})
+    >>> omnibus_cells(cells, ["source"])[["term", "f_value"]].round(6).to_numpy().tolist()
+    [['source', 125.0], ['source:category', 0.0]]
+    """
+    keys = ["condition_id", "dimension", "factor", "category", "level"]
+    _require(cells, [*keys, "n_rows", "n_bias", "bias_mean", "bias_ss"], "omnibus_cells")
+    _require_complete(cells, keys, "omnibus_cells")
+    dimensions = sorted(cells["dimension"].unique()) if dimensions is None else list(dimensions)
+    groups = dict(tuple(cells.groupby(["condition_id", "dimension", "factor"], sort=False)))
+    out = []
+    for condition in sorted(cells["condition_id"].unique()):
+        for dimension in dimensions:
             for factor in factors:
-                used, n_missing = _usable(part, bias)
-                y = used[bias].to_numpy(dtype=float)
-                one = np.ones((len(y), 1))
-                F, E = _dummies(used[factor].astype(str)), _dummies(used["category"].astype(str))
+                part = groups.get((condition, dimension, factor), cells.iloc[0:0])
+                used = part[part["n_bias"] > 0]
+                n = int(used["n_bias"].sum())
+                one = np.ones((len(used), 1))
+                F, E = _dummies(used["level"].astype(str)), _dummies(used["category"].astype(str))
                 m_emo, m_add = np.hstack([one, E]), np.hstack([one, F, E])
                 m_int = np.hstack([m_add, _interaction(F, E)])
-                for term, small, large in ((factor, m_emo, m_add), (f"{factor}:category", m_add, m_int)):
-                    rows.append(
+                args = (
+                    used["bias_mean"].to_numpy(dtype=float),
+                    used["n_bias"].to_numpy(dtype=float),
+                    used["bias_ss"].to_numpy(dtype=float),
+                )
+                for term, small, large in ((factor, m_emo, m_add), (f"{factor}:{category}", m_add, m_int)):
+                    out.append(
                         dict(
                             condition_id=condition,
                             dimension=dimension,
                             factor=factor,
                             term=term,
-                            n=len(used),
-                            n_missing=n_missing,
-                            **asdict(nested_f_test(y, small, large)),
+                            n=n,
+                            n_missing=int(part["n_rows"].sum()) - n,
+                            **asdict(nested_f_test_cells(*args, small, large)),
                         )
                     )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(out)
 
 
 def significance_counts(anova: pd.DataFrame) -> pd.DataFrame:

@@ -542,6 +542,7 @@ def likelihood_ratio_test(
     group: str = "category",
     n_agq: int = DEFAULT_N_AGQ,
     weight: str | None = None,
+    name: str | None = None,
 ) -> LikelihoodRatioTest:
     """Likelihood-ratio test of `response ~ factor + (1 | group)` against
     `response ~ 1 + (1 | group)`.
@@ -559,6 +560,8 @@ def likelihood_ratio_test(
     weight : str, optional
         A column of how many trials a row stands for: one row per distinct (response, factor,
         group) instead of one per trial.
+    name : str, optional
+        The factor's name in the fixed effects' names (``name[level]``); default the column's.
 
     Returns
     -------
@@ -627,7 +630,7 @@ def likelihood_ratio_test(
             " the logit model has no finite maximum"
         )
     if n_levels < 2:
-        return null_result(f"{factor} has a single level: nothing to test")
+        return null_result(f"{name or factor} has a single level: nothing to test")
 
     agg = (
         d.assign(successes=y * w, trials=w)
@@ -635,7 +638,7 @@ def likelihood_ratio_test(
         .sum()
         .reset_index()
     )
-    X_full, names = treatment_design(agg[factor].rename(factor))
+    X_full, names = treatment_design(agg[factor].rename(name or factor))
     X_null = X_full[:, :1]
     full = BinomialData.build(X_full, agg["successes"], agg["trials"], agg[group], from_binary_rows=True)
     null = BinomialData.build(X_null, agg["successes"], agg["trials"], agg[group], from_binary_rows=True)

@@ -5,7 +5,9 @@ study whose raters carry demographics can also ask whether a model sides with on
 
 Input (`pairs`): one row per (condition_id, rater attribute, level, rater, stimulus) with the
 rater's label `chosen` and the condition's label `predicted` (NULL when the model gave none: a
-disagreement, as an unparsed answer is a wrong one elsewhere in the audit).
+disagreement, as an unparsed answer is a wrong one elsewhere in the audit); or, counted, one row
+per (condition_id, attribute, level, stimulus, chosen) with its number of labels `n` and the
+level's `n_raters`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,10 @@ def level_agreement(pairs: pd.DataFrame) -> pd.DataFrame:
     ----------
     pairs : pandas.DataFrame
         One row per (condition_id, attribute, level, rater_id, image_id) with the rater's label
-        ``chosen`` and the condition's label ``predicted`` (NULL when the model gave none).
+        ``chosen`` and the condition's label ``predicted`` (NULL when the model gave none). Or
+        counted: one row per (condition_id, attribute, level, image_id, chosen) with ``n`` labels
+        and the level's ``n_raters`` (constant within a level), the same table without one row
+        per label.
 
     Returns
     -------
@@ -57,11 +62,13 @@ def level_agreement(pairs: pd.DataFrame) -> pd.DataFrame:
     [['old', 2, 1, 0.5], ['young', 2, 2, 1.0]]
     """
     agree = pairs["predicted"].notna() & (pairs["predicted"] == pairs["chosen"])
-    g = pairs.assign(agree=agree.astype(int)).groupby([*KEYS, "level"], sort=True)
+    counted = "n" in pairs.columns
+    labels = pairs["n"].astype("int64") if counted else pd.Series(1, index=pairs.index)
+    g = pairs.assign(agree=agree.astype("int64") * labels, labels=labels).groupby([*KEYS, "level"], sort=True)
     out = g.agg(
-        n_raters=("rater_id", "nunique"),
+        n_raters=("n_raters", "first") if counted else ("rater_id", "nunique"),
         n_items=("image_id", "nunique"),
-        n_labels=("agree", "size"),
+        n_labels=("labels", "sum"),
         n_agree=("agree", "sum"),
     ).reset_index()
     out["agreement"] = out["n_agree"] / out["n_labels"]

@@ -2,7 +2,9 @@
 
     rating ~ category + (1 | rater_id) + (1 | image_id)
 
-fitted by REML with the `mixedlm` package (lme4's algorithm). The paper prints the rater variance
+fitted by REML with the `mixedlm` package (lme4's algorithm), or, where the REML fit does not scale
+(it grows much faster than the ratings), by the method of moments of Gao & Owen (2017) from
+per-group counts, sums and sums of squares (:func:`crossed_moment_components`). The paper prints the rater variance
 (valence 0.450, arousal 0.696) and its ratio to the image-level variance (11x, 32x); it does not
 print the fixed part. An image variance of 0.04 on valence is only possible with the category
 (category) as a fixed effect, since happy and sad faces differ by several scale points; so the
@@ -23,6 +25,7 @@ import pandas as pd
 from .fits import mixedlm_converged
 
 METHOD = "REML (mixedlm, lme4 algorithm)"
+MOMENTS_METHOD = "method of moments (Gao & Owen 2017 U-statistics, from sufficient statistics)"
 
 
 @dataclass(frozen=True)
@@ -189,6 +192,125 @@ def moment_start(rating, rater_id, image_id, category=None) -> np.ndarray:
     if not residual > 0:
         return np.array([1.0, 1.0])
     return np.array([max(np.sqrt(max(v, 0.0) / residual), _START_FLOOR) for v in spreads])
+
+
+@dataclass(frozen=True)
+class GroupTotals:
+    """What the moment estimator needs of one grouping of the ratings (e.g. by image): the ratings
+    N = sum n_g, sum n_g^2, within = sum_g (n_g sum y^2 - (sum y)^2) (half the sum over ordered
+    pairs of a group's ratings of their squared difference) and the number of groups."""
+
+    n_obs: float
+    n_sq: float
+    within: float
+    groups: int
+
+    @classmethod
+    def of(cls, n, total, total_sq) -> GroupTotals:
+        """From each group's count, sum and sum of squares."""
+        n, total, total_sq = (np.asarray(a, dtype=float) for a in (n, total, total_sq))
+        return cls(float(n.sum()), float((n**2).sum()), float((n * total_sq - total**2).sum()), len(n))
+
+
+def crossed_moment_components(
+    rater_strata: GroupTotals, images: GroupTotals, strata: GroupTotals, n_raters: int, with_category: bool
+) -> VarianceComponents:
+    """Moment estimates of the crossed model of :func:`crossed_variance_components` from
+    sufficient statistics: cost linear in the groups, whatever the number of ratings.
+
+    Parameters
+    ----------
+    rater_strata : GroupTotals
+        The ratings grouped by (rater, category) (by rater when there is no category).
+    images : GroupTotals
+        The ratings grouped by image.
+    strata : GroupTotals
+        The ratings grouped by category (one group when there is no category).
+    n_raters : int
+        Distinct raters.
+    with_category : bool
+        Whether the category entered as fixed effects (for the formula).
+
+    Returns
+    -------
+    VarianceComponents
+        As :func:`crossed_variance_components`; a component whose moment estimate is negative is
+        set to 0 and ``singular`` is True.
+
+    Raises
+    ------
+    ValueError
+        When the design cannot separate the three components (e.g. no rater with two ratings in a
+        category, no image with two ratings).
+
+    Notes
+    -----
+    y_ri = mu_c(i) + u_r + v_i + e_ri, images nested in categories c, at most one rating per
+    (rater, image). Three U-statistics, each half the sum over ordered pairs of ratings of their
+    squared difference: U_r over pairs of the same rater and category, U_i of the same image,
+    U_c of the same category (so mu drops out of every pair). With N ratings, n_rc per (rater,
+    category), N_i per image and N_c per category, their expectations are (Gao & Owen 2017, sec. 3,
+    within categories)
+
+        E U_r = (s_i^2 + s^2) (sum n_rc^2 - N)
+        E U_i = (s_r^2 + s^2) (sum N_i^2 - N)
+        E U_c = s_r^2 (sum N_c^2 - sum n_rc^2) + s_i^2 (sum N_c^2 - sum N_i^2) + s^2 (sum N_c^2 - N)
+
+    and the estimates solve these three equations with U in place of E U. Each U is
+    sum_g (n_g sum y^2 - (sum y)^2) over its groups (``GroupTotals.within``): a few sums per
+    grouping, which a database computes in one pass over the ratings. Unbiased whatever the balance; less efficient
+    than REML on a very unbalanced design (compared with the REML fit on the demo in
+    docs/marts_paper_extras.md).
+
+    References
+    ----------
+    Gao & Owen (2017), "Efficient moment calculations for variance components in large unbalanced
+    crossed random effects models", Electronic Journal of Statistics 11(1), 1235-1296;
+    Tae, Park & Choi, *Can vision-language models replace human emotion raters?*, section 3.2.
+
+    Examples
+    --------
+    The balanced 3 x 3 of :func:`crossed_variance_components` (one category): rater sums 15, 13,
+    22 (sums of squares 101, 75, 172), image sums 9, 15, 26 (41, 77, 230), all 50 (348). U_r =
+    3 x 348 - (225 + 169 + 484) = 166, U_i = 3 x 348 - (81 + 225 + 676) = 62, U_c = 9 x 348 - 2500 =
+    632, with coefficients 18 and 18, and 54, 54, 72 in U_c: s_i^2 + s^2 = 166/18, s_r^2 + s^2 =
+    62/18, so 54 (62 + 166)/18 - 36 s^2 = 632, s^2 = 1.4444, s_r^2 = 2, s_i^2 = 7.7778, here equal to
+    the ANOVA and REML estimates:
+
+    >>> raters = GroupTotals.of([3, 3, 3], [15, 13, 22], [101, 75, 172])
+    >>> images = GroupTotals.of([3, 3, 3], [9, 15, 26], [41, 77, 230])
+    >>> vc = crossed_moment_components(raters, images, GroupTotals.of([9], [50], [348]), 3, False)
+    >>> round(vc.rater_variance, 4), round(vc.image_variance, 4), round(vc.residual_variance, 4)
+    (2.0, 7.7778, 1.4444)
+    """
+    n = strata.n_obs
+    nc2, nrc2, ni2 = strata.n_sq, rater_strata.n_sq, images.n_sq
+    coef = np.array(
+        [
+            [0.0, nrc2 - n, nrc2 - n],
+            [ni2 - n, 0.0, ni2 - n],
+            [nc2 - nrc2, nc2 - ni2, nc2 - n],
+        ]
+    )
+    u = np.array([rater_strata.within, images.within, strata.within])
+    if n_raters < 2 or images.groups < 2 or abs(np.linalg.det(coef)) <= 1e-12 * np.abs(coef).max() ** 3:
+        raise ValueError(
+            "the design does not separate rater, image and residual variance "
+            "(it needs raters with two ratings in a category and images with two ratings)"
+        )
+    rater_var, image_var, residual = np.linalg.solve(coef, u)
+    singular = bool(rater_var <= 0 or image_var <= 0)
+    fixed = "<category>" if with_category else "1"
+    return VarianceComponents(
+        max(float(rater_var), 0.0),
+        max(float(image_var), 0.0),
+        max(float(residual), 0.0),
+        int(n),
+        int(n_raters),
+        int(images.groups),
+        f"rating ~ {fixed} + (1|rater_id) + (1|image_id)",
+        singular,
+    )
 
 
 def _group_variances(fit) -> dict[str, float]:

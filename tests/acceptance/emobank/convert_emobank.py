@@ -10,11 +10,12 @@ the same from the writer's perspective (other annotators), `raw.csv` the sentenc
 travel-guides, or SemEval for the SemEval-2007 headlines).
 
 The files do not say which annotator gave a rating, only its order within the sentence: rater_id
-`reader<k>` is "the k-th reader rating of every sentence" (5 per sentence, 6 or 7 for a few), as
+`rater<k>` is "the k-th reader rating of every sentence" (5 per sentence, 6 or 7 for a few), as
 HANNA's positions. The reader ratings are the human pool; the mean of a sentence's writer-
 perspective ratings is one condition of kind human-proxy (`writer-mean`): can the writer
-perspective stand in for readers? The category is the sentence's audit factor `genre`; the study
-has no category factor (no classification).
+perspective stand in for readers? That mean is the one table the files do not hold, so
+`rater1001 init` leaves it to the user, who lands it with `rater1001 ingest`. The category is the
+sentence's audit factor `genre` (as meta.tsv spells it); the study has no category factor.
 
 Writes stimuli.csv, raters.csv, human_ratings.csv, model_conditions.csv and model_predictions.csv
 into OUT_DIR.
@@ -58,10 +59,10 @@ def convert(out_dir: Path, raw: Path = RAW) -> dict[str, Path]:
     for r in _rows("individual_reader_ratings.csv", raw):
         position[r["id"]] += 1
         ratings.append(
-            {"rater_id": f"reader{position[r['id']]}", "image_id": r["id"]}
+            {"rater_id": f"rater{position[r['id']]}", "image_id": r["id"]}
             | {DIMENSIONS[k]: int(r[k]) for k in DIMENSIONS}
         )
-    raters = [{"rater_id": f"reader{k}"} for k in range(1, max(position.values()) + 1)]
+    raters = [{"rater_id": f"rater{k}"} for k in range(1, max(position.values()) + 1)]
 
     writers = defaultdict(list)
     for r in _rows("individual_writer_ratings.csv", raw):

@@ -8,13 +8,17 @@ rater (rater_sex, rater_sexpref, rater_age, then the rater's 1-7 attractiveness 
 in columns X001 ... X173; lines end in a carriage return); `london_faces_info.csv` has each face's
 age, sex and ethnic group.
 
-Raters are known by their row: rater_id `rater<row>` (row in the sample, from 1). Every sixth
-row's rater is held out of the human pool: the mean of those 12 raters' ratings of a face is one
-condition of kind human-proxy (`panel-mean`), asking whether a small panel can stand in for the
-pool. The pool's raters carry three attributes under the study's names: `sex`, `sexpref` (as
-given) and `age_band` (rater_age below 22, 22 to 29, 30 and over). The faces carry two audit
-factors, `face_sex` and `face_eth`; one cell of the two is empty (no female east_asian/white face).
-Each face is its own identity (identity_id = its id). The face images are not part of the sample.
+Only the files' own names are used. Raters are known by their row: rater_id `r<row>` (row in the
+sample, from 1, as many digits as the last row's number), with two attributes, `rater_sex` and
+`rater_sexpref`; their ages (in years with decimals) are not landed (the contract's age is whole
+years). The faces carry two audit factors, `face_sex` and `face_eth`; one cell of the two is empty
+(no female east_asian/white face). Each face is its own identity (identity_id = its face_id). The
+face images are not part of the sample.
+
+The mean of every sixth rater's ratings of a face is one condition of kind human-proxy
+(`panel-mean`): how close does a 12-rater panel's mean come to the whole pool's (those raters
+stay in the pool, as the file has them)? That mean is the one table the files do not hold, so
+`rater1001 init` leaves it to the user, who lands it with `rater1001 ingest`.
 
 Writes stimuli.csv, raters.csv, human_ratings.csv, model_conditions.csv and model_predictions.csv
 into OUT_DIR.
@@ -29,10 +33,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 RAW = HERE / "raw"
 PANEL_EVERY = 6
-
-
-def age_band(age: float) -> str:
-    return "under_22" if age < 22 else "22_to_29" if age < 30 else "30_plus"
 
 
 def read_ratings(raw: Path = RAW) -> tuple[list[str], list[list[str]]]:
@@ -60,15 +60,15 @@ def convert(out_dir: Path, raw: Path = RAW) -> dict[str, Path]:
     ]
     faces, rows = read_ratings(raw)
     raters, ratings, panel = [], [], {face: [] for face in faces}
+    width = len(str(len(rows)))
     for k, row in enumerate(rows, start=1):
         values = dict(zip(faces, row[3:], strict=True))
         if k % PANEL_EVERY == 0:
             for face, v in values.items():
                 if v not in ("", "NA"):
                     panel[face].append(int(v))
-            continue
-        rid = f"rater{k:03d}"
-        raters.append({"rater_id": rid, "sex": row[0], "sexpref": row[1], "age_band": age_band(float(row[2]))})
+        rid = f"r{k:0{width}d}"
+        raters.append({"rater_id": rid, "rater_sex": row[0], "rater_sexpref": row[1]})
         ratings += [
             {"rater_id": rid, "image_id": face, "attractiveness": int(v)}
             for face, v in values.items()
@@ -82,7 +82,7 @@ def convert(out_dir: Path, raw: Path = RAW) -> dict[str, Path]:
     conditions = [{"condition_id": "panel-mean", "display_name": "Mean of a 12-rater panel", "kind": "human-proxy"}]
     return {
         "stimuli": _write(out_dir / "stimuli.csv", stimuli, ["image_id", "identity_id", "face_sex", "face_eth"]),
-        "raters": _write(out_dir / "raters.csv", raters, ["rater_id", "sex", "sexpref", "age_band"]),
+        "raters": _write(out_dir / "raters.csv", raters, ["rater_id", "rater_sex", "rater_sexpref"]),
         "model_conditions": _write(
             out_dir / "model_conditions.csv", conditions, ["condition_id", "display_name", "kind"]
         ),

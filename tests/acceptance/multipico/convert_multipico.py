@@ -5,12 +5,15 @@ demographics.
 
 Upstream format: MP_dev.json maps an item id to a record with the post and reply texts and
 `annotations` {"Ann<n>": "0" | "1"} (1 = the reply is ironic); MP_annotators_meta.json maps the
-annotator number to self-reported demographics (Age, Gender, ...). Each text's category `irony` is
-its majority label (the sample holds items with a strict majority); its audit factors are the
-record's `source` and `language_variety`; an annotator's age becomes an age band as well (the
-band `unknown` where no age was reported). A text is shown as the post, a line '---', then the
-reply. The majority label is also landed as the predictions of a human-proxy condition,
-`crowd-majority`, for the audit by rater attribute (tests/acceptance/README.md).
+annotator number to self-reported demographics (Age, Gender, ...). Only the files' own names and
+values are used: a text is its item id, a label "0" or "1", an annotator `Ann<n>` with their age
+and gender (the label set maps `Female` to `female`). Each text's category `irony` is its majority
+label (the sample holds items with a strict majority); its audit factors are the record's `source`
+and `language_variety`. A text is shown as the post, a line '---', then the reply.
+
+The majority label is also landed as the predictions of a human-proxy condition, `crowd-majority`,
+for the audit by rater attribute (tests/acceptance/README.md): the one table the files do not
+hold, so `rater1001 init` leaves it to the user, who lands it with `rater1001 ingest`.
 
 Writes stimuli.csv, raters.csv, human_ratings.csv, model_conditions.csv and
 model_predictions.csv into OUT_DIR.
@@ -27,25 +30,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 RAW_ITEMS = HERE / "raw" / "MP_dev_en_sample.json"
 RAW_ANNOTATORS = HERE / "raw" / "MP_annotators_meta_sample.json"
-LABELS = {"0": "not_ironic", "1": "ironic"}
 
 
 def read(items: Path = RAW_ITEMS, annotators: Path = RAW_ANNOTATORS) -> tuple[dict, dict]:
     return (json.loads(items.read_text(encoding="utf-8")), json.loads(annotators.read_text(encoding="utf-8")))
 
 
-AGE_BANDS = ((18, 29, "18-29"), (30, 44, "30-44"), (45, 200, "45+"))
-
-
-def age_band(age) -> str:
-    if not isinstance(age, (int, float)) or math.isnan(age):
-        return "unknown"
-    return next(band for lo, hi, band in AGE_BANDS if lo <= age <= hi)
-
-
 def majority(annotations: dict[str, str]) -> str:
     ironic = sum(1 for v in annotations.values() if v == "1")
-    return LABELS["1" if 2 * ironic > len(annotations) else "0"]
+    return "1" if 2 * ironic > len(annotations) else "0"
 
 
 def convert(out_dir: Path, items: Path = RAW_ITEMS, annotators: Path = RAW_ANNOTATORS) -> dict[str, Path]:
@@ -53,7 +46,7 @@ def convert(out_dir: Path, items: Path = RAW_ITEMS, annotators: Path = RAW_ANNOT
     records, people = read(items, annotators)
     stimuli = [
         {
-            "image_id": f"mp{k}",
+            "image_id": k,
             "irony": majority(v["annotations"]),
             "source": v["other_info"]["source"],
             "language_variety": v["other_info"]["language_variety"],
@@ -67,13 +60,12 @@ def convert(out_dir: Path, items: Path = RAW_ITEMS, annotators: Path = RAW_ANNOT
         raters.append(
             {
                 "rater_id": f"Ann{number}",
-                "gender": person["Gender"].lower(),
-                "age_band": age_band(age),
+                "gender": person["Gender"],
                 "age": "" if not isinstance(age, (int, float)) or math.isnan(age) else int(age),
             }
         )
     ratings = [
-        {"rater_id": a, "image_id": f"mp{k}", "irony": LABELS[label]}
+        {"rater_id": a, "image_id": k, "irony": label}
         for k, v in records.items()
         for a, label in v["annotations"].items()
     ]
