@@ -1,7 +1,8 @@
 """How long `rater1001 report` takes on the demo study, against a baseline measured in the same
 run: one plain query that reads every stored human rating of the warehouse
 (SELECT * FROM int_human_ratings_long, 216,000 rows, fetched into pandas). Prints the report time
-with and without the PNG copies of the figures, and each as a ratio to the baseline.
+with and without the PNG copies of the figures, each as a ratio to the baseline, and the size of
+index.html and of the long tables beside it (report/data).
 
     .venv/bin/python benchmarks/bench_report.py [--home FOLDER]
 
@@ -46,6 +47,11 @@ def run(paths) -> None:
         f"({len(html_only.figures)} figures, {len(html_only.unavailable)} sections not available)"
     )
     print(f"report, HTML + PNG: {t_full:6.2f} s  ratio {t_full / base:7.1f}x  ({len(full.figures)} PNGs)")
+    data = sorted((full.html.parent / "data").glob("*"))
+    print(
+        f"index.html {full.html.stat().st_size / 1e6:.1f} MB; report/data: {len(data)} files, "
+        f"{sum(f.stat().st_size for f in data) / 1e6:.1f} MB"
+    )
 
 
 def main() -> None:

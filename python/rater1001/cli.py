@@ -294,6 +294,7 @@ def _write_report(paths, write_pngs: bool, staged: bool = False) -> int:
     import shutil
 
     from .report import build_report
+    from .report.png_pool import FigureExportError
     from .warehouse import publish_build, staged_report
 
     try:
@@ -307,6 +308,11 @@ def _write_report(paths, write_pngs: bool, staged: bool = False) -> int:
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
+    except FigureExportError as exc:  # the report stays the last complete one
+        if not staged:
+            shutil.rmtree(paths.staging, ignore_errors=True)
+        print(f"error: {exc}; the report was not published", file=sys.stderr)
+        return EXIT_FAILED
     print(result.summary().replace(str(staged_report(paths)), str(paths.report)))
     # One line per reason, naming its blocks: a study of another shape has dozens of blocks that
     # do not apply for the same one or two reasons.

@@ -370,8 +370,8 @@ def staged_report(paths: ProjectPaths) -> Path:
 
 
 def publish_build(paths: ProjectPaths) -> None:
-    """The staged warehouse becomes the warehouse, and a staged report (index.html, figures/*.png)
-    the report, in one step (landing.publish: a journal, then renames; a process killed half-way is
+    """The staged warehouse becomes the warehouse, and a staged report (index.html, figures/*.png,
+    data/*.parquet and *.csv) the report, in one step (landing.publish: a journal, then renames; a process killed half-way is
     rolled forward by the next writer). Figures of the old report that the new one does not have are
     deleted with it, unless the new one is of the same warehouse and was written without figures. Either part may be absent (`rater1001 report` stages a report
     only)."""
@@ -386,14 +386,23 @@ def publish_build(paths: ProjectPaths) -> None:
     if (report / "index.html").exists():
         staged.append((report / "index.html", paths.report / "index.html"))
         if (report / "figures").is_dir() or build:  # a new build's report: no figure of the old one stays
-            new_figures = sorted((report / "figures").glob("*.png"))
-            staged += [(f, paths.report / "figures" / f.name) for f in new_figures]
-            names = {f.name for f in new_figures}
-            delete += [f for f in (paths.report / "figures").glob("*.png") if f.name not in names]
+            staged_files, gone = _replaced(report, paths.report, "figures", ("*.png",))
+            staged, delete = staged + staged_files, delete + gone
+        # the whole long tables the page links to (report/data): always of this report's warehouse
+        staged_files, gone = _replaced(report, paths.report, "data", ("*.parquet", "*.csv"))
+        staged, delete = staged + staged_files, delete + gone
     landing.publish(paths, staged, delete)
     if build:
         build_record.write(paths, build_record.finished(paths, "published"))
     shutil.rmtree(paths.staging, ignore_errors=True)
+
+
+def _replaced(staged: Path, published: Path, folder: str, patterns) -> tuple[list, list]:
+    """The staged folder's files to publish, and the published ones the new report does not have."""
+    new = sorted(f for p in patterns for f in (staged / folder).glob(p))
+    names = {f.name for f in new}
+    old = [f for p in patterns for f in (published / folder).glob(p) if f.name not in names]
+    return [(f, published / folder / f.name) for f in new], old
 
 
 def abandon_build(paths: ProjectPaths, cause: str, detail: dict | None = None) -> None:

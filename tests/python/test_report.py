@@ -29,12 +29,12 @@ from rater1001.report import build_report
 FIGURE_CLAIMS = {
     "F2": ("dimensional_agreement", "dimension = 'valence' AND category <> 'all' AND condition_id NOT LIKE 'human%'"),
     "F3": ("dimensional_agreement", "dimension = 'arousal' AND category <> 'all' AND condition_id NOT LIKE 'human%'"),
-    "F4a": ("int_image_human_stats", "dimension IN ('valence', 'arousal')"),
-    "F4b": ("int_model_vs_human", ""),
-    "F4f": [("report_loo_z_histogram", "dimension = 'valence'"), ("int_model_vs_human", "z_valence IS NOT NULL")],
-    "F5f": [("report_loo_z_histogram", "dimension = 'arousal'"), ("int_model_vs_human", "z_arousal IS NOT NULL")],
+    "F4a": ("report_space_bins", "condition_id = 'human' AND x_dimension = 'valence' AND y_dimension = 'arousal'"),
+    "F4b": ("report_space_bins", "condition_id <> 'human' AND x_dimension = 'valence' AND y_dimension = 'arousal'"),
+    "F4f": [("report_loo_z_histogram", "dimension = 'valence'"), ("report_model_z_histogram", "dimension = 'valence'")],
+    "F5f": [("report_loo_z_histogram", "dimension = 'arousal'"), ("report_model_z_histogram", "dimension = 'arousal'")],
     "F5": ("response_diversity_k_human", ""),
-    "F6": ("response_diversity_images", ""),
+    "F6": ("report_sd_boxes", ""),
     "F7": ("demographic_slices", "slice_type = 'race'"),
     "F7a": ("demographic_slices", "slice_type = 'gender'"),
     "F7b": ("demographic_slices", "slice_type = 'race_gender'"),
@@ -601,7 +601,11 @@ def test_sections_follow_the_declared_model_dimensions():
     assert isinstance(one["space"].items[0], Note) and "needs two model dimensions" in one["space"].items[0].note
     other = sections_for(("pleasantness", "dominance"))
     space = next(s for s in other if s.key == "space")
-    assert [src.columns[-2:] for f in space.items for src in f.sources][1] == ("model_pleasantness", "model_dominance")
+    assert all(
+        "x_dimension = 'pleasantness' AND y_dimension = 'dominance'" in src.where
+        for f in space.items
+        for src in f.sources
+    )
     extra = [s for s in other if s.key.startswith("dimension-")]
     assert [s.key for s in extra] == ["dimension-pleasantness", "dimension-dominance"]
     assert all(item.paper is None for s in extra for item in s.items)
@@ -620,20 +624,24 @@ def test_figures_draw_any_model_dimensions():
     from rater1001.report.specs import ReportContext
 
     ctx = ReportContext(categories=["a", "b"], conditions=["m1", "m2"])
-    human = pd.DataFrame(
-        [
-            dict(image_id=f"i{i}", category=e, dimension=d, human_mean=float(i + j))
+
+    def space_bins(condition, k):  # report_space_bins rows: one bin per (condition, category)
+        return [
+            dict(
+                condition_id=condition,
+                category=e,
+                x_bin=1.0 + i,
+                y_bin=2.0 + k,
+                n=3,
+                centroid_x=1.0 + i,
+                centroid_y=2.0 + k,
+                n_points=3,
+            )
             for i, e in enumerate("ab")
-            for j, d in enumerate(("pleasantness", "dominance"))
         ]
-    )
-    model = pd.DataFrame(
-        [
-            dict(condition_id=c, image_id=f"i{i}", true_category=e, model_pleasantness=1.0 + i, model_dominance=2.0 + k)
-            for k, c in enumerate(("m1", "m2"))
-            for i, e in enumerate("ab")
-        ]
-    )
+
+    human = pd.DataFrame(space_bins("human", 0))
+    model = pd.DataFrame([row for k, c in enumerate(("m1", "m2")) for row in space_bins(c, k)])
     bias = pd.DataFrame(
         [dict(condition_id=c, category=e, bias=0.1 * k, sd_d=1.0) for k, c in enumerate(("m1", "m2")) for e in "ab"]
     )
@@ -644,8 +652,12 @@ def test_figures_draw_any_model_dimensions():
             for x in (-1.0, -0.5, 0.0, 0.5)
         ]
     )
-    zs = pd.DataFrame(
-        [dict(condition_id=c, image_id="i0", true_category=e, z_dominance=0.3) for c in ("m1", "m2") for e in "ab"]
+    zs = pd.DataFrame(  # report_model_z_histogram rows: one bin per (condition, category)
+        [
+            dict(condition_id=c, category=e, bin_lower=0.25, bin_upper=0.5, n=1, share=1.0)
+            for c in ("m1", "m2")
+            for e in "ab"
+        ]
     )
     anova = pd.DataFrame(
         [
@@ -660,7 +672,7 @@ def test_figures_draw_any_model_dimensions():
         (human_fig, [human], 2, "circle"),
         (model_fig, [model], 4, "circle"),
         (bias_fig, [bias], 4, "rect"),
-        (z_fig, [density, zs], 4, "tick"),
+        (z_fig, [density, zs], 4, "rect"),  # a bin per row (the |z| <= 1 band is not an item)
         (interaction, [anova], 3, "rect"),
     ):
         spec = figure_spec(fig, frames, ctx)

@@ -4,10 +4,7 @@ Nothing here computes a statistic: sections read warehouse tables, reshape and f
 section whose inputs are absent renders a visible note instead of failing the report."""
 from __future__ import annotations
 
-import multiprocessing
-import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,12 +21,14 @@ from .paper import follows_paper, paper_difference, paper_for
 from .quality_section import quality_summary
 from .reader import Unavailable, WarehouseReader
 from . import fonts
-from .png_worker import render_png
-from .render import render_html, vl_version
+from .png_pool import PngWriter
+from .render import render_html
 from .specs import FolderTables, Note, ReportContext, ReportFigure, ReportTable
 from .vocabulary import about_undeclared, studys_sections, translate_docs, translate_html, translate_spec
 
 FALLBACK_ROWS = 300
+DATA = "data"  # report/data/<table>.parquet and .csv: the tables too long for the page
+CSV_MAX_ROWS = 1_048_575  # a spreadsheet's last row, under the header: longer tables as Parquet only
 
 
 @dataclass
@@ -49,6 +48,7 @@ class Block:
     paper_frame: pd.DataFrame | None = None           # the paper's table as printed (paper.py)
     paper_reason: str = ""                            # why no paper table is beside ours
     paper_diff: pd.DataFrame | None = None            # ours, the paper's and the difference per model
+    downloads: list[Path] = field(default_factory=list)  # the whole table beside index.html (data/)
 
 
 @dataclass
@@ -128,39 +128,6 @@ def table_block(reader: WarehouseReader, spec: ReportTable) -> Block:
     return block
 
 
-class PngWriter:
-    """Renders figure PNGs in up to two worker processes (spawned: vl-convert's runtime threads and an
-    open DuckDB connection must not be forked) while the main process goes on with the HTML."""
-
-    def __init__(self, figures_dir: Path | None, workers: int = 2):
-        self.figures_dir, self.jobs = figures_dir, []
-        self.pool = None
-        if figures_dir is not None:
-            figures_dir.mkdir(parents=True, exist_ok=True)
-            self.pool = ProcessPoolExecutor(max_workers=max(1, min(workers, os.cpu_count() or 1)),
-                                            mp_context=multiprocessing.get_context("spawn"))
-
-    def submit(self, block: Block, name: str) -> None:
-        if self.pool is None:
-            return
-        block.png = self.figures_dir / f"{name}.png"
-        self.jobs.append((block, self.pool.submit(render_png, block.spec, vl_version(), str(block.png),
-                                                           str(fonts.FOLDER))))
-
-    def wait(self) -> None:
-        if self.pool is None:
-            return
-        try:
-            for block, job in self.jobs:
-                try:
-                    job.result()
-                except Exception as exc:  # the HTML figure stands; the missing PNG is said
-                    block.note = f"PNG export failed: {type(exc).__name__}: {exc}"
-                    block.png = None
-        finally:
-            self.pool.shutdown()
-
-
 def figure_spec(spec: ReportFigure, frames: list[pd.DataFrame], ctx: ReportContext) -> dict:
     """The Vega-Lite spec of a figure with each source's rows attached once as a named dataset."""
     with alt.data_transformers.disable_max_rows():
@@ -198,7 +165,25 @@ def figure_block(reader: WarehouseReader, spec: ReportFigure, ctx: ReportContext
     return block
 
 
-def folder_blocks(reader: WarehouseReader, spec: FolderTables, shown: set[str]) -> list[Block]:
+def stored_block(reader: WarehouseReader, spec: ReportTable, data_dir: Path) -> Block:
+    """A mart shown as stored: its first FALLBACK_ROWS rows in the page and, when it is longer (a
+    table of one row per stimulus), the whole table as Parquet and CSV files beside index.html, so
+    that the page's size does not grow with the study's stimuli."""
+    block = table_block(reader, spec)
+    table = spec.reads[0]
+    if block.kind != "table":
+        return block
+    n_rows = int(reader.query(f"SELECT count(*) FROM {table}").iloc[0, 0])
+    if n_rows > FALLBACK_ROWS:
+        csv = n_rows <= CSV_MAX_ROWS
+        block.note = (f"the first {FALLBACK_ROWS} of {n_rows:,} rows; all of them in the "
+                      f"{'files' if csv else 'Parquet file (too long for a spreadsheet as CSV)'} below "
+                      f"(or query {table}).")
+        block.downloads = reader.export(table, data_dir, csv)
+    return block
+
+
+def folder_blocks(reader: WarehouseReader, spec: FolderTables, shown: set[str], data_dir: Path) -> list[Block]:
     tables = [t for t in reader.mart_folder_tables(spec.folder) if t not in shown and t not in spec.skip]
     if not tables:
         return [Block("note", spec.folder, spec.paper, spec.title,
@@ -207,15 +192,11 @@ def folder_blocks(reader: WarehouseReader, spec: FolderTables, shown: set[str]) 
     for t in tables:
         paper = dict(spec.paper_numbers).get(t, spec.paper)
         rt = ReportTable(t, paper, f"{spec.title}: {t}", (t,), f"SELECT * FROM {t} LIMIT {FALLBACK_ROWS}")
-        block = table_block(reader, rt)
-        n_rows = int(reader.query(f"SELECT count(*) FROM {t}").iloc[0, 0])
-        if n_rows > FALLBACK_ROWS:
-            block.note = f"the first {FALLBACK_ROWS} of {n_rows:,} rows; query {t} for all of them."
-        blocks.append(block)
+        blocks.append(stored_block(reader, rt, data_dir))
     return blocks
 
 
-def _blocks_for(reader, items, ctx, pngs, shown) -> list[Block]:
+def _blocks_for(reader, items, ctx, pngs, shown, data_dir: Path) -> list[Block]:
     out = []
     for item in items:
         if isinstance(item, ReportTable):
@@ -225,7 +206,7 @@ def _blocks_for(reader, items, ctx, pngs, shown) -> list[Block]:
         elif isinstance(item, Note):
             new = [Block("note", item.ours, item.paper, item.title, note=item.note)]
         else:
-            new = folder_blocks(reader, item, shown)
+            new = folder_blocks(reader, item, shown, data_dir)
         shown.update(t for b in new for t in b.tables)
         out.extend(new)
     return out
@@ -290,14 +271,14 @@ def build_report(paths: ProjectPaths, write_pngs: bool = True, warehouse: Path |
             ctx.dimensions = list(study.model_dimensions)
             shown: set[str] = set()
             sections = [(s.title if paper_design else (s.question or s.title),
-                         _blocks_for(reader, s.items, ctx, pngs, shown))
+                         _blocks_for(reader, s.items, ctx, pngs, shown, out_dir / DATA))
                         for s in studys_sections(sections_for(study.model_dimensions), study)]
             leftover = sorted({t for t, d in reader.docs.items()
                                if d.folder and reader.has(t) and not about_undeclared(t, study)} - shown)
             if leftover:
                 sections.append(("Other marts (as stored)", [
-                    table_block(reader, ReportTable(t, None, f"{reader.docs[t].folder}: {t}", (t,),
-                                                    f"SELECT * FROM {t} LIMIT {FALLBACK_ROWS}"))
+                    stored_block(reader, ReportTable(t, None, f"{reader.docs[t].folder}: {t}", (t,),
+                                                     f"SELECT * FROM {t} LIMIT {FALLBACK_ROWS}"), out_dir / DATA)
                     for t in leftover]))
             names = _paper_names(reader) if paper_design else {}
             for _, blocks in sections:
@@ -307,8 +288,10 @@ def build_report(paths: ProjectPaths, write_pngs: bool = True, warehouse: Path |
             html_path = out_dir / "index.html"
             html = translate_html(render_html(quality, sections, ctx, answer, paper_design), study)
             html_path.write_text(html, encoding="utf-8")
-        finally:
-            pngs.wait()
+        except BaseException:
+            pngs.close()
+            raise
+        pngs.wait()  # FigureExportError names a figure whose worker died or hung
     all_blocks = [b for _, bs in sections for b in bs]
     return ReportResult(html=html_path, blocks=sections, seconds=time.perf_counter() - start, answer=answer,
                         figures=[b for b in all_blocks if b.kind == "figure"],

@@ -1,6 +1,8 @@
 """The paper's figures as Altair charts. Each chart draws the rows of its sources as stored in the
-warehouse; the only transforms are presentational (reshaping long rows to x/y, jitter, the centroid
-marker Vega-Lite draws at the mean of the plotted points, significance stars from q values)."""
+warehouse; the only transforms are presentational (reshaping long rows to x/y, drawing a stored
+centroid once per category, significance stars from q values). Figures of many stimuli draw
+aggregates stored by the report marts (models/marts/report: bins, histograms, box quartiles), never
+a point per stimulus, so the report's size does not grow with the study's stimuli."""
 from __future__ import annotations
 
 import altair as alt
@@ -44,20 +46,21 @@ def bias_heatmap(dimension: str):
     return chart
 
 
-def _va_scatter(base, x, y, colour, ctx, jitter: float, title: str, size: int = 260, axes=("valence", "arousal")):
-    if jitter:
-        base = base.transform_calculate(
-            jx=f"datum['{x}'] + (random() - 0.5) * {jitter}", jy=f"datum['{y}'] + (random() - 0.5) * {jitter}")
-        xf, yf = "jx", "jy"
-    else:
-        xf, yf = x, y
-    colour_enc = alt.Color(f"{colour}:N", title="category", sort=_category_sort(ctx))
-    points = base.mark_circle(size=8, opacity=0.35).encode(
-        x=alt.X(f"{xf}:Q", title=axes[0], scale=alt.Scale(zero=False)),
-        y=alt.Y(f"{yf}:Q", title=axes[1], scale=alt.Scale(zero=False)), color=colour_enc)
-    centroids = base.mark_point(shape="diamond", size=140, filled=True, stroke="black", strokeWidth=1).encode(
-        x=alt.X(f"mean({x}):Q"), y=alt.Y(f"mean({y}):Q"), color=colour_enc)
-    return alt.layer(points, centroids, width=size, height=size, title=title)
+def _space(base, ctx, title: str, size: int, axes: tuple[str, str]):
+    """One panel of the rating space from report_space_bins: a circle per occupied bin, its area the
+    number of stimuli there, and the category centroid (the exact mean of the unbinned points)."""
+    colour = alt.Color("category:N", title="category", sort=_category_sort(ctx))
+    bins = base.mark_circle(opacity=0.45).encode(
+        x=alt.X("x_bin:Q", title=axes[0], scale=alt.Scale(zero=False)),
+        y=alt.Y("y_bin:Q", title=axes[1], scale=alt.Scale(zero=False)),
+        size=alt.Size("n:Q", title="stimuli", scale=alt.Scale(range=[6, 260])), color=colour,
+        tooltip=["category:N", "x_bin:Q", "y_bin:Q", "n:Q"])
+    # every bin row of a category carries its centroid: drawn once per category
+    centroids = base.transform_aggregate(
+        cx="min(centroid_x)", cy="min(centroid_y)", points="min(n_points)", groupby=["category"]).mark_point(
+        shape="diamond", size=140, filled=True, opacity=1, stroke="black", strokeWidth=1).encode(
+        x="cx:Q", y="cy:Q", color=colour, tooltip=["category:N", "cx:Q", "cy:Q", "points:Q"])
+    return alt.layer(bins, centroids, width=size, height=size, title=title)
 
 
 def _shared_scale(**channels: str):
@@ -68,42 +71,43 @@ def _shared_scale(**channels: str):
 
 def human_space(x: str, y: str):
     def chart(frames, ctx):
-        wide = alt.Chart(data(0)).transform_pivot("dimension", value="human_mean", groupby=["image_id", "category"])
-        return _va_scatter(wide, x, y, "category", ctx, 0, "Human per-image means (diamond = category centroid)",
-                           size=360, axes=(x, y))
+        return _space(alt.Chart(data(0)), ctx, "Human per-stimulus means (diamond = category centroid)",
+                      360, (x, y))
     return chart
 
 
 def model_space(x: str, y: str):
     def chart(frames, ctx):
         conditions = ctx.conditions or sorted(frames[0]["condition_id"].unique())
-        panels = [
-            _va_scatter(alt.Chart(data(0)).transform_filter(alt.datum.condition_id == c),
-                        f"model_{x}", f"model_{y}", "true_category", ctx, 0.4, c, size=200, axes=(x, y))
-            for c in conditions]
+        present = set(frames[0]["condition_id"])
+        panels = [_space(alt.Chart(data(0)).transform_filter(alt.datum.condition_id == c), ctx, c, 200, (x, y))
+                  for c in conditions if c in present]
         rows = [alt.hconcat(*panels[i:i + 4]) for i in range(0, len(panels), 4)]
-        return alt.vconcat(*rows, resolve=_shared_scale(color="shared"))
+        return alt.vconcat(*rows, resolve=_shared_scale(color="shared", size="shared"))
     return chart
 
 
 def z_distribution(dimension: str):
     def chart(frames, ctx):
         density, models = frames
+        z_scale = alt.Scale(domain=[-5, 5], clamp=True)
         rows = []
         for category in ctx.categories or sorted(density["category"].unique()):
             human = alt.Chart(data(0)).transform_filter(alt.datum.category == category).mark_area(
                 opacity=0.45, interpolate="step-after", color="#888").encode(
-                x=alt.X("bin_lower:Q", title="z", scale=alt.Scale(domain=[-5, 5], clamp=True)),
+                x=alt.X("bin_lower:Q", title="z", scale=z_scale),
                 y=alt.Y("density:Q", title="human LOO density"))
             band = single_row(0).mark_rect(opacity=0.12, color="#1f77b4").encode(
                 x=alt.datum(-1), x2=alt.datum(1))
-            ticks = alt.Chart(data(1)).transform_filter(alt.datum.true_category == category).mark_tick(
-                opacity=0.5, thickness=1).encode(
-                x=alt.X(f"z_{dimension}:Q", scale=alt.Scale(domain=[-5, 5], clamp=True)),
+            # one strip per condition: each bin of its z histogram, darker where more of its stimuli fall
+            strips = alt.Chart(data(1)).transform_filter(alt.datum.category == category).mark_rect().encode(
+                x=alt.X("bin_lower:Q", title="z", scale=z_scale), x2="bin_upper:Q",
                 y=alt.Y("condition_id:N", title=None, sort=ctx.conditions or "ascending"),
-                color=alt.Color("condition_id:N", title="condition", sort=ctx.conditions or "ascending"))
+                color=alt.Color("condition_id:N", title="condition", sort=ctx.conditions or "ascending"),
+                opacity=alt.Opacity("share:Q", title="share of stimuli", scale=alt.Scale(range=[0.15, 1])),
+                tooltip=["condition_id:N", "bin_lower:Q", "bin_upper:Q", "n:Q", alt.Tooltip("share:Q", format=".1%")])
             top = alt.layer(band, human, width=520, height=70, title=category)
-            rows.append(alt.vconcat(top, alt.layer(band, ticks, width=520, height=110), spacing=2))
+            rows.append(alt.vconcat(top, alt.layer(band, strips, width=520, height=110), spacing=2))
         return alt.vconcat(*rows, resolve=_shared_scale(x="shared"))
     return chart
 
@@ -122,9 +126,17 @@ def diversity_scatter(frames, ctx):
 
 
 def diversity_boxplots(frames, ctx):
-    return alt.Chart(data(0)).mark_boxplot().encode(
-        x=alt.X("category:N", sort=_category_sort(ctx)), xOffset="source:N", y=alt.Y("sd:Q", title="per-image SD"),
-        color="source:N", column="dimension:N").properties(width=320, height=220)
+    """Boxes drawn from report_sd_boxes' stored quartiles and Tukey whiskers (no point per stimulus)."""
+    base = alt.Chart().encode(x=alt.X("category:N", sort=_category_sort(ctx)), xOffset="source:N",
+                              color="source:N")
+    whiskers = base.mark_rule().encode(y=alt.Y("whisker_low:Q", title="per-stimulus SD"), y2="whisker_high:Q")
+    box = base.mark_bar(size=12).encode(
+        y="q1:Q", y2="q3:Q",
+        tooltip=["dimension:N", "category:N", "source:N", "n:Q", "q1:Q", "median:Q", "q3:Q", "whisker_low:Q",
+                 "whisker_high:Q", "n_outside:Q"])
+    median = base.mark_tick(color="black", size=12, thickness=2).encode(y="median:Q")
+    return alt.layer(whiskers, box, median, data=data(0)).properties(width=320, height=220).facet(
+        column=alt.Column("dimension:N"))
 
 
 def f1_bars(slice_field: str, title: str):
@@ -206,16 +218,19 @@ NOT_HUMAN = "condition_id NOT LIKE 'human%'"
 
 
 def space_figures(x: str, y: str, ours=("F4a", "F4b"), paper=("Figure 4a", "Figure 4b")) -> tuple[ReportFigure, ReportFigure]:
-    """Figures 4a and 4b for any two model dimensions of the study (valence and arousal in the paper)."""
+    """Figures 4a and 4b for any two model dimensions of the study (valence and arousal in the paper),
+    binned (report_space_bins): the report's size does not grow with the stimuli."""
+    pair = f"x_dimension = '{x}' AND y_dimension = '{y}'"
+    columns = ("condition_id", "category", "x_bin", "y_bin", "n", "centroid_x", "centroid_y", "n_points")
     return (
         ReportFigure(ours[0], paper[0], f"Human {x}-{y} space",
-                     (Source("int_image_human_stats", ("image_id", "category", "dimension", "human_mean"),
-                             f"dimension IN ('{x}', '{y}')"),),
-                     human_space(x, y), "One point per stimulus (mean of its human ratings)."),
+                     (Source("report_space_bins", columns, f"condition_id = 'human' AND {pair}"),),
+                     human_space(x, y), "Each stimulus at the mean of its human ratings, counted in bins of "
+                     "0.25 (circle area = stimuli in the bin)."),
         ReportFigure(ours[1], paper[1], f"Model {x}-{y} space, one panel per condition",
-                     (Source("int_model_vs_human", ("condition_id", "image_id", "true_category", f"model_{x}",
-                                                    f"model_{y}")),),
-                     model_space(x, y), "Jitter of +-0.2 separates identical integer answers; diamonds mark centroids."))
+                     (Source("report_space_bins", columns, f"condition_id <> 'human' AND {pair}"),),
+                     model_space(x, y), "Each stimulus at the condition's answer, counted in bins of 0.25 "
+                     "(integer answers stay on their integers; circle area = stimuli); diamonds mark centroids."))
 
 
 def dimension_figures(dim: str, z_ours, z_paper, bias_ours, bias_paper) -> tuple[ReportFigure, ReportFigure]:
@@ -229,10 +244,11 @@ def dimension_figures(dim: str, z_ours, z_paper, bias_ours, bias_paper) -> tuple
     z = ReportFigure(z_ours or f"F-{dim}-z", z_paper, f"{label} z-scores by category against the human LOO density",
                      (Source("report_loo_z_histogram", ("dimension", "category", "bin_lower", "bin_upper", "density"),
                              f"dimension = '{dim}'"),
-                      Source("int_model_vs_human", ("condition_id", "image_id", "true_category", f"z_{dim}"),
-                             f"z_{dim} IS NOT NULL")),
+                      Source("report_model_z_histogram", ("condition_id", "category", "bin_lower", "bin_upper",
+                                                          "n", "share"), f"dimension = '{dim}'")),
                      z_distribution(dim), "Grey: density of each human's z against the other raters (LOO); "
-                     "ticks: each model's z per stimulus; blue band: |z| <= 1.")
+                     "strips: each model's z histogram on the same bins, darker where more stimuli fall; "
+                     "blue band: |z| <= 1.")
     return bias, z
 
 
@@ -244,9 +260,11 @@ FIGURES = [
                  (Source("response_diversity_k_human", ("dimension", "category", "model_sd", "human_sd")),),
                  diversity_scatter),
     ReportFigure("F6", "Figure 6", "Per-image SD: models vs k humans",
-                 (Source("response_diversity_images", ("dimension", "category", "image_id", "source", "sd")),),
-                 diversity_boxplots),
-    ReportFigure("F7", "Figure 7", "Macro-F1 by audit_1",
+                 (Source("report_sd_boxes", ("dimension", "category", "source", "n", "q1", "median", "q3",
+                                             "whisker_low", "whisker_high", "n_outside")),),
+                 diversity_boxplots, "Boxes: quartiles; whiskers: the most extreme SDs within 1.5 IQR "
+                 "(report_sd_boxes counts the rest in n_outside)."),
+    ReportFigure("F7", "Figure 7", "Macro-F1 by race",
                  (Source("demographic_slices", ("condition_id", "slice", "f1_macro", "accuracy", "n"),
                          "slice_type = " + study_spelling("audit_1")),), f1_bars("slice", "Macro-F1 by audit_1")),
     ReportFigure("F7a", "Figure 7a", "Macro-F1 by audit_2",

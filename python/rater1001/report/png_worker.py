@@ -1,6 +1,6 @@
-"""PNG export in worker processes. vl-convert renders one spec at a time per process and the large
-scatter/tick figures take seconds each, so the PNGs are rendered by a small process pool while the
-main process builds the HTML. This module imports only vl_convert, so a spawned worker starts fast."""
+"""PNG export in worker processes. vl-convert renders one spec at a time per process, so the PNGs
+are rendered by up to two spawned workers while the main process builds the HTML (png_pool.py).
+This module imports only vl_convert, so a spawned worker starts fast."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,3 +18,19 @@ def render_png(spec: dict, vl_version: str, target: str, font_folder: str | None
         _font_folders.add(font_folder)
     Path(target).write_bytes(vl_convert.vegalite_to_png(spec, vl_version=vl_version, scale=2))
     return target
+
+
+def serve(conn, render, vl_version: str, font_folder: str | None) -> None:
+    """A worker's loop: (spec, target) in, ("ok" | "error" | "fatal", detail) out, None to stop.
+    A MemoryError is fatal (the run stops, naming the figure); any other error only loses that
+    figure's PNG. A worker killed outright answers nothing: the pool sees its process end."""
+    while (job := conn.recv()) is not None:
+        spec, target = job
+        try:
+            render(spec, vl_version, target, font_folder)
+            conn.send(("ok", ""))
+        except MemoryError as exc:
+            conn.send(("fatal", f"out of memory (MemoryError{': ' + str(exc) if str(exc) else ''})"))
+            return
+        except Exception as exc:  # the HTML figure stands; the missing PNG is said beside it
+            conn.send(("error", f"{type(exc).__name__}: {exc}"))

@@ -86,5 +86,18 @@ class WarehouseReader:
             first_line = str(exc).strip().splitlines()[0]
             raise Unavailable(f"could not be produced from the warehouse: {first_line}") from exc
 
+    def export(self, table: str, folder: Path, csv: bool = True) -> list[Path]:
+        """The whole table as folder/<table>.parquet (and .csv when `csv`), with the study's names
+        for the slot columns, for a table too long to show in the page."""
+        folder.mkdir(parents=True, exist_ok=True)
+        cols = ", ".join(f'"{c}" AS "{self.factor_headers.get(c, c)}"' for c in self.columns[table])
+        out = []
+        for fmt, options in (("parquet", "FORMAT parquet"), ("csv", "FORMAT csv, HEADER"))[: 2 if csv else 1]:
+            target = folder / f"{table}.{fmt}"
+            quoted = str(target).replace("'", "''")
+            self.con.execute(f"COPY (SELECT {cols} FROM {table}) TO '{quoted}' ({options})")
+            out.append(target)
+        return out
+
     def mart_folder_tables(self, folder: str) -> list[str]:
         return sorted(name for name, d in self.docs.items() if d.folder == folder and self.has(name))
