@@ -8,6 +8,7 @@ from pathlib import Path
 
 import oracle_calc as oc
 import pandas as pd
+import yaml
 from oracle_warehouse import CLOSED_FORM, FIT, WAREHOUSE_NAMES, Comparison, compare, mart, read
 
 
@@ -314,14 +315,32 @@ def verdicts(root, landed):
     return out
 
 
+MODELS = Path(__file__).resolve().parents[2] / "models"
+
+
+def declared_grains() -> dict[str, list[str]]:
+    """{model: its grain columns} as the models' yml declares them (config.meta.grain): the keys
+    every model groups or joins by, read from the declarations, not from project code."""
+    grains = {}
+    for path in sorted(MODELS.rglob("*.yml")):
+        for node in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("models", []):
+            grain = ((node.get("config") or {}).get("meta") or {}).get("grain")
+            if grain:
+                grains[node["name"]] = list(grain)
+    return grains
+
+
 def no_null_keys(root, landed):
-    """No NULL in a key column of the compared marts (issue 31: no nullable column in a join or
-    group key)."""
+    """No NULL in a key column (issue 31: no nullable column in a join or group key): the compared
+    marts' keys, and the declared grain of every model the build made, intermediate ones included
+    (a study with fewer audit factors than slots, or without a category, must not leave a key
+    column NULL)."""
     keys = {
         "alpha_delta": ["dimension", WAREHOUSE_NAMES["scope"], "condition_id", "metric"],
         "zscore_summary": ["condition_id", "dimension", WAREHOUSE_NAMES["scope"]],
         "dimensional_agreement": ["condition_id", "dimension", WAREHOUSE_NAMES["scope"]],
     }
+    keys = keys if landed.dims else {}  # a labels-only study has no rating marts
     out = Comparison()
     for table, cols in keys.items():
         frame = read(root, f"select {', '.join(cols)} from {table}")
@@ -333,6 +352,16 @@ def no_null_keys(root, landed):
             n = int(frame[c].isna().sum())
             if n:
                 out.problems.append(f"{table}.{c}: {n} NULL keys")
+    for table, cols in declared_grains().items():
+        nulls = ", ".join(f'count(*) filter (where "{c}" is null) as "{c}"' for c in cols)
+        frame = read(root, f'select count(*) as n_rows, {nulls} from "{table}"')
+        if frame is None:  # a model the oracle's build did not select
+            continue
+        out.compared += int(frame["n_rows"].iloc[0]) * len(cols)
+        for c in cols:
+            n = int(frame[c].iloc[0])
+            if n:
+                out.problems.append(f"{table}.{c} (grain): {n} NULL keys")
     return out
 
 
@@ -387,7 +416,7 @@ def applies(check: str, landed: oc.Landed) -> bool:
         "calibration_uncalibrated": labels and bool(landed.model_dims),
         "calibration_missing_answers": labels and bool(landed.model_dims),
         "verdicts": bool(landed.conditions),
-        "no_null_keys": bool(landed.dims),
+        "no_null_keys": True,
     }[check]
 
 

@@ -42,16 +42,17 @@ def folded_normal_mae(bias: float, sd: float) -> float:
     )
 
 
-def demographic_aggregates(model_vs_human: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Rows shaped like int_model_vs_human (one per condition and image, d_<dim> columns) ->
-    (int_demographic_label_counts, int_bias_cells) as the SQL models make them, for tests that
-    hand the demographic marts a small frame instead of building a warehouse."""
-    from rater1001.stats.demographics import bias_cells
-
-    keys = ["condition_id", "audit_1", "audit_2", "true_category", "predicted_category"]
-    counts = model_vs_human.groupby(keys, dropna=False).size().rename("n_images").reset_index()
-    dims = [c[2:] for c in model_vs_human.columns if c.startswith("d_")]
-    return counts, bias_cells(model_vs_human.rename(columns={"true_category": "category"}), dims)
+def factor_levels(model_vs_human: pd.DataFrame, factors: dict[str, str]) -> pd.DataFrame:
+    """Rows shaped like int_model_vs_human and {column: declared audit factor name} ->
+    stg_stimulus_factor_levels (one row per stimulus and audit factor it has a level of)."""
+    stimuli = model_vs_human.drop_duplicates("image_id")
+    rows = [
+        pd.DataFrame({"image_id": has["image_id"], "factor": name, "role": "audit", "position": i, "level": has[col]})
+        for i, (col, name) in enumerate(factors.items(), start=1)
+        for has in [stimuli[stimuli[col].notna()]]
+    ]
+    columns = ["image_id", "factor", "role", "position", "level"]
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=columns)
 
 
 def audit_aggregates(model_vs_human: pd.DataFrame, factors: dict[str, str]) -> dict[str, pd.DataFrame]:
@@ -90,8 +91,15 @@ def audit_aggregates(model_vs_human: pd.DataFrame, factors: dict[str, str]) -> d
     for i, (a, a_name) in enumerate(names):
         for b, b_name in names[i + 1 :]:
             both = long[long[a].notna() & long[b].notna()]
-            both = both.assign(term=f"{a_name}:{b_name}", cell=both[a].astype(str) + ":" + both[b].astype(str))
-            pairs.append(cells(both, ["condition_id", "dimension", "category", "term", "cell"]))
+            both = both.assign(
+                term=f"{a_name}:{b_name}",
+                cell=both[a].astype(str) + ":" + both[b].astype(str),
+                first_level=both[a],
+                second_level=both[b],
+            )
+            pairs.append(
+                cells(both, ["condition_id", "dimension", "category", "term", "cell", "first_level", "second_level"])
+            )
     empty = pd.DataFrame(columns=["condition_id", "dimension", "category", "n_rows", "n_bias", "bias_mean", "bias_ss"])
     return {
         "int_audit_correct_counts": pd.concat(counts).reset_index().rename(columns={"category": "true_category"}),

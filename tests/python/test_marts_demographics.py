@@ -24,7 +24,7 @@ from conftest import query_warehouse
 from rater1001.marts import demographics as audit
 from rater1001.stats import demographics as dm
 from scipy import stats
-from stats_helpers import DEMO_NAMES, audit_aggregates, demo_spelled, demographic_aggregates, read_landed, slotted
+from stats_helpers import DEMO_NAMES, audit_aggregates, demo_spelled, factor_levels, read_landed, slotted
 
 MARTS = [
     "demographic_slices",
@@ -118,23 +118,26 @@ def test_every_mart_says_simulated_and_has_the_stated_grain(demo):
 
 
 def test_cell_aggregates_equal_pandas_on_the_per_image_table(demo):
-    """int_demographic_label_counts and int_bias_cells (the marts' only inputs besides the human
-    labels) against a pandas aggregation of int_model_vs_human, all conditions."""
+    """int_audit_bias_cells and int_audit_pair_cells (the stratified ANOVA's only inputs: one
+    factor's cells, a pair's cells with each cell's two levels) against a pandas aggregation of
+    int_model_vs_human, all conditions."""
     paths = demo[0]
     per_image = query_warehouse(paths, "select * from int_model_vs_human")
-    ref_counts, ref_cells = demographic_aggregates(per_image)
-    counts = query_warehouse(paths, "select * from int_demographic_label_counts")
-    keys = ["condition_id", "audit_1", "audit_2", "true_category", "predicted_category"]
-    assert_close(counts, ref_counts, keys, ["n_images"], atol=0)
-    cells = query_warehouse(paths, "select * from int_bias_cells")
+    ref = audit_aggregates(per_image, {"audit_1": "race", "audit_2": "gender"})
+    stats_ = ["n_rows", "n_bias", "bias_mean", "bias_ss"]
+    cells = query_warehouse(paths, "select * from int_audit_bias_cells")
     assert_close(
         cells,
-        ref_cells,
-        ["condition_id", "dimension", "category", "audit_1", "audit_2"],
-        ["n_rows", "n_bias", "bias_mean", "bias_ss"],
+        ref["int_audit_bias_cells"],
+        ["condition_id", "dimension", "category", "factor", "level"],
+        stats_,
         atol=1e-9,
     )
-    assert cells["n_bias"].sum() < cells["n_rows"].sum()  # conditions without dimensions are counted
+    pairs = query_warehouse(paths, "select * from int_audit_pair_cells")
+    keys = ["condition_id", "dimension", "category", "term", "cell", "first_level", "second_level"]
+    assert_close(pairs, ref["int_audit_pair_cells"], keys, stats_, atol=1e-9)
+    assert (pairs["cell"] == pairs["first_level"] + ":" + pairs["second_level"]).all()
+    assert pairs["n_bias"].sum() < pairs["n_rows"].sum()  # conditions without dimensions are counted
 
 
 def test_slices_and_gaps_equal_stats_on_parquet(demo):
@@ -426,14 +429,19 @@ def test_empty_inputs_give_empty_typed_marts():
             for c in ["image_id", "audit_1", "audit_2", "true_category", "chosen_category", "n_labels"]
         }
     )
-    counts, cells = demographic_aggregates(empty)
     audited = audit_aggregates(empty, {"audit_1": "race", "audit_2": "gender"})
+    levels = factor_levels(empty, {"audit_1": "race", "audit_2": "gender"})
     factors = pd.DataFrame(
-        {"factor": ["emotion", "race", "gender"], "role": ["category", "audit", "audit"], "position": [1, 2, 3]}
+        {
+            "factor": ["emotion", "race", "gender"],
+            "role": ["category", "audit", "audit"],
+            "slot": ["category", "audit_1", "audit_2"],
+            "position": [1, 2, 3],
+        }
     )
-    anova = audit.stratified_anova_table(cells)
+    anova = audit.stratified_anova_table(audited["int_audit_bias_cells"], audited["int_audit_pair_cells"], factors)
     outputs = {
-        "slices": audit.slices_table(counts, labels),
+        "slices": audit.slices_table(empty, labels, factors, levels),
         "glmm": audit.glmm_lrt_table(audited["int_audit_correct_counts"], factors),
         "anova": anova,
         "tukey": audit.tukey_table(audited["int_audit_pair_cells"], anova, factors),

@@ -402,7 +402,7 @@ def test_other_label_sets_and_missing_design_values(study):
 
 
 # ------------------------------------------------------------------------------ per-cell aggregates
-# The marts compute on per-cell aggregates made in SQL (int_bias_cells, int_demographic_label_counts);
+# The marts compute on per-cell aggregates made in SQL (int_audit_bias_cells, int_audit_pair_cells);
 # these check each cell route against the same statistic on one row per image, by brute force.
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402

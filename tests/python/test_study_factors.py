@@ -22,7 +22,7 @@ from rater1001.paths import project
 from rater1001.stats import rater_slices
 from rater1001.study import parse_study, read_factor_labels
 from scipy import stats
-from stats_helpers import audit_aggregates, demographic_aggregates
+from stats_helpers import audit_aggregates, factor_levels
 
 LABELS_CSV = """factor,label,label_ko,aliases,display_order
 topic,sports,,sport,1
@@ -175,7 +175,8 @@ def test_one_audit_factor_gets_its_own_f_test_per_stratum_equal_to_a_one_way_ano
     """With one audit factor the paper's race test (M_gen vs M_add) is a one-way ANOVA within each
     category stratum: scipy's f_oneway is the independent reference."""
     frame = _model_vs_human(np.random.default_rng(3), 12)
-    anova = audit.stratified_anova_table(demographic_aggregates(frame)[1], ONE_FACTOR)
+    cells = audit_aggregates(frame, {"audit_1": "annotator_region"})
+    anova = audit.stratified_anova_table(cells["int_audit_bias_cells"], cells["int_audit_pair_cells"], ONE_FACTOR)
     assert set(anova["term"]) == {"annotator_region"}  # no second factor, no interaction
     for topic, part in frame.groupby("true_category"):
         row = anova[anova["category"] == topic].iloc[0]
@@ -183,8 +184,7 @@ def test_one_audit_factor_gets_its_own_f_test_per_stratum_equal_to_a_one_way_ano
         assert row.f_value == pytest.approx(ref.statistic, rel=1e-9)
         assert row.p_raw == pytest.approx(ref.pvalue, rel=1e-9)
         assert (row.df_num, row.df_den) == (1, len(part) - 2)
-    cells = audit_aggregates(frame, {"audit_1": "annotator_region"})["int_audit_bias_cells"]
-    omnibus = audit.omnibus_table(cells, ONE_FACTOR)
+    omnibus = audit.omnibus_table(cells["int_audit_bias_cells"], ONE_FACTOR)
     assert set(omnibus["factor"]) == {"annotator_region"}
     assert set(omnibus["term"]) == {"annotator_region", "annotator_region:topic"}
 
@@ -192,7 +192,8 @@ def test_one_audit_factor_gets_its_own_f_test_per_stratum_equal_to_a_one_way_ano
 def test_one_audit_factor_slices_are_named_as_the_study_names_the_factor():
     frame = _model_vs_human(np.random.default_rng(4), 10)
     labels = pd.DataFrame(columns=["image_id", "audit_1", "audit_2", "true_category", "chosen_category", "n_labels"])
-    slices = audit.slices_table(demographic_aggregates(frame)[0], labels, ONE_FACTOR)
+    levels = factor_levels(frame, {"audit_1": "annotator_region"})
+    slices = audit.slices_table(frame, labels, ONE_FACTOR, levels)
     assert set(slices["slice_type"]) == {"annotator_region"}
     assert slices["audit_2"].isna().all()
     by = slices.set_index("slice")
@@ -207,11 +208,11 @@ def test_without_a_category_the_classification_audit_is_empty_and_the_ratings_au
     )
     factors = ONE_FACTOR[ONE_FACTOR["role"] == "audit"]
     labels = pd.DataFrame(columns=["image_id", "audit_1", "audit_2", "true_category", "chosen_category", "n_labels"])
-    counts, cells = demographic_aggregates(frame)
-    assert audit.slices_table(counts, labels, factors).empty
+    levels = factor_levels(frame, {"audit_1": "annotator_region"})
+    assert audit.slices_table(frame, labels, factors, levels).empty
     audited = audit_aggregates(frame, {"audit_1": "annotator_region"})
     assert audit.glmm_lrt_table(audited["int_audit_correct_counts"], factors).empty
-    anova = audit.stratified_anova_table(cells, factors)
+    anova = audit.stratified_anova_table(audited["int_audit_bias_cells"], audited["int_audit_pair_cells"], factors)
     # no category: the one stratum is 'all' (docs/study_shape.md, "The grain"), never NULL
     assert len(anova) == 1 and (anova["category"] == "all").all()
     ref = stats.f_oneway(*[g["d_quality"].to_numpy() for _, g in frame.groupby("audit_1")])
@@ -301,19 +302,6 @@ def test_three_audit_factors_each_get_a_glmm_omnibus_and_tukey_row_named_as_decl
         np.testing.assert_allclose(got["meandiff"], ref.meandiffs, rtol=0, atol=1e-12)
         np.testing.assert_allclose(got["p_adj"], ref.pvalues, rtol=0, atol=1e-9)
         np.testing.assert_allclose(got[["lower", "upper"]], ref.confint, rtol=0, atol=1e-12)
-
-
-def test_slot_spelled_values_map_to_themselves_without_a_declaration():
-    rename = audit._renamer(audit.slot_names(None))
-    for value in ("audit_1", "audit_2", "audit_1_audit_2", "audit_1:audit_2", "audit_1:category", "Korean:female"):
-        assert rename(value) == value
-    named = audit._renamer({"audit_1": "region", "audit_2": "venue", "category": "topic"})
-    assert [named(v) for v in ("audit_1_audit_2", "audit_1:audit_2", "audit_2:category", "north:web")] == [
-        "region_venue",
-        "region:venue",
-        "venue:topic",
-        "north:web",
-    ]
 
 
 # --- the audit by rater attribute ----------------------------------------------------------------

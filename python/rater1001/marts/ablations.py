@@ -135,7 +135,10 @@ def scaling_metrics(predictions: pd.DataFrame, conditions: pd.DataFrame, dimensi
                 {**base, "metric": f"{dim}_mae", "value": ba.mae, "reason": None},
                 {**base, "metric": f"{dim}_bias", "value": ba.bias, "reason": None},
             ]
-        gaps = demographics.slice_gaps(demographics.slice_metrics(p.rename(columns={"true_category": "category"})))
+        # the first audit factor's slices over the stimuli with a level of it (none without one)
+        first = p[p["audit_1"].notna() & p["true_category"].notna()].rename(columns={"true_category": "category"})
+        slices = demographics.slice_metrics(first, factors=("audit_1",)) if len(first) else pd.DataFrame()
+        gaps = demographics.slice_gaps(slices) if len(slices) else pd.DataFrame(columns=["slice_type"])
         audit_1 = gaps[gaps.slice_type == "audit_1"]
         for name in ("accuracy", "f1"):
             value = (

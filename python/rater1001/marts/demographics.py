@@ -17,195 +17,97 @@ import itertools
 from contextlib import contextmanager
 
 import duckdb
-import numpy as np
 import pandas as pd
 
 from ..stats import agreement, demographics, rater_slices
 from ..study import AUDIT_SLOTS, CATEGORY_SLOT
-from ._shared import ALL, as_frame, declared, in_pool, slot_names, typed, with_origin
+from ._shared import ALL, as_frame, declared, in_pool, typed, with_origin
 
 POOL = "demographics"  # the conditions the audit covers (seeds/condition_pools.csv)
 HUMAN_CONDITION = "human"  # condition_id of the pooled human forced-choice labels (Table 7's Human row)
 
 
 # --------------------------------------------------------------------------- the study's factors
-# The warehouse carries the category in the slot `category` and the first two audit factors in the
-# slots `audit_1` and `audit_2` (docs/study_shape.md, "Factor names"); stats.demographics computes on
-# the slots. Here the audit uses only the slots the study fills, and the values that name a factor
-# in an output (slice_type, factor, term) are given the study's declared names.
-PLACEHOLDER = "(none)"  # the level of an empty slot, so the two-factor statistics can run
+# Every audit statistic reads the long form (stg_stimulus_factor_levels and the cells made from
+# it: int_audit_bias_cells, int_audit_pair_cells, int_audit_correct_counts), whose keys are never
+# NULL, however many audit factors the study declares (docs/marts_demographics.md). The values
+# that name a factor in an output (slice_type, factor, term) are the study's declared names.
+PLACEHOLDER = "(none)"  # the second factor's one level in a one-factor ANOVA (pandas only)
 
 
-def audit_slots(names: dict[str, str]) -> tuple[str, ...]:
-    return tuple(s for s in AUDIT_SLOTS if s in names)
-
-
-def _renamer(names: dict[str, str]):
-    """A slot-spelled value ('audit_1', 'audit_1:audit_2', 'audit_1_audit_2', 'audit_1:category') in the study's
-    names; the paper's study maps every value to itself."""
-    full = {**{s: s for s in (*AUDIT_SLOTS, CATEGORY_SLOT)}, **names}
-
-    def rename(value):
-        if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
-            return value
-        value = str(value)
-        if value in full:
-            return full[value]
-        # a pair: split at the separator whose both sides are slots (a slot name holds '_' itself)
-        for i, sep in enumerate(value):
-            if sep in ":_" and value[:i] in full and value[i + 1 :] in full:
-                return full[value[:i]] + sep + full[value[i + 1 :]]
-        return value
-
-    return rename
-
-
-def _named(frame: pd.DataFrame, names: dict[str, str], columns) -> pd.DataFrame:
-    rename = _renamer(names)
-    return frame.assign(**{c: frame[c].map(rename) for c in columns if c in frame.columns})
-
-
-def _audited(rows: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
-    """Rows with every audit factor the study declares (in its slots); an empty slot gets a single
-    placeholder level, so a one-factor study runs through the same statistics and its outputs
-    drop what needs a second factor. A study without audit factors has no rows: its audit marts
-    are empty and the report says the audit does not apply."""
-    used = audit_slots(names)
-    if not used:
-        return rows.iloc[0:0]
-    rows = rows[rows[list(used)].notna().all(axis=1)]
-    empty = [s for s in AUDIT_SLOTS if s not in names]
-    # a study without a category: its one stratum 'all' (stg_stimuli), and no label (true or
-    # chosen) to be correct about
-    category = {} if CATEGORY_SLOT in names else {CATEGORY_SLOT: ALL}
-    return rows.assign(**{s: PLACEHOLDER for s in empty}, **category)
-
-
-def _unplaced(frame: pd.DataFrame, columns) -> pd.DataFrame:
-    """The placeholder level back to NULL in the output."""
-    return frame.assign(**{c: frame[c].where(frame[c] != PLACEHOLDER, None) for c in columns if c in frame.columns})
-
-
-def label_count_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
-    """int_demographic_label_counts (per condition, audit_1, audit_2, true and predicted label: how
-    many images) -> the input of slice_metrics and the GLMM tests, weighted by n_images. An
-    unparsed answer (predicted_category NULL) is wrong, as in glmm_lrt_table."""
-    names = slot_names(None) if names is None else names
-    rows = _audited(label_counts.rename(columns={"true_category": "category"}), names)
-    correct = (rows["predicted_category"] == rows["category"]).astype("boolean").fillna(False).astype(bool)
-    out = rows[["condition_id", "audit_1", "audit_2", "category", "predicted_category", "n_images"]]
-    out = out.assign(correct=correct.to_numpy())
-    for col in ["condition_id", "audit_1", "audit_2", "category", "predicted_category"]:
-        out[col] = out[col].astype(object).where(out[col].notna(), None)
-    return out.reset_index(drop=True)
-
-
-def human_label_rows(label_counts: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
-    """int_human_label_counts (one row per (image, chosen label) with a count) -> the input shape
-    of slice_metrics under condition_id 'human', one row per (audit_1, audit_2, true label, chosen
-    label) weighted by its count (column n_labels), so the human row of Tables 7/7a goes through
-    the same slice_metrics as a model without one row per rating (7.2 million at 100x the paper's
-    study) or per image (the slices need no image)."""
-    label_counts = _audited(label_counts, slot_names(None) if names is None else names)
-    keys = ["audit_1", "audit_2", "true_category", "chosen_category"]
-    rows = label_counts.groupby(keys, sort=True, dropna=False)["n_labels"].sum().reset_index()
-    return rows.rename(columns={"true_category": "category", "chosen_category": "predicted_category"}).assign(
-        condition_id=HUMAN_CONDITION
-    )
-
-
-def _slice_types(names: dict[str, str]) -> tuple[str, ...]:
-    used = audit_slots(names)
-    return used + (("audit_1_audit_2",) if len(used) == 2 else ())
-
-
-def slices_table(
-    model_label_counts: pd.DataFrame,
-    label_counts: pd.DataFrame,
-    study_factors: pd.DataFrame | None = None,
-    model_vs_human: pd.DataFrame | None = None,
-    factor_levels: pd.DataFrame | None = None,
-) -> pd.DataFrame:
-    """demographic_slices: accuracy and macro-F1 per (condition, slice_type, slice) for every
-    model condition (int_demographic_label_counts) and, where human forced-choice labels exist,
-    the pooled human raters (int_human_label_counts); each row carries its (condition,
-    slice_type)'s largest gap in percentage points. Audit factors beyond the two slots, each and
-    in each pair, from int_model_vs_human and stg_stimulus_factor_levels (_beyond_slots)."""
-    names = slot_names(study_factors)
-    if CATEGORY_SLOT not in names:  # accuracy and F1 need a category to be right about
-        return typed(pd.DataFrame(), declared("demographic_slices"))
-    parts = []
-    models = label_count_rows(model_label_counts, names)
-    if len(models):
-        parts.append(demographics.slice_metrics(models, weight="n_images").assign(rater_kind="model"))
-    humans = human_label_rows(label_counts, names)
-    if len(humans):
-        parts.append(demographics.slice_metrics(humans, weight="n_labels").assign(rater_kind="human"))
-    if not parts:
-        return typed(pd.DataFrame(), declared("demographic_slices"))
-    slices = pd.concat(parts, ignore_index=True)
-    slices = slices[slices["slice_type"].isin(_slice_types(names))]
-    slices = _unplaced(_named(slices, names, ["slice_type"]), AUDIT_SLOTS)
-    beyond = _beyond_slots(model_vs_human, label_counts, study_factors, factor_levels)
-    slices = pd.concat([slices, beyond], ignore_index=True) if len(beyond) else slices
-    gaps = demographics.slice_gaps(slices).rename(columns={"reason": "gap_reason"})
-    out = slices.merge(gaps, on=["condition_id", "slice_type"], how="left")
-    return typed(out, declared("demographic_slices"))
-
-
-def _every_audit_factor(study_factors: pd.DataFrame, factor_levels: pd.DataFrame):
-    """(the audit factors beyond the two slots, {column: declared name} of every audit factor in
-    declared order, each stimulus's level per column): the columns are factor_0, factor_1, ... so
-    no factor's own name can clash with a column of the rows they join; a stimulus without a level
-    of some audit factor is left out, as the slots' audit leaves it out."""
+def _audit_levels(study_factors: pd.DataFrame, factor_levels: pd.DataFrame):
+    """({column: declared name} of every audit factor in declared order, each stimulus's level per
+    column). A factor in the slot audit_1 / audit_2 has the slot as its column (demographic_slices'
+    audit_1 / audit_2 columns hold its level), any other factor_<position>; a stimulus without a
+    level of some audit factor is left out."""
     audit = study_factors[study_factors["role"] == "audit"].sort_values("position")
-    beyond = set(audit.loc[audit["slot"].isna(), "factor"].astype(str))
-    factors = list(audit["factor"].astype(str))
-    named = {f"factor_{i}": f for i, f in enumerate(factors)}
+    named = {
+        (str(slot) if isinstance(slot, str) and slot in AUDIT_SLOTS else f"factor_{i}"): str(factor)
+        for i, (factor, slot) in enumerate(zip(audit["factor"], audit["slot"], strict=True))
+    }
+    factors = list(named.values())
     levels = factor_levels[factor_levels["factor"].isin(factors)]
     wide = levels.pivot(index="image_id", columns="factor", values="level")
     wide = wide.reindex(columns=factors).set_axis(list(named), axis=1).dropna().reset_index()
-    return beyond, named, wide
+    return named, wide
 
 
-def _beyond_slots(model_vs_human, label_counts, study_factors, factor_levels) -> pd.DataFrame:
-    """The slices of every audit factor beyond the two slots (stg_study_factors' slot NULL), alone
-    and in a pair with any other audit factor, named as the study names them; the audit_1 / audit_2
-    columns stay NULL on these rows. Per-image answers (int_model_vs_human; a never-answered
-    stimulus is wrong) and per-image human label counts, with each stimulus's level of every
-    audit factor from the long form; a stimulus without a level of some audit factor is left out,
-    as in the slots' slices."""
-    if model_vs_human is None or factor_levels is None or study_factors is None:
-        return pd.DataFrame()
-    beyond, named, wide = _every_audit_factor(study_factors, factor_levels)
-    if not beyond:
-        return pd.DataFrame()
+def _counted(rows: pd.DataFrame, keys: list[str], weight: str | None) -> pd.DataFrame:
+    """Identical rows counted once (column n) so that scikit-learn sees one weighted row per
+    combination; an unparsed answer (predicted_category NULL) stays NULL, which is wrong."""
+    g = rows.groupby(keys, sort=True, dropna=False)
+    out = (g.size() if weight is None else g[weight].sum()).rename("n").reset_index()
+    return out.assign(
+        predicted_category=out["predicted_category"].astype(object).where(out["predicted_category"].notna(), None)
+    )
+
+
+def slices_table(
+    model_vs_human: pd.DataFrame,
+    label_counts: pd.DataFrame,
+    study_factors: pd.DataFrame,
+    factor_levels: pd.DataFrame,
+) -> pd.DataFrame:
+    """demographic_slices: accuracy and macro-F1 per (condition, slice_type, slice) by every
+    declared audit factor and every pair of them, for every model condition (int_model_vs_human:
+    a never-answered or unparsed stimulus is wrong) and, where human forced-choice labels exist,
+    the pooled human raters (int_human_label_counts); each row carries its (condition,
+    slice_type)'s largest gap in percentage points. Each stimulus's levels come from the long form
+    stg_stimulus_factor_levels."""
+    if _category(study_factors) is None:  # accuracy and F1 need a category to be right about
+        return typed(pd.DataFrame(), declared("demographic_slices"))
+    named, wide = _audit_levels(study_factors, factor_levels)
     columns = list(named)
-    rows = []
-    answers = model_vs_human[model_vs_human["true_category"].notna()]
-    answers = answers[["condition_id", "image_id", "true_category", "predicted_category"]].merge(wide, on="image_id")
-    if len(answers):
-        answers = answers.rename(columns={"true_category": "category"})
-        answers["predicted_category"] = (
-            answers["predicted_category"].astype(object).where(answers["predicted_category"].notna(), None)
-        )
-        rows.append(demographics.slice_metrics(answers, factors=columns).assign(rater_kind="model"))
+    parts = []
+    answers = model_vs_human.loc[
+        model_vs_human["true_category"].notna(), ["condition_id", "image_id", "true_category", "predicted_category"]
+    ]
+    answers = answers.merge(wide, on="image_id").rename(columns={"true_category": "category"})
+    if columns and len(answers):
+        models = _counted(answers, ["condition_id", *columns, "category", "predicted_category"], None)
+        parts.append(demographics.slice_metrics(models, weight="n", factors=columns).assign(rater_kind="model"))
     humans = label_counts[["image_id", "true_category", "chosen_category", "n_labels"]].merge(wide, on="image_id")
-    if len(humans):
-        humans = humans.rename(columns={"true_category": "category", "chosen_category": "predicted_category"})
-        rows.append(
-            demographics.slice_metrics(
-                humans.assign(condition_id=HUMAN_CONDITION), weight="n_labels", factors=columns
-            ).assign(rater_kind="human")
+    humans = humans.rename(columns={"true_category": "category", "chosen_category": "predicted_category"})
+    if columns and len(humans):
+        humans = _counted(humans, [*columns, "category", "predicted_category"], "n_labels")
+        parts.append(
+            demographics.slice_metrics(humans.assign(condition_id=HUMAN_CONDITION), weight="n", factors=columns).assign(
+                rater_kind="human"
+            )
         )
-    if not rows:
-        return pd.DataFrame()
-    out = pd.concat(rows, ignore_index=True)
-    # slice_metrics' types (a column, or a pair 'a_b') -> the study's factor names in them
-    types = {c: (named[c],) for c in columns}
-    types.update({f"{a}_{b}": (named[a], named[b]) for a, b in itertools.combinations(columns, 2)})
-    out = out[out["slice_type"].map(lambda t: any(f in beyond for f in types[t])).to_numpy()]
-    return out.assign(slice_type=out["slice_type"].map(lambda t: "_".join(types[t])))
+    if not parts:
+        return typed(pd.DataFrame(), declared("demographic_slices"))
+    slices = pd.concat(parts, ignore_index=True)
+    # slice_metrics' types (a column, or a pair 'a_b') -> the study's factor names in them; the
+    # audit_1 / audit_2 columns hold levels only on the rows of the two slotted factors
+    types = {c: (c,) for c in columns}
+    types.update({f"{a}_{b}": (a, b) for a, b in itertools.combinations(columns, 2)})
+    beyond = slices["slice_type"].map(lambda t: any(c not in AUDIT_SLOTS for c in types[t])).to_numpy(dtype=bool)
+    slices.loc[beyond, list(AUDIT_SLOTS)] = None
+    slices = slices.assign(slice_type=slices["slice_type"].map(lambda t: "_".join(named[c] for c in types[t])))
+    gaps = demographics.slice_gaps(slices).rename(columns={"reason": "gap_reason"})
+    out = slices.merge(gaps, on=["condition_id", "slice_type"], how="left")
+    return typed(out, declared("demographic_slices"))
 
 
 def _audit_factors(study_factors: pd.DataFrame | None) -> list[str]:
@@ -239,36 +141,44 @@ def glmm_lrt_table(
     return typed(table, declared("demographic_glmm_lrt"))
 
 
-def _stratified_terms(names: dict[str, str]) -> tuple[str, ...]:
-    used = audit_slots(names)
-    return used + (("audit_1:audit_2",) if len(used) == 2 else ())
-
-
 def stratified_anova_table(
     bias_cells: pd.DataFrame,
-    study_factors: pd.DataFrame | None = None,
+    pair_cells: pd.DataFrame,
+    study_factors: pd.DataFrame,
     model_long: pd.DataFrame | None = None,
     factor_levels: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """bias_cells: int_bias_cells. One audit factor: only its own term per stratum (no second
-    factor, no interaction). More than two: every factor's term with all of them in the model and
-    every pair's interaction, from the per-image bias (int_model_vs_human_long) and
-    stg_stimulus_factor_levels."""
-    if model_long is not None and factor_levels is not None and study_factors is not None:
-        beyond, named, wide = _every_audit_factor(study_factors, factor_levels)
-        if beyond:
-            return _anova_every_factor(model_long, named, wide)
-    names = slot_names(study_factors)
-    cells = _audited(bias_cells, names)
+    """demographic_stratified_anova. One audit factor: its own term per stratum, from its cells of
+    int_audit_bias_cells (no second factor, no interaction). Two: each factor's term and their
+    interaction, from the pair's cells of int_audit_pair_cells. More than two: every factor's term
+    with all of them in the model and every pair's interaction, from the per-stimulus bias
+    (int_model_vs_human_long) and stg_stimulus_factor_levels."""
+    factors = _audit_factors(study_factors)
+    if len(factors) > 2 and model_long is not None and factor_levels is not None:
+        named, wide = _audit_levels(study_factors, factor_levels)
+        return _anova_every_factor(model_long, named, wide)
+    if not factors or len(factors) > 2:
+        return typed(pd.DataFrame(), declared("demographic_stratified_anova"))
+    if len(factors) == 1:
+        cells = bias_cells[bias_cells["factor"] == factors[0]].assign(audit_2=PLACEHOLDER)
+        cells = cells.rename(columns={"level": "audit_1"})
+        spell = {"audit_1": factors[0]}
+    else:
+        term = f"{factors[0]}:{factors[1]}"
+        cells = pair_cells[pair_cells["term"] == term].rename(
+            columns={"first_level": "audit_1", "second_level": "audit_2"}
+        )
+        spell = {"audit_1": factors[0], "audit_2": factors[1], "audit_1:audit_2": term}
     if cells.empty:
         return typed(pd.DataFrame(), declared("demographic_stratified_anova"))
+    cells = _one_stratum(cells, study_factors)[[*demographics.CELL_KEYS, "n_rows", "n_bias", "bias_mean", "bias_ss"]]
     table = demographics.stratified_anova_cells(cells)
     # The placeholder factor's terms are not estimable (NULL p, outside every BH family), so
     # dropping them leaves q-values and family sizes as they are.
     if table.empty:  # no model dimensions: nothing to test
         return typed(table, declared("demographic_stratified_anova"))
-    table = table[table["term"].isin(_stratified_terms(names))]
-    return typed(_named(table, names, ["term"]), declared("demographic_stratified_anova"))
+    table = table[table["term"].isin(spell)]
+    return typed(table.assign(term=table["term"].map(spell)), declared("demographic_stratified_anova"))
 
 
 def _anova_every_factor(model_long: pd.DataFrame, named: dict[str, str], wide: pd.DataFrame) -> pd.DataFrame:
@@ -429,15 +339,9 @@ def _pooled(rows, pools) -> pd.DataFrame:
     return in_pool(as_frame(rows), pools, POOL)
 
 
-def demographic_slices(
-    model_label_counts, pools, label_counts, study_factors, provenance, model_vs_human=None, factor_levels=None
-) -> pd.DataFrame:
+def demographic_slices(model_vs_human, pools, label_counts, study_factors, provenance, factor_levels) -> pd.DataFrame:
     table = slices_table(
-        _pooled(model_label_counts, pools),
-        as_frame(label_counts),
-        as_frame(study_factors),
-        None if model_vs_human is None else _pooled(model_vs_human, pools),
-        None if factor_levels is None else as_frame(factor_levels),
+        _pooled(model_vs_human, pools), as_frame(label_counts), as_frame(study_factors), as_frame(factor_levels)
     )
     return with_origin(table, provenance)
 
@@ -447,11 +351,12 @@ def demographic_glmm_lrt(correct_counts, pools, study_factors, provenance) -> pd
 
 
 def demographic_stratified_anova(
-    bias_cells, pools, study_factors, provenance, model_long=None, factor_levels=None
+    bias_cells, pair_cells, pools, study_factors, provenance, model_long=None, factor_levels=None
 ) -> pd.DataFrame:
     table = stratified_anova_table(
         _pooled(bias_cells, pools),
-        study_factors=as_frame(study_factors),
+        _pooled(pair_cells, pools),
+        as_frame(study_factors),
         model_long=None if model_long is None else _pooled(model_long, pools),
         factor_levels=None if factor_levels is None else as_frame(factor_levels),
     )

@@ -10,8 +10,8 @@ import pandas as pd
 
 from ..stats import prediction_powered as pp
 from ..stats import worth
-from ._shared import ALL, as_frame, config_list, finish, model_dimensions
-from .demographics import AUDIT_SLOTS, CATEGORY_SLOT, slot_names
+from ..study import AUDIT_SLOTS, CATEGORY_SLOT
+from ._shared import ALL, as_frame, config_list, finish, model_dimensions, slot_names
 
 RATING, LABEL = "rating", "label"
 

@@ -553,7 +553,8 @@ def stratum_factorial_tests_cells(cells: pd.DataFrame) -> list[dict]:
     Parameters
     ----------
     cells : pandas.DataFrame
-        audit_1, audit_2, n_bias, bias_mean, bias_ss (int_bias_cells); cells without a bias value
+        audit_1, audit_2, n_bias, bias_mean, bias_ss (a cell of int_audit_pair_cells, its two levels
+        as audit_1 and audit_2); cells without a bias value
         are left out.
 
     Returns
@@ -596,7 +597,7 @@ CELL_KEYS = ["condition_id", "dimension", "category", "audit_1", "audit_2"]
 
 
 def bias_cells(predictions: pd.DataFrame, dimensions=("valence", "arousal")) -> pd.DataFrame:
-    """Per-image bias values aggregated to audit_1 x audit_2 cells (int_bias_cells' shape).
+    """Per-image bias values aggregated to audit_1 x audit_2 cells (the tests' recomputation).
 
     Parameters
     ----------
@@ -742,7 +743,8 @@ def stratified_anova_cells(cells: pd.DataFrame, alpha: float = ALPHA) -> pd.Data
     Parameters
     ----------
     cells : pandas.DataFrame
-        int_bias_cells (:func:`bias_cells`): per condition, dimension, category, audit_1, audit_2:
+        :func:`bias_cells` (int_audit_pair_cells' cells of two factors, their levels as audit_1 and
+        audit_2): per condition, dimension, category, audit_1, audit_2:
         n_rows, n_bias, bias_mean, bias_ss.
     alpha : float, default 0.05
 
@@ -958,7 +960,7 @@ def tukey_from_cells(cells: pd.DataFrame, anova: pd.DataFrame, alpha: float = AL
     Parameters
     ----------
     cells : pandas.DataFrame
-        int_bias_cells (:func:`bias_cells`).
+        :func:`bias_cells`.
     anova : pandas.DataFrame
         :func:`stratified_anova_cells`' output.
     alpha : float, default 0.05
