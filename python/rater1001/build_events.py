@@ -84,10 +84,10 @@ class BuildSummary:
 class BuildEvents:
     """dbtRunner callback. dbt calls it from its worker threads, hence the lock."""
 
-    # The only events it reads: dbt need not build the others for it (rater1001.unheard_events).
-    # NodeFinished reports every node, a skipped one too (status "skipped"); dbt's
-    # LogSkipBecauseError, fired besides it for a skip an ephemeral model caused, names no node.
-    heard_events: ClassVar[frozenset[str]] = frozenset({"LogStartLine", "NodeFinished"})
+    # The only events it reads. NodeFinished reports every node, a skipped one too (status
+    # "skipped"); dbt's LogSkipBecauseError, fired besides it for a skip an ephemeral model caused,
+    # names no node.
+    READS: ClassVar[frozenset[str]] = frozenset({"LogStartLine", "NodeFinished"})
     on_node: OnNode | None = None
     total: int = 0
     done: int = 0
@@ -98,7 +98,7 @@ class BuildEvents:
 
     def __call__(self, event) -> None:
         name = event.info.name
-        if name not in self.heard_events:
+        if name not in self.READS:
             return
         data = event.data
         with self._lock:

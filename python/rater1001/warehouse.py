@@ -17,7 +17,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 
-from . import build_record, contract, landing, unheard_events
+from . import build_record, contract, landing
 from .build_events import BuildEvents, BuildSummary, OnNode, warnings_to_log
 from .landing import MANIFEST_SCHEMA, write_parquet_atomic
 from .paths import REPO_ROOT, ProjectPaths
@@ -106,8 +106,6 @@ def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = N
     """dbt on the published warehouse, or with `staged` on the staged one (a build, and the docs of
     a run before it is published)."""
     from dbt.cli.main import dbtRunner
-
-    unheard_events.install()
 
     cwd = paths.staging if staged else paths.root
     (cwd / "warehouse").mkdir(parents=True, exist_ok=True)
@@ -225,15 +223,18 @@ def dbt_log_file(paths: ProjectPaths) -> Path:
 
 
 def _release_warehouse() -> None:
-    """dbt-duckdb keeps its DuckDB instance open in a class attribute after an in-process run,
-    which holds the file lock and the connection configuration; close it so that readers (tests,
-    the report, the duckdb CLI) can open the warehouse afterwards."""
+    """dbt-duckdb keeps its DuckDB instance open after an in-process run (profile `keep_open`),
+    which holds the file lock and the connection configuration; close it, through the adapter's
+    public classmethods, so that readers (tests, the report, the duckdb CLI) can open the
+    warehouse afterwards."""
     from dbt.adapters.duckdb.connections import DuckDBConnectionManager as manager
 
-    with manager._LOCK:
-        if manager._ENV is not None:
-            manager._ENV.close()
-            manager._ENV = None
+    try:
+        env = manager.env()
+    except Exception:  # dbt-duckdb's own error when no run opened one (dbt stopped before connecting)
+        return
+    env.close()
+    manager.close_all_connections()
 
 
 # The storage version profiles.yml asks for (storage_compatibility_version v1.0.0); readers as old

@@ -163,3 +163,40 @@ def test_a_seed_whose_columns_changed_reloads_into_a_warehouse_built_before(tmp_
     assert warehouse.dbt_build(tmp_project, select="condition_pools")
     rebuilt = query_warehouse(tmp_project, "select * from condition_pools")
     assert list(rebuilt.columns) == list(pd.read_csv(repo_seed).columns) and len(rebuilt) == len(old)
+
+
+# Views (staging), SQL tables (intermediate) and a Python model's table (judge_reason_terms), with
+# the seeds they read.
+REBUILT = "+judge_reason_terms +int_human_ratings_long"
+
+
+def _relations(paths) -> dict[str, tuple[str, list]]:
+    """Each relation of the warehouse: its kind and its rows in a fixed order."""
+    kinds = query_warehouse(paths, "select table_name, table_type from information_schema.tables")
+    out = {}
+    for name, kind in kinds.itertuples(index=False):
+        rows = query_warehouse(paths, f'select * from "{name}" order by all')
+        out[name] = (kind, rows.astype(object).where(rows.notna(), None).values.tolist())
+    return out
+
+
+def test_a_selected_rebuild_over_a_published_warehouse_keeps_every_relation(small_study, monkeypatch):
+    """A selected build starts from a copy of the published warehouse, so dbt-duckdb's table and
+    view materializations replace relations that exist: each view, SQL table and Python model's
+    table is there again, of the same kind, with the same rows."""
+    from rater1001 import warehouse
+    from rater1001.judge.simulate import simulate_judge_study
+
+    simulate_judge_study(small_study, seed=4)
+    monkeypatch.setenv("DBT_INDIRECT_SELECTION", "cautious")
+    assert warehouse.dbt_build(small_study, select=REBUILT)
+    first = _relations(small_study)
+    assert first["stg_human_ratings"][0] == "VIEW" and first["int_human_ratings_long"][0] == "BASE TABLE"
+    assert first["judge_reason_terms"][0] == "BASE TABLE"
+    assert first["judge_reason_terms"][1], "the Python model wrote no rows"
+    assert warehouse.dbt_build(small_study, select=REBUILT)
+    again = _relations(small_study)
+    assert again.keys() == first.keys()
+    assert {k: v for k, v in again.items() if k != "rater1001_build"} == {
+        k: v for k, v in first.items() if k != "rater1001_build"
+    }
