@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from rater1001.stats.glmm import (
     BinomialData,
+    conditional_modes,
     fit_glmm_binomial,
     likelihood_ratio_test,
     logsumexp_rows,
@@ -300,6 +301,17 @@ def test_group_always_right_with_a_large_sd_matches_quad():
     for n, eta0, sigma in [(50, 2.0, 4.8), (50, 4.0, 4.8), (10, 3.0, 3.5), (200, 1.0, 4.8), (5, 6.0, 4.0)]:
         data = BinomialData.build(np.ones((1, 1)), [n], [n], ["always right"], from_binary_rows=True)
         assert marginal_loglik(data, [eta0], sigma) == pytest.approx(quad_group_loglik(n, n, eta0, sigma), abs=1e-11)
+
+
+def test_conditional_mode_far_from_zero_is_found():
+    # 0 of 48 at offset 6 and sigma 0.5: the mode is near b = -12. Newton with step-halving that
+    # only refused lower points cycled between about -1.35 and -22.8 (log-likelihood -260.9 by
+    # either integrator against quad's -105.96).
+    data = BinomialData.build(np.array([[6.0]]), [0], [48], ["never right"], from_binary_rows=True)
+    b_hat, _ = conditional_modes(data, np.array([1.0]), 0.5)
+    assert 0.5 * 48 * special.expit(6 + 0.5 * b_hat[0]) == pytest.approx(-b_hat[0], abs=1e-9)  # h'(b_hat) = 0
+    assert marginal_loglik(data, [1.0], 0.5) == pytest.approx(quad_group_loglik(0, 48, 6.0, 0.5), abs=1e-10)
+    assert marginal_loglik(data, [1.0], 0.5, n_agq=25) == pytest.approx(quad_group_loglik(0, 48, 6.0, 0.5), abs=1e-6)
 
 
 @settings(max_examples=60, deadline=None)
