@@ -10,15 +10,7 @@ import pytest
 from oracle_checks import CHECKS, applies
 
 # (check, predicate on the landed study, reason): the warehouse's known wrong answers today.
-KNOWN_BUGS = [
-    (
-        "audit_glmm",
-        lambda landed: landed.study.get("name") == "both-a1-r0-d3-bal-k50",
-        "stats.glmm's 25-node adaptive Gauss-Hermite quadrature is off by ~2e-4 in log-likelihood when a "
-        "category is always answered right and the random-intercept SD is large (~3.5-4.8 here: model-b, "
-        "source); scipy's quad agrees with the oracle, so chi2 differs by 3.7e-4 relative",
-    ),
-]
+KNOWN_BUGS: list = []
 
 
 def known_bug(check: str, landed: oc.Landed) -> str | None:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from rater1001.stats.glmm import (
     BinomialData,
+    conditional_modes,
     fit_glmm_binomial,
     likelihood_ratio_test,
     logsumexp_rows,
@@ -273,3 +274,56 @@ def test_logsumexp_rows_is_scipys_logsumexp_bit_for_bit(a):
     """The likelihood's own row log-sum-exp against scipy.special.logsumexp(axis=1), which it
     replaces: equal to the last bit (the optimiser's path depends on every bit), NaN where scipy's is."""
     assert np.array_equal(logsumexp_rows(a), special.logsumexp(a, axis=1), equal_nan=True)
+
+
+def quad_group_loglik(k, n, eta0, sigma) -> float:
+    """One group's log-integral by scipy.integrate.quad at rtol 1e-13, split at the integrand's
+    peak (found on a fine grid) so that quad sees both sides of a skewed integrand."""
+    k, n, eta0 = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (k, n, eta0))
+    grid = np.linspace(-40, 40, 80001)  # h'' <= -1: the integrand is below e^-72 of its peak 12 away
+    logf = (k @ (eta0[:, None] + sigma * grid) - n @ np.logaddexp(0, eta0[:, None] + sigma * grid)) - 0.5 * grid**2
+    peak, top = float(np.max(logf)), float(grid[np.argmax(logf)])
+
+    def f(b: float) -> float:
+        eta = eta0 + sigma * b
+        return math.exp(float(k @ eta - n @ np.logaddexp(0, eta)) - 0.5 * b * b - peak)
+
+    parts = [
+        integrate.quad(f, a, b, epsabs=0, epsrel=1e-13, limit=500)[0] for a, b in ((top - 12, top), (top, top + 12))
+    ]
+    return peak + math.log(sum(parts)) - LOG_SQRT_2PI
+
+
+def test_group_always_right_with_a_large_sd_matches_quad():
+    # The oracle's case (a category always answered right, random-intercept SD 3.5-4.8): the
+    # integrand is a logistic cliff on one side of the mode and the N(0, 1) tail on the other,
+    # which 25-node Gauss-Hermite missed by ~4e-4 in log-likelihood.
+    for n, eta0, sigma in [(50, 2.0, 4.8), (50, 4.0, 4.8), (10, 3.0, 3.5), (200, 1.0, 4.8), (5, 6.0, 4.0)]:
+        data = BinomialData.build(np.ones((1, 1)), [n], [n], ["always right"], from_binary_rows=True)
+        assert marginal_loglik(data, [eta0], sigma) == pytest.approx(quad_group_loglik(n, n, eta0, sigma), abs=1e-11)
+
+
+def test_conditional_mode_far_from_zero_is_found():
+    # 0 of 48 at offset 6 and sigma 0.5: the mode is near b = -12. Newton with step-halving that
+    # only refused lower points cycled between about -1.35 and -22.8 (log-likelihood -260.9 by
+    # either integrator against quad's -105.96).
+    data = BinomialData.build(np.array([[6.0]]), [0], [48], ["never right"], from_binary_rows=True)
+    b_hat, _ = conditional_modes(data, np.array([1.0]), 0.5)
+    assert 0.5 * 48 * special.expit(6 + 0.5 * b_hat[0]) == pytest.approx(-b_hat[0], abs=1e-9)  # h'(b_hat) = 0
+    assert marginal_loglik(data, [1.0], 0.5) == pytest.approx(quad_group_loglik(0, 48, 6.0, 0.5), abs=1e-10)
+    assert marginal_loglik(data, [1.0], 0.5, n_agq=25) == pytest.approx(quad_group_loglik(0, 48, 6.0, 0.5), abs=1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 300), st.floats(0, 1), st.floats(-6, 6)), min_size=1, max_size=4
+    ),  # rows of one group: trials, share right, offset x'beta
+    st.floats(0, 6),
+)
+def test_marginal_loglik_equals_quad_on_random_groups(rows, sigma):
+    n = np.array([r[0] for r in rows], dtype=float)
+    k = np.round(n * np.array([r[1] for r in rows]))
+    eta0 = np.array([r[2] for r in rows])
+    data = BinomialData.build(eta0[:, None], k, n, np.zeros(len(rows)), from_binary_rows=True)
+    assert marginal_loglik(data, [1.0], sigma) == pytest.approx(quad_group_loglik(k, n, eta0, sigma), abs=1e-10)

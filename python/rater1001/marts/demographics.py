@@ -127,7 +127,7 @@ def _category(study_factors: pd.DataFrame | None) -> str | None:
 
 
 def glmm_lrt_table(
-    correct_counts: pd.DataFrame, study_factors: pd.DataFrame, n_agq: int = demographics.DEFAULT_N_AGQ
+    correct_counts: pd.DataFrame, study_factors: pd.DataFrame, n_agq: int | None = demographics.DEFAULT_N_AGQ
 ) -> pd.DataFrame:
     """demographic_glmm_lrt: per condition and declared audit factor, the GLMM likelihood-ratio
     test of correctness, from int_audit_correct_counts (per condition, factor, level, intended

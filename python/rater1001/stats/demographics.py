@@ -218,7 +218,10 @@ def slice_gaps(slices: pd.DataFrame) -> pd.DataFrame:
 
 
 def glmm_lrt_table(
-    predictions: pd.DataFrame, factors=("audit_1", "audit_2"), n_agq: int = DEFAULT_N_AGQ, weight: str | None = None
+    predictions: pd.DataFrame,
+    factors=("audit_1", "audit_2"),
+    n_agq: int | None = DEFAULT_N_AGQ,
+    weight: str | None = None,
 ) -> pd.DataFrame:
     """Likelihood-ratio tests of correct ~ factor + (1 | category) against correct ~ 1 + (1 | category),
     per condition and factor.
@@ -228,8 +231,8 @@ def glmm_lrt_table(
     predictions : pandas.DataFrame
         condition_id, correct (0/1), category and the factor columns, one row per image.
     factors : tuple of str, default ("audit_1", "audit_2")
-    n_agq : int, default 25
-        Quadrature nodes (1: Laplace).
+    n_agq : int or None, default None
+        None: split Gauss-Legendre; an integer: Gauss-Hermite nodes (1: Laplace).
     weight : str, optional
         A column of how many images a row stands for (per-cell counts).
 
@@ -267,7 +270,7 @@ def glmm_lrt_table(
 
 
 def glmm_lrt_factors(
-    rows: pd.DataFrame, factors, n_agq: int = DEFAULT_N_AGQ, weight: str | None = None
+    rows: pd.DataFrame, factors, n_agq: int | None = DEFAULT_N_AGQ, weight: str | None = None
 ) -> pd.DataFrame:
     """:func:`glmm_lrt_table` for any number of audit factors, from the long form.
 
@@ -279,7 +282,8 @@ def glmm_lrt_factors(
     factors : sequence of str
         Every factor to test, in declared order; a factor without rows gets a NULL row with its
         reason.
-    n_agq : int, default 25
+    n_agq : int or None, default None
+        As in :func:`glmm_lrt_table`.
     weight : str, optional
         A column of how many images a row stands for.
 
