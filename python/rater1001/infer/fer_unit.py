@@ -30,7 +30,7 @@ def _class_maps(path: str) -> dict[str, dict[str, str]]:
         for lineno, row in enumerate(csv.DictReader(fh), start=2):
             if not row.get("model_id") or not row.get("model_class"):
                 raise ValueError(f"{path}: row {lineno}: columns model_id and model_class must not be empty")
-            out.setdefault(row["model_id"], {})[row["model_class"]] = (row.get("emotion") or "").strip()
+            out.setdefault(row["model_id"], {})[row["model_class"]] = (row.get("category") or "").strip()
     return out
 
 
