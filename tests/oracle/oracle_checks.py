@@ -409,7 +409,7 @@ def applies(check: str, landed: oc.Landed) -> bool:
         # a Tukey table needs a pair of audit factors; it may be empty (no interaction significant)
         "audit_tukey": len(landed.audit) > 1 and bool(landed.model_dims) and bool(landed.conditions),
         "rater_audit": bool(landed.attributes),
-        "answer_numbers": bool(landed.model_dims) or labels,
+        "answer_numbers": bool(landed.conditions) and (bool(landed.model_dims) or labels),
         "query_headline": bool(landed.model_dims),
         # calibration folds by identity: a study without identity_id has no calibration
         "calibration_builds": bool(landed.model_dims) and landed.stimuli.get("identity_id", pd.Series()).notna().any(),

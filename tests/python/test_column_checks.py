@@ -128,8 +128,8 @@ def test_every_declared_column_is_checked_by_its_models_test_and_none_by_a_test_
     # demographic_tukey.term (not null, accepted audit terms); the three report marts of binned
     # figures: 14 not-null + 3 when declared, 3 accepted values + 3 accepted_factor_label and their
     # 3 grains; int_audit_pair_cells' two levels (2 not-null columns), less the slot aggregates'
-    # grains (int_bias_cells, int_demographic_label_counts)
-    assert (len(declared_checks()), len(declared_value_checks()), len(declared_grains())) == (339, 61, 105)
+    # grains (int_bias_cells, int_demographic_label_counts); pipeline_stages.to_node (not null)
+    assert (len(declared_checks()), len(declared_value_checks()), len(declared_grains())) == (340, 61, 105)
 
 
 def compiled_checks(code: str) -> set[tuple]:

@@ -197,3 +197,28 @@ def test_kappa_within_counts_a_missing_answer_as_wrong_and_needs_two_labels():
     assert t.loc["a", "kappa_within"] == pytest.approx((0.5 - 1 / 3) / (2 / 3))
     with pytest.raises(ValueError, match="at least 2 labels"):
         C.kappa_within(0.5, 1)
+
+
+def test_summary_table_macro_f1_skips_a_declared_label_no_stimulus_shows():
+    """A declared label absent from the truth (FER+'s sample has no 'contempt' face) must not pull
+    every condition's macro-F1 down: the raters' vote equal to the truth scores 1, and a model's
+    F1 equals scikit-learn's over the labels present as truth."""
+    import pandas as pd
+    from rater1001.marts.classification import summary_table
+    from sklearn.metrics import f1_score
+
+    truth = ["happy", "sad", "sad", "angry", "happy", "angry"]
+    model = ["happy", "sad", "happy", "contempt", "happy", None]
+    frame = pd.DataFrame(
+        {
+            "condition_id": ["human"] * 6 + ["m"] * 6,
+            "true_category": truth * 2,
+            "predicted_category": truth + model,
+        }
+    )
+    out = summary_table(frame, ["angry", "contempt", "happy", "sad"]).set_index("condition_id")
+    assert out.loc["human", "f1_macro"] == 1.0
+    expected = f1_score(
+        truth, [p or "__missing__" for p in model], labels=["angry", "happy", "sad"], average="macro", zero_division=0
+    )
+    assert abs(out.loc["m", "f1_macro"] - expected) < 1e-12

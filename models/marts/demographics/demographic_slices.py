@@ -6,6 +6,6 @@ def model(dbt, session):
         dbt.ref("int_condition_pools"),
         dbt.ref("int_human_label_counts"),
         dbt.ref("stg_study_factors"),
-        dbt.ref("int_study_provenance"),
         dbt.ref("stg_stimulus_factor_levels"),
+        dbt.ref("int_study_provenance"),
     )

@@ -129,7 +129,8 @@ final as (
         nodes.detail,
         cast(nodes.col as double) as col,
         cast(nodes.row as double) as row,
-        cast(null as varchar) as to_node,
+        -- a node row ends at itself, so the grain (element, node_id, to_node) has no NULL key
+        nodes.node_id as to_node,
         cast(null as double) as to_col,
         cast(null as double) as to_row,
         study_provenance.data_origin

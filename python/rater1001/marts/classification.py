@@ -11,9 +11,15 @@ from ._shared import as_frame, category_labels, declared, typed, with_origin
 
 
 def summary_table(predictions: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    """One row per condition. Macro-F1 is over the declared labels that occur as truth, as in the
+    audit slices (stats.demographics.slice_metrics): a label the study declares but no stimulus
+    shows would score 0 for every condition, the raters' own majority vote included, and say
+    nothing about any of them; predicting it still costs the true label's recall."""
     rows = []
     for cond, g in predictions.groupby("condition_id", sort=True):
-        s = classification.summary(g["true_category"], g["predicted_category"], labels)
+        present = set(g["true_category"].dropna())
+        shown = [label for label in labels if label in present]
+        s = classification.summary(g["true_category"], g["predicted_category"], shown)
         rows.append(
             {
                 "condition_id": cond,

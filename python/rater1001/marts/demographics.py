@@ -339,7 +339,7 @@ def _pooled(rows, pools) -> pd.DataFrame:
     return in_pool(as_frame(rows), pools, POOL)
 
 
-def demographic_slices(model_vs_human, pools, label_counts, study_factors, provenance, factor_levels) -> pd.DataFrame:
+def demographic_slices(model_vs_human, pools, label_counts, study_factors, factor_levels, provenance) -> pd.DataFrame:
     table = slices_table(
         _pooled(model_vs_human, pools), as_frame(label_counts), as_frame(study_factors), as_frame(factor_levels)
     )

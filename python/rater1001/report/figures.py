@@ -264,7 +264,7 @@ FIGURES = [
                                              "whisker_low", "whisker_high", "n_outside")),),
                  diversity_boxplots, "Boxes: quartiles; whiskers: the most extreme SDs within 1.5 IQR "
                  "(report_sd_boxes counts the rest in n_outside)."),
-    ReportFigure("F7", "Figure 7", "Macro-F1 by race",
+    ReportFigure("F7", "Figure 7", "Macro-F1 by audit_1",
                  (Source("demographic_slices", ("condition_id", "slice", "f1_macro", "accuracy", "n"),
                          "slice_type = " + study_spelling("audit_1")),), f1_bars("slice", "Macro-F1 by audit_1")),
     ReportFigure("F7a", "Figure 7a", "Macro-F1 by audit_2",
