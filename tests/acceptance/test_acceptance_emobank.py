@@ -10,7 +10,7 @@ import csv
 
 import pytest
 from acceptance_build import HERE, build_study, differing_tables, init_from_raw, run
-from oracle_acceptance import CHECKS, oracle_check, paper_words_shown
+from oracle_acceptance import paper_words_shown, test_the_oracle_agrees_with_the_warehouse  # noqa: F401
 from rater1001.cli import main
 from rater1001.paths import project
 
@@ -31,11 +31,6 @@ def test_every_reader_rating_lands_and_the_run_writes_the_report(study):
         n_ratings = sum(1 for _ in csv.DictReader(fh))
     landed = study.query("select count(*) as n from stg_human_ratings")
     assert int(landed["n"].iloc[0]) == n_ratings == 884
-
-
-@pytest.mark.parametrize("check", list(CHECKS))
-def test_the_oracle_agrees_with_the_warehouse(study, request, check):
-    oracle_check(study.paths.root, check, request)
 
 
 def test_no_word_of_the_paper_where_a_person_reads(study):

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from acceptance_build import HERE, build_study, differing_tables, init_from_raw, run
-from oracle_acceptance import CHECKS, oracle_check
+from oracle_acceptance import test_the_oracle_agrees_with_the_warehouse  # noqa: F401
 from rater1001.paths import project
 from rater1001.study import load_study
 from scipy import stats
@@ -282,10 +282,3 @@ def test_init_on_the_published_file_builds_the_hand_declared_warehouse(guessed, 
     """Every table and view of the warehouse init sets up equals the hand study's
     (study.yml + convert_hanna.py, which use the file's own names), the build records aside."""
     assert differing_tables(guessed[0], study.paths) == []
-
-
-@pytest.mark.parametrize("check", list(CHECKS))
-def test_the_oracle_agrees_with_the_warehouse(study, request, check):
-    """The oracle (tests/oracle, no project code) recomputes every mart it knows from the landed
-    Parquet; a check with nothing to compare in this study is skipped with that reason."""
-    oracle_check(study.paths.root, check, request)

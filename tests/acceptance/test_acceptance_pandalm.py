@@ -14,7 +14,7 @@ import krippendorff
 import numpy as np
 import pytest
 from acceptance_build import HERE, assert_judge_study_built, build_study
-from oracle_acceptance import CHECKS, oracle_check
+from oracle_acceptance import test_the_oracle_agrees_with_the_warehouse  # noqa: F401
 from scipy import stats
 from scipy.optimize import minimize
 from sklearn.metrics import cohen_kappa_score, f1_score
@@ -273,10 +273,3 @@ def test_the_report_answers_for_a_study_without_an_anchor(study):
     assert (
         tj7.loc[("pandalm-7b", "llama-7b"), "opt-7b"] == f"{(w + t / 2) / (w + t + l):.2f} ({w}/{t}/{l})"
     )  # a tie is half a win
-
-
-@pytest.mark.parametrize("check", list(CHECKS))
-def test_the_oracle_agrees_with_the_warehouse(study, request, check):
-    """The oracle (tests/oracle, no project code) recomputes every mart it knows from the landed
-    Parquet; a check with nothing to compare in this study is skipped with that reason."""
-    oracle_check(study.paths.root, check, request)

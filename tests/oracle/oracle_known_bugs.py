@@ -5,6 +5,8 @@ fails the test, and its entry here is removed. The matrix and the acceptance stu
 
 from __future__ import annotations
 
+import functools
+
 import oracle_calc as oc
 import pytest
 from oracle_checks import CHECKS, applies
@@ -16,6 +18,12 @@ KNOWN_BUGS: list = []
 def known_bug(check: str, landed: oc.Landed) -> str | None:
     reasons = [reason for name, applies_to, reason in KNOWN_BUGS if name == check and applies_to(landed)]
     return "; ".join(reasons) or None
+
+
+@functools.cache
+def landed_once(root) -> oc.Landed:
+    """One read of a study's landing per test session; its tables are kept for every check."""
+    return oc.load(root)
 
 
 def oracle_check(root, landed: oc.Landed, check: str, request) -> None:

@@ -14,7 +14,6 @@ rater1001): dbt parses once for the whole matrix."""
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import os
@@ -25,7 +24,7 @@ from pathlib import Path
 import oracle_calc as oc
 import pytest
 from oracle_checks import CHECKS
-from oracle_known_bugs import oracle_check
+from oracle_known_bugs import landed_once, oracle_check
 from oracle_studies import MATRIX
 
 HERE = Path(__file__).resolve().parent
@@ -98,14 +97,9 @@ def test_every_study_lands_all_its_files(builds):
         assert set(result["ingest"].values()) == {0}, (name, result["ingest"])
 
 
-@functools.cache
-def _landed(root: Path) -> oc.Landed:
-    return oc.load(root)  # one read of each study's landing, its tables kept for every check
-
-
 @pytest.mark.parametrize("check", list(CHECKS))
 @pytest.mark.parametrize("study", [s.name for s in MATRIX])
 def test_the_oracle_agrees_with_the_warehouse(built, request, study, check):
     root = built / study
-    landed = _landed(root)
+    landed = landed_once(root)
     oracle_check(root, landed, check, request)
