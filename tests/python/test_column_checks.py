@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[2]
-YML = sorted((ROOT / "models").rglob("_*.yml")) + sorted((ROOT / "seeds").glob("_*.yml"))
+YML = sorted((ROOT / "models").rglob("*.yml")) + sorted((ROOT / "seeds").glob("_*.yml"))
 MODEL_TEST = "model_checks"
 # one node per column each, or per model and kind: replaced by the model's one test
 PER_COLUMN = {

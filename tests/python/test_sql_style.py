@@ -45,12 +45,16 @@ def test_with_all_scope_takes_another_scope_column():
     assert sorted(got.itertuples(index=False, name=None)) == [("all", 1.5), ("all", 2.5), ("high", 2.5), ("low", 1.5)]
 
 
-def test_every_model_folder_has_one_yml_named_after_it():
-    folders = {p.parent for p in MODELS.rglob("*.sql")} | {p.parent for p in MODELS.rglob("*.py")}
-    for folder in folders:
-        ymls = sorted(p.name for p in folder.glob("*.yml"))
-        own = [f"_{folder.name}.yml"]
-        assert ymls in (own, sorted(own + ["_sources.yml"])), f"{folder.relative_to(MODELS)}: {ymls}"
+def test_every_model_has_its_own_yml_beside_it():
+    """models/<folder>/<model>.yml documents <model> (and holds its unit tests) and nothing else;
+    the only other yml is staging's _sources.yml."""
+    code = {p.with_suffix("") for p in [*MODELS.rglob("*.sql"), *MODELS.rglob("*.py")]}
+    ymls = {p.with_suffix("") for p in MODELS.rglob("*.yml")} - {MODELS / "staging" / "_sources"}
+    assert ymls == code, f"without a yml: {sorted(map(str, code - ymls))}; without a model: {sorted(map(str, ymls - code))}"
+    for stem in sorted(ymls):
+        doc = yaml.safe_load(stem.with_suffix(".yml").read_text(encoding="utf-8"))
+        assert [m["name"] for m in doc["models"]] == [stem.name], stem
+        assert {u["model"] for u in doc.get("unit_tests") or []} <= {stem.name}, stem
 
 
 def test_every_source_table_has_its_staging_model_and_each_reads_one_source():

@@ -58,7 +58,7 @@ def _declared_columns() -> dict[str, list[tuple[str, str | None]]]:
     # pure-Python one (0.3 s for the marts' yml, paid once per process by the first Python mart)
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     out = {}
-    for path in sorted(MARTS_YML.glob("*/_*.yml")):
+    for path in sorted(MARTS_YML.glob("*/*.yml")):
         for m in yaml.load(path.read_text(encoding="utf-8"), Loader=loader).get("models", []):
             out[m["name"]] = [(c["name"], c.get("data_type")) for c in m.get("columns", [])]
     return out
