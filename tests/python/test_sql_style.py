@@ -50,7 +50,9 @@ def test_every_model_has_its_own_yml_beside_it():
     the only other yml is staging's _sources.yml."""
     code = {p.with_suffix("") for p in [*MODELS.rglob("*.sql"), *MODELS.rglob("*.py")]}
     ymls = {p.with_suffix("") for p in MODELS.rglob("*.yml")} - {MODELS / "staging" / "_sources"}
-    assert ymls == code, f"without a yml: {sorted(map(str, code - ymls))}; without a model: {sorted(map(str, ymls - code))}"
+    assert ymls == code, (
+        f"without a yml: {sorted(map(str, code - ymls))}; without a model: {sorted(map(str, ymls - code))}"
+    )
     for stem in sorted(ymls):
         doc = yaml.safe_load(stem.with_suffix(".yml").read_text(encoding="utf-8"))
         assert [m["name"] for m in doc["models"]] == [stem.name], stem
