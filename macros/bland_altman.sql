@@ -1,7 +1,7 @@
 {#-
   Bland-Altman columns for a GROUP BY over per-image rows (paper section 3.4.2, Tables 4/4a/5/5a;
   Supplement S4). d_j = human mean - model (positive: the model rates lower than humans).
-  Python twin: rater1001.stats.agreement.bland_altman (tests/python/test_stats_agreement.py).
+  Python twin: rater1001.stats.agreement.bland_altman (tests/python/test_twins.py).
   Rows where either side is NULL are left out by the aggregates; n counts the pairs used.
 -#}
 {% macro bland_altman_columns(human_mean, model, z=1.96) -%}

@@ -2,7 +2,7 @@
   z-score summary columns for a GROUP BY (paper 3.4.3, Tables 4d/4e/5d/5e): mean |z|, W1SD (share
   of |z| <= 1, inclusive) over rows whose z is defined, the count of those rows, and the count of
   rows whose z is NULL because the reference SD was 0 (reported, never silently dropped).
-  Python twin: rater1001.stats.zscores.summarise (tests/python/test_stats_zscores.py).
+  Python twin: rater1001.stats.zscores.summarise (tests/python/test_twins.py).
 -#}
 {% macro zscore_summary_columns(z, threshold=1.0) -%}
     avg(abs({{ z }})) as mean_abs_z,

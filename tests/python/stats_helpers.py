@@ -1,13 +1,17 @@
 """Helpers the tests need that no mart uses: reshaping a published reliability matrix, delta alpha
-from a stats frame, a human's leave-one-out z in one call, and the exact folded-normal mean the
-S4 approximation is checked against. The formulas themselves stay in rater1001.stats."""
+from a stats frame, a human's leave-one-out z in one call, the exact folded-normal mean the
+S4 approximation is checked against, and random small studies with their brute-force leave-one-out
+and alpha in exact arithmetic. The formulas themselves stay in rater1001.stats."""
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
+from itertools import combinations
 
 import numpy as np
 import pandas as pd
+from hypothesis import strategies as st
 from rater1001.stats.alpha import DeltaAlpha, delta_alpha
 from rater1001.stats.zscores import loo_mean, loo_sd, zscore
 from scipy.optimize import minimize
@@ -40,6 +44,88 @@ def folded_normal_mae(bias: float, sd: float) -> float:
     return sd * math.sqrt(2 / math.pi) * math.exp(-(bias**2) / (2 * sd**2)) + bias * math.erf(
         bias / (sd * math.sqrt(2))
     )
+
+
+@st.composite
+def studies(draw):
+    """Long (image_id, rater, rating) frame; each image has 2-6 ratings on a 1-k scale, some
+    constant, and raters are missing from some images (rater ids are not contiguous)."""
+    k = draw(st.integers(2, 9))
+    rows = []
+    for image in range(draw(st.integers(1, 8))):
+        n = draw(st.integers(2, 6))
+        raters = draw(st.lists(st.integers(0, 7), min_size=n, max_size=n, unique=True))
+        if draw(st.booleans()):
+            values = [draw(st.integers(1, k))] * n  # a constant item
+        else:
+            values = draw(st.lists(st.integers(1, k), min_size=n, max_size=n))
+        rows += [(image, r, v) for r, v in zip(raters, values)]
+    return pd.DataFrame(rows, columns=["image_id", "rater", "rating"]).sort_values(
+        ["image_id", "rater"], ignore_index=True
+    )
+
+
+def with_sums(df: pd.DataFrame) -> pd.DataFrame:
+    """Each rating with its image's count n, sum and sum of squares (int_image_human_stats)."""
+    g = df.groupby("image_id").rating
+    return df.assign(
+        n=g.transform("count"), total=g.transform("sum"), total_sq=(df.rating**2).groupby(df.image_id).transform("sum")
+    )
+
+
+def ragged_images(seed=0, n_images=40) -> pd.DataFrame:
+    """Long (image_id, rater, rating) frame of 2-8 ratings per image; every 7th image has SD 0."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for j in range(n_images):
+        n = int(rng.integers(2, 9))
+        vals = rng.integers(1, 10, n) if j % 7 else np.full(n, 5)  # every 7th image has SD 0
+        rows += [{"image_id": j, "rater": h, "rating": int(v)} for h, v in enumerate(vals)]
+    return pd.DataFrame(rows)
+
+
+def brute_force_loo_z(df: pd.DataFrame) -> np.ndarray:
+    """z of each rating against the other ratings of its image, by deleting it (NaN where SD is 0)."""
+    out = []
+    for _, g in df.groupby("image_id"):
+        y = g.rating.to_numpy(float)
+        for h in range(len(y)):
+            rest = np.delete(y, h)
+            sd = rest.std(ddof=1) if len(rest) >= 2 else np.nan
+            out.append((y[h] - rest.mean()) / sd if sd > 0 else np.nan)
+    return np.array(out)
+
+
+def brute_loo(df: pd.DataFrame) -> pd.DataFrame:
+    """Each rating against the other ratings of its image, mean and variance as exact fractions."""
+    out = []
+    for _, g in df.groupby("image_id", sort=True):
+        ys = [int(v) for v in g.rating]
+        for h, y in enumerate(ys):
+            rest = ys[:h] + ys[h + 1 :]
+            mean = Fraction(sum(rest), len(rest))
+            var = sum((Fraction(v) - mean) ** 2 for v in rest) / (len(rest) - 1) if len(rest) >= 2 else None
+            sd = math.sqrt(var) if var is not None else math.nan
+            z = float((y - mean) / Fraction(sd)) if var else math.nan
+            out.append((float(mean), sd, z))
+    return pd.DataFrame(out, columns=["loo_mean", "loo_sd", "loo_z"])
+
+
+def brute_alpha(df: pd.DataFrame) -> float:
+    """Krippendorff's interval alpha from its definition: pairs within units over all pairs."""
+    units = [[int(v) for v in g.rating] for _, g in df.groupby("image_id") if len(g) >= 2]
+    values = [v for u in units for v in u]
+    n = len(values)
+    d_o = sum(Fraction(sum((a - b) ** 2 for a, b in combinations(u, 2)) * 2, len(u) - 1) for u in units) / n
+    d_e = Fraction(sum((a - b) ** 2 for a, b in combinations(values, 2)) * 2, n * (n - 1))
+    return math.nan if d_e == 0 else float(1 - d_o / d_e)
+
+
+def assert_same(got, ref, what):
+    """Equal to 1e-12 (relative or absolute), and NaN / NULL in the same places."""
+    got, ref = np.asarray(got, dtype=float), np.asarray(ref, dtype=float)
+    assert np.array_equal(np.isnan(got), np.isnan(ref)), what
+    np.testing.assert_allclose(got[~np.isnan(ref)], ref[~np.isnan(ref)], rtol=1e-12, atol=1e-12, err_msg=what)
 
 
 def factor_levels(model_vs_human: pd.DataFrame, factors: dict[str, str]) -> pd.DataFrame:

@@ -1,4 +1,5 @@
-"""z-scores and the human leave-one-out baseline: closed forms (Python and SQL) equal brute force."""
+"""z-scores and the human leave-one-out baseline: the Python closed forms equal brute force (their SQL
+twins: test_twins.py)."""
 
 from __future__ import annotations
 
@@ -6,75 +7,26 @@ import numpy as np
 import pandas as pd
 import pytest
 from rater1001.stats import zscores as Z
-from stats_helpers import loo_z
-from stats_sql import macros, run
-
-
-def ragged_images(seed=0, n_images=40):
-    rng = np.random.default_rng(seed)
-    rows = []
-    for j in range(n_images):
-        n = int(rng.integers(2, 9))
-        vals = rng.integers(1, 10, n) if j % 7 else np.full(n, 5)  # every 7th image has SD 0
-        rows += [{"image_id": j, "rater": h, "rating": int(v)} for h, v in enumerate(vals)]
-    return pd.DataFrame(rows)
-
-
-def brute_force_loo(df):
-    out = []
-    for _, g in df.groupby("image_id"):
-        y = g.rating.to_numpy(float)
-        for h in range(len(y)):
-            rest = np.delete(y, h)
-            sd = rest.std(ddof=1) if len(rest) >= 2 else np.nan
-            out.append((y[h] - rest.mean()) / sd if sd > 0 else np.nan)
-    return np.array(out)
-
-
-def with_image_stats(df):
-    g = df.groupby("image_id").rating
-    return df.assign(
-        n=g.transform("count"), total=g.transform("sum"), total_sq=(df.rating**2).groupby(df.image_id).transform("sum")
-    )
+from stats_helpers import brute_force_loo_z, loo_z, ragged_images, with_sums
 
 
 def test_python_loo_closed_form_equals_brute_force():
-    df = with_image_stats(ragged_images())
+    df = with_sums(ragged_images())
     got = loo_z(df.n, df.total, df.total_sq, df.rating)
-    ref = brute_force_loo(df)
+    ref = brute_force_loo_z(df)
     assert np.array_equal(np.isnan(got), np.isnan(ref))
     np.testing.assert_allclose(got[~np.isnan(ref)], ref[~np.isnan(ref)], rtol=1e-12, atol=1e-12)
     # Images with 2 ratings have one rating left: no SD, so no z (NaN, counted).
     assert np.isnan(got[df.n.to_numpy() == 2]).all()
 
 
-def test_sql_loo_macros_equal_brute_force():
-    df = with_image_stats(ragged_images(seed=1))
-    m = macros("zscore", "leave_one_out")
-    sql = f"""select {m.zscore("rating", m.loo_mean("n", "total", "rating"), m.loo_sd("n", "total", "total_sq", "rating"))} as z
-              from ratings order by image_id, rater"""
-    got = run(sql, ratings=df.sort_values(["image_id", "rater"])).z.to_numpy(dtype=float)
-    ref = brute_force_loo(df.sort_values(["image_id", "rater"]))
-    assert np.array_equal(np.isnan(got), np.isnan(ref))
-    np.testing.assert_allclose(got[~np.isnan(ref)], ref[~np.isnan(ref)], rtol=1e-10, atol=1e-10)
-
-
 def test_equal_others_give_sd_exactly_zero_and_no_z():
     # Ratings (3, 3, 4) leaving out the 4: the other two are equal, so their SD is 0 and z is
     # undefined. The earlier closed form SS - (y - M)^2 n / (n - 1) left SD 1.8e-8 and z 5.5e7.
-    df = with_image_stats(pd.DataFrame({"image_id": 0, "rater": [0, 1, 2], "rating": [3, 3, 4]}))
+    df = with_sums(pd.DataFrame({"image_id": 0, "rater": [0, 1, 2], "rating": [3, 3, 4]}))
     sd = Z.loo_sd(df.n, df.total, df.total_sq, df.rating)
     assert sd[2] == 0.0 and np.isnan(loo_z(df.n, df.total, df.total_sq, df.rating)[2])
     np.testing.assert_allclose(sd[:2], np.std([3, 4], ddof=1), rtol=1e-15)  # leaving out a 3: (3, 4)
-    m = macros("zscore", "leave_one_out")
-    got = run(
-        f"""select {m.loo_sd("n", "total", "total_sq", "rating")} as sd,
-                         {m.zscore("rating", m.loo_mean("n", "total", "rating"), m.loo_sd("n", "total", "total_sq", "rating"))} as z
-                  from ratings order by rater""",
-        ratings=df,
-    )
-    assert got.sd.iloc[2] == 0.0 and pd.isna(got.z.iloc[2])
-    np.testing.assert_allclose(got.sd.iloc[:2], np.std([3, 4], ddof=1), rtol=1e-15)
 
 
 def test_non_integer_scale_zero_spread_is_zero_relative_to_the_scale():
@@ -97,10 +49,6 @@ def test_model_z_and_summary_count_zero_sd_images():
     # |z| <= 1 is inclusive (the paper's 1[|z| <= 1.0]): 2 of the 3 defined images.
     assert (s.n_images, s.n_zero_sd) == (3, 1)
     assert s.w1sd == pytest.approx(2 / 3) and s.mean_abs_z == pytest.approx((1 + 1.5 + 1) / 3)
-    sql = run(
-        f"select {macros('zscore').zscore('x', 'm', 's')} as z from t", t=pd.DataFrame({"x": x, "m": mean, "s": sd})
-    ).z.to_numpy(dtype=float)
-    np.testing.assert_allclose(sql, z, equal_nan=True)
 
 
 def test_w1sd_of_normal_draws_is_about_68_percent():
@@ -111,28 +59,9 @@ def test_w1sd_of_normal_draws_is_about_68_percent():
     assert s.mean_abs_z == pytest.approx(np.sqrt(2 / np.pi), abs=0.005)
 
 
-def test_sql_zscore_summary_equals_python_summary():
-    rng = np.random.default_rng(4)
-    z = rng.normal(0, 1.2, 500)
-    z[::37] = np.nan  # images whose human SD was 0
-    z[5] = 1.0  # exactly on the boundary counts as within
-    got = run(f"select {macros('zscore_summary').zscore_summary_columns('z')} from t", t=pd.DataFrame({"z": z})).iloc[0]
-    ref = Z.summarise(z)
-    assert got.mean_abs_z == pytest.approx(ref.mean_abs_z, abs=1e-12)
-    assert got.w1sd == pytest.approx(ref.w1sd, abs=1e-12)
-    assert (int(got.n_images), int(got.n_zero_sd_images)) == (ref.n_images, ref.n_zero_sd)
-
-
 def test_a_missing_model_answer_counts_as_outside_one_sd():
     # 3 answered images with |z| = 0.5, 1.0, 2.0 and 1 unanswered: 2 of 4 within (answered-only 2 of 3).
     s = Z.summarise([0.5, -1.0, 2.0], n_missing=1)
     assert (s.w1sd, s.w1sd_answered_only, s.n_missing, s.n_images) == (0.5, pytest.approx(2 / 3), 1, 3)
     assert Z.summarise([np.nan], n_missing=2).w1sd == 0.0  # nothing answered: no image within
     assert np.isnan(Z.summarise([]).w1sd)
-    w, n, k = np.array([2 / 3, np.nan, 0.8, np.nan]), np.array([3, 0, 5, 0]), np.array([1, 2, 0, 0])
-    sql = run(
-        f"select {macros('zscore_summary').w1sd_counting_missing('w', 'n', 'k')} as w1sd from t",
-        t=pd.DataFrame({"w": w, "n": n, "k": k}),
-    ).w1sd.to_numpy(dtype=float)
-    np.testing.assert_allclose(sql, Z.w1sd_counting_missing(w, n, k), equal_nan=True)
-    np.testing.assert_allclose(sql, [0.5, 0.0, 0.8, np.nan], equal_nan=True)

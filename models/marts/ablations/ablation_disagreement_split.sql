@@ -135,7 +135,7 @@ final as (
         model_stats.pearson_null_reason,
         alpha_human.alpha as alpha_human,
         alpha_plus.alpha as alpha_with_model,
-        alpha_plus.alpha - alpha_human.alpha as delta_alpha,
+        {{ delta_alpha('alpha_plus.alpha', 'alpha_human.alpha') }} as delta_alpha,
         study_provenance.data_origin
     from model_stats
     left join human_stats using (dimension, tercile)

@@ -363,7 +363,8 @@ final as (
         condition_rows.metric,
         condition_rows.alpha,
         case
-            when condition_rows.condition_id <> 'human' then condition_rows.alpha - human_rows.alpha
+            when condition_rows.condition_id <> 'human'
+                then {{ delta_alpha('condition_rows.alpha', 'human_rows.alpha') }}
         end as delta_alpha,
         human_rows.alpha as human_alpha,
         condition_rows.n_units,

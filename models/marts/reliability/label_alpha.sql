@@ -105,7 +105,9 @@ final as (
         alphas.slice_level,
         alphas.condition_id,
         alphas.alpha,
-        case when alphas.condition_id <> 'human' then alphas.alpha - human_alphas.alpha end as delta_alpha,
+        case
+            when alphas.condition_id <> 'human' then {{ delta_alpha('alphas.alpha', 'human_alphas.alpha') }}
+        end as delta_alpha,
         human_alphas.alpha as human_alpha,
         alphas.n_units,
         alphas.n_values,
