@@ -49,20 +49,25 @@ test: $(STAMP)
 	if [ $$lintrc -ne 0 ]; then cat $$lintlog; echo "make lint failed (above)"; fi; rm -f $$lintlog; \
 	test $$testrc -eq 0 -a $$lintrc -eq 0
 
-# Style (docs/sql_style.md), which `make test` runs beside pytest: sqlfluff over models/ on both
-# cores in the background while ruff (well under a second) checks the Python; its report is
-# printed only when it fails. sqlfluff (~20 s of CPU, beside a CPU-bound pytest) is skipped when
-# nothing it reads has changed since it last passed here: the models, the macros and sqlfluff's
-# context it renders them with, its configuration, dbt_project.yml's vars and the pinned versions
-# (the digest of all of them is kept in target/, which `make clean` removes).
+# Style (docs/sql_style.md), which `make test` runs beside pytest: sqlfluff over models/ (and the
+# macros they render) on both cores in the background while ruff (well under a second) checks the
+# Python; its report is printed only when it fails. sqlfluff's dbt templater compiles the project in
+# target/sqlfluff (its own parse state and an empty scratch database, never the warehouse or the
+# build's target/). sqlfluff (~30 s of CPU, beside a CPU-bound pytest) is skipped when nothing it
+# reads has changed since it last passed here: the models, the macros, its configuration, the dbt
+# project and profile and the pinned versions (the digest of all of them is kept in target/, which
+# `make clean` removes).
 SQLFLUFF_PASSED := target/.sqlfluff-passed
+SQLFLUFF_DBT := target/sqlfluff
 lint: $(STAMP)
 	@sqllog=$$(mktemp); \
-	sqlkey=$$(find models macros tests/sqlfluff_context .sqlfluff .sqlfluffignore dbt_project.yml requirements.lock \
+	sqlkey=$$(find models macros .sqlfluff .sqlfluffignore dbt_project.yml profiles.yml requirements.lock \
 		-type f ! -path '*/__pycache__/*' | LC_ALL=C sort | xargs sha256sum | sha256sum); \
 	if [ "$$(cat $(SQLFLUFF_PASSED) 2>/dev/null)" = "$$sqlkey" ]; then true & sqlpid=$$!; else \
-	{ $(BIN)/sqlfluff lint models --processes 2 --disable-progress-bar --nocolor > $$sqllog 2>&1 && \
-	mkdir -p target && echo "$$sqlkey" > $(SQLFLUFF_PASSED); } & sqlpid=$$!; fi; \
+	mkdir -p $(SQLFLUFF_DBT); \
+	{ RATER1001_WAREHOUSE=$(SQLFLUFF_DBT)/lint.duckdb DBT_TARGET_PATH=$(SQLFLUFF_DBT) DBT_LOG_PATH=$(SQLFLUFF_DBT) \
+	$(BIN)/sqlfluff lint models --processes 2 --disable-progress-bar --nocolor > $$sqllog 2>&1 && \
+	echo "$$sqlkey" > $(SQLFLUFF_PASSED); } & sqlpid=$$!; fi; \
 	$(BIN)/ruff check --quiet --output-format concise; ruffrc=$$?; \
 	$(BIN)/ruff format --check --quiet --output-format concise; formatrc=$$?; \
 	wait $$sqlpid; sqlrc=$$?; \

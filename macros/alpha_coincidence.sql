@@ -62,24 +62,30 @@
         where {{ value }} is not null
         group by all
     ),
+
     _units as (
         select {{ gsel }} _unit, sum(n_uv) as m_u
         from _nuv group by {{ gsel }} _unit
         having sum(n_uv) >= 2
     ),
+
     _pairable as (
-        select v.*, u.m_u from _nuv v join _units u using ({{ gsel }} _unit)
+        select _nuv.*, _units.m_u from _nuv inner join _units using ({{ gsel }} _unit)
     ),
+
     _coincidence as (
-        select {{ gsel }} a._value as c, b._value as k,
-               sum(case when a._value = b._value then a.n_uv * (a.n_uv - 1) else a.n_uv * b.n_uv end
-                   / (a.m_u - 1.0)) as o_ck
-        from _pairable a join _pairable b using ({{ gsel }} _unit)
-        group by {{ gsel }} a._value, b._value
+        select {{ gsel }} value_c._value as c, value_k._value as k,
+               sum(case when value_c._value = value_k._value then value_c.n_uv * (value_c.n_uv - 1)
+                        else value_c.n_uv * value_k.n_uv end
+                   / (value_c.m_u - 1.0)) as o_ck
+        from _pairable as value_c inner join _pairable as value_k using ({{ gsel }} _unit)
+        group by {{ gsel }} value_c._value, value_k._value
     ),
+
     _unit_counts as (
         select {{ gsel }} count(*) as n_units from _units {% if group_by %}group by {{ gcols }}{% endif %}
     )
+
     select * from ({{ alpha_from_coincidence('_coincidence', '_unit_counts', level, group_by) }})
 {%- endmacro %}
 
@@ -95,29 +101,35 @@
         select {{ gsel }} c as v, sum(o_ck) as n_v
         from {{ coincidence }} group by {{ gsel }} c
     ),
+
     _cumulative as (
         select *, sum(n_v) over (
             {% if group_by %}partition by {{ gcols }}{% endif %} order by v
             rows between unbounded preceding and current row) as cum_v
         from _marginals
     ),
+
     _n as (
         select {{ gsel }} sum(n_v) as n_values from _marginals {% if group_by %}group by {{ gcols }}{% endif %}
     ),
+
     -- one join at a time: left to itself, the planner joined the marginals with themselves on
     -- the group columns first (values x values rows per group), then with the matrix
     _with_c as materialized (
-        select o.*, mc.cum_v as cum_c, mc.n_v as n_c
-        from {{ coincidence }} o
-        join _cumulative mc on mc.v = o.c {% for g in group_by %}and mc.{{ g }} = o.{{ g }} {% endfor %}
+        select pairs.*, mc.cum_v as cum_c, mc.n_v as n_c
+        from {{ coincidence }} as pairs
+        inner join _cumulative as mc on mc.v = pairs.c {% for g in group_by %}and mc.{{ g }} = pairs.{{ g }} {% endfor %}
     ),
+
     _observed as (
-        select {% for g in group_by %}o.{{ g }}, {% endfor %}sum(o.o_ck * {{ alpha_delta(level, 'o.c', 'o.k', 'o.cum_c', 'mk.cum_v', 'o.n_c', 'mk.n_v') }}) as d_obs
-        from _with_c o
-        join _cumulative mk on mk.v = o.k {% for g in group_by %}and mk.{{ g }} = o.{{ g }} {% endfor %}
-        {% if group_by %}group by {% for g in group_by %}o.{{ g }}{% if not loop.last %}, {% endif %}{% endfor %}{% endif %}
+        select {% for g in group_by %}pairs.{{ g }}, {% endfor %}sum(pairs.o_ck * {{ alpha_delta(level, 'pairs.c', 'pairs.k', 'pairs.cum_c', 'mk.cum_v', 'pairs.n_c', 'mk.n_v') }}) as d_obs
+        from _with_c as pairs
+        inner join _cumulative as mk on mk.v = pairs.k {% for g in group_by %}and mk.{{ g }} = pairs.{{ g }} {% endfor %}
+        {% if group_by %}group by {% for g in group_by %}pairs.{{ g }}{% if not loop.last %}, {% endif %}{% endfor %}{% endif %}
     ),
+
     {%- if level in ('nominal', 'interval', 'ordinal') %}
+
     -- sum_ck n_c n_k d_ck without the values x values join (continuous model values make that
     -- quadratic in the study's size): nominal n^2 - sum n_v^2; interval 2 n sum n_v (v - mean)^2;
     -- ordinal the same on the mid-rank position cum_v - n_v / 2, since its d_ck is the squared
@@ -127,10 +139,12 @@
                sum(n_v) over ({% if group_by %}partition by {{ gcols }}{% endif %}) as _n
         from _cumulative
     ),
+
     _centred as (
         select *, _x - sum(n_v * _x) over ({% if group_by %}partition by {{ gcols }}{% endif %}) / _n as _dx
         from _positions
     ),
+
     _expected as (
         select {{ gsel }}
                {% if level == 'nominal' %}max(_n) * max(_n) - sum(n_v * n_v){% else %}2 * max(_n) * sum(n_v * _dx * _dx){% endif %} as d_exp
@@ -138,14 +152,16 @@
         {% if group_by %}group by {{ gcols }}{% endif %}
     )
     {%- else %}
+
     _expected as (
         select {% for g in group_by %}mc.{{ g }}, {% endfor %}
                sum(mc.n_v * mk.n_v * {{ alpha_delta(level, 'mc.v', 'mk.v', 'mc.cum_v', 'mk.cum_v', 'mc.n_v', 'mk.n_v') }}) as d_exp
-        from _cumulative mc
-        join _cumulative mk on true {% for g in group_by %}and mk.{{ g }} = mc.{{ g }} {% endfor %}
+        from _cumulative as mc
+        inner join _cumulative as mk on true {% for g in group_by %}and mk.{{ g }} = mc.{{ g }} {% endfor %}
         {% if group_by %}group by {% for g in group_by %}mc.{{ g }}{% if not loop.last %}, {% endif %}{% endfor %}{% endif %}
     )
     {%- endif %}
+
     select
         {% for g in group_by %}_n.{{ g }}, {% endfor %}
         '{{ level }}' as metric,
@@ -159,9 +175,9 @@
         end as alpha_null_reason
     from _n
     {% if group_by -%}
-    join _observed using ({{ gcols }})
-    join _expected using ({{ gcols }})
-    join {{ unit_counts }} as _unit_counts using ({{ gcols }})
+    inner join _observed using ({{ gcols }})
+    inner join _expected using ({{ gcols }})
+    inner join {{ unit_counts }} as _unit_counts using ({{ gcols }})
     {%- else -%}
     cross join _observed cross join _expected cross join {{ unit_counts }} as _unit_counts
     {%- endif %}

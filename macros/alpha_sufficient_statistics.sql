@@ -1,7 +1,7 @@
 {#-
   Krippendorff's interval alpha from per-unit sufficient statistics (docs/stats.md; paper
   section 3.4.3). Python twin: rater1001.stats.alpha.alpha_interval_from_sufficient; both are
-  tested against Krippendorff (2011) and the `krippendorff` package (tests/python/test_stats_alpha.py).
+  tested against Krippendorff (2011) and the `krippendorff` package (tests/python/test_twins.py).
 
       alpha_interval = 1 - (sum_u m_u * s_u^2) / (n * s_tot^2)
 
@@ -33,6 +33,7 @@
         from {{ stats }} as _stats
         where {{ m }} >= 2
     ),
+
     _per_group as (
         select
             {% for g in group_by %}{{ g }}, {% endfor %}
@@ -43,6 +44,7 @@
         from _pairable
         {% if group_by %}group by {{ group_by | join(', ') }}{% endif %}
     )
+
     select
         {% for g in group_by %}{{ g }}, {% endfor %}
         case when n_values >= 2 and ss_total > 0

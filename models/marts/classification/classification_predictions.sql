@@ -93,7 +93,7 @@ models as (
     -- A condition that never gave a label and never failed to parse one does not classify (a
     -- ratings-only study's models); a study without a category factor has nothing to classify.
     where
-        {{ has_category() }}
+        {{ has_category() | lower }}
         and condition_id in (
             select classifying.condition_id from model_vs_human as classifying
             where classifying.predicted_category is not null or classifying.parse_path = 'failed'

@@ -44,7 +44,7 @@ per_category as (
         avg(rating) as mean_naturalness,
         stddev_samp(rating) as sd_ratings
     from naturalness
-    group by grouping sets ((category), ())
+    group by rollup (category)
     -- a study without the category factor has no per-category rows, only 'all' (stg_stimuli)
     having grouping(category) = 1 or category <> 'all'
 ),
@@ -54,7 +54,7 @@ image_spread as (
         case when grouping(category) = 1 then 'all' else category end as category,
         stddev_samp(image_mean) as sd_image_means
     from image_means
-    group by grouping sets ((category), ())
+    group by rollup (category)
     having grouping(category) = 1 or category <> 'all'
 ),
 

@@ -87,12 +87,13 @@ nodes as (
         4 as col,
         {{ mid }} as row
     {%- for folder in folder_names %}
+    {%- set n_tables = folders[folder] %}
     union all
     select
         'marts/{{ folder }}' as node_id,
         'analysis' as lane,
         '{{ folder }}' as label,
-        '{{ folders[folder] }} table{{ "s" if folders[folder] != 1 else "" }}' as detail,
+        '{{ n_tables }} table{{ "s" if n_tables != 1 else "" }}' as detail,
         5 as col,
         {{ loop.index0 + (n_rows - folder_names | length) / 2 }} as row
     {%- endfor %}
