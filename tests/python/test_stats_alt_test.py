@@ -187,7 +187,7 @@ def test_a_missing_model_answer_counts_against_the_model_as_in_the_reference(see
         res = alt_test(to_long(humans), {i: (missing if v == "" else v) for i, v in model.items()}, epsilon=0.2)
         assert (res.winning_rate, res.advantage_probability) == pytest.approx((omega, rho)), missing
         assert res.n_missing_model == 25 and res.n_instances == 100
-    # answered-only figure beside it: the instances the model answered, as the old code scored it
+    # answered-only figure beside it: the instances the model answered, as dropping the instance scores it
     answered = {i: v for i, v in model.items() if v}
     assert res.winning_rate_answered_only == pytest.approx(reference_alt_test(answered, humans, "accuracy", 0.2)[0])
     if seed == 67:  # the case: 25 of 100 blanked, reference 0.25 (fail), answered-only 0.50 (pass)
