@@ -7,11 +7,6 @@ select
     condition_id,
     dimension,
     category,
-    count(*) as n_rows,
-    count(d) as n_images,
-    avg(model_value - human_mean) as diff_mean,
-    var_pop(model_value - human_mean) * count(d) as diff_ss,
-    avg(model_value + human_mean) as sum_mean,
-    var_pop(model_value + human_mean) * count(d) as sum_ss
+    {{ rater_type_cell_stats('human_mean', 'model_value') }}
 from {{ ref('int_model_vs_human_long') }}
 group by all

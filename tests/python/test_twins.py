@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from rater1001.stats import agreement as G
 from rater1001.stats import alpha as A
 from rater1001.stats import demographics as D
+from rater1001.stats import lmm as LMM
 from rater1001.stats import zscores as Z
 from stats_helpers import (
     assert_same,
@@ -77,7 +78,7 @@ SCALE = st.floats(-5, 12, allow_nan=False).map(lambda v: round(v, 2))
 
 
 def test_the_table_names_functions_and_macros_that_exist():
-    assert len(ROWS) >= 14
+    assert len(ROWS) >= 16
     for python, macro, file in ROWS:
         module, name = f"rater1001.{python}".rsplit(".", 1)
         assert callable(getattr(importlib.import_module(module), name, None)), python
@@ -312,6 +313,56 @@ def parity_bias_cells(rows):
     ).all()
     assert_same(sql.bias_mean, py.bias_mean, "cell mean")
     assert_same(sql.bias_ss, py.bias_ss, "cell SS")
+
+
+@parity("stats.agreement.pearson", "pearson_columns")
+@PROPERTY
+@given(
+    st.lists(st.tuples(st.one_of(st.none(), SCALE), st.one_of(st.none(), SCALE)), min_size=0, max_size=12),
+    st.sampled_from(["free", "model constant", "human constant"]),
+)
+def parity_pearson(pairs, shape):
+    h = np.array([math.nan if a is None else a for a, _ in pairs], dtype=float)
+    x = np.array([math.nan if b is None else b for _, b in pairs], dtype=float)
+    if shape == "model constant":
+        x = np.where(np.isnan(x), x, 4.0)
+    elif shape == "human constant":
+        h = np.where(np.isnan(h), h, 6.0)
+    py = G.pearson(h, x)
+    sql = run(f"select {macros('pearson').pearson_columns('h', 'x')} from t", t=pd.DataFrame({"h": h, "x": x})).iloc[0]
+    assert_same([sql.pearson_r], [py.r], "r")
+    assert (sql.pearson_null_reason if isinstance(sql.pearson_null_reason, str) else None) == py.reason
+
+
+@parity("stats.lmm.rater_type_cells", "rater_type_cell_stats")
+@PROPERTY
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["happy", "sad"]), st.one_of(st.none(), SCALE), st.one_of(st.none(), SCALE)),
+        min_size=1,
+        max_size=20,
+    )
+)
+def parity_rater_type_cells(rows):
+    category, h, m = zip(*rows)
+    frame = pd.DataFrame(
+        {
+            "category": category,
+            "h": pd.array(h, dtype="Float64").astype(float),
+            "m": pd.array(m, dtype="Float64").astype(float),
+        }
+    )
+    py = LMM.rater_type_cells(frame.h, frame.m, frame.category).set_index("category").sort_index()
+    sql = run(
+        f"select category, {macros('rater_type_cell_stats').rater_type_cell_stats('h', 'm')} from t group by category",
+        t=frame,
+    )
+    sql = sql.set_index("category").sort_index()
+    assert list(sql.index) == list(py.index)
+    for col in ("n_rows", "n_images"):
+        assert (sql[col].to_numpy() == py[col].to_numpy()).all(), col
+    for col in ("diff_mean", "diff_ss", "sum_mean", "sum_ss"):
+        assert_same(sql[col], py[col], col)
 
 
 # --------------------------------------------------------------------------- the macros against the references

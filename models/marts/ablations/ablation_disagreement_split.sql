@@ -56,11 +56,7 @@ model_stats as (
         tercile,
         {{ zscore_summary_columns('z') }},
         {{ bland_altman_columns('human_mean', 'model_value') }},
-        corr(human_mean, model_value) as pearson_r,
-        case
-            when stddev_samp(model_value) = 0 then 'model gives one constant value (SD 0)'
-            when count(model_value) < 3 then 'fewer than 3 images with both values'
-        end as pearson_null_reason
+        {{ pearson_columns('human_mean', 'model_value') }}
     from rows_split
     group by condition_id, dimension, tercile
 ),

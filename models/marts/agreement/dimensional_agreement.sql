@@ -48,12 +48,7 @@ agreement as (
         dimension,
         category,
         {{ bland_altman_columns('human_mean', 'model_value') }},
-        corr(human_mean, model_value) as r_raw,
-        -- min = max on the paired values: a side is constant, Pearson undefined
-        min(model_value) filter (where human_mean is not null)
-        = max(model_value) filter (where human_mean is not null) as model_constant,
-        min(human_mean) filter (where model_value is not null)
-        = max(human_mean) filter (where model_value is not null) as human_constant
+        {{ pearson_columns('human_mean', 'model_value', reason='pearson_r_null_reason') }}
     from scoped
     group by condition_id, dimension, category
 ),
@@ -97,15 +92,8 @@ final as (
         agreement.category,
         agreement.n,
         cast(coalesce(stimulus_counts.n_stimuli, 0) - agreement.n as bigint) as n_excluded_images,
-        case
-            when agreement.n >= 3 and not agreement.model_constant and not agreement.human_constant
-                then agreement.r_raw
-        end as pearson_r,
-        case
-            when agreement.n < 3 then 'fewer than 3 images with both values'
-            when agreement.model_constant then 'model gives one constant value (SD 0)'
-            when agreement.human_constant then 'human means are constant (SD 0)'
-        end as pearson_r_null_reason,
+        agreement.pearson_r,
+        agreement.pearson_r_null_reason,
         agreement.bias,
         agreement.sd_d,
         agreement.loa_lower,
