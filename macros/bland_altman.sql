@@ -10,10 +10,12 @@
     stddev_samp({{ human_mean }} - {{ model }}) as sd_d,
     avg({{ human_mean }} - {{ model }}) - {{ z }} * stddev_samp({{ human_mean }} - {{ model }}) as loa_lower,
     avg({{ human_mean }} - {{ model }}) + {{ z }} * stddev_samp({{ human_mean }} - {{ model }}) as loa_upper,
-    -- +inf for a pure offset (SD_d 0, bias not 0), NULL when both are 0: as stats.agreement.systematicity
-    case when stddev_samp({{ human_mean }} - {{ model }}) > 0
+    -- +inf for a pure offset (SD_d at most 1e-12 |bias|, a rounding residue; bias not 0), NULL when
+    -- both are 0: as stats.agreement.systematicity
+    case when stddev_samp({{ human_mean }} - {{ model }}) > 1e-12 * abs(avg({{ human_mean }} - {{ model }}))
          then abs(avg({{ human_mean }} - {{ model }})) / stddev_samp({{ human_mean }} - {{ model }})
-         when stddev_samp({{ human_mean }} - {{ model }}) = 0 and avg({{ human_mean }} - {{ model }}) <> 0
+         when stddev_samp({{ human_mean }} - {{ model }}) <= 1e-12 * abs(avg({{ human_mean }} - {{ model }}))
+             and avg({{ human_mean }} - {{ model }}) <> 0
          then 'infinity'::double
     end as systematicity,
     avg(abs({{ human_mean }} - {{ model }})) as mae,

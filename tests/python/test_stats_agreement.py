@@ -49,6 +49,9 @@ def test_systematicity_is_the_same_in_bland_altman_and_the_verdicts():
         ba = G.bland_altman(h, x)
         assert G.systematicity(ba.bias, ba.sd_d) == ba.systematicity or (np.isnan(ba.systematicity) and k == "equal")
     assert G.bland_altman(*cases["offset"]).systematicity == math.inf
+    # an offset of 1.5 whose differences carry a rounding residue (SD_d 2.6e-16) is still a pure offset
+    residue = G.bland_altman(np.array([0.0, 0.0, -3.44]), np.array([-1.5, -1.5, -3.44 - 1.5]))
+    assert 0 < residue.sd_d < 1e-15 and residue.systematicity == math.inf
 
 
 def test_one_pearson_serves_the_judge_marts_too():

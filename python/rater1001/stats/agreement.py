@@ -103,12 +103,15 @@ def systematicity(bias, sd_d) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        ``|bias| / SD_d``; +inf when SD_d is 0 and the bias is not (a pure offset, the most
-        correctable bias there is), NaN when both are 0 or either is missing.
+        ``|bias| / SD_d``; +inf when SD_d is at most ``1e-12 |bias|`` and the bias is not 0 (a pure
+        offset, the most correctable bias there is), NaN when both are 0 or either is missing.
 
     Notes
     -----
     Section 3.4.2 contrasts ``|bias| >> SD_d`` (systematic, correctable) with ``|bias| <~ SD_d``.
+    A pure offset computed in floating point leaves SD_d a rounding residue (2.6e-16 for the
+    differences 1.5 of 0 - (-1.5) and -3.44 - (-4.94)), whose ratio (1e15) would depend on the
+    order of the sums; below ``1e-12 |bias|`` SD_d counts as 0, so Python and SQL agree.
     The SQL twin is the systematicity column of macros/bland_altman.sql; stats.verdicts reads it
     from here.
 
@@ -119,13 +122,15 @@ def systematicity(bias, sd_d) -> np.ndarray:
 
     Examples
     --------
-    >>> systematicity([1.0, -1.0, 0.0], [0.5, 0.0, 0.0])
-    array([ 2., inf, nan])
+    >>> systematicity([1.0, -1.0, 0.0, 1.5], [0.5, 0.0, 0.0, 2.6e-16])
+    array([ 2., inf, nan, inf])
     """
     bias, sd_d = np.asarray(bias, dtype=float), np.asarray(sd_d, dtype=float)
+    offset = np.abs(bias) * 1e-12
     with np.errstate(divide="ignore", invalid="ignore"):
+        spread = sd_d > offset
         return np.where(
-            sd_d > 0, np.abs(bias) / np.where(sd_d > 0, sd_d, 1.0), np.where((sd_d == 0) & (bias != 0), np.inf, np.nan)
+            spread, np.abs(bias) / np.where(spread, sd_d, 1.0), np.where((sd_d <= offset) & (bias != 0), np.inf, np.nan)
         )
 
 
