@@ -94,7 +94,9 @@ def test_every_row_has_its_parity_test_and_every_parity_test_its_row():
 
 @pytest.mark.parametrize("python,macro", [(p, m) for p, m, _ in ROWS], ids=[f"{p}~{m}" for p, m, _ in ROWS])
 def test_twin_parity(python, macro):
-    PARITY[(python, macro)]()
+    parity_test = PARITY.get((python, macro))
+    assert parity_test, f"docs/architecture.md pairs {python} with the macro {macro}: add its parity test here"
+    parity_test()
 
 
 # --------------------------------------------------------------------------- parity, one per row
