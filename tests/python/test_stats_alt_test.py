@@ -10,7 +10,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from rater1001.stats.alt_test import alt_test, benjamini_yekutieli
+from rater1001.stats.alt_test import alt_test
+from rater1001.stats.multiple_testing import benjamini_yekutieli
 from scipy import stats
 
 

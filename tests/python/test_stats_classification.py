@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rater1001.stats import classification as C
+from rater1001.stats import kappa as K
 from sklearn import metrics
 
 LABELS = ["happy", "sad", "angry", "fearful", "disgusted", "neutral"]
@@ -89,7 +90,7 @@ def test_missing_predictions_count_as_wrong_and_never_predicted_label_is_visible
 )
 def test_landis_koch_band(kappa, band):
     # 0.536 (LLaMA), 0.668 (Gemma3-4B), 0.853 (Gemini NoThink): the paper's Table 2 kappas.
-    assert C.landis_koch_band(kappa) == band
+    assert K.landis_koch_band(kappa) == band
 
 
 def test_predictions_outside_the_label_set_are_wrong_not_dropped():
@@ -127,7 +128,7 @@ def test_kappa_from_tables_is_statsmodels_cohens_kappa_for_each_table(k, n, seed
 
     rng = np.random.default_rng(seed)
     tables = np.stack([np.bincount(rng.integers(0, k * k, n), minlength=k * k).reshape(k, k) for _ in range(4)])
-    got = C.kappa_from_tables(tables)
+    got = K.kappa_from_tables(tables)
     with np.errstate(divide="ignore", invalid="ignore"):
         ref = np.array([cohens_kappa(t, return_results=False) for t in tables], dtype=float)
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-14)
@@ -161,7 +162,7 @@ def test_summary_is_scikit_learns_accuracy_f1_and_kappa_to_the_last_bit(k, rows,
         assert np.isnan(got.kappa) and got.band is None
     else:
         assert got.kappa == kappa or (np.isnan(got.kappa) and np.isnan(kappa))
-        assert got.band == C.landis_koch_band(kappa)
+        assert got.band == K.landis_koch_band(kappa)
 
 
 @settings(max_examples=60, deadline=None)
@@ -173,7 +174,7 @@ def test_kappa_from_tables_is_scikit_learns_cohen_kappa_bit_for_bit(k, n, seed):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = [metrics.cohen_kappa_score(p[:, 0], p[:, 1], labels=list(range(k))) for p in pairs]
-    np.testing.assert_array_equal(C.kappa_from_tables(tables), np.array(ref, dtype=float))
+    np.testing.assert_array_equal(K.kappa_from_tables(tables), np.array(ref, dtype=float))
 
 
 @settings(max_examples=100, deadline=None)
@@ -196,7 +197,7 @@ def test_kappa_within_counts_a_missing_answer_as_wrong_and_needs_two_labels():
     t = C.by_label(["a", "a", "a", "a"], ["a", "a", None, "b"], ["a", "b", "c"]).set_index("category")
     assert t.loc["a", "kappa_within"] == pytest.approx((0.5 - 1 / 3) / (2 / 3))
     with pytest.raises(ValueError, match="at least 2 labels"):
-        C.kappa_within(0.5, 1)
+        K.kappa_within(0.5, 1)
 
 
 def test_summary_table_macro_f1_skips_a_declared_label_no_stimulus_shows():

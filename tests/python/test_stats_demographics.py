@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.formula.api as smf
+from rater1001.stats import anova, omnibus, stratified_anova, tukey
 from rater1001.stats import demographics as dm
 from scipy import special, stats
 from sklearn.metrics import accuracy_score, f1_score
@@ -225,7 +226,7 @@ def _statsmodels_reference(stratum: pd.DataFrame, bias: str) -> dict:
 
 
 def _check_against_statsmodels(stratum, bias="d_valence"):
-    ours = {r["term"]: r for r in dm.stratum_factorial_tests(stratum, bias)}
+    ours = {r["term"]: r for r in anova.stratum_factorial_tests(stratum, bias)}
     ref = _statsmodels_reference(stratum, bias)
     for term in dm.STRATIFIED_TERMS:
         for key in ("df_num", "df_den"):
@@ -258,7 +259,7 @@ def test_stratified_tests_match_anova_lm_unbalanced(study):
 
 
 def test_table_benjamini_hochberg_and_flags(study):
-    out = dm.stratified_anova(study)
+    out = stratified_anova.stratified_anova(study)
     assert len(out) == 3 * 2 * 6 * 3 and (out["family_size"] == 18).all()
     for _, fam in out.groupby(["condition_id", "dimension"]):
         p = fam["p_raw"].to_numpy()
@@ -272,8 +273,8 @@ def test_table_benjamini_hochberg_and_flags(study):
 
 
 def test_planted_audit_1_bias_found_and_clean_condition_quiet(study):
-    out = dm.stratified_anova(study)
-    counts = dm.significance_counts(out).set_index(["condition_id", "dimension", "term"])
+    out = stratified_anova.stratified_anova(study)
+    counts = stratified_anova.significance_counts(out).set_index(["condition_id", "dimension", "term"])
     assert counts.loc[("planted", "valence", "audit_1"), "label"] == "6/6"
     assert counts.loc[("clean", "valence", "audit_1"), "n_significant"] <= 1
     assert counts.loc[("interaction", "valence", "audit_1:audit_2"), "n_significant"] >= 1
@@ -291,12 +292,12 @@ def test_planted_audit_1_bias_found_and_clean_condition_quiet(study):
 
 
 def test_tukey_matches_scipy_tukey_hsd(study):
-    out = dm.stratified_anova(study)
-    tukey = dm.tukey_cells(study, out)
+    out = stratified_anova.stratified_anova(study)
+    pairs = tukey.tukey_cells(study, out)
     sig = out[(out["term"] == "audit_1:audit_2") & out["significant"].fillna(False).astype(bool)]
-    assert len(tukey) == 15 * len(sig) and len(sig) >= 1
-    hit = tukey[
-        (tukey["condition_id"] == "interaction") & (tukey["category"] == "fear") & (tukey["dimension"] == "valence")
+    assert len(pairs) == 15 * len(sig) and len(sig) >= 1
+    hit = pairs[
+        (pairs["condition_id"] == "interaction") & (pairs["category"] == "fear") & (pairs["dimension"] == "valence")
     ]
     stratum = study[(study["condition_id"] == "interaction") & (study["category"] == "fear")]
     cells = stratum["audit_1"] + ":" + stratum["audit_2"]
@@ -320,7 +321,7 @@ def test_stratified_false_positive_rate_near_nominal():
     n_sim = 400
     rejections = np.zeros(3)
     for _ in range(n_sim):
-        tests = dm.stratum_factorial_tests(design.assign(b=rng.normal(size=len(design))), "b")
+        tests = anova.stratum_factorial_tests(design.assign(b=rng.normal(size=len(design))), "b")
         rejections += [t["p_raw"] < 0.05 for t in tests]
     lo, hi = stats.binom.ppf([0.001, 0.999], n_sim, 0.05) / n_sim
     assert ((rejections / n_sim >= lo) & (rejections / n_sim <= hi)).all(), rejections / n_sim
@@ -336,7 +337,7 @@ def test_degenerate_strata_give_null_with_reason(study):
     one_per_cell = d[d["category"] == "angry"].groupby(["audit_1", "audit_2"]).head(1).index
     d = d[(d["category"] != "angry") | d.index.isin(one_per_cell)]  # one image per cell
     d.loc[d[d["category"] == "fear"].index[:7], "d_valence"] = np.nan  # missing bias values
-    out = dm.stratified_anova(d, dimensions=("valence",)).set_index(["category", "term"])
+    out = stratified_anova.stratified_anova(d, dimensions=("valence",)).set_index(["category", "term"])
     assert out.loc[("happy", "audit_1"), "f_value"] is None or np.isnan(out.loc[("happy", "audit_1"), "f_value"])
     assert "zero variance" in out.loc[("happy", "audit_1"), "reason"]
     assert "not estimable" in out.loc[("sad", "audit_2"), "reason"]
@@ -349,7 +350,7 @@ def test_degenerate_strata_give_null_with_reason(study):
     # NULL tests are outside the BH family; the family counts only defined tests
     assert (out["family_size"] == out["p_raw"].notna().sum()).all()
     assert out.loc[out["p_raw"].isna(), "q_bh"].isna().all()
-    counts = dm.significance_counts(out.reset_index())
+    counts = stratified_anova.significance_counts(out.reset_index())
     assert counts.set_index("term").loc["audit_1:audit_2", "n_tested"] == 3  # disgust, fear, neutral
 
 
@@ -357,7 +358,7 @@ def test_degenerate_strata_give_null_with_reason(study):
 
 
 def test_omnibus_matches_anova_lm_and_paper_dfs(study):
-    out = dm.omnibus_tests(study).set_index(["condition_id", "dimension", "term"])
+    out = omnibus.omnibus_tests(study).set_index(["condition_id", "dimension", "term"])
     d = study[study["condition_id"] == "planted"]
     fits = {
         rhs: smf.ols(f"d_valence ~ {rhs}", d).fit()
@@ -385,7 +386,7 @@ def test_other_label_sets_and_missing_design_values(study):
     # four races and the paper's genders renamed: nothing assumes the paper's label sets
     d["audit_1"] = np.where(d["identity"] % 4 == 0, "Other", d["audit_1"])
     d["audit_2"] = d["audit_2"].map({"female": "W", "male": "M"})
-    tests = dm.stratified_anova(d, dimensions=("valence",))
+    tests = stratified_anova.stratified_anova(d, dimensions=("valence",))
     first = tests[tests["category"] == "fear"].set_index("term")
     assert first.loc["audit_1", "df_num"] == 3 and first.loc["audit_1:audit_2", "df_num"] == 3
     glmm = dm.glmm_lrt_table(d, factors=("audit_1",), n_agq=5)
@@ -398,7 +399,7 @@ def test_other_label_sets_and_missing_design_values(study):
     }
     d.loc[d.index[5], "audit_1"] = None
     with pytest.raises(ValueError, match=r"row \d+ \(image_id='img\d+'\) has no value in column 'audit_1'"):
-        dm.stratified_anova(d)
+        stratified_anova.stratified_anova(d)
 
 
 # ------------------------------------------------------------------------------ per-cell aggregates
@@ -431,8 +432,8 @@ def _cells_of(frame):
 @given(sizes=st.lists(st.integers(0, 7), min_size=2, max_size=6), seed=st.integers(0, 10_000))
 def test_nested_f_tests_from_cells_equal_least_squares_on_the_rows(sizes, seed):
     frame = _unbalanced_stratum(sizes, seed)
-    rows = dm.stratum_factorial_tests(frame, "b")
-    cells = dm.stratum_factorial_tests_cells(_cells_of(frame))
+    rows = anova.stratum_factorial_tests(frame, "b")
+    cells = anova.stratum_factorial_tests_cells(_cells_of(frame))
     for r, c in zip(rows, cells):
         assert (r["term"], r["df_num"], r["df_den"], r["reason"]) == (c["term"], c["df_num"], c["df_den"], c["reason"])
         for key in ("ss_term", "ss_total", "f_value", "eta_sq", "p_raw"):
@@ -456,7 +457,7 @@ def test_tukey_from_cells_equals_pairwise_tukeyhsd_on_the_rows(sizes, seed):
             "significant": [True],
         }
     )
-    ours = dm.tukey_from_cells(cells, anova)
+    ours = tukey.tukey_from_cells(cells, anova)
     ref = pairwise_tukeyhsd(frame["b"].to_numpy(), (frame["audit_1"] + ":" + frame["audit_2"]).to_numpy())
     first, second = np.triu_indices(len(ref.groupsunique), 1)
     assert ours["group1"].tolist() == list(ref.groupsunique[first])
@@ -484,7 +485,7 @@ def test_glmm_on_counts_equals_the_glmm_on_one_row_per_image(study):
 def test_a_stratum_with_no_values_is_not_called_zero_variance():
     """A condition that gave no value in a stratum (no arousal at all) has nothing to test: the
     reason says so, not 'zero variance', which describes values that are all equal."""
-    from rater1001.stats.demographics import nested_f_test, nested_f_test_cells
+    from rater1001.stats.anova import nested_f_test, nested_f_test_cells
 
     empty = nested_f_test(np.array([]), np.ones((0, 1)), np.ones((0, 2)))
     cells = nested_f_test_cells([], [], [], np.ones((0, 1)), np.ones((0, 2)))
@@ -516,9 +517,9 @@ def _three_factor_rows(seed: int) -> pd.DataFrame:
 def test_every_factor_anova_with_two_factors_is_the_papers_three_tests(seed):
     """With two factors, stratified_anova_factors (per image) gives the cell path's F, p and q."""
     rows = _three_factor_rows(seed)
-    got = dm.stratified_anova_factors(rows, ["a", "b"])
+    got = stratified_anova.stratified_anova_factors(rows, ["a", "b"])
     cells = rows.rename(columns={"a": "audit_1", "b": "audit_2", "d": "d_warmth"})
-    want = dm.stratified_anova(cells, dimensions=("warmth",))
+    want = stratified_anova.stratified_anova(cells, dimensions=("warmth",))
     cols = ["df_num", "df_den", "f_value", "p_raw", "q_bh", "n", "n_missing"]
     assert list(got["term"]) == [t.replace("audit_1", "a").replace("audit_2", "b") for t in want["term"]]
     np.testing.assert_allclose(got[cols].to_numpy(float), want[cols].to_numpy(float), rtol=1e-9, atol=1e-12)
@@ -529,7 +530,7 @@ def test_every_factor_anova_matches_statsmodels_type_ii_and_the_interactions(see
     """Three factors: each main term is statsmodels' type II test of the main-effects model; each
     pair's term is the nested F of that model against it plus the pair's interaction."""
     rows = _three_factor_rows(seed)
-    got = dm.stratified_anova_factors(rows, ["a", "b", "c"]).set_index(["category", "term"])
+    got = stratified_anova.stratified_anova_factors(rows, ["a", "b", "c"]).set_index(["category", "term"])
     for category, part in rows.dropna(subset=["d"]).groupby("category"):
         mains = smf.ols("d ~ C(a) + C(b) + C(c)", part).fit()
         type2 = anova_lm(mains, typ=2)

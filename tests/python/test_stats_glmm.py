@@ -16,15 +16,10 @@ import statsmodels.api as sm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from rater1001.stats.glmm import (
-    BinomialData,
-    conditional_modes,
-    fit_glmm_binomial,
-    likelihood_ratio_test,
-    logsumexp_rows,
-    marginal_loglik,
-    treatment_design,
-)
+from rater1001.stats.design import treatment_design
+from rater1001.stats.glmm import BinomialData, fit_glmm_binomial
+from rater1001.stats.glmm_lrt import likelihood_ratio_test
+from rater1001.stats.glmm_quadrature import conditional_modes, logsumexp_rows, marginal_loglik
 from scipy import integrate, special, stats
 
 # lme4's cbpp data (56 rows: herd, incidence, size, period), as distributed with the package.

@@ -14,6 +14,7 @@ import pytest
 import statsmodels.api as sm
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rater1001.stats import bradley_terry, kappa, logistic, proportions, welch
 from rater1001.stats import judge as js
 from scipy import stats
 
@@ -114,7 +115,7 @@ def test_consolidate_orders_rejects_duplicate_calls():
 @pytest.mark.parametrize("k,n", [(13.5, 20), (0, 7), (7, 7), (120.5, 224)])
 def test_wilson_interval_closed_form(k, n):
     lo, hi = _wilson_closed_form(k, n)
-    ci = js.wilson_interval(k, n)
+    ci = proportions.wilson_interval(k, n)
     assert ci.lo == pytest.approx(lo, abs=1e-12) and ci.hi == pytest.approx(hi, abs=1e-12)
 
 
@@ -177,7 +178,7 @@ def test_davidson_two_players_closed_form():
     """Two players are a saturated trinomial: pi_A/pi_B = W/L and nu = T/sqrt(W L)."""
     W, L, T = 12, 5, 7
     comps = _comparisons(["A"] * (W + L + T), ["B"] * (W + L + T), ["i"] * W + ["j"] * L + ["tie"] * T)
-    fit = js.bradley_terry_davidson(comps, reference="B")
+    fit = bradley_terry.bradley_terry_davidson(comps, reference="B")
     a = fit.strengths.set_index("item").loc["A"]
     assert a["log_strength"] == pytest.approx(math.log(W / L), abs=1e-6)
     assert fit.tie_parameter == pytest.approx(T / math.sqrt(W * L), rel=1e-5)
@@ -194,7 +195,7 @@ def test_bradley_terry_without_ties_equals_logistic_regression():
         p = 1 / (1 + math.exp(-(truth[i] - truth[j])))
         rows.append((i, j, "i" if rng.random() < p else "j"))
     comps = pd.DataFrame(rows, columns=["item_i", "item_j", "outcome"])
-    fit = js.bradley_terry_davidson(comps, reference="P")
+    fit = bradley_terry.bradley_terry_davidson(comps, reference="P")
     free = [x for x in items if x != "P"]
     X = np.column_stack([(comps["item_i"] == x).astype(float) - (comps["item_j"] == x).astype(float) for x in free])
     ref = sm.Logit((comps["outcome"] == "i").astype(float), X).fit(disp=0)
@@ -215,7 +216,9 @@ def test_davidson_recovers_planted_strengths_and_tie_parameter():
         wi, wj = math.exp(truth[i]), math.exp(truth[j])
         wt = nu * math.sqrt(wi * wj)
         rows.append((i, j, rng.choice(["i", "j", "tie"], p=np.array([wi, wj, wt]) / (wi + wj + wt))))
-    fit = js.bradley_terry_davidson(pd.DataFrame(rows, columns=["item_i", "item_j", "outcome"]), reference="P")
+    fit = bradley_terry.bradley_terry_davidson(
+        pd.DataFrame(rows, columns=["item_i", "item_j", "outcome"]), reference="P"
+    )
     got = fit.strengths.set_index("item")
     for item, value in truth.items():
         if item == "P":
@@ -227,7 +230,7 @@ def test_davidson_recovers_planted_strengths_and_tie_parameter():
 
 def test_bradley_terry_reports_separated_items_instead_of_infinity():
     comps = _comparisons(["K", "K", "M", "M"], ["P", "P", "P", "P"], ["i", "tie", "j", "j"])
-    got = js.bradley_terry_davidson(comps, reference="P").strengths.set_index("item")
+    got = bradley_terry.bradley_terry_davidson(comps, reference="P").strengths.set_index("item")
     assert np.isnan(got.loc["M", "log_strength"]) and "no wins and no ties" in got.loc["M", "note"]
     assert np.isfinite(got.loc["K", "log_strength"])
 
@@ -236,11 +239,11 @@ def test_bradley_terry_reports_separated_items_instead_of_infinity():
 
 
 def test_position_bias_exact_binomial():
-    res = js.position_bias_test(15, 5)
+    res = proportions.position_bias_test(15, 5)
     tail = sum(math.comb(20, k) for k in range(15, 21)) / 2**20
     assert res.p_value == pytest.approx(2 * tail, rel=1e-12)
     assert res.share_first == 0.75 and res.n_decisive == 20
-    assert math.isnan(js.position_bias_test(0, 0).p_value)
+    assert math.isnan(proportions.position_bias_test(0, 0).p_value)
 
 
 def test_logistic_slope_recovers_planted_coefficients():
@@ -248,19 +251,19 @@ def test_logistic_slope_recovers_planted_coefficients():
     x = rng.normal(0, 1, 5000)
     z = rng.normal(0, 1, 5000)
     y = rng.random(5000) < 1 / (1 + np.exp(-(0.3 + 0.8 * x - 0.5 * z)))
-    fit = js.logistic_slope(y, x, z)
+    fit = logistic.logistic_slope(y, x, z)
     assert fit.ci_low < 0.8 < fit.ci_high
     assert fit.intercept == pytest.approx(0.3, abs=0.1) and fit.p_value < 1e-10
-    assert math.isnan(js.logistic_slope(np.ones(10), np.arange(10.0)).slope)
+    assert math.isnan(logistic.logistic_slope(np.ones(10), np.arange(10.0)).slope)
 
 
 def test_cohen_kappa_textbook_table():
     # 50 items: both yes 20, yes/no 5, no/yes 10, both no 15 -> po = .70, pe = .50, kappa = .40
     r1 = ["yes"] * 20 + ["yes"] * 5 + ["no"] * 10 + ["no"] * 15
     r2 = ["yes"] * 20 + ["no"] * 5 + ["yes"] * 10 + ["no"] * 15
-    k = js.cohen_kappa(r1, r2)
+    k = kappa.cohen_kappa(r1, r2)
     assert k.kappa == pytest.approx(0.4, abs=1e-12) and k.agreement == pytest.approx(0.7)
-    assert math.isnan(js.cohen_kappa(["tie"] * 5, ["tie"] * 5).kappa)
+    assert math.isnan(kappa.cohen_kappa(["tie"] * 5, ["tie"] * 5).kappa)
 
 
 @settings(max_examples=150, deadline=None)
@@ -274,7 +277,7 @@ def test_cohen_kappa_is_scikit_learns(pairs):
 
     from sklearn.metrics import cohen_kappa_score
 
-    got = js.cohen_kappa([x for x, _ in pairs], [y for _, y in pairs])
+    got = kappa.cohen_kappa([x for x, _ in pairs], [y for _, y in pairs])
     both = [(x, y) for x, y in pairs if x is not None and y is not None]
     assert got.n == len(both)
     if both:
@@ -297,8 +300,8 @@ def test_logistic_slope_that_does_not_converge_is_null_with_a_reason_and_no_warn
     y = np.concatenate([np.zeros(40), [0.0, 1.0], np.ones(40)])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        fit = js.logistic_slope(y, x)
-        good = js.logistic_slope(*_planted_logistic(400))
+        fit = logistic.logistic_slope(y, x)
+        good = logistic.logistic_slope(*_planted_logistic(400))
     assert caught == [], [str(w.message) for w in caught]
     assert fit.converged is False and math.isnan(fit.slope) and math.isnan(fit.p_value)
     assert "did not converge" in fit.note or "Separation" in fit.note, fit.note
@@ -323,12 +326,12 @@ def test_bradley_terry_that_does_not_converge_reports_null_strengths(monkeypatch
             "outcome": ["i"] * 22 + ["j"] * 6 + ["tie"] * 2 + ["i"] * 20 + ["j"] * 10,
         }
     )
-    assert js.bradley_terry_davidson(comps, reference="P").converged
+    assert bradley_terry.bradley_terry_davidson(comps, reference="P").converged
     stopped = lambda fun, x0, **kw: scipy_optimize.OptimizeResult(
         x=np.asarray(x0, float), success=False, message="stopped", fun=fun(x0, *kw["args"])
     )
-    monkeypatch.setattr(js.optimize, "minimize", stopped)
-    fit = js.bradley_terry_davidson(comps, reference="P")
+    monkeypatch.setattr(bradley_terry.optimize, "minimize", stopped)
+    fit = bradley_terry.bradley_terry_davidson(comps, reference="P")
     table = fit.strengths.set_index("item")
     assert not fit.converged and math.isnan(fit.tie_parameter)
     assert table.loc["P", "log_strength"] == 0.0
@@ -354,7 +357,7 @@ def test_score_difference_with_a_constant_group_is_welchs_formula_without_a_warn
     a, b = ([value] * n_constant, varying) if constant_first else (varying, [value] * n_constant)
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        r = js.score_difference(a, b)
+        r = welch.score_difference(a, b)
     a, b = np.asarray(a), np.asarray(b)
     varying = b if np.ptp(a) == 0 else a
     se = math.sqrt(varying.var(ddof=1) / len(varying))

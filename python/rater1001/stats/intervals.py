@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from .alpha import alpha_from_sums, delta_alpha, unit_terms, with_extra_rater
-from .classification import kappa_from_tables
 from .classification import summary as classification_summary
+from .kappa import kappa_from_tables
 from .zscores import summarise, w1sd_counting_missing
 
 SEED = 42
@@ -358,7 +358,7 @@ def kappa_interval(
     -----
     Each replicate's confusion table is the draw-weighted count of each (truth, prediction)
     cell, the study's labels plus one code per label outside the set ('__missing__' included);
-    kappa of every table at once by :func:`rater1001.stats.classification.kappa_from_tables`
+    kappa of every table at once by :func:`rater1001.stats.kappa.kappa_from_tables`
     (tests/python/test_stats_ablations.py checks replicate by replicate against ``summary``).
 
     References
