@@ -1,19 +1,16 @@
 """The GLMM's marginal likelihood: each group's 1-D integral over its random intercept, by
 Gauss-Legendre quadrature split at the integrand's mode (the default) or adaptive Gauss-Hermite
-quadrature (lme4's nAGQ; one node is the Laplace approximation). The model and why: stats.glmm."""
+quadrature (lme4's nAGQ; one node is the Laplace approximation). The model and why: stats.glmm,
+whose BinomialData is the `data` every function here reads (not imported: stats.glmm imports this)."""
 
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.polynomial.hermite import hermgauss
 from numpy.polynomial.legendre import leggauss
 from scipy import special
-
-if TYPE_CHECKING:  # the data's type only: stats.glmm imports this module
-    from .glmm import BinomialData
 
 # None: the mode-split Gauss-Legendre integrator (accurate); an integer: lme4's nAGQ.
 DEFAULT_N_AGQ = None
@@ -36,7 +33,7 @@ def _group_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarr
 
 
 def conditional_modes(
-    data: BinomialData,
+    data,
     beta: np.ndarray,
     sigma: float,
     tol: float = 1e-12,
@@ -185,7 +182,7 @@ def logsumexp_rows(a: np.ndarray) -> np.ndarray:
     return out[:, 0]
 
 
-def _log_integrand(data: BinomialData, beta: np.ndarray, sigma: float, nodes: np.ndarray) -> np.ndarray:
+def _log_integrand(data, beta: np.ndarray, sigma: float, nodes: np.ndarray) -> np.ndarray:
     """h_g(b) = sum_i [k_i eta_i - n_i log(1 + e^eta_i)] - b^2/2 at nodes (G, K), one row per group."""
     eta = (data.X @ beta)[:, None] + sigma * nodes[data.group]
     return (
@@ -199,7 +196,7 @@ def _gauss_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
     return leggauss(n)
 
 
-def _side_ends(data: BinomialData, beta, sigma: float, b_hat: np.ndarray, h_max: np.ndarray, side: float, start=None):
+def _side_ends(data, beta, sigma: float, b_hat: np.ndarray, h_max: np.ndarray, side: float, start=None):
     """Where each group's h falls to h_max - SPLIT_GL_DROP on one side of its mode.
 
     To within 0.5 in h. h'' <= -1 puts the point within sqrt(2 drop) of the mode; Newton's method from there moves
@@ -223,7 +220,7 @@ def _side_ends(data: BinomialData, beta, sigma: float, b_hat: np.ndarray, h_max:
 
 
 def split_gauss_legendre_log_integrals(
-    data: BinomialData, beta, sigma: float, b_hat: np.ndarray, ends_cache: dict | None = None
+    data, beta, sigma: float, b_hat: np.ndarray, ends_cache: dict | None = None
 ) -> np.ndarray:
     """log int exp(h_g(b)) db per group, by Gauss-Legendre on each side of the mode.
 
@@ -287,7 +284,7 @@ def split_gauss_legendre_log_integrals(
 
 
 def marginal_loglik(
-    data: BinomialData, beta, sigma: float, n_agq: int | None = DEFAULT_N_AGQ, mode_cache: dict | None = None
+    data, beta, sigma: float, n_agq: int | None = DEFAULT_N_AGQ, mode_cache: dict | None = None
 ) -> float:
     """Log marginal likelihood by quadrature around each group's mode.
 

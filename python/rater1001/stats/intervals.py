@@ -22,7 +22,8 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from .alpha import alpha_from_sums, delta_alpha, unit_terms, with_extra_rater
+from .alpha import delta_alpha
+from .alpha_sums import alpha_from_sums, unit_terms, with_extra_rater
 from .classification import summary as classification_summary
 from .kappa import kappa_from_tables
 from .zscores import summarise, w1sd_counting_missing
@@ -168,7 +169,7 @@ def replicate_sums(terms: np.ndarray, replicates: int, seed: int) -> np.ndarray:
     Parameters
     ----------
     terms : numpy.ndarray, shape (p, n)
-        Per-image terms (e.g. :func:`rater1001.stats.alpha.unit_terms`).
+        Per-image terms (e.g. :func:`rater1001.stats.alpha_sums.unit_terms`).
     replicates : int
     seed : int
 
@@ -229,8 +230,8 @@ def alpha_intervals(
     Notes
     -----
     Replicate b draws n images with replacement; its alpha is
-    :func:`rater1001.stats.alpha.alpha_from_sums` of the draw-weighted sums of the per-image
-    :func:`rater1001.stats.alpha.unit_terms` (equal to recomputing alpha on the drawn images).
+    :func:`rater1001.stats.alpha_sums.alpha_from_sums` of the draw-weighted sums of the per-image
+    :func:`rater1001.stats.alpha_sums.unit_terms` (equal to recomputing alpha on the drawn images).
     The interval is the (1 - level)/2 and (1 + level)/2 quantiles of the defined replicates.
 
     References
