@@ -12,6 +12,8 @@ import re
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rater1001.cli import main
 from rater1001.init.guess import InitError
 from rater1001.init.judge import PairsOptions, VerdictFile, code, propose_judge
@@ -250,3 +252,23 @@ def test_a_verdict_column_named_nowhere_is_refused(tmp_path):
     home = tmp_path / "study"
     code_, _, err = run(home, _write(tmp_path, pairs()), "--verdict-col", "annotator9", "--yes")
     assert code_ == 2 and "--verdict-col 'annotator9': no such column in pairs.csv" in err and not _written(home)
+
+
+FLIP = {"1": "2", "2": "1", "tie": "tie"}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["1", "2", "tie"]), min_size=40, max_size=40).filter(lambda v: "1" in v or "2" in v))
+def test_the_swapped_order_lands_the_same_by_position_whether_the_file_names_answers_or_positions(answers):
+    """A judge who picked answers v in both orders: a file naming the answer in both (`winner`) and
+    one giving the position (the other number when swapped) land the same positions: v in order AB,
+    v flipped in BA."""
+    frame = pairs().drop(columns=["idx"])
+    named = pd.DataFrame({"swap = False": answers, "swap = True": answers})
+    positions = pd.DataFrame({"swap = False": answers, "swap = True": [FLIP[a] for a in answers]})
+    files = [VerdictFile(named, "a.json", "named"), VerdictFile(positions, "b.json", "positions")]
+    v = propose_judge(frame, "test.json", files, PairsOptions()).tables["judge_verdicts"]
+    for judge in ("named", "positions"):
+        mine = v[v.judge_id == judge]
+        assert list(mine[mine.order == "AB"]["verdict_overall"]) == answers
+        assert list(mine[mine.order == "BA"]["verdict_overall"]) == [FLIP[a] for a in answers]
