@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from acceptance_build import HERE, assert_judge_study_built, build_study, differing_tables, init_from_raw, run
+from acceptance_build import HERE, assert_judge_study_built, build_study, differing_tables, init_and_run
 from oracle_acceptance import test_the_oracle_agrees_with_the_warehouse  # noqa: F401
-from rater1001.paths import project
 from rater1001.study import load_study
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
@@ -105,8 +104,7 @@ def guessed(tmp_path_factory):
     (each judge named by the folder that tells the two files apart); then `rater1001 run`."""
     root = tmp_path_factory.mktemp("llmbar-init")
     verdicts = [f"--verdicts={RAW / 'evaluators' / folder / 'Vanilla' / 'result.json'}" for folder in EVALUATORS]
-    init = init_from_raw(root, [str(RAW / "dataset.json"), *verdicts, "--name", "llmbar-natural-sample"])
-    return project(root), init, run(root)
+    return init_and_run(root, [str(RAW / "dataset.json"), *verdicts, "--name", "llmbar-natural-sample"])
 
 
 def test_init_on_the_published_files_builds_the_hand_declared_warehouse(guessed, study):

@@ -13,9 +13,8 @@ from collections import Counter
 import krippendorff
 import numpy as np
 import pytest
-from acceptance_build import HERE, assert_judge_study_built, build_study, differing_tables, init_from_raw, run
+from acceptance_build import HERE, assert_judge_study_built, build_study, differing_tables, init_and_run
 from oracle_acceptance import test_the_oracle_agrees_with_the_warehouse  # noqa: F401
-from rater1001.paths import project
 from rater1001.study import load_study
 from scipy import stats
 from scipy.optimize import minimize
@@ -284,8 +283,7 @@ def guessed(tmp_path_factory):
     file's name); then `rater1001 run`."""
     root = tmp_path_factory.mktemp("pandalm-init")
     verdicts = [f"--verdicts={RAW / file}" for file, _ in JUDGES.values()]
-    init = init_from_raw(root, [str(RAW / "testset-v1.json"), *verdicts, "--name", "pandalm-testset"])
-    return project(root), init, run(root)
+    return init_and_run(root, [str(RAW / "testset-v1.json"), *verdicts, "--name", "pandalm-testset"])
 
 
 def test_init_on_the_published_files_builds_the_hand_declared_warehouse(guessed, study):
