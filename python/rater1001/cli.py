@@ -99,9 +99,17 @@ def _cmd_init(args: argparse.Namespace) -> int:
         model_kind=args.model_kind,
     )
     files = {"stimuli": args.stimuli, "raters": args.raters, "predictions": args.predictions}
-    if args.verdicts or is_pairs_file(args.ratings, tuple(args.ignore)):  # a judge study (docs/init.md)
+    if args.verdicts or is_pairs_file(args.ratings, tuple(args.ignore), args.sheet):  # a judge study (docs/init.md)
+        if given := [f"--{k}" for k, v in files.items() if v]:
+            print(
+                f"error: {', '.join(given)}: a rating study's files, not a judge study's; nothing was written",
+                file=sys.stderr,
+            )
+            return EXIT_UNREADABLE
         judge = PairsOptions(args.pair_col, tuple(args.verdict_col), args.judge_col, args.category, tuple(args.ignore))
-        call = functools.partial(init_judge, paths, args.ratings, args.verdicts, judge, name=args.name, ingest=args.yes)
+        call = functools.partial(
+            init_judge, paths, args.ratings, args.verdicts, judge, name=args.name, ingest=args.yes, sheet=args.sheet
+        )
     else:
         call = functools.partial(init_study, paths, args.ratings, options, **files, ingest=args.yes, sheet=args.sheet)
     try:

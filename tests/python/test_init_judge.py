@@ -272,3 +272,9 @@ def test_the_swapped_order_lands_the_same_by_position_whether_the_file_names_ans
         mine = v[v.judge_id == judge]
         assert list(mine[mine.order == "AB"]["verdict_overall"]) == answers
         assert list(mine[mine.order == "BA"]["verdict_overall"]) == [FLIP[a] for a in answers]
+
+
+def test_a_rating_studys_files_beside_a_pairs_file_are_refused(tmp_path):
+    home = tmp_path / "study"
+    code_, _, err = run(home, _write(tmp_path, pairs()), "--raters", tmp_path / "raters.csv", "--yes")
+    assert code_ == 2 and "--raters: a rating study's files, not a judge study's" in err and not _written(home)

@@ -18,14 +18,14 @@ from .guess import InitError
 from .judge import JudgeProposal, PairsOptions, VerdictFile, propose_judge
 
 
-def read_records(path: Path) -> pd.DataFrame:
+def read_records(path: Path, sheet: str | None = None) -> pd.DataFrame:
     """A CSV/XLSX/... file as ingest reads it; a JSON array of records with nested objects flattened
     (`results.swap = False.winner`) and a list holding one object read as that object (LLMBar's
     `results: [{...}]`)."""
 
     if path.suffix.lower() != ".json":
         try:
-            return read_source(path).data
+            return read_source(path, sheet=sheet).data
         except IngestError as exc:
             raise InitError(str(exc)) from None
     try:
@@ -110,12 +110,13 @@ def init_judge(
     *,
     name: str,
     ingest: bool = False,
+    sheet: str | None = None,
     overwrite: bool = False,
 ) -> InitResult:
     """Guess, then write; nothing is written when a guess fails (InitError), or when study.yml or
     the catalog already exist with other contents and overwrite is False (FileExistsError)."""
     pairs = Path(pairs)
-    frame = read_records(pairs)
+    frame = read_records(pairs, sheet)
     named = judge_names(pairs, verdicts)
     files = [VerdictFile(read_records(p), short_name(p, [q for _, q in named]), n) for n, p in named]
     proposal = propose_judge(frame, pairs.name, files, options)
@@ -129,12 +130,12 @@ def init_judge(
     return InitResult(proposal, list(texts), landing, ingested)
 
 
-def is_pairs_file(path: str | Path, ignore: tuple[str, ...] = ()) -> bool:
+def is_pairs_file(path: str | Path, ignore: tuple[str, ...] = (), sheet: str | None = None) -> bool:
     """A file with two answers per row to compare (judge.py's `answers_of`): a judge study's pairs."""
     from .guess import answer_column_pairs
 
     try:
-        frame = read_records(Path(path))
+        frame = read_records(Path(path), sheet)
     except InitError:
         return False  # the rating path reads it (or says why it cannot)
     return bool(answer_column_pairs(frame.drop(columns=[c for c in ignore if c in frame.columns])))
