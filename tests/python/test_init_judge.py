@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rater1001.cli import main
 from rater1001.init.guess import InitError
-from rater1001.init.judge import PairsOptions, VerdictFile, code, propose_judge
+from rater1001.init.judge import PairsOptions, VerdictFile, propose_judge
 from rater1001.init.judge_files import judge_names
+from rater1001.init.verdicts import code
 from rater1001.paths import project
 
 MODELS = ("alpha-7b", "beta-7b", "gamma-7b")
