@@ -112,8 +112,8 @@ def pair_ids(frame: pd.DataFrame, options: PairsOptions, taken: set[str], source
 
 def split_names(values: pd.Series) -> tuple[str, pd.DataFrame] | None:
     """A column naming both candidates of a row (`bloom-7b_llama-7b`): the separator and the two
-    names, when one separator occurs once in every value, no row names one candidate twice... (that
-    is refused by the caller) and few names are used."""
+    names, when one separator occurs once in every value and at most 30 names are used (a row
+    naming one candidate twice is refused by the caller)."""
     text = values.astype(str)
     for sep in NAME_SEPARATORS:
         if values.notna().all() and (text.str.count(re.escape(sep)) == 1).all():
