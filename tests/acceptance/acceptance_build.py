@@ -127,6 +127,12 @@ def init_from_raw(root: Path, argv: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def init_and_run(root: Path, argv: list[str], *run_options: str) -> tuple[ProjectPaths, tuple, tuple]:
+    """`init ARGV --yes` on a study's published files, then `run`: (paths, init's, run's (code, stdout, stderr))."""
+    init = init_from_raw(root, argv)
+    return project(root), init, run(root, *run_options)
+
+
 def landed(paths: ProjectPaths, table: str) -> pd.DataFrame:
     return pd.read_parquet(paths.raw_table(table))
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -382,22 +381,6 @@ def test_identity_by_flag_and_an_age_named_as_the_raters(tmp_path):
     wrong = tmp_path / "wrong"
     code, _, err = run(wrong, *argv, "--identity-col", "person", "--yes")
     assert code == 2 and "--identity-col 'person'" in err and _no_study_written(wrong)
-
-
-@pytest.mark.parametrize(
-    ("published", "columns"),
-    [
-        ("pandalm/raw/testset-v1.json", "'response1' and 'response2'"),
-        ("llmbar/raw/dataset.json", "'output_1' and 'output_2'"),
-    ],
-)
-def test_a_pairwise_judge_file_is_refused_by_name(tmp_path, published, columns):
-    """PandaLM's and LLMBar's published files (a row per pair of answers with the verdicts): a judge
-    study, which init does not set up; it says so, names the two answer columns, writes nothing."""
-    home = tmp_path / "study"
-    code, out, err = run(home, Path(__file__).resolve().parents[1] / "acceptance" / published, "--yes")
-    assert code == 2 and f"columns {columns} hold two answers per row to compare" in err
-    assert "rater1001 ingest dialogues" in err and _no_study_written(home)
 
 
 def test_a_wide_file_with_one_attribute_spelt_as_a_stimulus_factor_stays_wide():

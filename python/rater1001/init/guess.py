@@ -216,16 +216,23 @@ def pairwise_columns(frame: pd.DataFrame) -> tuple[str, str] | None:
     """Two text columns named alike but for a final 1/2 or a/b (`response1`, `response2`;
     `output_1`, `output_2`): a row is a pair of answers to compare, a judge study's file, not
     ratings of stimuli. None when no two columns are of that kind."""
+    pairs = answer_column_pairs(frame)
+    return pairs[0] if pairs else None
+
+
+def answer_column_pairs(frame: pd.DataFrame) -> list[tuple[str, str]]:
+    """Every two columns of the kind `pairwise_columns` looks for, in file order."""
     texts = {}
     for c in frame.columns:
         match = PAIR_NAME.match(str(c))
         if match and whole_numbers(frame[c]) is None and numeric(frame[c]) is None and frame[c].nunique() > MAX_LEVELS:
             texts.setdefault(match.group(1).lower(), {})[match.group(2).lower()] = c
+    found = []
     for sides in texts.values():
         for a, b in (("1", "2"), ("a", "b")):
             if a in sides and b in sides:
-                return sides[a], sides[b]
-    return None
+                found.append((sides[a], sides[b]))
+    return found
 
 
 def positional_key(frame: pd.DataFrame, options: Options, stimulus_ids: set[str] | None) -> str | None:

@@ -69,9 +69,8 @@ def propose(
     if pair := pairwise_columns(ratings):
         raise InitError(
             f"{source}: columns {pair[0]!r} and {pair[1]!r} hold two answers per row to compare: a pairwise judge "
-            "study's file, not ratings of stimuli; init sets up rating studies, a judge study lands with "
-            "`rater1001 ingest dialogues`, `candidates` and `judge_verdicts` (docs/judge.md); if they are not "
-            f"answers to compare, pass --ignore {pair[1]!r}"
+            "study's file, not ratings of stimuli (init reads it as one from an array of records or a table: "
+            f"docs/init.md, 'A judge study'); if they are not answers to compare, pass --ignore {pair[1]!r}"
         )
     ratings, listed, listed_note = explode_lists(ratings)
     named = who_by_dimension(list(ratings.columns)) if not (options.rater_col or options.label_col) else {}
