@@ -173,6 +173,7 @@ def test_a_model_and_a_computed_condition_come_from_two_files_each_of_its_kind(t
         (("--predictions", crowd, "--predictions", crowd), "model 'crowd-majority' is also in crowd.csv"),
         (("--predictions", crowd, "--model-kind", "crowd"), "'crowd' is not a kind of condition"),
         (("--predictions", crowd, "--model-kind", "gpt=llm"), "no model 'gpt' in the predictions"),
+        (("--model-kind", "human-proxy"), "no model answers to give it to"),
     ):
         code, out, err = run(tmp_path / "bad", ratings, *argv, "--yes")
         assert code == 2 and said in err and "Traceback" not in err, err

@@ -119,6 +119,8 @@ def _finish(long, shape, source, options, stimuli, raters, predictions, inline=N
     kind = "text" if "text" in stimulus_table.columns else "image"
     # No predictions yet: a model added later (ingest, infer) is compared on every dimension.
     model_dims: tuple[str, ...] = tuple(shape.dimensions)
+    if options.model_kind and not (predictions or inline):
+        raise InitError(f"--model-kind {options.model_kind[0]!r}: no model answers to give it to (--predictions FILE)")
     if predictions or inline:
         ids = set(stimulus_table[STIMULUS])
         conditions, rows, model_dims = predictions_tables(predictions, shape, ids, options, kind, inline)
