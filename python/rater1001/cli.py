@@ -96,7 +96,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
         ignore=tuple(args.ignore),
         scale=args.scale,
         name=args.name,
-        model_kind=args.model_kind,
+        model_kind=tuple(args.model_kind),
     )
     files = {"stimuli": args.stimuli, "raters": args.raters, "predictions": args.predictions}
     if args.verdicts or is_pairs_file(args.ratings, tuple(args.ignore), args.sheet):  # a judge study (docs/init.md)
@@ -678,7 +678,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="a file describing the stimuli (factors, text, file names; repeatable)",
     )
     s.add_argument("--raters", default=None, help="a file describing the raters (attributes, age)")
-    s.add_argument("--predictions", default=None, help="the models' answers, one row per model x stimulus")
+    s.add_argument(
+        "--predictions",
+        action="append",
+        default=[],
+        help="the models' answers (or a condition you computed), one row per model x stimulus (repeatable)",
+    )
     s.add_argument(
         "--yes", action="store_true", help="write and ingest in one go (a differing study.yml is never overwritten)"
     )
@@ -704,7 +709,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--rater-attribute", action="append", default=[], metavar="[NAME=]COLUMN", help="a rater attribute (repeatable)"
     )
     s.add_argument("--model-col", default=None, help="the predictions' column naming the model")
-    s.add_argument("--model-kind", default=None, choices=("vlm", "fer", "llm", "human-proxy"))
+    s.add_argument(
+        "--model-kind",
+        action="append",
+        default=[],
+        metavar="[MODEL=]KIND",
+        help="vlm, fer, llm or human-proxy (a crowd or panel answer): of every model, or of one (repeatable)",
+    )
     s.add_argument("--ignore", action="append", default=[], metavar="COLUMN", help="a column to leave out")
     s.add_argument("--scale", type=_scale, default=None, metavar="MIN-MAX", help="the rating scale (default: seen)")
     s.add_argument("--name", default="my-study", help="the study's name in study.yml")

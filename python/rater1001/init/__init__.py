@@ -1,4 +1,4 @@
-"""`rater1001 init RATINGS [--stimuli F ...] [--raters F] [--predictions F]`: guess the study's shape
+"""`rater1001 init RATINGS [--stimuli F ...] [--raters F] [--predictions F ...]`: guess the study's shape
 from the user's own files, write study.yml, seeds/factor_labels.csv and the five landing files
 (data/init/*.csv), and with --yes ingest them. Guessing is pure (guess.py, shape.py); this module
 reads, writes and ingests. Rules: docs/init.md."""
@@ -79,7 +79,7 @@ def init_study(
     *,
     stimuli: str | Path | list[str | Path] | None = None,
     raters: str | Path | None = None,
-    predictions: str | Path | None = None,
+    predictions: str | Path | list[str | Path] | None = None,
     ingest: bool = False,
     overwrite: bool = False,
     sheet: str | None = None,
@@ -88,8 +88,9 @@ def init_study(
     the label seed already exist with other contents and overwrite is False (FileExistsError)."""
     frame, source = _read(ratings, sheet)
     sheets = [stimuli] if isinstance(stimuli, (str, Path)) else list(stimuli or [])
-    proposal = propose(frame, source, options, [_read(s) for s in sheets], _read(raters), _read(predictions))
-    sources = [str(p) for p in (ratings, *sheets, raters, predictions) if p is not None]
+    answers = [predictions] if isinstance(predictions, (str, Path)) else list(predictions or [])
+    proposal = propose(frame, source, options, [_read(s) for s in sheets], _read(raters), [_read(p) for p in answers])
+    sources = [str(p) for p in (ratings, *sheets, raters, *answers) if p is not None]
     files = {
         paths.root / "study.yml": study_yaml(proposal, options.name, sources),
         paths.root / "seeds" / "factor_labels.csv": labels_csv(proposal.labels),

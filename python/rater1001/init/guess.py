@@ -64,7 +64,7 @@ class Options:
     ignore: tuple[str, ...] = ()
     scale: tuple[int, int] | None = None
     name: str = "my-study"
-    model_kind: str | None = None
+    model_kind: tuple[str, ...] = ()  # KIND (every model) or MODEL=KIND
 
 
 @dataclass
@@ -106,6 +106,11 @@ def slug(text: str) -> str:
 def condition_slug(text: str) -> str:
     """A model's name as a condition id (`Beluga-13B` -> `beluga-13b`)."""
     return re.sub(r"[^a-z0-9.]+", "-", str(text).strip().lower()).strip("-") or "model"
+
+
+def file_stem(value: str) -> str:
+    """An image file name without its extension (`fer0028639.png` -> `fer0028639`); other values as given."""
+    return IMAGE_FILE.sub("", value) if isinstance(value, str) else value
 
 
 def whole_numbers(values: pd.Series) -> np.ndarray | None:
