@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rater1001.stats import agreement as G
 from rater1001.stats import alpha as A
-from rater1001.stats import demographics as D
 from rater1001.stats import lmm as LMM
+from rater1001.stats import stratified_anova as SA
 from rater1001.stats import zscores as Z
 from stats_helpers import (
     assert_same,
@@ -285,7 +285,7 @@ def parity_human_loo_mae(df):
     assert_same([sql], [G.human_loo_mae(per_image["n"], per_image["mean"], counts)], "LOO MAE")
 
 
-@parity("stats.demographics.bias_cells", "bias_cell_stats")
+@parity("stats.stratified_anova.bias_cells", "bias_cell_stats")
 @PROPERTY
 @given(
     st.lists(
@@ -304,7 +304,7 @@ def parity_bias_cells(rows):
         }
     )
     keys = ["condition_id", "category", "audit_1", "audit_2"]
-    py = D.bias_cells(frame, ("valence",)).set_index(keys).sort_index()
+    py = SA.bias_cells(frame, ("valence",)).set_index(keys).sort_index()
     sql = run(
         f"select {', '.join(keys)}, {macros('bias_cell_stats').bias_cell_stats('d_valence')} "
         f"from cells group by {', '.join(keys)}",
