@@ -351,6 +351,8 @@ def _pooled(rows, pools) -> pd.DataFrame:
 
 
 def demographic_slices(model_vs_human, pools, label_counts, study_factors, factor_levels, provenance) -> pd.DataFrame:
+    if not isinstance(model_vs_human, pd.DataFrame):  # a dbt relation: only the columns used leave DuckDB
+        model_vs_human = model_vs_human.project("condition_id, image_id, true_category, predicted_category")
     table = slices_table(
         _pooled(model_vs_human, pools), as_frame(label_counts), as_frame(study_factors), as_frame(factor_levels)
     )
