@@ -51,7 +51,9 @@ def test_extra_rater_term_sums_give_krippendorff_alpha_of_the_pool_plus_the_rate
     m, total, total_sq = np.full((3, units), float(k)), pools.sum(-1), (pools**2).sum(-1)
     terms = alpha_sums.unit_terms(m, total, total_sq, centre)
     got = alpha_sums.extra_rater_term_sums(k, terms, [t.sum(-1) for t in terms], extra, centre)
-    rebuilt = [t.sum(-1) for t in alpha_sums.unit_terms(*alpha_sums.with_extra_rater(m, total, total_sq, extra), centre)]
+    rebuilt = [
+        t.sum(-1) for t in alpha_sums.unit_terms(*alpha_sums.with_extra_rater(m, total, total_sq, extra), centre)
+    ]
     np.testing.assert_allclose(np.stack(got), np.stack(rebuilt), rtol=1e-12, atol=1e-9)
     for r in range(3):
         matrix = np.column_stack([pools[r], extra[r]]).T  # raters x units
