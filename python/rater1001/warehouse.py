@@ -462,7 +462,7 @@ def dbt_docs(paths: ProjectPaths, staged: bool = False) -> Path | None:
     """One offline HTML file (dbt docs generate --static) at target/static_index.html.
 
     --no-compile: after a build, the manifest dbt keeps in target/ already holds every node's
-    compiled SQL; compiling all ~470 nodes again took 8x the rest of the docs step (docs/performance.md)
+    compiled SQL; compiling all ~470 nodes again took 8x the rest of the docs step
     and gave the same page (it is only called after a build)."""
     result = _invoke(paths, ["docs", "generate", "--static", "--no-compile"], staged=staged)
     out = paths.root / "target" / "static_index.html"

@@ -361,6 +361,12 @@ def test_level_agreement_from_label_counts_equals_one_row_per_label(seed, n_rate
     raters = pairs.groupby(["condition_id", "attribute", "level"])["rater_id"].nunique().rename("n_raters")
     counted = counted.reset_index().merge(raters.reset_index(), on=["condition_id", "attribute", "level"])
     pd.testing.assert_frame_equal(rater_slices.level_agreement(pairs), rater_slices.level_agreement(counted))
+    # and counted per stimulus, the agreeing labels summed (what the mart hands over from DuckDB)
+    agreeing = counted.assign(n_agree=np.where(counted["predicted"] == counted["chosen"], counted["n"], 0))
+    per_image = agreeing.groupby(["condition_id", "attribute", "level", "image_id"], as_index=False).agg(
+        n=("n", "sum"), n_agree=("n_agree", "sum"), n_raters=("n_raters", "first")
+    )
+    pd.testing.assert_frame_equal(rater_slices.level_agreement(pairs), rater_slices.level_agreement(per_image))
 
 
 def test_rater_agreement_counts_each_rater_label_against_the_models_first_run():

@@ -47,47 +47,68 @@ conditions as (
     select distinct condition_id from model
 ),
 
-pools as (
+-- the humans' labels counted per stimulus (and attribute level) before they are repeated for each
+-- condition: the coincidence matrix reads counts (alpha_coincidence's weight), so a condition's
+-- pool repeats a stimulus's few distinct labels, not every rating
+human_counts as (
     select
         'all' as slice_by,
         'all' as slice_level,
-        'human' as condition_id,
         image_id,
-        label
+        label,
+        count(*) as n
     from human
+    group by all
+    {%- for attribute in attributes %}
     union all
     select
-        'all' as slice_by,
-        'all' as slice_level,
-        conditions.condition_id,
-        human.image_id,
-        human.label
+        '{{ attribute }}' as slice_by,
+        attr_{{ attribute }} as slice_level,
+        image_id,
+        label,
+        count(*) as n
     from human
+    where attr_{{ attribute }} is not null
+    group by all
+    {%- endfor %}
+),
+
+pools as (
+    select
+        slice_by,
+        slice_level,
+        'human' as condition_id,
+        image_id,
+        label,
+        n
+    from human_counts
+    union all
+    select
+        human_counts.slice_by,
+        human_counts.slice_level,
+        conditions.condition_id,
+        human_counts.image_id,
+        human_counts.label,
+        human_counts.n
+    from human_counts
     cross join conditions
+    where human_counts.slice_by = 'all'
     union all
     select
         'all' as slice_by,
         'all' as slice_level,
         condition_id,
         image_id,
-        label
+        label,
+        1 as n
     from model
     where image_id in (select image_id from human)
-    {%- for attribute in attributes %}
-    union all
-    select
-        '{{ attribute }}' as slice_by,
-        attr_{{ attribute }} as slice_level,
-        'human' as condition_id,
-        image_id,
-        label
-    from human
-    where attr_{{ attribute }} is not null
-    {%- endfor %}
 ),
 
 alphas as (
-    {{ alpha_coincidence('pools', 'image_id', 'label', 'nominal', ['slice_by', 'slice_level', 'condition_id']) }}
+    {{ alpha_coincidence(
+        'pools', 'image_id', 'label', 'nominal', ['slice_by', 'slice_level', 'condition_id'], weight='n'
+    ) }}
 ),
 
 model_counts as (

@@ -92,21 +92,28 @@ def k_human_image_sd(
 # --- the dbt Python models (models/marts/diversity/*.py) ---------------------------------------------
 
 
-def response_diversity(model_long, provenance) -> pd.DataFrame:
-    return with_origin(diversity_table(as_frame(model_long)), provenance)
-
-
-def _value_counts(relation) -> pd.DataFrame:
+def _columns(relation, columns: str) -> pd.DataFrame:
     if not isinstance(relation, pd.DataFrame):  # a dbt relation: only the columns used leave DuckDB
-        relation = relation.project("image_id, dimension, category, value, n")
+        relation = relation.project(columns)
     return as_frame(relation)
 
 
+_MODEL_COLUMNS = "condition_id, dimension, category, image_id, model_value"
+
+
+def response_diversity(model_long, provenance) -> pd.DataFrame:
+    return with_origin(diversity_table(_columns(model_long, _MODEL_COLUMNS)), provenance)
+
+
+def _value_counts(relation) -> pd.DataFrame:
+    return _columns(relation, "image_id, dimension, category, value, n")
+
+
 def response_diversity_k_human(model_long, pools, value_counts, provenance) -> pd.DataFrame:
-    rows = in_pool(as_frame(model_long), pools, POOL)
+    rows = in_pool(_columns(model_long, _MODEL_COLUMNS), pools, POOL)
     return with_origin(k_human_diversity(rows, _value_counts(value_counts)), provenance)
 
 
 def response_diversity_images(model_long, pools, value_counts, provenance) -> pd.DataFrame:
-    rows = in_pool(as_frame(model_long), pools, POOL)
+    rows = in_pool(_columns(model_long, _MODEL_COLUMNS), pools, POOL)
     return with_origin(k_human_image_sd(rows, _value_counts(value_counts)), provenance)

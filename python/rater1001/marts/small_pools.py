@@ -40,6 +40,12 @@ def small_pool_table(
 
 
 def small_pool_alpha(model_vs_human, value_counts, provenance, *, ks=None, replicates=None, seed=None) -> pd.DataFrame:
+    if not isinstance(model_vs_human, pd.DataFrame):  # a dbt relation: only the columns used leave DuckDB
+        # (a study without rating dimensions has no model_ / d_ columns)
+        used = [
+            c for c in model_vs_human.columns if c in ("condition_id", "image_id") or c.startswith(("model_", "d_"))
+        ]
+        model_vs_human = model_vs_human.project(", ".join(f'"{c}"' for c in used))
     rows = as_frame(model_vs_human)
     out = small_pool_table(
         as_frame(value_counts),

@@ -85,7 +85,7 @@ def run_checks(frames: dict[str, pd.DataFrame], checks: list[Check], db: Landing
         # The suite is validated on the batch directly, not added to the context with a validation
         # definition: the context is ephemeral, so nothing stored was ever read again, and storing
         # the suite, the definition and each result serialised them all, a fixed cost per frame
-        # (~80 frames on a small study: ~13 % of the checks' CPU; docs/performance.md).
+        # (~80 frames on a small study: ~13 % of the checks' CPU).
         suite = gx.ExpectationSuite(name=frame_name, expectations=[c.expectation for c in group])
         result = batch.get_batch(batch_parameters={"dataframe": frame}).validate(
             suite, result_format={"result_format": "COMPLETE"}

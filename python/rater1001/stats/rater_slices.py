@@ -7,7 +7,8 @@ Input (`pairs`): one row per (condition_id, rater attribute, level, rater, stimu
 rater's label `chosen` and the condition's label `predicted` (NULL when the model gave none: a
 disagreement, as an unparsed answer is a wrong one elsewhere in the audit); or, counted, one row
 per (condition_id, attribute, level, stimulus, chosen) with its number of labels `n` and the
-level's `n_raters`.
+level's `n_raters`; or one row per (condition_id, attribute, level, stimulus) with its labels `n`,
+the agreeing ones `n_agree` and `n_raters`.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ def level_agreement(pairs: pd.DataFrame) -> pd.DataFrame:
         ``chosen`` and the condition's label ``predicted`` (NULL when the model gave none). Or
         counted: one row per (condition_id, attribute, level, image_id, chosen) with ``n`` labels
         and the level's ``n_raters`` (constant within a level), the same table without one row
-        per label.
+        per label. Or one row per (condition_id, attribute, level, image_id) with ``n`` labels,
+        ``n_agree`` of them equal to the prediction and ``n_raters``.
 
     Returns
     -------
@@ -61,10 +63,13 @@ def level_agreement(pairs: pd.DataFrame) -> pd.DataFrame:
     >>> level_agreement(pairs)[["level", "n_labels", "n_agree", "agreement"]].to_numpy().tolist()
     [['old', 2, 1, 0.5], ['young', 2, 2, 1.0]]
     """
-    agree = pairs["predicted"].notna() & (pairs["predicted"] == pairs["chosen"])
     counted = "n" in pairs.columns
     labels = pairs["n"].astype("int64") if counted else pd.Series(1, index=pairs.index)
-    g = pairs.assign(agree=agree.astype("int64") * labels, labels=labels).groupby([*KEYS, "level"], sort=True)
+    if "n_agree" in pairs.columns:
+        agreeing = pairs["n_agree"].astype("int64")
+    else:
+        agreeing = (pairs["predicted"].notna() & (pairs["predicted"] == pairs["chosen"])).astype("int64") * labels
+    g = pairs.assign(agree=agreeing, labels=labels).groupby([*KEYS, "level"], sort=True)
     out = g.agg(
         n_raters=("n_raters", "first") if counted else ("rater_id", "nunique"),
         n_items=("image_id", "nunique"),

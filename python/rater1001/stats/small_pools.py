@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .alpha_sums import alpha_from_sums, unit_terms, with_extra_rater
+from .alpha_sums import alpha_from_sums, extra_rater_term_sums, unit_terms, with_extra_rater
 from .floyd_sampling import draw_positions, floyd_steps_from
 
 SEED = 42
@@ -225,10 +225,16 @@ def _replicate_alphas(pool, x_all, eligible, k, replicates, rng, resample_images
         units = eligible[rng.integers(0, n, size=(b, n))] if resample_images else np.broadcast_to(eligible, (b, n))
         total, total_sq = subset_sums(pool, units, k, rng)
         m = np.full((b, n), float(k))
-        base[start : start + b] = alpha_from_sums(*(t.sum(axis=-1) for t in unit_terms(m, total, total_sq, centre)))
+        terms = unit_terms(m, total, total_sq, centre)
+        sums = [t.sum(axis=-1) for t in terms]
+        base[start : start + b] = alpha_from_sums(*sums)
         for j in range(c):
-            pooled = with_extra_rater(m, total, total_sq, x_all[units, j])
-            plus[start : start + b, j] = alpha_from_sums(*(t.sum(axis=-1) for t in unit_terms(*pooled, centre)))
+            x = x_all[units, j]
+            if k >= 2:  # every unit pairable: only the rated units' terms change
+                plus[start : start + b, j] = alpha_from_sums(*extra_rater_term_sums(k, terms, sums, x, centre))
+            else:
+                pooled = with_extra_rater(m, total, total_sq, x)
+                plus[start : start + b, j] = alpha_from_sums(*(t.sum(axis=-1) for t in unit_terms(*pooled, centre)))
     return base, plus
 
 
