@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from ..landing import file_sha256
-from ..paths import ProjectPaths
+from ...landing import file_sha256
+from ...paths import ProjectPaths
 from .conditions import Condition
 from .images import ImageFile, inspect, limit_problem, resolve_inside
 from .prompts import FER_STRATEGY, Strategy, strategy, text_strategy

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..paths import REPO_ROOT
+from ...paths import REPO_ROOT
+from ...study import Study
 from ..runner import CallSpec, Runner, SecretRegistry, call_key
-from ..study import Study
 from .backends import Backend, GenRequest, make_backend
 from .backends.base import DEFAULT_TIMEOUT_S
 from .conditions import Condition

@@ -10,12 +10,12 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
-from ..contract import MODEL_CONDITIONS, MODEL_PREDICTIONS, for_study
-from ..landing import ManifestEntry, read_manifest, record_landing, to_arrow, write_parquet_atomic
-from ..paths import ProjectPaths
+from ...contract import MODEL_CONDITIONS, MODEL_PREDICTIONS, for_study
+from ...landing import ManifestEntry, read_manifest, record_landing, to_arrow, write_parquet_atomic
+from ...paths import ProjectPaths
+from ...study import load_study
 from ..runner import Ledger, NotInLedger, PriceTable, RetryPolicy, Runner, SecretRegistry, load_prices
 from ..runner.progress import Progress
-from ..study import load_study
 from .backends import DEFAULT_CONCURRENCY
 from .conditions import Condition, load_conditions
 from .execute import InferContext, infer_unit
