@@ -6,6 +6,8 @@ others, and an `__init__.py` only re-exports (the code lives in a named module).
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -117,3 +119,13 @@ def test_every_data_file_of_the_package_is_in_its_package_data():
     shipped = {p for pattern in globs["rater1001"] for p in PACKAGE.glob(pattern) if p.is_file()}
     data = {p for p in PACKAGE.rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")}
     assert sorted(str(p.relative_to(PACKAGE)) for p in data - shipped) == []
+
+
+def test_the_gate_loads_without_the_report_or_its_chart_libraries():
+    # The contract above reads the source; this runs it (a fresh interpreter, nothing preloaded).
+    code = (
+        "import sys, rater1001.quality.gate; "
+        "print(sorted(m for m in ('rater1001.report', 'vl_convert', 'altair') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
