@@ -23,7 +23,7 @@ PACKAGE = REPO / "python" / "rater1001"
 
 # `__init__.py` files still holding code, with the reason. Empty is the goal.
 INIT_WITH_CODE = {
-    "init/__init__.py": "the `init` orchestrator; other work edits init/ now, it moves to a named module after",
+    "init/__init__.py": "`rater1001 init`'s orchestrator (init_study), still to move to a named module (issue 38, item 4)",
 }
 
 
