@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import logging
 import sys
 from pathlib import Path
@@ -77,6 +78,8 @@ def _scale(text: str) -> tuple[int, int]:
 def _cmd_init(args: argparse.Namespace) -> int:
     from .ingest import IngestError
     from .init import InitError, Options, init_study
+    from .init.judge import PairsOptions
+    from .init.judge_files import init_judge, is_pairs_file
     from .study import StudyError
 
     paths = project(args.home)
@@ -93,13 +96,25 @@ def _cmd_init(args: argparse.Namespace) -> int:
         ignore=tuple(args.ignore),
         scale=args.scale,
         name=args.name,
-        model_kind=args.model_kind,
+        model_kind=tuple(args.model_kind),
     )
     files = {"stimuli": args.stimuli, "raters": args.raters, "predictions": args.predictions}
-    kwargs = dict(**files, ingest=args.yes, sheet=args.sheet)
+    if args.verdicts or is_pairs_file(args.ratings, tuple(args.ignore), args.sheet):  # a judge study (docs/init.md)
+        if given := [f"--{k}" for k, v in files.items() if v]:
+            print(
+                f"error: {', '.join(given)}: a rating study's files, not a judge study's; nothing was written",
+                file=sys.stderr,
+            )
+            return EXIT_UNREADABLE
+        judge = PairsOptions(args.pair_col, tuple(args.verdict_col), args.judge_col, args.category, tuple(args.ignore))
+        call = functools.partial(
+            init_judge, paths, args.ratings, args.verdicts, judge, name=args.name, ingest=args.yes, sheet=args.sheet
+        )
+    else:
+        call = functools.partial(init_study, paths, args.ratings, options, **files, ingest=args.yes, sheet=args.sheet)
     try:
         try:
-            result = init_study(paths, args.ratings, options, **kwargs)
+            result = call()
         except FileExistsError as exc:
             if not _confirm(f"{exc} exist(s) with other contents: overwrite? [y/N] ", args.yes):
                 print(
@@ -108,7 +123,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 return EXIT_UNREADABLE
-            result = init_study(paths, args.ratings, options, overwrite=True, **kwargs)
+            result = call(overwrite=True)
     except InitError as exc:
         print(f"error: {exc}; nothing was written", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -636,7 +651,26 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_ingest)
 
     s = sub.add_parser("init", help="guess study.yml and the label seed from your own files (--yes: and ingest them)")
-    s.add_argument("ratings", help="the ratings: a row per stimulus x rater, per rater, or per stimulus (docs/init.md)")
+    s.add_argument(
+        "ratings",
+        help="the ratings: a row per stimulus x rater, per rater, or per stimulus; or a judge study's pairs (docs/init.md)",
+    )
+    s.add_argument(
+        "--verdicts",
+        action="append",
+        default=[],
+        metavar="[NAME=]FILE",
+        help="a judge study: one LLM judge's verdicts on the pairs (repeatable)",
+    )
+    s.add_argument("--pair-col", default=None, help="a judge study: the pairs file's column naming each pair")
+    s.add_argument(
+        "--verdict-col",
+        action="append",
+        default=[],
+        metavar="COLUMN",
+        help="a judge study: a verdict column (repeatable)",
+    )
+    s.add_argument("--judge-col", default=None, help="a judge study: the verdict file's column naming the judge")
     s.add_argument(
         "--stimuli",
         action="append",
@@ -644,7 +678,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="a file describing the stimuli (factors, text, file names; repeatable)",
     )
     s.add_argument("--raters", default=None, help="a file describing the raters (attributes, age)")
-    s.add_argument("--predictions", default=None, help="the models' answers, one row per model x stimulus")
+    s.add_argument(
+        "--predictions",
+        action="append",
+        default=[],
+        help="the models' answers (or a condition you computed), one row per model x stimulus (repeatable)",
+    )
     s.add_argument(
         "--yes", action="store_true", help="write and ingest in one go (a differing study.yml is never overwritten)"
     )
@@ -657,7 +696,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--dimension", action="append", default=[], metavar="[NAME=]COLUMN", help="a rating dimension (repeatable)"
     )
     s.add_argument("--audit", action="append", default=[], metavar="[NAME=]COLUMN", help="an audit factor (repeatable)")
-    s.add_argument("--category", default=None, metavar="COLUMN", help="the stimulus column with the intended label")
+    s.add_argument(
+        "--category",
+        default=None,
+        metavar="COLUMN",
+        help="the stimulus column with the intended label (a judge study: the pairs' category)",
+    )
     s.add_argument(
         "--identity-col", default=None, metavar="COLUMN", help="the stimulus column naming whose face (source) it shows"
     )
@@ -665,7 +709,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--rater-attribute", action="append", default=[], metavar="[NAME=]COLUMN", help="a rater attribute (repeatable)"
     )
     s.add_argument("--model-col", default=None, help="the predictions' column naming the model")
-    s.add_argument("--model-kind", default=None, choices=("vlm", "fer", "llm", "human-proxy"))
+    s.add_argument(
+        "--model-kind",
+        action="append",
+        default=[],
+        metavar="[MODEL=]KIND",
+        help="vlm, fer, llm or human-proxy (a crowd or panel answer): of every model, or of one (repeatable)",
+    )
     s.add_argument("--ignore", action="append", default=[], metavar="COLUMN", help="a column to leave out")
     s.add_argument("--scale", type=_scale, default=None, metavar="MIN-MAX", help="the rating scale (default: seen)")
     s.add_argument("--name", default="my-study", help="the study's name in study.yml")

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from rater1001 import contract
 from rater1001.cli import main
+from rater1001.landing import read_manifest
 from rater1001.paths import ProjectPaths, project
 
 HERE = Path(__file__).resolve().parent
@@ -125,6 +126,18 @@ def init_from_raw(root: Path, argv: list[str]) -> tuple[int, str, str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(["--home", str(root), "init", *argv, "--yes"])
     return code, out.getvalue(), err.getvalue()
+
+
+def init_and_run(root: Path, argv: list[str], *run_options: str) -> tuple[ProjectPaths, tuple, tuple]:
+    """`init ARGV --yes` on a study's published files, then `run`: (paths, init's, run's (code, stdout, stderr))."""
+    init = init_from_raw(root, argv)
+    return project(root), init, run(root, *run_options)
+
+
+def landed_by_init(paths: ProjectPaths) -> dict[str, str]:
+    """Each landed table with the folder of the file it came from (`init`: written by init --yes)."""
+    manifest = read_manifest(paths)
+    return dict(zip(manifest.table_name, manifest.source.map(lambda source: Path(source).parent.name)))
 
 
 def landed(paths: ProjectPaths, table: str) -> pd.DataFrame:

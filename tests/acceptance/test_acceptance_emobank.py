@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import csv
 
+import pandas as pd
 import pytest
-from acceptance_build import HERE, build_study, differing_tables, init_from_raw, run
+from acceptance_build import HERE, build_study, differing_tables, init_from_raw, landed_by_init, run
 from oracle_acceptance import paper_words_shown, test_the_oracle_agrees_with_the_warehouse  # noqa: F401
-from rater1001.cli import main
 from rater1001.paths import project
 
 pytestmark = pytest.mark.xdist_group("acceptance_emobank")
@@ -38,13 +38,18 @@ def test_no_word_of_the_paper_where_a_person_reads(study):
 
 
 @pytest.fixture(scope="module")
-def guessed(study, tmp_path_factory):
+def guessed(tmp_path_factory):
     """`rater1001 init --yes` on the published files (the reader ratings, a row per rating with no
     rater column; meta.tsv and raw.csv beside them), the dimensions and the genre named by flag as a
-    user would (V, A, D and `category` do not say their names); then the one table the files do not
-    hold, the writer-mean condition, landed with `rater1001 ingest` from the hand conversion's
-    files; then `rater1001 run`."""
+    user would (V, A, D and `category` do not say their names), and the one condition the files do
+    not hold, the mean of each sentence's writer-perspective ratings, computed here as a user would
+    and passed as a predictions file of kind human-proxy; then `rater1001 run`."""
     root = tmp_path_factory.mktemp("emobank-init")
+    writers = pd.read_csv(RAW / "individual_writer_ratings.csv", dtype={"id": str})
+    means = writers.groupby("id", sort=False)[["V", "A", "D"]].mean().reset_index()
+    means.insert(1, "model", "writer-mean")
+    means.insert(2, "display_name", "Writer-perspective mean")
+    means.to_csv(root / "writer_mean.csv", index=False)
     init = init_from_raw(
         root,
         [
@@ -52,20 +57,18 @@ def guessed(study, tmp_path_factory):
             *("--stimuli", str(RAW / "meta.tsv"), "--stimuli", str(RAW / "raw.csv")),
             *("--dimension", "valence=V", "--dimension", "arousal=A", "--dimension", "dominance=D"),
             *("--audit", "genre=category", "--name", "emobank-sample"),
+            *("--predictions", str(root / "writer_mean.csv"), "--model-kind", "human-proxy"),
         ],
     )
-    codes = [
-        main(["--home", str(root), "ingest", table, str(study.files[table])])
-        for table in ("model_conditions", "model_predictions")
-    ]
-    return project(root), init, codes, run(root, "--allow-unbalanced")
+    return project(root), init, run(root, "--allow-unbalanced")
 
 
 def test_init_on_the_published_files_builds_the_hand_declared_warehouse(guessed, study):
-    """Every table and view of the warehouse init sets up (with the writer-mean condition landed
-    beside it) equals the hand study's (study.yml + convert_emobank.py), the build records aside."""
-    paths, (code, out, err), codes, (run_code, run_out, run_err) = guessed
+    """Every table and view of the warehouse init sets up (the writer-mean condition with it)
+    equals the hand study's (study.yml + convert_emobank.py), the build records aside."""
+    paths, (code, out, err), (run_code, run_out, run_err) = guessed
     assert code == 0, out + err
     assert "the k-th row of a stimulus is rater<k> (rater1 to rater7)" in out
-    assert codes == [0, 0] and run_code == 0, run_out + run_err
+    assert landed_by_init(paths) == dict.fromkeys(study.ingest_codes, "init")  # no ingest after init
+    assert run_code == 0, run_out + run_err
     assert differing_tables(paths, study.paths) == []

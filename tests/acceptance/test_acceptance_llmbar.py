@@ -9,15 +9,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from acceptance_build import HERE, assert_judge_study_built, build_study
+from acceptance_build import HERE, assert_judge_study_built, build_study, differing_tables, init_and_run
 from oracle_acceptance import test_the_oracle_agrees_with_the_warehouse  # noqa: F401
+from rater1001.study import load_study
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
 pytestmark = pytest.mark.xdist_group("acceptance_llmbar")
 
 RAW = HERE / "llmbar" / "raw"
-EVALUATORS = {"GPT-4": "gpt-4-vanilla", "ChatGPT": "chatgpt-vanilla"}
+EVALUATORS = {"GPT-4": "gpt-4", "ChatGPT": "chatgpt"}
 
 
 def raw():
@@ -63,8 +64,8 @@ def test_agreement_with_the_gold_label_is_the_published_correct_both_and_kappa_i
         assert row["kappa"] == pytest.approx(cohen_kappa_score(final, gold))
         # the one human is the majority: the judge-human kappa is the same
         h = got[
-            ((got["judge_1"] == judge) & (got["judge_2"] == "gold"))
-            | ((got["judge_2"] == judge) & (got["judge_1"] == "gold"))
+            ((got["judge_1"] == judge) & (got["judge_2"] == "label"))
+            | ((got["judge_2"] == judge) & (got["judge_1"] == "label"))
         ]
         assert h["kappa"].iloc[0] == pytest.approx(row["kappa"])
 
@@ -95,3 +96,24 @@ def test_the_alt_test_with_one_human_is_not_evaluable_never_failed(study):
     assert set(got.index) == set(EVALUATORS.values())
     assert (got["status"] == "not evaluable").all() and got["passed"].isna().all()
     assert got["note"].str.contains("1 human annotator").all()
+
+
+@pytest.fixture(scope="module")
+def guessed(tmp_path_factory):
+    """`rater1001 init --yes` on dataset.json and the two evaluators' result.json as published
+    (each judge named by the folder that tells the two files apart); then `rater1001 run`."""
+    root = tmp_path_factory.mktemp("llmbar-init")
+    verdicts = [f"--verdicts={RAW / 'evaluators' / folder / 'Vanilla' / 'result.json'}" for folder in EVALUATORS]
+    return init_and_run(root, [str(RAW / "dataset.json"), *verdicts, "--name", "llmbar-natural-sample"])
+
+
+def test_init_on_the_published_files_builds_the_hand_declared_warehouse(guessed, study):
+    """Every table and view of the warehouse init sets up equals the hand study's (study.yml +
+    convert_llmbar.py, which use the files' own names), the build records aside."""
+    paths, (code, out, err), (run_code, run_out, run_err) = guessed
+    assert code == 0, out + err
+    assert "names the answer, not the position" in out and "numbered by row" in out
+    assert run_code == 0, run_out + run_err
+    mine, theirs = load_study(paths), load_study(study.paths)
+    assert (mine.judge_axes, mine.judge_orders) == (theirs.judge_axes, theirs.judge_orders) == (("overall",), "both")
+    assert differing_tables(paths, study.paths) == []

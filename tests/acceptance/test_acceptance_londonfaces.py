@@ -6,10 +6,10 @@ condition. Built through the CLI as a user would, then checked by the oracle
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
-from acceptance_build import HERE, build_study, converter, differing_tables, init_from_raw, run
+from acceptance_build import HERE, build_study, converter, differing_tables, init_from_raw, landed_by_init, run
 from oracle_acceptance import paper_words_shown, test_the_oracle_agrees_with_the_warehouse  # noqa: F401
-from rater1001.cli import main
 from rater1001.paths import project
 
 pytestmark = pytest.mark.xdist_group("acceptance_londonfaces")
@@ -40,14 +40,22 @@ def test_no_word_of_the_paper_where_a_person_reads(study):
 
 
 @pytest.fixture(scope="module")
-def guessed(study, tmp_path_factory):
+def guessed(tmp_path_factory):
     """`rater1001 init --yes` on the published files (a row per rater, a column per face; the faces'
     sheet beside it), with the flags a user passes for what the files leave open: the rating's name,
-    which face columns are audit factors (not face_age) and that each face is its own identity; then
-    the one table the files do not hold, the panel-mean condition, landed with `rater1001 ingest`
-    from the hand conversion's files; then `rater1001 run`."""
+    which face columns are audit factors (not face_age) and that each face is its own identity; and
+    the one condition the files do not hold, the mean of every sixth rater's ratings of a face,
+    computed here as a user would and passed as a predictions file of kind human-proxy; then
+    `rater1001 run`."""
     root = tmp_path_factory.mktemp("londonfaces-init")
     raw = HERE / "londonfaces" / "raw"
+    ratings = pd.read_csv(raw / "london_faces_ratings.csv", lineterminator="\r")
+    panel = ratings.iloc[5::6].filter(regex=r"^X\d+$")  # the 6th, 12th, ... rater in file order
+    assert len(panel) == 12
+    means = panel.mean().rename("attractiveness").rename_axis("face_id").reset_index()
+    means.insert(1, "model", "panel-mean")
+    means.insert(2, "display_name", "Mean of a 12-rater panel")
+    means.to_csv(root / "panel_mean.csv", index=False)
     init = init_from_raw(
         root,
         [
@@ -55,20 +63,18 @@ def guessed(study, tmp_path_factory):
             *("--stimuli", str(raw / "london_faces_info.csv"), "--dimension", "attractiveness"),
             *("--audit", "face_sex", "--audit", "face_eth", "--identity-col", "face_id"),
             *("--name", "londonfaces-sample"),
+            *("--predictions", str(root / "panel_mean.csv"), "--model-kind", "human-proxy"),
         ],
     )
-    codes = [
-        main(["--home", str(root), "ingest", table, str(study.files[table])])
-        for table in ("model_conditions", "model_predictions")
-    ]
-    return project(root), init, codes, run(root, "--allow-unbalanced")
+    return project(root), init, run(root, "--allow-unbalanced")
 
 
 def test_init_on_the_published_files_builds_the_hand_declared_warehouse(guessed, study):
-    """Every table and view of the warehouse init sets up (with the panel-mean condition landed
-    beside it) equals the hand study's (study.yml + convert_londonfaces.py), the build records aside."""
-    paths, (code, out, err), codes, (run_code, run_out, run_err) = guessed
+    """Every table and view of the warehouse init sets up (the panel-mean condition with it) equals
+    the hand study's (study.yml + convert_londonfaces.py), the build records aside."""
+    paths, (code, out, err), (run_code, run_out, run_err) = guessed
     assert code == 0, out + err
     assert "each of the 74 rows is a rater, numbered r01 to r74" in out
-    assert codes == [0, 0] and run_code == 0, run_out + run_err
+    assert landed_by_init(paths) == dict.fromkeys(study.ingest_codes, "init")  # no ingest after init
+    assert run_code == 0, run_out + run_err
     assert differing_tables(paths, study.paths) == []

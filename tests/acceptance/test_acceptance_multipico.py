@@ -9,10 +9,10 @@ import json
 
 import krippendorff
 import numpy as np
+import pandas as pd
 import pytest
-from acceptance_build import HERE, build_study, differing_tables, init_from_raw, run
+from acceptance_build import HERE, build_study, differing_tables, init_from_raw, landed_by_init, run
 from oracle_acceptance import test_the_oracle_agrees_with_the_warehouse  # noqa: F401
-from rater1001.cli import main
 from rater1001.paths import project
 from rater1001.study import load_study
 from scipy import stats
@@ -170,45 +170,44 @@ def test_worth_of_the_majority_label_in_raters_equals_the_brute_force_over_annot
 
 
 @pytest.fixture(scope="module")
-def guessed(study, tmp_path_factory):
+def guessed(tmp_path_factory):
     """`rater1001 init --yes` on MP_dev.json and MP_annotators_meta.json as published (an object of
     records; each record maps annotators to labels), the roles the files leave open named by flag as
-    a user would; then the one table the files do not hold, the crowd-majority condition, landed with
-    `rater1001 ingest` from the hand conversion's files; then `rater1001 run`."""
+    a user would, and the one condition the files do not hold, the crowd's majority label, computed
+    here as a user would and passed as a predictions file of kind human-proxy; then `rater1001 run`."""
     root = tmp_path_factory.mktemp("multipico-init")
+    items, _ = raw()
+    ironic = {k: sum(v == "1" for v in item["annotations"].values()) for k, item in items.items()}
+    crowd = pd.DataFrame(
+        {
+            "id": list(items),
+            "condition": "crowd-majority",
+            "display_name": "Majority label of the annotators",
+            "irony": ["1" if 2 * ironic[k] > len(items[k]["annotations"]) else "0" for k in items],
+        }
+    )
+    crowd.to_csv(root / "crowd_majority.csv", index=False)
     init = init_from_raw(
         root,
         [
             str(RAW / "MP_dev_en_sample.json"),
-            "--raters",
-            str(RAW / "MP_annotators_meta_sample.json"),
-            "--stimulus-col",
-            "id",
-            "--label-col",
-            "irony",
-            "--audit",
-            "other_info.source",
-            "--audit",
-            "other_info.language_variety",
-            "--rater-attribute",
-            "Gender",
-            "--name",
-            "multipico-sample",
+            *("--raters", str(RAW / "MP_annotators_meta_sample.json")),
+            *("--stimulus-col", "id", "--label-col", "irony"),
+            *("--audit", "other_info.source", "--audit", "other_info.language_variety"),
+            *("--rater-attribute", "Gender", "--name", "multipico-sample"),
+            *("--predictions", str(root / "crowd_majority.csv"), "--model-kind", "human-proxy"),
         ],
     )
-    codes = [
-        main(["--home", str(root), "ingest", table, str(study.files[table])])
-        for table in ("model_conditions", "model_predictions")
-    ]
-    return project(root), init, codes, run(root)
+    return project(root), init, run(root)
 
 
 def test_init_on_the_published_files_lands_what_the_hand_study_lands(guessed, study):
-    paths, (code, out, err), codes, (run_code, run_out, run_err) = guessed
+    paths, (code, out, err), (run_code, run_out, run_err) = guessed
     assert code == 0, out + err
     assert "'id' values are the raters' ids less the prefix 'Ann'" in out
     assert "text.reply" in out and "a line --- between" in out
-    assert codes == [0, 0] and run_code == 0, run_out + run_err
+    assert landed_by_init(paths) == dict.fromkeys(study.ingest_codes, "init")  # no ingest after init
+    assert run_code == 0, run_out + run_err
     mine, theirs = load_study(paths), load_study(study.paths)
     assert [(f.name, f.role) for f in mine.factors] == [(f.name, f.role) for f in theirs.factors]
     assert mine.stimulus_kind == theirs.stimulus_kind == "text"
@@ -216,7 +215,7 @@ def test_init_on_the_published_files_lands_what_the_hand_study_lands(guessed, st
 
 
 def test_init_on_the_published_files_builds_the_hand_declared_warehouse(guessed, study):
-    """Every table and view of the warehouse init sets up (with the crowd-majority condition landed
-    beside it) equals the hand study's (study.yml + convert_multipico.py, which use the files' own
+    """Every table and view of the warehouse init sets up (the crowd-majority condition with it)
+    equals the hand study's (study.yml + convert_multipico.py, which use the files' own
     names), the build records aside."""
     assert differing_tables(guessed[0], study.paths) == []

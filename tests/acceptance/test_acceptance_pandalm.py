@@ -13,8 +13,9 @@ from collections import Counter
 import krippendorff
 import numpy as np
 import pytest
-from acceptance_build import HERE, assert_judge_study_built, build_study
+from acceptance_build import HERE, assert_judge_study_built, build_study, differing_tables, init_and_run
 from oracle_acceptance import test_the_oracle_agrees_with_the_warehouse  # noqa: F401
+from rater1001.study import load_study
 from scipy import stats
 from scipy.optimize import minimize
 from sklearn.metrics import cohen_kappa_score, f1_score
@@ -43,7 +44,7 @@ DELTA_ALPHA = {"gpt-3.5-turbo": -0.18, "pandalm-7b": -0.22}
 
 
 def sample(k: int) -> str:
-    return f"pair-{k:03d}"
+    return str(k)
 
 
 def raw() -> tuple[list[dict], dict[str, dict], dict[str, dict]]:
@@ -273,3 +274,25 @@ def test_the_report_answers_for_a_study_without_an_anchor(study):
     assert (
         tj7.loc[("pandalm-7b", "llama-7b"), "opt-7b"] == f"{(w + t / 2) / (w + t + l):.2f} ({w}/{t}/{l})"
     )  # a tie is half a win
+
+
+@pytest.fixture(scope="module")
+def guessed(tmp_path_factory):
+    """`rater1001 init --yes` on the release's three files as published: the pairs with the
+    annotators' labels, and one verdict file per LLM judge (named as its file less the pairs
+    file's name); then `rater1001 run`."""
+    root = tmp_path_factory.mktemp("pandalm-init")
+    verdicts = [f"--verdicts={RAW / file}" for file, _ in JUDGES.values()]
+    return init_and_run(root, [str(RAW / "testset-v1.json"), *verdicts, "--name", "pandalm-testset"])
+
+
+def test_init_on_the_published_files_builds_the_hand_declared_warehouse(guessed, study):
+    """Every table and view of the warehouse init sets up equals the hand study's (study.yml +
+    convert_pandalm.py, which use the files' own names), the build records aside."""
+    paths, (code, out, err), (run_code, run_out, run_err) = guessed
+    assert code == 0, out + err
+    assert "column 'gpt_result': 25 answer(s) are no verdict ('garbage' 25)" in out
+    assert run_code == 0, run_out + run_err
+    mine, theirs = load_study(paths), load_study(study.paths)
+    assert (mine.judge_axes, mine.judge_orders) == (theirs.judge_axes, theirs.judge_orders) == (("overall",), "one")
+    assert differing_tables(paths, study.paths) == []

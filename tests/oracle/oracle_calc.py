@@ -727,23 +727,23 @@ def audit_tukey_table(landed: Landed) -> pd.DataFrame:
 
 
 _GRID = np.linspace(-12.0, 12.0, 4801)  # b ~ N(0, 1): the integrand is negligible beyond +-12
+_LOG_PRIOR = stats.norm.logpdf(_GRID)
 
 
 def _glmm_loglik(params: np.ndarray, X: np.ndarray, k: np.ndarray, n: np.ndarray, group: np.ndarray) -> float:
     """log L of k successes in n ~ Binomial(logistic(X beta + sigma b_g)), b_g ~ N(0, 1), without
     binomial coefficients (0/1 data aggregated): per group, the integral over b by the trapezoidal
-    rule on a fine fixed grid (exponentially accurate for a smooth, fast-decaying integrand)."""
+    rule on a fine fixed grid (exponentially accurate for a smooth, fast-decaying integrand).
+    k log p + (n - k) log(1 - p) is written n log p - (n - k) eta, as log(1 - p) = log p - eta: one
+    log_expit per cell and grid point."""
     from scipy.special import log_expit
 
     beta, sigma = params[:-1], abs(params[-1])
-    eta = X @ beta
-    log_prior = stats.norm.logpdf(_GRID)
+    lin = (X @ beta)[:, None] + sigma * _GRID[None, :]
+    per_cell = n[:, None] * log_expit(lin) - (n - k)[:, None] * lin
     total = 0.0
     for g in np.unique(group):
-        mine = group == g
-        lin = eta[mine][:, None] + sigma * _GRID[None, :]
-        logf = (k[mine][:, None] * log_expit(lin) + (n[mine] - k[mine])[:, None] * log_expit(-lin)).sum(0)
-        logf = logf + log_prior
+        logf = per_cell[group == g].sum(0) + _LOG_PRIOR
         top = logf.max()
         total += top + math.log(np.trapezoid(np.exp(logf - top), _GRID))
     return total

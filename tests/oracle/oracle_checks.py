@@ -4,6 +4,7 @@ No project code."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import oracle_calc as oc
@@ -318,9 +319,11 @@ def verdicts(root, landed):
 MODELS = Path(__file__).resolve().parents[2] / "models"
 
 
+@functools.cache
 def declared_grains() -> dict[str, list[str]]:
     """{model: its grain columns} as the models' yml declares them (config.meta.grain): the keys
-    every model groups or joins by, read from the declarations, not from project code."""
+    every model groups or joins by, read from the declarations, not from project code. Read once
+    per process (every study's check asks)."""
     grains = {}
     for path in sorted(MODELS.rglob("*.yml")):
         for node in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("models", []):

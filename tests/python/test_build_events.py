@@ -99,3 +99,18 @@ def test_a_model_warning_goes_to_the_log_and_is_counted_not_printed(tmp_path, ca
     assert count.n == 2 and "Mean of empty slice" not in out + err
     assert "RuntimeWarning: Mean of empty slice" in log.read_text(encoding="utf-8")
     assert warnings.showwarning is before
+
+
+def test_the_demo_studies_build_without_a_warning(demo_warehouse, small_warehouse):
+    """The paper-scale (1x) demo study and the judge demo study (held by the small warehouse) build
+    with no Python warning from any model (a plain `dbt build` would print each on the console,
+    `rater1001 run` would count them in its summary) and no node that warned: their builds' logs
+    say so (the log is where the build puts a model's warning: the test above)."""
+    from rater1001.warehouse import dbt_log_file
+
+    for paths in (demo_warehouse, small_warehouse):
+        log = dbt_log_file(paths).read_text(encoding="utf-8")
+        warned = [line for line in log.splitlines() if "[python warning]" in line]
+        assert warned == [], warned[:5]
+        done = [line for line in log.splitlines() if "Done. PASS=" in line]
+        assert done and all(" WARN=0 ERROR=0 " in line for line in done), done

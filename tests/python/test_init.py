@@ -107,6 +107,103 @@ def test_predictions_find_their_model_key_and_dimensions(tmp_path):
     assert load_study(project(home)).model_dimensions == ("valence",)
 
 
+def _crowd_majority(tmp_path) -> Path:
+    """A condition the user computed, in the layout they have: a row per stimulus, the condition's
+    key and its name in words, the label named as the raters' (`chosen`)."""
+    ratings = long_ratings()
+    majority = ratings.groupby("face").chosen.agg(lambda v: v.mode().iloc[0])
+    path = tmp_path / "crowd.csv"
+    pd.DataFrame(
+        {"face": majority.index, "condition": "crowd-majority", "display_name": "Majority of the raters"}
+    ).assign(chosen=majority.to_numpy()).to_csv(path, index=False)
+    return path
+
+
+def test_a_condition_the_user_computed_lands_through_predictions_with_its_kind_and_name(tmp_path):
+    """A crowd's majority is a condition of kind human-proxy (not guessable from the file: the flag
+    says it); its name in words is the display name, not a second model key."""
+    ratings = tmp_path / "ratings.csv"
+    long_ratings().to_csv(ratings, index=False)
+    home = tmp_path / "study"
+    code, out, err = run(
+        home, ratings, "--predictions", _crowd_majority(tmp_path), "--model-kind", "human-proxy", "--yes"
+    )
+    assert code == 0, out + err
+    conditions = pd.read_parquet(project(home).raw_table("model_conditions"))
+    assert conditions[["condition_id", "display_name", "kind"]].values.tolist() == [
+        ["crowd-majority", "Majority of the raters", "human-proxy"]
+    ]
+    landed = pd.read_parquet(project(home).raw_table("model_predictions"))
+    expected = long_ratings().groupby("face").chosen.agg(lambda v: v.mode().iloc[0])
+    assert dict(zip(landed.image_id, landed.chosen)) == expected.to_dict() and len(landed) == 6
+
+
+def test_a_model_and_a_computed_condition_come_from_two_files_each_of_its_kind(tmp_path):
+    """--predictions twice (a model's answers, and a condition the user computed); --model-kind
+    MODEL=KIND gives one condition its kind, the others keep the study's default (vlm: images).
+    The model dimensions are those any file answers."""
+    ratings = tmp_path / "ratings.csv"
+    long_ratings().to_csv(ratings, index=False)
+    models = tmp_path / "models.jsonl"
+    pd.DataFrame([{"item": f"f{s}", "Model": "GPT-4o", "valence": 3.5} for s in range(6)]).to_json(
+        models, orient="records", lines=True
+    )
+    crowd = _crowd_majority(tmp_path)
+    home = tmp_path / "study"
+    code, out, err = run(
+        home,
+        ratings,
+        "--predictions",
+        models,
+        "--predictions",
+        crowd,
+        "--model-kind",
+        "crowd-majority=human-proxy",
+        "--yes",
+    )
+    assert code == 0, out + err
+    conditions = pd.read_parquet(project(home).raw_table("model_conditions")).set_index("condition_id")
+    assert conditions.kind.to_dict() == {"gpt-4o": "vlm", "crowd-majority": "human-proxy"}
+    landed = pd.read_parquet(project(home).raw_table("model_predictions"))
+    assert landed.groupby("condition_id").size().to_dict() == {"crowd-majority": 6, "gpt-4o": 6}
+    assert landed.query("condition_id == 'gpt-4o'").chosen.isna().all()
+    assert load_study(project(home)).model_dimensions == ("valence",)
+    # the same model in two files, a kind that is not one, a kind of a model not given: exit 2, nothing written
+    for argv, said in (
+        (("--predictions", crowd, "--predictions", crowd), "model 'crowd-majority' is also in crowd.csv"),
+        (("--predictions", crowd, "--model-kind", "crowd"), "'crowd' is not a kind of condition"),
+        (("--predictions", crowd, "--model-kind", "gpt=llm"), "no model 'gpt' in the predictions"),
+        (("--model-kind", "human-proxy"), "no model answers to give it to"),
+    ):
+        code, out, err = run(tmp_path / "bad", ratings, *argv, "--yes")
+        assert code == 2 and said in err and "Traceback" not in err, err
+        assert _no_study_written(tmp_path / "bad")
+
+
+def test_models_in_the_ratings_file_stay_beside_a_predictions_file():
+    """HANNA's layout holds its models' answers in the ratings file; a condition the user computed
+    comes in a predictions file; both land. A model the file also holds is taken from the file."""
+    items = [f"item{i}" for i in range(6)]
+    frame = pd.DataFrame({"item": items})
+    for r, who in enumerate(("Human 1", "Human 2", "Human 3")):
+        for d, code in enumerate(("CH", "EM")):
+            frame[f"{who} {code}"] = [1 + (i + r + d) % 5 for i in range(6)]
+    for d, code in enumerate(("CH", "EM")):
+        frame[f"gpt {code}"] = [2.5 + 0.1 * i + d for i in range(6)]
+    mean = frame[[f"Human {r} CH" for r in (1, 2, 3)]].mean(axis=1)
+    computed = pd.DataFrame({"item": items, "model": "mean", "CH": mean})
+    again = pd.DataFrame({"item": items, "model": "gpt", "CH": 9.0, "EM": 9.0})
+    options = Options(model_kind=("mean=human-proxy",))
+    for extra, gpt in (([], 2.5), ([(again.astype(str), "gpt.csv")], 9.0)):
+        sources = [(computed.astype(str), "mean.csv"), *extra]
+        proposal = propose(frame.astype(str), "hanna.csv", options, predictions=sources)
+        conditions = proposal.tables["model_conditions"].set_index("condition_id").kind.to_dict()
+        assert conditions == {"mean": "human-proxy", "gpt": "vlm"}
+        rows = proposal.tables["model_predictions"].set_index(["condition_id", "image_id"]).ch.astype(float)
+        assert rows[("mean", "item3")] == pytest.approx(mean[3]) and rows[("gpt", "item0")] == gpt
+        assert len(rows) == 12
+
+
 def _no_study_written(home) -> bool:
     return not (home / "study.yml").exists() and not (home / "seeds").exists()
 
@@ -382,22 +479,6 @@ def test_identity_by_flag_and_an_age_named_as_the_raters(tmp_path):
     wrong = tmp_path / "wrong"
     code, _, err = run(wrong, *argv, "--identity-col", "person", "--yes")
     assert code == 2 and "--identity-col 'person'" in err and _no_study_written(wrong)
-
-
-@pytest.mark.parametrize(
-    ("published", "columns"),
-    [
-        ("pandalm/raw/testset-v1.json", "'response1' and 'response2'"),
-        ("llmbar/raw/dataset.json", "'output_1' and 'output_2'"),
-    ],
-)
-def test_a_pairwise_judge_file_is_refused_by_name(tmp_path, published, columns):
-    """PandaLM's and LLMBar's published files (a row per pair of answers with the verdicts): a judge
-    study, which init does not set up; it says so, names the two answer columns, writes nothing."""
-    home = tmp_path / "study"
-    code, out, err = run(home, Path(__file__).resolve().parents[1] / "acceptance" / published, "--yes")
-    assert code == 2 and f"columns {columns} hold two answers per row to compare" in err
-    assert "rater1001 ingest dialogues" in err and _no_study_written(home)
 
 
 def test_a_wide_file_with_one_attribute_spelt_as_a_stimulus_factor_stays_wide():

@@ -358,6 +358,32 @@ def test_korean_specific_against_general_categories(built):
     assert kappa.loc["korean_specific", "kappa"] < kappa.loc["general", "kappa"] - 0.1
 
 
+def test_a_category_group_whose_scores_are_all_equal_is_the_rows_note(built):
+    """A group whose pair scores are all equal makes Welch's test degenerate (scipy would warn of
+    precision loss): judge_category_group_win_rates says so in the row's note, and only then."""
+    pairs = query(built, "select * from judge_pair_verdicts where candidate_b = 'P'")
+    pairs["score"] = pairs["final_verdict"].map({"a": 1.0, "tie": 0.5, "b": 0.0}).fillna(0.0)
+    pairs["korean"] = pairs["category"].isin(["정", "한", "공명"])
+    got = query(built, "select * from judge_category_group_win_rates").set_index(
+        ["judge_id", "candidate_id", "variant", "axis"]
+    )
+    said = {1: "group 1's scores are all equal", 2: "group 2's scores are all equal"}
+    degenerate = 0
+    for variant, rows in [*pairs.groupby("variant"), ("all", pairs)]:
+        for (judge, cand, axis), g in rows.groupby(["judge_id", "candidate_a", "axis"]):
+            k, gen = g.loc[g["korean"], "score"], g.loc[~g["korean"], "score"]
+            constant = [n for n, group in ((1, k), (2, gen)) if group.nunique() == 1]
+            if min(len(k), len(gen)) < 2 or not constant:
+                expected = None
+            else:
+                expected = said[constant[0]] if len(constant) == 1 else "no spread in either group"
+            note = got.loc[(judge, cand, variant, axis), "note"]
+            note = note if pd.notna(note) else None
+            assert (note is None) if expected is None else note.startswith(expected), (expected, note)
+            degenerate += expected is not None
+    assert degenerate > 0  # the case arises in this study
+
+
 def test_the_report_lays_out_the_judge_tables(built):
     """The judge section's tables on the judge marts: every one lays out (no duplicated cell), the
     win-rate cells match judge_win_rates, and every cell of the win-rate table has its reasons."""

@@ -23,6 +23,7 @@ import pytest
 from conftest import query_warehouse
 from rater1001.marts import demographics as audit
 from rater1001.stats import demographics as dm
+from rater1001.stats import omnibus, stratified_anova, tukey
 from scipy import stats
 from stats_helpers import DEMO_NAMES, audit_aggregates, demo_spelled, factor_levels, read_landed, slotted
 
@@ -178,7 +179,7 @@ def test_glmm_lrt_equals_stats_on_parquet(demo):
 
 def test_anova_tukey_omnibus_counts_equal_stats_on_parquet(demo):
     _, t, rows = demo
-    anova = dm.stratified_anova(rows)
+    anova = stratified_anova.stratified_anova(rows)
     keys = ["condition_id", "dimension", "category", "term"]
     assert_close(
         t["demographic_stratified_anova"],
@@ -203,18 +204,18 @@ def test_anova_tukey_omnibus_counts_equal_stats_on_parquet(demo):
     # statsmodels' tukeyhsd inverts the studentized range (~0.15 s) for every stratum, the same
     # value in every stratum of the demo: kept per (k, df, alpha), as the mart keeps it
     with audit._tukey_critical_value_cached():
-        tukey = dm.tukey_cells(rows, anova[anova["condition_id"].isin(some)])
+        pairs = tukey.tukey_cells(rows, anova[anova["condition_id"].isin(some)])
     mart = t["demographic_tukey"]
     assert_close(
         mart[mart["condition_id"].isin(some)],
-        tukey,
+        pairs,
         ["condition_id", "dimension", "category", "group1", "group2"],
         ["meandiff", "p_adj", "lower", "upper"],
         exact=["reject"],
         atol=1e-8,
     )
 
-    omni = demo_spelled(dm.omnibus_tests(rows), ["factor", "term"])
+    omni = demo_spelled(omnibus.omnibus_tests(rows), ["factor", "term"])
     assert_close(
         t["demographic_omnibus"],
         omni,
@@ -226,7 +227,7 @@ def test_anova_tukey_omnibus_counts_equal_stats_on_parquet(demo):
     assert set(o.loc["race", "df_num"]) == {2} and set(o.loc["race", "df_den"]) == {1432}
     assert set(o.loc["gender:emotion", "df_num"]) == {5} and set(o.loc["gender:emotion", "df_den"]) == {1428}
 
-    counts = demo_spelled(dm.significance_counts(anova), ["term", "label"])
+    counts = demo_spelled(stratified_anova.significance_counts(anova), ["term", "label"])
     assert_close(
         t["demographic_significance_counts"],
         counts,
@@ -321,7 +322,7 @@ def test_no_demographic_effect_rejects_at_the_nominal_rate(tmp_path):
         assert spread.max() < 1e-12  # the override really removes every race / gender effect
         rows = parquet_rows(paths)
         glmm_p += dm.glmm_lrt_table(rows)["p_value"].dropna().tolist()
-        anova = dm.stratified_anova(rows)
+        anova = stratified_anova.stratified_anova(rows)
         anova_p += anova["p_raw"].dropna().tolist()
         hits = anova.groupby(["condition_id", "dimension"])["significant"].agg(lambda s: bool(s.fillna(False).any()))
         families_hit, families = families_hit + int(hits.sum()), families + len(hits)

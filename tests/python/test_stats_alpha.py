@@ -11,8 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import REFERENCE
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
 from rater1001.stats import alpha as A
 from stats_helpers import delta_alpha_interval, reliability_matrix_to_long
 from stats_sql import alpha_interval_sql, macros, run
@@ -205,23 +203,3 @@ def test_ordinal_alpha_on_labels_without_an_order_is_an_error():
         run(m.alpha_coincidence("ratings", "image_id", "rating", "ordinal", order=WORDS[:4]), ratings=df)
     # nominal alpha has no order to get wrong
     assert A.alpha(df, "nominal").alpha == pytest.approx(EXAMPLES["krippendorff_2011"]["alpha"]["nominal"], abs=5e-4)
-
-
-@settings(max_examples=40, deadline=None)
-@given(units=st.integers(1, 15), seed=st.integers(0, 2**16), centre=st.floats(-3, 12))
-@example(units=1, seed=62, centre=0.99999)  # one unit of two equal values: no spread, not -0.5
-def test_weighted_unit_terms_give_the_alpha_of_the_repeated_units(units, seed, centre):
-    # a bootstrap replicate as weights: alpha_from_sums of the weighted unit_terms (any centre)
-    # equals alpha of the units written out as often as they were drawn
-    from hypothesis import assume
-
-    rng = np.random.default_rng(seed)
-    m = rng.integers(0, 6, units).astype(float)
-    values = [rng.integers(1, 10, int(k)).astype(float) for k in m]
-    total, total_sq = np.array([v.sum() for v in values]), np.array([(v**2).sum() for v in values])
-    weights = rng.integers(0, 4, units)
-    assume(weights.sum() > 0)
-    idx = np.repeat(np.arange(units), weights)
-    ref = A.alpha_interval_from_sufficient(m[idx], total[idx], total_sq[idx]).alpha
-    got = A.alpha_from_sums(*(np.stack(A.unit_terms(m, total, total_sq, centre)) @ weights))
-    assert (np.isnan(ref) and np.isnan(got)) or got == pytest.approx(ref, abs=1e-10)

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from rater1001.stats.alt_test import alt_test, benjamini_yekutieli
+from rater1001.stats.alt_test import alt_test
 from scipy import stats
 
 
@@ -146,14 +146,6 @@ def test_annotators_with_too_few_instances_are_skipped():
     res = alt_test(to_long(humans), model)
     assert res.n_annotators_tested == 0 and math.isnan(res.winning_rate) and not res.passed
     assert res.per_annotator["note"].str.startswith("skipped").all()
-
-
-def test_benjamini_yekutieli_step_up():
-    # m = 4, c(4) = 25/12; thresholds k/4 * .05 / c = .006, .012, .018, .024
-    p = np.array([0.011, 0.001, 0.5, 0.017])
-    assert list(benjamini_yekutieli(p, 0.05)) == [True, True, False, True]
-    # NaN never rejected but still counts in m: thresholds then use m = 4
-    assert list(benjamini_yekutieli(np.array([0.001, np.nan, 0.0125, 0.9]), 0.05)) == [True, False, False, False]
 
 
 def test_duplicate_labels_are_an_error():

@@ -1,11 +1,12 @@
 """rater1001.stats.small_pools against independent routes: the `krippendorff` package on the
-subsampled matrix, the full-pool closed form, and the multiset property of each draw."""
+subsampled matrix, the full-pool closed form, and the multiset property of each draw (the draws themselves:
+test_stats_floyd_sampling.py)."""
 
 import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
-from rater1001.stats import small_pools
+from rater1001.stats import floyd_sampling, small_pools
 from rater1001.stats.alpha import alpha_interval_from_sufficient, sufficient_statistics
 from stats_helpers import delta_alpha_interval
 
@@ -84,33 +85,6 @@ from itertools import combinations  # noqa: E402
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-
-
-@settings(max_examples=25, deadline=None)
-@given(m=st.lists(st.integers(1, 90), min_size=1, max_size=6), k=st.integers(0, 90), seed=st.integers(0, 2**16))
-def test_draw_positions_are_distinct_and_in_range_for_both_bookkeepings(m, k, seed):
-    # m <= 64 keeps taken positions as bits, larger m compares with the earlier picks
-    m = np.array(m)
-    size = np.minimum(k, m)
-    picks = small_pools.draw_positions(np.tile(m, (40, 1)), np.tile(size, (40, 1)), np.random.default_rng(seed))
-    for r in range(40):
-        for u in range(len(m)):
-            got = picks[r, u][picks[r, u] >= 0]
-            assert len(got) == size[u] and len(set(got.tolist())) == size[u] and (got < m[u]).all()
-
-
-@pytest.mark.parametrize("m", [5, 70])
-def test_draw_positions_gives_every_subset_the_same_chance(m):
-    # 3 of m: every position is in the subset with probability 3/m, every pair with 3*2/(m(m-1))
-    reps = 60000
-    picks = small_pools.draw_positions(np.full(reps, m), 3, np.random.default_rng(0))
-    hit = np.zeros((reps, m), bool)
-    np.put_along_axis(hit, picks, True, axis=1)
-    share = hit.mean(axis=0)
-    se = np.sqrt(3 / m * (1 - 3 / m) / reps)
-    assert np.abs(share - 3 / m).max() < 5 * se
-    pair = (hit[:, 0] & hit[:, m - 1]).mean()  # first and last: Floyd's edge cases
-    assert pair == pytest.approx(6 / (m * (m - 1)), abs=5 * np.sqrt(6 / (m * (m - 1)) / reps))
 
 
 @settings(max_examples=25, deadline=None)
@@ -204,7 +178,7 @@ def test_subset_sums_in_slices_equal_floyd_steps_over_all_entries(seed, monkeypa
     m = pool.m[rows]
     left_out = 2 > m - 2
     r1, r2 = np.zeros(rows.shape), np.zeros(rows.shape)
-    for t in small_pools.floyd_steps(m, np.where(left_out, m - 2, 2), b):
+    for t in floyd_sampling.floyd_steps(m, np.where(left_out, m - 2, 2), b):
         v = np.where(t >= 0, pool.filled[rows, np.maximum(t, 0)], 0.0)
         r1 += v
         r2 += v * v

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from rater1001.stats.judge import score_difference
 from rater1001.stats.terms import log_odds_dirichlet, tokenize
+from rater1001.stats.welch import score_difference
 from statsmodels.stats.contingency_tables import Table2x2
 
 WORDS = st.sampled_from(["공감", "형식적", "위로", "비슷하다", "맥락", "자연스럽다", "번역체", "구체적"])

@@ -9,8 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import REFERENCE
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from rater1001.stats import verdict_rules
 from rater1001.stats import verdicts as V
 
 TABLES = REFERENCE / "paper_tables"
@@ -70,24 +69,9 @@ def table8() -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def test_rule_values_live_only_in_the_seed():
-    # No default in the code can drift from the seed: VerdictRules declares none, and a seed that
-    # leaves a parameter out is an error naming it.
-    assert all(f.default is dataclasses.MISSING for f in dataclasses.fields(V.VerdictRules))
-    assert V.default_rules() == V.load_rules(SEED)
-    assert (V.default_rules().delta_alpha_scope, V.default_rules().w1sd_margin) == ("pooled", 0.0)
-
-
-def test_a_seed_without_a_parameter_is_an_error(tmp_path):
-    p = tmp_path / "rules.csv"
-    p.write_text("".join(l for l in SEED.read_text().splitlines(keepends=True) if not l.startswith("w1sd_margin")))
-    with pytest.raises(ValueError, match=r"rules.csv: parameter\(s\) \['w1sd_margin'\] are not declared"):
-        V.load_rules(p)
-
-
 def test_paper_w1sd_values_reproduce_table8_valence_and_arousal():
     cond, base = paper_inputs()
-    got = V.verdict_matrix(cond, base, rules=V.load_rules(SEED)).set_index(["category", "measure"])
+    got = V.verdict_matrix(cond, base, rules=verdict_rules.load_rules(SEED)).set_index(["category", "measure"])
     expected = table8()
     assert len(expected) == 12
     for _, e in expected.iterrows():
@@ -153,7 +137,7 @@ def test_delta_alpha_scope_is_a_declared_rule():
     assert (pooled.verdict, pooled.passing_conditions, pooled.delta_alpha_scope) == ("replaceable", "a,b", "pooled")
     assert "pooled delta alpha >= 0" in pooled.rule
     per = V.dimension_verdict(
-        c, loo_w1sd=0.7, rules=dataclasses.replace(V.default_rules(), delta_alpha_scope="per_category")
+        c, loo_w1sd=0.7, rules=dataclasses.replace(verdict_rules.default_rules(), delta_alpha_scope="per_category")
     )
     assert (per.verdict, per.passing_conditions, per.delta_alpha_scope) == ("partial", "b", "per_category")
     # inputs that carry only the other scope's delta alpha are an error, never a silent swap
@@ -162,7 +146,7 @@ def test_delta_alpha_scope_is_a_declared_rule():
 
 
 def test_pass_rule_reads_the_margins():
-    rules = dataclasses.replace(V.default_rules(), w1sd_margin=0.05, delta_alpha_min=0.001)
+    rules = dataclasses.replace(verdict_rules.default_rules(), w1sd_margin=0.05, delta_alpha_min=0.001)
     r = V.condition_passes([0.74, 0.76, 0.80, 0.80], 0.70, [0.01, 0.01, 0.0005, float("nan")], rules)
     assert r.eligible.tolist() == [True, True, False, True] and r.passes.tolist() == [False, True, False, True]
 
@@ -178,148 +162,6 @@ def test_calibratable_order_is_data_paper_anger_valence():
     assert table8_order.verdict == "not_replaceable"
     assert table8_order.calibration_candidates == "Gemini-T"  # Qwen: 1.466/0.79 = 1.86 < 2
     text_order = dataclasses.replace(
-        V.default_rules(), verdict_order=("replaceable", "partial", "calibratable", "not_replaceable")
+        verdict_rules.default_rules(), verdict_order=("replaceable", "partial", "calibratable", "not_replaceable")
     )
     assert V.dimension_verdict(c, loo_w1sd=0.70, human_sd=1.5, rules=text_order).verdict == "calibratable"
-
-
-def within(k):
-    return pd.DataFrame({"condition_id": [f"m{i}" for i in range(len(k))], "kappa_within": k})
-
-
-def test_classification_levels_on_tiny_inputs():
-    """The seed's rows on four conditions, by hand: all pass -> calibratable; 3 of 4 (a strict
-    majority, not all) -> model_dependent; 2 of 4 or fewer -> not_replaceable; ties pass."""
-    v = V.classification_verdict
-    assert v(within([0.80, 0.9, 0.95, 1.0])).verdict == "calibratable"
-    dep = v(within([0.9, 0.85, 0.81, 0.79]))
-    assert (dep.verdict, dep.n_conditions_passing, dep.passing_conditions) == ("model_dependent", 3, "m0,m1,m2")
-    assert dep.model_dependent is False  # note 1 literally needs another condition below .40
-    assert v(within([0.9, 0.85, 0.81, 0.3])).model_dependent is True
-    half = v(within([0.9, 0.85, 0.5, 0.3]))
-    assert (half.verdict, half.model_dependent) == ("not_replaceable", True)
-    assert v(within([0.1, 0.2])).verdict == "not_replaceable"
-    assert v(within([])).verdict == "not_replaceable"
-    assert "model_dependent: share(pass) > replaceable_min_share" in dep.rule
-
-
-def test_classification_levels_are_data(tmp_path):
-    """Note 1 read literally as a row: some pass and another below kappa_fail."""
-    literal = dataclasses.replace(
-        V.default_rules(),
-        classification_verdict_order=("model_dependent", "not_replaceable"),
-        classification_levels=(
-            ("model_dependent", "any(pass) and any(kappa_within < kappa_fail)"),
-            ("not_replaceable", "always"),
-        ),
-    )
-    assert V.classification_verdict(within([0.9, 0.3]), literal).verdict == "model_dependent"
-    assert V.classification_verdict(within([0.9, 0.5]), literal).verdict == "not_replaceable"
-    # one-vs-rest kappa instead of the within-category one: another column, same engine
-    ovr = dataclasses.replace(V.default_rules(), classification_statistic="kappa")
-    c = within([0.9, 0.9]).assign(kappa=[0.9, 0.5])
-    assert V.classification_verdict(c, ovr).verdict == "not_replaceable"
-    assert V.classification_verdict(c).verdict == "calibratable"
-
-
-def table8_classification() -> pd.Series:
-    t = pd.read_csv(TABLES / "table8_verdicts.tsv", sep="\t", dtype=str)
-    words = {"보정 필요": "calibratable", "모델 의존": "model_dependent", "대체 불가": "not_replaceable"}
-    return pd.Series([next(v for k, v in words.items() if k in cell) for cell in t["범주 분류"]], index=t.iloc[:, 0])
-
-
-def test_paper_recall_reproduces_table8_classification_column():
-    """Table 3's recalls (six categories) -> kappa_within -> the seed's levels -> Table 8's first
-    column, all six cells (happy / neutral calibratable, fear / anger model dependent, disgust /
-    sad not replaceable)."""
-    from rater1001.stats.classification import kappa_within
-
-    recall = pd.read_csv(TABLES / "table3_recall_by_emotion.tsv", sep="\t", index_col=0).drop(columns="Human")
-    expected = table8_classification()
-    assert len(expected) == 6
-    flagged = set()
-    for category, row in recall.iterrows():
-        c = pd.DataFrame({"condition_id": row.index, "kappa_within": kappa_within(row.to_numpy(), 6)})
-        got = V.classification_verdict(c)
-        assert got.verdict == expected[category], category
-        flagged |= {category} if got.model_dependent else set()
-    assert flagged == {"분노", "혐오"}  # note 1 read literally: not Table 8's fear, and disgust too
-    # the same rows on the one-vs-rest kappa (from Tables 3 / 3a) do not give Table 8: neutral's
-    # absorbed sad faces put 5 of 8 below .80 (docs/stats.md)
-    precision = pd.read_csv(TABLES / "table3a_precision_by_emotion.tsv", sep="\t", index_col=0).drop(columns="Human")
-    r, p = recall.loc["중립"], precision.loc["중립"]
-    tp, fp = 240 * r, 240 * r / p - 240 * r
-    po = (1440 - fp - (240 - tp)) / 1440
-    pe = (tp + fp) / 1440 * (1 / 6) + (1 - (tp + fp) / 1440) * (5 / 6)
-    ovr = pd.DataFrame({"condition_id": r.index, "kappa": (po - pe) / (1 - pe), "kappa_within": 1.0})
-    rules = dataclasses.replace(V.default_rules(), classification_statistic="kappa")
-    assert V.classification_verdict(ovr, rules).verdict == "not_replaceable"
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("share(pass)", "need a comparison"),
-        ("all(pass) > 0.5", "takes no comparison"),
-        ("most(pass)", "cannot read clause"),
-        ("any(kappa >= strict)", "neither a number nor a numeric parameter"),
-    ],
-)
-def test_a_bad_level_rule_names_its_row(tmp_path, text, message):
-    p = tmp_path / "rules.csv"
-    lines = [
-        l
-        if not l.startswith("classification_when_model_dependent,")
-        else f'classification_when_model_dependent,"{text}",classification,x,y\n'
-        for l in SEED.read_text().splitlines(keepends=True)
-    ]
-    p.write_text("".join(lines))
-    row = next(i for i, l in enumerate(lines, start=1) if l.startswith("classification_when_model_dependent"))
-    with pytest.raises(ValueError, match=rf"rules.csv: row {row}: classification_when_model_dependent: .*{message}"):
-        V.load_rules(p)
-
-
-def test_a_level_without_its_rule_or_a_rule_without_its_level_is_an_error(tmp_path):
-    p = tmp_path / "rules.csv"
-    text = SEED.read_text()
-    p.write_text(
-        "".join(l for l in text.splitlines(keepends=True) if not l.startswith("classification_when_calibratable"))
-    )
-    with pytest.raises(ValueError, match="lists 'calibratable' but no classification_when_calibratable row"):
-        V.load_rules(p)
-    p.write_text(text + "classification_when_partial,any(pass),classification,x,y\n")
-    with pytest.raises(ValueError, match="level 'partial' is not in classification_verdict_order"):
-        V.load_rules(p)
-    p.write_text(
-        text.replace("classification_when_not_replaceable,always", "classification_when_not_replaceable,none(pass)")
-    )
-    with pytest.raises(ValueError, match="must be 'always'"):
-        V.load_rules(p)
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=12),
-    st.floats(0, 1, allow_nan=False),
-    st.floats(0, 1, allow_nan=False),
-)
-def test_aggregates_count_the_conditions(values, threshold, share):
-    """Each aggregate against its definition over the conditions, counted by hand."""
-    c = pd.DataFrame({"x": values})
-    passes = c["x"] >= threshold
-    k = sum(v >= threshold for v in values)
-    held = lambda text: V.level_holds(V.parse_level_rule(text, {"t": threshold}), c, passes)  # noqa: E731
-    assert held("all(pass)") == (k == len(values))
-    assert held("any(pass)") == (k > 0)
-    assert held("none(pass)") == (k == 0)
-    assert held("any(not pass)") == (k < len(values))
-    assert held(f"share(pass) > {share!r}") == (k / len(values) > share)
-    assert held("count(x < t) >= 2") == (sum(v < threshold for v in values) >= 2)
-    assert held("any(pass) and any(not pass)") == (0 < k < len(values))
-
-
-def test_bad_seed_is_reported_with_file_row_and_value(tmp_path):
-    p = tmp_path / "rules.csv"
-    p.write_text("parameter,value\nkappa_pass,high\n")
-    with pytest.raises(ValueError, match=r"rules.csv: row 2: parameter 'kappa_pass' needs a number, got 'high'"):
-        V.load_rules(p)

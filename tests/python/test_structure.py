@@ -1,7 +1,8 @@
-"""The shape of the package a newcomer reads: the import graph keeps the contracts of
-pyproject.toml ([tool.importlinter]: the pipeline's flow, the runs, the gate's order, the gate
-without the report, no cycle between siblings), no two modules import each other even through
-others, and an `__init__.py` only re-exports (the code lives in a named module)."""
+"""The shape of the package a newcomer reads: statistics live by statistic or family in short
+modules; the import graph keeps the contracts of pyproject.toml ([tool.importlinter]: the
+pipeline's flow, the runs, the gate's order, the gate without the report, no cycle between
+siblings), no two modules import each other even through others, and an `__init__.py` only
+re-exports (the code lives in a named module)."""
 
 from __future__ import annotations
 
@@ -20,11 +21,23 @@ from scipy.sparse.csgraph import connected_components
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "python" / "rater1001"
+STATS = PACKAGE / "stats"
+MAX_LINES = 400
+# Still over the limit, to be split once the issue-37 speed work on it has landed; listed so the
+# test fails as soon as one is split (remove it here then) or another module grows past the limit.
+NOT_YET_SPLIT = {"bootstrap.py"}
 
 # `__init__.py` files still holding code, with the reason. Empty is the goal.
 INIT_WITH_CODE = {
     "init/__init__.py": "`rater1001 init`'s orchestrator (init_study), still to move to a named module (issue 38, item 4)",
 }
+
+
+def test_no_stats_module_over_400_lines():
+    lines = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in STATS.glob("*.py")}
+    over = {name: n for name, n in lines.items() if n > MAX_LINES}
+    assert set(over) - NOT_YET_SPLIT == set(), f"stats modules over {MAX_LINES} lines: {over}"
+    assert NOT_YET_SPLIT <= set(over), f"{NOT_YET_SPLIT - set(over)} is split now: drop it from NOT_YET_SPLIT"
 
 
 def test_the_import_graph_keeps_the_contracts_of_pyproject(capsys, monkeypatch):

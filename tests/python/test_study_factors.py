@@ -258,7 +258,7 @@ def test_three_audit_factors_each_get_a_glmm_omnibus_and_tukey_row_named_as_decl
     statistic, and the planted region x venue interaction gets Tukey rows equal to statsmodels'
     pairwise_tukeyhsd on the stimuli's bias."""
     import statsmodels.formula.api as smf
-    from rater1001.stats import demographics as dm
+    from rater1001.stats import stratified_anova
     from statsmodels.stats.anova import anova_lm
     from statsmodels.stats.multicomp import pairwise_tukeyhsd
 
@@ -290,7 +290,7 @@ def test_three_audit_factors_each_get_a_glmm_omnibus_and_tukey_row_named_as_decl
         assert omnibus.loc[(factor, factor), "n_missing"] == 8
 
     named = used.rename(columns={"audit_1": "annotator_region", "audit_2": "venue", "true_category": "category"})
-    anova = dm.stratified_anova_factors(
+    anova = stratified_anova.stratified_anova_factors(
         named.assign(dimension="quality", d=named["d_quality"]), ("annotator_region", "venue", "outlet")
     )
     tukey = audit.tukey_table(cells["int_audit_pair_cells"], anova, THREE_FACTORS)

@@ -1,4 +1,4 @@
-"""`rater1001 init RATINGS [--stimuli F ...] [--raters F] [--predictions F]`: guess the study's shape
+"""`rater1001 init RATINGS [--stimuli F ...] [--raters F] [--predictions F ...]`: guess the study's shape
 from the user's own files, write study.yml, seeds/factor_labels.csv and the five landing files
 (data/init/*.csv), and with --yes ingest them. Guessing is pure (guess.py, shape.py); this module
 reads, writes and ingests. Rules: docs/init.md."""
@@ -24,7 +24,7 @@ __all__ = ["InitError", "InitResult", "Options", "init_study"]
 
 @dataclass
 class InitResult:
-    proposal: Proposal
+    proposal: Proposal  # or a judge study's JudgeProposal (init/judge.py)
     written: list[Path]
     landing_files: dict[str, Path]
     ingested: dict[str, IngestResult] = field(default_factory=dict)
@@ -63,6 +63,11 @@ def read_json_records(path: Path) -> pd.DataFrame:
         records = data
     else:
         raise InitError(f"{path}: expected an array of objects, or an object of objects (one per record)")
+    return records_frame(records)
+
+
+def records_frame(records: list[dict]) -> pd.DataFrame:
+    """Records as a frame of text, nested objects as dotted columns."""
     frame = pd.json_normalize(records, sep=".")
     return frame.apply(lambda column: column.map(cell_text)).astype("str").mask(lambda f: f.isna())
 
@@ -74,7 +79,7 @@ def init_study(
     *,
     stimuli: str | Path | list[str | Path] | None = None,
     raters: str | Path | None = None,
-    predictions: str | Path | None = None,
+    predictions: str | Path | list[str | Path] | None = None,
     ingest: bool = False,
     overwrite: bool = False,
     sheet: str | None = None,
@@ -83,30 +88,40 @@ def init_study(
     the label seed already exist with other contents and overwrite is False (FileExistsError)."""
     frame, source = _read(ratings, sheet)
     sheets = [stimuli] if isinstance(stimuli, (str, Path)) else list(stimuli or [])
-    proposal = propose(frame, source, options, [_read(s) for s in sheets], _read(raters), _read(predictions))
-    sources = [str(p) for p in (ratings, *sheets, raters, predictions) if p is not None]
+    answers = [predictions] if isinstance(predictions, (str, Path)) else list(predictions or [])
+    proposal = propose(frame, source, options, [_read(s) for s in sheets], _read(raters), [_read(p) for p in answers])
+    sources = [str(p) for p in (ratings, *sheets, raters, *answers) if p is not None]
     files = {
         paths.root / "study.yml": study_yaml(proposal, options.name, sources),
         paths.root / "seeds" / "factor_labels.csv": labels_csv(proposal.labels),
     }
+    landing, ingested = write_study(paths, files, proposal.tables, ingest=ingest, overwrite=overwrite)
+    return InitResult(proposal, list(files), landing, ingested)
+
+
+def write_study(
+    paths: ProjectPaths, files: dict[Path, str], tables: dict[str, pd.DataFrame], *, ingest: bool, overwrite: bool
+) -> tuple[dict[str, Path], dict[str, IngestResult]]:
+    """Write the study's files and landing files (data/init/<table>.csv), then ingest them when
+    asked; FileExistsError (nothing written) when a file exists with other contents."""
     clashing = [p for p, text in files.items() if p.exists() and p.read_text(encoding="utf-8") != text]
     if clashing and not overwrite:
         raise FileExistsError(", ".join(str(p) for p in clashing))
     landing = {}
     out = paths.root / "data" / "init"
     out.mkdir(parents=True, exist_ok=True)
-    for table, rows in proposal.tables.items():
+    for table, rows in tables.items():
         landing[table] = out / f"{table}.csv"
         rows.to_csv(landing[table], index=False, lineterminator="\n")
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    result = InitResult(proposal, list(files), landing)
+    ingested = {}
     if ingest:
         for table in contract.LOAD_ORDER:
             if table in landing:
-                result.ingested[table] = ingest_file(paths, table, landing[table])
-    return result
+                ingested[table] = ingest_file(paths, table, landing[table])
+    return landing, ingested
 
 
 def describe(guesses: list[Guess]) -> str:

@@ -64,7 +64,7 @@ class Options:
     ignore: tuple[str, ...] = ()
     scale: tuple[int, int] | None = None
     name: str = "my-study"
-    model_kind: str | None = None
+    model_kind: tuple[str, ...] = ()  # KIND (every model) or MODEL=KIND
 
 
 @dataclass
@@ -106,6 +106,11 @@ def slug(text: str) -> str:
 def condition_slug(text: str) -> str:
     """A model's name as a condition id (`Beluga-13B` -> `beluga-13b`)."""
     return re.sub(r"[^a-z0-9.]+", "-", str(text).strip().lower()).strip("-") or "model"
+
+
+def file_stem(value: str) -> str:
+    """An image file name without its extension (`fer0028639.png` -> `fer0028639`); other values as given."""
+    return IMAGE_FILE.sub("", value) if isinstance(value, str) else value
 
 
 def whole_numbers(values: pd.Series) -> np.ndarray | None:
@@ -216,16 +221,23 @@ def pairwise_columns(frame: pd.DataFrame) -> tuple[str, str] | None:
     """Two text columns named alike but for a final 1/2 or a/b (`response1`, `response2`;
     `output_1`, `output_2`): a row is a pair of answers to compare, a judge study's file, not
     ratings of stimuli. None when no two columns are of that kind."""
+    pairs = answer_column_pairs(frame)
+    return pairs[0] if pairs else None
+
+
+def answer_column_pairs(frame: pd.DataFrame) -> list[tuple[str, str]]:
+    """Every two columns of the kind `pairwise_columns` looks for, in file order."""
     texts = {}
     for c in frame.columns:
         match = PAIR_NAME.match(str(c))
         if match and whole_numbers(frame[c]) is None and numeric(frame[c]) is None and frame[c].nunique() > MAX_LEVELS:
             texts.setdefault(match.group(1).lower(), {})[match.group(2).lower()] = c
+    found = []
     for sides in texts.values():
         for a, b in (("1", "2"), ("a", "b")):
             if a in sides and b in sides:
-                return sides[a], sides[b]
-    return None
+                found.append((sides[a], sides[b]))
+    return found
 
 
 def positional_key(frame: pd.DataFrame, options: Options, stimulus_ids: set[str] | None) -> str | None:

@@ -15,18 +15,16 @@ from .guess import (
     IMAGE_FILE,
     MAX_LABELS,
     MAX_LEVELS,
-    MODEL_HINT,
     RATER_HINT,
-    RUN_HINT,
     STIMULUS_HINT,
     Guess,
     InitError,
     Options,
     Shape,
     check_scale,
-    condition_slug,
     count_columns,
     detect_layout,
+    file_stem,
     is_free_text,
     key_pairs,
     pairwise_columns,
@@ -39,6 +37,7 @@ from .guess import (
     whole_numbers,
 )
 from .matrix import explode_lists, melt_who, split_humans_and_models, who_by_dimension
+from .predictions import predictions_tables
 
 STIMULUS = "image_id"
 RATER = "rater_id"
@@ -59,9 +58,10 @@ def propose(
     options: Options,
     stimuli: list[tuple[pd.DataFrame, str]] | tuple[pd.DataFrame, str] | None = None,
     raters: tuple[pd.DataFrame, str] | None = None,
-    predictions: tuple[pd.DataFrame, str] | None = None,
+    predictions: list[tuple[pd.DataFrame, str]] | tuple[pd.DataFrame, str] | None = None,
 ) -> Proposal:
     stimuli = [stimuli] if isinstance(stimuli, tuple) else list(stimuli or [])
+    predictions = [predictions] if isinstance(predictions, tuple) else list(predictions or [])
     for flag, column in (("--stimulus-col", options.stimulus_col), ("--rater-col", options.rater_col)):
         if column is not None and column not in ratings.columns:
             raise InitError(f"{source}: {flag} {column!r}: no such column (columns: {', '.join(ratings.columns)})")
@@ -69,9 +69,8 @@ def propose(
     if pair := pairwise_columns(ratings):
         raise InitError(
             f"{source}: columns {pair[0]!r} and {pair[1]!r} hold two answers per row to compare: a pairwise judge "
-            "study's file, not ratings of stimuli; init sets up rating studies, a judge study lands with "
-            "`rater1001 ingest dialogues`, `candidates` and `judge_verdicts` (docs/judge.md); if they are not "
-            f"answers to compare, pass --ignore {pair[1]!r}"
+            "study's file, not ratings of stimuli (init reads it as one from an array of records or a table: "
+            f"docs/init.md, 'A judge study'); if they are not answers to compare, pass --ignore {pair[1]!r}"
         )
     ratings, listed, listed_note = explode_lists(ratings)
     named = who_by_dimension(list(ratings.columns)) if not (options.rater_col or options.label_col) else {}
@@ -79,9 +78,8 @@ def propose(
         long, shape, inline = _from_who_by_dimension(ratings, source, options, named, listed)
         if listed_note:
             shape.notes.insert(0, listed_note)
-        if predictions is None and inline is not None:
-            predictions = (inline, source)
-        return _finish(long, shape, source, options, stimuli, raters, predictions)
+        inline = (inline, source) if inline is not None else None
+        return _finish(long, shape, source, options, stimuli, raters, predictions, inline)
     stimulus_keys = {v for frame, _ in stimuli for c in frame for v in frame[c].dropna()} or None
     layout = detect_layout(ratings, options, stimulus_keys, source)
     sheet_keys = {v for frame, _ in stimuli for c in frame if frame[c].is_unique for v in frame[c].dropna()}
@@ -100,12 +98,12 @@ def _keyed_by_stimulus(frame: pd.DataFrame, named: dict, options: Options) -> bo
     return stimulus and not any(RATER_HINT.search(c) for c in unique)
 
 
-def _finish(long, shape, source, options, stimuli, raters, predictions) -> Proposal:
+def _finish(long, shape, source, options, stimuli, raters, predictions, inline=None) -> Proposal:
     files = None
     if long[STIMULUS].astype(str).str.contains(IMAGE_FILE).all():
         shape.ids_are_files = True
-        files = long.drop_duplicates(STIMULUS).set_index(long[STIMULUS].drop_duplicates().map(_stem))[STIMULUS]
-        long[STIMULUS] = long[STIMULUS].map(_stem)
+        files = long.drop_duplicates(STIMULUS).set_index(long[STIMULUS].drop_duplicates().map(file_stem))[STIMULUS]
+        long[STIMULUS] = long[STIMULUS].map(file_stem)
         shape.notes.append("the stimulus ids are image file names: the id is the name without its extension")
     _classify(long, shape, source, options)
     stimulus_table = _stimulus_table(long, shape, source, options, stimuli, files)
@@ -120,8 +118,11 @@ def _finish(long, shape, source, options, stimuli, raters, predictions) -> Propo
     kind = "text" if "text" in stimulus_table.columns else "image"
     # No predictions yet: a model added later (ingest, infer) is compared on every dimension.
     model_dims: tuple[str, ...] = tuple(shape.dimensions)
-    if predictions is not None:
-        conditions, rows, model_dims = _predictions(*predictions, shape, set(stimulus_table[STIMULUS]), options, kind)
+    if options.model_kind and not (predictions or inline):
+        raise InitError(f"--model-kind {options.model_kind[0]!r}: no model answers to give it to (--predictions FILE)")
+    if predictions or inline:
+        ids = set(stimulus_table[STIMULUS])
+        conditions, rows, model_dims = predictions_tables(predictions, shape, ids, options, kind, inline)
         tables["model_conditions"], tables["model_predictions"] = conditions, rows
     return Proposal(shape, tables, labels, kind, model_dims)
 
@@ -185,7 +186,7 @@ def _from_who_by_dimension(
     frame: pd.DataFrame, source: str, options: Options, named: dict, listed: str | None
 ) -> tuple[pd.DataFrame, Shape, pd.DataFrame | None]:
     """A row per stimulus, a column per who x dimension: whole-number whos are the human raters
-    (the long table), the others models (their predictions, unless --predictions gives them)."""
+    (the long table), the others models (their predictions, beside any --predictions file's)."""
     unique = [c for c in frame.columns if c not in named and frame[c].notna().all() and frame[c].is_unique]
     stimulus, why = (
         (listed, "made from the list positions")
@@ -259,7 +260,7 @@ def _from_counts(frame: pd.DataFrame, source: str, options: Options) -> tuple[pd
         for j, label in enumerate(chosen):
             for _ in range(votes[i, j]):
                 k += 1
-                rows.append((stimulus, f"{_stem(stimulus)}-v{k:02d}", label, i))
+                rows.append((stimulus, f"{file_stem(stimulus)}-v{k:02d}", label, i))
     long = pd.DataFrame(rows, columns=[STIMULUS, RATER, category, "_row"])
     long = long.join(frame[rest], on="_row").drop(columns="_row")
     shape.label_col = category
@@ -655,66 +656,3 @@ def _labels(shape: Shape, stimuli: pd.DataFrame, raters: pd.DataFrame, human: pd
         for order, (label, spelled) in enumerate(zip(canonical, seen), start=1):
             rows.append((factor, label, "", spelled if spelled != label else "", order))
     return pd.DataFrame(rows, columns=["factor", "label", "label_ko", "aliases", "display_order"])
-
-
-def _predictions(
-    frame: pd.DataFrame, source: str, shape: Shape, stimulus_ids: set[str], options: Options, kind: str
-) -> tuple[pd.DataFrame, pd.DataFrame, tuple[str, ...]]:
-    keyed = {c: frame[c].map(_stem).isin(stimulus_ids).mean() for c in frame.columns}
-    key = max(keyed, key=keyed.get)
-    if keyed[key] == 0:
-        raise InitError(f"{source}: no column holds the stimulus ids of the ratings")
-    shape.guesses.append(
-        Guess(source, key, "stimulus key", STIMULUS, f"{keyed[key]:.0%} of its values are rated stimuli")
-    )
-    by_name = {slug(c): c for c in frame.columns}
-    dims = {}
-    for name, column in shape.dimensions.items():
-        found = by_name.get(name) or (column if column in frame.columns else None)
-        if found:
-            dims[name] = found
-            shape.guesses.append(Guess(source, found, "model dimension", name, "named as the human rating"))
-    label = None
-    if shape.category:
-        label = by_name.get(shape.category) or (shape.label_col if shape.label_col in frame.columns else None)
-        if label:
-            shape.guesses.append(Guess(source, label, "model label", shape.category, "named as the human label"))
-    used = {key, label, *dims.values()}
-    runs = [c for c in frame.columns if c not in used and RUN_HINT.match(c)]
-    candidates = [
-        c
-        for c in frame.columns
-        if c not in used
-        and c not in runs
-        and frame[c].notna().all()
-        and 1 <= frame[c].nunique() <= MAX_LEVELS
-        and whole_numbers(frame[c]) is None
-    ]
-    model, why = pick(
-        [options.model_col] if options.model_col else candidates, MODEL_HINT, "model key", "--model-col", source
-    )
-    shape.guesses.append(Guess(source, model, "model key", "condition_id", why))
-    rows = pd.DataFrame(
-        {
-            "condition_id": frame[model].map(condition_slug),
-            STIMULUS: frame[key].map(_stem),
-            "run_id": frame[runs[0]] if runs else "1",
-        }
-    )
-    for name, column in dims.items():
-        rows[name] = frame[column]
-    if label:
-        rows[shape.category] = frame[label]
-    models = pd.unique(frame[model])
-    conditions = pd.DataFrame(
-        {
-            "condition_id": [condition_slug(m) for m in models],
-            "display_name": models,
-            "kind": options.model_kind or ("llm" if kind == "text" else "vlm"),
-        }
-    )
-    return conditions, rows, tuple(dims)
-
-
-def _stem(value: str) -> str:
-    return IMAGE_FILE.sub("", value) if isinstance(value, str) else value

@@ -11,7 +11,8 @@ import pandas as pd
 
 from ..stats import calibration
 from ..stats.alpha import delta_alpha
-from ..stats.verdicts import VerdictRules, condition_passes, dimension_verdict, scoped_delta_alpha
+from ..stats.verdict_rules import VerdictRules
+from ..stats.verdicts import condition_passes, dimension_verdict, scoped_delta_alpha
 from ._shared import as_frame, finish, in_pool, model_dimensions
 from .replaceability import rules_from_seed
 

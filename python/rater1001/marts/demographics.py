@@ -19,7 +19,7 @@ from contextlib import contextmanager
 import duckdb
 import pandas as pd
 
-from ..stats import agreement, demographics, rater_slices
+from ..stats import agreement, demographics, omnibus, rater_slices, stratified_anova, tukey
 from ..study import AUDIT_SLOTS, CATEGORY_SLOT
 from ._shared import ALL, as_frame, declared, in_pool, typed, with_origin
 
@@ -171,8 +171,10 @@ def stratified_anova_table(
         spell = {"audit_1": factors[0], "audit_2": factors[1], "audit_1:audit_2": term}
     if cells.empty:
         return typed(pd.DataFrame(), declared("demographic_stratified_anova"))
-    cells = _one_stratum(cells, study_factors)[[*demographics.CELL_KEYS, "n_rows", "n_bias", "bias_mean", "bias_ss"]]
-    table = demographics.stratified_anova_cells(cells)
+    cells = _one_stratum(cells, study_factors)[
+        [*stratified_anova.CELL_KEYS, "n_rows", "n_bias", "bias_mean", "bias_ss"]
+    ]
+    table = stratified_anova.stratified_anova_cells(cells)
     # The placeholder factor's terms are not estimable (NULL p, outside every BH family), so
     # dropping them leaves q-values and family sizes as they are.
     if table.empty:  # no model dimensions: nothing to test
@@ -186,7 +188,7 @@ def _anova_every_factor(model_long: pd.DataFrame, named: dict[str, str], wide: p
     rows = rows.merge(wide, on="image_id")
     if rows.empty:
         return typed(pd.DataFrame(), declared("demographic_stratified_anova"))
-    table = demographics.stratified_anova_factors(rows, list(named))
+    table = stratified_anova.stratified_anova_factors(rows, list(named))
     if table.empty:
         return typed(table, declared("demographic_stratified_anova"))
     spell = {**named, **{f"{a}:{b}": f"{named[a]}:{named[b]}" for a, b in itertools.combinations(named, 2)}}
@@ -222,7 +224,7 @@ def tukey_table(pair_cells: pd.DataFrame, anova: pd.DataFrame, study_factors: pd
         return typed(pd.DataFrame(), declared("demographic_tukey"))
     cells = _one_stratum(pair_cells, study_factors).rename(columns={"cell": "group"})
     with _tukey_critical_value_cached():
-        table = demographics.tukey_pair_cells(cells, anova)
+        table = tukey.tukey_pair_cells(cells, anova)
     return typed(table, declared("demographic_tukey"))
 
 
@@ -235,7 +237,7 @@ def omnibus_table(bias_cells: pd.DataFrame, study_factors: pd.DataFrame) -> pd.D
         return typed(pd.DataFrame(), declared("demographic_omnibus"))
     cells = _one_stratum(bias_cells, study_factors)
     dimensions = list(dict.fromkeys(cells["dimension"]))
-    table = demographics.omnibus_cells(cells, factors, dimensions=dimensions, category=category or CATEGORY_SLOT)
+    table = omnibus.omnibus_cells(cells, factors, dimensions=dimensions, category=category or CATEGORY_SLOT)
     if category is None and not table.empty:  # one stratum: no factor x category interaction
         table = table[table["term"] == table["factor"]]
     return typed(table, declared("demographic_omnibus"))
@@ -245,7 +247,7 @@ def significance_counts_table(anova: pd.DataFrame) -> pd.DataFrame:
     if anova.empty:
         return typed(pd.DataFrame(), declared("demographic_significance_counts"))
     anova = anova.assign(significant=anova["significant"].astype("boolean"))
-    return typed(demographics.significance_counts(anova), declared("demographic_significance_counts"))
+    return typed(stratified_anova.significance_counts(anova), declared("demographic_significance_counts"))
 
 
 def rater_agreement_table(ratings, attributes, predictions: pd.DataFrame) -> pd.DataFrame:

@@ -34,7 +34,9 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from ..stats import bradley_terry as bt
 from ..stats import judge as js
+from ..stats import kappa, logistic, proportions, welch
 from ..stats.agreement import pearson
 from ..stats.alpha import alpha as js_alpha
 from ..stats.alt_test import alt_test
@@ -170,7 +172,7 @@ def bradley_terry(pairs: pd.DataFrame, anchor: str | None) -> pd.DataFrame:
                         "outcome": d["final_verdict"].map({"a": "i", "b": "j", "tie": "tie"}).to_numpy(object),
                     }
                 )
-                parts = js.comparison_components(comps)
+                parts = bt.comparison_components(comps)
                 split = None
                 if len(parts) > 1:
                     split = (
@@ -180,7 +182,7 @@ def bradley_terry(pairs: pd.DataFrame, anchor: str | None) -> pd.DataFrame:
                 for k, part in enumerate(parts, start=1):
                     sub = comps[comps["item_i"].isin(part)]
                     reference = anchor if anchor in part else _reference(sub, part)
-                    fit = js.bradley_terry_davidson(sub, reference=reference)
+                    fit = bt.bradley_terry_davidson(sub, reference=reference)
                     for r in fit.strengths.itertuples(index=False):
                         own = r.note if isinstance(r.note, str) else None
                         note = own if split is None else "; ".join(x for x in (own, f"in component {k}; {split}") if x)
@@ -251,7 +253,7 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
             decisive = g[g["position_verdict"].isin(["1", "2"])]
             paired = decisive[decisive["both_orders"]]
             n_first = int((paired["position_verdict"] == "1").sum())
-            pb = js.position_bias_test(n_first, len(paired) - n_first)
+            pb = proportions.position_bias_test(n_first, len(paired) - n_first)
             n_ties = int((g["position_verdict"] == "tie").sum())
             n_single = int((~g["both_orders"]).sum())
             note = f"{n_ties} tie verdicts not counted"
@@ -278,7 +280,7 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
                 }
             )
             d = decisive.dropna(subset=["len_first", "len_second"])
-            fit = js.logistic_slope(
+            fit = logistic.logistic_slope(
                 (d["position_verdict"] == "1").to_numpy(float),
                 (d["len_first"] - d["len_second"]).to_numpy(float) / 100.0,
                 candidate_contrasts(d["first"], d["second"]),
@@ -308,7 +310,7 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
             g = g[g["is_consistent"].notna()]  # a pair judged in one order has no consistency
             n = len(g)
             k = int((~g["is_consistent"].astype(bool)).sum())
-            ci = js.wilson_interval(k, n)
+            ci = proportions.wilson_interval(k, n)
             rows.append(
                 {
                     "judge_id": judge_id,
@@ -390,7 +392,7 @@ def agreement(pairs: pd.DataFrame) -> pd.DataFrame:
             both = wide[[j1, j2]].dropna()
             if both.empty:
                 continue
-            k = js.cohen_kappa(both[j1], both[j2])
+            k = kappa.cohen_kappa(both[j1], both[j2])
             rows.append(
                 {
                     "judge_1": j1,
@@ -558,7 +560,7 @@ def category_group_win_rates(pairs: pd.DataFrame, anchor: str | None, groups: pd
         for key in counts.index:
             idx = at[key]
             k, gen = idx[korean[idx]], idx[general[idx]]
-            diff = js.score_difference(score[k], score[gen])
+            diff = welch.score_difference(score[k], score[gen])
             ks, gs = summary[KOREAN].loc[key], summary[GENERAL].loc[key]
             rows.append(
                 {

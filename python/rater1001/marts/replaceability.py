@@ -7,13 +7,13 @@ import json
 
 import pandas as pd
 
-from ..stats import verdicts
+from ..stats import verdict_rules, verdicts
 from ._shared import as_frame, declared, typed, with_origin
 
 
-def rules_from_seed(seed) -> verdicts.VerdictRules:
+def rules_from_seed(seed) -> verdict_rules.VerdictRules:
     """The verdict_rules seed as VerdictRules (replaceability and calibration read the same rules)."""
-    return verdicts.rules_from_records(
+    return verdict_rules.rules_from_records(
         as_frame(seed)[["parameter", "value"]].astype(str).to_dict("records"), source="seed verdict_rules"
     )
 
@@ -22,7 +22,7 @@ def verdict_table(
     dimension_inputs: pd.DataFrame,
     human_baseline: pd.DataFrame,
     classification_inputs: pd.DataFrame,
-    rules: verdicts.VerdictRules,
+    rules: verdict_rules.VerdictRules,
 ) -> pd.DataFrame:
     """dimension_inputs / human_baseline / classification_inputs as verdicts.verdict_matrix takes
     them (one row per category x measure x condition). The per-condition inputs of each cell are
@@ -48,7 +48,7 @@ def verdict_table(
     return typed(rows, declared("replaceability_verdicts"))
 
 
-def verdicts_from_inputs(inputs: pd.DataFrame, rules: verdicts.VerdictRules) -> pd.DataFrame:
+def verdicts_from_inputs(inputs: pd.DataFrame, rules: verdict_rules.VerdictRules) -> pd.DataFrame:
     """Split the replaceability_inputs mart into the three frames verdicts.verdict_matrix takes."""
     dim = inputs[inputs["measure"] != "classification"]
     dimension_inputs = dim[

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..stats import ppi_budget, worth
 from ..stats import prediction_powered as pp
-from ..stats import worth
 from ..study import AUDIT_SLOTS, CATEGORY_SLOT
 from ._shared import ALL, as_frame, config_list, finish, model_dimensions, slot_names
 
@@ -275,8 +275,8 @@ def budget_table(rows, image_stats, label_counts, names, repeats: int, seed: int
         groups = None
         if m["measure_kind"] == RATING and CATEGORY_SLOT in names and CATEGORY_SLOT in m["slots"]:
             groups = m["slots"][CATEGORY_SLOT].fillna("").astype(str).to_numpy()[keep]
-        curve = pp.budget_curve(y[keep], yhat[keep], groups, pp.FRACTIONS, repeats, seed, level)
-        enough = pp.budget_fraction(curve.fractions, curve.width_ratio)
+        curve = ppi_budget.budget_curve(y[keep], yhat[keep], groups, ppi_budget.FRACTIONS, repeats, seed, level)
+        enough = ppi_budget.budget_fraction(curve.fractions, curve.width_ratio)
         for f, r in zip(curve.fractions, curve.width_ratio, strict=True):
             out.append(
                 {
@@ -305,7 +305,7 @@ def worth_budget(
         as_frame(image_stats),
         as_frame(label_counts),
         names,
-        int(repeats or pp.REPEATS),
+        int(repeats or ppi_budget.REPEATS),
         int(seed or 42),
         float(level or pp.LEVEL),
     )

@@ -43,6 +43,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .multiple_testing import benjamini_yekutieli
+
 ScoringFunction = Callable[[Any, list], float]
 
 EPSILON_BY_EXPERTISE = {"expert": 0.2, "skilled": 0.15, "crowd": 0.1}
@@ -152,59 +154,6 @@ def is_missing(answer) -> bool:
         return bool(pd.isna(answer))
     except (TypeError, ValueError):
         return False
-
-
-def benjamini_yekutieli(p_values: np.ndarray, q: float = 0.05, weight=None) -> np.ndarray:
-    """Rejections of the Benjamini-Yekutieli step-up procedure.
-
-    Parameters
-    ----------
-    p_values : numpy.ndarray
-        One p-value per annotator (NaN: never rejected, but counted in m, as in the reference
-        procedure, which enters it as p = 1).
-    q : float, default 0.05
-        False discovery rate.
-    weight : array_like of int, optional
-        How many annotators share each row's p-value; the procedure runs on the repeated
-        p-values, where tied p-values always get the same decision.
-
-    Returns
-    -------
-    numpy.ndarray of bool
-
-    Notes
-    -----
-    With c(m) = sum_{i=1..m} 1/i and p_(1) <= ... <= p_(m): reject the k smallest, k the largest
-    with p_(k) <= k q / (m c(m)) (statsmodels' ``fdr_by``). Valid under any dependence between
-    the tests.
-
-    References
-    ----------
-    Benjamini & Yekutieli (2001), "The control of the false discovery rate in multiple testing
-    under dependency", Annals of Statistics 29(4), 1165-1188; Calderon, Reichart & Dror (2025), "The Alternative Annotator Test for LLM-as-a-Judge: How to
-    Statistically Justify Replacing Human Annotators with LLMs", ACL (arXiv 2501.10970).
-
-    Examples
-    --------
-    m = 3, c(3) = 11/6, thresholds k x 0.05 / 5.5 = .0091, .0182, .0273: only .001 passes; a NaN
-    still counts in m (m = 2, threshold .0167 for the first):
-
-    >>> import numpy as np
-    >>> benjamini_yekutieli(np.array([0.001, 0.02, 0.04])), benjamini_yekutieli(np.array([0.001, np.nan]))
-    (array([ True, False, False]), array([ True, False]))
-    """
-    from statsmodels.stats.multitest import multipletests
-
-    p = np.asarray(p_values, float)
-    if p.size == 0:
-        return np.zeros(0, bool)
-    filled = np.where(np.isnan(p), 1.0, p)
-    if weight is not None:
-        w = np.asarray(weight, dtype=np.int64)
-        reject, *_ = multipletests(np.repeat(filled, w), alpha=q, method="fdr_by")
-        return reject[np.cumsum(w) - w] & ~np.isnan(p)
-    reject, *_ = multipletests(filled, alpha=q, method="fdr_by")
-    return reject & ~np.isnan(p)
 
 
 @dataclass(frozen=True)

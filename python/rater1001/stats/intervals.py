@@ -22,9 +22,10 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from .alpha import alpha_from_sums, delta_alpha, unit_terms, with_extra_rater
-from .classification import kappa_from_tables
+from .alpha import delta_alpha
+from .alpha_sums import alpha_from_sums, unit_terms, with_extra_rater
 from .classification import summary as classification_summary
+from .kappa import kappa_from_tables
 from .zscores import summarise, w1sd_counting_missing
 
 SEED = 42
@@ -168,7 +169,7 @@ def replicate_sums(terms: np.ndarray, replicates: int, seed: int) -> np.ndarray:
     Parameters
     ----------
     terms : numpy.ndarray, shape (p, n)
-        Per-image terms (e.g. :func:`rater1001.stats.alpha.unit_terms`).
+        Per-image terms (e.g. :func:`rater1001.stats.alpha_sums.unit_terms`).
     replicates : int
     seed : int
 
@@ -229,8 +230,8 @@ def alpha_intervals(
     Notes
     -----
     Replicate b draws n images with replacement; its alpha is
-    :func:`rater1001.stats.alpha.alpha_from_sums` of the draw-weighted sums of the per-image
-    :func:`rater1001.stats.alpha.unit_terms` (equal to recomputing alpha on the drawn images).
+    :func:`rater1001.stats.alpha_sums.alpha_from_sums` of the draw-weighted sums of the per-image
+    :func:`rater1001.stats.alpha_sums.unit_terms` (equal to recomputing alpha on the drawn images).
     The interval is the (1 - level)/2 and (1 + level)/2 quantiles of the defined replicates.
 
     References
@@ -358,7 +359,7 @@ def kappa_interval(
     -----
     Each replicate's confusion table is the draw-weighted count of each (truth, prediction)
     cell, the study's labels plus one code per label outside the set ('__missing__' included);
-    kappa of every table at once by :func:`rater1001.stats.classification.kappa_from_tables`
+    kappa of every table at once by :func:`rater1001.stats.kappa.kappa_from_tables`
     (tests/python/test_stats_ablations.py checks replicate by replicate against ``summary``).
 
     References

@@ -3,14 +3,14 @@ docs/ablations.md).
 
 Each image keeps only k of its human ratings, drawn without replacement; then human interval alpha
 and alpha with each model condition added as one more rater are computed from the per-image
-sufficient statistics (stats.alpha.unit_terms and alpha_from_sums, the formula's one home, for
+sufficient statistics (stats.alpha_sums.unit_terms and alpha_from_sums, the formula's one home, for
 every replicate of a block at once).
 Repeated `replicates` times from one seeded generator. In every replicate the images are also
 resampled with replacement (resample_images=True, the default), so the reported percentile
 interval covers both which raters a study of that size would have had and which images; with
 resample_images=False it covers the rater draw only. Seed policy: per k in the given order and
 per block of replicates, first the image draws (integers), then the k (or the m - k left out)
-ratings of every drawn image by Floyd's algorithm (floyd_steps); docs/stats.md, "Resampling at
+ratings of every drawn image by Floyd's algorithm (stats.floyd_sampling); docs/stats.md, "Resampling at
 scale".
 
 Input is the per-image value counts (image, value, count): the multiset of an image's ratings is
@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .alpha import alpha_from_sums, unit_terms, with_extra_rater
+from .alpha_sums import alpha_from_sums, unit_terms, with_extra_rater
+from .floyd_sampling import draw_positions, floyd_steps_from
 
 SEED = 42
 DEFAULT_KS = (2, 3, 5, 10, 20, 50)
@@ -89,118 +90,6 @@ def padded_ratings(
 
 CELLS = 1 << 22  # replicates x images x drawn positions per block
 STEP = 1 << 15  # entries a Floyd step works on at once: its arrays stay in the CPU's cache
-
-
-def floyd_steps(m, size, rng: np.random.Generator):
-    """Distinct positions drawn uniformly without replacement for every entry, by Floyd's
-    algorithm.
-
-    Parameters
-    ----------
-    m : numpy.ndarray of int
-        Positions available per entry, [0, m).
-    size : array_like of int
-        How many to draw per entry (broadcast against m; at most m).
-    rng : numpy.random.Generator
-
-    Yields
-    ------
-    numpy.ndarray
-        One array of m's shape per step (max(size) steps); an entry drawing fewer starts later
-        and holds -1 until then.
-
-    Notes
-    -----
-    Floyd: for j = m - s, ..., m - 1 draw t uniform in [0, j]; take t unless already taken, else
-    take j. One uniform per drawn position instead of a random key per available one; every
-    s-subset is equally likely. Taken positions are the bits of one word when every m <= 64 (the
-    usual pool), else compared with the earlier steps.
-
-    References
-    ----------
-    Bentley & Floyd (1987), "Programming pearls: a sample of brilliance", Communications of the
-    ACM 30(9), 754-757; docs/stats.md, "Resampling at scale".
-
-    Examples
-    --------
-    Drawing all 4 of 4 positions gives each exactly once:
-
-    >>> import numpy as np
-    >>> steps = np.stack(list(floyd_steps(np.array([4]), np.array([4]), np.random.default_rng(0))), axis=-1)
-    >>> sorted(steps[0].tolist())
-    [0, 1, 2, 3]
-    """
-    m = np.asarray(m, dtype=np.int64)
-    size = np.broadcast_to(np.asarray(size, dtype=np.int64), m.shape)
-    steps = int(size.max(initial=0))
-    yield from _floyd(m, size, steps, (rng.random(m.shape) for _ in range(steps)))
-
-
-def _floyd(m: np.ndarray, size: np.ndarray, steps: int, uniforms):
-    """:func:`floyd_steps` of `steps` steps (at least max(size): a slice of the entries keeps the
-    steps of the whole), step s's uniforms (m's shape) taken from the iterable `uniforms`."""
-    late = None if (size == steps).all() else steps - size
-    taken = np.zeros(m.shape, dtype=np.uint64) if m.max(initial=0) <= 64 else None
-    if m.size and (m == m.flat[0]).all():
-        m = m.flat[0]  # one pool size: the candidate range is a number, not an array
-    earlier = []
-    one = np.uint64(1)
-    for s, u in enumerate(uniforms):
-        j = m - steps + s  # the candidate range grows to [0, j]
-        t = (u * (j + 1)).astype(np.int64)
-        if taken is not None:
-            t = np.where((taken >> t.astype(np.uint64)) & one, j, t)
-        elif earlier:
-            t = np.where(np.any([e == t for e in earlier], axis=0), j, t)
-        if late is not None:
-            t = np.where(s >= late, t, -1)
-        if taken is not None:
-            taken |= (
-                one << t.astype(np.uint64)
-                if late is None
-                else np.where(t >= 0, one << np.maximum(t, 0).astype(np.uint64), np.uint64(0))
-            )
-        else:
-            earlier.append(t)
-        yield t
-
-
-def draw_positions(m, size, rng: np.random.Generator) -> np.ndarray:
-    """:func:`floyd_steps` stacked.
-
-    Parameters
-    ----------
-    m : array_like of int
-        Positions available per entry.
-    size : array_like of int
-        How many to draw per entry.
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    numpy.ndarray of int
-        Shape (*m.shape, max size); unused slots -1.
-
-    Notes
-    -----
-    The positions of one entry are distinct and uniform over the size-subsets of [0, m).
-
-    References
-    ----------
-    Bentley & Floyd (1987); docs/stats.md, "Resampling at scale".
-
-    Examples
-    --------
-    Three of 3 positions are all of them; three of 5 are distinct:
-
-    >>> import numpy as np
-    >>> d = draw_positions(np.array([3, 5]), 3, np.random.default_rng(0))
-    >>> sorted(d[0].tolist()), len(set(d[1].tolist()))
-    ([0, 1, 2], 3)
-    """
-    m = np.asarray(m)
-    steps = list(floyd_steps(m, size, rng))
-    return np.stack(steps, axis=-1) if steps else np.full((*m.shape, 0), -1, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -270,7 +159,7 @@ def subset_sums(pool: Pool, rows, k: int, rng: np.random.Generator) -> tuple[np.
     s1, s2 = np.zeros(len(m)), np.zeros(len(m))
     for a in range(0, len(m), STEP):
         z = slice(a, a + STEP)
-        for t in _floyd(m[z], size[z], len(uniform), uniform[:, z]):
+        for t in floyd_steps_from(m[z], size[z], len(uniform), uniform[:, z]):
             v = flat[offset[z] + t] if (t >= 0).all() else np.where(t >= 0, flat[offset[z] + np.maximum(t, 0)], 0.0)
             s1[z] += v
             s2[z] += v * v
@@ -379,7 +268,7 @@ def small_pool_alpha(
     Notes
     -----
     Per replicate: k ratings of every (drawn) image without replacement, then interval alpha
-    with and without the model from the summed :func:`rater1001.stats.alpha.unit_terms`;
+    with and without the model from the summed :func:`rater1001.stats.alpha_sums.unit_terms`;
     delta = alpha(k humans + model) - alpha(k humans). With k = every image's full pool and no
     image resampling each replicate is the closed-form delta alpha.
 

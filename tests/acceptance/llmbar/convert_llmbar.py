@@ -1,11 +1,13 @@
 """LLMBar Natural sample -> the judge study's landing files.
 
-Instance k (0-based) of dataset.json is the dialogue `natural-<k>` (its `input` as one user turn) with
-two candidates, `output_1` and `output_2` (the instance's two outputs; no model names are
-published). The human side is the gold label, one annotator (`gold`, order AB). Each evaluator
+Instance k (1-based: the file has no id) of dataset.json is the dialogue `k` (its `input` as one user
+turn, the file's name as its category and source) with two candidates, `output_1` and `output_2`
+(the instance's two outputs; no model names are published). The human side is the gold label, one
+annotator named as its column (`label`, order AB). Each evaluator
 answered both orders: `swap = False` shows output_1 first (order AB), `swap = True` shows output_2
 first (order BA); `winner` names the output in the dataset's own numbering, so in order BA the
-position verdict is the other number. One axis, `overall`; both orders (the default design).
+position verdict is the other number. An evaluator is named as its folder (`GPT-4` -> `gpt-4`);
+the raw text is the `winner` value. One axis, `overall`; both orders (the default design).
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ from pathlib import Path
 import pandas as pd
 
 RAW = Path(__file__).resolve().parent / "raw"
-EVALUATORS = {"GPT-4": "gpt-4-vanilla", "ChatGPT": "chatgpt-vanilla"}
+EVALUATORS = {"GPT-4": "gpt-4", "ChatGPT": "chatgpt"}
 
 
 def sample(k: int) -> str:
-    return f"natural-{k:03d}"
+    return str(k + 1)
 
 
 def position(winner: str, order: str) -> str | None:
@@ -37,10 +39,10 @@ def convert(out: Path) -> dict[str, Path]:
         dialogues.append(
             {
                 "sample_id": sample(k),
-                "category": "natural",
+                "category": "dataset",
                 "turns": json.dumps([{"speaker": "user", "text": row["input"]}], ensure_ascii=False),
                 "next_speaker": "assistant",
-                "source": "LLMBar Natural",
+                "source": "dataset.json",
             }
         )
         for c in ("output_1", "output_2"):
@@ -49,7 +51,7 @@ def convert(out: Path) -> dict[str, Path]:
             )
         verdicts.append(
             {
-                "judge_id": "gold",
+                "judge_id": "label",
                 "judge_kind": "human",
                 "sample_id": sample(k),
                 "variant": "text",
@@ -57,6 +59,7 @@ def convert(out: Path) -> dict[str, Path]:
                 "candidate_b": "output_2",
                 "order": "AB",
                 "verdict_overall": str(row["label"]),
+                "raw_text": str(row["label"]),
                 "parse_status": "ok",
             }
         )
@@ -77,7 +80,7 @@ def convert(out: Path) -> dict[str, Path]:
                         "candidate_b": "output_2",
                         "order": order,
                         "verdict_overall": v,
-                        "raw_text": " ".join(map(str, both[key]["completion"])),
+                        "raw_text": str(both[key]["winner"]),
                         "parse_status": "ok" if v else "failed",
                     }
                 )

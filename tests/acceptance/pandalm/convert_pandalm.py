@@ -1,7 +1,7 @@
 """PandaLM human-annotated test set -> the judge study's landing files.
 
-Pair `idx` k of testset-v1.json is the dialogue `pair-<k>` (its instruction and input as one user
-turn, its `motivation_app` as the category): the release has no task id, and the same model's answer
+Pair `idx` k of testset-v1.json is the dialogue `k` (its instruction and input as one user turn,
+its `motivation_app` as the category, the file's name as its source): the release has no task id, and the same model's answer
 to the same instruction differs between pairs, so a pair is a dialogue of its own. `cmp_key`
 `<model_1>_<model_2>` names the candidates: response1 is model_1's answer, shown first (order AB).
 Labels 1 / 2 / 0 are response 1 better / response 2 better / tie; the three human annotators are
@@ -27,7 +27,7 @@ VERDICT = {"1": "1", "2": "2", "0": "tie", "Tie": "tie"}
 
 
 def sample(k: int) -> str:
-    return f"pair-{k:03d}"
+    return str(k)
 
 
 def models(cmp_key: str) -> tuple[str, str]:
@@ -65,7 +65,7 @@ def convert(out: Path) -> dict[str, Path]:
                 "category": p["motivation_app"],
                 "turns": json.dumps([{"speaker": "user", "text": text}], ensure_ascii=False),
                 "next_speaker": "assistant",
-                "source": "PandaLM test set v1",
+                "source": "testset-v1.json",
             }
         )
         for model, key in zip(models(p["cmp_key"]), ("response1", "response2")):
@@ -74,7 +74,8 @@ def convert(out: Path) -> dict[str, Path]:
                     "sample_id": sample(p["idx"]),
                     "candidate_id": model,
                     "variant": "text",
-                    "response_text": str(p[key]),
+                    # the file's own spelling: an answer published as the JSON value true is "true"
+                    "response_text": p[key] if isinstance(p[key], str) else json.dumps(p[key]),
                     "status": "ok",
                     "model_id": model,
                 }
