@@ -19,10 +19,10 @@ import cv2
 import pandas as pd
 import skimage.data
 from rater1001.contract import STIMULI
-from rater1001.infer.fer_model import FerClassifier
-from rater1001.infer.run import InferOptions, run_infer
 from rater1001.landing import to_arrow, write_parquet_atomic
 from rater1001.paths import project
+from rater1001.runs.infer.fer_model import FerClassifier
+from rater1001.runs.infer.run import InferOptions, run_infer
 
 
 def make_project(root: Path, n: int):

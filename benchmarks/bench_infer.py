@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "python")
 
 from fakes.models import openai_server  # noqa: E402
 from fakes.project import make_infer_project, truth  # noqa: E402
-from rater1001.infer.run import InferOptions, run_infer  # noqa: E402
+from rater1001.runs.infer.run import InferOptions, run_infer  # noqa: E402
 
 
 def answer(image_id, step, prompt):

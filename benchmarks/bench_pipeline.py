@@ -126,7 +126,7 @@ def simulated_landing(cache: Path, scale: int, seed: int) -> tuple[Path, float |
     t0 = time.perf_counter()
     code = (
         "import sys; from rater1001.paths import project; from rater1001.simulate import simulate_study; "
-        "from rater1001.judge.simulate import simulate_judge_study; p = project(sys.argv[1]); "
+        "from rater1001.runs.judge.simulate import simulate_judge_study; p = project(sys.argv[1]); "
         "simulate_study(p, seed=int(sys.argv[2]), n_identities=int(sys.argv[3])); "
         "simulate_judge_study(p, seed=int(sys.argv[2]))"
     )

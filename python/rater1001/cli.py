@@ -160,7 +160,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     paths = project(args.home)
     print(simulate_study(paths, seed=args.seed))
     if not getattr(args, "no_judge", False):
-        from .judge.simulate import simulate_judge_study
+        from .runs.judge.simulate import simulate_judge_study
 
         print(simulate_judge_study(paths, seed=args.seed))
     return EXIT_OK
@@ -370,7 +370,7 @@ def _draining(n: int, seconds: float) -> None:
 
 def _interrupted(exc: KeyboardInterrupt) -> int:
     """Ctrl-C during infer / judge: say what happened to the calls that were in flight."""
-    from .runner import Interrupted
+    from .runs.runner import Interrupted
 
     waited = ""
     if isinstance(exc, Interrupted) and exc.in_flight:
@@ -402,11 +402,11 @@ def _cmd_infer(args: argparse.Namespace) -> int:
 
     import pandas as pd
 
-    from .infer.backends.mlx_backend import MlxUnavailable
-    from .infer.fer_model import FerUnavailable
-    from .infer.plan import PlanError
-    from .infer.run import InferOptions, dry_run, run_infer
-    from .runner import RetryPolicy
+    from .runs.infer.backends.mlx_backend import MlxUnavailable
+    from .runs.infer.fer_model import FerUnavailable
+    from .runs.infer.plan import PlanError
+    from .runs.infer.run import InferOptions, dry_run, run_infer
+    from .runs.runner import RetryPolicy
 
     paths = project(args.home)
     concurrency = {}
@@ -483,9 +483,9 @@ def _cmd_infer(args: argparse.Namespace) -> int:
 
 def _cmd_judge(args: argparse.Namespace) -> int:
     """The pairwise judge (the lab log's protocol): dry run, or the resumable run over a pair plan."""
-    from .judge.plan import PlanError
-    from .judge.run import JudgeOptions, dry_run, run_judge
-    from .runner import RetryPolicy
+    from .runs.judge.plan import PlanError
+    from .runs.judge.run import JudgeOptions, dry_run, run_judge
+    from .runs.runner import RetryPolicy
 
     def split(value):
         return [v.strip() for v in value.split(",") if v.strip()] if value else None

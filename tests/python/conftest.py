@@ -196,8 +196,8 @@ def small_warehouse(tmp_path_factory) -> ProjectPaths:
     once per session. The docs are written here, before any test reads the
     warehouse, because `dbt docs generate` opens it for writing. Read it; do not change it (copy
     what you need into tmp_project)."""
-    from rater1001.judge.simulate import simulate_judge_study
     from rater1001.quality import run_quality_gate
+    from rater1001.runs.judge.simulate import simulate_judge_study
     from rater1001.simulate import simulate_study
     from rater1001.warehouse import dbt_build, dbt_docs
 

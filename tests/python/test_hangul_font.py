@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
-from rater1001.report import fonts
+from rater1001.pages import fonts
 from rater1001.report.png_worker import render_png
 
 PACKAGE = Path(fonts.__file__).resolve().parents[2]

@@ -16,8 +16,8 @@ from fakes.models import anthropic_error, anthropic_parts, anthropic_reply, anth
 from fakes.project import make_infer_project, truth
 from fakes.server import FakeServer, Reply
 from rater1001 import cli
-from rater1001.infer.run import InferOptions, ledger_path, run_infer
-from rater1001.runner import FatalCallError, RetryPolicy, SecretRegistry
+from rater1001.runs.infer.run import InferOptions, ledger_path, run_infer
+from rater1001.runs.runner import FatalCallError, RetryPolicy, SecretRegistry
 
 KEY = "sk-ant-test-0123456789-abcdefghijklmnop"
 FAST = RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.05, max_retry_time_s=20)
@@ -162,8 +162,8 @@ def test_the_key_never_reaches_ledger_outputs_or_messages(proj, capsys):
 
     leaks = FakeServer(leaky).start()
     try:
-        from rater1001.infer.backends.anthropic_backend import AnthropicBackend
-        from rater1001.infer.backends.base import GenRequest
+        from rater1001.runs.infer.backends.anthropic_backend import AnthropicBackend
+        from rater1001.runs.infer.backends.base import GenRequest
 
         backend = AnthropicBackend(base_url=leaks.url, api_key_env=None, secrets=SecretRegistry())
         with pytest.raises(FatalCallError) as info:

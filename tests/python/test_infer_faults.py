@@ -13,8 +13,8 @@ from fakes.models import openai_error, openai_parts, openai_reply, openai_server
 from fakes.project import make_infer_project, truth
 from fakes.server import Reply, quick_default_backoff
 from rater1001 import cli
-from rater1001.infer.run import InferOptions, ledger_path, run_infer
-from rater1001.runner import Ledger, RetryPolicy
+from rater1001.runs.infer.run import InferOptions, ledger_path, run_infer
+from rater1001.runs.runner import Ledger, RetryPolicy
 
 KEY = "sk-test-faults-0123456789abcdef"
 FAST = RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.05, max_retry_time_s=20)
@@ -114,7 +114,7 @@ def test_a_unit_that_only_gets_odd_responses_fails_alone(proj, capsys, monkeypat
 
 def test_an_exception_no_backend_foresaw_is_a_failed_call_not_a_crash(proj, monkeypatch):
     paths, images = proj
-    from rater1001.infer.backends import openai_backend
+    from rater1001.runs.infer.backends import openai_backend
 
     calls = {"n": 0}
     real = openai_backend.OpenAIBackend.generate
@@ -331,7 +331,7 @@ def test_an_endpoint_that_answers_with_an_error_message_gives_no_ratings(proj, c
 def test_a_full_disk_stops_the_run_instead_of_paying_for_calls_it_cannot_record(tmp_path, monkeypatch, capsys):
     import errno
 
-    from rater1001.runner import ledger as ledger_module
+    from rater1001.runs.runner import ledger as ledger_module
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     paths, images = make_infer_project(tmp_path, n_images=12)

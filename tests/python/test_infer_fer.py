@@ -17,11 +17,11 @@ import pytest
 import skimage.data
 from rater1001 import cli
 from rater1001.contract import MODEL_PREDICTIONS, STIMULI
-from rater1001.infer.fer_model import FER_CLASSES, FerClassifier, study_label
-from rater1001.infer.fer_unit import class_map
-from rater1001.infer.run import InferOptions, run_infer
 from rater1001.landing import to_arrow, write_parquet_atomic
 from rater1001.paths import REPO_ROOT, project
+from rater1001.runs.infer.fer_model import FER_CLASSES, FerClassifier, study_label
+from rater1001.runs.infer.fer_unit import class_map
+from rater1001.runs.infer.run import InferOptions, run_infer
 
 
 def _bgr(name: str) -> np.ndarray:

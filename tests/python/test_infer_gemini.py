@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from fakes.models import gemini_error, gemini_parts, gemini_server
 from fakes.project import make_infer_project, truth
-from rater1001.infer.run import InferOptions, run_infer
-from rater1001.runner import RetryPolicy
+from rater1001.runs.infer.run import InferOptions, run_infer
+from rater1001.runs.runner import RetryPolicy
 
 KEY = "gm-test-0123456789-abcdefghijklmnop"
 FAST = RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.05, max_retry_time_s=20)

@@ -14,10 +14,10 @@ from fakes.models import openai_parts, openai_server
 from fakes.project import make_infer_project, tiny_png, truth
 from PIL import Image
 from rater1001.contract import STIMULI
-from rater1001.infer.images import MB, ImageFile, limit_problem
-from rater1001.infer.plan import PlanError
-from rater1001.infer.run import InferOptions, dry_run, run_infer
 from rater1001.landing import to_arrow, write_parquet_atomic
+from rater1001.runs.infer.images import MB, ImageFile, limit_problem
+from rater1001.runs.infer.plan import PlanError
+from rater1001.runs.infer.run import InferOptions, dry_run, run_infer
 
 KEY = "sk-test-images-0123456789abcdef"
 

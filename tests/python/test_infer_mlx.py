@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 from fakes.models import image_id_of
 from fakes.project import make_infer_project, truth
-from rater1001.infer.backends.mlx_backend import MlxBackend, MlxUnavailable
-from rater1001.infer.run import InferOptions, dry_run, run_infer
+from rater1001.runs.infer.backends.mlx_backend import MlxBackend, MlxUnavailable
+from rater1001.runs.infer.run import InferOptions, dry_run, run_infer
 
 
 @dataclass

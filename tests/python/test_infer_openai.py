@@ -15,8 +15,8 @@ from fakes.models import openai_error, openai_parts, openai_reply, openai_server
 from fakes.project import make_infer_project, truth
 from fakes.server import FakeServer, Reply
 from rater1001 import cli
-from rater1001.infer.run import InferOptions, ledger_path, run_infer
-from rater1001.runner import Ledger, RetryPolicy
+from rater1001.runs.infer.run import InferOptions, ledger_path, run_infer
+from rater1001.runs.runner import Ledger, RetryPolicy
 
 KEY = "sk-test-0123456789-abcdefghijklmnop"
 FAST = RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.05, max_retry_time_s=20)
@@ -145,9 +145,9 @@ def test_the_key_never_reaches_ledger_outputs_or_messages(proj, capsys):
 
     leaks = FakeServer(leaky).start()
     try:
-        from rater1001.infer.backends.base import GenRequest
-        from rater1001.infer.backends.openai_backend import OpenAIBackend
-        from rater1001.runner import FatalCallError, SecretRegistry
+        from rater1001.runs.infer.backends.base import GenRequest
+        from rater1001.runs.infer.backends.openai_backend import OpenAIBackend
+        from rater1001.runs.runner import FatalCallError, SecretRegistry
 
         backend = OpenAIBackend(base_url=leaks.url + "/v1", api_key_env=None, secrets=SecretRegistry())
         with pytest.raises(FatalCallError) as info:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rater1001.infer.parse import StepParser, split_thinking, weakest
 from rater1001.paths import REPO_ROOT, project
+from rater1001.runs.infer.parse import StepParser, split_thinking, weakest
 from rater1001.study import load_study
 
 ALL = ("emotion", "valence", "arousal")

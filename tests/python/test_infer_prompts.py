@@ -7,8 +7,8 @@ import dataclasses
 
 import pytest
 from conftest import REFERENCE as REFERENCE_DIR
-from rater1001.infer.prompts import STRATEGIES, render, template_id
 from rater1001.paths import REPO_ROOT, project
+from rater1001.runs.infer.prompts import STRATEGIES, render, template_id
 from rater1001.study import FactorLabel, load_study
 
 # Supplement S2's prompts verbatim (tests/reference/README.md says how the excerpt was checked).

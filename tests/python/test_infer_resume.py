@@ -25,7 +25,8 @@ def forked():
     """Each run is a process of its own, forked from one helper that has imported the CLI and the
     OpenAI backend (an interpreter each would spend most of these tests importing)."""
     with ForkedCli(
-        env={"OPENAI_API_KEY": KEY}, preload=("rater1001.infer.run", "rater1001.infer.backends.openai_backend")
+        env={"OPENAI_API_KEY": KEY},
+        preload=("rater1001.runs.infer.run", "rater1001.runs.infer.backends.openai_backend"),
     ) as helper:
         yield helper
 

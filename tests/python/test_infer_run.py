@@ -9,11 +9,11 @@ import pytest
 from fakes.models import openai_server
 from fakes.project import make_infer_project, truth
 from rater1001.contract import MODEL_CONDITIONS, MODEL_PREDICTIONS
-from rater1001.infer.conditions import load_conditions
-from rater1001.infer.prompts import STRATEGIES, render
-from rater1001.infer.run import CHARS_PER_TOKEN, InferOptions, dry_run, run_infer
 from rater1001.landing import read_manifest
 from rater1001.paths import REPO_ROOT
+from rater1001.runs.infer.conditions import load_conditions
+from rater1001.runs.infer.prompts import STRATEGIES, render
+from rater1001.runs.infer.run import CHARS_PER_TOKEN, InferOptions, dry_run, run_infer
 from rater1001.study import load_study
 
 KEY = "sk-test-run-0123456789abcdef"

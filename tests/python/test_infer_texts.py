@@ -20,10 +20,10 @@ from fakes.models import anthropic_reply, gemini_reply, openai_reply
 from fakes.server import FakeServer, Reply, Request
 from rater1001 import cli
 from rater1001.contract import STIMULI, for_study
-from rater1001.infer.run import InferOptions, dry_run, run_infer
 from rater1001.landing import to_arrow, write_parquet_atomic
 from rater1001.paths import project
-from rater1001.runner import RetryPolicy
+from rater1001.runs.infer.run import InferOptions, dry_run, run_infer
+from rater1001.runs.runner import RetryPolicy
 from rater1001.study import load_study
 
 ACCEPTANCE = Path(__file__).resolve().parents[1] / "acceptance"

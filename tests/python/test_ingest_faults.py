@@ -165,7 +165,7 @@ def test_a_kill_before_the_commit_point_leaves_the_old_landing_and_its_temporari
 
 
 def test_the_checksum_is_of_the_bytes_parsed_even_if_the_source_is_deleted_mid_ingest(tmp_path, monkeypatch):
-    import rater1001.ingest as ingest_module
+    import rater1001.ingest.land as ingest_module
 
     paths = make_rating_project(tmp_path / "p", n_raters=10, n_images=72)
     source = write_ratings(tmp_path / "r.csv", 300, 0.3, seed=3, n_raters=10, n_images=72)
@@ -188,7 +188,7 @@ def test_the_checksum_is_of_the_bytes_parsed_even_if_the_source_is_deleted_mid_i
 
 
 def test_a_source_replaced_mid_ingest_records_the_checksum_of_what_landed(tmp_path, monkeypatch):
-    import rater1001.ingest as ingest_module
+    import rater1001.ingest.land as ingest_module
 
     paths = make_rating_project(tmp_path / "p", n_raters=10, n_images=72)
     source = write_ratings(tmp_path / "r.csv", 300, 0.3, seed=3, n_raters=10, n_images=72)

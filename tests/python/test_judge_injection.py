@@ -12,12 +12,12 @@ import pandas as pd
 import pytest
 from fakes.judge import judge_server
 from rater1001.contract import CANDIDATES
-from rater1001.judge.catalog import load_axes
-from rater1001.judge.parse import VerdictParser
-from rater1001.judge.prompt import neutralise, render
-from rater1001.judge.run import run_judge
 from rater1001.landing import to_arrow, write_parquet_atomic
 from rater1001.paths import REPO_ROOT
+from rater1001.runs.judge.catalog import load_axes
+from rater1001.runs.judge.parse import VerdictParser
+from rater1001.runs.judge.prompt import neutralise, render
+from rater1001.runs.judge.run import run_judge
 from test_judge_run import opts, proj  # noqa: F401 - the fixture, used by name
 
 V2 = "judge_pairwise_ko.v2.txt"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from rater1001.judge.catalog import load_axes
-from rater1001.judge.parse import VerdictParser, read_choice
-from rater1001.judge.prompt import render, template_text
 from rater1001.paths import REPO_ROOT
+from rater1001.runs.judge.catalog import load_axes
+from rater1001.runs.judge.parse import VerdictParser, read_choice
+from rater1001.runs.judge.prompt import render, template_text
 
 PARSER = VerdictParser(load_axes(REPO_ROOT / "seeds"))
 

@@ -8,9 +8,9 @@ from itertools import product
 
 import pandas as pd
 import pytest
-from rater1001.judge.catalog import load_candidates
-from rater1001.judge.plan import PlanError, build_plan
 from rater1001.paths import REPO_ROOT
+from rater1001.runs.judge.catalog import load_candidates
+from rater1001.runs.judge.plan import PlanError, build_plan
 
 CATALOG = load_candidates(REPO_ROOT / "seeds")
 VARIANTS = ["text", "image", "audio_neutral", "audio_emotion"]

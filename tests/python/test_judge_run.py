@@ -14,10 +14,10 @@ from fakes.judge import judge_server, responses_of
 from fakes.models import openai_error
 from rater1001 import cli
 from rater1001.contract import CANDIDATES, DIALOGUES
-from rater1001.judge.run import JudgeOptions, dry_run, ledger_path, run_judge
 from rater1001.landing import ManifestEntry, record_landing, to_arrow, write_parquet_atomic
 from rater1001.paths import project
-from rater1001.runner import Ledger, RetryPolicy
+from rater1001.runs.judge.run import JudgeOptions, dry_run, ledger_path, run_judge
+from rater1001.runs.runner import Ledger, RetryPolicy
 
 KEY = "sk-judge-test-0123456789-abcdefghij"
 FAST = RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.05, max_retry_time_s=20)
@@ -282,7 +282,7 @@ def test_odd_responses_fail_their_calls_only_and_successes_are_never_marked_fail
     out, err = capsys.readouterr()
     assert rc == cli.EXIT_PARTIAL and "Traceback" not in err
     landed = pd.read_parquet(proj.raw_table("judge_verdicts"))
-    from rater1001.runner import Ledger
+    from rater1001.runs.runner import Ledger
 
     ok = [r for r in Ledger(ledger_path(proj, opts(srv))).records() if r["status"] == "ok"]
     failed_rows = landed[landed["parse_status"] == "call_failed"]

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 from rater1001.contract import TABLES
-from rater1001.judge.simulate import AXES, CATEGORIES, simulate_judge_study
 from rater1001.landing import read_manifest
 from rater1001.paths import project
+from rater1001.runs.judge.simulate import AXES, CATEGORIES, simulate_judge_study
 
 
 @pytest.fixture(scope="module")
@@ -121,8 +121,8 @@ def test_reasons_name_what_the_judge_saw_in_the_response_it_did_not_choose(sim):
 
 
 def test_landed_verdicts_are_what_the_parser_reads_from_the_raw_text(sim):
-    from rater1001.judge.catalog import load_axes
-    from rater1001.judge.parse import VerdictParser
+    from rater1001.runs.judge.catalog import load_axes
+    from rater1001.runs.judge.parse import VerdictParser
 
     paths, _ = sim
     v = pd.read_parquet(paths.raw_table("judge_verdicts"))

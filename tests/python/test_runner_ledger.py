@@ -9,7 +9,7 @@ import re
 import threading
 
 import pytest
-from rater1001.runner import (
+from rater1001.runs.runner import (
     CallFailed,
     CallSpec,
     FatalCallError,
@@ -49,7 +49,7 @@ def test_a_corrupt_middle_line_is_reported_with_its_line_number_and_the_rest_kep
     good = '{"key": "k1", "status": "ok", "result": {}}\n'
     body = (good + "not json\n" + '{"key": "k2", "status": "ok", "result": {}}\n' + "[1, 2]\n").encode()
     path.write_bytes(body + b'{"key": "k4", "status": "ok", "result": {"text": "\xff"}}\n')
-    with caplog.at_level(logging.WARNING, logger="rater1001.runner.ledger"):
+    with caplog.at_level(logging.WARNING, logger="rater1001.runs.runner.ledger"):
         led = Ledger(path)
     [message] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert re.search(r"3 line\(s\).*line 2 \(not valid JSON.*line 4 \(a JSON list.*line 5 \(not UTF-8", message)
@@ -58,7 +58,7 @@ def test_a_corrupt_middle_line_is_reported_with_its_line_number_and_the_rest_kep
         assert "k1" in led and "k2" in led and "k4" not in led and sorted(led.unreadable) == [2, 4, 5]
         led.append({"key": "k4", "status": "ok", "result": {"text": "d"}})
     assert path.read_bytes().startswith(body)  # nothing of the old ledger was removed
-    with caplog.at_level(logging.WARNING, logger="rater1001.runner.ledger"), Ledger(path, read_only=True) as led:
+    with caplog.at_level(logging.WARNING, logger="rater1001.runs.runner.ledger"), Ledger(path, read_only=True) as led:
         assert "k4" in led and "not ledger records" in caplog.text
         with pytest.raises(RuntimeError, match="read-only"):
             led.append({"key": "k5", "status": "ok", "result": {}})
@@ -200,7 +200,7 @@ def test_the_final_line_keeps_the_prompts_inputs_scrubbed_and_retries_are_logged
         return {"text": "ok"}
 
     path = tmp_path / "l.jsonl"
-    with caplog.at_level(logging.INFO, logger="rater1001.runner"), Ledger(path, secrets) as led:
+    with caplog.at_level(logging.INFO, logger="rater1001.runs.runner"), Ledger(path, secrets) as led:
         Runner(led, sleep=lambda s: None).call(CallSpec("k", "g", {"u": 1}, inputs), call)
     retry, ok = Ledger(path).records()
     assert "inputs" not in retry and ok["inputs"] == {
@@ -237,7 +237,7 @@ def test_a_missing_key_is_a_clear_error(monkeypatch):
 def test_progress_shows_done_failed_and_retrying(tmp_path):
     import io
 
-    from rater1001.runner import Progress
+    from rater1001.runs.runner import Progress
 
     sink = io.StringIO()
     progress = Progress(total=3, enabled=True, file=sink)
@@ -278,7 +278,7 @@ def test_ctrl_c_starts_no_call_waits_for_calls_in_flight_and_skips_backoffs(tmp_
     import signal
     import time
 
-    from rater1001.runner import Interrupted, RetryableCallError
+    from rater1001.runs.runner import Interrupted, RetryableCallError
 
     started: list[tuple[int, int]] = []
     lock = threading.Lock()
@@ -327,8 +327,8 @@ def test_a_retry_line_that_cannot_be_written_stops_the_call_before_its_next_atte
     with the ledger's error instead of paying for attempts that could not be recorded."""
     import errno
 
-    from rater1001.runner import ledger as ledger_module
-    from rater1001.runner.ledger import LedgerWriteError
+    from rater1001.runs.runner import ledger as ledger_module
+    from rater1001.runs.runner.ledger import LedgerWriteError
 
     def full(fd):
         raise OSError(errno.ENOSPC, "No space left on device")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from rater1001.runner import FatalCallError, RetryableCallError, RetryPolicy, call_with_retry
+from rater1001.runs.runner import FatalCallError, RetryableCallError, RetryPolicy, call_with_retry
 
 
 class FakeClock:

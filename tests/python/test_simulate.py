@@ -486,7 +486,7 @@ def test_unknown_condition_and_missing_profile_are_refused(tmp_project):
 
 def test_raw_responses_parse_back_with_the_real_parser(demo):
     """The simulated raw texts go through infer's parsing cascade to the landed values and path."""
-    parse = pytest.importorskip("rater1001.infer.parse")
+    parse = pytest.importorskip("rater1001.runs.infer.parse")
     from rater1001.study import load_study
 
     parser = parse.StepParser(load_study(demo["paths"]))
@@ -505,7 +505,7 @@ def test_raw_responses_parse_back_with_the_real_parser(demo):
 
 
 def test_failed_parses_leave_no_values(tmp_project):
-    parse = pytest.importorskip("rater1001.infer.parse")
+    parse = pytest.importorskip("rater1001.runs.infer.parse")
     from dataclasses import replace
 
     from rater1001.study import load_study

@@ -185,7 +185,7 @@ def test_a_selected_rebuild_over_a_published_warehouse_keeps_every_relation(smal
     view materializations replace relations that exist: each view, SQL table and Python model's
     table is there again, of the same kind, with the same rows."""
     from rater1001 import warehouse
-    from rater1001.judge.simulate import simulate_judge_study
+    from rater1001.runs.judge.simulate import simulate_judge_study
 
     simulate_judge_study(small_study, seed=4)
     monkeypatch.setenv("DBT_INDIRECT_SELECTION", "cautious")

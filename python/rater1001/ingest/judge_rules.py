@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..study import JUDGE_AXES, Study
-from .validate import Failure, _fail, _joined
+from .failures import Failure, _fail, _joined
 
 VERDICT_COLUMNS = [f"verdict_{a}" for a in JUDGE_AXES]
 

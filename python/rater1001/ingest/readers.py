@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from ..landing import bytes_sha256
 from .arrow_text import is_in, nfc
 from .errors import IngestError
-from .validate import Failure, shorten
+from .failures import Failure, shorten
 
 FORMATS = {
     ".csv": "csv",

@@ -16,18 +16,11 @@ import pandas as pd
 from ..contract import Column, TableSpec
 from ..study import Study
 from .arrow_text import is_in, parse_integers, parse_numbers
+from .failures import SHOWN_CHARACTERS, Failure, _fail, _joined
 from .hints import enum_hint, label_hint
 
 TRUE_TEXTS = ("true", "yes", "1", "t", "y")
 FALSE_TEXTS = ("false", "no", "0", "f", "n")
-
-
-@dataclass(frozen=True)
-class Failure:
-    column: str  # a column name, or the key columns joined by ',' for key rules
-    rule: str  # required, type:int, scale_integer, factor:emotion, unique_key, foreign_key:stimuli, ...
-    rows: np.ndarray  # 0-based positions of the failing rows
-    messages: np.ndarray  # one reason text per failing row, naming column, value and rule
 
 
 @dataclass(frozen=True)
@@ -100,30 +93,6 @@ def validate(
 
 
 # ------------------------------------------------------------------------------------ columns
-
-
-def _fail(failures: list[Failure], column: str, rule: str, mask, text: pd.Series, message) -> None:
-    """Record rows where mask holds; message is a str or a Series aligned with text."""
-    mask = np.asarray(mask, dtype=bool)
-    if not mask.any():
-        return
-    shown = shorten(text[mask].fillna(""))
-    detail = message[mask] if isinstance(message, pd.Series) else message
-    messages = column + "='" + shown + "': " + detail + f" [{rule}]"
-    failures.append(Failure(column, rule, np.flatnonzero(mask), messages.to_numpy(dtype=object)))
-
-
-SHOWN_CHARACTERS = 80  # of a value quoted in a reason; the rejected file keeps the whole value
-
-
-def shorten(text: pd.Series) -> pd.Series:
-    """Values as quoted in reasons and the summary: a 5 MB cell is cut, saying how long it was."""
-    length = text.str.len()
-    long_ = (length > SHOWN_CHARACTERS).to_numpy()
-    if not long_.any():
-        return text
-    cut = text.str.slice(0, SHOWN_CHARACTERS) + "... (" + length.astype("Int64").astype("str") + " characters)"
-    return text.where(~long_, cut)
 
 
 def _check_column(column: Column, text: pd.Series, study: Study, failures, mappings) -> pd.Series:
@@ -294,14 +263,3 @@ def _check_foreign_keys(frame, spec: TableSpec, references: dict[str, pd.DataFra
             text,
             f"no such {', '.join(fk.ref_columns)} in the landed {fk.table} table",
         )
-
-
-def _joined(frame: pd.DataFrame, columns: list[str]) -> pd.Series:
-    """Key values as text: 'v' for one column, '(v1, v2)' for several (vectorised concatenation)."""
-    parts = [frame[c].astype("str") for c in columns]
-    if len(parts) == 1:
-        return parts[0]
-    joined = parts[0]
-    for part in parts[1:]:
-        joined = joined + ", " + part
-    return "(" + joined + ")"

@@ -1,6 +1,6 @@
 """models/marts/judge: the judge marts as functions of frames. Every statistic comes from
 rater1001.stats.judge / stats.alt_test / stats.terms; the judge run, plan and parse code is in
-rater1001.judge.
+rater1001.runs.judge.
 
 Inputs are the warehouse relations: verdicts_long (int_judge_verdicts_long: one row per call and axis),
 pair_verdicts (this module's consolidate -> judge_pair_verdicts), candidates (stg_judge_candidates),

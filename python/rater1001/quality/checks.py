@@ -17,6 +17,7 @@ import pandas as pd
 from ..contract import Column, TableSpec, tables_for
 from ..study import Study
 from .frames import GateFrames, cell_frame_name, cell_label, fk_flag
+from .gx import great_expectations
 from .landed import RowClass, quoted
 
 if TYPE_CHECKING:
@@ -27,8 +28,6 @@ Describe = Callable[[pd.DataFrame], list[str]]
 
 def _expectations():
     """GX's expectation classes (GX is imported when the first check is built, not with this module)."""
-    from .gx_run import great_expectations
-
     return great_expectations().expectations
 
 

@@ -8,7 +8,6 @@ are switched off so a quality run never opens a network connection.
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -16,19 +15,10 @@ import duckdb
 import pandas as pd
 
 from .checks import Check
+from .gx import great_expectations
 from .landed import LandingDB
 
 CHECK_META = "rater1001_check"
-
-
-def great_expectations():
-    """The `great_expectations` module, imported on first use: the import takes about a second,
-    which every command and test that imports the gate without running it would pay."""
-    # Read by GX when the context config leaves analytics unset; set both for belt and braces.
-    os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
-    import great_expectations as gx
-
-    return gx
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ script, no network) with every check of the gate, its verdict and what it means,
 failing check a link to the rows it rejected (the first rows in the page, every row in a CSV
 beside it), followed by the rows ingest set aside with their reasons.
 
-Every value goes through Jinja's autoescaping or report.render.frame_html (which escapes), so a
+Every value goes through Jinja's autoescaping or pages.table.frame_html (which escapes), so a
 landed value such as `<script>` is shown as text, never run. Replaces Great Expectations' Data
 Docs, which load their styling from public CDNs and write raw values into the page.
 """
@@ -20,9 +20,9 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup
 
+from ..pages.fonts import font_face_css
+from ..pages.table import frame_html
 from ..paths import ProjectPaths
-from ..report.fonts import font_face_css
-from ..report.render import frame_html
 from .gx_run import Outcome
 
 ROWS_SHOWN = 50  # per failing check in the page; the CSV beside it holds all of them

@@ -20,7 +20,7 @@ from .layout import sections_for
 from .paper import follows_paper, paper_difference, paper_for
 from .quality_section import quality_summary
 from .reader import Unavailable, WarehouseReader
-from . import fonts
+from ..pages import fonts
 from .png_pool import PngWriter
 from .render import render_html
 from .specs import FolderTables, Note, ReportContext, ReportFigure, ReportTable

@@ -13,7 +13,8 @@ from collections import deque
 from multiprocessing.connection import wait as wait_ready
 from pathlib import Path
 
-from . import fonts, png_worker
+from ..pages import fonts
+from . import png_worker
 from .render import vl_version
 
 PNG_TIMEOUT = 300.0  # seconds for one figure; an aggregated figure takes well under ten

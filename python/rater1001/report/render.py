@@ -3,18 +3,18 @@ vl-convert ships for the Vega-Lite version Altair targets), so index.html opens 
 from __future__ import annotations
 
 import json
-import math
 import os
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
 import jinja2
-from markupsafe import Markup, escape
+from markupsafe import Markup
 import pandas as pd
 import vl_convert
 
-from .fonts import font_face_css
+from ..pages.fonts import font_face_css
+from ..pages.table import frame_html
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -53,33 +53,12 @@ def javascript_bundle() -> str:
     return bundle
 
 
-def _cell(value) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA or value is pd.NaT:
-        return "—"
-    if isinstance(value, float):
-        if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e5):
-            return f"{value:.3g}"  # p-values and large counts keep their information
-        return f"{value:.3f}"
-    return str(value)
-
-
 FOLD_ROWS = 20  # longer tables are folded behind a summary line
 
 
 def csv_href(frame: pd.DataFrame) -> str:
     """The table as an embedded CSV (a data: URI), so the download works offline from disk."""
     return "data:text/csv;charset=utf-8," + quote(frame.to_csv(index=False), safe="")
-
-
-def frame_html(frame: pd.DataFrame, column_docs: dict[str, str] | None = None) -> str:
-    column_docs = column_docs or {}
-    head = "".join(
-        f'<th title="{escape(column_docs.get(str(c), ""))}">{escape(str(c))}</th>'
-        for c in frame.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{escape(_cell(v))}</td>" for v in row) + "</tr>"
-        for row in frame.astype(object).itertuples(index=False))
-    return f'<table class="data sortable"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
 def _script_json(obj) -> str:

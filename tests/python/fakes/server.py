@@ -162,7 +162,7 @@ def quick_default_backoff(monkeypatch) -> None:
     time. A Retry-After still sets the floor of a wait."""
     import dataclasses
 
-    from rater1001.runner import RetryPolicy
+    from rater1001.runs.runner import RetryPolicy
 
     quick = {"initial_backoff_s": 0.01, "max_backoff_s": 0.05}
     defaults = tuple(quick.get(f.name, f.default) for f in dataclasses.fields(RetryPolicy))

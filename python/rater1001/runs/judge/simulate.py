@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..contract import CANDIDATES, DIALOGUES, JUDGE_VERDICTS
-from ..landing import ManifestEntry, record_landing, to_arrow, write_parquet_atomic
-from ..paths import ProjectPaths
+from ...contract import CANDIDATES, DIALOGUES, JUDGE_VERDICTS
+from ...landing import ManifestEntry, record_landing, to_arrow, write_parquet_atomic
+from ...paths import ProjectPaths
 from .catalog import load_axes, load_candidates
 from .parse import VerdictParser
 from .plan import build_plan

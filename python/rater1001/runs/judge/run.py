@@ -18,10 +18,10 @@ from typing import Any
 import pandas as pd
 import pyarrow.parquet as pq
 
-from ..contract import JUDGE_VERDICTS
+from ...contract import JUDGE_VERDICTS
+from ...landing import ManifestEntry, read_manifest, record_landing, to_arrow, write_parquet_atomic
+from ...paths import ProjectPaths
 from ..infer.backends import DEFAULT_CONCURRENCY
-from ..landing import ManifestEntry, read_manifest, record_landing, to_arrow, write_parquet_atomic
-from ..paths import ProjectPaths
 from ..runner import CallSpec, Ledger, RetryPolicy, Runner, SecretRegistry, call_key, load_prices
 from ..runner.progress import Progress
 from .catalog import load_axes, load_candidates

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from importlib import resources
 from string import Template
 
-from ..study import Study
+from ...study import Study
 
 TEMPLATE_PACKAGE = "rater1001.templates"
 

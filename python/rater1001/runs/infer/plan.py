@@ -6,11 +6,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 
-from ..landing import file_sha256
-from ..paths import ProjectPaths
+from ...landing import file_sha256
+from ...paths import ProjectPaths
 from .conditions import Condition
 from .images import ImageFile, inspect, limit_problem, resolve_inside
 from .prompts import FER_STRATEGY, Strategy, strategy, text_strategy
@@ -154,3 +155,14 @@ def plan_text_units(
             raise PlanError(f"condition {c.condition_id}: {exc}") from None
         units.extend(Unit(c, s, t.image_id, None, t.sha256, run_id, "text/plain", t.text) for t in texts)
     return units
+
+
+def prompt_inputs(unit: Unit, template: str | None, variables: dict[str, Any]) -> dict[str, Any]:
+    """What a call's prompt was made of, for its ledger line: the stimulus by id and digest (a text
+    stimulus by the digest of its text), never the image bytes or the text itself."""
+    digest = (
+        {"text_sha256": hashlib.sha256(unit.text.encode("utf-8")).hexdigest()}
+        if unit.text is not None
+        else {"image_sha256": unit.image_sha256}
+    )
+    return {"template": template, "variables": variables, "stimulus_id": unit.image_id, **digest}

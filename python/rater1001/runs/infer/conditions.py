@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from ..contract import MODEL_CONDITIONS
+from ...contract import MODEL_CONDITIONS
 
 RUN_ONLY_FIELDS = ("base_url", "api_key_env", "max_tokens", "timeout_s")
 

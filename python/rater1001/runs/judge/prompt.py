@@ -15,7 +15,7 @@ DEFAULT_TEMPLATE = "judge_pairwise_ko.v2.txt"
 
 
 def template_text(name: str = DEFAULT_TEMPLATE) -> str:
-    return resources.files("rater1001.judge").joinpath("templates", name).read_text(encoding="utf-8").rstrip("\n")
+    return resources.files("rater1001.runs.judge").joinpath("templates", name).read_text(encoding="utf-8").rstrip("\n")
 
 
 def template_id(name: str = DEFAULT_TEMPLATE) -> str:

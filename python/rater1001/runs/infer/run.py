@@ -6,19 +6,21 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow.parquet as pq
 
-from ..contract import MODEL_CONDITIONS, MODEL_PREDICTIONS, for_study
-from ..landing import ManifestEntry, read_manifest, record_landing, to_arrow, write_parquet_atomic
-from ..paths import ProjectPaths
+from ...contract import MODEL_CONDITIONS, MODEL_PREDICTIONS, for_study
+from ...landing import ManifestEntry, read_manifest, record_landing, to_arrow, write_parquet_atomic
+from ...paths import ProjectPaths
+from ...study import load_study
 from ..runner import Ledger, NotInLedger, PriceTable, RetryPolicy, Runner, SecretRegistry, load_prices
 from ..runner.progress import Progress
-from ..study import load_study
 from .backends import DEFAULT_CONCURRENCY
 from .conditions import Condition, load_conditions
-from .execute import InferContext, infer_unit
+from .execute import InferContext, model_unit
+from .fer_unit import fer_unit
 from .parse import DEFAULT_POLICY, PATH_ORDER
 from .plan import PlanError, Refusal, Unit, concurrency_group, plan_text_units, plan_units, read_images, read_texts
 from .prompts import label_field, render
@@ -84,6 +86,12 @@ def make_plan(paths: ProjectPaths, opts: InferOptions, conditions: list[Conditio
         more = f"\n(and {len(refused) - 10} more)" if len(refused) > 10 else ""
         raise PlanError("no stimulus can be sent:\n" + "\n".join(r.message for r in refused[:10]) + more)
     return units, refused
+
+
+def infer_unit(unit: Unit, runner: Runner, ctx: InferContext) -> dict[str, Any]:
+    """One unit through the runner (ledger first), its prediction row back: the in-process FER
+    classifier's one call, or a model's prompt steps."""
+    return (fer_unit if unit.condition.backend == "fer" else model_unit)(unit, runner, ctx)
 
 
 def concurrency_limits(conditions: list[Condition], overrides: dict[str, int]) -> dict[str, int]:

@@ -1,5 +1,4 @@
-"""The Hangul font shipped with the package (README.md here): CSS for the HTML reports, and the
-folder the PNG renderer reads fonts from."""
+"""The @font-face rule of the shipped Hangul font, and the names the pages and charts use for it."""
 
 from __future__ import annotations
 

@@ -16,9 +16,8 @@ from typing import Any
 
 from ..runner import CallSpec, Runner, call_key
 from .backends.base import GenRequest
-from .execute import prompt_inputs
 from .fer_model import study_label
-from .plan import Unit, concurrency_group
+from .plan import Unit, concurrency_group, prompt_inputs
 
 CLASS_MAP_SEED = "fer_class_labels.csv"
 

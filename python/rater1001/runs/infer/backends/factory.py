@@ -1,10 +1,10 @@
-"""Backends behind one small interface (base.Backend): generate(GenRequest) -> result dict."""
+"""A condition's backend, and the concurrent calls each provider gets by default."""
 
 from __future__ import annotations
 
 from ...runner import SecretRegistry
 from ..conditions import Condition
-from .base import Backend, GenRequest, gen_result
+from .base import Backend
 
 # Concurrent calls per provider/server unless the user says otherwise.
 DEFAULT_CONCURRENCY = {"openai": 8, "gemini": 8, "anthropic": 4, "openai-compatible": 2, "mlx": 1, "fer": 1}
@@ -41,6 +41,3 @@ def make_backend(condition: Condition, secrets: SecretRegistry) -> Backend:
         f"condition {condition.condition_id}: backend {b!r} cannot be run by `infer` "
         "(import its predictions with `rater1001 ingest model_predictions`)"
     )
-
-
-__all__ = ["Backend", "GenRequest", "gen_result", "make_backend", "DEFAULT_CONCURRENCY"]

@@ -9,14 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..paths import REPO_ROOT
+from ...paths import REPO_ROOT
+from ...study import Study
 from ..runner import CallSpec, Runner, SecretRegistry, call_key
-from ..study import Study
 from .backends import Backend, GenRequest, make_backend
 from .backends.base import DEFAULT_TIMEOUT_S
 from .conditions import Condition
 from .parse import DEFAULT_POLICY, StepParser, weakest
-from .plan import Unit, concurrency_group
+from .plan import Unit, concurrency_group, prompt_inputs
 from .prompts import prompt_variables, render, template_id
 
 
@@ -74,24 +74,9 @@ def step_determinants(
     }
 
 
-def prompt_inputs(unit: Unit, template: str | None, variables: dict[str, Any]) -> dict[str, Any]:
-    """What a call's prompt was made of, for its ledger line: the stimulus by id and digest (a text
-    stimulus by the digest of its text), never the image bytes or the text itself."""
-    digest = (
-        {"text_sha256": hashlib.sha256(unit.text.encode("utf-8")).hexdigest()}
-        if unit.text is not None
-        else {"image_sha256": unit.image_sha256}
-    )
-    return {"template": template, "variables": variables, "stimulus_id": unit.image_id, **digest}
-
-
-def infer_unit(unit: Unit, runner: Runner, ctx: InferContext) -> dict[str, Any]:
-    """Run the unit's steps through the runner (ledger first) and return its prediction row."""
+def model_unit(unit: Unit, runner: Runner, ctx: InferContext) -> dict[str, Any]:
+    """Run the unit's prompt steps through the runner (ledger first) and return its prediction row."""
     c = unit.condition
-    if c.backend == "fer":
-        from .fer_unit import fer_unit
-
-        return fer_unit(unit, runner, ctx)
     carried: dict[str, Any] = {}
     values: dict[str, Any] = {}
     steps: list[dict[str, Any]] = []
