@@ -20,6 +20,7 @@ from rater1001.stats import alpha as AL
 from rater1001.stats import bootstrap as BS
 from rater1001.stats import classification as CL
 from rater1001.stats import diversity as DV
+from rater1001.stats import k_human_diversity
 from rater1001.stats import zscores as ZS
 from stats_helpers import delta_alpha_interval, loo_z, read_landed, slotted
 
@@ -267,7 +268,7 @@ def test_bootstraps_equal_the_stats_functions_on_raw_inputs(raw):
     wide = raw["preds"].pivot(index="image_id", columns="condition_id", values=f"model_{dim}")
     wide = wide.loc[j.index, pool]
     ratings = BS.ragged_to_padded(r["image_id"].map({m: i for i, m in enumerate(j.index)}), r[dim])
-    k = BS.k_human_variance(wide.to_numpy(float), ratings)
+    k = k_human_diversity.k_human_variance(wide.to_numpy(float), ratings)
     mart = q(
         raw, f"select * from response_diversity_k_human where dimension = '{dim}' and category = '{category}'"
     ).iloc[0]

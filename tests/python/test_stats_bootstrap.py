@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from rater1001.stats import bootstrap as B
+from rater1001.stats import k_human_diversity as K
+from rater1001.stats import signed_rank as S
 from rater1001.stats import zscores as Z
 from stats_helpers import loo_z
 
@@ -68,7 +70,7 @@ def test_k_human_variance_recovers_the_generating_variance():
     ratings = rng.normal(rng.uniform(2, 8, n_images)[:, None], sigma, (n_images, 50))
     ratings[::5, 45:] = np.nan  # some images have only 45 ratings
     models = rng.normal(5, 0.3, (n_images, 7))  # 7 stereotyped models: SD 0.3
-    res = B.k_human_variance(models, ratings, replicates=200)
+    res = K.k_human_variance(models, ratings, replicates=200)
     assert res.k == 7 and res.n_images == n_images
     assert res.human_variance == pytest.approx(sigma**2, rel=0.03)  # ddof=1 draws are unbiased
     assert res.model_variance == pytest.approx(0.09, rel=0.1)
@@ -78,7 +80,7 @@ def test_k_human_variance_recovers_the_generating_variance():
 def test_k_equal_to_pool_size_is_the_exact_per_image_statistic():
     rng = np.random.default_rng(4)
     ratings = rng.integers(1, 10, (30, 3)).astype(float)
-    res = B.k_human_variance(rng.normal(size=(30, 3)), ratings, replicates=20)
+    res = K.k_human_variance(rng.normal(size=(30, 3)), ratings, replicates=20)
     exact = ratings.std(axis=1, ddof=1).mean()
     assert res.human_sd == pytest.approx(exact, abs=1e-12)
     assert res.human_sd_ci_low == pytest.approx(exact, abs=1e-12) == pytest.approx(res.human_sd_ci_high, abs=1e-12)
@@ -86,7 +88,7 @@ def test_k_equal_to_pool_size_is_the_exact_per_image_statistic():
 
 def test_fast_wilcoxon_equals_scipy_asymptotic_with_ties_and_zeros():
     """The vectorised signed-rank p used by p_sig for > 50 pairs is scipy's asymptotic test."""
-    from rater1001.stats.bootstrap import wilcoxon_greater_asymptotic
+    from rater1001.stats.signed_rank import wilcoxon_greater_asymptotic
     from scipy import stats as sps
 
     rng = np.random.default_rng(3)
@@ -100,7 +102,7 @@ def test_fast_wilcoxon_equals_scipy_asymptotic_with_ties_and_zeros():
 
 @pytest.mark.parametrize("pairs", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 50])
 def test_small_samples_use_exact_without_ties_and_normal_approximation_with_ties(pairs):
-    from rater1001.stats.bootstrap import _wilcoxon_greater
+    from rater1001.stats.signed_rank import _wilcoxon_greater
     from scipy import stats as sps
 
     rng = np.random.default_rng(4)
@@ -243,7 +245,7 @@ def test_signed_rank_p_from_codes_equals_scipy_with_heavy_ties(rows, width, step
     from scipy import stats as sps
 
     d = np.round(np.random.default_rng(seed).normal(0.2, 2, (rows, width)) / step) * step
-    got = B.wilcoxon_greater_asymptotic(d)
+    got = S.wilcoxon_greater_asymptotic(d)
     with np.errstate(invalid="ignore", divide="ignore"):
         ref = np.array(
             [
@@ -265,13 +267,13 @@ def test_k_human_variance_is_unbiased_for_each_images_sample_variance():
     ratings = rng.integers(1, 10, (12, 7)).astype(float)
     ratings[:4, 6] = np.nan  # some images have 6 ratings, the rest 7
     models = rng.normal(5, 1, (12, 3))
-    res = B.k_human_variance(models, ratings, replicates=4000, seed=3)
+    res = K.k_human_variance(models, ratings, replicates=4000, seed=3)
     pools = [r[~np.isnan(r)] for r in ratings]
     exact_var = np.mean([p.var(ddof=1) for p in pools])
     exact_sd = np.mean([np.mean([np.std(c, ddof=1) for c in combinations(p, 3)]) for p in pools])
     assert res.human_variance == pytest.approx(exact_var, rel=0.01)
     assert res.human_sd == pytest.approx(exact_sd, rel=0.01)
-    spread = B.k_human_image_sd(models, ratings, replicates=4000, seed=3)
+    spread = K.k_human_image_sd(models, ratings, replicates=4000, seed=3)
     assert spread.kept.all() and spread.human_sd.mean() == pytest.approx(res.human_sd, abs=1e-12)  # same draws
     exact_image = [np.mean([np.std(c, ddof=1) for c in combinations(p, 3)]) for p in pools]
     np.testing.assert_allclose(spread.human_sd, exact_image, atol=0.05)
@@ -314,7 +316,7 @@ def test_signed_rank_sums_equal_brute_force_ranks(rows, width, step, seed):
     from scipy.stats import rankdata
 
     d = np.round(np.random.default_rng(seed).normal(0.2, 2, (rows, width)) / step) * step
-    r_plus, n, ties, untied = B.signed_rank_sums(np.sort(B.signed_codes(d), axis=1))
+    r_plus, n, ties, untied = S.signed_rank_sums(np.sort(S.signed_codes(d), axis=1))
     for i, row in enumerate(d):
         nz = row[row != 0]
         _, counts = np.unique(np.abs(nz), return_counts=True)

@@ -1,7 +1,7 @@
 """Response diversity (paper section 3.4.3 "응답 다양성 분석", section 4.4, Table 6): how many
 distinct values a condition uses within a category, their SD, and the share of the modal value.
 A condition that gives 240 happy faces valence 9 has n_unique 1, sd 0, modal_share 1.
-The k-human comparison of Table 6 lives in bootstrap.k_human_variance.
+The k-human comparison of Table 6 lives in k_human_diversity.k_human_variance.
 """
 
 from __future__ import annotations
