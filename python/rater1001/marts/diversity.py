@@ -9,7 +9,8 @@ from dataclasses import asdict
 import numpy as np
 import pandas as pd
 
-from ..stats import diversity, k_human_diversity, small_pools
+from ..stats import diversity, small_pools
+from ..stats import k_human_diversity as k_human
 from ._shared import as_frame, declared, in_pool, typed, with_origin, with_scopes
 
 POOL = "inter_model_sd"  # the conditions whose spread Table 6 compares (seeds/condition_pools.csv)
@@ -44,13 +45,13 @@ def _k_human_cells(model_long: pd.DataFrame, value_counts: pd.DataFrame):
 
 
 def k_human_diversity(
-    model_long: pd.DataFrame, value_counts: pd.DataFrame, replicates: int = 1000, seed: int = k_human_diversity.SEED
+    model_long: pd.DataFrame, value_counts: pd.DataFrame, replicates: int = 1000, seed: int = k_human.SEED
 ) -> pd.DataFrame:
     """Table 6: inter-model spread per image vs k humans drawn without replacement, k = the number
     of conditions with predictions on the dimension."""
     rows = []
     for dim, category, conds, models, humans, _ in _k_human_cells(model_long, value_counts):
-        r = k_human_diversity.k_human_variance(models, humans, replicates=replicates, seed=seed)
+        r = k_human.k_human_variance(models, humans, replicates=replicates, seed=seed)
         rows.append(
             {
                 "dimension": dim,
@@ -64,13 +65,13 @@ def k_human_diversity(
 
 
 def k_human_image_sd(
-    model_long: pd.DataFrame, value_counts: pd.DataFrame, replicates: int = 1000, seed: int = k_human_diversity.SEED
+    model_long: pd.DataFrame, value_counts: pd.DataFrame, replicates: int = 1000, seed: int = k_human.SEED
 ) -> pd.DataFrame:
     """Figure 6: per image, the SD of the k conditions' values ('models') and the mean SD of k
     random humans ('k_humans'), with the draws of the Table 6 comparison (same seed, per category)."""
     rows = []
     for dim, category, conds, models, humans, image_ids in _k_human_cells(model_long, value_counts):
-        spread = k_human_diversity.k_human_image_sd(models, humans, replicates=replicates, seed=seed)
+        spread = k_human.k_human_image_sd(models, humans, replicates=replicates, seed=seed)
         for source, sd in (("models", spread.model_sd), ("k_humans", spread.human_sd)):
             rows += [
                 {
