@@ -13,9 +13,9 @@ import pandas as pd
 from ..ingest import IngestError
 from ..ingest.readers import read_source
 from ..paths import ProjectPaths
-from . import InitResult, records_frame, write_study
 from .guess import InitError
 from .judge import JudgeProposal, PairsOptions, VerdictFile, propose_judge
+from .study_files import InitResult, records_frame, write_study
 
 
 def read_records(path: Path, sheet: str | None = None) -> pd.DataFrame:
