@@ -23,19 +23,12 @@ REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "python" / "rater1001"
 STATS = PACKAGE / "stats"
 MAX_LINES = 400
-# Still over the limit, to be split once the issue-37 speed work on it has landed; listed so the
-# test fails as soon as one is split (remove it here then) or another module grows past the limit.
-NOT_YET_SPLIT: set[str] = set()
-
-# `__init__.py` files still holding code, with the reason. Empty is the goal.
-INIT_WITH_CODE: dict[str, str] = {}
 
 
 def test_no_stats_module_over_400_lines():
     lines = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in STATS.glob("*.py")}
     over = {name: n for name, n in lines.items() if n > MAX_LINES}
-    assert set(over) - NOT_YET_SPLIT == set(), f"stats modules over {MAX_LINES} lines: {over}"
-    assert NOT_YET_SPLIT <= set(over), f"{NOT_YET_SPLIT - set(over)} is split now: drop it from NOT_YET_SPLIT"
+    assert over == {}, f"stats modules over {MAX_LINES} lines: {over}"
 
 
 def test_the_import_graph_keeps_the_contracts_of_pyproject(capsys, monkeypatch):
@@ -115,11 +108,7 @@ def test_code_in_init_tells_a_re_export_from_code(tmp_path, monkeypatch, source,
 
 def test_an_init_only_re_exports():
     inits = sorted(p for p in PACKAGE.rglob("__init__.py") if "__pycache__" not in p.parts)
-    found = {
-        str(p.relative_to(REPO)): lines
-        for p in inits
-        if (lines := code_in_init(p)) and str(p.relative_to(PACKAGE)) not in INIT_WITH_CODE
-    }
+    found = {str(p.relative_to(REPO)): lines for p in inits if (lines := code_in_init(p))}
     assert found == {}
 
 
