@@ -12,9 +12,7 @@ data_type its yml declares, which DuckDB stores as VARCHAR / DOUBLE / BIGINT / B
 
 from __future__ import annotations
 
-import functools
 import itertools
-from contextlib import contextmanager
 
 import duckdb
 import pandas as pd
@@ -195,22 +193,6 @@ def _anova_every_factor(model_long: pd.DataFrame, named: dict[str, str], wide: p
     return typed(table.assign(term=table["term"].map(spell)), declared("demographic_stratified_anova"))
 
 
-@contextmanager
-def _tukey_critical_value_cached():
-    """statsmodels' tukeyhsd recomputes the studentized-range critical value q(1 - alpha; k, df) on
-    every call: a root search over scipy's numerically integrated distribution, ~0.4 s each, the
-    same value for every stratum of a balanced design. Memoise statsmodels' own function while the
-    Tukey mart is computed (the values are bit-identical), and restore it afterwards."""
-    from statsmodels.sandbox.stats import multicomp
-
-    original = multicomp.get_tukeyQcrit2
-    multicomp.get_tukeyQcrit2 = functools.lru_cache(maxsize=64)(original)
-    try:
-        yield
-    finally:
-        multicomp.get_tukeyQcrit2 = original
-
-
 def _one_stratum(cells: pd.DataFrame, study_factors: pd.DataFrame) -> pd.DataFrame:
     """Without a category every stimulus is in the one stratum 'all' (stg_stimuli)."""
     return cells if _category(study_factors) is not None else cells.assign(category=ALL)
@@ -223,8 +205,7 @@ def tukey_table(pair_cells: pd.DataFrame, anova: pd.DataFrame, study_factors: pd
     if anova.empty or pair_cells.empty:
         return typed(pd.DataFrame(), declared("demographic_tukey"))
     cells = _one_stratum(pair_cells, study_factors).rename(columns={"cell": "group"})
-    with _tukey_critical_value_cached():
-        table = tukey.tukey_pair_cells(cells, anova)
+    table = tukey.tukey_pair_cells(cells, anova)
     return typed(table, declared("demographic_tukey"))
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from statsmodels.sandbox.stats.multicomp import tukeyhsd
 
+from . import studentized_range
 from ._checks import require
 from .multiple_testing import ALPHA
 from .stratified_anova import bias_cells
@@ -136,8 +136,9 @@ def tukey_pair_cells(cells: pd.DataFrame, anova: pd.DataFrame, alpha: float = AL
     Notes
     -----
     HSD needs only each cell's count and mean and the pooled within-cell variance
-    MSE = sum bias_ss / (N - k) (statsmodels' ``tukeyhsd``, which ``pairwise_tukeyhsd`` calls);
-    meandiff = mean(group2) - mean(group1); any other audit factor is pooled within a cell.
+    MSE = sum bias_ss / (N - k) (:func:`hsd`, statsmodels' ``tukeyhsd`` arithmetic, which
+    ``pairwise_tukeyhsd`` calls); meandiff = mean(group2) - mean(group1); any other audit factor
+    is pooled within a cell.
 
     References
     ----------
@@ -173,8 +174,8 @@ def tukey_pair_cells(cells: pd.DataFrame, anova: pd.DataFrame, alpha: float = AL
         groups, used = groups[order], used.iloc[order]
         nobs = used["n_bias"].to_numpy(dtype=float)
         var = float(used["bias_ss"].sum()) / (nobs.sum() - len(nobs))
-        (first, second), reject, diffs, _, confint, _, _, _, pvalues = tukeyhsd(
-            used["bias_mean"].to_numpy(dtype=float), nobs, var, alpha=alpha
+        (first, second), reject, diffs, confint, pvalues = hsd(
+            used["bias_mean"].to_numpy(dtype=float), nobs, var, alpha
         )
         for i, j, diff, p, (lo, hi), rej in zip(first, second, diffs, pvalues, confint, reject):
             rows.append(
@@ -193,3 +194,65 @@ def tukey_pair_cells(cells: pd.DataFrame, anova: pd.DataFrame, alpha: float = AL
                 )
             )
     return pd.DataFrame(rows, columns=TUKEY_COLUMNS)
+
+
+def hsd(means, nobs, var: float, alpha: float = ALPHA):
+    """Tukey-Kramer HSD of every pair of groups from their means and counts and the pooled variance.
+
+    Parameters
+    ----------
+    means, nobs : array_like
+        Each group's mean and count.
+    var : float
+        The pooled within-group variance (MSE on sum(nobs) - len(nobs) df).
+    alpha : float, default 0.05
+
+    Returns
+    -------
+    tuple
+        ((first, second) group indices of each pair, i < j), reject, meandiff (mean_j - mean_i),
+        confint (pairs x 2), p-values.
+
+    Notes
+    -----
+    statsmodels' ``tukeyhsd`` (which ``pairwise_tukeyhsd`` calls) in the same arithmetic, so
+    meandiff and the standard errors are bit-identical: se_ij = sqrt(MSE (1/n_i + 1/n_j) / 2),
+    q_ij = |meandiff| / se_ij, p = P(Q_(k, df) >= q_ij), interval meandiff +- q_crit se_ij and
+    reject q_ij > q_crit, with q_crit the 1 - alpha quantile. The studentized range comes from
+    :mod:`rater1001.stats.studentized_range` (one vectorised call per stratum instead of scipy's
+    per-value integration); p and q_crit agree with statsmodels' to scipy's integration error.
+
+    References
+    ----------
+    Tukey (1949), "Comparing individual means in the analysis of variance", Biometrics 5(2),
+    99-114; Kramer (1956), "Extension of multiple range tests to group means with unequal numbers
+    of replications", Biometrics 12(3), 307-310.
+
+    Examples
+    --------
+    Three groups of 5 with means 0, 1, 3 and MSE 1 on 12 df: se = sqrt(1 / 5) for every pair, so
+    q = 2.236, 6.708, 4.472 against q_crit(3, 12) = 3.773 (statsmodels: p .2908, .0013, .0207):
+
+    >>> (first, second), reject, diff, ci, p = hsd([0.0, 1.0, 3.0], [5, 5, 5], 1.0)
+    >>> diff.tolist(), reject.tolist(), p.round(4).tolist()
+    ([1.0, 3.0, 2.0], [False, True, True], [0.2908, 0.0013, 0.0207])
+    """
+    means, nobs = np.asarray(means, dtype=float), np.asarray(nobs, dtype=float)
+    k = len(means)
+    n1, n2 = np.meshgrid(nobs, nobs)
+    var_pairs = var * ((1.0 / n1 + 1.0 / n2) / 2.0)  # statsmodels' varcorrection_pairs_unbalanced
+    first, second = np.triu_indices(k, 1)
+    diffs = (means - means[:, None])[first, second]
+    std_pairs = np.sqrt(var_pairs)[first, second]
+    df = float(np.sum(nobs - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):  # a zero MSE: q is inf (or NaN at 0 / 0)
+        q = np.abs(diffs) / std_pairs
+    q_crit = studentized_range.isf(alpha, k, df)
+    crit = std_pairs * q_crit
+    return (
+        (first, second),
+        q > q_crit,
+        diffs,
+        np.column_stack((diffs - crit, diffs + crit)),
+        studentized_range.sf(q, k, df),
+    )
