@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from ..stats import agreement, demographics, omnibus, rater_slices, stratified_anova, tukey
@@ -292,13 +293,20 @@ def rater_panels_table(panels: pd.DataFrame, model_long: pd.DataFrame) -> pd.Dat
     is counted (n_missing), as in dimensional_agreement. `panels`: per (dimension, attribute,
     level, image_id) the panel's n and rating_sum, and n_raters per (dimension, attribute, level)
     (:func:`panel_sums`): the per-stimulus mean is rating_sum / n."""
-    model = model_long[["condition_id", "dimension", "image_id", "model_value"]]
+    # each dimension's answers as one (stimulus x condition) table, aligned to a panel's stimuli
+    # once per panel rather than once per (panel, condition)
+    answers = {
+        dim: part.pivot(index="image_id", columns="condition_id", values="model_value")
+        for dim, part in model_long[["condition_id", "dimension", "image_id", "model_value"]].groupby("dimension")
+    }
     rows = []
     for (dim, attribute, level), part in panels.groupby(["dimension", "attribute", "level"], sort=True):
         part = part.sort_values("image_id")
         panel = pd.Series(part["rating_sum"].to_numpy(float) / part["n"].to_numpy(float), index=part["image_id"])
-        for cond, answers in model[model["dimension"] == dim].groupby("condition_id", sort=True):
-            x = answers.set_index("image_id")["model_value"].reindex(panel.index)
+        aligned = answers[dim].reindex(panel.index) if dim in answers else pd.DataFrame(index=panel.index)
+        for cond in aligned.columns:
+            # a contiguous copy: numpy's pairwise sums over a strided column round differently
+            x = pd.Series(np.ascontiguousarray(aligned[cond].to_numpy(float)), index=panel.index)
             ba, r = agreement.bland_altman(panel, x), agreement.pearson(panel, x)
             rows.append(
                 {
@@ -329,16 +337,16 @@ def rater_panels_table(panels: pd.DataFrame, model_long: pd.DataFrame) -> pd.Dat
 # --- the dbt Python models (models/marts/demographics/*.py) ------------------------------------------
 
 
-def _pooled(rows, pools) -> pd.DataFrame:
+def _pooled(rows, pools, columns: str | None = None) -> pd.DataFrame:
+    """The rows of the audit's conditions; from a dbt relation only `columns` leave DuckDB."""
+    if columns is not None and not isinstance(rows, pd.DataFrame):
+        rows = rows.project(columns)
     return in_pool(as_frame(rows), pools, POOL)
 
 
 def demographic_slices(model_vs_human, pools, label_counts, study_factors, factor_levels, provenance) -> pd.DataFrame:
-    if not isinstance(model_vs_human, pd.DataFrame):  # a dbt relation: only the columns used leave DuckDB
-        model_vs_human = model_vs_human.project("condition_id, image_id, true_category, predicted_category")
-    table = slices_table(
-        _pooled(model_vs_human, pools), as_frame(label_counts), as_frame(study_factors), as_frame(factor_levels)
-    )
+    answers = _pooled(model_vs_human, pools, "condition_id, image_id, true_category, predicted_category")
+    table = slices_table(answers, as_frame(label_counts), as_frame(study_factors), as_frame(factor_levels))
     return with_origin(table, provenance)
 
 
@@ -349,12 +357,15 @@ def demographic_glmm_lrt(correct_counts, pools, study_factors, provenance) -> pd
 def demographic_stratified_anova(
     bias_cells, pair_cells, pools, study_factors, provenance, model_long=None, factor_levels=None
 ) -> pd.DataFrame:
+    study_factors = as_frame(study_factors)
+    # the per-stimulus bias only for more than two audit factors: the cells serve one or two
+    every = model_long is not None and factor_levels is not None and len(_audit_factors(study_factors)) > 2
     table = stratified_anova_table(
         _pooled(bias_cells, pools),
         _pooled(pair_cells, pools),
-        as_frame(study_factors),
-        model_long=None if model_long is None else _pooled(model_long, pools),
-        factor_levels=None if factor_levels is None else as_frame(factor_levels),
+        study_factors,
+        model_long=_pooled(model_long, pools, "condition_id, dimension, category, image_id, d") if every else None,
+        factor_levels=as_frame(factor_levels) if every else None,
     )
     return with_origin(table, provenance)
 
@@ -373,9 +384,8 @@ def demographic_significance_counts(anova, provenance) -> pd.DataFrame:
 
 
 def demographic_rater_agreement(ratings, attributes, predictions, pools, provenance) -> pd.DataFrame:
-    if not isinstance(predictions, pd.DataFrame):  # a dbt relation: only the columns used leave DuckDB
-        predictions = predictions.project("condition_id, image_id, run_id, predicted_category")
-    table = rater_agreement_table(ratings, attributes, _pooled(predictions, pools))
+    predictions = _pooled(predictions, pools, "condition_id, image_id, run_id, predicted_category")
+    table = rater_agreement_table(ratings, attributes, predictions)
     return with_origin(table, provenance)
 
 
@@ -405,5 +415,6 @@ def panel_sums(ratings_long, attributes) -> pd.DataFrame:
 
 
 def demographic_rater_panels(ratings_long, attributes, model_long, pools, provenance) -> pd.DataFrame:
-    table = rater_panels_table(panel_sums(ratings_long, attributes), _pooled(model_long, pools))
+    model = _pooled(model_long, pools, "condition_id, dimension, image_id, model_value")
+    table = rater_panels_table(panel_sums(ratings_long, attributes), model)
     return with_origin(table, provenance)
