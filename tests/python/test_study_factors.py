@@ -307,6 +307,50 @@ def test_three_audit_factors_each_get_a_glmm_omnibus_and_tukey_row_named_as_decl
 # --- the audit by rater attribute ----------------------------------------------------------------
 
 
+def test_the_stratified_anova_model_reads_the_per_stimulus_bias_only_for_more_than_two_factors():
+    """The dbt function on DuckDB relations: with three audit factors it equals the table from frames
+    (the per-stimulus bias, four of its columns); with two the cells serve and the per-stimulus
+    relation is never executed (it raises when it is)."""
+    import duckdb
+
+    frame = _three_factor_frame(np.random.default_rng(11))
+    names = {"audit_1": "annotator_region", "audit_2": "venue", "outlet": "outlet"}
+    cells = audit_aggregates(frame, names)
+    levels = factor_levels(frame, names)
+    long = frame.rename(columns={"true_category": "category"}).assign(dimension="quality", d=frame["d_quality"])
+    long = long.assign(z=0.0)[["condition_id", "dimension", "category", "image_id", "d", "z", "audit_1"]]
+    con = duckdb.connect()
+    pools = pd.DataFrame({"condition_id": ["m"], "pool": ["demographics"]})
+    provenance = pd.DataFrame({"data_origin": ["SIMULATED"]})
+    rel = {name: con.from_df(f) for name, f in {**cells, "long": long, "levels": levels, "pools": pools}.items()}
+
+    def model(factors, model_long):
+        return audit.demographic_stratified_anova(
+            rel["int_audit_bias_cells"],
+            rel["int_audit_pair_cells"],
+            rel["pools"],
+            con.from_df(factors),
+            con.from_df(provenance),
+            model_long=model_long,
+            factor_levels=rel["levels"],
+        )
+
+    factors = THREE_FACTORS.assign(slot=["category", "audit_1", "audit_2", None])
+    three = model(factors, rel["long"])
+    frames = audit.stratified_anova_table(
+        cells["int_audit_bias_cells"],
+        cells["int_audit_pair_cells"],
+        factors,
+        model_long=long,
+        factor_levels=levels,
+    )
+    assert len(three) == len(frames) > 0
+    pd.testing.assert_frame_equal(three.drop(columns="data_origin"), frames)
+    unread = con.sql("select 'm' as condition_id, error('the per-stimulus bias was read') as d")
+    two = model(factors[factors["factor"] != "outlet"], unread)
+    assert set(two["term"]) == {"annotator_region", "venue", "annotator_region:venue"}
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 40), st.integers(1, 40)), min_size=1, max_size=5))
 def test_rater_agreement_homogeneity_equals_the_pearson_chi_square_written_out(cells):
