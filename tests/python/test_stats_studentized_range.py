@@ -41,12 +41,15 @@ def test_sf_agrees_with_scipy(q, k, df):
     np.testing.assert_allclose(ours, ref, rtol=0, atol=5e-13 if df <= 1_000 else 5e-11)
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(k=st.integers(2, 12), df=st.integers(2, 500), alpha=st.sampled_from([0.01, 0.05, 0.1]))
 def test_isf_inverts_sf_and_agrees_with_scipy_ppf(k, df, alpha):
     crit = sr.isf(alpha, k, df)
     assert float(sr.sf([crit], k, df)[0]) == pytest.approx(alpha, abs=1e-14)
-    assert crit == pytest.approx(stats.studentized_range.ppf(1 - alpha, k, df), abs=1e-11)
+    # scipy's root of its own cdf: that cdf's error over the density (1e-11 at 429 df, alpha .01)
+    assert crit == pytest.approx(stats.studentized_range.ppf(1 - alpha, k, df), abs=5e-11)
+    if k == 2:  # two means: sqrt(2) times the two-sided t quantile
+        assert crit == pytest.approx(np.sqrt(2) * stats.t.isf(alpha / 2, df), abs=1e-13)
 
 
 @settings(max_examples=30, deadline=None)
