@@ -285,12 +285,11 @@ def _significant_counts(
         pool = int(n_h.max())
         # position p of image i (0 <= p < n_h[i]) is the entry entry[i * pool + p] of the
         # images x width entries: the codes stay one per (image, value), shared by its humans
-        entry = np.zeros((n, pool), dtype=np.int64)
-        row = np.repeat(np.arange(n), n_h)
-        entry[row, np.arange(len(row)) - np.repeat(np.cumsum(n_h) - n_h, n_h)] = row * width + np.repeat(
-            np.tile(np.arange(width), n), weight.ravel()
-        )
-        entry = entry.ravel()
+        entry = np.repeat(np.arange(n * width), weight.ravel())  # each human's entry, image by image
+        if (n_h != pool).any():  # ragged pools: pad each image's humans to `pool` positions
+            padded = np.zeros((n, pool), dtype=np.int64)
+            padded[entry // width, np.arange(len(entry)) - np.repeat(np.cumsum(n_h) - n_h, n_h)] = entry
+            entry = padded.ravel()
     draws = _Draws(n_h[0] if (n_h == n_h[0]).all() else n_h, pool, entry, sort=k > 1 and n > 50)
     # every entry's difference, ranked once into integer codes: model j's entry c is
     # codes[j * n * width + c]
