@@ -390,3 +390,22 @@ def test_p_sig_counts_do_not_depend_on_the_steps_or_threads(monkeypatch):
         got = B.p_sig_many(mz, hz, replicates=31, seed=5, chunk=4, cells=9 * n, weights=counts)
         assert [r.p_sig for r in got] == want
     assert len(set(want)) > 1 and max(want) > 0  # the models differ, and some replicates are significant
+
+
+def test_the_kernel_compiles_where_numba_cannot_cache(monkeypatch):
+    # numba raises at decoration when no cache folder is writable: the kernel then compiles per process
+    import numba
+
+    real = numba.njit
+
+    def njit(*args, **options):
+        if options.get("cache"):
+            raise RuntimeError("cannot cache function: no locator available")
+        return real(*args, **options)
+
+    monkeypatch.setattr(S.numba, "njit", njit)
+
+    def twice(x):
+        return 2 * x
+
+    assert S._compiled(twice)(21) == 42

@@ -188,7 +188,16 @@ def signed_rank_sums(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return twice_r_plus / 2, (keys.shape[1] - n_zero).astype(float), ties, untied
 
 
-@numba.njit(nogil=True, cache=True)
+def _compiled(function):
+    """numba's compiled function, cached beside the module (or in the user's cache folder); where
+    neither can be written (numba raises at decoration) it compiles once per process instead."""
+    try:
+        return numba.njit(nogil=True, cache=True)(function)
+    except RuntimeError:
+        return numba.njit(nogil=True)(function)
+
+
+@_compiled
 def _row_sums(keys, twice_r_plus, n_zero, ties, untied):  # pragma: no cover - compiled
     """:func:`signed_rank_sums` row by row in one pass (compiled: no temporary arrays; releases the
     GIL, so threads can share the replicates)."""
