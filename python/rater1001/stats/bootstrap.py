@@ -193,13 +193,15 @@ def p_sig_many(
     share them: one stream of image and human draws per such group instead of one per model, and
     each replicate's drawn cells sorted once so that every model's gather reads them in order.
     Each model's |d| are ranked once (:func:`signed_codes`); the p-values are the same to the
-    last bit as ranking each replicate's |d| afresh. Memory is at most ``cells`` drawn cells
-    (blocks of ``chunk`` replicates, fewer when chunk x images would pass ``cells``, the block
-    size being part of the random stream; small blocks are pooled up to ``cells`` for the test,
-    which runs in steps of :data:`KERNEL` codes), plus the codes of the models of a group (groups
-    are split to keep these near 4 x ``cells``). With ``weights`` the differences are ranked per
-    (image, value) entry, not per human (an image's LOO |z| takes one value per rating value), and
-    each drawn position maps to its entry through the image's cumulative counts.
+    last bit as ranking each replicate's |d| afresh. Memory: two pools of at most ``cells``
+    draws, one tested while the next is drawn (blocks of ``chunk`` replicates, fewer when chunk x
+    images would pass ``cells``, the block size being part of the random stream; small blocks are
+    pooled up to ``cells`` for the test), plus the codes of the models of a group (groups are
+    split to keep these near 4 x ``cells``). The test runs in steps of about :data:`KERNEL`
+    draws on one thread per core; a step's counts do not depend on the threads. With
+    ``weights`` the differences are ranked per (image, value) entry, not per human (an image's
+    LOO |z| takes one value per rating value), and each drawn position maps to its entry through
+    a table of the images' humans in value order, built once.
 
     References
     ----------
@@ -296,20 +298,24 @@ def _significant_counts(
     codes = np.concatenate([signed_codes(row[:, None] - hz).ravel() for row in mz])
     rng = np.random.default_rng(seed)
     block = max(1, min(chunk, cells // n))
-    pending: list[tuple[np.ndarray, np.ndarray]] = []
+    # blocks are pooled up to `cells` draws for the test, so a small study is a handful of array calls
+    per_pool = block * max(1, cells // (block * n))
     running: list[Future] = []
+    tested, spare = None, []  # the uniforms' buffers are reused: a fresh one costs page faults
     with ThreadPoolExecutor(max_workers=_threads()) as workers:
-        for start in range(0, replicates, block):
-            b = min(block, replicates - start)
-            img = rng.integers(0, n, size=(b, n))
-            pending.append((img, rng.random((b, n))))
-            # blocks are pooled up to `cells` draws, so a small study is a handful of array calls
-            if start + b == replicates or (sum(len(i) for i, _ in pending) + block) * n > cells:
-                for done in running:  # at most two pools alive: one tested while the next is drawn
-                    significant += done.result()
-                img, u = (np.concatenate(part) for part in zip(*pending)) if len(pending) > 1 else pending[0]
-                running = _significant_in(workers, draws, img, u, codes, k, n * width, alpha)
-                pending = []
+        for first in range(0, replicates, per_pool):
+            rows = min(per_pool, replicates - first)
+            u = spare.pop() if spare and len(spare[-1]) == rows else np.empty((rows, n))
+            blocks = []
+            for start in range(0, rows, block):  # per block the image indices, then the uniforms
+                blocks.append(rng.integers(0, n, size=(min(block, rows - start), n)))
+                rng.random(out=u[start : start + len(blocks[-1])])
+            img = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+            for done in running:  # at most two pools alive: one tested while the next is drawn
+                significant += done.result()
+            if tested is not None:
+                spare.append(tested)
+            running, tested = _significant_in(workers, draws, img, u, codes, k, n * width, alpha), u
         for done in running:
             significant += done.result()
     return significant
