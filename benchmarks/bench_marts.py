@@ -3,9 +3,10 @@
 bench_pipeline.py times the whole `rater1001 run`; this times a dbt selection (by default the
 scan-heavy and resampling marts with everything upstream) on a fresh copy of the same cached
 landing, so one model's growth from 10x to 100x can be measured without the rest of the run.
-Per scale it prints dbt's execution_time of every model of the selection, the peak RSS of the
-build's process tree, and each figure as a multiple of bench_pipeline's floor (one DuckDB
-aggregate over the ratings Parquet), measured before and after the build and averaged.
+Per scale it prints dbt's execution_time of every model of the selection, the wall and CPU
+seconds (user + system) and peak RSS of the build's process tree, and each figure as a multiple
+of bench_pipeline's floor (one DuckDB aggregate over the ratings Parquet), measured before and
+after the build and averaged.
 Data tests of models outside the selection fail ("table does not exist"); they are not counted.
 
     .venv/bin/python benchmarks/bench_marts.py --scales 1 10 [--select "+alpha_delta"] [--json out.json]
@@ -41,13 +42,18 @@ def bench(scale: int, cache: Path, seed: int, select: str) -> dict:
         work = bp.fresh_copy(landing, Path(tmp) / "project")
         ratings = work / "data" / "raw" / "human_ratings.parquet"
         before = bp.floor(ratings)["seconds"]
-        wall, peak_tree, _ = bp.measured_run([sys.executable, "-c", _CHILD, str(work), select], dict(os.environ))
+        wall, peak_tree, _, rc, cpu = bp.measured_run_full(
+            [sys.executable, "-c", _CHILD, str(work), select], dict(os.environ)
+        )
+        if rc != 0:
+            raise SystemExit(f"dbt build of {select!r} at {scale}x exited {rc}")
         after = bp.floor(ratings)["seconds"]
         results = bp.node_seconds(work / "target" / "run_results.json", with_kind=True)
     nodes = {name.split(".", 1)[1]: sec for name, sec in results if name.startswith("model.")}
     return {
         "scale": scale,
         "wall": wall,
+        "cpu": cpu,
         "peak_rss_gib": peak_tree / 2**20,
         "floor": (before + after) / 2,
         "floor_before_after": [before, after],
@@ -66,7 +72,7 @@ def main(argv=None) -> int:
     runs = [bench(scale, args.cache, args.seed, args.select) for scale in args.scales]
     for run in runs:
         print(
-            f"\n{run['scale']}x: build {run['wall']:.0f} s, peak RSS {run['peak_rss_gib']:.2f} GiB, "
+            f"\n{run['scale']}x: build {run['wall']:.0f} s wall, {run['cpu']:.0f} s CPU, peak RSS {run['peak_rss_gib']:.2f} GiB, "
             f"floor {run['floor']:.3f} s"
         )
         for name, seconds in sorted(run["nodes"].items(), key=lambda kv: -kv[1]):

@@ -323,3 +323,89 @@ def test_signed_rank_sums_equal_brute_force_ranks(rows, width, step, seed):
         assert r_plus[i] == rankdata(np.abs(nz))[nz > 0].sum()
         assert n[i] == len(nz) and ties[i] == float((counts**3 - counts).sum())
         assert untied[i] == (len(nz) == width and (counts == 1).all())
+
+
+def _vectorised_rank_sums(keys):
+    """The row sums as numpy array passes (the kernel before the compiled one): W+ from the
+    positives' positions less a (t - a) per tied run, runs found from the tied neighbours."""
+    b, m = keys.shape
+    positive = keys & 1
+    twice_r_plus = np.einsum("ij,j->i", positive, np.arange(2, 2 * m + 2, 2, dtype=np.int64), dtype=np.int64)
+    n_zero = (keys == 0).sum(axis=1)
+    twice_r_plus -= 2 * n_zero * positive.sum(axis=1)
+    x = (keys[:, 1:] ^ keys[:, :-1]).ravel()
+    pair = np.flatnonzero(x < 2)
+    ties, untied = np.zeros(b), n_zero == 0
+    if len(pair):
+        j = pair + pair // (m - 1)
+        starts = np.flatnonzero(np.diff(j, prepend=-2) != 1)
+        first = j[starts]
+        t = np.diff(starts, append=len(j)) + 1
+        row = first // m
+        ties = np.bincount(row, weights=np.where(keys.ravel()[first] == 0, 0, t**3 - t), minlength=b)
+        sign_change = j[x[pair] == 1]
+        if len(sign_change):
+            run = np.searchsorted(first, sign_change, side="right") - 1
+            a = sign_change + 1 - first[run]
+            twice_r_plus -= np.bincount(row[run], weights=a * (t[run] - a), minlength=b).astype(np.int64)
+        untied &= np.bincount(row, minlength=b) == 0
+    return twice_r_plus / 2, (m - n_zero).astype(float), ties, untied
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(1, 8),
+    width=st.integers(2, 3000),
+    distinct=st.integers(1, 4000),
+    zeros=st.floats(0, 0.3),
+    dtype=st.sampled_from([np.int32, np.int64]),
+    seed=st.integers(0, 2**16),
+)
+def test_compiled_rank_sums_equal_the_vectorised_kernel_with_ties_and_zeros(rows, width, distinct, zeros, dtype, seed):
+    # few distinct |d| make long tied runs mixing signs; zeros (code 0) sort first and are dropped
+    rng = np.random.default_rng(seed)
+    codes = 2 * rng.integers(1, distinct + 1, (rows, width)) + rng.integers(0, 2, (rows, width))
+    codes[rng.random((rows, width)) < zeros] = 0
+    keys = np.sort(codes.astype(dtype), axis=1)
+    for got, want in zip(S.signed_rank_sums(keys), _vectorised_rank_sums(keys)):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_p_sig_counts_do_not_depend_on_the_steps_or_threads(monkeypatch):
+    """Small steps (many tasks per block, one model per step) on 1 or 4 threads: the per-replicate
+    scipy loop's p_sig for every model, drawn from value counts."""
+    rng = np.random.default_rng(21)
+    n, values = 70, 6
+    hz = np.round(np.abs(rng.normal(0.8, 0.7, (n, values))) / 0.5) * 0.5
+    counts = rng.integers(0, 5, (n, values))
+    counts[:, 0] += 1  # every image has a human
+    mz = np.round(np.abs(rng.normal(1.1, 0.8, (3, n))) / 0.5) * 0.5
+    expanded = [np.repeat(row, c) for row, c in zip(hz, counts)]
+    width = max(len(e) for e in expanded)
+    padded = np.array([np.pad(e, (0, width - len(e)), constant_values=np.nan) for e in expanded])
+    want = [_p_sig_reference(row, padded, 31, 5, chunk=4) for row in mz]
+    monkeypatch.setattr(B, "KERNEL", 3 * n)  # three replicates per step
+    for threads in (1, 4):
+        monkeypatch.setattr(B, "_threads", lambda threads=threads: threads)
+        got = B.p_sig_many(mz, hz, replicates=31, seed=5, chunk=4, cells=9 * n, weights=counts)
+        assert [r.p_sig for r in got] == want
+    assert len(set(want)) > 1 and max(want) > 0  # the models differ, and some replicates are significant
+
+
+def test_the_kernel_compiles_where_numba_cannot_cache(monkeypatch):
+    # numba raises at decoration when no cache folder is writable: the kernel then compiles per process
+    import numba
+
+    real = numba.njit
+
+    def njit(*args, **options):
+        if options.get("cache"):
+            raise RuntimeError("cannot cache function: no locator available")
+        return real(*args, **options)
+
+    monkeypatch.setattr(S.numba, "njit", njit)
+
+    def twice(x):
+        return 2 * x
+
+    assert S._compiled(twice)(21) == 42

@@ -21,6 +21,8 @@ The k-human diversity bootstrap of Table 6 is stats.k_human_diversity.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -191,13 +193,15 @@ def p_sig_many(
     share them: one stream of image and human draws per such group instead of one per model, and
     each replicate's drawn cells sorted once so that every model's gather reads them in order.
     Each model's |d| are ranked once (:func:`signed_codes`); the p-values are the same to the
-    last bit as ranking each replicate's |d| afresh. Memory is at most ``cells`` drawn cells
-    (blocks of ``chunk`` replicates, fewer when chunk x images would pass ``cells``, the block
-    size being part of the random stream; small blocks are pooled up to ``cells`` for the test,
-    which runs in steps of :data:`KERNEL` codes), plus the codes of the models of a group (groups
-    are split to keep these near 4 x ``cells``). With ``weights`` the differences are ranked per
-    (image, value) entry, not per human (an image's LOO |z| takes one value per rating value), and
-    each drawn position maps to its entry through the image's cumulative counts.
+    last bit as ranking each replicate's |d| afresh. Memory: two pools of at most ``cells``
+    draws, one tested while the next is drawn (blocks of ``chunk`` replicates, fewer when chunk x
+    images would pass ``cells``, the block size being part of the random stream; small blocks are
+    pooled up to ``cells`` for the test), plus the codes of the models of a group (groups are
+    split to keep these near 4 x ``cells``). The test runs in steps of about :data:`KERNEL`
+    draws on one thread per core; a step's counts do not depend on the threads. With
+    ``weights`` the differences are ranked per (image, value) entry, not per human (an image's
+    LOO |z| takes one value per rating value), and each drawn position maps to its entry through
+    a table of the images' humans in value order, built once.
 
     References
     ----------
@@ -271,64 +275,107 @@ def _significant_counts(
     significant = np.zeros(k, dtype=np.int64)
     if n == 0:
         return significant
-    # Pack each image's defined human values to the left so a uniform draw indexes them directly.
+    # Pack each image's defined entries to the left so a drawn position indexes them in order.
     order = np.argsort(~defined, axis=1, kind="stable")
     hz = np.take_along_axis(hz, order, axis=1)
+    width = hz.shape[1]
     if weight is None:
-        n_h = defined.sum(axis=1)
-        entry = None
+        n_h, pool, entry = defined.sum(axis=1), width, None  # position p of an image is its entry p
     else:
         weight = np.take_along_axis(weight, order, axis=1)
         n_h = weight.sum(axis=1)
-        # position p of image i (0 <= p < n_h[i]) belongs to entry entry[i * width_h + p]
-        entry = np.zeros((n, int(n_h.max())), dtype=np.int64)
-        slot = np.repeat(np.tile(np.arange(hz.shape[1]), n), weight.ravel())
-        row = np.repeat(np.arange(n), n_h)
-        entry[row, np.arange(len(row)) - np.repeat(np.cumsum(n_h) - n_h, n_h)] = slot
-    width, same_pool = hz.shape[1], bool((n_h == n_h[0]).all())
-    # every (image, human) cell's difference, ranked once into integer codes; model j's cell c is
-    # codes[j * cells_per_model + c]; with weights the (image, value) entries are ranked, then
-    # spread to the humans' positions (the drawing below is the same either way)
-    if entry is None:
-        codes = np.concatenate([signed_codes(row[:, None] - hz).ravel() for row in mz])
-    else:
-        codes = np.concatenate(
-            [np.take_along_axis(signed_codes(row[:, None] - hz), entry, axis=1).ravel() for row in mz]
-        )
-        width = entry.shape[1]
+        pool = int(n_h.max())
+        # position p of image i (0 <= p < n_h[i]) is the entry entry[i * pool + p] of the
+        # images x width entries: the codes stay one per (image, value), shared by its humans
+        entry = np.repeat(np.arange(n * width), weight.ravel())  # each human's entry, image by image
+        if (n_h != pool).any():  # ragged pools: pad each image's humans to `pool` positions
+            padded = np.zeros((n, pool), dtype=np.int64)
+            padded[entry // width, np.arange(len(entry)) - np.repeat(np.cumsum(n_h) - n_h, n_h)] = entry
+            entry = padded.ravel()
+    draws = _Draws(n_h[0] if (n_h == n_h[0]).all() else n_h, pool, entry, sort=k > 1 and n > 50)
+    # every entry's difference, ranked once into integer codes: model j's entry c is
+    # codes[j * n * width + c]
+    codes = np.concatenate([signed_codes(row[:, None] - hz).ravel() for row in mz])
     rng = np.random.default_rng(seed)
     block = max(1, min(chunk, cells // n))
-    pending: list[np.ndarray] = []
-    for start in range(0, replicates, block):
-        b = min(block, replicates - start)
-        img = rng.integers(0, n, size=(b, n))
-        who = (rng.random((b, n)) * (n_h[0] if same_pool else n_h[img])).astype(np.int64)
-        pending.append(img * width + who)  # flat (image, human) cell: one 1-D take instead of a 2-D index
-        # blocks are pooled up to `cells` draws, so a small study is a handful of array calls
-        if start + b == replicates or (sum(map(len, pending)) + block) * n > cells:
-            significant += _significant_in(codes, np.concatenate(pending), k, n * width, alpha)
-            pending = []
+    # blocks are pooled up to `cells` draws for the test, so a small study is a handful of array calls
+    per_pool = block * max(1, cells // (block * n))
+    running: list[Future] = []
+    tested, spare = None, []  # the uniforms' buffers are reused: a fresh one costs page faults
+    with ThreadPoolExecutor(max_workers=_threads()) as workers:
+        for first in range(0, replicates, per_pool):
+            rows = min(per_pool, replicates - first)
+            u = spare.pop() if spare and len(spare[-1]) == rows else np.empty((rows, n))
+            blocks = []
+            for start in range(0, rows, block):  # per block the image indices, then the uniforms
+                blocks.append(rng.integers(0, n, size=(min(block, rows - start), n)))
+                rng.random(out=u[start : start + len(blocks[-1])])
+            img = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+            for done in running:  # at most two pools alive: one tested while the next is drawn
+                significant += done.result()
+            if tested is not None:
+                spare.append(tested)
+            running, tested = _significant_in(workers, draws, img, u, codes, k, n * width, alpha), u
+        for done in running:
+            significant += done.result()
     return significant
 
 
-def _significant_in(codes: np.ndarray, cell: np.ndarray, k: int, per_model: int, alpha: float) -> np.ndarray:
-    """Significant replicates of each of the k models among the drawn cells (replicates x pairs),
-    model j's cell c being codes[j * per_model + c]."""
-    rows, n = cell.shape
-    if k > 1 and n > 50:
-        cell.sort(axis=1)  # a replicate's order does not matter to its test; sorted, the takes read in order
-    significant = np.zeros(k, dtype=np.int64)
+def _threads() -> int:
+    """Threads testing the replicates: one per core this process may run on (the kernel's sorts,
+    takes and compiled sums release the GIL; the counts do not depend on the threads)."""
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class _Draws:
+    """Drawn (image, uniform) pairs to the flat entries they pick: the uniform picks position
+    floor(u x humans) of the image's humans, position p of image i being entry[i * pool + p]
+    (p itself without counts)."""
+
+    humans: np.ndarray | np.integer  # per image, or one count shared by all
+    pool: int
+    entry: np.ndarray | None
+    sort: bool  # each replicate's cells in order, so that every model's take reads memory in order
+
+    def cells(self, img: np.ndarray, u: np.ndarray) -> np.ndarray:
+        drawn = img * self.pool
+        drawn += (u * (self.humans if self.humans.ndim == 0 else self.humans[img])).astype(np.int64)
+        if self.sort:  # a replicate's order does not matter to its test; entry is increasing
+            drawn.sort(axis=1)
+        return drawn if self.entry is None else np.take(self.entry, drawn)
+
+
+def _significant_in(
+    workers: ThreadPoolExecutor,
+    draws: _Draws,
+    img: np.ndarray,
+    u: np.ndarray,
+    codes: np.ndarray,
+    k: int,
+    per_model: int,
+    alpha: float,
+) -> list[Future]:
+    """Futures of the significant replicates of each of the k models among the drawn (image,
+    uniform) pairs (replicates x pairs), model j's cell c being codes[j * per_model + c]: steps
+    of about :data:`KERNEL` pairs, each drawing its cells and testing every model on them while
+    they are in the CPU's cache (a small study's models together), each a length-k count."""
+    rows, n = img.shape
     step = max(1, KERNEL // n)  # replicates per step
     models = max(1, step // rows)  # a small study's models together
-    for first in range(0, k, models):
-        offsets = np.arange(first, min(k, first + models)) * per_model
-        for start in range(0, rows, step):
-            drawn = cell[start : start + step]
+
+    def test(start: int) -> np.ndarray:
+        cell = draws.cells(img[start : start + step], u[start : start + step])
+        hits = np.zeros(k, dtype=np.int64)
+        for first in range(0, k, models):
+            offsets = np.arange(first, min(k, first + models)) * per_model
             if len(offsets) == 1:  # one model per step (large cells): no offset pass over the draws
-                keys = np.take(codes[offsets[0] : offsets[0] + per_model], drawn)
+                keys = np.take(codes[offsets[0] : offsets[0] + per_model], cell)
             else:
-                keys = np.take(codes, drawn[None] + offsets[:, None, None]).reshape(-1, n)
+                keys = np.take(codes, cell[None] + offsets[:, None, None]).reshape(-1, n)
             keys.sort(axis=1)
-            hits = (signed_rank_test(keys) < alpha).reshape(len(offsets), -1).sum(axis=1)
-            significant[first : first + len(offsets)] += hits
-    return significant
+            p = signed_rank_test(keys)
+            hits[first : first + len(offsets)] = (p < alpha).reshape(len(offsets), -1).sum(axis=1)
+        return hits
+
+    return [workers.submit(test, start) for start in range(0, rows, step)]
