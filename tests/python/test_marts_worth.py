@@ -157,19 +157,27 @@ def test_judge_k_star_equals_the_brute_force_over_pairs_of_human_judges(small_wa
     mart = query_warehouse(small_warehouse, "select * from worth_judge_k_star where variant = 'all'")
     llms = sorted(set(v.loc[v["judge_kind"] == "llm", "judge_id"]))
     assert sorted(set(mart["judge_id"])) == llms and len(llms) >= 1
+    # each axis's pairs once: the human panel of every pair two humans judged, and each judge's
+    # first verdict on it (a mart row is a judge on an axis)
+    judged: dict[str, list] = {}
+    kind, judge = v["judge_kind"].to_numpy(object), v["judge_id"].to_numpy(object)
+    winner, has = v["winner_candidate"].to_numpy(object), v["winner_candidate"].notna().to_numpy()
+    for (axis, _, _, pair), rows in v.groupby(["axis", "sample_id", "variant", "pair"]).indices.items():
+        rows = np.sort(rows)  # the frame's order: a judge's first verdict is its first row
+        humans = rows[(kind[rows] == "human") & has[rows]]
+        if len(humans) >= 2:
+            first: dict = {}
+            for r in rows[has[rows]]:
+                first.setdefault(judge[r], winner[r])
+            judged.setdefault(axis, []).append((pair, np.array([outcomes(w, pair) for w in winner[humans]]), first))
     for _, row in mart.iterrows():
-        on_axis = v[v["axis"] == row["axis"]]
         panels, models, missing = [], [], 0
-        for (_, _, pair), part in on_axis.groupby(["sample_id", "variant", "pair"]):
-            humans = part[(part["judge_kind"] == "human") & part["winner_candidate"].notna()]
-            if len(humans) < 2:
-                continue
-            mine = part.loc[part["judge_id"] == row["judge_id"], "winner_candidate"].dropna()
-            if mine.empty:
+        for pair, panel, first in judged.get(row["axis"], []):
+            if row["judge_id"] not in first:
                 missing += 1
                 continue
-            panels.append(np.array([outcomes(w, pair) for w in humans["winner_candidate"]]))
-            models.append(outcomes(mine.iloc[0], pair))
+            panels.append(panel)
+            models.append(outcomes(first[row["judge_id"]], pair))
         assert (row["n_pairs"], row["n_missing"]) == (len(panels), missing)
         assert row["k_star"] == pytest.approx(pairwise_k_star(panels, models), rel=1e-9)
 
