@@ -199,13 +199,21 @@ def pairwise_k_star(panels, models) -> float:
     every ordered pair of two different raters of stimulus i, and M_i, the model's mean squared
     distance to each rater, give k* = mean(P/2) / (mean(M) - mean(P/2)) (the identities at h = 1;
     docs/stats.md). A panel is raters x coordinates (one-hot rows for labels); inf beyond the panel."""
-    p, m = [], []
-    for panel, model in zip(panels, models, strict=True):
-        x = np.asarray(panel, dtype=float).reshape(len(panel), -1)
-        n = len(x)
-        diff = x[:, None, :] - x[None, :, :]
-        p.append((diff**2).sum() / (n * (n - 1)))
-        m.append(((np.asarray(model, dtype=float).reshape(1, -1) - x) ** 2).sum(axis=1).mean())
+    p, m = zip(*(pairwise_terms(panel, model) for panel, model in zip(panels, models, strict=True)), strict=True)
+    return k_star_of_terms(p, m)
+
+
+def pairwise_terms(panel, model) -> tuple[float, float]:
+    """One stimulus's (P_i, M_i) of pairwise_k_star, by enumerating every ordered pair of raters."""
+    x = np.asarray(panel, dtype=float).reshape(len(panel), -1)
+    n = len(x)
+    diff = x[:, None, :] - x[None, :, :]
+    p = (diff**2).sum() / (n * (n - 1))
+    return p, ((np.asarray(model, dtype=float).reshape(1, -1) - x) ** 2).sum(axis=1).mean()
+
+
+def k_star_of_terms(p, m) -> float:
+    """pairwise_k_star from the stimuli's (P_i, M_i): mean(P/2) / (mean(M) - mean(P/2))."""
     denominator = np.mean(m) - np.mean(p) / 2
     return float("inf") if denominator <= 0 else float(np.mean(p) / 2 / denominator)
 

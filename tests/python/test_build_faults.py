@@ -1,5 +1,5 @@
-"""Faults during `rater1001 run`: SIGKILL at moments spread over a whole run, and a disk that fills
-up during the build. After each, `summary`, `sql` and the report answer from the last complete
+"""Faults during `rater1001 run`: SIGKILL in each of a run's stages, and a disk that fills up during
+the build. After each, `summary`, `sql` and the report answer from the last complete
 build, labelled with its landing, or refuse: never numbers of one landing under another's name.
 
 A tiny study (36 images, 2 conditions) keeps each build short; every command is a process forked
@@ -26,7 +26,11 @@ from rater1001.freshness import landing_fingerprint
 from rater1001.paths import project
 from rater1001.simulate import simulate_study
 
-KILLS = 10
+# A run's stages, as a reader of the project folder sees them (`_stage`): the quality gate, the dbt
+# build into the staged warehouse, the docs (after dbt's run_results.json of the build), the
+# report (the staged report folder). One kill in each, and a second one in the build (the longest
+# stage, where the reads during a build happen), at a moment drawn within the stage.
+KILLS = ("gate", "build", "build", "docs", "report")
 TINY = dict(n_identities=1, ratings_per_image=5, images_per_rater=12, conditions=["gpt-4o-mini", "gemini-2.5-flash"])
 QUERY = (
     "select condition_id, dimension, round(delta_alpha, 6) as d, round(w1sd, 6) as w "
@@ -128,22 +132,53 @@ def reader():
         yield helper
 
 
+def _stage(paths, proc, started: float) -> str:
+    """The stage a run started at `started` (time.time()) is in, from what it has written."""
+    if proc.poll() is not None:
+        return "ended"
+    # before this run writes its build record, a killed run's record and staging folder may be there
+    record = json.loads(paths.build_record.read_text()) if paths.build_record.exists() else {}
+    if record.get("pid") != proc.pid:
+        return "gate"
+    if record.get("status") != "running":
+        return "published"
+    if (paths.staging / "report").exists():
+        return "report"
+    results = paths.root / "target" / "run_results.json"
+    return "docs" if results.exists() and results.stat().st_mtime >= started else "build"
+
+
+def _stages(paths, proc, started: float) -> dict[str, float]:
+    """Follow a run to its end: how long it was in each stage, in seconds."""
+    entered, stage = {"gate": time.monotonic()}, "gate"
+    while stage != "ended":
+        time.sleep(0.02)
+        now = _stage(paths, proc, started)
+        if now != stage:
+            entered.setdefault(now, time.monotonic())
+            stage = now
+    order = sorted(entered, key=entered.get)
+    return {s: entered[n] - entered[s] for s, n in zip(order, order[1:])}
+
+
 @pytest.fixture(scope="module")
 def built_a(tmp_path_factory, forked):
     """A tiny study (landing A) after one complete `rater1001 run` and its report with figure PNGs:
-    the folder (tests work on copies), what summary, sql and the report said, and how long the run
-    took. The run is timed as the tests run it, without PNGs, so that the kills' moments spread
-    over a whole run and not past its end; the PNGs come from `rater1001 report` after it."""
+    the folder (tests work on copies), what summary, sql and the report said, and how long each
+    stage of the run took. The run is timed as the tests run it, without PNGs, so that the kills'
+    moments fall within their stages; the PNGs come from `rater1001 report` after it."""
     paths = project(tmp_path_factory.mktemp("build_faults") / "a")
     simulate_study(paths, seed=7, **TINY)
-    started = time.monotonic()
-    first = forked.run(paths, "run", "--no-progress", "--no-png")
-    length = time.monotonic() - started
-    assert first.returncode == 0, first.stdout + first.stderr
+    started = time.time()
+    first = forked.start(paths, "run", "--no-progress", "--no-png")
+    stages = _stages(paths, first, started)
+    out, err = first.communicate()
+    assert first.returncode == 0, out + err
+    assert set(KILLS) <= set(stages), stages  # every stage seen, so that each can be killed in
     report = forked.run(paths, "report")
     assert report.returncode == 0, report.stdout + report.stderr
     assert list((paths.report / "figures").glob("*.png"))
-    return paths, {landing_fingerprint(paths)[:12]: _reference(Reads(forked, paths))}, length
+    return paths, {landing_fingerprint(paths)[:12]: _reference(Reads(forked, paths))}, stages
 
 
 def _copy(template, root):
@@ -163,46 +198,52 @@ def _wrong(counts: Counter) -> dict:
     return {k: n for k, n in counts.items() if not k.split(": ")[1].startswith(("answered", "refused", "absent"))}
 
 
-def _building(paths, proc, until: float) -> bool:
-    """Wait until the run's dbt build is writing its staged warehouse (False if it ended first)."""
-    while time.monotonic() < until and proc.poll() is None:
-        record = json.loads(paths.build_record.read_text()) if paths.build_record.exists() else {}
-        if record.get("pid") == proc.pid and record.get("status") == "running" and paths.staged_warehouse.exists():
-            return True
-        time.sleep(0.05)
-    return False
+def _reach(paths, proc, started: float, stage: str) -> str:
+    """Wait until the run is in `stage` (or has ended): the stage it is in."""
+    limit = time.monotonic() + 600
+    while (now := _stage(paths, proc, started)) not in (stage, "ended"):
+        assert time.monotonic() < limit, f"the run never reached its {stage} stage"
+        time.sleep(0.01)
+    return now
 
 
-def _until_ended(proc, moment: float) -> None:
-    """Wait until the moment, or until the run ended before it (a run may be quicker than the
-    first one was)."""
-    while time.monotonic() < moment and proc.poll() is None:
-        time.sleep(min(0.05, max(0.0, moment - time.monotonic())))
+def _kill_in(paths, proc, started: float, stage: str, moment: float) -> str:
+    """Wait until the run has been in `stage` for `moment` seconds (or has left it, or ended), then
+    SIGKILL it: the stage it was in just before the kill."""
+    now = _reach(paths, proc, started, stage)
+    until = time.monotonic() + moment
+    while now == stage and time.monotonic() < until:
+        time.sleep(min(0.01, max(0.0, until - time.monotonic())))
+        now = _stage(paths, proc, started)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    return now
 
 
 def test_sigkill_anywhere_in_a_run_never_shows_old_numbers_as_new(tmp_path, forked, reader, built_a):
-    template, reference, length = built_a
+    template, reference, stages = built_a
     reference = dict(reference)
     (a,) = reference
     paths = _copy(template, tmp_path / "p")
     simulate_study(paths, seed=8, **TINY)  # landing B, not built yet
     b = landing_fingerprint(paths)[:12]
     rng = random.Random(32)
-    seen, moments = [], []
-    for i in range(KILLS):
-        # moments spread over one whole run (gate, build, docs, report, the publishing step)
-        moments.append(round(length * (i + rng.random()) / KILLS, 1))
-        started = time.monotonic()
+    seen, killed = [], []
+    for i, stage in enumerate(KILLS):
+        # a moment in the first half of the stage as the first run took it: this run may be
+        # quicker, and a kill after the stage ended would be one in the next
+        moment = round(stages[stage] * rng.uniform(0, 1 / 2), 2)
+        started = time.time()
         proc = forked.start(paths, "run", "--no-progress", "--no-png")
-        if i == KILLS // 2:  # read while the build runs: the last complete build, and a note saying so
-            assert _building(paths, proc, started + 2 * length), "the run ended before its build started"
+        if i == 1:  # read while the build runs: the last complete build, and a note saying so
+            assert _reach(paths, proc, started, "build") == "build", "the run ended before its build"
+            while not paths.staged_warehouse.exists() and _stage(paths, proc, started) == "build":
+                time.sleep(0.01)  # dbt writes the staged warehouse
             during = Reads(reader, paths)
             for run in (during.summary, during.sql):
                 assert f"a build of landing {b} started" in run.stderr and "is running" in run.stderr, run.stderr
             seen.append(during)
-        _until_ended(proc, started + moments[-1])
-        proc.send_signal(signal.SIGKILL)
-        proc.communicate()
+        killed.append((stage, moment, _kill_in(paths, proc, started, stage, moment)))
         seen.append(Reads(reader, paths))
 
     last = forked.run(paths, "run", "--no-progress", "--no-png")
@@ -211,10 +252,10 @@ def test_sigkill_anywhere_in_a_run_never_shows_old_numbers_as_new(tmp_path, fork
     reference[b] = _reference(Reads(forked, paths))
     assert reference[b]["summary"] != reference[a]["summary"], "the two landings must give different numbers"
     counts = _tally(seen, reference, a, b)
-    print(
-        f"\n{KILLS} kills at {moments} s of a {length:.0f} s run, and reads during one build: {dict(sorted(counts.items()))}"
-    )
+    print(f"\nkills (stage, s into it, stage when killed): {killed}; stages of the first run {stages}")
+    print(f"reads after each kill and during one build: {dict(sorted(counts.items()))}")
     assert not _wrong(counts), dict(counts)
+    assert {k[2] for k in killed} == set(KILLS), killed  # a kill in every stage
 
 
 def _fill(folder, leave: int):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import query_warehouse
 from rater1001.stats import prediction_powered as pp
-from stats_helpers import DEMO_NAMES, pairwise_k_star, read_landed
+from stats_helpers import DEMO_NAMES, k_star_of_terms, pairwise_k_star, pairwise_terms, read_landed
 from test_stats_prediction_powered import closed_form
 
 DIMENSIONS = ("valence", "arousal")
@@ -54,20 +54,34 @@ def per_image_pairs(ratings, stimuli, predictions, measure):
     return out
 
 
+def per_image_terms(truth) -> dict:
+    """{condition: (images, P_i, M_i)}: each stimulus's terms of pairwise_k_star, enumerated once
+    (a human panel's P_i once for every condition), so that each mart row's subset of stimuli is a
+    mean over them (k_star_of_terms) rather than a new enumeration of the same pairs."""
+    p_of: dict = {}
+    out = {}
+    for cond, (images, panels, models) in truth.items():
+        terms = [pairwise_terms(panel, model) for panel, model in zip(panels, models, strict=True)]
+        for image, (p, _) in zip(images, terms, strict=True):
+            assert p_of.setdefault(image, p) == p  # the same panel whichever condition answered
+        out[cond] = (images, np.array([t[0] for t in terms]), np.array([t[1] for t in terms]))
+    return out
+
+
 @pytest.mark.parametrize("measure", [*DIMENSIONS, DEMO_NAMES["category"]])
 def test_k_star_equals_the_brute_force_over_every_pair_of_raters(demo_warehouse, landed, measure):
     ratings, stimuli, predictions = landed
     mart = query_warehouse(demo_warehouse, f"select * from worth_k_star where measure = '{measure}'")
-    truth = per_image_pairs(ratings, stimuli, predictions, measure)
+    truth = per_image_terms(per_image_pairs(ratings, stimuli, predictions, measure))
     assert set(mart["condition_id"]) == set(truth) and len(truth) >= 11
     checked = 0
     for _, row in mart.iterrows():
-        images, panels, models = truth[row["condition_id"]]
+        images, p, m = truth[row["condition_id"]]
         if row["factor"] != "all":
-            keep = [i for i, image in enumerate(images) if stimuli.loc[image, SLOT_OF[row["factor"]]] == row["level"]]
-            images, panels, models = [images[i] for i in keep], [panels[i] for i in keep], [models[i] for i in keep]
+            keep = stimuli.loc[images, SLOT_OF[row["factor"]]].to_numpy() == row["level"]
+            images, p, m = [image for image, k in zip(images, keep, strict=True) if k], p[keep], m[keep]
         assert row["n_stimuli"] == len(images) and row["n_missing"] == 0
-        assert row["k_star"] == pytest.approx(pairwise_k_star(panels, models), rel=1e-9)
+        assert row["k_star"] == pytest.approx(k_star_of_terms(p, m), rel=1e-9)
         assert row["lo"] <= row["k_star"] <= row["hi"]
         checked += 1
     assert checked == len(truth) * (1 + 6 + 3 + 2)  # all, six categories, three races, two genders
@@ -143,19 +157,27 @@ def test_judge_k_star_equals_the_brute_force_over_pairs_of_human_judges(small_wa
     mart = query_warehouse(small_warehouse, "select * from worth_judge_k_star where variant = 'all'")
     llms = sorted(set(v.loc[v["judge_kind"] == "llm", "judge_id"]))
     assert sorted(set(mart["judge_id"])) == llms and len(llms) >= 1
+    # each axis's pairs once: the human panel of every pair two humans judged, and each judge's
+    # first verdict on it (a mart row is a judge on an axis)
+    judged: dict[str, list] = {}
+    kind, judge = v["judge_kind"].to_numpy(object), v["judge_id"].to_numpy(object)
+    winner, has = v["winner_candidate"].to_numpy(object), v["winner_candidate"].notna().to_numpy()
+    for (axis, _, _, pair), rows in v.groupby(["axis", "sample_id", "variant", "pair"]).indices.items():
+        rows = np.sort(rows)  # the frame's order: a judge's first verdict is its first row
+        humans = rows[(kind[rows] == "human") & has[rows]]
+        if len(humans) >= 2:
+            first: dict = {}
+            for r in rows[has[rows]]:
+                first.setdefault(judge[r], winner[r])
+            judged.setdefault(axis, []).append((pair, np.array([outcomes(w, pair) for w in winner[humans]]), first))
     for _, row in mart.iterrows():
-        on_axis = v[v["axis"] == row["axis"]]
         panels, models, missing = [], [], 0
-        for (_, _, pair), part in on_axis.groupby(["sample_id", "variant", "pair"]):
-            humans = part[(part["judge_kind"] == "human") & part["winner_candidate"].notna()]
-            if len(humans) < 2:
-                continue
-            mine = part.loc[part["judge_id"] == row["judge_id"], "winner_candidate"].dropna()
-            if mine.empty:
+        for pair, panel, first in judged.get(row["axis"], []):
+            if row["judge_id"] not in first:
                 missing += 1
                 continue
-            panels.append(np.array([outcomes(w, pair) for w in humans["winner_candidate"]]))
-            models.append(outcomes(mine.iloc[0], pair))
+            panels.append(panel)
+            models.append(outcomes(first[row["judge_id"]], pair))
         assert (row["n_pairs"], row["n_missing"]) == (len(panels), missing)
         assert row["k_star"] == pytest.approx(pairwise_k_star(panels, models), rel=1e-9)
 
