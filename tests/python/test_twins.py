@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rater1001.stats import agreement as G
 from rater1001.stats import alpha as A
+from rater1001.stats import alt_test_scoring as ALT
 from rater1001.stats import lmm as LMM
 from rater1001.stats import stratified_anova as SA
 from rater1001.stats import zscores as Z
@@ -367,6 +368,53 @@ def parity_rater_type_cells(rows):
         assert (sql[col].to_numpy() == py[col].to_numpy()).all(), col
     for col in ("diff_mean", "diff_ss", "sum_mean", "sum_ss"):
         assert_same(sql[col], py[col], col)
+
+
+def sql_alt_test_outcomes(ratings: pd.DataFrame, model: pd.DataFrame) -> pd.DataFrame:
+    """Each rating's outcome against the model's answer as alt_test_rater_outcomes scores it: the
+    image's count, sum and counts below / equal to the rater's value and to the model's, then the
+    alt_test_outcomes macro (the model reads the counts from int_image_value_counts)."""
+    m = macros("alt_test_outcomes", "leave_one_out")
+    outcomes = m.alt_test_outcomes(
+        "r.rating", "a.model_value", m.loo_mean("s.n", "s.total", "r.rating"), "s.n",
+        "(select count(*) from ratings o where o.image_id = r.image_id and o.rating < r.rating)",
+        "(select count(*) from ratings o where o.image_id = r.image_id and o.rating = r.rating)",
+        "(select count(*) from ratings o where o.image_id = r.image_id and o.rating < a.model_value)",
+        "(select count(*) from ratings o where o.image_id = r.image_id and o.rating = a.model_value)",
+    )  # fmt: skip
+    sql = f"""with s as (select image_id, count(*) as n, sum(rating) as total from ratings group by image_id)
+              select r.rater, r.image_id, {outcomes}
+              from ratings r join s using (image_id) join answers a using (image_id)
+              where s.n >= 2 order by r.rater, r.image_id"""
+    return run(sql, ratings=ratings, answers=model)
+
+
+MODEL_VALUE = st.one_of(st.none(), st.integers(1, 9).map(float), st.just(4.5))
+
+
+@parity("stats.alt_test_scoring.instance_outcomes", "alt_test_outcomes")
+@PROPERTY
+@given(studies(), st.booleans(), st.data())
+def parity_alt_test_outcomes(df, lone_image, data):
+    if lone_image:  # an image with one rating has no others: outside the test on both routes
+        df = pd.concat([df, pd.DataFrame({"image_id": [99], "rater": [0], "rating": [3]})], ignore_index=True)
+    units = sorted(df.image_id.unique())
+    asked = data.draw(st.lists(st.sampled_from(units), unique=True))  # images the model was asked about
+    answers = data.draw(st.lists(MODEL_VALUE, min_size=len(asked), max_size=len(asked)))
+    model = pd.Series(answers, index=asked, dtype=float)
+    sql = sql_alt_test_outcomes(df, pd.DataFrame({"image_id": asked, "model_value": model.to_numpy()}))
+    human = df.rename(columns={"rater": "annotator_id", "image_id": "instance_id", "rating": "label"})
+    for scoring, prefix in (("neg_abs_error", "abs"), ("rank", "rank")):
+        py = ALT.instance_outcomes(human, model, scoring=scoring).sort_values(["annotator_id", "instance_id"])
+        assert list(zip(sql.rater, sql.image_id)) == list(zip(py.annotator_id, py.instance_id)), scoring
+        human_better, tie = (py.w_human == 1) & (py.w_model == 0), (py.w_human == 1) & (py.w_model == 1)
+        assert sql[f"{prefix}_human_better"].tolist() == human_better.tolist(), scoring
+        assert sql[f"{prefix}_tie"].tolist() == tie.tolist(), scoring
+        assert sql.model_missing.tolist() == py.model_missing.tolist(), scoring
+        # the counts per rater alt_test_rater_outcomes packs and sums
+        counts = sql.groupby("rater")[[f"{prefix}_human_better", f"{prefix}_tie", "model_missing"]].sum()
+        ref = pd.DataFrame({"hb": human_better, "tie": tie, "miss": py.model_missing}).groupby(py.annotator_id).sum()
+        assert counts.to_numpy().tolist() == ref.to_numpy().tolist(), scoring
 
 
 # --------------------------------------------------------------------------- the macros against the references
