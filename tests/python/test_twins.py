@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rater1001.stats import agreement as G
 from rater1001.stats import alpha as A
+from rater1001.stats import alpha_sums as AS
 from rater1001.stats import alt_test_scoring as ALT
 from rater1001.stats import lmm as LMM
 from rater1001.stats import stratified_anova as SA
@@ -139,6 +140,26 @@ def parity_interval_alpha(df):
     assert_same([sql.alpha], [py.alpha], "alpha")
     assert (int(sql.n_units), int(sql.n_values)) == (py.n_units, py.n_values)
     assert (sql.alpha_null_reason if isinstance(sql.alpha_null_reason, str) else None) == py.reason
+
+
+@parity("stats.alpha_sums.with_extra_rater", "with_extra_rater_columns")
+@PROPERTY
+@given(st.lists(st.tuples(st.integers(0, 50), SCALE, st.one_of(st.none(), SCALE)), min_size=1, max_size=20))
+def parity_with_extra_rater(rows):
+    m, total, extra = zip(*rows)
+    frame = pd.DataFrame(
+        {
+            "m": np.array(m, dtype=np.int64),
+            "total": np.array(total) * np.array(m),
+            "total_sq": np.array(total) ** 2 * np.array(m) + 1.5,
+            "x": pd.array(extra, dtype="Float64").astype(float),
+        }
+    )
+    py = AS.with_extra_rater(frame.m, frame.total, frame.total_sq, frame.x)
+    m_sql = macros("alpha_sufficient_statistics")
+    sql = run(f"select {m_sql.with_extra_rater_columns('m', 'total', 'total_sq', 'x', suffix='_plus')} from t", t=frame)
+    for col, ref in zip(("m_plus", "total_plus", "total_sq_plus"), py):
+        assert_same(sql[col], ref, col)
 
 
 @parity("stats.alpha.delta_alpha", "delta_alpha")
