@@ -393,27 +393,34 @@ def parity_rater_type_cells(rows):
 
 def sql_alt_test_outcomes(ratings: pd.DataFrame, model: pd.DataFrame) -> pd.DataFrame:
     """Each rating's outcome against the model's answer as alt_test_rater_outcomes scores it: the
-    image's count, sum and counts below / equal to the rater's value and to the model's, then the
-    alt_test_outcomes macro (the model reads the counts from int_image_value_counts)."""
+    image's count, sum and counts below / equal to the rater's value and to the model's, the
+    alt_test_scores macro, then alt_test_outcome (the model reads the counts from
+    int_image_value_counts and sums the outcomes packed per rater)."""
     m = macros("alt_test_outcomes", "leave_one_out")
-    outcomes = m.alt_test_outcomes(
+    scores = m.alt_test_scores(
         "r.rating", "a.model_value", m.loo_mean("s.n", "s.total", "r.rating"), "s.n",
         "(select count(*) from ratings o where o.image_id = r.image_id and o.rating < r.rating)",
         "(select count(*) from ratings o where o.image_id = r.image_id and o.rating = r.rating)",
         "(select count(*) from ratings o where o.image_id = r.image_id and o.rating < a.model_value)",
         "(select count(*) from ratings o where o.image_id = r.image_id and o.rating = a.model_value)",
     )  # fmt: skip
-    sql = f"""with s as (select image_id, count(*) as n, sum(rating) as total from ratings group by image_id)
-              select r.rater, r.image_id, {outcomes}
-              from ratings r join s using (image_id) join answers a using (image_id)
-              where s.n >= 2 order by r.rater, r.image_id"""
+    outcomes = ", ".join(
+        f"{m.alt_test_outcome(scoring, outcome)} as {scoring}_{outcome}"
+        for scoring in ("abs", "rank")
+        for outcome in ("human_better", "tie")
+    )
+    sql = f"""with s as (select image_id, count(*) as n, sum(rating) as total from ratings group by image_id),
+              scored as (select r.rater, r.image_id, {scores}
+                         from ratings r join s using (image_id) join answers a using (image_id)
+                         where s.n >= 2)
+              select rater, image_id, model_missing, {outcomes} from scored order by rater, image_id"""
     return run(sql, ratings=ratings, answers=model)
 
 
 MODEL_VALUE = st.one_of(st.none(), st.integers(1, 9).map(float), st.just(4.5))
 
 
-@parity("stats.alt_test_scoring.instance_outcomes", "alt_test_outcomes")
+@parity("stats.alt_test_scoring.instance_outcomes", "alt_test_outcome")
 @PROPERTY
 @given(studies(), st.booleans(), st.data())
 def parity_alt_test_outcomes(df, lone_image, data):

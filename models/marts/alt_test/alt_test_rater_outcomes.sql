@@ -4,7 +4,8 @@
 -- On image i rated by rater h, the "others" are the image's other human ratings. The scorings
 -- (neg_abs_error: -|label - mean of the others|; rank: how central the label sits among the
 -- others) and the outcome of each comparison (human better, tie, model better) are the
--- alt_test_outcomes macro (macros/alt_test_outcomes.sql, twin of stats.alt_test_scoring).
+-- alt_test_scores and alt_test_outcome macros (macros/alt_test_outcomes.sql, twin of
+-- stats.alt_test_scoring.instance_outcomes).
 -- Images need at least one other rating (alt_test's min_humans_per_instance = 2) and a model row.
 -- A model row without a value (no answer, or an answer that did not parse) counts against the model
 -- (the tool's missing-answer policy, stats.alt_test): the human wins that comparison outright
@@ -23,12 +24,11 @@
 
 {%- set slots = 7 %}
 {%- set bits = 16 %}
-{#- the alt_test_outcomes macro's columns, and every comparison -#}
 {%- set packed_flags = [
-    ('abs_human_better', 'abs_human_better'),
-    ('abs_tie', 'abs_tie'),
-    ('rank_human_better', 'rank_human_better'),
-    ('rank_tie', 'rank_tie'),
+    ('abs_human_better', alt_test_outcome('abs', 'human_better')),
+    ('abs_tie', alt_test_outcome('abs', 'tie')),
+    ('rank_human_better', alt_test_outcome('rank', 'human_better')),
+    ('rank_tie', alt_test_outcome('rank', 'tie')),
     ('n_model_missing', 'model_missing'),
     ('n_compared', 'true'),
 ] %}
@@ -100,9 +100,9 @@ scored_values as (
         model_positions.dimension,
         model_positions.category,
         human_values.value,
-        {{ alt_test_outcomes('human_values.value', 'model_positions.model_value', 'human_values.loo_mean',
-                             'human_values.n_ratings', 'human_values.n_below', 'human_values.n_equal',
-                             'model_positions.x_below_all', 'model_positions.x_equal_all') | indent(8) }}
+        {{ alt_test_scores('human_values.value', 'model_positions.model_value', 'human_values.loo_mean',
+                           'human_values.n_ratings', 'human_values.n_below', 'human_values.n_equal',
+                           'model_positions.x_below_all', 'model_positions.x_equal_all') | indent(8) }}
     from model_positions
     inner join human_values
         on model_positions.image_id = human_values.image_id and model_positions.dimension = human_values.dimension

@@ -2,7 +2,7 @@
 label agrees with the other humans' labels of an instance) and the outcome of each comparison of a
 left-out annotator with the model (:func:`instance_outcomes`). stats.alt_test tests these
 outcomes per annotator. The rating studies' two scorings (neg_abs_error, rank) have a SQL twin, the
-macro alt_test_outcomes (macros/alt_test_outcomes.sql) that models/marts/alt_test/
+macros alt_test_scores and alt_test_outcome (macros/alt_test_outcomes.sql) that models/marts/alt_test/
 alt_test_rater_outcomes.sql counts per rater (docs/architecture.md, "SQL twins")."""
 
 from __future__ import annotations
