@@ -57,3 +57,13 @@
         end as alpha_null_reason
     from _per_group
 {%- endmacro %}
+
+{#- A unit's sufficient statistics after one more rater (the model) whose value on it is `extra`
+    (NULL where it did not rate the unit, which then keeps the pool's): each rated unit gains
+    (1, x, x^2). Columns m, total, total_sq, each with `suffix`. Python twin:
+    rater1001.stats.alpha_sums.with_extra_rater. -#}
+{% macro with_extra_rater_columns(m, total, total_sq, extra, suffix='') -%}
+    {{ m }} + case when {{ extra }} is null then 0 else 1 end as m{{ suffix }},
+    {{ total }} + coalesce({{ extra }}, 0) as total{{ suffix }},
+    {{ total_sq }} + coalesce({{ extra }} * {{ extra }}, 0) as total_sq{{ suffix }}
+{%- endmacro %}

@@ -211,3 +211,42 @@ def _model_wins(humans, model, h, i):
     rest = [humans[o][i] for o in humans if o != h and i in humans[o]]
     s = lambda v: -math.sqrt(np.mean([(v - a) ** 2 for a in rest]))
     return s(model[i]) >= s(humans[h][i])
+
+
+# --- the rating scorings (stats.alt_test_scoring) against independent statements ------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from rater1001.stats.alt_test_scoring import instance_outcomes, neg_abs_error_score, rank_score  # noqa: E402
+
+RATING = st.integers(1, 9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(RATING, st.lists(RATING, min_size=1, max_size=12))
+def test_rating_scorings_equal_scipy_mid_rank_and_the_mean(value, others):
+    # rank: minus the distance of the mid-rank percentile (scipy's kind="mean") from the middle
+    mid_rank = stats.percentileofscore(others, value, kind="mean") / 100
+    assert rank_score(value, others) == pytest.approx(-abs(mid_rank - 0.5), abs=1e-9)
+    assert neg_abs_error_score(value, others) == pytest.approx(-abs(value - sum(others) / len(others)), abs=1e-9)
+    # rounded to 9 decimals: a tie in exact arithmetic is a tie in floats
+    assert rank_score(value, others) == round(rank_score(value, others), 9)
+
+
+def test_instance_outcomes_of_ratings_worked_by_hand():
+    # image 1: a=1, b=3, c=5, model 3; image 2: a=2, b=2, model missing; image 3: one rating only
+    human = pd.DataFrame(
+        {"annotator_id": list("abcabc"), "instance_id": [1, 1, 1, 2, 2, 3], "label": [1, 3, 5, 2, 2, 4]}
+    )[lambda d: ~((d.annotator_id == "c") & (d.instance_id == 2))]
+    model = pd.Series({1: 3.0, 2: float("nan"), 3: 4.0})
+    got = instance_outcomes(human, model, scoring="neg_abs_error").set_index(["annotator_id", "instance_id"])
+    # a on 1: others b, c mean 4: a -3, model -1 (model better); b: others mean 3, b 0 = model 0 (tie);
+    # c: others mean 2: c -3, model -1 (model better); image 2: model missing, a and b win; image 3 out
+    w = got[["w_human", "w_model"]].to_numpy().tolist()
+    assert list(got.index) == [("a", 1), ("a", 2), ("b", 1), ("b", 2), ("c", 1)]
+    assert w == [[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, 0.0], [0.0, 1.0]]
+    assert got["model_missing"].tolist() == [False, True, False, True, False]
+    # rank on image 1: a=1 among (3, 5): F 0, -0.5; model 3 among (3, 5): F 1/4, -0.25 -> model better
+    rank = instance_outcomes(human, model, scoring="rank").set_index(["annotator_id", "instance_id"])
+    assert rank.loc[("a", 1), ["w_human", "w_model"]].tolist() == [0.0, 1.0]
+    assert rank.loc[("b", 1), ["w_human", "w_model"]].tolist() == [1.0, 1.0]  # both in the middle

@@ -22,6 +22,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rater1001.stats import agreement as G
 from rater1001.stats import alpha as A
+from rater1001.stats import alpha_sums as AS
+from rater1001.stats import alt_test_scoring as ALT
 from rater1001.stats import lmm as LMM
 from rater1001.stats import stratified_anova as SA
 from rater1001.stats import zscores as Z
@@ -138,6 +140,26 @@ def parity_interval_alpha(df):
     assert_same([sql.alpha], [py.alpha], "alpha")
     assert (int(sql.n_units), int(sql.n_values)) == (py.n_units, py.n_values)
     assert (sql.alpha_null_reason if isinstance(sql.alpha_null_reason, str) else None) == py.reason
+
+
+@parity("stats.alpha_sums.with_extra_rater", "with_extra_rater_columns")
+@PROPERTY
+@given(st.lists(st.tuples(st.integers(0, 50), SCALE, st.one_of(st.none(), SCALE)), min_size=1, max_size=20))
+def parity_with_extra_rater(rows):
+    m, total, extra = zip(*rows)
+    frame = pd.DataFrame(
+        {
+            "m": np.array(m, dtype=np.int64),
+            "total": np.array(total) * np.array(m),
+            "total_sq": np.array(total) ** 2 * np.array(m) + 1.5,
+            "x": pd.array(extra, dtype="Float64").astype(float),
+        }
+    )
+    py = AS.with_extra_rater(frame.m, frame.total, frame.total_sq, frame.x)
+    m_sql = macros("alpha_sufficient_statistics")
+    sql = run(f"select {m_sql.with_extra_rater_columns('m', 'total', 'total_sq', 'x', suffix='_plus')} from t", t=frame)
+    for col, ref in zip(("m_plus", "total_plus", "total_sq_plus"), py):
+        assert_same(sql[col], ref, col)
 
 
 @parity("stats.alpha.delta_alpha", "delta_alpha")
@@ -367,6 +389,60 @@ def parity_rater_type_cells(rows):
         assert (sql[col].to_numpy() == py[col].to_numpy()).all(), col
     for col in ("diff_mean", "diff_ss", "sum_mean", "sum_ss"):
         assert_same(sql[col], py[col], col)
+
+
+def sql_alt_test_outcomes(ratings: pd.DataFrame, model: pd.DataFrame) -> pd.DataFrame:
+    """Each rating's outcome against the model's answer as alt_test_rater_outcomes scores it: the
+    image's count, sum and counts below / equal to the rater's value and to the model's, the
+    alt_test_scores macro, then alt_test_outcome (the model reads the counts from
+    int_image_value_counts and sums the outcomes packed per rater)."""
+    m = macros("alt_test_outcomes", "leave_one_out")
+    scores = m.alt_test_scores(
+        "r.rating", "a.model_value", m.loo_mean("s.n", "s.total", "r.rating"), "s.n",
+        "(select count(*) from ratings o where o.image_id = r.image_id and o.rating < r.rating)",
+        "(select count(*) from ratings o where o.image_id = r.image_id and o.rating = r.rating)",
+        "(select count(*) from ratings o where o.image_id = r.image_id and o.rating < a.model_value)",
+        "(select count(*) from ratings o where o.image_id = r.image_id and o.rating = a.model_value)",
+    )  # fmt: skip
+    outcomes = ", ".join(
+        f"{m.alt_test_outcome(scoring, outcome)} as {scoring}_{outcome}"
+        for scoring in ("abs", "rank")
+        for outcome in ("human_better", "tie")
+    )
+    sql = f"""with s as (select image_id, count(*) as n, sum(rating) as total from ratings group by image_id),
+              scored as (select r.rater, r.image_id, {scores}
+                         from ratings r join s using (image_id) join answers a using (image_id)
+                         where s.n >= 2)
+              select rater, image_id, model_missing, {outcomes} from scored order by rater, image_id"""
+    return run(sql, ratings=ratings, answers=model)
+
+
+MODEL_VALUE = st.one_of(st.none(), st.integers(1, 9).map(float), st.just(4.5))
+
+
+@parity("stats.alt_test_scoring.instance_outcomes", "alt_test_outcome")
+@PROPERTY
+@given(studies(), st.booleans(), st.data())
+def parity_alt_test_outcomes(df, lone_image, data):
+    if lone_image:  # an image with one rating has no others: outside the test on both routes
+        df = pd.concat([df, pd.DataFrame({"image_id": [99], "rater": [0], "rating": [3]})], ignore_index=True)
+    units = sorted(df.image_id.unique())
+    asked = data.draw(st.lists(st.sampled_from(units), unique=True))  # images the model was asked about
+    answers = data.draw(st.lists(MODEL_VALUE, min_size=len(asked), max_size=len(asked)))
+    model = pd.Series(answers, index=asked, dtype=float)
+    sql = sql_alt_test_outcomes(df, pd.DataFrame({"image_id": asked, "model_value": model.to_numpy()}))
+    human = df.rename(columns={"rater": "annotator_id", "image_id": "instance_id", "rating": "label"})
+    for scoring, prefix in (("neg_abs_error", "abs"), ("rank", "rank")):
+        py = ALT.instance_outcomes(human, model, scoring=scoring).sort_values(["annotator_id", "instance_id"])
+        assert list(zip(sql.rater, sql.image_id)) == list(zip(py.annotator_id, py.instance_id)), scoring
+        human_better, tie = (py.w_human == 1) & (py.w_model == 0), (py.w_human == 1) & (py.w_model == 1)
+        assert sql[f"{prefix}_human_better"].tolist() == human_better.tolist(), scoring
+        assert sql[f"{prefix}_tie"].tolist() == tie.tolist(), scoring
+        assert sql.model_missing.tolist() == py.model_missing.tolist(), scoring
+        # the counts per rater alt_test_rater_outcomes packs and sums
+        counts = sql.groupby("rater")[[f"{prefix}_human_better", f"{prefix}_tie", "model_missing"]].sum()
+        ref = pd.DataFrame({"hb": human_better, "tie": tie, "miss": py.model_missing}).groupby(py.annotator_id).sum()
+        assert counts.to_numpy().tolist() == ref.to_numpy().tolist(), scoring
 
 
 # --------------------------------------------------------------------------- the macros against the references

@@ -93,9 +93,8 @@ unit_stats as (
         image_human_stats.n_ratings as m,
         image_human_stats.rating_sum as total,
         image_human_stats.rating_sumsq as total_sq,
-        image_human_stats.n_ratings + case when rows_split.model_value is null then 0 else 1 end as m_plus,
-        image_human_stats.rating_sum + coalesce(rows_split.model_value, 0) as total_plus,
-        image_human_stats.rating_sumsq + coalesce(rows_split.model_value * rows_split.model_value, 0) as total_sq_plus
+        {{ with_extra_rater_columns('image_human_stats.n_ratings', 'image_human_stats.rating_sum',
+                                    'image_human_stats.rating_sumsq', 'rows_split.model_value', suffix='_plus') }}
     from rows_split
     inner join image_human_stats
         on rows_split.image_id = image_human_stats.image_id and rows_split.dimension = image_human_stats.dimension

@@ -1,13 +1,11 @@
 -- The per-instance step of the Alternative Annotator Test (Calderon, Reichart & Dror 2025;
 -- python/rater1001/stats/alt_test.py) for each model condition against each individual human
 -- rater, on every model dimension, counted per (condition, dimension, scoring, category, rater).
--- On image i rated by rater h, the "others" are the image's other human ratings. Scores:
---   neg_abs_error: -|label - mean of the others|          (mean of the others: the loo_mean macro)
---   rank:          -|F_others(label) - 1/2|, F_others(v) = (#others < v + #others = v / 2) / #others,
---                  i.e. how central the label sits among the others (mid-rank percentile; robust
---                  to how the scale is used).
--- outcome = +1 when the human scores strictly better, -1 when the model does, 0 on a tie (both
--- W indicators 1). Scores are rounded to 9 decimals so float noise never breaks a tie.
+-- On image i rated by rater h, the "others" are the image's other human ratings. The scorings
+-- (neg_abs_error: -|label - mean of the others|; rank: how central the label sits among the
+-- others) and the outcome of each comparison (human better, tie, model better) are the
+-- alt_test_scores and alt_test_outcome macros (macros/alt_test_outcomes.sql, twin of
+-- stats.alt_test_scoring.instance_outcomes).
 -- Images need at least one other rating (alt_test's min_humans_per_instance = 2) and a model row.
 -- A model row without a value (no answer, or an answer that did not parse) counts against the model
 -- (the tool's missing-answer policy, stats.alt_test): the human wins that comparison outright
@@ -27,10 +25,10 @@
 {%- set slots = 7 %}
 {%- set bits = 16 %}
 {%- set packed_flags = [
-    ('abs_human_better', 'model_missing or human_abs > model_abs'),
-    ('abs_tie', 'not model_missing and human_abs = model_abs'),
-    ('rank_human_better', 'model_missing or human_rank > model_rank'),
-    ('rank_tie', 'not model_missing and human_rank = model_rank'),
+    ('abs_human_better', alt_test_outcome('abs', 'human_better')),
+    ('abs_tie', alt_test_outcome('abs', 'tie')),
+    ('rank_human_better', alt_test_outcome('rank', 'human_better')),
+    ('rank_tie', alt_test_outcome('rank', 'tie')),
     ('n_model_missing', 'model_missing'),
     ('n_compared', 'true'),
 ] %}
@@ -102,17 +100,9 @@ scored_values as (
         model_positions.dimension,
         model_positions.category,
         human_values.value,
-        model_positions.model_value is null as model_missing,
-        round(-abs(human_values.value - human_values.loo_mean), 9) as human_abs,
-        round(-abs(model_positions.model_value - human_values.loo_mean), 9) as model_abs,
-        round(-abs((human_values.n_below + 0.5 * (human_values.n_equal - 1)) / (human_values.n_ratings - 1) - 0.5),
-              9) as human_rank,
-        -- the rater's own rating is not among the others the model is placed in
-        round(-abs((model_positions.x_below_all
-                    - case when human_values.value < model_positions.model_value then 1 else 0 end
-                    + 0.5 * (model_positions.x_equal_all
-                             - case when human_values.value = model_positions.model_value then 1 else 0 end))
-                   / (human_values.n_ratings - 1) - 0.5), 9) as model_rank
+        {{ alt_test_scores('human_values.value', 'model_positions.model_value', 'human_values.loo_mean',
+                           'human_values.n_ratings', 'human_values.n_below', 'human_values.n_equal',
+                           'model_positions.x_below_all', 'model_positions.x_equal_all') | indent(8) }}
     from model_positions
     inner join human_values
         on model_positions.image_id = human_values.image_id and model_positions.dimension = human_values.dimension

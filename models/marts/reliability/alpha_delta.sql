@@ -69,9 +69,8 @@ plus_units as (
         scoped_units.dimension,
         scoped_units.scope,
         scoped_units.image_id,
-        scoped_units.m + (model_values.model_value is not null)::int as m,
-        scoped_units.total + coalesce(model_values.model_value, 0) as total,
-        scoped_units.total_sq + coalesce(model_values.model_value * model_values.model_value, 0) as total_sq,
+        {{ with_extra_rater_columns('scoped_units.m', 'scoped_units.total', 'scoped_units.total_sq',
+                                    'model_values.model_value') }},
         (model_values.model_value is not null)::int as model_rated
     from scoped_units
     cross join model_conditions

@@ -3,7 +3,8 @@ reference procedure in github.com/nitaytech/AltTest, `alt_test` of alt_test_exam
 
 Can a model replace the human annotators? For each human h (leave-one-annotator-out), on every
 instance i that h annotated: score the model's label and h's label against the *other* humans'
-labels of i (accuracy = share of equal labels; neg_rmse = minus the root mean squared difference).
+labels of i (the scorings of stats.alt_test_scoring: accuracy = share of equal labels; neg_rmse,
+neg_abs_error, rank for ratings).
 W^f_i = 1 if the model scores at least as well as h, W^h_i = 1 if h scores at least as well as the
 model (a tie sets both). Test H0: mean(W^h - W^f) >= epsilon against H1: < epsilon, one-sided
 one-sample t-test; epsilon is the cost-benefit allowance (0.2 expert, 0.15 skilled, 0.1 crowd
@@ -12,7 +13,8 @@ humans whose H0 is rejected (the model passes at omega >= 0.5) and the average a
 probability rho is the mean over humans of mean(W^f).
 
 Generic: annotations are a long frame (annotator_id, instance_id, label); the judge study uses
-pair verdicts as labels, the ablations' Alt-Test uses valence/arousal ratings with neg_rmse.
+pair verdicts as labels; the ablations' Alt-Test scores ratings by neg_abs_error and rank, counted
+in SQL at scale (alt_test_rater_outcomes, stats.alt_test_ratings).
 
 A missing model answer counts against the model (the tool's one missing-answer policy,
 docs/stats.md). An instance the model was asked about (present in `model`) but left unanswered
@@ -35,125 +37,16 @@ annotator's note.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .alt_test_scoring import ScoringFunction, instance_outcomes, is_missing
 from .multiple_testing import benjamini_yekutieli
 
-ScoringFunction = Callable[[Any, list], float]
-
 EPSILON_BY_EXPERTISE = {"expert": 0.2, "skilled": 0.15, "crowd": 0.1}
-
-
-def accuracy_score(label: Any, others: list) -> float:
-    """Share of the other annotators' labels equal to this label (the test's accuracy scoring).
-
-    Parameters
-    ----------
-    label : object
-        The scored label (the model's, or the left-out human's).
-    others : list
-        The other humans' labels of the same instance.
-
-    Returns
-    -------
-    float
-
-    Notes
-    -----
-    s = (1 / |others|) sum_o 1[label = o].
-
-    References
-    ----------
-    Calderon, Reichart & Dror (2025), "The Alternative Annotator Test for LLM-as-a-Judge: How to
-    Statistically Justify Replacing Human Annotators with LLMs", ACL (arXiv 2501.10970), section 3 (the alignment scoring functions).
-
-    Examples
-    --------
-    >>> accuracy_score("a", ["a", "b", "a", "c"])
-    0.5
-    """
-    return float(np.mean([label == o for o in others]))
-
-
-def neg_rmse_score(value: float, others: list) -> float:
-    """Minus the root mean squared difference to the other annotators' values (higher is better).
-
-    Parameters
-    ----------
-    value : float
-        The scored rating.
-    others : list of float
-        The other humans' ratings of the same instance.
-
-    Returns
-    -------
-    float
-
-    Notes
-    -----
-    s = -sqrt((1 / |others|) sum_o (value - o)^2).
-
-    References
-    ----------
-    Calderon, Reichart & Dror (2025), "The Alternative Annotator Test for LLM-as-a-Judge: How to
-    Statistically Justify Replacing Human Annotators with LLMs", ACL (arXiv 2501.10970), section 3 (RMSE for continuous annotations).
-
-    Examples
-    --------
-    3 against 1 and 5: both 2 away:
-
-    >>> neg_rmse_score(3, [1, 5])
-    -2.0
-    """
-    return -float(np.sqrt(np.mean([(float(value) - float(o)) ** 2 for o in others])))
-
-
-SCORING: dict[str, ScoringFunction] = {"accuracy": accuracy_score, "neg_rmse": neg_rmse_score}
-# The score of a missing model answer: the worst the scoring can give.
-MISSING_SCORE: dict[str, float] = {"accuracy": 0.0}
-
-
-def is_missing(answer) -> bool:
-    """Whether a model answer is missing.
-
-    Parameters
-    ----------
-    answer : object
-        The model's label or rating.
-
-    Returns
-    -------
-    bool
-        True for None, NaN or an empty / blank string.
-
-    Notes
-    -----
-    A missing answer counts against the model: 0 for accuracy, -inf for other scorings (the
-    tool's missing-answer policy, docs/stats.md).
-
-    References
-    ----------
-    docs/stats.md, "Missing model answers: one policy".
-
-    Examples
-    --------
-    >>> [is_missing(a) for a in (None, " ", float("nan"), 0)]
-    [True, True, True, False]
-    """
-    if answer is None:
-        return True
-    if isinstance(answer, str):
-        return answer.strip() == ""
-    try:
-        return bool(pd.isna(answer))
-    except (TypeError, ValueError):
-        return False
 
 
 @dataclass(frozen=True)
@@ -193,8 +86,9 @@ def alt_test(
         Cost-benefit allowance (0.2 expert, 0.15 skilled, 0.1 crowd annotators).
     q : float, default 0.05
         Benjamini-Yekutieli level.
-    scoring : {"accuracy", "neg_rmse"} or callable, default "accuracy"
-        Alignment of a label with the other humans' labels (higher is better).
+    scoring : {"accuracy", "neg_rmse", "neg_abs_error", "rank"} or callable, default "accuracy"
+        Alignment of a label with the other humans' labels (higher is better;
+        stats.alt_test_scoring).
     min_humans_per_instance : int, default 2
     min_instances_per_human : int, default 30
         Annotators with fewer instances are not tested.
@@ -214,7 +108,8 @@ def alt_test(
     Notes
     -----
     For each human h and instance i: s_h and s_f score h's and the model's label against the
-    other humans' labels; W^h_i = 1[s_h >= s_f], W^f_i = 1[s_f >= s_h]. H0_h: mean(W^h - W^f) >=
+    other humans' labels; W^h_i = 1[s_h >= s_f], W^f_i = 1[s_f >= s_h]
+    (:func:`rater1001.stats.alt_test_scoring.instance_outcomes`). H0_h: mean(W^h - W^f) >=
     epsilon, one-sided one-sample t-test; BY at q over the tested humans (:func:`decide`);
     omega = share rejected, rho = mean over humans of mean(W^f).
 
@@ -237,45 +132,30 @@ def alt_test(
     >>> round(r.winning_rate, 4), r.advantage_probability, r.passed, round(float(r.per_annotator["p_value"].iloc[2]), 4)
     (0.6667, 1.0, True, 0.0469)
     """
-    score = SCORING[scoring] if isinstance(scoring, str) else scoring
-    missing_score = MISSING_SCORE.get(scoring, -np.inf) if isinstance(scoring, str) else -np.inf
     model = pd.Series(model, dtype="object") if isinstance(model, dict) else model
     missing = {i for i, a in model.items() if is_missing(a)}
-    h = human[["annotator_id", "instance_id", "label"]].dropna(subset=["label"])
-    dup = h.duplicated(["annotator_id", "instance_id"])
-    if dup.any():
-        r = h[dup].iloc[0]
-        raise ValueError(f"annotator {r['annotator_id']!r} labelled instance {r['instance_id']!r} more than once")
-    per_instance = h.groupby("instance_id")["annotator_id"].nunique()
-    keep = set(per_instance[per_instance >= min_humans_per_instance].index) & set(model.index)
-    h = h[h["instance_id"].isin(keep)]
-    labels = {(a, i): lab for a, i, lab in h.itertuples(index=False)}
-    annotators_of = h.groupby("instance_id")["annotator_id"].apply(list).to_dict()
+    outcomes = instance_outcomes(human, model, scoring=scoring, min_humans_per_instance=min_humans_per_instance)
+    by_annotator = {a: o for a, o in outcomes.groupby("annotator_id", sort=False)}
+    keep = set(outcomes["instance_id"])
 
     rows = []
     for annotator in sorted(human["annotator_id"].dropna().unique(), key=str):
-        instances = sorted(h.loc[h["annotator_id"] == annotator, "instance_id"], key=str)
-        if len(instances) < min_instances_per_human:
+        o = by_annotator.get(annotator, outcomes.iloc[:0])
+        if len(o) < min_instances_per_human:
             rows.append(
                 (
                     annotator,
-                    len(instances),
+                    len(o),
                     np.nan,
                     np.nan,
                     np.nan,
                     False,
-                    f"skipped: {len(instances)} instances < {min_instances_per_human}",
+                    f"skipped: {len(o)} instances < {min_instances_per_human}",
                 )
             )
             continue
-        w_human, w_model = [], []
-        for i in instances:
-            others = [labels[(o, i)] for o in annotators_of[i] if o != annotator]
-            s_h = score(labels[(annotator, i)], others)
-            s_f = missing_score if i in missing else score(model[i], others)
-            w_human.append(1.0 if s_h >= s_f else 0.0)
-            w_model.append(1.0 if s_f >= s_h else 0.0)
-        diff = np.asarray(w_human) - np.asarray(w_model)
+        w_human, w_model = o["w_human"].to_numpy(), o["w_model"].to_numpy()
+        diff = w_human - w_model
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # constant differences: see the module notes
             p = float(stats.ttest_1samp(diff, epsilon, alternative="less").pvalue)
@@ -286,7 +166,7 @@ def alt_test(
                 if not np.isnan(p)
                 else "W_human - W_model is constant and equal to epsilon: p undefined"
             )
-        rows.append((annotator, len(instances), float(np.mean(w_human)), float(np.mean(w_model)), p, False, note))
+        rows.append((annotator, len(o), float(np.mean(w_human)), float(np.mean(w_model)), p, False, note))
     per = pd.DataFrame(
         rows, columns=["annotator_id", "n_instances", "mean_w_human", "mean_w_model", "p_value", "rejected", "note"]
     )

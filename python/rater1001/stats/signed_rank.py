@@ -286,8 +286,3 @@ def signed_rank_test(keys: np.ndarray) -> np.ndarray:
     if 0 < keys.shape[1] <= 50 and untied.any():
         p[untied] = _exact_greater_p(keys.shape[1])[r_plus[untied].astype(np.int64)]
     return p
-
-
-def _wilcoxon_greater(diff) -> np.ndarray:
-    """Row-wise one-sided signed-rank p of paired differences (:func:`signed_rank_test`)."""
-    return signed_rank_test(np.sort(signed_codes(np.asarray(diff, dtype=float)), axis=1))
