@@ -128,7 +128,7 @@ def anchor_of(catalog, pairs: pd.DataFrame | None = None) -> str | None:
     catalog = as_frame(catalog)
     anchors = catalog.loc[catalog["is_anchor"].fillna(False).astype(bool), "candidate_id"].tolist()
     if pairs is not None:
-        landed = set(pairs["candidate_a"]) | set(pairs["candidate_b"])
+        landed = set(pairs["candidate_a"].unique()) | set(pairs["candidate_b"].unique())
         anchors = [a for a in anchors if a in landed]
     return anchors[0] if anchors else None
 

@@ -126,21 +126,21 @@ def pairwise_win_rates(pairs: pd.DataFrame) -> pd.DataFrame:
 
 # --- Bradley-Terry --------------------------------------------------------------------------------
 
+BT_OUTCOME = {"a": "i", "b": "j", "tie": "tie"}  # a pair's final verdict as a comparison of item_i and item_j
 
-def _bt_designs(g: pd.DataFrame, anchor: str | None) -> list[tuple[str, pd.DataFrame]]:
-    """The comparison sets fitted for one (judge, variant, axis): the anchor's pairs when there is
-    an anchor, and all pairs (named round_robin when every two candidates met, else all_pairs)
-    when some pair does not involve the anchor."""
-    if anchor is None:
-        touches = pd.Series(False, index=g.index)
-    else:
-        touches = (g["candidate_a"] == anchor) | (g["candidate_b"] == anchor)
-    designs = [("anchor_only", g[touches])] if anchor is not None else []
+
+def _bt_designs(a: np.ndarray, b: np.ndarray, anchor: str | None) -> list[tuple[str, np.ndarray]]:
+    """The comparison sets fitted for one (judge, variant, axis), as positions in its candidate
+    columns `a` and `b`: the anchor's pairs when there is an anchor, and all pairs (named
+    round_robin when every two candidates met, else all_pairs) when some pair does not involve
+    the anchor."""
+    touches = np.zeros(len(a), dtype=bool) if anchor is None else (a == anchor) | (b == anchor)
+    designs = [("anchor_only", np.flatnonzero(touches))] if anchor is not None else []
     if (~touches).any():
-        items = set(g["candidate_a"]) | set(g["candidate_b"])
-        met = {frozenset(p) for p in zip(g["candidate_a"], g["candidate_b"])}
+        items = set(a) | set(b)
+        met = {frozenset(p) for p in zip(a, b)}
         complete = len(met) == len(items) * (len(items) - 1) // 2
-        designs.append(("round_robin" if complete else "all_pairs", g))
+        designs.append(("round_robin" if complete else "all_pairs", np.arange(len(a))))
     return [(name, d) for name, d in designs if len(d)]
 
 
@@ -160,50 +160,56 @@ def bradley_terry(pairs: pd.DataFrame, anchor: str | None) -> pd.DataFrame:
     anchor when it is in the component, else to its first candidate with a finite strength, and
     every row's note names the components: strengths of two components are not on one scale."""
     complete = pairs[pairs["is_complete"].fillna(False).astype(bool)]
+    # one pass over plain object columns: a (judge, variant, axis) group is a list of positions,
+    # each pair in its variant's group and in the group of variant 'all' (groups in sorted order,
+    # as pandas' groupby gives them)
+    judge, variant, axis, cand_a, cand_b, verdict = (
+        complete[c].to_numpy(object)
+        for c in ("judge_id", "variant", "axis", "candidate_a", "candidate_b", "final_verdict")
+    )
+    outcome = np.array([BT_OUTCOME.get(v) for v in verdict], dtype=object)
+    groups: dict[tuple, list[int]] = {}
+    for k, key in enumerate(zip(judge, variant, axis)):
+        if not any(pd.isna(x) for x in key):
+            groups.setdefault(key, []).append(k)
+            groups.setdefault((key[0], ALL, key[2]), []).append(k)
     rows = []
-    if len(complete):
-        with_all = pd.concat([complete, complete.assign(variant=ALL)], ignore_index=True)
-        for (judge_id, variant, axis), g in with_all.groupby(["judge_id", "variant", "axis"]):
-            for design, d in _bt_designs(g, anchor):
-                comps = pd.DataFrame(
-                    {
-                        "item_i": d["candidate_a"].to_numpy(object),
-                        "item_j": d["candidate_b"].to_numpy(object),
-                        "outcome": d["final_verdict"].map({"a": "i", "b": "j", "tie": "tie"}).to_numpy(object),
-                    }
+    for (judge_id, variant_id, axis_id), at in sorted(groups.items()):
+        at = np.asarray(at)
+        a, b = cand_a[at], cand_b[at]
+        for design, d in _bt_designs(a, b, anchor):
+            comps = pd.DataFrame({"item_i": a[d], "item_j": b[d], "outcome": outcome[at[d]]}, dtype=object)
+            parts = bt.comparison_components(comps)
+            split = None
+            if len(parts) > 1:
+                split = "comparison graph not connected, strengths comparable within a component only: " + " | ".join(
+                    f"component {k} {{{', '.join(p)}}}" for k, p in enumerate(parts, start=1)
                 )
-                parts = bt.comparison_components(comps)
-                split = None
-                if len(parts) > 1:
-                    split = (
-                        "comparison graph not connected, strengths comparable within a component only: "
-                        + " | ".join(f"component {k} {{{', '.join(p)}}}" for k, p in enumerate(parts, start=1))
+            for k, part in enumerate(parts, start=1):
+                sub = comps if len(parts) == 1 else comps[comps["item_i"].isin(part)]
+                reference = anchor if anchor in part else _reference(sub, part)
+                fit = bt.bradley_terry_davidson(sub, reference=reference)
+                for r in fit.strengths.itertuples(index=False):
+                    own = r.note if isinstance(r.note, str) else None
+                    note = own if split is None else "; ".join(x for x in (own, f"in component {k}; {split}") if x)
+                    rows.append(
+                        {
+                            "judge_id": judge_id,
+                            "design": design,
+                            "variant": variant_id,
+                            "axis": axis_id,
+                            "candidate_id": r.item,
+                            "log_strength": r.log_strength,
+                            "se": r.se,
+                            "ci_low": r.ci_low,
+                            "ci_high": r.ci_high,
+                            "n_comparisons": r.n_comparisons,
+                            "tie_parameter": fit.tie_parameter,
+                            "reference_id": reference,
+                            "tie_model": "davidson",
+                            "note": note,
+                        }
                     )
-                for k, part in enumerate(parts, start=1):
-                    sub = comps[comps["item_i"].isin(part)]
-                    reference = anchor if anchor in part else _reference(sub, part)
-                    fit = bt.bradley_terry_davidson(sub, reference=reference)
-                    for r in fit.strengths.itertuples(index=False):
-                        own = r.note if isinstance(r.note, str) else None
-                        note = own if split is None else "; ".join(x for x in (own, f"in component {k}; {split}") if x)
-                        rows.append(
-                            {
-                                "judge_id": judge_id,
-                                "design": design,
-                                "variant": variant,
-                                "axis": axis,
-                                "candidate_id": r.item,
-                                "log_strength": r.log_strength,
-                                "se": r.se,
-                                "ci_low": r.ci_low,
-                                "ci_high": r.ci_high,
-                                "n_comparisons": r.n_comparisons,
-                                "tie_parameter": fit.tie_parameter,
-                                "reference_id": reference,
-                                "tie_model": "davidson",
-                                "note": note,
-                            }
-                        )
     return typed(rows, declared("judge_bradley_terry"))
 
 
