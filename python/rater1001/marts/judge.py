@@ -216,19 +216,37 @@ def bradley_terry(pairs: pd.DataFrame, anchor: str | None) -> pd.DataFrame:
 # --- bias checks ----------------------------------------------------------------------------------
 
 
-def candidate_contrasts(first: pd.Series, second: pd.Series) -> np.ndarray | None:
+def candidate_contrasts(first, second) -> np.ndarray | None:
     """Bradley-Terry design columns I[c shown first] - I[c shown second], one per candidate but the
     first in sort order (the reference), so a length effect is not confounded with who is compared."""
-    first, second = first.to_numpy(object), second.to_numpy(object)  # not value by value from Arrow
+    first, second = np.asarray(first, dtype=object), np.asarray(second, dtype=object)  # not value by value from Arrow
     ids = sorted(set(first) | set(second))
     cols = [(first == c).astype(float) - (second == c).astype(float) for c in ids[1:]]
     cols = [c for c in cols if np.any(c != 0)]
     return np.column_stack(cols) if cols else None
 
 
+def _groups(*keys: np.ndarray, scoped: int | None = None) -> list[tuple[tuple, np.ndarray]]:
+    """Positions per distinct key (a tuple of the `keys` columns' values), keys in sorted order and
+    positions in row order, as pandas' groupby(sort=True) gives them (a key with a NULL left out).
+    With `scoped` = k, each row is also in the key whose k-th part is 'all' (listed after its own
+    positions when both are the same key)."""
+    out: dict[tuple, list[int]] = {}
+    scoped_out: dict[tuple, list[int]] = {}
+    for pos, key in enumerate(zip(*keys)):
+        if not any(pd.isna(x) for x in key):
+            out.setdefault(key, []).append(pos)
+        if scoped is not None:
+            pooled = key[:scoped] + (ALL,) + key[scoped + 1 :]
+            if not any(pd.isna(x) for x in pooled):
+                scoped_out.setdefault(pooled, []).append(pos)
+    for key, at in scoped_out.items():  # the 'all' copies come first in a concat([all, own]) frame
+        out[key] = at + out.get(key, [])
+    return [(key, np.asarray(at, dtype=int)) for key, at in sorted(out.items())]
+
+
 def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
     rows = []
-    llm = verdicts_long[verdicts_long["judge_kind"] == "llm"].copy()
     length = {
         (s, c, v): n
         for s, c, v, n in zip(
@@ -241,27 +259,48 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
             by_sample_cand[(s, c)] = n
 
     def chars(s, c, v):
-        return length.get((s, c, v), by_sample_cand.get((s, c)))
+        n = length.get((s, c, v), by_sample_cand.get((s, c)))
+        return np.nan if n is None or pd.isna(n) else n
 
+    # plain object and float columns, each (judge, variant incl. 'all', axis) a set of positions
+    llm = verdicts_long[verdicts_long["judge_kind"] == "llm"]
+    judge, sample, variant, cand_a, cand_b, order, axis, verdict = (
+        llm[c].to_numpy(object)
+        for c in (
+            "judge_id",
+            "sample_id",
+            "variant",
+            "candidate_a",
+            "candidate_b",
+            "presentation_order",
+            "axis",
+            "position_verdict",
+        )
+    )
     if len(llm):
-        first = np.where(llm["presentation_order"] == "AB", llm["candidate_a"], llm["candidate_b"])
-        second = np.where(llm["presentation_order"] == "AB", llm["candidate_b"], llm["candidate_a"])
-        llm["first"], llm["second"] = first, second
-        sample, variant = llm["sample_id"].to_numpy(object), llm["variant"].to_numpy(object)
-        llm["len_first"] = [chars(s, c, v) for s, c, v in zip(sample, first, variant)]
-        llm["len_second"] = [chars(s, c, v) for s, c, v in zip(sample, second, variant)]
+        ab = order == "AB"
+        first, second = np.where(ab, cand_a, cand_b), np.where(ab, cand_b, cand_a)
+        len_first = np.array([chars(s, c, v) for s, c, v in zip(sample, first, variant)], dtype=float)
+        len_second = np.array([chars(s, c, v) for s, c, v in zip(sample, second, variant)], dtype=float)
         # Position bias only where a pair was shown in both orders: with one order per pair, which
         # response came first is tied to which candidates were compared (docs/judge.md, "Orders").
-        pair_keys = ["judge_id", "sample_id", "variant", "candidate_a", "candidate_b", "axis"]
-        llm["both_orders"] = llm.groupby(pair_keys, sort=False)["presentation_order"].transform("nunique").eq(2)
-        scoped = pd.concat([llm.assign(variant=ALL), llm], ignore_index=True)
-        for (judge_id, variant, axis), g in scoped.groupby(["judge_id", "variant", "axis"]):
-            decisive = g[g["position_verdict"].isin(["1", "2"])]
-            paired = decisive[decisive["both_orders"]]
-            n_first = int((paired["position_verdict"] == "1").sum())
+        orders_seen: dict[tuple, set] = {}
+        pair_of = list(zip(judge, sample, variant, cand_a, cand_b, axis))
+        keyed = [not any(pd.isna(x) for x in key) for key in pair_of]  # a pair with a NULL key is no pair
+        for key, o, ok in zip(pair_of, order, keyed):
+            if ok and pd.notna(o):
+                orders_seen.setdefault(key, set()).add(o)
+        both_orders = np.array(
+            [ok and len(orders_seen.get(key, ())) == 2 for key, ok in zip(pair_of, keyed)], dtype=bool
+        )
+        decisive_all = np.isin(verdict, ["1", "2"])
+        for (judge_id, variant_id, axis_id), at in _groups(judge, variant, axis, scoped=1):
+            decisive = at[decisive_all[at]]
+            paired = decisive[both_orders[decisive]]
+            n_first = int((verdict[paired] == "1").sum())
             pb = proportions.position_bias_test(n_first, len(paired) - n_first)
-            n_ties = int((g["position_verdict"] == "tie").sum())
-            n_single = int((~g["both_orders"]).sum())
+            n_ties = int((verdict[at] == "tie").sum())
+            n_single = int((~both_orders[at]).sum())
             note = f"{n_ties} tie verdicts not counted"
             if n_single:
                 note += f"; {n_single} verdicts of pairs judged in one order only not counted" + (
@@ -271,8 +310,8 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
                 {
                     "judge_id": judge_id,
                     "check_name": "position_bias",
-                    "variant": variant,
-                    "axis": axis,
+                    "variant": variant_id,
+                    "axis": axis_id,
                     "statistic": (
                         "share of decisive single-order verdicts choosing 응답 1, pairs judged in both "
                         "orders (binomial test vs 0.5)"
@@ -285,18 +324,18 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
                     "note": note,
                 }
             )
-            d = decisive.dropna(subset=["len_first", "len_second"])
+            d = decisive[~(np.isnan(len_first[decisive]) | np.isnan(len_second[decisive]))]
             fit = logistic.logistic_slope(
-                (d["position_verdict"] == "1").to_numpy(float),
-                (d["len_first"] - d["len_second"]).to_numpy(float) / 100.0,
-                candidate_contrasts(d["first"], d["second"]),
+                (verdict[d] == "1").astype(float),
+                (len_first[d] - len_second[d]) / 100.0,
+                candidate_contrasts(first[d], second[d]),
             )
             rows.append(
                 {
                     "judge_id": judge_id,
                     "check_name": "verbosity",
-                    "variant": variant,
-                    "axis": axis,
+                    "variant": variant_id,
+                    "axis": axis_id,
                     "statistic": (
                         "logit slope of choosing 응답 1 per 100 characters of length advantage, "
                         "controlling for which candidates were compared (Bradley-Terry terms)"
@@ -311,18 +350,23 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
             )
     llm_pairs = pairs[(pairs["judge_kind"] == "llm") & pairs["is_complete"].fillna(False).astype(bool)]
     if len(llm_pairs):
-        scoped = pd.concat([llm_pairs.assign(variant=ALL), llm_pairs], ignore_index=True)
-        for (judge_id, variant, axis), g in scoped.groupby(["judge_id", "variant", "axis"]):
-            g = g[g["is_consistent"].notna()]  # a pair judged in one order has no consistency
-            n = len(g)
-            k = int((~g["is_consistent"].astype(bool)).sum())
+        judge, sample, variant, cand_a, cand_b, axis = (
+            llm_pairs[c].to_numpy(object)
+            for c in ("judge_id", "sample_id", "variant", "candidate_a", "candidate_b", "axis")
+        )
+        consistent = llm_pairs["is_consistent"].to_numpy(object)
+        score_a = llm_pairs["score_a"].to_numpy(float)
+        for (judge_id, variant_id, axis_id), at in _groups(judge, variant, axis, scoped=1):
+            at = at[[pd.notna(x) for x in consistent[at]]]  # a pair judged in one order has no consistency
+            n = len(at)
+            k = int(sum(not bool(x) for x in consistent[at]))
             ci = proportions.wilson_interval(k, n)
             rows.append(
                 {
                     "judge_id": judge_id,
                     "check_name": "inconsistency",
-                    "variant": variant,
-                    "axis": axis,
+                    "variant": variant_id,
+                    "axis": axis_id,
                     "statistic": "share of pairs whose two orders disagree (scored as tie)",
                     "estimate": k / n if n else np.nan,
                     "ci_low": ci.lo,
@@ -332,17 +376,26 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
                     "note": None if n else "not estimated: no pair was judged in both orders",
                 }
             )
-        keys = ["judge_id", "variant", "sample_id", "candidate_a", "candidate_b"]
-        for (judge_id, variant), g in scoped.groupby(["judge_id", "variant"]):
-            wide = g.pivot_table(index=keys, columns="axis", values="score_a", aggfunc="first")
-            for x, y in combinations(sorted(wide.columns), 2):
-                both = wide[[x, y]].dropna()
-                r = pearson(both[x], both[y])
+        for (judge_id, variant_id), at in _groups(judge, variant, scoped=1):
+            # the pivot of pair scores: one row per pair (sorted), one column per axis with a
+            # score (the first one of the pair's rows), as pivot_table(aggfunc="first") gives it
+            wide: dict[tuple, dict] = {}
+            for pos in at:
+                key = (sample[pos], cand_a[pos], cand_b[pos])
+                if not any(pd.isna(x) for x in key) and pd.notna(axis[pos]) and not np.isnan(score_a[pos]):
+                    wide.setdefault(key, {}).setdefault(axis[pos], score_a[pos])
+            keys = sorted(wide)
+            axes = sorted({a for scores in wide.values() for a in scores})
+            for x, y in combinations(axes, 2):
+                r = pearson(
+                    np.array([wide[key].get(x, np.nan) for key in keys], dtype=float),
+                    np.array([wide[key].get(y, np.nan) for key in keys], dtype=float),
+                )
                 rows.append(
                     {
                         "judge_id": judge_id,
                         "check_name": "axis_correlation",
-                        "variant": variant,
+                        "variant": variant_id,
                         "axis": f"{x}~{y}",
                         "statistic": "Pearson r of pair scores (1 / 0.5 / 0) between axes",
                         "estimate": r.r,
