@@ -426,11 +426,18 @@ def _labels(pairs: pd.DataFrame) -> pd.DataFrame:
 def human_majority(labels: pd.DataFrame) -> pd.DataFrame:
     """Per instance and axis the humans' majority verdict; no strict majority -> no label."""
     h = labels[labels["judge_kind"] == "human"]
+    votes: dict[tuple, Counter] = {}
+    for iid, axis, verdict in zip(*(h[c].to_numpy(object) for c in ("instance_id", "axis", "final_verdict"))):
+        if pd.notna(iid) and pd.notna(axis):
+            tally = votes.setdefault((iid, axis), Counter())
+            if pd.notna(verdict):
+                tally[verdict] += 1
     rows = []
-    for (iid, axis), g in h.groupby(["instance_id", "axis"]):
-        counts = g["final_verdict"].value_counts()
-        if len(counts) and counts.iloc[0] * 2 > counts.sum():
-            rows.append({"instance_id": iid, "axis": axis, "final_verdict": counts.index[0]})
+    for (iid, axis), tally in sorted(votes.items()):
+        if tally:
+            verdict, top = tally.most_common(1)[0]
+            if top * 2 > sum(tally.values()):  # a strict majority is the only one
+                rows.append({"instance_id": iid, "axis": axis, "final_verdict": verdict})
     return pd.DataFrame(rows, columns=["instance_id", "axis", "final_verdict"])
 
 
@@ -441,17 +448,23 @@ def agreement(pairs: pd.DataFrame) -> pd.DataFrame:
     lab = pd.concat([lab, majority], ignore_index=True) if len(majority) else lab
     if len(majority):
         kinds["human-majority"] = "human-majority"
+    # per axis, each judge's first verdict per instance (the pivot of instances x judges)
+    wide: dict[str, dict[str, dict]] = {}
+    for axis, judge_id, iid, verdict in zip(
+        *(lab[c].to_numpy(object) for c in ("axis", "judge_id", "instance_id", "final_verdict"))
+    ):
+        if not any(pd.isna(x) for x in (axis, judge_id, iid, verdict)):
+            wide.setdefault(axis, {}).setdefault(judge_id, {}).setdefault(iid, verdict)
     rows = []
-    for axis, g in lab.groupby("axis"):
-        wide = g.pivot_table(index="instance_id", columns="judge_id", values="final_verdict", aggfunc="first")
-        for j1, j2 in combinations(sorted(wide.columns), 2):
+    for axis, judges in sorted(wide.items()):
+        for j1, j2 in combinations(sorted(judges), 2):
             k1, k2 = sorted([kinds[j1], kinds[j2]])
             if "human-majority" in (k1, k2) and {k1, k2} & {"human"}:
                 continue  # a human against a majority that includes them is not an agreement check
-            both = wide[[j1, j2]].dropna()
-            if both.empty:
+            both = [iid for iid in judges[j1] if iid in judges[j2]]
+            if not both:
                 continue
-            k = kappa.cohen_kappa(both[j1], both[j2])
+            k = kappa.cohen_kappa([judges[j1][i] for i in both], [judges[j2][i] for i in both])
             rows.append(
                 {
                     "judge_1": j1,
