@@ -756,10 +756,15 @@ def reason_samples(pairs: pd.DataFrame, calls: pd.DataFrame, anchor: str | None,
     key = ["judge_id", "sample_id", "variant", "candidate_a", "candidate_b"]
     why = calls[calls["reason"].notna()].sort_values("presentation_order").drop_duplicates(key)[key + ["reason"]]
     o = o.merge(why, on=key, how="inner")
+    sample, variant, category, reason = (o[c].to_numpy(object) for c in ("sample_id", "variant", "category", "reason"))
+    axes = o["axis"].to_numpy(object)
     rows = []
-    for (judge_id, cid, axis, outcome), g in o.groupby(["judge_id", "candidate_id", "axis", "outcome"]):
-        g = g.assign(_order=[_stable_order(s, v, axis) for s, v in zip(g["sample_id"], g["variant"])])
-        for rank, r in enumerate(g.sort_values("_order").head(per_cell).itertuples(index=False), start=1):
+    for (judge_id, cid, axis, outcome), at in sorted(
+        o.groupby(["judge_id", "candidate_id", "axis", "outcome"]).indices.items()
+    ):
+        # a stable sort by the hash (as pandas sorts a string column), the first `per_cell`
+        chosen = sorted(at, key=lambda k: _stable_order(sample[k], variant[k], axes[k]))[:per_cell]
+        for rank, k in enumerate(chosen, start=1):
             rows.append(
                 {
                     "judge_id": judge_id,
@@ -767,12 +772,12 @@ def reason_samples(pairs: pd.DataFrame, calls: pd.DataFrame, anchor: str | None,
                     "anchor_id": anchor,
                     "axis": axis,
                     "outcome": outcome,
-                    "n_pairs_with_outcome": len(g),
+                    "n_pairs_with_outcome": len(at),
                     "sample_rank": rank,
-                    "sample_id": r.sample_id,
-                    "variant": r.variant,
-                    "category": r.category,
-                    "reason": r.reason,
+                    "sample_id": sample[k],
+                    "variant": variant[k],
+                    "category": category[k],
+                    "reason": reason[k],
                 }
             )
     return typed(rows, declared("judge_reason_samples"))
