@@ -810,7 +810,8 @@ def judge_bradley_terry(pairs, catalog, provenance) -> pd.DataFrame:
 
 
 def judge_bias_checks(verdicts_long, pairs, candidates, provenance) -> pd.DataFrame:
-    return with_origin(bias_checks(as_frame(verdicts_long), as_frame(pairs), as_frame(candidates)), provenance)
+    candidates = as_frame(candidates, ("sample_id", "candidate_id", "variant", "response_chars"))
+    return with_origin(bias_checks(as_frame(verdicts_long), as_frame(pairs), candidates), provenance)
 
 
 def judge_agreement(pairs, provenance) -> pd.DataFrame:
@@ -841,11 +842,28 @@ def judge_category_group_agreement(pairs, groups, provenance) -> pd.DataFrame:
     return with_origin(category_group_agreement(as_frame(pairs), as_frame(groups)), provenance)
 
 
+# what the reason marts read of stg_judge_verdicts (not its raw answer texts)
+CALL_COLUMNS = (
+    "judge_id",
+    "judge_kind",
+    "sample_id",
+    "variant",
+    "candidate_a",
+    "candidate_b",
+    "presentation_order",
+    "reason",
+)
+
+
+def _call_columns(name: str) -> bool:
+    return name in CALL_COLUMNS or name.startswith("verdict_")
+
+
 def judge_reason_terms(calls, catalog, provenance) -> pd.DataFrame:
-    calls = as_frame(calls)
+    calls = as_frame(calls, _call_columns)
     return with_origin(reason_terms(calls, anchor_of(catalog, calls)), provenance)
 
 
 def judge_reason_samples(pairs, calls, catalog, provenance) -> pd.DataFrame:
     pairs = as_frame(pairs)
-    return with_origin(reason_samples(pairs, as_frame(calls), anchor_of(catalog, pairs)), provenance)
+    return with_origin(reason_samples(pairs, as_frame(calls, _call_columns), anchor_of(catalog, pairs)), provenance)
