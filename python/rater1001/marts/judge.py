@@ -44,6 +44,26 @@ from ..stats.judge import winner_of
 from ..stats.terms import DEFAULT_PRIOR_TOTAL, log_odds_dirichlet, tokenize
 from ._shared import ALL, anchor_of, as_frame, declared, typed, with_origin
 
+
+def _groups(*keys: np.ndarray, scoped: int | None = None) -> list[tuple[tuple, np.ndarray]]:
+    """Positions per distinct key (a tuple of the `keys` columns' values), keys in sorted order and
+    positions in row order, as pandas' groupby(sort=True) gives them (a key with a NULL left out).
+    With `scoped` = k, each row is also in the key whose k-th part is 'all' (listed after its own
+    positions when both are the same key)."""
+    out: dict[tuple, list[int]] = {}
+    scoped_out: dict[tuple, list[int]] = {}
+    for pos, key in enumerate(zip(*keys)):
+        if not any(pd.isna(x) for x in key):
+            out.setdefault(key, []).append(pos)
+        if scoped is not None:
+            pooled = key[:scoped] + (ALL,) + key[scoped + 1 :]
+            if not any(pd.isna(x) for x in pooled):
+                scoped_out.setdefault(pooled, []).append(pos)
+    for key, at in scoped_out.items():  # the 'all' copies come first in a concat([all, own]) frame
+        out[key] = at + out.get(key, [])
+    return [(key, np.asarray(at, dtype=int)) for key, at in sorted(out.items())]
+
+
 # --- consistency ----------------------------------------------------------------------------------
 
 
@@ -160,22 +180,15 @@ def bradley_terry(pairs: pd.DataFrame, anchor: str | None) -> pd.DataFrame:
     anchor when it is in the component, else to its first candidate with a finite strength, and
     every row's note names the components: strengths of two components are not on one scale."""
     complete = pairs[pairs["is_complete"].fillna(False).astype(bool)]
-    # one pass over plain object columns: a (judge, variant, axis) group is a list of positions,
-    # each pair in its variant's group and in the group of variant 'all' (groups in sorted order,
-    # as pandas' groupby gives them)
+    # plain object columns; a (judge, variant incl. 'all', axis) group is a set of positions
     judge, variant, axis, cand_a, cand_b, verdict = (
         complete[c].to_numpy(object)
         for c in ("judge_id", "variant", "axis", "candidate_a", "candidate_b", "final_verdict")
     )
     outcome = np.array([BT_OUTCOME.get(v) for v in verdict], dtype=object)
-    groups: dict[tuple, list[int]] = {}
-    for k, key in enumerate(zip(judge, variant, axis)):
-        if not any(pd.isna(x) for x in key):
-            groups.setdefault(key, []).append(k)
-            groups.setdefault((key[0], ALL, key[2]), []).append(k)
     rows = []
-    for (judge_id, variant_id, axis_id), at in sorted(groups.items()):
-        at = np.asarray(at)
+    # (a fit does not depend on the order of its comparisons: the likelihood sums sorted pairs)
+    for (judge_id, variant_id, axis_id), at in _groups(judge, variant, axis, scoped=1):
         a, b = cand_a[at], cand_b[at]
         for design, d in _bt_designs(a, b, anchor):
             comps = pd.DataFrame({"item_i": a[d], "item_j": b[d], "outcome": outcome[at[d]]}, dtype=object)
@@ -224,25 +237,6 @@ def candidate_contrasts(first, second) -> np.ndarray | None:
     cols = [(first == c).astype(float) - (second == c).astype(float) for c in ids[1:]]
     cols = [c for c in cols if np.any(c != 0)]
     return np.column_stack(cols) if cols else None
-
-
-def _groups(*keys: np.ndarray, scoped: int | None = None) -> list[tuple[tuple, np.ndarray]]:
-    """Positions per distinct key (a tuple of the `keys` columns' values), keys in sorted order and
-    positions in row order, as pandas' groupby(sort=True) gives them (a key with a NULL left out).
-    With `scoped` = k, each row is also in the key whose k-th part is 'all' (listed after its own
-    positions when both are the same key)."""
-    out: dict[tuple, list[int]] = {}
-    scoped_out: dict[tuple, list[int]] = {}
-    for pos, key in enumerate(zip(*keys)):
-        if not any(pd.isna(x) for x in key):
-            out.setdefault(key, []).append(pos)
-        if scoped is not None:
-            pooled = key[:scoped] + (ALL,) + key[scoped + 1 :]
-            if not any(pd.isna(x) for x in pooled):
-                scoped_out.setdefault(pooled, []).append(pos)
-    for key, at in scoped_out.items():  # the 'all' copies come first in a concat([all, own]) frame
-        out[key] = at + out.get(key, [])
-    return [(key, np.asarray(at, dtype=int)) for key, at in sorted(out.items())]
 
 
 def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
@@ -844,15 +838,8 @@ def judge_category_group_agreement(pairs, groups, provenance) -> pd.DataFrame:
 
 
 # what the reason marts read of stg_judge_verdicts (not its raw answer texts)
-CALL_COLUMNS = (
-    "judge_id",
-    "judge_kind",
-    "sample_id",
-    "variant",
-    "candidate_a",
-    "candidate_b",
-    "presentation_order",
-    "reason",
+CALL_COLUMNS = frozenset(
+    "judge_id judge_kind sample_id variant candidate_a candidate_b presentation_order reason".split()
 )
 
 
