@@ -624,11 +624,13 @@ def category_group_win_rates(pairs: pd.DataFrame, anchor: str | None, groups: pd
         general = (o["category_group"] == GENERAL).to_numpy()
         category = o["category"].to_numpy(object)
         at = o.groupby(keys, dropna=False, sort=True).indices
+        # each side's summary rows as dicts once, not a MultiIndex lookup per key
+        by_key = {side: frame.to_dict("index") for side, frame in summary.items()}
         for key in counts.index:
             idx = at[key]
             k, gen = idx[korean[idx]], idx[general[idx]]
             diff = welch.score_difference(score[k], score[gen])
-            ks, gs = summary[KOREAN].loc[key], summary[GENERAL].loc[key]
+            ks, gs = by_key[KOREAN][key], by_key[GENERAL][key]
             rows.append(
                 {
                     **dict(zip(keys, key)),
