@@ -129,3 +129,20 @@ def test_data_origin_reads_a_relation_as_a_frame():
         relation = con.query(rows)
         assert data_origin(relation) == data_origin(relation.df())
     assert data_origin(con.query("select 'SIMULATED' as data_origin")) == "SIMULATED"
+
+
+def test_as_frame_with_columns_reads_only_those_and_the_same_values():
+    import duckdb
+    from rater1001.marts._shared import as_frame
+
+    con = duckdb.connect()
+    relation = con.query("select 'a' as judge_id, 'long text' as raw_text, 'x' as verdict_empathy, 2 as \"odd name\"")
+    whole = as_frame(relation)
+    for columns, expected in (
+        (("judge_id", "odd name", "absent"), ["judge_id", "odd name"]),
+        (lambda c: c.startswith("verdict_"), ["verdict_empathy"]),
+    ):
+        from_relation, from_frame = as_frame(relation, columns), as_frame(whole, columns)
+        assert list(from_relation.columns) == expected == list(from_frame.columns)
+        pd.testing.assert_frame_equal(from_relation, whole[expected])
+        pd.testing.assert_frame_equal(from_frame, whole[expected])

@@ -4,6 +4,8 @@ planted distortions out of sample (parameter recovery), constant answers fall ba
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rater1001.stats import calibration
 
 
@@ -93,3 +95,45 @@ def test_fit_map_is_ordinary_least_squares():
     assert (m.a, m.b) == pytest.approx(tuple(coef))
     with pytest.raises(ValueError, match="method"):
         calibration.fit_map(x, y, "isotonic")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.floats(-1e6, 1e6), st.just(float("nan"))), max_size=8))
+def test_mean_of_the_fold_maps_is_pandas_mean_skipping_nan(values):
+    # calibration_table averages the fold maps without a frame: exactly what Series.mean gives
+    got, expected = calibration._mean_skipna(values), pd.Series(values, dtype=float).mean()
+    assert (np.isnan(got) and np.isnan(expected)) or got == expected
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 5), st.booleans())
+def test_calibration_table_is_each_category_calibrated_on_its_own(seed, n_folds, constant):
+    # the table from arrays equals the composition its docstring names: per category (sorted),
+    # each method's calibrate_out_of_sample then score, the answers concatenated in that order
+    img = _images(n_ids=12, categories=("sad", "happy", "angry"), seed=seed)
+    img["model"] = 5.0 if constant else np.round(img["human_mean"] + 0.5, 1)
+    img.loc[img.index[::7], "model"] = np.nan
+    scores, answers = calibration.calibration_table(img, n_folds=n_folds, seed=seed, scale=(1, 9))
+    folds = calibration.identity_folds(img["identity_id"], n_folds, seed)
+    rows, pieces = [], []
+    for category in sorted(img["category"].unique()):
+        at = (img["category"] == category).to_numpy()
+        part = img[at]
+        for method in calibration.METHODS:
+            if method == "none":
+                values, maps = part["model"].to_numpy(float), None
+            else:
+                values, maps = calibration.calibrate_out_of_sample(part, method, folds[at], (1, 9))
+            row = {"category": category, "method": method}
+            row.update(vars(calibration.score(values, part["human_mean"], part["human_sd"])))
+            if maps is not None:
+                row.update(mean_a=maps["a"].mean(), mean_b=maps["b"].mean(), n_folds=len(maps))
+                row["n_folds_offset_fallback"] = int(maps["note"].notna().sum())
+            rows.append(row)
+            pieces.append(pd.DataFrame({"image_id": part["image_id"], "method": method, "calibrated": values}))
+    expected = pd.DataFrame(rows)
+    pd.testing.assert_frame_equal(scores[expected.columns], expected, check_dtype=False, rtol=0, atol=0)
+    expected_answers = pd.concat(pieces, ignore_index=True)
+    assert answers["image_id"].tolist() == expected_answers["image_id"].tolist()
+    assert answers["method"].tolist() == expected_answers["method"].tolist()
+    np.testing.assert_array_equal(answers["calibrated"].to_numpy(float), expected_answers["calibrated"].to_numpy(float))

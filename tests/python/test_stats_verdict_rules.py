@@ -6,8 +6,12 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rater1001.stats import verdict_rules
+from rater1001.stats.verdict_rules import condition_names
 
 SEED = Path(__file__).resolve().parents[2] / "seeds" / "verdict_rules.csv"
 
@@ -76,3 +80,21 @@ def test_bad_seed_is_reported_with_file_row_and_value(tmp_path):
     p.write_text("parameter,value\nkappa_pass,high\n")
     with pytest.raises(ValueError, match=r"rules.csv: row 2: parameter 'kappa_pass' needs a number, got 'high'"):
         verdict_rules.load_rules(p)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["m1", "m2", "m10", "b", "Z"]),
+            st.one_of(st.sampled_from([0.0, -0.0, 0.5, 0.7, 1.0]), st.just(float("nan"))),
+            st.booleans(),
+        ),
+        max_size=9,
+    )
+)
+def test_condition_names_are_the_mask_sorted_best_first_as_pandas_sorts(rows):
+    # oracle: pandas' sort_values, largest first with NULLs last, ties by condition_id
+    frame = pd.DataFrame(rows, columns=["condition_id", "w1sd", "named"])
+    expected = frame[frame["named"].astype(bool)].sort_values(["w1sd", "condition_id"], ascending=[False, True])
+    assert condition_names(frame, frame["named"].astype(bool), "w1sd") == ",".join(expected["condition_id"].astype(str))

@@ -21,9 +21,19 @@ from ..study import AUDIT_SLOTS, CATEGORY_SLOT
 ALL = "all"  # the scope value of rows computed over every category level (or variant, or dialogue category)
 
 
-def as_frame(relation) -> pd.DataFrame:
-    """A dbt relation (what dbt.ref returns in a Python model) as a pandas frame; a frame as is."""
-    return relation if isinstance(relation, pd.DataFrame) else relation.df()
+def as_frame(relation, columns=None) -> pd.DataFrame:
+    """A dbt relation (what dbt.ref returns in a Python model) as a pandas frame; a frame as is.
+    With `columns` (names, or a test of a name) only those: DuckDB reads no column a mart skips
+    (a judge study's response and raw answer texts are most of its bytes)."""
+    names = relation.columns
+    keep = None if columns is None else [c for c in names if (columns(c) if callable(columns) else c in columns)]
+    if isinstance(relation, pd.DataFrame):
+        return relation if keep is None else relation[keep]
+    if keep is not None:
+        import duckdb
+
+        relation = relation.select(*(duckdb.ColumnExpression(c) for c in keep))
+    return relation.df()
 
 
 def data_origin(provenance) -> str | None:
@@ -128,7 +138,7 @@ def anchor_of(catalog, pairs: pd.DataFrame | None = None) -> str | None:
     catalog = as_frame(catalog)
     anchors = catalog.loc[catalog["is_anchor"].fillna(False).astype(bool), "candidate_id"].tolist()
     if pairs is not None:
-        landed = set(pairs["candidate_a"]) | set(pairs["candidate_b"])
+        landed = set(pairs["candidate_a"].unique()) | set(pairs["candidate_b"].unique())
         anchors = [a for a in anchors if a in landed]
     return anchors[0] if anchors else None
 

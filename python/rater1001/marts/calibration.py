@@ -46,8 +46,7 @@ def scores_table(
             np.append(stats_dim[c].fillna(0).to_numpy(float), 0.0) for c in ("n_ratings", "rating_sum", "rating_sumsq")
         ]
 
-        def delta(image_ids, calibrated):
-            pos = at.get_indexer(image_ids)
+        def delta(pos, calibrated):
             r = delta_alpha(*(v[pos] for v in sufficient), calibrated)
             return r.without_extra.alpha, r.with_extra.alpha, r.delta
 
@@ -69,7 +68,8 @@ def scores_table(
             if folds < 2:
                 continue
             scores, answers = calibration.calibration_table(img, folds, seed, scale)
-            ids, calibrated = answers["image_id"].to_numpy(), answers["calibrated"].to_numpy()
+            # each answer's image among the dimension's human statistics, looked up once
+            ids, calibrated = at.get_indexer(answers["image_id"].to_numpy()), answers["calibrated"].to_numpy()
             pooled = {
                 method: delta(ids[i], calibrated[i])[2] for method, i in answers.groupby("method").indices.items()
             }

@@ -44,6 +44,26 @@ from ..stats.judge import winner_of
 from ..stats.terms import DEFAULT_PRIOR_TOTAL, log_odds_dirichlet, tokenize
 from ._shared import ALL, anchor_of, as_frame, declared, typed, with_origin
 
+
+def _groups(*keys: np.ndarray, scoped: int | None = None) -> list[tuple[tuple, np.ndarray]]:
+    """Positions per distinct key (a tuple of the `keys` columns' values), keys in sorted order and
+    positions in row order, as pandas' groupby(sort=True) gives them (a key with a NULL left out).
+    With `scoped` = k, each row is also in the key whose k-th part is 'all' (listed after its own
+    positions when both are the same key)."""
+    out: dict[tuple, list[int]] = {}
+    scoped_out: dict[tuple, list[int]] = {}
+    for pos, key in enumerate(zip(*keys)):
+        if not any(pd.isna(x) for x in key):
+            out.setdefault(key, []).append(pos)
+        if scoped is not None:
+            pooled = key[:scoped] + (ALL,) + key[scoped + 1 :]
+            if not any(pd.isna(x) for x in pooled):
+                scoped_out.setdefault(pooled, []).append(pos)
+    for key, at in scoped_out.items():  # the 'all' copies come first in a concat([all, own]) frame
+        out[key] = at + out.get(key, [])
+    return [(key, np.asarray(at, dtype=int)) for key, at in sorted(out.items())]
+
+
 # --- consistency ----------------------------------------------------------------------------------
 
 
@@ -126,21 +146,21 @@ def pairwise_win_rates(pairs: pd.DataFrame) -> pd.DataFrame:
 
 # --- Bradley-Terry --------------------------------------------------------------------------------
 
+BT_OUTCOME = {"a": "i", "b": "j", "tie": "tie"}  # a pair's final verdict as a comparison of item_i and item_j
 
-def _bt_designs(g: pd.DataFrame, anchor: str | None) -> list[tuple[str, pd.DataFrame]]:
-    """The comparison sets fitted for one (judge, variant, axis): the anchor's pairs when there is
-    an anchor, and all pairs (named round_robin when every two candidates met, else all_pairs)
-    when some pair does not involve the anchor."""
-    if anchor is None:
-        touches = pd.Series(False, index=g.index)
-    else:
-        touches = (g["candidate_a"] == anchor) | (g["candidate_b"] == anchor)
-    designs = [("anchor_only", g[touches])] if anchor is not None else []
+
+def _bt_designs(a: np.ndarray, b: np.ndarray, anchor: str | None) -> list[tuple[str, np.ndarray]]:
+    """The comparison sets fitted for one (judge, variant, axis), as positions in its candidate
+    columns `a` and `b`: the anchor's pairs when there is an anchor, and all pairs (named
+    round_robin when every two candidates met, else all_pairs) when some pair does not involve
+    the anchor."""
+    touches = np.zeros(len(a), dtype=bool) if anchor is None else (a == anchor) | (b == anchor)
+    designs = [("anchor_only", np.flatnonzero(touches))] if anchor is not None else []
     if (~touches).any():
-        items = set(g["candidate_a"]) | set(g["candidate_b"])
-        met = {frozenset(p) for p in zip(g["candidate_a"], g["candidate_b"])}
+        items = set(a) | set(b)
+        met = {frozenset(p) for p in zip(a, b)}
         complete = len(met) == len(items) * (len(items) - 1) // 2
-        designs.append(("round_robin" if complete else "all_pairs", g))
+        designs.append(("round_robin" if complete else "all_pairs", np.arange(len(a))))
     return [(name, d) for name, d in designs if len(d)]
 
 
@@ -160,60 +180,59 @@ def bradley_terry(pairs: pd.DataFrame, anchor: str | None) -> pd.DataFrame:
     anchor when it is in the component, else to its first candidate with a finite strength, and
     every row's note names the components: strengths of two components are not on one scale."""
     complete = pairs[pairs["is_complete"].fillna(False).astype(bool)]
+    # plain object columns; a (judge, variant incl. 'all', axis) group is a set of positions
+    judge, variant, axis, cand_a, cand_b, verdict = (
+        complete[c].to_numpy(object)
+        for c in ("judge_id", "variant", "axis", "candidate_a", "candidate_b", "final_verdict")
+    )
+    outcome = np.array([BT_OUTCOME.get(v) for v in verdict], dtype=object)
     rows = []
-    if len(complete):
-        with_all = pd.concat([complete, complete.assign(variant=ALL)], ignore_index=True)
-        for (judge_id, variant, axis), g in with_all.groupby(["judge_id", "variant", "axis"]):
-            for design, d in _bt_designs(g, anchor):
-                comps = pd.DataFrame(
-                    {
-                        "item_i": d["candidate_a"].to_numpy(object),
-                        "item_j": d["candidate_b"].to_numpy(object),
-                        "outcome": d["final_verdict"].map({"a": "i", "b": "j", "tie": "tie"}).to_numpy(object),
-                    }
+    # (a fit does not depend on the order of its comparisons: the likelihood sums sorted pairs)
+    for (judge_id, variant_id, axis_id), at in _groups(judge, variant, axis, scoped=1):
+        a, b = cand_a[at], cand_b[at]
+        for design, d in _bt_designs(a, b, anchor):
+            comps = pd.DataFrame({"item_i": a[d], "item_j": b[d], "outcome": outcome[at[d]]}, dtype=object)
+            parts = bt.comparison_components(comps)
+            split = None
+            if len(parts) > 1:
+                split = "comparison graph not connected, strengths comparable within a component only: " + " | ".join(
+                    f"component {k} {{{', '.join(p)}}}" for k, p in enumerate(parts, start=1)
                 )
-                parts = bt.comparison_components(comps)
-                split = None
-                if len(parts) > 1:
-                    split = (
-                        "comparison graph not connected, strengths comparable within a component only: "
-                        + " | ".join(f"component {k} {{{', '.join(p)}}}" for k, p in enumerate(parts, start=1))
+            for k, part in enumerate(parts, start=1):
+                sub = comps if len(parts) == 1 else comps[comps["item_i"].isin(part)]
+                reference = anchor if anchor in part else _reference(sub, part)
+                fit = bt.bradley_terry_davidson(sub, reference=reference)
+                for r in fit.strengths.itertuples(index=False):
+                    own = r.note if isinstance(r.note, str) else None
+                    note = own if split is None else "; ".join(x for x in (own, f"in component {k}; {split}") if x)
+                    rows.append(
+                        {
+                            "judge_id": judge_id,
+                            "design": design,
+                            "variant": variant_id,
+                            "axis": axis_id,
+                            "candidate_id": r.item,
+                            "log_strength": r.log_strength,
+                            "se": r.se,
+                            "ci_low": r.ci_low,
+                            "ci_high": r.ci_high,
+                            "n_comparisons": r.n_comparisons,
+                            "tie_parameter": fit.tie_parameter,
+                            "reference_id": reference,
+                            "tie_model": "davidson",
+                            "note": note,
+                        }
                     )
-                for k, part in enumerate(parts, start=1):
-                    sub = comps[comps["item_i"].isin(part)]
-                    reference = anchor if anchor in part else _reference(sub, part)
-                    fit = bt.bradley_terry_davidson(sub, reference=reference)
-                    for r in fit.strengths.itertuples(index=False):
-                        own = r.note if isinstance(r.note, str) else None
-                        note = own if split is None else "; ".join(x for x in (own, f"in component {k}; {split}") if x)
-                        rows.append(
-                            {
-                                "judge_id": judge_id,
-                                "design": design,
-                                "variant": variant,
-                                "axis": axis,
-                                "candidate_id": r.item,
-                                "log_strength": r.log_strength,
-                                "se": r.se,
-                                "ci_low": r.ci_low,
-                                "ci_high": r.ci_high,
-                                "n_comparisons": r.n_comparisons,
-                                "tie_parameter": fit.tie_parameter,
-                                "reference_id": reference,
-                                "tie_model": "davidson",
-                                "note": note,
-                            }
-                        )
     return typed(rows, declared("judge_bradley_terry"))
 
 
 # --- bias checks ----------------------------------------------------------------------------------
 
 
-def candidate_contrasts(first: pd.Series, second: pd.Series) -> np.ndarray | None:
+def candidate_contrasts(first, second) -> np.ndarray | None:
     """Bradley-Terry design columns I[c shown first] - I[c shown second], one per candidate but the
     first in sort order (the reference), so a length effect is not confounded with who is compared."""
-    first, second = first.to_numpy(object), second.to_numpy(object)  # not value by value from Arrow
+    first, second = np.asarray(first, dtype=object), np.asarray(second, dtype=object)  # not value by value from Arrow
     ids = sorted(set(first) | set(second))
     cols = [(first == c).astype(float) - (second == c).astype(float) for c in ids[1:]]
     cols = [c for c in cols if np.any(c != 0)]
@@ -222,7 +241,6 @@ def candidate_contrasts(first: pd.Series, second: pd.Series) -> np.ndarray | Non
 
 def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
     rows = []
-    llm = verdicts_long[verdicts_long["judge_kind"] == "llm"].copy()
     length = {
         (s, c, v): n
         for s, c, v, n in zip(
@@ -235,27 +253,48 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
             by_sample_cand[(s, c)] = n
 
     def chars(s, c, v):
-        return length.get((s, c, v), by_sample_cand.get((s, c)))
+        n = length.get((s, c, v), by_sample_cand.get((s, c)))
+        return np.nan if n is None or pd.isna(n) else n
 
+    # plain object and float columns, each (judge, variant incl. 'all', axis) a set of positions
+    llm = verdicts_long[verdicts_long["judge_kind"] == "llm"]
+    judge, sample, variant, cand_a, cand_b, order, axis, verdict = (
+        llm[c].to_numpy(object)
+        for c in (
+            "judge_id",
+            "sample_id",
+            "variant",
+            "candidate_a",
+            "candidate_b",
+            "presentation_order",
+            "axis",
+            "position_verdict",
+        )
+    )
     if len(llm):
-        first = np.where(llm["presentation_order"] == "AB", llm["candidate_a"], llm["candidate_b"])
-        second = np.where(llm["presentation_order"] == "AB", llm["candidate_b"], llm["candidate_a"])
-        llm["first"], llm["second"] = first, second
-        sample, variant = llm["sample_id"].to_numpy(object), llm["variant"].to_numpy(object)
-        llm["len_first"] = [chars(s, c, v) for s, c, v in zip(sample, first, variant)]
-        llm["len_second"] = [chars(s, c, v) for s, c, v in zip(sample, second, variant)]
+        ab = order == "AB"
+        first, second = np.where(ab, cand_a, cand_b), np.where(ab, cand_b, cand_a)
+        len_first = np.array([chars(s, c, v) for s, c, v in zip(sample, first, variant)], dtype=float)
+        len_second = np.array([chars(s, c, v) for s, c, v in zip(sample, second, variant)], dtype=float)
         # Position bias only where a pair was shown in both orders: with one order per pair, which
         # response came first is tied to which candidates were compared (docs/judge.md, "Orders").
-        pair_keys = ["judge_id", "sample_id", "variant", "candidate_a", "candidate_b", "axis"]
-        llm["both_orders"] = llm.groupby(pair_keys, sort=False)["presentation_order"].transform("nunique").eq(2)
-        scoped = pd.concat([llm.assign(variant=ALL), llm], ignore_index=True)
-        for (judge_id, variant, axis), g in scoped.groupby(["judge_id", "variant", "axis"]):
-            decisive = g[g["position_verdict"].isin(["1", "2"])]
-            paired = decisive[decisive["both_orders"]]
-            n_first = int((paired["position_verdict"] == "1").sum())
+        orders_seen: dict[tuple, set] = {}
+        pair_of = list(zip(judge, sample, variant, cand_a, cand_b, axis))
+        keyed = [not any(pd.isna(x) for x in key) for key in pair_of]  # a pair with a NULL key is no pair
+        for key, o, ok in zip(pair_of, order, keyed):
+            if ok and pd.notna(o):
+                orders_seen.setdefault(key, set()).add(o)
+        both_orders = np.array(
+            [ok and len(orders_seen.get(key, ())) == 2 for key, ok in zip(pair_of, keyed)], dtype=bool
+        )
+        decisive_all = np.isin(verdict, ["1", "2"])
+        for (judge_id, variant_id, axis_id), at in _groups(judge, variant, axis, scoped=1):
+            decisive = at[decisive_all[at]]
+            paired = decisive[both_orders[decisive]]
+            n_first = int((verdict[paired] == "1").sum())
             pb = proportions.position_bias_test(n_first, len(paired) - n_first)
-            n_ties = int((g["position_verdict"] == "tie").sum())
-            n_single = int((~g["both_orders"]).sum())
+            n_ties = int((verdict[at] == "tie").sum())
+            n_single = int((~both_orders[at]).sum())
             note = f"{n_ties} tie verdicts not counted"
             if n_single:
                 note += f"; {n_single} verdicts of pairs judged in one order only not counted" + (
@@ -265,8 +304,8 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
                 {
                     "judge_id": judge_id,
                     "check_name": "position_bias",
-                    "variant": variant,
-                    "axis": axis,
+                    "variant": variant_id,
+                    "axis": axis_id,
                     "statistic": (
                         "share of decisive single-order verdicts choosing 응답 1, pairs judged in both "
                         "orders (binomial test vs 0.5)"
@@ -279,18 +318,18 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
                     "note": note,
                 }
             )
-            d = decisive.dropna(subset=["len_first", "len_second"])
+            d = decisive[~(np.isnan(len_first[decisive]) | np.isnan(len_second[decisive]))]
             fit = logistic.logistic_slope(
-                (d["position_verdict"] == "1").to_numpy(float),
-                (d["len_first"] - d["len_second"]).to_numpy(float) / 100.0,
-                candidate_contrasts(d["first"], d["second"]),
+                (verdict[d] == "1").astype(float),
+                (len_first[d] - len_second[d]) / 100.0,
+                candidate_contrasts(first[d], second[d]),
             )
             rows.append(
                 {
                     "judge_id": judge_id,
                     "check_name": "verbosity",
-                    "variant": variant,
-                    "axis": axis,
+                    "variant": variant_id,
+                    "axis": axis_id,
                     "statistic": (
                         "logit slope of choosing 응답 1 per 100 characters of length advantage, "
                         "controlling for which candidates were compared (Bradley-Terry terms)"
@@ -305,18 +344,23 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
             )
     llm_pairs = pairs[(pairs["judge_kind"] == "llm") & pairs["is_complete"].fillna(False).astype(bool)]
     if len(llm_pairs):
-        scoped = pd.concat([llm_pairs.assign(variant=ALL), llm_pairs], ignore_index=True)
-        for (judge_id, variant, axis), g in scoped.groupby(["judge_id", "variant", "axis"]):
-            g = g[g["is_consistent"].notna()]  # a pair judged in one order has no consistency
-            n = len(g)
-            k = int((~g["is_consistent"].astype(bool)).sum())
+        judge, sample, variant, cand_a, cand_b, axis = (
+            llm_pairs[c].to_numpy(object)
+            for c in ("judge_id", "sample_id", "variant", "candidate_a", "candidate_b", "axis")
+        )
+        consistent = llm_pairs["is_consistent"].to_numpy(object)
+        score_a = llm_pairs["score_a"].to_numpy(float)
+        for (judge_id, variant_id, axis_id), at in _groups(judge, variant, axis, scoped=1):
+            at = at[[pd.notna(x) for x in consistent[at]]]  # a pair judged in one order has no consistency
+            n = len(at)
+            k = int(sum(not bool(x) for x in consistent[at]))
             ci = proportions.wilson_interval(k, n)
             rows.append(
                 {
                     "judge_id": judge_id,
                     "check_name": "inconsistency",
-                    "variant": variant,
-                    "axis": axis,
+                    "variant": variant_id,
+                    "axis": axis_id,
                     "statistic": "share of pairs whose two orders disagree (scored as tie)",
                     "estimate": k / n if n else np.nan,
                     "ci_low": ci.lo,
@@ -326,17 +370,26 @@ def bias_checks(verdicts_long: pd.DataFrame, pairs: pd.DataFrame, candidates: pd
                     "note": None if n else "not estimated: no pair was judged in both orders",
                 }
             )
-        keys = ["judge_id", "variant", "sample_id", "candidate_a", "candidate_b"]
-        for (judge_id, variant), g in scoped.groupby(["judge_id", "variant"]):
-            wide = g.pivot_table(index=keys, columns="axis", values="score_a", aggfunc="first")
-            for x, y in combinations(sorted(wide.columns), 2):
-                both = wide[[x, y]].dropna()
-                r = pearson(both[x], both[y])
+        for (judge_id, variant_id), at in _groups(judge, variant, scoped=1):
+            # the pivot of pair scores: one row per pair (sorted), one column per axis with a
+            # score (the first one of the pair's rows), as pivot_table(aggfunc="first") gives it
+            wide: dict[tuple, dict] = {}
+            for pos in at:
+                key = (sample[pos], cand_a[pos], cand_b[pos])
+                if not any(pd.isna(x) for x in key) and pd.notna(axis[pos]) and not np.isnan(score_a[pos]):
+                    wide.setdefault(key, {}).setdefault(axis[pos], score_a[pos])
+            keys = sorted(wide)
+            axes = sorted({a for scores in wide.values() for a in scores})
+            for x, y in combinations(axes, 2):
+                r = pearson(
+                    np.array([wide[key].get(x, np.nan) for key in keys], dtype=float),
+                    np.array([wide[key].get(y, np.nan) for key in keys], dtype=float),
+                )
                 rows.append(
                     {
                         "judge_id": judge_id,
                         "check_name": "axis_correlation",
-                        "variant": variant,
+                        "variant": variant_id,
                         "axis": f"{x}~{y}",
                         "statistic": "Pearson r of pair scores (1 / 0.5 / 0) between axes",
                         "estimate": r.r,
@@ -356,7 +409,8 @@ PAIR_KEY = ["sample_id", "variant", "candidate_a", "candidate_b"]
 
 
 def _with_instance_ids(pairs: pd.DataFrame) -> pd.DataFrame:
-    ids = ["|".join(map(str, k)) for k in pairs[PAIR_KEY].itertuples(index=False, name=None)]
+    # the key columns as plain objects: iterating Arrow-backed rows value by value was the cost
+    ids = ["|".join(map(str, k)) for k in zip(*(pairs[c].to_numpy(object) for c in PAIR_KEY))]
     return pairs.assign(instance_id=pd.Series(ids, index=pairs.index, dtype="object"))
 
 
@@ -367,11 +421,18 @@ def _labels(pairs: pd.DataFrame) -> pd.DataFrame:
 def human_majority(labels: pd.DataFrame) -> pd.DataFrame:
     """Per instance and axis the humans' majority verdict; no strict majority -> no label."""
     h = labels[labels["judge_kind"] == "human"]
+    votes: dict[tuple, Counter] = {}
+    for iid, axis, verdict in zip(*(h[c].to_numpy(object) for c in ("instance_id", "axis", "final_verdict"))):
+        if pd.notna(iid) and pd.notna(axis):
+            tally = votes.setdefault((iid, axis), Counter())
+            if pd.notna(verdict):
+                tally[verdict] += 1
     rows = []
-    for (iid, axis), g in h.groupby(["instance_id", "axis"]):
-        counts = g["final_verdict"].value_counts()
-        if len(counts) and counts.iloc[0] * 2 > counts.sum():
-            rows.append({"instance_id": iid, "axis": axis, "final_verdict": counts.index[0]})
+    for (iid, axis), tally in sorted(votes.items()):
+        if tally:
+            verdict, top = tally.most_common(1)[0]
+            if top * 2 > sum(tally.values()):  # a strict majority is the only one
+                rows.append({"instance_id": iid, "axis": axis, "final_verdict": verdict})
     return pd.DataFrame(rows, columns=["instance_id", "axis", "final_verdict"])
 
 
@@ -382,17 +443,23 @@ def agreement(pairs: pd.DataFrame) -> pd.DataFrame:
     lab = pd.concat([lab, majority], ignore_index=True) if len(majority) else lab
     if len(majority):
         kinds["human-majority"] = "human-majority"
+    # per axis, each judge's first verdict per instance (the pivot of instances x judges)
+    wide: dict[str, dict[str, dict]] = {}
+    for axis, judge_id, iid, verdict in zip(
+        *(lab[c].to_numpy(object) for c in ("axis", "judge_id", "instance_id", "final_verdict"))
+    ):
+        if not any(pd.isna(x) for x in (axis, judge_id, iid, verdict)):
+            wide.setdefault(axis, {}).setdefault(judge_id, {}).setdefault(iid, verdict)
     rows = []
-    for axis, g in lab.groupby("axis"):
-        wide = g.pivot_table(index="instance_id", columns="judge_id", values="final_verdict", aggfunc="first")
-        for j1, j2 in combinations(sorted(wide.columns), 2):
+    for axis, judges in sorted(wide.items()):
+        for j1, j2 in combinations(sorted(judges), 2):
             k1, k2 = sorted([kinds[j1], kinds[j2]])
             if "human-majority" in (k1, k2) and {k1, k2} & {"human"}:
                 continue  # a human against a majority that includes them is not an agreement check
-            both = wide[[j1, j2]].dropna()
-            if both.empty:
+            both = [iid for iid in judges[j1] if iid in judges[j2]]
+            if not both:
                 continue
-            k = kappa.cohen_kappa(both[j1], both[j2])
+            k = kappa.cohen_kappa([judges[j1][i] for i in both], [judges[j2][i] for i in both])
             rows.append(
                 {
                     "judge_1": j1,
@@ -557,11 +624,13 @@ def category_group_win_rates(pairs: pd.DataFrame, anchor: str | None, groups: pd
         general = (o["category_group"] == GENERAL).to_numpy()
         category = o["category"].to_numpy(object)
         at = o.groupby(keys, dropna=False, sort=True).indices
+        # each side's summary rows as dicts once, not a MultiIndex lookup per key
+        by_key = {side: frame.to_dict("index") for side, frame in summary.items()}
         for key in counts.index:
             idx = at[key]
             k, gen = idx[korean[idx]], idx[general[idx]]
             diff = welch.score_difference(score[k], score[gen])
-            ks, gs = summary[KOREAN].loc[key], summary[GENERAL].loc[key]
+            ks, gs = by_key[KOREAN][key], by_key[GENERAL][key]
             rows.append(
                 {
                     **dict(zip(keys, key)),
@@ -684,10 +753,15 @@ def reason_samples(pairs: pd.DataFrame, calls: pd.DataFrame, anchor: str | None,
     key = ["judge_id", "sample_id", "variant", "candidate_a", "candidate_b"]
     why = calls[calls["reason"].notna()].sort_values("presentation_order").drop_duplicates(key)[key + ["reason"]]
     o = o.merge(why, on=key, how="inner")
+    sample, variant, category, reason = (o[c].to_numpy(object) for c in ("sample_id", "variant", "category", "reason"))
+    axes = o["axis"].to_numpy(object)
     rows = []
-    for (judge_id, cid, axis, outcome), g in o.groupby(["judge_id", "candidate_id", "axis", "outcome"]):
-        g = g.assign(_order=[_stable_order(s, v, axis) for s, v in zip(g["sample_id"], g["variant"])])
-        for rank, r in enumerate(g.sort_values("_order").head(per_cell).itertuples(index=False), start=1):
+    for (judge_id, cid, axis, outcome), at in sorted(
+        o.groupby(["judge_id", "candidate_id", "axis", "outcome"]).indices.items()
+    ):
+        # a stable sort by the hash (as pandas sorts a string column), the first `per_cell`
+        chosen = sorted(at, key=lambda k: _stable_order(sample[k], variant[k], axes[k]))[:per_cell]
+        for rank, k in enumerate(chosen, start=1):
             rows.append(
                 {
                     "judge_id": judge_id,
@@ -695,12 +769,12 @@ def reason_samples(pairs: pd.DataFrame, calls: pd.DataFrame, anchor: str | None,
                     "anchor_id": anchor,
                     "axis": axis,
                     "outcome": outcome,
-                    "n_pairs_with_outcome": len(g),
+                    "n_pairs_with_outcome": len(at),
                     "sample_rank": rank,
-                    "sample_id": r.sample_id,
-                    "variant": r.variant,
-                    "category": r.category,
-                    "reason": r.reason,
+                    "sample_id": sample[k],
+                    "variant": variant[k],
+                    "category": category[k],
+                    "reason": reason[k],
                 }
             )
     return typed(rows, declared("judge_reason_samples"))
@@ -733,7 +807,8 @@ def judge_bradley_terry(pairs, catalog, provenance) -> pd.DataFrame:
 
 
 def judge_bias_checks(verdicts_long, pairs, candidates, provenance) -> pd.DataFrame:
-    return with_origin(bias_checks(as_frame(verdicts_long), as_frame(pairs), as_frame(candidates)), provenance)
+    candidates = as_frame(candidates, ("sample_id", "candidate_id", "variant", "response_chars"))
+    return with_origin(bias_checks(as_frame(verdicts_long), as_frame(pairs), candidates), provenance)
 
 
 def judge_agreement(pairs, provenance) -> pd.DataFrame:
@@ -764,11 +839,21 @@ def judge_category_group_agreement(pairs, groups, provenance) -> pd.DataFrame:
     return with_origin(category_group_agreement(as_frame(pairs), as_frame(groups)), provenance)
 
 
+# what the reason marts read of stg_judge_verdicts (not its raw answer texts)
+CALL_COLUMNS = frozenset(
+    "judge_id judge_kind sample_id variant candidate_a candidate_b presentation_order reason".split()
+)
+
+
+def _call_columns(name: str) -> bool:
+    return name in CALL_COLUMNS or name.startswith("verdict_")
+
+
 def judge_reason_terms(calls, catalog, provenance) -> pd.DataFrame:
-    calls = as_frame(calls)
+    calls = as_frame(calls, _call_columns)
     return with_origin(reason_terms(calls, anchor_of(catalog, calls)), provenance)
 
 
 def judge_reason_samples(pairs, calls, catalog, provenance) -> pd.DataFrame:
     pairs = as_frame(pairs)
-    return with_origin(reason_samples(pairs, as_frame(calls), anchor_of(catalog, pairs)), provenance)
+    return with_origin(reason_samples(pairs, as_frame(calls, _call_columns), anchor_of(catalog, pairs)), provenance)

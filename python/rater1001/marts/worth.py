@@ -106,8 +106,9 @@ def _scopes(m: dict, names: dict[str, str]):
     yield ALL, ALL, np.ones(len(m["n"]), dtype=bool)
     for slot in _scope_slots(names, m["slots"]):
         values = m["slots"][slot]
+        plain = values.to_numpy(object)  # compared as plain objects, not per level on Arrow strings
         for level in sorted(values.dropna().unique()):
-            yield names[slot], str(level), (values == level).to_numpy()
+            yield names[slot], str(level), plain == level
 
 
 # --- worth_k_star ----------------------------------------------------------------------------------

@@ -35,10 +35,11 @@ def _davidson_negloglik(params, i_idx, j_idx, w_i, w_j, t, free_mask, with_ties)
     return -ll.sum()
 
 
-def _wins_losses_ties(comparisons: pd.DataFrame, items) -> dict[str, tuple[int, int, int]]:
-    """(wins, losses, ties) of each of `items` over the comparisons, in one pass over the rows."""
+def _wins_losses_ties(comparisons, items) -> dict[str, tuple[int, int, int]]:
+    """(wins, losses, ties) of each of `items` over the (item_i, item_j, outcome) comparisons, in
+    one pass."""
     score = {it: [0, 0, 0] for it in items}
-    for a, b, outcome in zip(comparisons["item_i"], comparisons["item_j"], comparisons["outcome"]):
+    for a, b, outcome in comparisons:
         if outcome == "i":
             winner, loser = a, b
         elif outcome == "j":
@@ -103,10 +104,12 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
     >>> round(float(a["log_strength"]), 5), round(float(a["se"]), 5), round(fit.tie_parameter, 5)
     (1.38629, 1.11803, 1.0)
     """
-    items_all = sorted(set(comparisons["item_i"]) | set(comparisons["item_j"]) | {reference})
+    # plain Python tuples, looped over below (a frame's rows one by one cost more than the fit)
+    item_i, item_j = (comparisons[c].to_numpy(object) for c in ("item_i", "item_j"))
+    outcomes = [None if pd.isna(o) else o for o in comparisons["outcome"].to_numpy(object)]
+    data = list(zip(item_i, item_j, outcomes))
+    items_all = sorted(set(item_i) | set(item_j) | {reference})
     notes: dict[str, str] = {}
-    data = comparisons[["item_i", "item_j", "outcome"]].astype(object)  # plain objects: looped over below
-    data["outcome"] = data["outcome"].where(data["outcome"].notna(), None)  # no pd.NA in comparisons
     while True:
         score = _wins_losses_ties(data, (it for it in items_all if it not in notes))
         bad = [
@@ -125,10 +128,11 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
                 if w == 0
                 else "not finite: no losses and no ties"
             )
-        data = data[~data["item_i"].isin(bad) & ~data["item_j"].isin(bad)]
+        dropped = set(bad)
+        data = [c for c in data if c[0] not in dropped and c[1] not in dropped]
     # Connectivity to the reference (otherwise the strengths are not identified).
     neighbours: dict[str, set] = {}
-    for a, b in zip(data["item_i"], data["item_j"]):
+    for a, b, _ in data:
         neighbours.setdefault(a, set()).add(b)
         neighbours.setdefault(b, set()).add(a)
     reach, frontier = {reference}, [reference]
@@ -140,14 +144,14 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
     for it in items_all:
         if it not in reach and it not in notes:
             notes[it] = "not connected to the reference"
-    data = data[data["item_i"].isin(reach) & data["item_j"].isin(reach)]
+    data = [c for c in data if c[0] in reach and c[1] in reach]
     items = [it for it in items_all if it in reach]
 
     index = {it: k for k, it in enumerate(items)}
     # outcomes per ordered pair (item_i, item_j), pairs in sorted order: the sum in the likelihood
     # runs in this order
     per_pair: dict[tuple, list[int]] = {}
-    for a, b, outcome in zip(data["item_i"], data["item_j"], data["outcome"]):
+    for a, b, outcome in data:
         if pd.isna(a) or pd.isna(b):
             continue
         counts = per_pair.setdefault((a, b), [0, 0, 0])
@@ -161,7 +165,7 @@ def bradley_terry_davidson(comparisons: pd.DataFrame, reference: str, alpha: flo
     with_ties = bool(t.sum() > 0)
     n_params = int(free_mask.sum()) + (1 if with_ties else 0)
     n_by_item = dict.fromkeys(items_all, 0)
-    for a, b in zip(data["item_i"], data["item_j"]):
+    for a, b, _ in data:
         n_by_item[a] += 1
         n_by_item[b] += a != b
 
@@ -249,12 +253,13 @@ def comparison_components(comparisons: pd.DataFrame) -> list[list[str]]:
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
-    items = sorted(set(comparisons["item_i"]) | set(comparisons["item_j"]))
+    item_i, item_j = (comparisons[c].to_numpy(object) for c in ("item_i", "item_j"))  # not value by value from Arrow
+    items = sorted(set(item_i) | set(item_j))
     if not items:
         return []
     index = {it: k for k, it in enumerate(items)}
-    i = np.array([index[a] for a in comparisons["item_i"]], dtype=int)
-    j = np.array([index[b] for b in comparisons["item_j"]], dtype=int)
+    i = np.fromiter((index[a] for a in item_i), dtype=int, count=len(item_i))
+    j = np.fromiter((index[b] for b in item_j), dtype=int, count=len(item_j))
     graph = coo_matrix((np.ones(len(i)), (i, j)), shape=(len(items), len(items)))
     _, label = connected_components(graph, directed=False)
     groups: dict[int, list[str]] = {}

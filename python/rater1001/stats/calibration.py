@@ -186,18 +186,35 @@ def calibrate_out_of_sample(
     >>> values.tolist(), maps["b"].tolist()
     ([2.0, 3.0, 4.0, 9.0], [1.0, 1.0])
     """
-    x = frame["model"].to_numpy(dtype=float)
-    y = frame["human_mean"].to_numpy(dtype=float)
+    out, maps = _calibrate(
+        frame["model"].to_numpy(dtype=float), frame["human_mean"].to_numpy(dtype=float), method, folds, scale
+    )
+    return out, pd.DataFrame(
+        [{"fold": fold, "a": m.a, "b": m.b, "method": m.method, "note": m.note} for fold, m in maps]
+    )
+
+
+def _calibrate(x: np.ndarray, y: np.ndarray, method: str, folds: np.ndarray, scale) -> tuple[np.ndarray, list]:
+    """calibrate_out_of_sample on arrays: the calibrated answers and [(fold, LinearMap), ...]."""
     out = np.full(len(x), np.nan)
     maps = []
     for fold in np.unique(folds):
         test = folds == fold
         m = fit_map(x[~test], y[~test], method)
         out[test] = m.a * x[test] + m.b
-        maps.append({"fold": int(fold), "a": m.a, "b": m.b, "method": m.method, "note": m.note})
+        maps.append((int(fold), m))
     if scale is not None:
         out = np.clip(out, scale[0], scale[1])
-    return out, pd.DataFrame(maps)
+    return out, maps
+
+
+def _mean_skipna(values: list[float]) -> float:
+    """The mean of the finite values as pandas' Series.mean takes it (NaN set to 0 and summed,
+    over their count); NaN when there is none."""
+    v = np.asarray(values, dtype=float)
+    ok = ~np.isnan(v)
+    count = int(ok.sum())
+    return float(np.where(ok, v, 0.0).sum() / count) if count else float("nan")
 
 
 @dataclass(frozen=True)
@@ -319,38 +336,35 @@ def calibration_table(
     2  affine  0.0   1.0                      2.0
     """
     folds_all = identity_folds(images["identity_id"], n_folds, seed)
-    rows, answers = [], []
+    # the columns as arrays once; a category's rows are positions in them
+    image_id = images["image_id"].to_numpy()
+    x_all, mean_all, sd_all = (images[c].to_numpy(dtype=float) for c in ("model", "human_mean", "human_sd"))
+    rows, pieces = [], []
     for category, idx in images.groupby("category", sort=True).indices.items():
-        part = images.iloc[idx]
-        folds = folds_all[idx]
+        folds, x, human_mean = folds_all[idx], x_all[idx], mean_all[idx]
         for method in METHODS:
             if method == "none":
-                values, maps = part["model"].to_numpy(dtype=float), None
+                values, maps = x, None
             else:
-                values, maps = calibrate_out_of_sample(part, method, folds, scale)
-            row = {
-                "category": category,
-                "method": method,
-                **asdict(score(values, part["human_mean"], part["human_sd"])),
-            }
+                values, maps = _calibrate(x, human_mean, method, folds, scale)
+            row = {"category": category, "method": method, **asdict(score(values, human_mean, sd_all[idx]))}
             if maps is not None:
                 row.update(
                     {
-                        "mean_a": float(maps["a"].mean()),
-                        "mean_b": float(maps["b"].mean()),
+                        "mean_a": _mean_skipna([m.a for _, m in maps]),
+                        "mean_b": _mean_skipna([m.b for _, m in maps]),
                         "n_folds": len(maps),
-                        "n_folds_offset_fallback": int(maps["note"].notna().sum()),
+                        "n_folds_offset_fallback": sum(m.note is not None for _, m in maps),
                     }
                 )
             rows.append(row)
-            answers.append(
-                pd.DataFrame(
-                    {
-                        "image_id": part["image_id"].to_numpy(),
-                        "category": category,
-                        "method": method,
-                        "calibrated": values,
-                    }
-                )
-            )
-    return pd.DataFrame(rows), pd.concat(answers, ignore_index=True)
+            pieces.append((idx, category, method, values))
+    answers = pd.DataFrame(
+        {
+            "image_id": np.concatenate([image_id[idx] for idx, *_ in pieces]) if pieces else image_id[:0],
+            "category": [c for idx, c, _, _ in pieces for _ in range(len(idx))],
+            "method": [m for idx, _, m, _ in pieces for _ in range(len(idx))],
+            "calibrated": np.concatenate([v for *_, v in pieces]) if pieces else np.array([], dtype=float),
+        }
+    )
+    return pd.DataFrame(rows), answers
