@@ -2,8 +2,9 @@
 shared machine the load moves more between minutes than a change moves a run, so a before/after
 is only meaningful measured side by side. Each round runs every checkout once (in turn, the order
 swapped each round) from a fresh copy of the landing (bench_pipeline.py's cached simulation and
-child process); it prints each run's wall and CPU seconds (process tree) and its `dbt build`
-phase, then the medians and their ratio to the first checkout's.
+child process); it prints each run's wall and CPU seconds (process tree) and the wall seconds of its
+phases (gate, dbt build, dbt docs, report), then the medians and their ratio to the first
+checkout's.
 
     .venv/bin/python benchmarks/bench_ab.py --checkout /path/to/before --checkout . [--scale 1] [--rounds 3]
 
@@ -38,7 +39,14 @@ def one_run(checkout: Path, landing: Path, keep: Path | None) -> dict:
         if keep is not None:
             shutil.rmtree(keep, ignore_errors=True)
             shutil.copytree(work / "warehouse", keep / "warehouse")
-        return {"wall": wall, "cpu": cpu, "build": phases.get("dbt build", float("nan"))}
+        return {
+            "wall": wall,
+            "cpu": cpu,
+            "gate": phases.get("gate", float("nan")),
+            "build": phases.get("dbt build", float("nan")),
+            "docs": phases.get("dbt docs", float("nan")),
+            "report": phases.get("report", float("nan")),
+        }
 
 
 def main() -> None:
@@ -70,13 +78,11 @@ def main() -> None:
             keep = args.keep / str(i) if args.keep else None
             runs[i].append(one_run(checkouts[i], landing, keep))
             m = runs[i][-1]
-            print(
-                f"round {r + 1} {checkouts[i]}: wall {m['wall']:.1f} s, CPU {m['cpu']:.1f} s, dbt build {m['build']:.1f} s",
-                flush=True,
-            )
-    base = {k: statistics.median(m[k] for m in runs[0]) for k in ("wall", "cpu", "build")}
+            print(f"round {r + 1} {checkouts[i]}: " + ", ".join(f"{k} {v:.1f} s" for k, v in m.items()), flush=True)
+    keys = ("wall", "cpu", "gate", "build", "docs", "report")
+    base = {k: statistics.median(m[k] for m in runs[0]) for k in keys}
     for i, c in enumerate(checkouts):
-        med = {k: statistics.median(m[k] for m in runs[i]) for k in ("wall", "cpu", "build")}
+        med = {k: statistics.median(m[k] for m in runs[i]) for k in keys}
         ratios = ", ".join(f"{k} {med[k]:.1f} s ({med[k] / base[k]:.3f})" for k in med)
         print(f"median of {len(runs[i])} {c}: {ratios}")
 

@@ -326,3 +326,40 @@ def test_missing_required_table_fails_clearly(study):
         "required table stimuli is missing: there is no data/raw/stimuli.parquet "
         "(land it with `rater1001 ingest stimuli FILE`)"
     ) in result.failures
+
+
+def test_two_pass_validation_matches_one_complete_pass():
+    """run_checks asks GX first only whether each check holds, then again, with failing rows, for
+    those that did not: its outcomes equal one COMPLETE validation of every check (the oracle: GX
+    itself), for a holding check, a failing one, and one that raises (a column that is absent)."""
+    from rater1001.quality.checks import Check
+    from rater1001.quality.gx import great_expectations
+    from rater1001.quality.gx_run import CHECK_META, _outcome, run_checks
+
+    gx = great_expectations()
+    frame = pd.DataFrame({"a": [1, 2, None, 4], "b": ["x", "y", "z", "x"]}, index=pd.Index([10, 11, 12, 13], name="k"))
+    expectations = {
+        "holds": gx.expectations.ExpectColumnValuesToNotBeNull(column="b"),
+        "fails": gx.expectations.ExpectColumnValuesToBeInSet(column="b", value_set=["x", "y"]),
+        "fails_too": gx.expectations.ExpectColumnValuesToNotBeNull(column="a"),
+        "raises": gx.expectations.ExpectColumnValuesToNotBeNull(column="absent"),
+    }
+    checks = [Check(key, "f", e, describe=lambda rows: []) for key, e in expectations.items()]
+    outcomes = {o.check.key: o for o in run_checks({"f": frame}, checks, db=None)}
+
+    ctx = gx.get_context(mode="ephemeral")
+    batch = ctx.data_sources.add_pandas("p").add_dataframe_asset("a").add_batch_definition_whole_dataframe("b")
+    for c in checks:
+        c.expectation.meta = {**(c.expectation.meta or {}), CHECK_META: c.key}
+    suite = gx.ExpectationSuite(name="oracle", expectations=[c.expectation for c in checks])
+    oracle = batch.get_batch(batch_parameters={"dataframe": frame}).validate(
+        suite, result_format={"result_format": "COMPLETE"}
+    )
+    by_key = {c.key: c for c in checks}
+    for r in oracle.results:
+        want = _outcome(by_key[r.expectation_config.meta[CHECK_META]], r, frame)
+        got = outcomes[want.check.key]
+        assert (got.success, got.error is None) == (want.success, want.error is None)
+        pd.testing.assert_frame_equal(got.bad_rows, want.bad_rows)
+    assert outcomes["holds"].success and not outcomes["fails"].success and outcomes["raises"].error
+    assert list(outcomes["fails"].bad_rows.index) == [12] and list(outcomes["fails_too"].bad_rows.index) == [12]

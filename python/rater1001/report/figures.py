@@ -20,6 +20,13 @@ def data(i: int) -> alt.NamedData:
     return alt.NamedData(name=f"source_{i}")
 
 
+def tooltips(*fields) -> list:
+    """Tooltip channels; a shorthand ("name:Q") becomes alt.Tooltip here. Every channel is given as
+    an object because Altair turns a bare shorthand into one through a lookup it rebuilds per call
+    (hashing each of its ~600 schema classes, ~2 ms): most of a figure's spec time."""
+    return [alt.Tooltip(f) if isinstance(f, str) else f for f in fields]
+
+
 def single_row(i: int = 0) -> alt.Chart:
     """A chart over one row (for reference marks drawn once: the +-1 SD band, the diagonal). Vega-Lite
     draws nothing for a layer without data, and one mark per row would stack their opacity."""
@@ -38,8 +45,8 @@ def bias_heatmap(dimension: str):
         rect = base.mark_rect().encode(
             color=alt.Color("bias:Q", title="bias (human - model)",
                             scale=alt.Scale(scheme="redblue", domainMid=0, reverse=True)),
-            tooltip=["condition_id:N", "category:N", alt.Tooltip("bias:Q", format="+.3f"),
-                     alt.Tooltip("sd_d:Q", format=".2f")])
+            tooltip=tooltips("condition_id:N", "category:N", alt.Tooltip("bias:Q", format="+.3f"),
+                     alt.Tooltip("sd_d:Q", format=".2f")))
         text = base.mark_text(fontSize=10).encode(text=alt.Text("bias:Q", format="+.2f"))
         return (rect + text).properties(width=480, height=220,
                                          title=f"{dimension.capitalize()} Bland-Altman bias")
@@ -54,12 +61,12 @@ def _space(base, ctx, title: str, size: int, axes: tuple[str, str]):
         x=alt.X("x_bin:Q", title=axes[0], scale=alt.Scale(zero=False)),
         y=alt.Y("y_bin:Q", title=axes[1], scale=alt.Scale(zero=False)),
         size=alt.Size("n:Q", title="stimuli", scale=alt.Scale(range=[6, 260])), color=colour,
-        tooltip=["category:N", "x_bin:Q", "y_bin:Q", "n:Q"])
+        tooltip=tooltips("category:N", "x_bin:Q", "y_bin:Q", "n:Q"))
     # every bin row of a category carries its centroid: drawn once per category
     centroids = base.transform_aggregate(
         cx="min(centroid_x)", cy="min(centroid_y)", points="min(n_points)", groupby=["category"]).mark_point(
         shape="diamond", size=140, filled=True, opacity=1, stroke="black", strokeWidth=1).encode(
-        x="cx:Q", y="cy:Q", color=colour, tooltip=["category:N", "cx:Q", "cy:Q", "points:Q"])
+        x=alt.X("cx:Q"), y=alt.Y("cy:Q"), color=colour, tooltip=tooltips("category:N", "cx:Q", "cy:Q", "points:Q"))
     return alt.layer(bins, centroids, width=size, height=size, title=title)
 
 
@@ -98,14 +105,14 @@ def z_distribution(dimension: str):
                 x=alt.X("bin_lower:Q", title="z", scale=z_scale),
                 y=alt.Y("density:Q", title="human LOO density"))
             band = single_row(0).mark_rect(opacity=0.12, color="#1f77b4").encode(
-                x=alt.datum(-1), x2=alt.datum(1))
+                x=alt.XDatum(-1), x2=alt.X2Datum(1))
             # one strip per condition: each bin of its z histogram, darker where more of its stimuli fall
             strips = alt.Chart(data(1)).transform_filter(alt.datum.category == category).mark_rect().encode(
-                x=alt.X("bin_lower:Q", title="z", scale=z_scale), x2="bin_upper:Q",
+                x=alt.X("bin_lower:Q", title="z", scale=z_scale), x2=alt.X2("bin_upper:Q"),
                 y=alt.Y("condition_id:N", title=None, sort=ctx.conditions or "ascending"),
                 color=alt.Color("condition_id:N", title="condition", sort=ctx.conditions or "ascending"),
                 opacity=alt.Opacity("share:Q", title="share of stimuli", scale=alt.Scale(range=[0.15, 1])),
-                tooltip=["condition_id:N", "bin_lower:Q", "bin_upper:Q", "n:Q", alt.Tooltip("share:Q", format=".1%")])
+                tooltip=tooltips("condition_id:N", "bin_lower:Q", "bin_upper:Q", "n:Q", alt.Tooltip("share:Q", format=".1%")))
             top = alt.layer(band, human, width=520, height=70, title=category)
             rows.append(alt.vconcat(top, alt.layer(band, strips, width=520, height=110), spacing=2))
         return alt.vconcat(*rows, resolve=_shared_scale(x="shared"))
@@ -115,26 +122,26 @@ def z_distribution(dimension: str):
 def diversity_scatter(frames, ctx):
     base = alt.Chart(data(0))
     diagonal = single_row(0).mark_rule(strokeDash=[4, 4], color="gray").encode(
-        x=alt.datum(0), y=alt.datum(0), x2=alt.datum(3), y2=alt.datum(3))
+        x=alt.XDatum(0), y=alt.YDatum(0), x2=alt.X2Datum(3), y2=alt.Y2Datum(3))
     points = base.mark_point(filled=True, size=80).encode(
         x=alt.X("human_sd:Q", title="k-human SD (bootstrap mean)", scale=alt.Scale(domain=[0, 3])),
         y=alt.Y("model_sd:Q", title="inter-model SD", scale=alt.Scale(domain=[0, 3])),
-        color=alt.Color("category:N", sort=_category_sort(ctx)), shape="dimension:N",
-        tooltip=["dimension:N", "category:N", "model_sd:Q", "human_sd:Q"])
+        color=alt.Color("category:N", sort=_category_sort(ctx)), shape=alt.Shape("dimension:N"),
+        tooltip=tooltips("dimension:N", "category:N", "model_sd:Q", "human_sd:Q"))
     return (diagonal + points).properties(width=360, height=360,
                                           title="Below the diagonal: models more uniform than humans")
 
 
 def diversity_boxplots(frames, ctx):
     """Boxes drawn from report_sd_boxes' stored quartiles and Tukey whiskers (no point per stimulus)."""
-    base = alt.Chart().encode(x=alt.X("category:N", sort=_category_sort(ctx)), xOffset="source:N",
-                              color="source:N")
-    whiskers = base.mark_rule().encode(y=alt.Y("whisker_low:Q", title="per-stimulus SD"), y2="whisker_high:Q")
+    base = alt.Chart().encode(x=alt.X("category:N", sort=_category_sort(ctx)), xOffset=alt.XOffset("source:N"),
+                              color=alt.Color("source:N"))
+    whiskers = base.mark_rule().encode(y=alt.Y("whisker_low:Q", title="per-stimulus SD"), y2=alt.Y2("whisker_high:Q"))
     box = base.mark_bar(size=12).encode(
-        y="q1:Q", y2="q3:Q",
-        tooltip=["dimension:N", "category:N", "source:N", "n:Q", "q1:Q", "median:Q", "q3:Q", "whisker_low:Q",
-                 "whisker_high:Q", "n_outside:Q"])
-    median = base.mark_tick(color="black", size=12, thickness=2).encode(y="median:Q")
+        y=alt.Y("q1:Q"), y2=alt.Y2("q3:Q"),
+        tooltip=tooltips("dimension:N", "category:N", "source:N", "n:Q", "q1:Q", "median:Q", "q3:Q", "whisker_low:Q",
+                 "whisker_high:Q", "n_outside:Q"))
+    median = base.mark_tick(color="black", size=12, thickness=2).encode(y=alt.Y("median:Q"))
     return alt.layer(whiskers, box, median, data=data(0)).properties(width=320, height=220).facet(
         column=alt.Column("dimension:N"))
 
@@ -143,18 +150,18 @@ def f1_bars(slice_field: str, title: str):
     def chart(frames, ctx):
         return alt.Chart(data(0)).mark_bar().encode(
             x=alt.X("condition_id:N", title="condition", sort=["human", *ctx.conditions]),
-            xOffset=f"{slice_field}:N", y=alt.Y("f1_macro:Q", title="macro-F1", scale=alt.Scale(domain=[0, 1])),
-            color=f"{slice_field}:N",
-            tooltip=["condition_id:N", f"{slice_field}:N", "f1_macro:Q", "accuracy:Q", "n:Q"],
+            xOffset=alt.XOffset(f"{slice_field}:N"), y=alt.Y("f1_macro:Q", title="macro-F1", scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color(f"{slice_field}:N"),
+            tooltip=tooltips("condition_id:N", f"{slice_field}:N", "f1_macro:Q", "accuracy:Q", "n:Q"),
         ).properties(width=640, height=240, title=title)
     return chart
 
 
 def audit_1_audit_2_bars(frames, ctx):
     return alt.Chart(data(0)).mark_bar().encode(
-        x=alt.X("audit_1:N"), xOffset="audit_2:N", y=alt.Y("f1_macro:Q", scale=alt.Scale(domain=[0, 1])),
-        color="audit_2:N", facet=alt.Facet("condition_id:N", columns=5, sort=["human", *ctx.conditions]),
-        tooltip=["condition_id:N", "audit_1:N", "audit_2:N", "f1_macro:Q", "accuracy:Q", "n:Q"],
+        x=alt.X("audit_1:N"), xOffset=alt.XOffset("audit_2:N"), y=alt.Y("f1_macro:Q", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("audit_2:N"), facet=alt.Facet("condition_id:N", columns=5, sort=["human", *ctx.conditions]),
+        tooltip=tooltips("condition_id:N", "audit_1:N", "audit_2:N", "f1_macro:Q", "accuracy:Q", "n:Q"),
     ).properties(width=130, height=140)
 
 
@@ -167,8 +174,8 @@ def interaction_heatmap(frames, ctx):
             x=alt.X("condition_id:N", title="condition", sort=ctx.conditions or "ascending"),
             y=alt.Y("category:N", sort=_category_sort(ctx)))
         rect = b.mark_rect().encode(color=alt.Color("eta_sq:Q", title="eta^2", scale=alt.Scale(scheme="oranges")),
-                                    tooltip=["condition_id:N", "category:N", "eta_sq:Q", "q_bh:Q"])
-        panels.append(alt.layer(rect, b.mark_text(fontSize=11).encode(text="stars:N"),
+                                    tooltip=tooltips("condition_id:N", "category:N", "eta_sq:Q", "q_bh:Q"))
+        panels.append(alt.layer(rect, b.mark_text(fontSize=11).encode(text=alt.Text("stars:N")),
                                 width=300, height=200, title=f"{dim} bias: audit_1 x audit_2"))
     return alt.hconcat(*panels, resolve=_shared_scale(color="shared"))
 
@@ -180,7 +187,7 @@ def verdict_grid(frames, ctx):
     rect = base.mark_rect(stroke="white").encode(
         color=alt.Color("verdict:N", scale=alt.Scale(domain=list(VERDICT_COLOURS),
                                                       range=list(VERDICT_COLOURS.values()))),
-        tooltip=["category:N", "measure:N", "verdict:N", "n_conditions_passing:Q", "passing_conditions:N", "stereotyped:N"])
+        tooltip=tooltips("category:N", "measure:N", "verdict:N", "n_conditions_passing:Q", "passing_conditions:N", "stereotyped:N"))
     # Names start at the top of their cell, and cells are tall enough for the longest list.
     cells = frames[0]
     names = int(cells["passing_conditions"].fillna("").str.count(",").max() + 1) if len(cells) else 1
@@ -188,27 +195,27 @@ def verdict_grid(frames, ctx):
     row_height = max(70, 11 * names + 16)
     height = rows * row_height
     text = base.mark_text(fontSize=9, lineBreak=",", lineHeight=11, baseline="top",
-                          dy=-row_height / 2 + 6).encode(text="passing_conditions:N")
+                          dy=-row_height / 2 + 6).encode(text=alt.Text("passing_conditions:N"))
     return (rect + text).properties(width=540, height=height, title="Replaceability (passing conditions in each cell)")
 
 
 def judge_win_rates(frames, ctx):
     base = alt.Chart(data(0)).encode(
-        y=alt.Y("candidate_id:N", title="candidate"), yOffset="variant:N", color="variant:N")
+        y=alt.Y("candidate_id:N", title="candidate"), yOffset=alt.YOffset("variant:N"), color=alt.Color("variant:N"))
     rule = base.mark_rule().encode(x=alt.X("win_rate_ci_low:Q", title="win rate vs anchor (ties = 1/2)",
-                                           scale=alt.Scale(domain=[0, 1])), x2="win_rate_ci_high:Q")
+                                           scale=alt.Scale(domain=[0, 1])), x2=alt.X2("win_rate_ci_high:Q"))
     point = base.mark_point(filled=True).encode(
-        x="win_rate:Q", tooltip=["judge_id:N", "candidate_id:N", "variant:N", "axis:N", "wins:Q", "ties:Q", "losses:Q", "win_rate:Q"])
+        x=alt.X("win_rate:Q"), tooltip=tooltips("judge_id:N", "candidate_id:N", "variant:N", "axis:N", "wins:Q", "ties:Q", "losses:Q", "win_rate:Q"))
     return (rule + point).properties(width=220, height=160).facet(
         column=alt.Column("axis:N"), row=alt.Row("judge_id:N"))
 
 
 def judge_bradley_terry(frames, ctx):
-    base = alt.Chart().encode(y=alt.Y("candidate_id:N", title="candidate"), yOffset="variant:N",
-                                       color="variant:N")
-    rule = base.mark_rule().encode(x=alt.X("ci_low:Q", title="log strength"), x2="ci_high:Q")
+    base = alt.Chart().encode(y=alt.Y("candidate_id:N", title="candidate"), yOffset=alt.YOffset("variant:N"),
+                                       color=alt.Color("variant:N"))
+    rule = base.mark_rule().encode(x=alt.X("ci_low:Q", title="log strength"), x2=alt.X2("ci_high:Q"))
     point = base.mark_point(filled=True).encode(
-        x="log_strength:Q", tooltip=["judge_id:N", "design:N", "candidate_id:N", "variant:N", "axis:N", "log_strength:Q"])
+        x=alt.X("log_strength:Q"), tooltip=tooltips("judge_id:N", "design:N", "candidate_id:N", "variant:N", "axis:N", "log_strength:Q"))
     return alt.layer(rule, point, data=data(0)).transform_calculate(
         judge_design="datum.judge_id + ' · ' + datum.design").properties(width=220, height=160).facet(
         column=alt.Column("axis:N"), row=alt.Row("judge_design:N", title="judge · design"))

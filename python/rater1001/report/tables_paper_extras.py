@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from .figures import data
+from .figures import data, tooltips
 from .specs import ReportFigure, ReportTable, Source
 from .tables_agreement import EMO_ORDER, JOIN_EMO
 
@@ -55,20 +55,20 @@ def pipeline(frames, ctx):
     lanes = list(LANE_COLOURS)
     edges = alt.Chart(data(1)).mark_rule(color="#9e9e9e", strokeWidth=0.8).encode(
         x=alt.X("col:Q", axis=None, scale=x_scale), y=alt.Y("row:Q", axis=None, scale=y_scale),
-        x2="to_col:Q", y2="to_row:Q")
+        x2=alt.X2("to_col:Q"), y2=alt.Y2("to_row:Q"))
     nodes = alt.Chart(data(0)).transform_calculate(
         x0="datum.col - 0.45", x1="datum.col + 0.45", y0="datum.row - 0.42", y1="datum.row + 0.42")
     boxes = nodes.mark_rect(strokeWidth=1.2, cornerRadius=3).encode(
-        x=alt.X("x0:Q", scale=x_scale, axis=None), x2="x1:Q",
-        y=alt.Y("y0:Q", scale=y_scale, axis=None), y2="y1:Q",
+        x=alt.X("x0:Q", scale=x_scale, axis=None), x2=alt.X2("x1:Q"),
+        y=alt.Y("y0:Q", scale=y_scale, axis=None), y2=alt.Y2("y1:Q"),
         fill=alt.Fill("lane:N", scale=alt.Scale(domain=lanes, range=[LANE_COLOURS[k][0] for k in lanes]),
                       legend=alt.Legend(title="stage", orient="bottom")),
         stroke=alt.Stroke("lane:N", scale=alt.Scale(domain=lanes, range=[LANE_COLOURS[k][1] for k in lanes]),
                           legend=None),
-        tooltip=["label:N", "detail:N"])
+        tooltip=tooltips("label:N", "detail:N"))
     text = nodes.encode(x=alt.X("col:Q", scale=x_scale), y=alt.Y("row:Q", scale=y_scale))
-    labels = text.mark_text(fontSize=10, fontWeight="bold", dy=-6).encode(text="label:N")
-    details = text.mark_text(fontSize=9, dy=7).encode(text="detail:N")
+    labels = text.mark_text(fontSize=10, fontWeight="bold", dy=-6).encode(text=alt.Text("label:N"))
+    details = text.mark_text(fontSize=9, dy=7).encode(text=alt.Text("detail:N"))
     return (edges + boxes + labels + details).properties(width=160 * n_cols, height=max(160, 38 * n_rows))
 
 

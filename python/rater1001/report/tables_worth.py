@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from .figures import data
+from .figures import data, tooltips
 from .specs import FolderTables, Pivot, ReportFigure, ReportTable, Source
 from .tables_agreement import COND, COND_ORDER, JOIN_COND
 
@@ -38,9 +38,9 @@ def k_star_intervals(frames, ctx):
         .transform_filter("isFinite(datum.k_star)")
         .encode(y=alt.Y("condition_id:N", title="condition", sort=ctx.conditions or "ascending"))
     )
-    rule = base.mark_rule().encode(x=alt.X("lo:Q", title="k* (human raters)"), x2="hi:Q")
+    rule = base.mark_rule().encode(x=alt.X("lo:Q", title="k* (human raters)"), x2=alt.X2("hi:Q"))
     point = base.mark_point(filled=True).encode(
-        x="k_star:Q", tooltip=["condition_id:N", "measure:N", "k_star:Q", "lo:Q", "hi:Q", "n_stimuli:Q", "n_missing:Q"]
+        x=alt.X("k_star:Q"), tooltip=tooltips("condition_id:N", "measure:N", "k_star:Q", "lo:Q", "hi:Q", "n_stimuli:Q", "n_missing:Q")
     )
     return alt.layer(rule, point).properties(width=220, height=220).facet(column=alt.Column("measure:N"))
 
@@ -53,13 +53,13 @@ def budget_curves(frames, ctx):
             x=alt.X("fraction:Q", title="share of stimuli rated by humans", axis=alt.Axis(format="%")),
             y=alt.Y("width_ratio:Q", title="interval width / all-human width", scale=alt.Scale(zero=False)),
             color=alt.Color("condition_id:N", title="condition", sort=ctx.conditions or "ascending"),
-            tooltip=[
+            tooltip=tooltips(
                 "condition_id:N",
                 "measure:N",
                 alt.Tooltip("fraction:Q", format=".0%"),
                 alt.Tooltip("width_ratio:Q", format=".3f"),
                 alt.Tooltip("budget_fraction:Q", format=".0%"),
-            ],
+            ),
         )
     )
     return line.properties(width=260, height=220).facet(column=alt.Column("measure:N"))
