@@ -300,6 +300,7 @@ def bench_scale(
             "failed": failed,
             "dbt_start_s": dbt_start_seconds(build_results) if build_results.exists() else None,
             "parse": parse_kind(work / "logs" / "dbt.log"),
+            "index_html_bytes": page.stat().st_size if (page := work / "report" / "index.html").exists() else None,
         }
         if keep is not None:
             dest = keep / f"scale{scale}"
@@ -326,6 +327,8 @@ def report(r: dict, top: int) -> None:
         print(
             f"   {'dbt start-up + parse (' + r['parse'] + ')':<44} {r['dbt_start_s']:>9.1f} {r['dbt_start_s'] / f:>9.0f}"
         )
+    if r.get("index_html_bytes") is not None:
+        print(f"   {'report/index.html':<44} {r['index_html_bytes'] / 1e6:>7.1f} MB")
     if r.get("failed"):
         print(f"   FAILED: {r['failed']}")
     nodes = r["nodes"]
