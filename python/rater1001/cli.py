@@ -189,7 +189,7 @@ def _refresh_stale_report(paths) -> None:
         print(f"note: the report was left as it was: {exc}", file=sys.stderr)
 
 
-def _build_warehouse(paths, progress: bool, select: str | None = None, publish: bool = True):
+def _build_warehouse(paths, progress: bool, select: str | None = None, publish: bool = True, manifest=None):
     """dbt build behind a progress bar (stderr, terminals only); prints the one-line summary and
     the failing nodes, and on failure one line naming the cause and what was kept. dbt's own output
     is in logs/dbt.log."""
@@ -218,7 +218,7 @@ def _build_warehouse(paths, progress: bool, select: str | None = None, publish: 
         bar.update(done - bar.n)
 
     try:
-        result = dbt_build(paths, select=select, on_node=on_node, publish=publish)
+        result = dbt_build(paths, select=select, on_node=on_node, publish=publish, manifest=manifest)
     finally:
         if bar is not None:
             bar.close()
@@ -268,26 +268,38 @@ def _cmd_build(args: argparse.Namespace) -> int:
     return EXIT_OK if ok else EXIT_FAILED
 
 
+def _gate_and_parse(paths, allow_unbalanced: bool):
+    """The quality gate, in a child process while dbt parses the project here (both mostly Python:
+    two interpreters on two cores). Returns the gate's result and dbt's manifest (None: the build
+    parses)."""
+    from .forked import Forked
+    from .quality import run_quality_gate
+    from .warehouse import dbt_parse
+
+    with Forked(run_quality_gate, paths, allow_unbalanced=allow_unbalanced) as gate:
+        manifest = dbt_parse(paths)
+        return gate.result(), manifest
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     """The main job: quality gate, then the warehouse, its docs, then the report."""
-    from .quality import run_quality_gate
     from .warehouse import abandon_build, dbt_docs, failure_cause, publish_build
 
     paths = project(args.home)
-    gate = run_quality_gate(paths, allow_unbalanced=args.allow_unbalanced)
+    gate, manifest = _gate_and_parse(paths, args.allow_unbalanced)
     print(gate.summary())
     if not gate.passed:
         print("quality gate failed: the warehouse was not built (see the report above).", file=sys.stderr)
         _refresh_stale_report(paths)
         return EXIT_FAILED
-    if not _build_warehouse(paths, not args.no_progress, publish=False):
+    if not _build_warehouse(paths, not args.no_progress, publish=False, manifest=manifest):
         if _has_published(paths):
             # the last complete build's report again, its first screen naming what the failed build
             # could not build and why (warehouse/last_build.json)
             _write_report(paths, write_pngs=False)
         return EXIT_FAILED
     try:
-        docs = dbt_docs(paths, staged=True)
+        docs = dbt_docs(paths, staged=True, manifest=manifest)
         print(f"dbt docs: {docs}" if docs else "dbt docs: not written (see logs/dbt.log)")
         # The report is written from the staged warehouse and published with it, in one step.
         rc = _write_report(paths, write_pngs=not args.no_png, staged=True)

@@ -102,9 +102,11 @@ def _file_log_level() -> str:
     return os.environ.get("DBT_LOG_LEVEL_FILE") or "info"
 
 
-def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = None, staged: bool = False):
+def _invoke(
+    paths: ProjectPaths, args: list[str], events: BuildEvents | None = None, staged: bool = False, manifest=None
+):
     """dbt on the published warehouse, or with `staged` on the staged one (a build, and the docs of
-    a run before it is published)."""
+    a run before it is published); `manifest`, one dbt_parse returned, spares dbt its parse."""
     from dbt.cli.main import dbtRunner
 
     cwd = paths.staging if staged else paths.root
@@ -127,7 +129,7 @@ def _invoke(paths: ProjectPaths, args: list[str], events: BuildEvents | None = N
     with _dbt_environment(paths, cwd), _one_blas_thread(), _quiet_logging_errors():
         parse_state = _reuse_parse(paths, args)
         try:
-            return dbtRunner(callbacks=[events] if events else None).invoke([*args, *common])
+            return dbtRunner(manifest=manifest, callbacks=[events] if events else None).invoke([*args, *common])
         finally:
             _release_warehouse()
             _keep_parse(paths, parse_state)
@@ -259,10 +261,25 @@ def dbt_threads() -> int:
     return max(1, min(len(os.sched_getaffinity(0)), 4))
 
 
+def dbt_parse(paths: ProjectPaths):
+    """dbt's manifest of the project (`dbt parse`), for dbt_build and dbt_docs to start from; None
+    when dbt could not parse it (the build then parses again, and fails saying why)."""
+    try:
+        result = _invoke(paths, ["parse"])
+    except Exception:  # dbt's own error: the build meets it again and records it
+        return None
+    return result.result if result.success else None
+
+
 def dbt_build(
-    paths: ProjectPaths, select: str | None = None, on_node: OnNode | None = None, publish: bool = True
+    paths: ProjectPaths,
+    select: str | None = None,
+    on_node: OnNode | None = None,
+    publish: bool = True,
+    manifest=None,
 ) -> BuildSummary:
-    """`on_node(done, total, node_name)` is called as each node finishes (a progress bar).
+    """`on_node(done, total, node_name)` is called as each node finishes (a progress bar);
+    `manifest` (dbt_parse's) spares dbt its parse.
 
     The build writes a staged warehouse (paths.staged_warehouse) and, when every node passed and
     `publish` is set, makes it the warehouse in one rename (publish_build); a failed build leaves
@@ -280,7 +297,14 @@ def dbt_build(
     if select:
         args += ["--select", select]
     try:
-        result = _run(paths, [*args, "--exclude-resource-type", "unit_test"], on_node, tuple(created), staged=True)
+        result = _run(
+            paths,
+            [*args, "--exclude-resource-type", "unit_test"],
+            on_node,
+            tuple(created),
+            staged=True,
+            manifest=manifest,
+        )
     except BaseException as exc:  # an error of dbt's own (not of a node): recorded, then raised
         cause = failure_cause(paths, str(exc))
         abandon_build(paths, cause)
@@ -444,11 +468,16 @@ def dbt_unit_tests(paths: ProjectPaths) -> BuildSummary:
 
 
 def _run(
-    paths: ProjectPaths, args: list[str], on_node: OnNode | None, created: tuple[str, ...], staged: bool = False
+    paths: ProjectPaths,
+    args: list[str],
+    on_node: OnNode | None,
+    created: tuple[str, ...],
+    staged: bool = False,
+    manifest=None,
 ) -> BuildSummary:
     events = BuildEvents(on_node=on_node)
     with warnings_to_log(dbt_log_file(paths)) as python_warnings:
-        result = _invoke(paths, args, events, staged=staged)
+        result = _invoke(paths, args, events, staged=staged, manifest=manifest)
     return events.summary(
         bool(result.success),
         dbt_log_file(paths),
@@ -458,12 +487,13 @@ def _run(
     )
 
 
-def dbt_docs(paths: ProjectPaths, staged: bool = False) -> Path | None:
+def dbt_docs(paths: ProjectPaths, staged: bool = False, manifest=None) -> Path | None:
     """One offline HTML file (dbt docs generate --static) at target/static_index.html.
 
     --no-compile: after a build, the manifest dbt keeps in target/ already holds every node's
     compiled SQL; compiling all ~470 nodes again took 8x the rest of the docs step
-    and gave the same page (it is only called after a build)."""
-    result = _invoke(paths, ["docs", "generate", "--static", "--no-compile"], staged=staged)
+    and gave the same page (it is only called after a build). `manifest`: the build's (dbt_parse's,
+    compiled by the build), so dbt does not parse again."""
+    result = _invoke(paths, ["docs", "generate", "--static", "--no-compile"], staged=staged, manifest=manifest)
     out = paths.root / "target" / "static_index.html"
     return out if result.success and out.exists() else None
