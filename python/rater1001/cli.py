@@ -269,15 +269,17 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _gate_and_parse(paths, allow_unbalanced: bool):
-    """The quality gate, in a child process while dbt parses the project here (both mostly Python:
-    two interpreters on two cores). Returns the gate's result and dbt's manifest (None: the build
-    parses)."""
+    """The quality gate, in a child process while dbt parses the project here and the table
+    builders are imported (both sides mostly Python: two interpreters on two cores). Returns the
+    gate's result and dbt's manifest (None: the build parses)."""
     from .forked import Forked
+    from .marts.preload import import_builders
     from .quality import run_quality_gate
     from .warehouse import dbt_parse
 
     with Forked(run_quality_gate, paths, allow_unbalanced=allow_unbalanced) as gate:
         manifest = dbt_parse(paths)
+        import_builders()
         return gate.result(), manifest
 
 
