@@ -285,7 +285,7 @@ def _gate_and_parse(paths, allow_unbalanced: bool):
 
 def _cmd_run(args: argparse.Namespace) -> int:
     """The main job: quality gate, then the warehouse, its docs, then the report."""
-    from .warehouse import abandon_build, dbt_docs, failure_cause, publish_build
+    from .warehouse import abandon_build, dbt_docs, failure_cause, publish_build, staged_report
 
     paths = project(args.home)
     gate, manifest = _gate_and_parse(paths, args.allow_unbalanced)
@@ -294,32 +294,48 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print("quality gate failed: the warehouse was not built (see the report above).", file=sys.stderr)
         _refresh_stale_report(paths)
         return EXIT_FAILED
-    if not _build_warehouse(paths, not args.no_progress, publish=False, manifest=manifest):
-        if _has_published(paths):
-            # the last complete build's report again, its first screen naming what the failed build
-            # could not build and why (warehouse/last_build.json)
-            _write_report(paths, write_pngs=False)
-        return EXIT_FAILED
-    try:
-        docs = dbt_docs(paths, staged=True, manifest=manifest)
-        print(f"dbt docs: {docs}" if docs else "dbt docs: not written (see logs/dbt.log)")
-        # The report is written from the staged warehouse and published with it, in one step.
-        rc = _write_report(paths, write_pngs=not args.no_png, staged=True)
-        if rc != EXIT_OK:
-            abandon_build(paths, "the report could not be written")
-            return rc
-        publish_build(paths)
-    except BaseException as exc:
-        abandon_build(paths, failure_cause(paths, f"{type(exc).__name__}: {exc}"))
-        raise
+    # the figure workers start their engines while the build runs (its Python models leave a core)
+    with _png_writer(staged_report(paths), not args.no_png) as pngs:
+        if not _build_warehouse(paths, not args.no_progress, publish=False, manifest=manifest):
+            pngs.close()
+            if _has_published(paths):
+                # the last complete build's report again, its first screen naming what the failed build
+                # could not build and why (warehouse/last_build.json)
+                _write_report(paths, write_pngs=False)
+            return EXIT_FAILED
+        try:
+            docs = dbt_docs(paths, staged=True, manifest=manifest)
+            print(f"dbt docs: {docs}" if docs else "dbt docs: not written (see logs/dbt.log)")
+            # The report is written from the staged warehouse and published with it, in one step.
+            rc = _write_report(paths, write_pngs=not args.no_png, staged=True, pngs=pngs)
+            if rc != EXIT_OK:
+                abandon_build(paths, "the report could not be written")
+                return rc
+            publish_build(paths)
+        except BaseException as exc:
+            abandon_build(paths, failure_cause(paths, f"{type(exc).__name__}: {exc}"))
+            raise
     print(f"published: {paths.warehouse} and {paths.report / 'index.html'}")
     _warn_if_stale(paths)
     return EXIT_OK
 
 
-def _write_report(paths, write_pngs: bool, staged: bool = False) -> int:
+@contextlib.contextmanager
+def _png_writer(report, write_pngs: bool):
+    """The report's figure workers, started now, closed at the end of the block."""
+    from .report.png_pool import PngWriter
+
+    pngs = PngWriter(report / "figures" if write_pngs else None).start()
+    try:
+        yield pngs
+    finally:
+        pngs.close()
+
+
+def _write_report(paths, write_pngs: bool, staged: bool = False, pngs=None) -> int:
     """The report of a run's staged build (published by the run with it), or of the published
-    warehouse, written beside it and then published in one step."""
+    warehouse, written beside it and then published in one step; `pngs`: its figure workers, started
+    ahead."""
     import shutil
 
     from .report import build_report
@@ -328,7 +344,7 @@ def _write_report(paths, write_pngs: bool, staged: bool = False) -> int:
 
     try:
         if staged:
-            result = build_report(paths, write_pngs, paths.staged_warehouse, staged_report(paths))
+            result = build_report(paths, write_pngs, paths.staged_warehouse, staged_report(paths), pngs)
         else:
             _complete_warehouse(paths)
             shutil.rmtree(paths.staging, ignore_errors=True)  # only a killed build's; we hold the lock

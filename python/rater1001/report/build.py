@@ -250,14 +250,16 @@ def _anchors(sections) -> dict[str, str]:
 
 
 def build_report(paths: ProjectPaths, write_pngs: bool = True, warehouse: Path | None = None,
-                 out_dir: Path | None = None) -> ReportResult:
+                 out_dir: Path | None = None, pngs: PngWriter | None = None) -> ReportResult:
     """The report of the published warehouse into report/, or of `warehouse` into `out_dir` (a run
-    writes its staged build's report beside it and publishes both in one step)."""
+    writes its staged build's report beside it and publishes both in one step). `pngs`: the writer
+    into out_dir/figures (or none, without PNGs), started ahead by the caller, who closes it if this
+    fails before using it."""
     start = time.perf_counter()
     out_dir = out_dir or paths.report
     with WarehouseReader(paths, warehouse) as reader:
         out_dir.mkdir(parents=True, exist_ok=True)
-        pngs = PngWriter(out_dir / "figures" if write_pngs else None)
+        pngs = pngs or PngWriter(out_dir / "figures" if write_pngs else None)
         try:
             study = load_study(paths)
             paper_design = follows_paper(study)

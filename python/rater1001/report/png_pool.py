@@ -53,12 +53,18 @@ class PngWriter:
         self.workers: list[_Worker] = []
         self.queue: deque = deque()
         self._ctx = multiprocessing.get_context("spawn")  # vl-convert's threads and DuckDB: no fork
-        if figures_dir is not None:
-            figures_dir.mkdir(parents=True, exist_ok=True)
+
+    def start(self) -> PngWriter:
+        """Every worker started now, each warming up its engine while the caller works (`run`
+        starts them before its build: ~80 MB each, idle until the report)."""
+        while self.figures_dir is not None and len(self.workers) < self.n_workers:
+            self.workers.append(_Worker(self._ctx))
+        return self
 
     def submit(self, block, name: str) -> None:
         if self.figures_dir is None:
             return
+        self.figures_dir.mkdir(parents=True, exist_ok=True)  # a run's staged folder is made after start()
         block.png = self.figures_dir / f"{name}.png"
         self.queue.append(block)
         if len(self.workers) < self.n_workers:

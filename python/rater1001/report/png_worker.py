@@ -20,10 +20,28 @@ def render_png(spec: dict, vl_version: str, target: str, font_folder: str | None
     return target
 
 
+# One point: drawing it starts vl-convert's JavaScript engine and loads Vega-Lite (~0.6 s), which a
+# worker started ahead (PngWriter.start) does before the report needs its first figure.
+WARM_UP = {"data": {"values": [{"x": 0}]}, "mark": "point",
+           "encoding": {"x": {"field": "x", "type": "quantitative"}}}
+
+
+def warm_up(vl_version: str, font_folder: str | None) -> None:
+    """The engine started and the fonts registered; a failure here is left for a figure to say."""
+    try:
+        if font_folder is not None and font_folder not in _font_folders:
+            vl_convert.register_font_directory(font_folder)
+            _font_folders.add(font_folder)
+        vl_convert.vegalite_to_png(WARM_UP, vl_version=vl_version)
+    except Exception:
+        pass
+
+
 def serve(conn, render, vl_version: str, font_folder: str | None) -> None:
     """A worker's loop: (spec, target) in, ("ok" | "error" | "fatal", detail) out, None to stop.
     A MemoryError is fatal (the run stops, naming the figure); any other error only loses that
     figure's PNG. A worker killed outright answers nothing: the pool sees its process end."""
+    warm_up(vl_version, font_folder)
     while (job := conn.recv()) is not None:
         spec, target = job
         try:
