@@ -2,9 +2,10 @@
 landing (the quality gate) while dbt parses the project, on two cores and in two interpreters, since
 both are mostly Python (docs/performance.md, "Stages beside each other").
 
-Where the platform cannot fork (or a test asks for it) the function runs in the caller, at once.
-The child dies with its parent (Linux: the kernel's parent-death signal), so a killed run leaves
-no gate writing into the project folder behind it."""
+Linux only (elsewhere, or when a test asks, the function runs in the caller, at once): forking a
+process that has loaded system frameworks is unsafe on macOS, and the child must die with its
+parent (the kernel's parent-death signal), so that a killed run leaves no gate writing into the
+project folder behind it."""
 
 from __future__ import annotations
 
@@ -27,8 +28,6 @@ class ChildDied(RuntimeError):
 
 
 def _die_with_parent(parent: int) -> None:
-    if not sys.platform.startswith("linux"):
-        return
     import ctypes
 
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -57,7 +56,7 @@ class Forked:
 
     def __init__(self, fn, *args, inline: bool = False, **kwargs):
         self._proc = None
-        if inline or "fork" not in multiprocessing.get_all_start_methods():
+        if inline or not sys.platform.startswith("linux"):
             self._call = (fn, args, kwargs)
             return
         ctx = multiprocessing.get_context("fork")
