@@ -1,6 +1,6 @@
 """Every table builder imported ahead of a build, with the libraries the statistics import only
 when first called: `rater1001 run` does it while the quality gate still runs in its child process,
-so the build's Python models, which share one interpreter lock, no longer pay ~1.5 s of imports
+so that the build's Python models, which share one interpreter lock, do not pay ~1.5 s of imports
 (docs/performance.md, "Stages beside each other")."""
 
 from __future__ import annotations
