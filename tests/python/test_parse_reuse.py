@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 from conftest import query_warehouse
 from fakes.shapes import LABELS_CSV, Shape, write_shape
@@ -177,3 +178,26 @@ def test_a_seed_folder_holds_the_repositorys_seeds_with_the_folders_own_laid_ove
     assert (a.seeds / "condition_pools.csv").read_text() == "x\n1\n"
     assert (a.seeds / "factor_labels.csv").read_bytes() == (REPO_ROOT / "seeds" / "factor_labels.csv").read_bytes()
     assert project(tmp_path / "none").seeds == REPO_ROOT / "seeds"
+
+
+def test_a_build_and_its_docs_given_the_runs_manifest_parse_nothing(tmp_path, monkeypatch):
+    """`rater1001 run` parses once (dbt_parse, beside the gate) and hands the manifest to the build
+    and the docs: with no parse state anywhere, a build that parsed would say it parsed in full."""
+    paths = _ingested(
+        tmp_path / "study", Shape("run", True, ("valence", "arousal"), False, (2, 3), seed=3, audit=False)
+    )
+    monkeypatch.setattr(warehouse, "PARSE_CACHE", tmp_path / "cache")
+    monkeypatch.setenv("DBT_INDIRECT_SELECTION", "cautious")
+    manifest = warehouse.dbt_parse(paths)
+    assert manifest is not None and "model.rater1001.int_human_ratings_long" in manifest.nodes
+    (paths.root / "target" / warehouse.PARSE_STATE).unlink()
+    shutil.rmtree(tmp_path / "cache")
+    parsed = _log(paths).count("partial parsing")
+    built = warehouse.dbt_build(paths, select="+int_human_ratings_long", manifest=manifest)
+    assert built, built.summary()
+    assert warehouse.dbt_docs(paths, manifest=manifest) is not None
+    assert _log(paths).count("partial parsing") == parsed
+    assert set(_query(paths, "select distinct dimension from int_human_ratings_long")) == {"valence", "arousal"}
+    # without it, the same build parses (in full, here): what the count above would have seen
+    rebuilt = warehouse.dbt_build(paths, select="int_human_ratings_long")
+    assert rebuilt and _log(paths).count("partial parsing") == parsed + 1
