@@ -277,7 +277,7 @@ def _gate_and_parse(paths, allow_unbalanced: bool):
     from .quality import run_quality_gate
     from .warehouse import dbt_parse
 
-    with Forked(run_quality_gate, paths, allow_unbalanced=allow_unbalanced) as gate:
+    with Forked(run_quality_gate, paths, allow_unbalanced=allow_unbalanced, what="the quality gate") as gate:
         manifest = dbt_parse(paths)
         import_builders()
         return gate.result(), manifest
@@ -936,10 +936,14 @@ def _known_failure(args: argparse.Namespace, exc: BaseException) -> int | None:
     during a build. None for anything else (a bug keeps its traceback)."""
     import errno
 
+    from .forked import ChildDied
     from .freshness import WarehouseBusy, WarehouseUnavailable
     from .study import StudyError
 
     paths = project(args.home)
+    if isinstance(exc, ChildDied):  # the kernel's out-of-memory killer, or a user's kill
+        print(f"error: {exc}; nothing was published. {_kept(paths)}", file=sys.stderr)
+        return EXIT_FAILED
     if isinstance(exc, StudyError):
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE

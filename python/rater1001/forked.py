@@ -51,11 +51,12 @@ def _serve(conn, parent: int, fn, args, kwargs) -> None:
 
 class Forked:
     """`Forked(fn, *args, **kwargs)` starts fn in a child; `result()` is its return value or raises
-    its exception (the child's traceback as __cause__). Used as a context manager, a child not yet
+    its exception (the child's traceback as __cause__), or ChildDied naming `what` when the child
+    ended without answering. Used as a context manager, a child not yet
     asked for its result when the block ends (the caller failed) is killed."""
 
-    def __init__(self, fn, *args, inline: bool = False, **kwargs):
-        self._proc = None
+    def __init__(self, fn, *args, inline: bool = False, what: str = "the child process", **kwargs):
+        self._proc, self.what = None, what
         if inline or not sys.platform.startswith("linux"):
             self._call = (fn, args, kwargs)
             return
@@ -76,9 +77,9 @@ class Forked:
             status, value, trace = self._conn.recv()
         except EOFError:
             self._proc.join()
-            raise ChildDied(
-                f"the child process (pid {self._proc.pid}) ended without an answer (exit status {self._proc.exitcode})"
-            ) from None
+            code = self._proc.exitcode
+            how = f"was killed by {signal.Signals(-code).name}" if code is not None and code < 0 else f"exited {code}"
+            raise ChildDied(f"{self.what} (process {self._proc.pid}) {how} before it answered") from None
         finally:
             self._conn.close()
         self._proc.join()

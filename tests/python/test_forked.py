@@ -62,8 +62,8 @@ def test_an_exception_is_raised_in_the_caller_with_the_childs_traceback():
 
 
 def test_a_child_that_dies_is_said_not_waited_for():
-    with pytest.raises(ChildDied, match="exit status 7"):
-        Forked(_die).result()
+    with pytest.raises(ChildDied, match="the gate .process [0-9]+. exited 7 before it answered"):
+        Forked(_die, what="the gate").result()
 
 
 def test_leaving_the_block_early_kills_the_child():
@@ -98,3 +98,19 @@ def test_the_child_dies_with_its_killed_parent(tmp_path):
     while _alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(child)
+
+
+def _killed_gate(paths, allow_unbalanced=False):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_run_whose_gate_process_is_killed_says_so_in_one_line(small_study, monkeypatch, capsys):
+    import rater1001.quality
+    from rater1001 import cli
+
+    monkeypatch.setattr(rater1001.quality, "run_quality_gate", _killed_gate)  # the forked child runs it
+    rc = cli.main(["--home", str(small_study.root), "run", "--no-progress", "--no-png"])
+    err = capsys.readouterr().err
+    assert rc == cli.EXIT_FAILED, err
+    assert "error: the quality gate (process" in err and "was killed by SIGKILL before it answered" in err, err
+    assert "Traceback" not in err and not small_study.warehouse.exists()
