@@ -268,16 +268,23 @@ def _cmd_build(args: argparse.Namespace) -> int:
     return EXIT_OK if ok else EXIT_FAILED
 
 
+def _quality_gate(paths, allow_unbalanced: bool):
+    from .quality import run_quality_gate
+
+    return run_quality_gate(paths, allow_unbalanced=allow_unbalanced)
+
+
 def _gate_and_parse(paths, allow_unbalanced: bool):
     """The quality gate, in a child process while dbt parses the project here and the table
     builders are imported (both sides mostly Python: two interpreters on two cores). Returns the
     gate's result and dbt's manifest (None: the build parses)."""
     from .forked import Forked
-    from .marts.preload import import_builders
-    from .quality import run_quality_gate
-    from .warehouse import dbt_parse
 
-    with Forked(run_quality_gate, paths, allow_unbalanced=allow_unbalanced, what="the quality gate") as gate:
+    # forked before this process imports DuckDB, dbt or the gate's modules: each side imports its own
+    with Forked(_quality_gate, paths, allow_unbalanced, what="the quality gate") as gate:
+        from .marts.preload import import_builders
+        from .warehouse import dbt_parse
+
         manifest = dbt_parse(paths)
         import_builders()
         return gate.result(), manifest
@@ -285,10 +292,10 @@ def _gate_and_parse(paths, allow_unbalanced: bool):
 
 def _cmd_run(args: argparse.Namespace) -> int:
     """The main job: quality gate, then the warehouse, its docs, then the report."""
-    from .warehouse import abandon_build, dbt_docs, failure_cause, publish_build, staged_report
-
     paths = project(args.home)
     gate, manifest = _gate_and_parse(paths, args.allow_unbalanced)
+    from .warehouse import abandon_build, dbt_docs, failure_cause, publish_build, staged_report
+
     print(gate.summary())
     if not gate.passed:
         print("quality gate failed: the warehouse was not built (see the report above).", file=sys.stderr)
