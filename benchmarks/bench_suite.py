@@ -11,7 +11,8 @@ A fresh clone measures what CI pays (every parse state and rewritten module is n
 in the same checkout measures the warm suite. The figures include the plugin's own small cost. A
 process a test starts counts only once it is reaped, with what it reaped: headless Chromium's
 renderers are not (the browser test shows ~2 s of CPU for ~15 s of wall), the report's PNG workers
-are.
+are; a command forked by a ForkedCli helper (tests/python/fakes/forked_cli.py) counts in the test
+during which it ended, not when its helper is reaped.
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 def _cpu() -> float:
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    # commands forked by a ForkedCli helper that ended before their helper was reaped
+    forked = getattr(sys.modules.get("fakes.forked_cli"), "CPU", {"ended": 0.0, "reaped": 0.0})
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + forked["ended"] - forked["reaped"]
 
 
 _current_test: list[str] = [""]

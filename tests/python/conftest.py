@@ -319,6 +319,19 @@ def dbt_build_selected(paths: ProjectPaths, select: str) -> bool:
         return bool(dbt_build(paths, select=select))
 
 
+def build_only(monkeypatch, only: str) -> None:
+    """Every build this process starts (`rater1001 run` called in-process among them) selects
+    `only` (a dbt selection). On a copy of a built study of the same landing, dbt_build starts its
+    staged warehouse from a copy of the published one (warehouse._stage), so a run gets a complete
+    staged build for the cost of the selected nodes: for a test whose assertions are on what the
+    run does after its build (the report, a failed mart), where a whole build costs ~12 s of CPU
+    and asserts nothing."""
+    from rater1001 import warehouse
+
+    whole = warehouse.dbt_build
+    monkeypatch.setattr(warehouse, "dbt_build", lambda paths, select=None, **kw: whole(paths, only, **kw))
+
+
 def query_warehouse(paths: ProjectPaths, sql: str):
     """Run one read-only query against a built warehouse and return a pandas frame."""
     import duckdb

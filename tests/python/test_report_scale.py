@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import query_warehouse
+from conftest import build_only, query_warehouse
 from fakes import png_faults
 from rater1001 import cli
 from rater1001.paths import project
@@ -23,6 +23,15 @@ TRACEBACK = "Traceback (most recent call last)"
 def _copy(src, dest):
     shutil.copytree(src.root, dest, ignore=shutil.ignore_patterns("figures", "logs"))
     return project(dest)
+
+
+@pytest.fixture(scope="module")
+def reported(small_warehouse, tmp_path_factory):
+    """A copy of the small warehouse with its report published (`report --no-png`): the last
+    complete report each fault below must leave in place. Tests work on copies of it."""
+    paths = _copy(small_warehouse, tmp_path_factory.mktemp("reported") / "study")
+    assert cli.main(["--home", str(paths.root), "report", "--no-png"]) == 0
+    return paths
 
 
 def _fail_pngs(monkeypatch, fault: str) -> None:
@@ -44,10 +53,9 @@ def _one_error_line(capsys) -> str:
     [("killed_on_victim", "killed by SIGKILL"), ("out_of_memory_on_victim", "out of memory (MemoryError")],
 )
 def test_a_png_worker_that_dies_ends_the_report_naming_the_figure(
-    small_warehouse, tmp_path, monkeypatch, capsys, fault, cause
+    reported, tmp_path, monkeypatch, capsys, fault, cause
 ):
-    paths = _copy(small_warehouse, tmp_path / "study")
-    assert cli.main(["--home", str(paths.root), "report", "--no-png"]) == 0
+    paths = _copy(reported, tmp_path / "study")
     published = (paths.report / "index.html").read_bytes()
     capsys.readouterr()
     _fail_pngs(monkeypatch, fault)
@@ -63,14 +71,14 @@ def test_a_png_worker_that_dies_ends_the_report_naming_the_figure(
 
 
 def test_a_run_whose_png_worker_is_killed_exits_non_zero_and_keeps_the_last_report(
-    small_warehouse, tmp_path, monkeypatch, capsys
+    reported, tmp_path, monkeypatch, capsys
 ):
-    paths = _copy(small_warehouse, tmp_path / "study")
-    assert cli.main(["--home", str(paths.root), "report", "--no-png"]) == 0
+    paths = _copy(reported, tmp_path / "study")
     published = (paths.report / "index.html").read_bytes()
     warehouse = paths.warehouse.read_bytes()
     capsys.readouterr()
     _fail_pngs(monkeypatch, "killed_on_victim")
+    build_only(monkeypatch, "stg_stimuli")  # the run's build: conftest.build_only
     rc = cli.main(["--home", str(paths.root), "run", "--no-progress"])
     out, err = capsys.readouterr()
     assert rc != 0
@@ -79,6 +87,7 @@ def test_a_run_whose_png_worker_is_killed_exits_non_zero_and_keeps_the_last_repo
     assert len(errors) == 1 and "F4b" in errors[0] and "killed by SIGKILL" in errors[0], err
     assert (paths.report / "index.html").read_bytes() == published
     assert paths.warehouse.read_bytes() == warehouse  # the run's build was not published either
+    assert paths.failed_warehouse.read_bytes() != warehouse  # it was built, and kept aside
 
 
 # --- the report marts against pandas / numpy, sharing no code with their SQL ----------------------

@@ -14,6 +14,7 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import build_only
 from fakes.grain import DIMENSIONS, PAPER_WORDS, write_grain_study
 from rater1001.cli import main
 from rater1001.paths import REPO_ROOT, project
@@ -170,13 +171,15 @@ def test_the_headline_numbers_are_the_tables_numbers_under_the_missing_answer_po
         assert zs.loc[dim, "n_missing_model_values"] == (~zero & ~sd.index.isin(answered)).sum() >= 2
 
 
-def test_a_failed_mart_is_named_by_run_and_on_the_reports_first_screen(grain, tmp_path, capsys):
+def test_a_failed_mart_is_named_by_run_and_on_the_reports_first_screen(grain, tmp_path, capsys, monkeypatch):
     """A copy of the built study whose verdict rules the replaceability mart cannot read: `run`
     exits non-zero naming the model and its error in one line, keeps the last complete warehouse,
     and writes its report again, which (also when written by `rater1001 report`) names the failed
-    build's failed and skipped models on its first screen."""
+    build's failed and skipped models on its first screen. The run's build selects the rules and
+    what reads them (conftest.build_only): the failure and what it skips are the whole build's."""
     import shutil
 
+    build_only(monkeypatch, "verdict_rules+")
     paths, _ = grain
     root = tmp_path / "broken"
     shutil.copytree(paths.root, root, ignore=shutil.ignore_patterns("logs", "target"))

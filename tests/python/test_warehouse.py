@@ -145,22 +145,31 @@ def test_a_seed_whose_columns_changed_reloads_into_a_warehouse_built_before(tmp_
     # written with DuckDB, as the older build left it: a build that loads it from a seeds/ of the
     # project's own would cost a full dbt parse (its own seed folder) for the same table, and
     # that a project's own seeds/ is what a build loads is shown by the shape matrix's label sets.
+    # The old warehouse names the folder's (empty) landing as its own, so the selected build starts
+    # from a copy of it (warehouse._stage) and loads the seed over the old table; of another
+    # landing, the build would be a whole one into an empty file, and the old table never met.
     import duckdb
     from rater1001 import warehouse
+    from rater1001.freshness import landing_fingerprint
 
     repo_seed = warehouse.REPO_ROOT / "seeds" / "condition_pools.csv"
     old = pd.read_csv(repo_seed).drop(columns=["excluded_conditions"])
+    warehouse.ensure_landing_tables(tmp_project)
     tmp_project.warehouse.parent.mkdir(parents=True)
     # in the storage version the profile asks for: a newer file would be rebuilt whole instead
     con = duckdb.connect(str(tmp_project.warehouse), config={"storage_compatibility_version": "v1.0.0"})
     try:
         con.register("old_seed", old)
         con.execute("create table condition_pools as select * from old_seed")
+        con.execute(
+            "create table int_study_provenance as select ? as landing_sha256", [landing_fingerprint(tmp_project)]
+        )
     finally:
         con.close()
     assert warehouse.storage_version(tmp_project.warehouse) == warehouse.COMPATIBLE_STORAGE_VERSION
     assert "excluded_conditions" not in query_warehouse(tmp_project, "select * from condition_pools").columns
-    assert warehouse.dbt_build(tmp_project, select="condition_pools")
+    built = warehouse.dbt_build(tmp_project, select="condition_pools")
+    assert built and built.total < 5, built.summary()  # the seed and its tests over the old table, not 252 nodes
     rebuilt = query_warehouse(tmp_project, "select * from condition_pools")
     assert list(rebuilt.columns) == list(pd.read_csv(repo_seed).columns) and len(rebuilt) == len(old)
 

@@ -47,8 +47,16 @@ for line in sys.stdin:
             sys.stderr.flush()
             os._exit(code)
     print(pid, flush=True)
-    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+    _, status, usage = os.wait4(pid, 0)
+    print(os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime, flush=True)
 """
+
+
+# CPU seconds (user + sys, with what they reaped) of the commands that have ended, and of those
+# whose helper pytest has reaped since: only then does their CPU reach pytest's RUSAGE_CHILDREN.
+# benchmarks/bench_suite.py adds the difference, so that a command counts in the test during which
+# it ended, not all of a module's in the test whose teardown ends the helper.
+CPU = {"ended": 0.0, "reaped": 0.0}
 
 
 def _read_line(fd: int) -> str:
@@ -71,20 +79,26 @@ def _text(path: Path) -> str:
 class ForkedRun:
     """The part of subprocess.Popen a fault test uses: pid, poll, send_signal, communicate, returncode."""
 
-    def __init__(self, status_fd: int, pid: int, out: Path, err: Path):
-        self._fd, self.pid, self._out, self._err = status_fd, pid, out, err
+    def __init__(self, status_fd: int, pid: int, out: Path, err: Path, cli: ForkedCli):
+        self._fd, self.pid, self._out, self._err, self._cli = status_fd, pid, out, err, cli
         self.returncode: int | None = None
         self.stderr = None  # a text stream when started with stream_stderr
 
     def poll(self) -> int | None:
         if self.returncode is None and select.select([self._fd], [], [], 0)[0]:
-            self.returncode = int(_read_line(self._fd))
+            self._ended()
         return self.returncode
 
     def wait(self) -> int:
         if self.returncode is None:
-            self.returncode = int(_read_line(self._fd))
+            self._ended()
         return self.returncode
+
+    def _ended(self) -> None:
+        code, cpu = _read_line(self._fd).split()
+        self.returncode = int(code)
+        CPU["ended"] += float(cpu)
+        self._cli.cpu_ended += float(cpu)
 
     def send_signal(self, sig: int) -> None:
         if self.poll() is None:
@@ -122,7 +136,7 @@ class ForkedCli:
             stdout=subprocess.PIPE,
             env=self._env,
         )
-        self._runs, self._last = 0, None
+        self._runs, self._last, self.cpu_ended = 0, None, 0.0
         return self
 
     def start(self, paths: ProjectPaths, *args: str, stream_stderr: bool = False) -> ForkedRun:
@@ -141,7 +155,7 @@ class ForkedCli:
         self._helper.stdin.write(json.dumps(job).encode() + b"\n")
         self._helper.stdin.flush()
         fd = self._helper.stdout.fileno()
-        run = ForkedRun(fd, int(_read_line(fd)), out, err)
+        run = ForkedRun(fd, int(_read_line(fd)), out, err, self)
         if stream_stderr:
             run.stderr = open(err, encoding="utf-8", errors="replace")  # noqa: SIM115  (closed by communicate)
         self._last = run
@@ -158,4 +172,5 @@ class ForkedCli:
         self._helper.stdin.close()
         self._helper.kill()
         self._helper.wait()
+        CPU["reaped"] += self.cpu_ended
         self._dir.cleanup()
