@@ -411,6 +411,89 @@ def test_level_agreement_from_label_counts_equals_one_row_per_label(seed, n_rate
         n=("n", "sum"), n_agree=("n_agree", "sum"), n_raters=("n_raters", "first")
     )
     pd.testing.assert_frame_equal(rater_slices.level_agreement(pairs), rater_slices.level_agreement(per_image))
+    # and summed over the stimuli, their number beside (what the mart hands over from DuckDB)
+    per_level = per_image.groupby(["condition_id", "attribute", "level"], as_index=False).agg(
+        n=("n", "sum"), n_agree=("n_agree", "sum"), n_raters=("n_raters", "first"), n_items=("image_id", "size")
+    )
+    pd.testing.assert_frame_equal(rater_slices.level_agreement(pairs), rater_slices.level_agreement(per_level))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n_raters=st.integers(1, 9),
+    n_images=st.integers(1, 7),
+    n_runs=st.integers(1, 3),
+)
+def test_rater_agreement_table_equals_a_loop_over_every_label(seed, n_raters, n_images, n_runs):
+    """The mart's DuckDB sums (labels counted per level, stimulus and label before a condition
+    meets them) against a loop over every (condition, rater, stimulus) label with the condition's
+    first run: raters without a level, missing labels, unanswered stimuli, several runs, a NULL
+    run_id last, stimuli without a prediction row."""
+    rng = np.random.default_rng(seed)
+    labels = ["x", "y", "z"]
+    ratings = pd.DataFrame(
+        [
+            (f"r{r}", f"i{i}", None if rng.random() < 0.2 else str(rng.choice(labels)))
+            for r in range(n_raters)
+            for i in range(n_images)
+            if rng.random() < 0.8
+        ],
+        columns=["rater_id", "image_id", "chosen_category"],
+    )
+    attributes = pd.DataFrame(
+        [
+            (f"r{r}", a, str(rng.choice(levels)))
+            for r in range(n_raters)
+            if rng.random() < 0.9
+            for a, levels in (("age", ["old", "young"]), ("region", ["n", "s", "w"]))
+        ],
+        columns=["rater_id", "attribute", "level"],
+    )
+    predictions = pd.DataFrame(
+        [
+            (
+                c,
+                f"i{i}",
+                None if rng.random() < 0.15 else f"{run}",
+                None if rng.random() < 0.3 else str(rng.choice(labels)),
+            )
+            for c in ("m1", "m2")
+            for i in range(n_images)
+            if rng.random() < 0.85
+            for run in range(n_runs)
+        ],
+        columns=["condition_id", "image_id", "run_id", "predicted_category"],
+    ).drop_duplicates(["condition_id", "image_id", "run_id"])
+    got = audit.rater_agreement_table(ratings, attributes, predictions)
+    first = {}
+    for c, i, run, label in predictions.astype(object).where(predictions.notna(), None).itertuples(index=False):
+        rank = (run is None, run or "")
+        if (c, i) not in first or rank < first[(c, i)][0]:
+            first[(c, i)] = (rank, label)
+    cells = {}
+    ratings = ratings.astype(object).where(ratings.notna(), None)
+    for (c, i), (_, label) in first.items():
+        for r, img, chosen in ratings.itertuples(index=False):
+            if img != i or chosen is None:
+                continue
+            for _, a, level in attributes[attributes["rater_id"] == r].itertuples(index=False):
+                cell = cells.setdefault((c, a, level), {"labels": 0, "agree": 0, "items": set()})
+                cell["labels"] += 1
+                cell["agree"] += int(label is not None and label == chosen)
+                cell["items"].add(i)
+    labelled = ratings.dropna(subset=["chosen_category"]).merge(attributes, on="rater_id")
+    raters = labelled.groupby(["attribute", "level"])["rater_id"].nunique()
+    if not cells or all(label is None for _, label in first.values()):  # no first run has a label
+        assert got.empty
+        return
+    got = got.set_index(["condition_id", "attribute", "level"]).sort_index()
+    assert list(got.index) == sorted(cells)
+    for key, cell in cells.items():
+        row = got.loc[key]
+        assert (row["n_labels"], row["n_agree"], row["n_items"]) == (cell["labels"], cell["agree"], len(cell["items"]))
+        assert row["n_raters"] == raters[key[1:]]
+        assert row["agreement"] == cell["agree"] / cell["labels"]
 
 
 def test_rater_agreement_counts_each_rater_label_against_the_models_first_run():

@@ -232,44 +232,43 @@ def significance_counts_table(anova: pd.DataFrame) -> pd.DataFrame:
     return typed(stratified_anova.significance_counts(anova), declared("demographic_significance_counts"))
 
 
-def rater_agreement_table(ratings, attributes, predictions: pd.DataFrame) -> pd.DataFrame:
+def rater_agreement_table(ratings, attributes, predictions) -> pd.DataFrame:
     """demographic_rater_agreement: stg_human_ratings' forced-choice labels, stg_rater_attributes
     and int_model_vs_human (the primary run; a row for every stimulus, NULL where the condition
     never answered) -> agreement of each condition with the raters of each attribute level, and
-    whether it differs by level. A missing answer agrees with no rater (docs/stats.md). The labels
-    are counted per (attribute, level, stimulus, label) in DuckDB (:func:`label_counts`), so no
-    row per label reaches pandas; a level's raters are those with a label (every condition has a
-    row for every stimulus)."""
-    counts = label_counts(ratings, attributes)
-    # the first run per stimulus (int_model_vs_human has one already; a never-answered row has none)
-    first = predictions.sort_values("run_id", na_position="last").drop_duplicates(["condition_id", "image_id"])
-    first = first[["condition_id", "image_id", "predicted_category"]]
-    if counts.empty or first.empty or first["predicted_category"].isna().all():
+    whether it differs by level. A missing answer agrees with no rater (docs/stats.md). Relations
+    of one connection (dbt's refs), or frames: everything up to one row per (condition, attribute,
+    level) is summed in DuckDB (:func:`level_label_sums`), so no row per label or per stimulus
+    reaches pandas; a level's raters are those with a label (every condition has a row for every
+    stimulus)."""
+    if isinstance(ratings, pd.DataFrame):
+        con = duckdb.connect()
+        ratings, attributes, predictions = (con.from_df(f) for f in (ratings, attributes, predictions))
+    first = (
+        predictions.project(
+            "condition_id, image_id, predicted_category, "
+            "row_number() over (partition by condition_id, image_id order by run_id nulls last) as run_rank"
+        )
+        .filter("run_rank = 1")
+        .project("condition_id, image_id, predicted_category")
+    )
+    if not first.aggregate("count(predicted_category)").fetchall()[0][0]:
         return typed(pd.DataFrame(), declared("demographic_rater_agreement"))
-    # each condition against each (level, stimulus), its agreeing labels counted in DuckDB: one row
-    # per (condition, level, stimulus), not one per (condition, level, stimulus, label) in pandas
-    # (15 M rows at 100x, the build's peak of memory)
-    con = duckdb.connect()
-    con.register("counts", counts)
-    con.register("first_runs", first)
-    pairs = con.sql(
-        "select f.condition_id, c.attribute, c.level, c.image_id, sum(c.n) as n, "
-        "sum(case when f.predicted_category = c.chosen then c.n else 0 end) as n_agree, "
-        "any_value(c.n_raters) as n_raters "
-        "from counts as c inner join first_runs as f on c.image_id = f.image_id group by all"
-    ).df()
-    con.close()
-    levels = rater_slices.level_agreement(pairs)
+    levels = as_frame(level_label_sums(ratings, attributes, first))
+    if levels.empty:
+        return typed(pd.DataFrame(), declared("demographic_rater_agreement"))
+    levels = rater_slices.level_agreement(levels)
     tests = rater_slices.homogeneity(levels)
     return typed(levels.merge(tests, on=rater_slices.KEYS, how="left"), declared("demographic_rater_agreement"))
 
 
-def label_counts(ratings, attributes) -> pd.DataFrame:
-    """Per (attribute, level, image_id, chosen): n labels, with the level's n_raters (raters with a
-    label); aggregated in DuckDB (relations, or frames registered on a connection of its own)."""
-    if isinstance(ratings, pd.DataFrame):
-        con = duckdb.connect()
-        ratings, attributes = con.from_df(ratings), con.from_df(attributes)
+def level_label_sums(ratings, attributes, first):
+    """Per (condition_id, attribute, level): n labels of the level's raters on the stimuli the
+    condition has a row for, n_agree of them equal to its label, n_items (those stimuli) and the
+    level's n_raters (raters with a label); a relation. The labels are counted per (attribute,
+    level, stimulus, label) before each condition meets them: a condition's agreeing labels by a
+    join on (stimulus, label), its labels and stimuli by one on the stimulus' per-level totals, so
+    the work is (levels x stimuli x conditions) rows summed in DuckDB, linear in the study."""
     labelled = (
         ratings.filter("chosen_category is not null")
         .set_alias("r")
@@ -278,11 +277,36 @@ def label_counts(ratings, attributes) -> pd.DataFrame:
             "a.attribute as attribute, a.level as level, r.image_id as image_id, r.rater_id as rater_id, r.chosen_category as chosen"
         )
     )
-    counts = as_frame(
-        labelled.aggregate("attribute, level, image_id, chosen, count(*) as n", "attribute, level, image_id, chosen")
+    counts = labelled.aggregate(
+        "attribute, level, image_id, chosen, count(*) as n", "attribute, level, image_id, chosen"
     )
-    raters = as_frame(labelled.aggregate("attribute, level, count(distinct rater_id) as n_raters", "attribute, level"))
-    return counts.merge(raters, on=["attribute", "level"])
+    totals = counts.aggregate("attribute, level, image_id, sum(n) as n", "attribute, level, image_id")
+    raters = labelled.aggregate("attribute, level, count(distinct rater_id) as n_raters", "attribute, level")
+    keys = "f.condition_id, c.attribute, c.level"
+    named = "f.condition_id as condition_id, c.attribute as attribute, c.level as level"
+    labels = (
+        totals.set_alias("c")
+        .join(first.set_alias("f"), "c.image_id = f.image_id")
+        .aggregate(f"{named}, cast(sum(c.n) as bigint) as n, count(*) as n_items", keys)
+    )
+    agreeing = (
+        counts.set_alias("c")
+        .join(first.set_alias("f"), "c.image_id = f.image_id and c.chosen = f.predicted_category")
+        .aggregate(f"{named}, cast(sum(c.n) as bigint) as n_agree", keys)
+    )
+    return (
+        labels.set_alias("l")
+        .join(
+            agreeing.set_alias("g"),
+            "l.condition_id = g.condition_id and l.attribute = g.attribute and l.level = g.level",
+            how="left",
+        )
+        .join(raters.set_alias("k"), "l.attribute = k.attribute and l.level = k.level")
+        .project(
+            "l.condition_id as condition_id, l.attribute as attribute, l.level as level, l.n as n, "
+            "coalesce(g.n_agree, 0) as n_agree, l.n_items as n_items, k.n_raters as n_raters"
+        )
+    )
 
 
 def rater_panels_table(panels: pd.DataFrame, model_long: pd.DataFrame) -> pd.DataFrame:
@@ -384,7 +408,8 @@ def demographic_significance_counts(anova, provenance) -> pd.DataFrame:
 
 
 def demographic_rater_agreement(ratings, attributes, predictions, pools, provenance) -> pd.DataFrame:
-    predictions = _pooled(predictions, pools, "condition_id, image_id, run_id, predicted_category")
+    pool = pools.filter(f"pool = '{POOL}'").project("condition_id")
+    predictions = predictions.join(pool, "condition_id", how="semi")
     table = rater_agreement_table(ratings, attributes, predictions)
     return with_origin(table, provenance)
 

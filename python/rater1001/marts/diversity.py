@@ -103,7 +103,10 @@ _MODEL_COLUMNS = "condition_id, dimension, category, image_id, model_value"
 
 
 def response_diversity(model_long, provenance) -> pd.DataFrame:
-    return with_origin(diversity_table(_columns(model_long, _MODEL_COLUMNS)), provenance)
+    # no image_id: a value's stimulus plays no part, and its text was most of the frame's cost
+    return with_origin(
+        diversity_table(_columns(model_long, "condition_id, dimension, category, model_value")), provenance
+    )
 
 
 def _value_counts(relation) -> pd.DataFrame:

@@ -99,7 +99,9 @@ def diversity_table(frame: pd.DataFrame, by: list[str], value: str) -> pd.DataFr
     [['happy', 1, 0.0, 1.0], ['sad', 2, 1.4142135623730951, 0.5]]
     """
     rows = []
-    for key, sub in frame.groupby(by, sort=True, observed=True):
+    # the value column's groups only: iterating the frame's groups took every column's rows
+    # (their text the most) in group order first
+    for key, sub in frame.groupby(by, sort=True, observed=True)[value]:
         key = key if isinstance(key, tuple) else (key,)
-        rows.append({**dict(zip(by, key)), **asdict(diversity(sub[value]))})
+        rows.append({**dict(zip(by, key)), **asdict(diversity(sub))})
     return pd.DataFrame(rows)

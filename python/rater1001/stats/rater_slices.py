@@ -8,7 +8,8 @@ rater's label `chosen` and the condition's label `predicted` (NULL when the mode
 disagreement, as an unparsed answer is a wrong one elsewhere in the audit); or, counted, one row
 per (condition_id, attribute, level, stimulus, chosen) with its number of labels `n` and the
 level's `n_raters`; or one row per (condition_id, attribute, level, stimulus) with its labels `n`,
-the agreeing ones `n_agree` and `n_raters`.
+the agreeing ones `n_agree` and `n_raters`; or those summed over the stimuli, one row per
+(condition_id, attribute, level) with `n`, `n_agree`, `n_raters` and the stimuli `n_items`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def level_agreement(pairs: pd.DataFrame) -> pd.DataFrame:
         counted: one row per (condition_id, attribute, level, image_id, chosen) with ``n`` labels
         and the level's ``n_raters`` (constant within a level), the same table without one row
         per label. Or one row per (condition_id, attribute, level, image_id) with ``n`` labels,
-        ``n_agree`` of them equal to the prediction and ``n_raters``.
+        ``n_agree`` of them equal to the prediction and ``n_raters``; or those already summed
+        over the stimuli, with their number ``n_items`` instead of ``image_id``.
 
     Returns
     -------
@@ -72,7 +74,7 @@ def level_agreement(pairs: pd.DataFrame) -> pd.DataFrame:
     g = pairs.assign(agree=agreeing, labels=labels).groupby([*KEYS, "level"], sort=True)
     out = g.agg(
         n_raters=("n_raters", "first") if counted else ("rater_id", "nunique"),
-        n_items=("image_id", "nunique"),
+        n_items=("n_items", "sum") if "n_items" in pairs.columns else ("image_id", "nunique"),
         n_labels=("labels", "sum"),
         n_agree=("agree", "sum"),
     ).reset_index()
