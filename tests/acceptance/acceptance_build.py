@@ -60,7 +60,7 @@ def build_study(name: str, root: Path, run_options: tuple[str, ...] = ()) -> Bui
                 codes[table] = main([*home, "ingest", table, str(files[table])])
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        # --no-png: the PNG copies (~2.5 s of CPU a study) are drawn by the dataset's `init` run,
+        # --no-png: the PNG copies (up to ~2.5 s of CPU a study) are drawn by the dataset's `init` run,
         # a plain `run` as a user types it, whose warehouse is asserted equal to this one.
         run_code = main([*home, "run", "--no-progress", "--no-png", *run_options])
     return BuiltStudy(project(root), files, codes, run_code, out.getvalue(), err.getvalue())
