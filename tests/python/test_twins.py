@@ -75,6 +75,9 @@ def parity(python: str, macro: str):
     return register
 
 
+# 60 examples for every property here, the macro-vs-brute-force checks included: each macro is also
+# held to its Python twin, and the twin to brute force or the krippendorff package in its
+# test_stats_* file.
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SCALE = st.floats(-5, 12, allow_nan=False).map(lambda v: round(v, 2))
 
@@ -600,7 +603,7 @@ def test_sql_ordinal_alpha_on_labels_without_an_order_is_an_error():
         run(m.alpha_coincidence("ratings", "image_id", "rating", "ordinal", order=WORDS[:4]), ratings=df)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@PROPERTY
 @given(studies())
 def test_sql_loo_mean_sd_z_and_summary_equal_brute_force(df):
     ref = brute_loo(df)
@@ -616,7 +619,7 @@ def test_sql_loo_mean_sd_z_and_summary_equal_brute_force(df):
     assert_same([summary.w1sd, summary.mean_abs_z], [want.w1sd, want.mean_abs_z], "summary")
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@PROPERTY
 @given(studies())
 def test_sql_interval_alpha_equals_brute_force(df):
     ref = brute_alpha(df)
