@@ -496,3 +496,20 @@ def test_a_wide_file_with_one_attribute_spelt_as_a_stimulus_factor_stays_wide():
     proposal = propose(wide, "survey.csv", Options(dimensions=("liking",)), [(sheet, "info.csv")])
     assert proposal.shape.layout == "wide" and proposal.shape.rater_attributes == {"sex": "sex"}
     assert set(proposal.tables["human_ratings"].image_id) == {"X0", "X1", "X2", "X3"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    columns=st.lists(
+        st.lists(st.sampled_from(["a", "b", "c", 1, 2, 3]), min_size=6, max_size=6), min_size=2, max_size=5
+    )
+)
+def test_key_pairs_are_the_pairs_pandas_finds_no_duplicate_in(columns):
+    """Oracle: pandas' own `duplicated` over each pair, the definition the factorized codes replace."""
+    from rater1001.init.guess import key_pairs
+
+    frame = pd.DataFrame({f"c{i}": [str(v) if isinstance(v, str) else v for v in col] for i, col in enumerate(columns)})
+    got = key_pairs(frame, Options())
+    cols = [c for c in frame.columns if not frame[c].is_unique and frame[c].nunique() > 1]
+    expected = [(a, b) for i, a in enumerate(cols) for b in cols[i + 1 :] if not frame.duplicated([a, b]).any()]
+    assert got == expected
