@@ -282,7 +282,7 @@ def _gate_and_parse(paths, allow_unbalanced: bool):
 
     # forked before this process imports DuckDB, dbt or the gate's modules: each side imports its own
     with Forked(_quality_gate, paths, allow_unbalanced, what="the quality gate") as gate:
-        from .marts.preload import import_builders
+        from .marts._preload import import_builders
         from .warehouse import dbt_parse
 
         manifest = dbt_parse(paths)

@@ -1,4 +1,4 @@
-"""marts.preload.import_builders, which `rater1001 run` calls while its quality gate runs, leaves
+"""marts._preload.import_builders, which `rater1001 run` calls while its quality gate runs, leaves
 nothing for a build's Python models to import: every module a table builder or a statistic
 imports inside a function is loaded by it."""
 
@@ -33,7 +33,7 @@ def test_the_preload_imports_what_builders_and_statistics_import_late():
     late = _imports_inside_functions(PACKAGE / "stats") | _imports_inside_functions(PACKAGE / "marts")
     assert {"mixedlm", "statsmodels.discrete.discrete_model"} <= late  # the scan sees them
     code = (
-        "import json, sys; from rater1001.marts.preload import import_builders; import_builders(); "
+        "import json, sys; from rater1001.marts._preload import import_builders; import_builders(); "
         "print(json.dumps(sorted(sys.modules)))"
     )
     loaded = set(
