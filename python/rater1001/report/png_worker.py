@@ -10,12 +10,16 @@ import vl_convert
 _font_folders: set[str] = set()
 
 
-def render_png(spec: dict, vl_version: str, target: str, font_folder: str | None = None) -> str:
-    """font_folder: fonts vl-convert should know besides the system's (the shipped Hangul font),
-    registered once per process."""
+def _register_fonts(font_folder: str | None) -> None:
     if font_folder is not None and font_folder not in _font_folders:
         vl_convert.register_font_directory(font_folder)
         _font_folders.add(font_folder)
+
+
+def render_png(spec: dict, vl_version: str, target: str, font_folder: str | None = None) -> str:
+    """font_folder: fonts vl-convert should know besides the system's (the shipped Hangul font),
+    registered once per process."""
+    _register_fonts(font_folder)
     Path(target).write_bytes(vl_convert.vegalite_to_png(spec, vl_version=vl_version, scale=2))
     return target
 
@@ -29,9 +33,7 @@ WARM_UP = {"data": {"values": [{"x": 0}]}, "mark": "point",
 def warm_up(vl_version: str, font_folder: str | None) -> None:
     """The engine started and the fonts registered; a failure here is left for a figure to say."""
     try:
-        if font_folder is not None and font_folder not in _font_folders:
-            vl_convert.register_font_directory(font_folder)
-            _font_folders.add(font_folder)
+        _register_fonts(font_folder)
         vl_convert.vegalite_to_png(WARM_UP, vl_version=vl_version)
     except Exception:
         pass
