@@ -104,8 +104,12 @@ def typed(rows, schema: dict[str, str]) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def in_pool(rows: pd.DataFrame, pools, pool: str) -> pd.DataFrame:
-    """The rows of the conditions in `pool` (int_condition_pools; seeds/condition_pools.csv)."""
+def in_pool(rows, pools, pool: str):
+    """The rows of the conditions in `pool` (int_condition_pools; seeds/condition_pools.csv): a
+    frame's as a frame, a dbt relation's as a relation (filtered in DuckDB; `pools` one of the same
+    connection)."""
+    if not isinstance(rows, pd.DataFrame):
+        return rows.join(pools.filter(f"pool = '{pool}'").project("condition_id"), "condition_id", how="semi")
     pools = as_frame(pools)
     return rows[rows["condition_id"].isin(pools.loc[pools["pool"] == pool, "condition_id"])]
 

@@ -408,9 +408,7 @@ def demographic_significance_counts(anova, provenance) -> pd.DataFrame:
 
 
 def demographic_rater_agreement(ratings, attributes, predictions, pools, provenance) -> pd.DataFrame:
-    pool = pools.filter(f"pool = '{POOL}'").project("condition_id")
-    predictions = predictions.join(pool, "condition_id", how="semi")
-    table = rater_agreement_table(ratings, attributes, predictions)
+    table = rater_agreement_table(ratings, attributes, in_pool(predictions, pools, POOL))
     return with_origin(table, provenance)
 
 
