@@ -7,6 +7,7 @@ re-exports (the code lives in a named module)."""
 from __future__ import annotations
 
 import ast
+import logging
 import subprocess
 import sys
 import tomllib
@@ -33,7 +34,15 @@ def test_no_stats_module_over_400_lines():
 
 def test_the_import_graph_keeps_the_contracts_of_pyproject(capsys, monkeypatch):
     monkeypatch.chdir(REPO)
-    code = lint_imports(config_filename=str(REPO / "pyproject.toml"), no_cache=True, no_logo=True)
+    # lint_imports configures logging with dictConfig, which disables every logger that exists
+    # (dbt's file logger among them, when a dbt command ran earlier in this process: later
+    # commands then wrote an empty logs/dbt.log); their state is put back after it.
+    disabled = {lg: lg.disabled for lg in logging.root.manager.loggerDict.values() if isinstance(lg, logging.Logger)}
+    try:
+        code = lint_imports(config_filename=str(REPO / "pyproject.toml"), no_cache=True, no_logo=True)
+    finally:
+        for lg, was in disabled.items():
+            lg.disabled = was
     out = capsys.readouterr().out
     contracts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"][
         "contracts"
