@@ -19,7 +19,13 @@ from hypothesis.extra import numpy as hnp
 from rater1001.stats.design import treatment_design
 from rater1001.stats.glmm import BinomialData, fit_glmm_binomial
 from rater1001.stats.glmm_lrt import likelihood_ratio_test
-from rater1001.stats.glmm_quadrature import conditional_modes, logsumexp_rows, marginal_loglik
+from rater1001.stats.glmm_quadrature import (
+    _group_sum,
+    conditional_modes,
+    logsumexp_rows,
+    marginal_loglik,
+    split_gauss_legendre_log_integrals,
+)
 from scipy import integrate, special
 
 # lme4's cbpp data (56 rows: herd, incidence, size, period), as distributed with the package.
@@ -285,3 +291,40 @@ def test_marginal_loglik_equals_quad_on_random_groups(rows, sigma):
     eta0 = np.array([r[2] for r in rows])
     data = BinomialData.build(eta0[:, None], k, n, np.zeros(len(rows)), from_binary_rows=True)
     assert marginal_loglik(data, [1.0], sigma) == pytest.approx(quad_group_loglik(k, n, eta0, sigma), abs=1e-10)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    hnp.arrays(np.float64, st.tuples(st.integers(1, 40), st.integers(1, 100)), elements=st.floats(-1e6, 1e6)),
+    st.integers(1, 6),
+    st.data(),
+)
+def test_group_sum_adds_each_bin_in_row_order_like_np_add_at(values, n_groups, data):
+    """The quadrature's group sums against np.add.at (unbuffered, in row order from 0), which they
+    replace: equal to the last bit (the optimiser's path depends on every bit)."""
+    group = data.draw(hnp.arrays(np.intp, len(values), elements=st.integers(0, n_groups - 1)))
+    expected = np.zeros((n_groups, values.shape[1]))
+    np.add.at(expected, group, values)
+    assert np.array_equal(_group_sum(values, group, n_groups), expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 4), st.integers(1, 60), st.floats(0, 1), st.floats(-4, 4)), min_size=1, max_size=12
+    ),
+    st.floats(-3, 3),
+    st.floats(0, 6),
+)
+def test_marginal_loglik_is_its_parts_bit_for_bit(rows, intercept, sigma):
+    """The likelihood reuses h and eta at the modes from the mode search instead of evaluating them
+    again: the same value, to the last bit, as the public parts (modes, then the split
+    Gauss-Legendre integrals, which evaluate h at the modes themselves)."""
+    n = np.array([r[1] for r in rows], dtype=float)
+    k = np.round(n * np.array([r[2] for r in rows]))
+    X = np.column_stack([np.ones(len(rows)), [r[3] for r in rows]])
+    data = BinomialData.build(X, k, n, [f"g{r[0]}" for r in rows], from_binary_rows=True)
+    beta = np.array([intercept, 0.5])
+    b_hat, _ = conditional_modes(data, beta, sigma)
+    parts = split_gauss_legendre_log_integrals(data, beta, sigma, b_hat) - 0.5 * np.log(2 * np.pi)
+    assert marginal_loglik(data, beta, sigma) == float(parts.sum() + data.log_binom_const)
