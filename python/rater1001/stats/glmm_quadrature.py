@@ -12,26 +12,12 @@ from numpy.polynomial.hermite import hermgauss
 from numpy.polynomial.legendre import leggauss
 from scipy import special
 
+from . import glmm_kernels as kernels
+
 # None: the mode-split Gauss-Legendre integrator (accurate); an integer: lme4's nAGQ.
 DEFAULT_N_AGQ = None
 SPLIT_GL_NODES = 48  # Gauss-Legendre nodes on each side of the mode
 SPLIT_GL_DROP = 40.0  # each side ends where the log-integrand is this far below its maximum
-
-
-def _row_loglik(eta: np.ndarray, k: np.ndarray, n: np.ndarray) -> np.ndarray:
-    # k*eta - n*log(1+e^eta), stable for large |eta|
-    return k * eta - n * np.logaddexp(0.0, eta)
-
-
-def _group_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-    """Sum rows of a (rows,) or (rows, K) array within groups."""
-    if values.ndim == 1:
-        return np.bincount(group, weights=values, minlength=n_groups)
-    # bincount of the flattened (group, column) bins adds each bin's values in row order from 0,
-    # as np.add.at does (the same sums, bit for bit) at a fifth of its cost on (rows, 96) arrays
-    K = values.shape[1]
-    flat = (group[:, None] * K + np.arange(K)).ravel()
-    return np.bincount(flat, weights=values.ravel(), minlength=n_groups * K).reshape(n_groups, K)
 
 
 def conditional_modes(
@@ -94,38 +80,10 @@ def _curvature(data, sigma: float, eta: np.ndarray) -> np.ndarray:
 
 
 def _modes(data, offset: np.ndarray, sigma: float, tol: float = 1e-12, max_iter: int = 100, start=None):
-    """conditional_modes' iteration: the modes b, h(b) and each row's eta at b, which the
+    """conditional_modes' iteration (compiled): the modes b, h(b) and each row's eta at b, which the
     likelihood reads instead of computing them again (the same operations, so the same bits)."""
-    G, group, k, n = data.n_groups, data.group, data.successes, data.trials
-    b = np.zeros(G) if start is None else np.array(start, dtype=float)
-
-    def h(bv):
-        eta = offset + sigma * bv[group]
-        return np.bincount(group, weights=_row_loglik(eta, k, n), minlength=G) - 0.5 * bv**2, eta
-
-    hb, eta = h(b)
-    for _ in range(max_iter):
-        p = special.expit(eta)
-        grad = sigma * np.bincount(group, weights=k - n * p, minlength=G) - b
-        curv = sigma**2 * np.bincount(group, weights=n * p * (1 - p), minlength=G) + 1.0
-        step = grad / curv
-        new_b = b + step
-        new_h, new_eta = h(new_b)
-        # Step-halving until h rises by a share of what the step promised (Armijo): with "not
-        # lower" alone, a full step across a far mode can land as high on the other side, and
-        # the iteration cycled between two points either side of the mode (a group 0 of 48 at
-        # offset 6, sigma 0.5: mode -12, the cycle around -1.35 and -22.8).
-        for _ in range(30):
-            worse = new_h < hb + 1e-4 * step * grad - 1e-14 * (1 + np.abs(hb))
-            if not worse.any():
-                break
-            step = np.where(worse, step / 2, step)
-            new_b = b + step
-            new_h, new_eta = h(new_b)
-        b, hb, eta = new_b, new_h, new_eta
-        if np.abs(step).max(initial=0.0) < tol:
-            break
-    return b, hb, eta
+    b = np.zeros(data.n_groups) if start is None else np.array(start, dtype=float)
+    return kernels.modes(offset, float(sigma), data.group, data.successes, data.trials, b, float(tol), int(max_iter))
 
 
 @functools.lru_cache(maxsize=8)
@@ -194,11 +152,7 @@ def logsumexp_rows(a: np.ndarray) -> np.ndarray:
 def _log_integrand(data, offset: np.ndarray, sigma: float, nodes: np.ndarray) -> np.ndarray:
     """h_g(b) = sum_i [k_i eta_i - n_i log(1 + e^eta_i)] - b^2/2 at nodes (G, K), one row per group;
     offset = X beta."""
-    eta = offset[:, None] + sigma * nodes[data.group]
-    return (
-        _group_sum(_row_loglik(eta, data.successes[:, None], data.trials[:, None]), data.group, data.n_groups)
-        - 0.5 * nodes**2
-    )
+    return kernels.nodes_h(offset, float(sigma), data.group, data.successes, data.trials, np.ascontiguousarray(nodes))
 
 
 @functools.lru_cache(maxsize=4)
@@ -215,19 +169,21 @@ def _side_ends(data, offset, sigma: float, b_hat: np.ndarray, h_max: np.ndarray,
     monotonically inwards onto the root (a concave function lies below its tangents). A start
     (the previous call's ends, inside an optimiser) on the right side of the mode also converges:
     from inside the first step lands outside, and from there the iteration is monotone."""
-    G = data.n_groups
-    far = b_hat + side * np.sqrt(2.0 * SPLIT_GL_DROP)
-    b = far if start is None else np.where(side * (start - b_hat) > 0, start, far)
-    target = h_max - SPLIT_GL_DROP
-    for _ in range(100):
-        eta = offset + sigma * b[data.group]
-        h = _group_sum(_row_loglik(eta, data.successes, data.trials), data.group, G) - 0.5 * b**2
-        # The end need not be exact: beyond a fall of 39.5 the tail is below e^-39 of the peak.
-        if np.all(np.abs(h - target) <= 0.5):
-            break
-        slope = sigma * _group_sum(data.successes - data.trials * special.expit(eta), data.group, G) - b
-        b = b - (h - target) / slope
-    return b
+    has_start = start is not None
+    k, n = data.successes, data.trials
+    return kernels.side_ends(
+        offset,
+        float(sigma),
+        data.group,
+        k,
+        n,
+        b_hat,
+        h_max,
+        side,
+        start if has_start else b_hat,
+        has_start,
+        SPLIT_GL_DROP,
+    )
 
 
 def split_gauss_legendre_log_integrals(
