@@ -16,10 +16,17 @@ import statsmodels.api as sm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from rater1001.stats import glmm_kernels
 from rater1001.stats.design import treatment_design
 from rater1001.stats.glmm import BinomialData, fit_glmm_binomial
 from rater1001.stats.glmm_lrt import likelihood_ratio_test
-from rater1001.stats.glmm_quadrature import conditional_modes, logsumexp_rows, marginal_loglik
+from rater1001.stats.glmm_quadrature import (
+    SPLIT_GL_DROP,
+    conditional_modes,
+    logsumexp_rows,
+    marginal_loglik,
+    split_gauss_legendre_log_integrals,
+)
 from scipy import integrate, special
 
 # lme4's cbpp data (56 rows: herd, incidence, size, period), as distributed with the package.
@@ -285,3 +292,110 @@ def test_marginal_loglik_equals_quad_on_random_groups(rows, sigma):
     eta0 = np.array([r[2] for r in rows])
     data = BinomialData.build(eta0[:, None], k, n, np.zeros(len(rows)), from_binary_rows=True)
     assert marginal_loglik(data, [1.0], sigma) == pytest.approx(quad_group_loglik(k, n, eta0, sigma), abs=1e-10)
+
+
+# The numpy expressions stats.glmm_kernels' loops replace (np.add.at: unbuffered, in row order from
+# 0); the loops must give their values to the last bit, since the optimiser's path depends on every bit.
+def numpy_h(data, offset, sigma, nodes):
+    eta = offset[:, None] + sigma * nodes[data.group]
+    terms = data.successes[:, None] * eta - data.trials[:, None] * np.logaddexp(0.0, eta)
+    out = np.zeros(nodes.shape)
+    np.add.at(out, data.group, terms)
+    return out - 0.5 * nodes**2
+
+
+def numpy_modes(data, offset, sigma, b, tol=1e-12):
+    group, k, n, G = data.group, data.successes, data.trials, data.n_groups
+
+    def h(bv):
+        eta = offset + sigma * bv[group]
+        return np.bincount(group, weights=k * eta - n * np.logaddexp(0.0, eta), minlength=G) - 0.5 * bv**2, eta
+
+    hb, eta = h(b)
+    for _ in range(100):
+        p = special.expit(eta)
+        grad = sigma * np.bincount(group, weights=k - n * p, minlength=G) - b
+        step = grad / (sigma**2 * np.bincount(group, weights=n * p * (1 - p), minlength=G) + 1.0)
+        new_h, new_eta = h(b + step)
+        for _ in range(30):
+            worse = new_h < hb + 1e-4 * step * grad - 1e-14 * (1 + np.abs(hb))
+            if not worse.any():
+                break
+            step = np.where(worse, step / 2, step)
+            new_h, new_eta = h(b + step)
+        b, hb, eta = b + step, new_h, new_eta
+        if np.abs(step).max(initial=0.0) < tol:
+            break
+    return b, hb, eta
+
+
+def numpy_side_ends(data, offset, sigma, b_hat, h_max, side, start):
+    group, k, n, G = data.group, data.successes, data.trials, data.n_groups
+    far = b_hat + side * np.sqrt(2.0 * SPLIT_GL_DROP)
+    b = far if start is None else np.where(side * (start - b_hat) > 0, start, far)
+    target = h_max - SPLIT_GL_DROP
+    for _ in range(100):
+        eta = offset + sigma * b[group]
+        h = np.bincount(group, weights=k * eta - n * np.logaddexp(0.0, eta), minlength=G) - 0.5 * b**2
+        if np.all(np.abs(h - target) <= 0.5):
+            break
+        b = b - (h - target) / (sigma * np.bincount(group, weights=k - n * special.expit(eta), minlength=G) - b)
+    return b
+
+
+ROWS = st.lists(
+    st.tuples(st.integers(0, 4), st.integers(1, 60), st.floats(0, 1), st.floats(-4, 4)), min_size=1, max_size=12
+)  # rows: group, trials, share right, covariate
+
+
+def random_data(rows):
+    n = np.array([r[1] for r in rows], dtype=float)
+    k = np.round(n * np.array([r[2] for r in rows]))
+    X = np.column_stack([np.ones(len(rows)), [r[3] for r in rows]])
+    return BinomialData.build(X, k, n, [f"g{r[0]}" for r in rows], from_binary_rows=True)
+
+
+@settings(max_examples=80, deadline=None)
+@given(ROWS, st.floats(-3, 3), st.floats(0, 6), st.floats(-8, 8), st.integers(1, 96))
+def test_compiled_loops_are_the_numpy_expressions_bit_for_bit(rows, intercept, sigma, shift, n_nodes):
+    data = random_data(rows)
+    offset = data.X @ np.array([intercept, 0.5])
+    nodes = np.linspace(-6, 6, n_nodes)[None, :] * (1 + np.arange(data.n_groups)[:, None]) + shift
+    assert np.array_equal(
+        glmm_kernels.nodes_h(offset, sigma, data.group, data.successes, data.trials, nodes),
+        numpy_h(data, offset, sigma, nodes),
+    )
+    for start in (np.zeros(data.n_groups), np.full(data.n_groups, shift)):
+        got = glmm_kernels.modes(offset, sigma, data.group, data.successes, data.trials, start.copy(), 1e-12, 100)
+        for a, b in zip(got, numpy_modes(data, offset, sigma, start)):
+            assert np.array_equal(a, b)
+    b_hat, h_max, _ = got
+    for side in (-1.0, 1.0):
+        for start in (None, b_hat + shift):
+            got = glmm_kernels.side_ends(
+                offset,
+                sigma,
+                data.group,
+                data.successes,
+                data.trials,
+                b_hat,
+                h_max,
+                side,
+                b_hat if start is None else start,
+                start is not None,
+                SPLIT_GL_DROP,
+            )
+            assert np.array_equal(got, numpy_side_ends(data, offset, sigma, b_hat, h_max, side, start))
+
+
+@settings(max_examples=60, deadline=None)
+@given(ROWS, st.floats(-3, 3), st.floats(0, 6))
+def test_marginal_loglik_is_its_parts_bit_for_bit(rows, intercept, sigma):
+    """The likelihood reuses h and eta at the modes from the mode search instead of evaluating them
+    again: the same value, to the last bit, as the public parts (modes, then the split
+    Gauss-Legendre integrals, which evaluate h at the modes themselves)."""
+    data = random_data(rows)
+    beta = np.array([intercept, 0.5])
+    b_hat, _ = conditional_modes(data, beta, sigma)
+    parts = split_gauss_legendre_log_integrals(data, beta, sigma, b_hat) - 0.5 * np.log(2 * np.pi)
+    assert marginal_loglik(data, beta, sigma) == float(parts.sum() + data.log_binom_const)

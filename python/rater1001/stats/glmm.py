@@ -49,8 +49,9 @@ class BinomialData:
         X = np.asarray(X, dtype=float)
         if X.ndim == 1:
             X = X[:, None]
-        k = np.asarray(successes, dtype=float)
-        n = np.asarray(trials, dtype=float)
+        # copies: writable arrays whatever the input, one compiled signature of the likelihood's loops
+        k = np.array(successes, dtype=float)
+        n = np.array(trials, dtype=float)
         codes, _ = pd.factorize(np.asarray(group), sort=True)
         if not (len(X) == len(k) == len(n) == len(codes)):
             raise ValueError("X, successes, trials and group must have the same number of rows")

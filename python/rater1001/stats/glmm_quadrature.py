@@ -12,24 +12,12 @@ from numpy.polynomial.hermite import hermgauss
 from numpy.polynomial.legendre import leggauss
 from scipy import special
 
+from . import glmm_kernels as kernels
+
 # None: the mode-split Gauss-Legendre integrator (accurate); an integer: lme4's nAGQ.
 DEFAULT_N_AGQ = None
 SPLIT_GL_NODES = 48  # Gauss-Legendre nodes on each side of the mode
 SPLIT_GL_DROP = 40.0  # each side ends where the log-integrand is this far below its maximum
-
-
-def _row_loglik(eta: np.ndarray, k: np.ndarray, n: np.ndarray) -> np.ndarray:
-    # k*eta - n*log(1+e^eta), stable for large |eta|
-    return k * eta - n * np.logaddexp(0.0, eta)
-
-
-def _group_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-    """Sum rows of a (rows,) or (rows, K) array within groups."""
-    if values.ndim == 1:
-        return np.bincount(group, weights=values, minlength=n_groups)
-    out = np.zeros((n_groups, values.shape[1]))
-    np.add.at(out, group, values)
-    return out
 
 
 def conditional_modes(
@@ -82,41 +70,20 @@ def conditional_modes(
     >>> conditional_modes(data, np.array([0.0]), 1.0)
     (array([0.]), array([2.]))
     """
-    offset = data.X @ beta
-    G = data.n_groups
-    b = np.zeros(G) if start is None else np.array(start, dtype=float)
+    b, _, eta = _modes(data, data.X @ beta, sigma, tol, max_iter, start)
+    return b, _curvature(data, sigma, eta)
 
-    def h(bv):
-        return (
-            _group_sum(_row_loglik(offset + sigma * bv[data.group], data.successes, data.trials), data.group, G)
-            - 0.5 * bv**2
-        )
 
-    hb = h(b)
-    for _ in range(max_iter):
-        p = special.expit(offset + sigma * b[data.group])
-        grad = sigma * _group_sum(data.successes - data.trials * p, data.group, G) - b
-        curv = sigma**2 * _group_sum(data.trials * p * (1 - p), data.group, G) + 1.0
-        step = grad / curv
-        new_b = b + step
-        new_h = h(new_b)
-        # Step-halving until h rises by a share of what the step promised (Armijo): with "not
-        # lower" alone, a full step across a far mode can land as high on the other side, and
-        # the iteration cycled between two points either side of the mode (a group 0 of 48 at
-        # offset 6, sigma 0.5: mode -12, the cycle around -1.35 and -22.8).
-        for _ in range(30):
-            worse = new_h < hb + 1e-4 * step * grad - 1e-14 * (1 + np.abs(hb))
-            if not worse.any():
-                break
-            step = np.where(worse, step / 2, step)
-            new_b = b + step
-            new_h = h(new_b)
-        b, hb = new_b, new_h
-        if np.max(np.abs(step), initial=0.0) < tol:
-            break
-    p = special.expit(offset + sigma * b[data.group])
-    curv = sigma**2 * _group_sum(data.trials * p * (1 - p), data.group, G) + 1.0
-    return b, curv
+def _curvature(data, sigma: float, eta: np.ndarray) -> np.ndarray:
+    p = special.expit(eta)
+    return sigma**2 * np.bincount(data.group, weights=data.trials * p * (1 - p), minlength=data.n_groups) + 1.0
+
+
+def _modes(data, offset: np.ndarray, sigma: float, tol: float = 1e-12, max_iter: int = 100, start=None):
+    """conditional_modes' iteration (compiled): the modes b, h(b) and each row's eta at b, which the
+    likelihood reads instead of computing them again (the same operations, so the same bits)."""
+    b = np.zeros(data.n_groups) if start is None else np.array(start, dtype=float)
+    return kernels.modes(offset, float(sigma), data.group, data.successes, data.trials, b, float(tol), int(max_iter))
 
 
 @functools.lru_cache(maxsize=8)
@@ -182,41 +149,41 @@ def logsumexp_rows(a: np.ndarray) -> np.ndarray:
     return out[:, 0]
 
 
-def _log_integrand(data, beta: np.ndarray, sigma: float, nodes: np.ndarray) -> np.ndarray:
-    """h_g(b) = sum_i [k_i eta_i - n_i log(1 + e^eta_i)] - b^2/2 at nodes (G, K), one row per group."""
-    eta = (data.X @ beta)[:, None] + sigma * nodes[data.group]
-    return (
-        _group_sum(_row_loglik(eta, data.successes[:, None], data.trials[:, None]), data.group, data.n_groups)
-        - 0.5 * nodes**2
-    )
+def _log_integrand(data, offset: np.ndarray, sigma: float, nodes: np.ndarray) -> np.ndarray:
+    """h_g(b) = sum_i [k_i eta_i - n_i log(1 + e^eta_i)] - b^2/2 at nodes (G, K), one row per group;
+    offset = X beta."""
+    return kernels.nodes_h(offset, float(sigma), data.group, data.successes, data.trials, np.ascontiguousarray(nodes))
 
 
 @functools.lru_cache(maxsize=4)
-def _gauss_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
-    return leggauss(n)
+def _gauss_legendre(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """1 - x and 1 + x of the nodes x on [-1, 1], and the logs of the weights."""
+    x, w = leggauss(n)
+    return 1 - x, 1 + x, np.log(w)
 
 
-def _side_ends(data, beta, sigma: float, b_hat: np.ndarray, h_max: np.ndarray, side: float, start=None):
+def _side_ends(data, offset, sigma: float, b_hat: np.ndarray, h_max: np.ndarray, side: float, start=None):
     """Where each group's h falls to h_max - SPLIT_GL_DROP on one side of its mode.
 
     To within 0.5 in h. h'' <= -1 puts the point within sqrt(2 drop) of the mode; Newton's method from there moves
     monotonically inwards onto the root (a concave function lies below its tangents). A start
     (the previous call's ends, inside an optimiser) on the right side of the mode also converges:
     from inside the first step lands outside, and from there the iteration is monotone."""
-    offset = data.X @ beta
-    G = data.n_groups
-    far = b_hat + side * np.sqrt(2.0 * SPLIT_GL_DROP)
-    b = far if start is None else np.where(side * (start - b_hat) > 0, start, far)
-    target = h_max - SPLIT_GL_DROP
-    for _ in range(100):
-        eta = offset + sigma * b[data.group]
-        h = _group_sum(_row_loglik(eta, data.successes, data.trials), data.group, G) - 0.5 * b**2
-        # The end need not be exact: beyond a fall of 39.5 the tail is below e^-39 of the peak.
-        if np.all(np.abs(h - target) <= 0.5):
-            break
-        slope = sigma * _group_sum(data.successes - data.trials * special.expit(eta), data.group, G) - b
-        b = b - (h - target) / slope
-    return b
+    has_start = start is not None
+    k, n = data.successes, data.trials
+    return kernels.side_ends(
+        offset,
+        float(sigma),
+        data.group,
+        k,
+        n,
+        b_hat,
+        h_max,
+        side,
+        start if has_start else b_hat,
+        has_start,
+        SPLIT_GL_DROP,
+    )
 
 
 def split_gauss_legendre_log_integrals(
@@ -268,19 +235,27 @@ def split_gauss_legendre_log_integrals(
     >>> bool(abs(v[0] - np.log(np.sqrt(2 * np.pi) / 16)) < 1e-13)
     True
     """
-    beta = np.asarray(beta, dtype=float)
-    h_max = _log_integrand(data, beta, sigma, b_hat[:, None])[:, 0]
+    offset = data.X @ np.asarray(beta, dtype=float)
+    h_max = _log_integrand(data, offset, sigma, b_hat[:, None])[:, 0]
+    return _split_gl(data, offset, sigma, b_hat, h_max, {} if ends_cache is None else ends_cache)
+
+
+def _split_gl(data, offset, sigma: float, b_hat: np.ndarray, h_max: np.ndarray, cache: dict) -> np.ndarray:
+    """split_gauss_legendre_log_integrals given X beta and h at the modes."""
     # (clipped at the mode: rounding must not turn a side of near-zero width inside out)
-    cache = {} if ends_cache is None else ends_cache
-    lo = np.minimum(_side_ends(data, beta, sigma, b_hat, h_max, -1.0, cache.get("lo")), b_hat)
-    hi = np.maximum(_side_ends(data, beta, sigma, b_hat, h_max, 1.0, cache.get("hi")), b_hat)
+    lo = np.minimum(_side_ends(data, offset, sigma, b_hat, h_max, -1.0, cache.get("lo")), b_hat)
+    hi = np.maximum(_side_ends(data, offset, sigma, b_hat, h_max, 1.0, cache.get("hi")), b_hat)
     cache.update(lo=lo, hi=hi)
-    x, w = _gauss_legendre(SPLIT_GL_NODES)
+    one_minus_x, one_plus_x, log_w_nodes = _gauss_legendre(SPLIT_GL_NODES)
     left, right = (b_hat - lo)[:, None] / 2, (hi - b_hat)[:, None] / 2
-    nodes = np.concatenate([b_hat[:, None] - left * (1 - x), b_hat[:, None] + right * (1 + x)], axis=1)
+    n, mode = SPLIT_GL_NODES, b_hat[:, None]
+    nodes, log_w = np.empty((2, len(b_hat), 2 * n))
+    np.subtract(mode, left * one_minus_x, out=nodes[:, :n])
+    np.add(mode, right * one_plus_x, out=nodes[:, n:])
     with np.errstate(divide="ignore"):  # a side of zero width (sigma = 0 with no data) adds nothing
-        log_w = np.concatenate([np.log(left) + np.log(w), np.log(right) + np.log(w)], axis=1)
-    return logsumexp_rows(_log_integrand(data, beta, sigma, nodes) + log_w)
+        np.add(np.log(left), log_w_nodes, out=log_w[:, :n])
+        np.add(np.log(right), log_w_nodes, out=log_w[:, n:])
+    return logsumexp_rows(_log_integrand(data, offset, sigma, nodes) + log_w)
 
 
 def marginal_loglik(
@@ -330,18 +305,18 @@ def marginal_loglik(
     >>> round(marginal_loglik(data, [0.0], 0.0), 6), round(float(np.log(6 / 16)), 6)
     (-0.980829, -0.980829)
     """
-    beta = np.asarray(beta, dtype=float)
+    offset = data.X @ np.asarray(beta, dtype=float)
     sigma = abs(float(sigma))  # b ~ N(0,1) is symmetric: the likelihood is even in sigma
-    start = None if mode_cache is None else mode_cache.get("b")
-    b_hat, curv = conditional_modes(data, beta, sigma, start=start)
-    if mode_cache is not None:
-        mode_cache["b"] = b_hat
+    cache = {} if mode_cache is None else mode_cache
+    b_hat, h_max, eta = _modes(data, offset, sigma, start=cache.get("b"))
+    cache["b"] = b_hat
     if n_agq is None:
-        per_group = split_gauss_legendre_log_integrals(data, beta, sigma, b_hat, mode_cache) - 0.5 * np.log(2 * np.pi)
+        # h at the modes is _modes' last h(b): the operations of _log_integrand at the modes, the same bits
+        per_group = _split_gl(data, offset, sigma, b_hat, h_max, cache) - 0.5 * np.log(2 * np.pi)
         return float(per_group.sum() + data.log_binom_const)
     z, w = _gauss_hermite(n_agq)
-    scale = np.sqrt(2.0 / curv)  # b = b_hat + sqrt(2) * z / sqrt(-h'')
+    scale = np.sqrt(2.0 / _curvature(data, sigma, eta))  # b = b_hat + sqrt(2) * z / sqrt(-h'')
     nodes = b_hat[:, None] + scale[:, None] * z[None, :]  # (G, K)
-    log_terms = _log_integrand(data, beta, sigma, nodes) + z[None, :] ** 2 + np.log(w)[None, :]
+    log_terms = _log_integrand(data, offset, sigma, nodes) + z[None, :] ** 2 + np.log(w)[None, :]
     per_group = logsumexp_rows(log_terms) + np.log(scale) - 0.5 * np.log(2 * np.pi)
     return float(per_group.sum() + data.log_binom_const)
