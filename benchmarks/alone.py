@@ -10,8 +10,8 @@ threads included) around it, and the process's peak RSS during it (VmHWM, reset 
 "own CPU" is that CPU minus a trivial node's (int_study_provenance: dbt's own cost per run).
 
 Repeats: every model runs `repeats` times (rounds over the models, so a change of the machine's
-load spreads over all), except one whose first run took --long seconds or more, which runs once:
-its relative noise is smaller and it costs the most. A model's figure is the median of its runs.
+load spreads over all), except one whose first run took --alone-long CPU seconds or more (CPU: a
+loaded machine stretches the wall seconds), which runs once: it costs the most. A model's figure is the median of its runs.
 Noise is measured, not assumed: a model's spread is (max - min) / median of its runs, and a
 single run gets the median spread of the repeated models of the same project.
 
@@ -82,7 +82,7 @@ once(models[0])  # dbt's first invocation in a process opens the adapter: not a 
 runs = {m: [] for m in models}
 for round_ in range(repeats):
     for m, done in runs.items():
-        if not done or done[0]["node"] < long_s:
+        if not done or done[0]["cpu"] < long_s:
             done.append(once(m))
 with open(out, "w") as fh:
     json.dump(runs, fh)

@@ -25,7 +25,9 @@ def main(argv=None) -> int:
     ap.add_argument("project", type=Path)
     ap.add_argument("models", nargs="+")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--long", type=float, default=float("inf"), help="a model whose first run took this long runs once")
+    ap.add_argument(
+        "--long", type=float, default=float("inf"), help="a model whose first run took this many CPU seconds runs once"
+    )
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     runs = alone.run_alone(args.project, args.models, args.repeats, args.long)
