@@ -167,18 +167,19 @@ def typical_spread(summary: dict[str, dict], key: str) -> float:
 def growth(small: dict, large: dict, ratings_ratio: float, key: str, typical: tuple[float, float]) -> dict:
     """One model's growth in a measure between two projects' summaries, (large / small) / ratings
     ratio, and its noise interval: each figure +- half its spread (a run without one takes the
-    project's typical spread). NaN where the smaller figure is not positive."""
+    project's typical spread), the larger's low end at least 0. Growth and low end are NaN where
+    the smaller figure is not positive, the high end infinite where its low end is not."""
     es = typical[0] if small[f"{key}_spread"] is None else small[f"{key}_spread"]
     el = typical[1] if large[f"{key}_spread"] is None else large[f"{key}_spread"]
 
-    def g(a: float, b: float) -> float:
-        return (b / a) / ratings_ratio if a > 0 else float("nan")
+    def g(a: float, b: float, empty: float = float("nan")) -> float:
+        return (b / a) / ratings_ratio if a > 0 else empty
 
     a, b = small[key], large[key]
     return {
         "growth": g(a, b),
-        "low": g(a * (1 + es / 2), b * (1 - el / 2)),
-        "high": g(a * (1 - es / 2), b * (1 + el / 2)),
+        "low": g(a * (1 + es / 2), max(0.0, b * (1 - el / 2))),
+        "high": g(a * (1 - es / 2), b * (1 + el / 2), float("inf")),
     }
 
 
@@ -216,20 +217,21 @@ def print_table(rows: list[dict], labels: tuple[str, str], typical: dict[str, tu
         print(
             f"   typical spread of {k} ((max - min) / median, repeated models): {a} {typical[k][0]:.1%}, {b} {typical[k][1]:.1%}"
         )
+    w = max(9, len(a) + 6, len(b) + 6)  # a figure's column, wide enough for its heading
     print(
-        f"   {'model':<36}{'runs':>6}{a + ' s':>9}{b + ' s':>9}{'growth':>7}{'[interval]':>13}"
-        f"{a + ' CPU':>10}{b + ' CPU':>10}{'growth':>7}{'[interval]':>13}{b + ' GiB':>9}"
+        f"   {'model':<36}{'runs':>6}{a + ' s':>{w}}{b + ' s':>{w}}{'growth':>8}{'[interval]':>15}"
+        f"{a + ' CPU':>{w}}{b + ' CPU':>{w}}{'growth':>8}{'[interval]':>15}{b + ' GiB':>{w}}"
     )
 
     def cells(g: dict) -> str:
-        interval = f"[{g['low']:.2f}, {g['high']:.2f}]"
-        return f"{g['growth']:>7.2f}{interval:>13}"
+        interval = f"[{g['low']:.2f}, {g['high']:.2f}]".replace("nan", "-")
+        return f"{g['growth']:>8.2f}{interval:>15}".replace("nan", "  -")
 
     for r in rows:
         s, lg = r["small"], r["large"]
         print(
-            f"   {r['model']:<36}{str(s['n']) + ',' + str(lg['n']):>6}{s['node']:>9.2f}{lg['node']:>9.2f}{cells(r['node'])}"
-            f"{s['own_cpu']:>10.2f}{lg['own_cpu']:>10.2f}{cells(r['own_cpu'])}{lg['rss_gib']:>9.2f}"
+            f"   {r['model']:<36}{str(s['n']) + ',' + str(lg['n']):>6}{s['node']:>{w}.2f}{lg['node']:>{w}.2f}"
+            f"{cells(r['node'])}{s['own_cpu']:>{w}.2f}{lg['own_cpu']:>{w}.2f}{cells(r['own_cpu'])}{lg['rss_gib']:>{w}.2f}"
         )
     for k, v in verdict(rows).items():
         print(f"   alone growth of {k} above 1.0: {', '.join(v['above_1']) or 'none'}")
@@ -251,9 +253,11 @@ def alone_phase(
     projects: tuple[Path, Path], models: list[str], labels: tuple[str, str], repeats: int, long_s: float
 ) -> dict:
     """Both projects' runs, their summaries, growth rows and verdict; prints the table."""
-    small, large = (summarize(run_alone(p, models, repeats, long_s)) for p in projects)
+    runs = [run_alone(p, models, repeats, long_s) for p in projects]
+    small, large = (summarize(r) for r in runs)
     ratio = ratings(projects[1]) / ratings(projects[0])
     rows = growth_rows(small, large, ratio)
     typical = {k: (typical_spread(small, k), typical_spread(large, k)) for k in MEASURES}
     print_table(rows, labels, typical)
-    return {"labels": labels, "ratings_ratio": ratio, "typical_spread": typical, "rows": rows, "verdict": verdict(rows)}
+    out = {"labels": labels, "ratings_ratio": ratio, "typical_spread": typical, "rows": rows}
+    return out | {"verdict": verdict(rows), "runs": dict(zip(labels, runs))}
