@@ -21,6 +21,10 @@ growth from one scale to the next (seconds ratio over ratings ratio: 1.0 is line
 worse). A scale that fails (an error, the kernel's OOM kill, --timeout) is reported as failed with
 the tail of its dbt log and the benchmark goes on to the next scale, so it runs unattended.
 
+--alone SECONDS then runs each model whose node seconds at the largest scale reached SECONDS by
+itself on the two largest scales' projects (kept until the end) and prints its growth alone, the
+verdict's measure (alone.py); --alone-only SMALL LARGE does only that, on built projects.
+
 Method and results: docs/performance.md.
 """
 
