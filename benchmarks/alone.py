@@ -16,9 +16,10 @@ Noise is measured, not assumed: a model's spread is (max - min) / median of its 
 single run gets the median spread of the repeated models of the same project.
 
 Growth between two projects = (seconds ratio) / (ratings ratio), 1.0 linear. Its noise interval
-divides the larger project's figure +- its spread by the smaller's -+ its spread; a model
-"exceeds 1.0 beyond noise" when the interval's low end does (docs/performance.md, "Each model
-alone").
+divides the larger project's figure +- its whole spread by the smaller's -+ its whole spread (half
+the spread was too narrow: a project against itself, 2 runs, came out above 1.0 for 2 of 6 models
+in own CPU; the whole spread for none); a model "exceeds 1.0 beyond noise" when the interval's
+low end does (docs/performance.md, "Each model alone").
 
     .venv/bin/python benchmarks/bench_pipeline.py --scales 1 10 100 --alone 0.5   # after the runs
     .venv/bin/python benchmarks/bench_pipeline.py --alone-only DIR10 DIR100 [--alone 0.5] [--json out.json]
@@ -107,7 +108,7 @@ def build_node_seconds(project: Path) -> dict[str, float]:
     """Each model's node seconds in the build that left the project (target/run_results.json)."""
     data = json.loads((project / "target" / "run_results.json").read_text())
     if data.get("args", {}).get("which") != "build":
-        raise SystemExit(f"{project}/target/run_results.json is not a build's: name the models (--models)")
+        raise SystemExit(f"{project}/target/run_results.json is not a build's: name the models (--alone-models)")
     return {
         r["unique_id"].split(".", 2)[2]: r["execution_time"]
         for r in data["results"]
@@ -127,12 +128,19 @@ def run_alone(project: Path, models: list[str], repeats: int = 3, long_s: float 
             f"{project}: the warehouse's views read {gone[0]}, which does not exist: link its data/raw "
             "folder to the landing the project was built from (e.g. ~/.cache/rater1001-bench/scale<k>-.../data/raw)"
         )
+    record = project / "target" / "run_results.json"
+    build = record.read_bytes() if record.exists() else None  # each dbt run writes its own
     with tempfile.TemporaryDirectory(prefix="bench-alone-") as tmp:
         out = Path(tmp) / "runs.json"
         print(f"alone: {project} ({len(models)} models)", file=sys.stderr, flush=True)
         names = json.dumps([BASELINE, *(m for m in models if m != BASELINE)])
         cmd = [sys.executable, "-c", _CHILD, str(project), names, str(repeats), str(long_s), str(out)]
-        if rc := subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode:
+        try:
+            rc = subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode
+        finally:
+            if build is not None:  # the build's record stays, for a later --alone-only
+                record.write_bytes(build)
+        if rc:
             raise SystemExit(f"the alone phase on {project} exited {rc} (its message above)")
         return json.loads(out.read_text())
 
@@ -166,7 +174,7 @@ def typical_spread(summary: dict[str, dict], key: str) -> float:
 
 def growth(small: dict, large: dict, ratings_ratio: float, key: str, typical: tuple[float, float]) -> dict:
     """One model's growth in a measure between two projects' summaries, (large / small) / ratings
-    ratio, and its noise interval: each figure +- half its spread (a run without one takes the
+    ratio, and its noise interval: each figure +- its spread (a run without one takes the
     project's typical spread), the larger's low end at least 0. Growth and low end are NaN where
     the smaller figure is not positive, the high end infinite where its low end is not."""
     es = typical[0] if small[f"{key}_spread"] is None else small[f"{key}_spread"]
@@ -178,8 +186,8 @@ def growth(small: dict, large: dict, ratings_ratio: float, key: str, typical: tu
     a, b = small[key], large[key]
     return {
         "growth": g(a, b),
-        "low": g(a * (1 + es / 2), max(0.0, b * (1 - el / 2))),
-        "high": g(a * (1 - es / 2), b * (1 + el / 2), float("inf")),
+        "low": g(a * (1 + es), max(0.0, b * (1 - el))),
+        "high": g(a * (1 - es), b * (1 + el), float("inf")),
     }
 
 

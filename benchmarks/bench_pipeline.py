@@ -445,6 +445,7 @@ def main() -> None:
         metavar=("SMALL", "LARGE"),
         help="only the alone phase, on these built projects (e.g. kept by --keep); --alone defaults to 0.5",
     )
+    ap.add_argument("--alone-models", nargs="+", help="with --alone-only: these models instead of --alone's")
     ap.add_argument("--alone-repeats", type=int, default=3, help="runs of each model alone (one if long)")
     ap.add_argument(
         "--alone-long", type=float, default=10.0, help="CPU seconds of a first run alone that make it the only one"
@@ -452,7 +453,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.alone_only:
         small, large = args.alone_only
-        models = alone.reached(alone.build_node_seconds(large), 0.5 if args.alone is None else args.alone)
+        threshold = 0.5 if args.alone is None else args.alone
+        models = args.alone_models or alone.reached(alone.build_node_seconds(large), threshold)
         out = alone.alone_phase((small, large), models, (small.name, large.name), args.alone_repeats, args.alone_long)
         if args.json:
             args.json.write_text(json.dumps(out, indent=1))
