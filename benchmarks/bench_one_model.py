@@ -1,48 +1,23 @@
-"""One dbt model at a time on a kept, built project: `dbt run -s MODEL --threads 1` in a child.
+"""Named dbt models alone on one built project: alone.py's runs (`dbt run -s MODEL --threads 1`,
+one child that parses once), without a second project to compare with.
 
-A whole build's node seconds carry the node running beside it and the memory they share; this
-runs each model alone on a project kept by `bench_pipeline.py --keep` (its warehouse rebuilt in
-place: the same table again). Printed per model, the median of --repeats: wall, CPU seconds of the
-child (user + system), dbt's execution_time of the node, the child's peak RSS, and the CPU minus
-that of a trivial node (int_study_provenance: dbt's start and parse), the model's own.
+Printed per model, the median of its runs: dbt's execution_time of the node, the child's CPU
+seconds around the invocation (user + system), that CPU minus a trivial node's (dbt's own cost
+per run), the runs and their spread, and the peak RSS during the runs.
 
     .venv/bin/python benchmarks/bench_one_model.py PROJECT MODEL [MODEL ...] [--repeats 3] [--json out.json]
 
-A kept project's views read the landing by the path it was built from: link that path's
-data/raw to the cached landing first (the error names it). Results: docs/performance.md ("One
-model at a time").
+Growth between two projects: `bench_pipeline.py --alone-only` (docs/performance.md, "Each model
+alone").
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import statistics
-import sys
 from pathlib import Path
 
-import bench_pipeline as bp
-
-BASELINE = "int_study_provenance"
-_CHILD = (
-    "import sys; from rater1001.paths import project; from rater1001 import warehouse; "
-    "r = warehouse._invoke(project(sys.argv[1]), ['run', '-s', sys.argv[2], '--threads', '1']); "
-    "sys.exit(0 if r.success else 1)"
-)
-
-
-def one(project: Path, model: str, repeats: int) -> dict:
-    runs = []
-    for _ in range(repeats):
-        wall, _, maxrss, rc, cpu = bp.measured_run_full(
-            [sys.executable, "-c", _CHILD, str(project), model], dict(os.environ)
-        )
-        if rc != 0:
-            raise SystemExit(f"dbt run -s {model} exited {rc}: see {project / 'logs' / 'dbt.log'}")
-        node = dict(bp.node_seconds(project / "target" / "run_results.json"))[model]
-        runs.append({"wall": wall, "cpu": cpu, "node": node, "rss_gib": maxrss / 2**20})
-    return {k: statistics.median(r[k] for r in runs) for k in runs[0]} | {"runs": runs}
+import alone
 
 
 def main(argv=None) -> int:
@@ -50,15 +25,19 @@ def main(argv=None) -> int:
     ap.add_argument("project", type=Path)
     ap.add_argument("models", nargs="+")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument(
+        "--long", type=float, default=float("inf"), help="a model whose first run took this many CPU seconds runs once"
+    )
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
-    out = {m: one(args.project, m, args.repeats) for m in [BASELINE, *args.models]}
-    base = out[BASELINE]["cpu"]
-    print(f"{'model':36s} {'wall':>7s} {'CPU':>7s} {'node':>7s} {'own CPU':>7s} {'RSS GiB':>7s}")
+    runs = alone.run_alone(args.project, args.models, args.repeats, args.long)
+    out = alone.summarize(runs)
+    print(f"{'model':36s} {'node':>7s} {'CPU':>7s} {'own CPU':>7s} {'runs':>4s} {'spread':>6s} {'RSS GiB':>7s}")
     for m, r in out.items():
-        print(f"{m:36s} {r['wall']:7.2f} {r['cpu']:7.2f} {r['node']:7.2f} {r['cpu'] - base:7.2f} {r['rss_gib']:7.2f}")
+        spread = f"{r['node_spread']:6.0%}" if r["node_spread"] is not None else f"{'-':>6s}"
+        print(f"{m:36s} {r['node']:7.2f} {r['cpu']:7.2f} {r['own_cpu']:7.2f} {r['n']:4d} {spread} {r['rss_gib']:7.2f}")
     if args.json:
-        args.json.write_text(json.dumps(out, indent=1))
+        args.json.write_text(json.dumps({"runs": runs, "summary": out}, indent=1))
     return 0
 
 

@@ -21,6 +21,10 @@ growth from one scale to the next (seconds ratio over ratings ratio: 1.0 is line
 worse). A scale that fails (an error, the kernel's OOM kill, --timeout) is reported as failed with
 the tail of its dbt log and the benchmark goes on to the next scale, so it runs unattended.
 
+--alone SECONDS then runs each model whose node seconds at the largest scale reached SECONDS by
+itself on the two largest scales' projects (kept until the end) and prints its growth alone, the
+verdict's measure (alone.py); --alone-only SMALL LARGE does only that, on built projects.
+
 Method and results: docs/performance.md.
 """
 
@@ -37,8 +41,11 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+
+import alone
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = 20251129
@@ -262,13 +269,34 @@ def _log_tail(log: Path, lines: int = 15) -> str:
         return "(no dbt log)"
 
 
+@contextmanager
+def _run_folder(prefix: str, hold: list[Path] | None):
+    """A temporary folder, removed afterwards unless `hold` is a list: then appended to it."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    try:
+        yield tmp
+    finally:
+        if hold is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            hold.append(Path(tmp))
+
+
 def bench_scale(
-    scale: int, cache: Path, seed: int, keep: Path | None, timeout: float | None = None, cold_parse: bool = False
+    scale: int,
+    cache: Path,
+    seed: int,
+    keep: Path | None,
+    timeout: float | None = None,
+    cold_parse: bool = False,
+    hold: list[Path] | None = None,
 ) -> dict:
+    """One scale's whole run. With `hold` (a list), the run's temporary folder is not removed but
+    appended to it, and the result names its project (for the alone phase; the caller removes it)."""
     landing, sim_seconds = simulated_landing(cache, scale, seed)
     if cold_parse:  # the parse state the repository keeps (python/rater1001/warehouse.py, PARSE_CACHE)
         shutil.rmtree(REPO / "target" / "parse_cache", ignore_errors=True)
-    with tempfile.TemporaryDirectory(prefix=f"bench{scale}x-") as tmp:
+    with _run_folder(f"bench{scale}x-", hold) as tmp:
         work = fresh_copy(landing, Path(tmp) / "project")
         fl = floor(work / "data" / "raw" / "human_ratings.parquet")
         out = Path(tmp) / "phases.json"
@@ -310,6 +338,8 @@ def bench_scale(
             dest = keep / f"scale{scale}"
             shutil.rmtree(dest, ignore_errors=True)
             shutil.copytree(work, dest, ignore=shutil.ignore_patterns("data"))
+        if hold is not None:
+            result["project"] = str(work)
     return result
 
 
@@ -400,17 +430,69 @@ def main() -> None:
         action="store_true",
         help="remove the repository's kept dbt parse state before each scale (a first run)",
     )
+    ap.add_argument(
+        "--alone",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="then run alone each model whose node seconds at the largest scale reached SECONDS, on the "
+        "two largest scales' projects (alone.py)",
+    )
+    ap.add_argument(
+        "--alone-only",
+        type=Path,
+        nargs=2,
+        metavar=("SMALL", "LARGE"),
+        help="only the alone phase, on these built projects (e.g. kept by --keep); --alone defaults to 0.5",
+    )
+    ap.add_argument("--alone-models", nargs="+", help="with --alone-only: these models instead of --alone's")
+    ap.add_argument("--alone-repeats", type=int, default=3, help="runs of each model alone (one if long)")
+    ap.add_argument(
+        "--alone-long", type=float, default=10.0, help="CPU seconds of a first run alone that make it the only one"
+    )
     args = ap.parse_args()
-    results = []
-    for scale in args.scales:
-        r = bench_scale(scale, args.cache, args.seed, args.keep, args.timeout, args.cold_parse)
-        report(r, args.top)
-        results.append(r)
+    if args.alone_only:
+        small, large = args.alone_only
+        threshold = 0.5 if args.alone is None else args.alone
+        models = args.alone_models or alone.reached(alone.build_node_seconds(large), threshold)
+        out = alone.alone_phase((small, large), models, (small.name, large.name), args.alone_repeats, args.alone_long)
         if args.json:
-            args.json.write_text(json.dumps(results, indent=1))
-    growth_table(results)
+            args.json.write_text(json.dumps(out, indent=1))
+        return
+    held: list[Path] = []
+    pair = sorted(args.scales)[-2:] if args.alone is not None and len(args.scales) > 1 else []
+    results = []
+    try:
+        for scale in args.scales:
+            hold = held if scale in pair else None
+            r = bench_scale(scale, args.cache, args.seed, args.keep, args.timeout, args.cold_parse, hold)
+            report(r, args.top)
+            results.append(r)
+            if args.json:
+                args.json.write_text(json.dumps(results, indent=1))
+        growth_table(results)
+        if pair:
+            alone_after(results, pair, args)
+    finally:
+        for folder in held:
+            shutil.rmtree(folder, ignore_errors=True)
     if any(r["failed"] for r in results):
         sys.exit(1)
+
+
+def alone_after(results: list[dict], pair: list[int], args: argparse.Namespace) -> None:
+    """The alone phase on the two largest scales' projects, its result in the largest's record."""
+    small, large = (next(r for r in results if r["scale"] == s) for s in pair)
+    if small["failed"] or large["failed"]:
+        print(f"\n== each model alone: skipped, the {pair[0]}x or {pair[1]}x run failed")
+        return
+    node_s = {n.split(".", 1)[1]: s for n, s in large["nodes"] if n.startswith("model.")}
+    models = alone.reached(node_s, args.alone)
+    projects = (Path(small["project"]), Path(large["project"]))
+    labels = (f"{pair[0]}x", f"{pair[1]}x")
+    large["alone"] = alone.alone_phase(projects, models, labels, args.alone_repeats, args.alone_long)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":
