@@ -194,8 +194,8 @@ def p_sig_many(
     Notes
     -----
     The draws depend only on the number of usable images, so models with the same usable images
-    share them: one stream of image and human draws per such group instead of one per model, and
-    each replicate's drawn cells sorted once so that every model's gather reads them in order.
+    share them: one stream of image and human draws per such group instead of one per model,
+    mapped to their entries once per step for all the models (stats.psig_draws).
     Each model's |d| are ranked once (:func:`signed_codes`); the p-values are the same to the
     last bit as ranking each replicate's |d| afresh. Memory: two pools of at most ``cells``
     draws, one tested while the next is drawn (blocks of ``chunk`` replicates, fewer when chunk x
@@ -205,7 +205,7 @@ def p_sig_many(
     draws on one thread per core; a step's counts do not depend on the threads. With
     ``weights`` the differences are ranked per (image, value) entry, not per human (an image's
     LOO |z| takes one value per rating value), and each drawn position maps to its entry through
-    a table of the images' humans in value order, built once.
+    the image's cumulative counts (its humans in value order).
 
     References
     ----------
