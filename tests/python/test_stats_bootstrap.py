@@ -411,7 +411,7 @@ def test_the_kernel_compiles_where_numba_cannot_cache(monkeypatch):
     def twice(x):
         return 2 * x
 
-    assert S.compiled(twice)(21) == 42
+    assert S._compiled(twice)(21) == 42
 
 
 @settings(max_examples=40, deadline=None)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .signed_rank import compiled
+from .signed_rank import _compiled
 
 
 def drawn_draws(
@@ -42,7 +42,12 @@ def drawn_draws(
     numpy.ndarray of int64, shape (rows x draws,)
         ((image << position bits) | position) << replicate bits | replicate, position =
         floor(u x humans) (the float product truncated, as NumPy's ``(u * humans[img])
-        .astype(int64)``); :func:`drawn_codes` reads them.
+        .astype(int64)``); :func:`drawn_entries` reads them.
+
+    Notes
+    -----
+    A replicate's order does not matter to its test, so the draws of several replicates can be
+    sorted together; the replicate rides in the low bits.
 
     References
     ----------
@@ -74,7 +79,7 @@ def _bits(count: int) -> int:
     return max(1, int(count - 1).bit_length())
 
 
-@compiled
+@_compiled
 def _pack(img, u, humans, p_bits, r_bits, out):  # pragma: no cover - compiled
     rows, n = img.shape
     for r in range(rows):
@@ -152,7 +157,7 @@ def drawn_entries(
     return entry, slot
 
 
-@compiled
+@_compiled
 def _locate(draws, p_bits, r_bits, cum, width, n, entry, slot):  # pragma: no cover - compiled
     taken = np.zeros(np.int64(1) << r_bits, dtype=np.int64)
     r_mask, p_mask = (np.int64(1) << r_bits) - 1, (np.int64(1) << p_bits) - 1
@@ -191,7 +196,11 @@ def drawn_codes(
     Returns
     -------
     numpy.ndarray of int32, shape (rows, draws per replicate)
-        out.flat[slot[d]] = codes[entry[d]]: reading the codes in the draws' (image) order.
+        out.flat[slot[d]] = codes[entry[d]].
+
+    Notes
+    -----
+    The codes are read in the draws' order: in image order, memory order, when they were sorted.
 
     References
     ----------
@@ -210,7 +219,7 @@ def drawn_codes(
     return out
 
 
-@compiled
+@_compiled
 def _place(codes, entry, slot, out):  # pragma: no cover - compiled
     for d in range(len(entry)):
         out[slot[d]] = codes[entry[d]]

@@ -188,7 +188,7 @@ def signed_rank_sums(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return twice_r_plus / 2, (keys.shape[1] - n_zero).astype(float), ties, untied
 
 
-def compiled(function):
+def _compiled(function):
     """numba's compiled function, cached beside the module (or in the user's cache folder); where
     neither can be written (numba raises at decoration) it compiles once per process instead."""
     try:
@@ -197,7 +197,7 @@ def compiled(function):
         return numba.njit(nogil=True)(function)
 
 
-@compiled
+@_compiled
 def _row_sums(keys, twice_r_plus, n_zero, ties, untied):  # pragma: no cover - compiled
     """:func:`signed_rank_sums` row by row in one pass (compiled: no temporary arrays; releases the
     GIL, so threads can share the replicates). A run's end adds its terms multiplied by 0 or 1
