@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from rater1001.stats import bootstrap as B
 from rater1001.stats import k_human_diversity as K
+from rater1001.stats import psig_draws as PD
 from rater1001.stats import signed_rank as S
 from rater1001.stats import zscores as Z
 from stats_helpers import loo_z
@@ -371,9 +372,10 @@ def test_compiled_rank_sums_equal_the_vectorised_kernel_with_ties_and_zeros(rows
         np.testing.assert_array_equal(got, want)
 
 
-def test_p_sig_counts_do_not_depend_on_the_steps_or_threads(monkeypatch):
-    """Small steps (many tasks per block, one model per step) on 1 or 4 threads: the per-replicate
-    scipy loop's p_sig for every model, drawn from value counts."""
+@pytest.mark.parametrize("sorted_entries", [0, 1 << 40])
+def test_p_sig_counts_do_not_depend_on_the_steps_or_threads(monkeypatch, sorted_entries):
+    """Small steps (many tasks per block) on 1 or 4 threads, the draws sorted by image or not:
+    the per-replicate scipy loop's p_sig for every model, drawn from value counts."""
     rng = np.random.default_rng(21)
     n, values = 70, 6
     hz = np.round(np.abs(rng.normal(0.8, 0.7, (n, values))) / 0.5) * 0.5
@@ -385,6 +387,7 @@ def test_p_sig_counts_do_not_depend_on_the_steps_or_threads(monkeypatch):
     padded = np.array([np.pad(e, (0, width - len(e)), constant_values=np.nan) for e in expanded])
     want = [_p_sig_reference(row, padded, 31, 5, chunk=4) for row in mz]
     monkeypatch.setattr(B, "KERNEL", 3 * n)  # three replicates per step
+    monkeypatch.setattr(B, "SORTED_ENTRIES", sorted_entries)
     for threads in (1, 4):
         monkeypatch.setattr(B, "_threads", lambda threads=threads: threads)
         got = B.p_sig_many(mz, hz, replicates=31, seed=5, chunk=4, cells=9 * n, weights=counts)
@@ -409,3 +412,36 @@ def test_the_kernel_compiles_where_numba_cannot_cache(monkeypatch):
         return 2 * x
 
     assert S._compiled(twice)(21) == 42
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    images=st.integers(1, 30),
+    width=st.integers(1, 6),
+    rows=st.integers(1, 5),
+    draws=st.integers(1, 40),
+    counted=st.booleans(),
+    do_sort=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_drawn_codes_are_the_codes_of_the_humans_listed_one_slot_each(
+    images, width, rows, draws, counted, do_sort, seed
+):
+    """Brute force: list every image's humans one slot each (entry j repeated count_j times, the
+    former per-human table), take slot floor(u x humans) of each drawn image, read the entry's
+    code; per replicate the same multiset of codes as the compiled passes (in image order or
+    not)."""
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 4, (images, width)) if counted else np.ones((images, width), dtype=np.int64)
+    counts[:, 0] += counted  # every image has a human
+    counts = counts[:, np.argsort(rng.random(width))] if counted else counts  # zero counts anywhere
+    humans = counts.sum(axis=1)
+    codes = rng.integers(0, 50, images * width).astype(np.int32)
+    img, u = rng.integers(0, images, (rows, draws)), rng.random((rows, draws))
+    u[0, 0] = np.nextafter(1.0, 0.0)  # the last slot
+    slots = [np.repeat(np.arange(i * width, (i + 1) * width), counts[i]) for i in range(images)]
+    want = [sorted(codes[slots[i][int(x * humans[i])]] for i, x in zip(ir, ur)) for ir, ur in zip(img, u)]
+    drawn = PD.drawn_draws(img, u, humans, do_sort)
+    entry, slot = PD.drawn_entries(drawn, rows, humans, np.cumsum(counts, axis=1) if counted else None, width)
+    got = PD.drawn_codes(codes, entry, slot, rows)
+    assert [sorted(r) for r in got.tolist()] == want

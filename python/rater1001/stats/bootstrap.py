@@ -22,17 +22,21 @@ The k-human diversity bootstrap of Table 6 is stats.k_human_diversity.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
+from .psig_draws import drawn_codes, drawn_draws, drawn_entries
 from .signed_rank import signed_codes, signed_rank_test
 
 SEED = 42
-# elements (replicates x pairs) a step of the signed-rank test works on: its arrays stay in the CPU's
-# cache (docs/stats.md, "Resampling at scale"); 2^16 .. 2^19 cost the same on the demo
-KERNEL = 1 << 17
+# draws (replicates x pairs) of a step: the per-image tables are read once per step, for several
+# replicates of a large study (docs/stats.md, "Resampling at scale")
+KERNEL = 1 << 20
+# entries (images x values) above which a step sorts its draws by image
+SORTED_ENTRIES = 1 << 18
 TEST = "one-sided paired Wilcoxon signed-rank (model |z| > human LOO |z|), alpha 0.05"
 
 
@@ -190,8 +194,8 @@ def p_sig_many(
     Notes
     -----
     The draws depend only on the number of usable images, so models with the same usable images
-    share them: one stream of image and human draws per such group instead of one per model, and
-    each replicate's drawn cells sorted once so that every model's gather reads them in order.
+    share them: one stream of image and human draws per such group instead of one per model,
+    mapped to their entries once per step for all the models (stats.psig_draws).
     Each model's |d| are ranked once (:func:`signed_codes`); the p-values are the same to the
     last bit as ranking each replicate's |d| afresh. Memory: two pools of at most ``cells``
     draws, one tested while the next is drawn (blocks of ``chunk`` replicates, fewer when chunk x
@@ -201,7 +205,7 @@ def p_sig_many(
     draws on one thread per core; a step's counts do not depend on the threads. With
     ``weights`` the differences are ranked per (image, value) entry, not per human (an image's
     LOO |z| takes one value per rating value), and each drawn position maps to its entry through
-    a table of the images' humans in value order, built once.
+    the image's cumulative counts (its humans in value order).
 
     References
     ----------
@@ -280,28 +284,25 @@ def _significant_counts(
     hz = np.take_along_axis(hz, order, axis=1)
     width = hz.shape[1]
     if weight is None:
-        n_h, pool, entry = defined.sum(axis=1), width, None  # position p of an image is its entry p
+        n_h, cum = defined.sum(axis=1), None  # position p of an image is its entry p
     else:
-        weight = np.take_along_axis(weight, order, axis=1)
-        n_h = weight.sum(axis=1)
-        pool = int(n_h.max())
-        # position p of image i (0 <= p < n_h[i]) is the entry entry[i * pool + p] of the
-        # images x width entries: the codes stay one per (image, value), shared by its humans
-        entry = np.repeat(np.arange(n * width), weight.ravel())  # each human's entry, image by image
-        if (n_h != pool).any():  # ragged pools: pad each image's humans to `pool` positions
-            padded = np.zeros((n, pool), dtype=np.int64)
-            padded[entry // width, np.arange(len(entry)) - np.repeat(np.cumsum(n_h) - n_h, n_h)] = entry
-            entry = padded.ravel()
-    draws = _Draws(n_h[0] if (n_h == n_h[0]).all() else n_h, pool, entry, sort=k > 1 and n > 50)
-    # every entry's difference, ranked once into integer codes: model j's entry c is
-    # codes[j * n * width + c]
-    codes = np.concatenate([signed_codes(row[:, None] - hz).ravel() for row in mz])
+        # position p of image i (0 <= p < n_h[i]) is its first entry whose cumulative count
+        # exceeds p: the codes stay one per (image, value), shared by its humans
+        cum = np.cumsum(np.take_along_axis(weight, order, axis=1), axis=1)
+        n_h = cum[:, -1]
+        cum = cum.astype(np.int32) if n_h.max() < np.iinfo(np.int32).max else cum
+    # draws in image order only where the per-image tables pass the CPU's cache: there the order
+    # makes their reads sequential; below it the sort costs more than it saves
+    draws = _Draws(n_h.astype(np.int64), cum, width, sort=n * width > SORTED_ENTRIES)
+    # every entry's difference, ranked once into integer codes: model j's code of entry c is table[j, c]
+    table = np.stack([signed_codes(row[:, None] - hz).ravel() for row in mz])
     rng = np.random.default_rng(seed)
     block = max(1, min(chunk, cells // n))
     # blocks are pooled up to `cells` draws for the test, so a small study is a handful of array calls
     per_pool = block * max(1, cells // (block * n))
     running: list[Future] = []
     tested, spare = None, []  # the uniforms' buffers are reused: a fresh one costs page faults
+    scratch = _Scratch()
     with ThreadPoolExecutor(max_workers=_threads()) as workers:
         for first in range(0, replicates, per_pool):
             rows = min(per_pool, replicates - first)
@@ -315,7 +316,7 @@ def _significant_counts(
                 significant += done.result()
             if tested is not None:
                 spare.append(tested)
-            running, tested = _significant_in(workers, draws, img, u, codes, k, n * width, alpha), u
+            running, tested = _significant_in(workers, scratch, draws, img, u, table, alpha), u
         for done in running:
             significant += done.result()
     return significant
@@ -329,53 +330,57 @@ def _threads() -> int:
 
 @dataclass(frozen=True)
 class _Draws:
-    """Drawn (image, uniform) pairs to the flat entries they pick: the uniform picks position
-    floor(u x humans) of the image's humans, position p of image i being entry[i * pool + p]
-    (p itself without counts)."""
+    """What maps drawn (image, uniform) pairs to their entries' codes (stats.psig_draws:
+    position floor(u x humans) of the image's humans in value order)."""
 
-    humans: np.ndarray | np.integer  # per image, or one count shared by all
-    pool: int
-    entry: np.ndarray | None
-    sort: bool  # each replicate's cells in order, so that every model's take reads memory in order
+    humans: np.ndarray  # per image
+    cum: np.ndarray | None  # per image, the cumulative humans over its entries (None: one human each)
+    width: int
+    sort: bool  # the draws in image order, so that the per-image tables are read in memory order
 
-    def cells(self, img: np.ndarray, u: np.ndarray) -> np.ndarray:
-        drawn = img * self.pool
-        drawn += (u * (self.humans if self.humans.ndim == 0 else self.humans[img])).astype(np.int64)
-        if self.sort:  # a replicate's order does not matter to its test; entry is increasing
-            drawn.sort(axis=1)
-        return drawn if self.entry is None else np.take(self.entry, drawn)
+
+class _Scratch(threading.local):
+    """Each thread's buffers, reused from step to step: a fresh array of a few MB costs its pages'
+    faults and zeroing, about as much as the step's work on it."""
+
+    def get(self, name: str, size: int, dtype=np.int64) -> np.ndarray:
+        buffer = self.__dict__.get(name)
+        if buffer is None or len(buffer) < size:
+            buffer = self.__dict__[name] = np.empty(size, dtype=dtype)
+        return buffer[:size]
 
 
 def _significant_in(
     workers: ThreadPoolExecutor,
+    scratch: _Scratch,
     draws: _Draws,
     img: np.ndarray,
     u: np.ndarray,
-    codes: np.ndarray,
-    k: int,
-    per_model: int,
+    table: np.ndarray,
     alpha: float,
 ) -> list[Future]:
-    """Futures of the significant replicates of each of the k models among the drawn (image,
-    uniform) pairs (replicates x pairs), model j's cell c being codes[j * per_model + c]: steps
-    of about :data:`KERNEL` pairs, each drawing its cells and testing every model on them while
-    they are in the CPU's cache (a small study's models together), each a length-k count."""
+    """Futures of the significant replicates of each model among the drawn (image, uniform)
+    pairs (replicates x pairs), model j's code of entry c being table[j, c]: steps of about
+    :data:`KERNEL` pairs, each finding its draws' entries once in image order and reading every
+    model's codes in that order (stats.psig_draws), then sorting and testing each model's; each
+    step a count per model."""
     rows, n = img.shape
+    k = table.shape[0]
     step = max(1, KERNEL // n)  # replicates per step
-    models = max(1, step // rows)  # a small study's models together
 
     def test(start: int) -> np.ndarray:
-        cell = draws.cells(img[start : start + step], u[start : start + step])
+        b = min(step, rows - start)
+        drawn = drawn_draws(
+            img[start : start + b], u[start : start + b], draws.humans, draws.sort, scratch.get("drawn", b * n)
+        )
+        entry, slot = drawn_entries(
+            drawn, b, draws.humans, draws.cum, draws.width, (scratch.get("entry", b * n), scratch.get("slot", b * n))
+        )
         hits = np.zeros(k, dtype=np.int64)
-        for first in range(0, k, models):
-            offsets = np.arange(first, min(k, first + models)) * per_model
-            if len(offsets) == 1:  # one model per step (large cells): no offset pass over the draws
-                keys = np.take(codes[offsets[0] : offsets[0] + per_model], cell)
-            else:
-                keys = np.take(codes, cell[None] + offsets[:, None, None]).reshape(-1, n)
+        for j in range(k):
+            keys = drawn_codes(table[j], entry, slot, b, scratch.get("keys", b * n, np.int32))
             keys.sort(axis=1)
-            p = signed_rank_test(keys)
-            hits[first : first + len(offsets)] = (p < alpha).reshape(len(offsets), -1).sum(axis=1)
+            hits[j] = (signed_rank_test(keys) < alpha).sum()
         return hits
 
     return [workers.submit(test, start) for start in range(0, rows, step)]
