@@ -24,7 +24,30 @@ LOG_2 = 0.693147180559945309417232121458176568  # numpy's NPY_LOGE2: logaddexp(x
 
 @register_jitable  # compiled into its callers: no cache file of its own to load
 def log1p_exp(x):  # pragma: no cover - compiled
-    """np.logaddexp(0.0, x) by numpy's branches: log(1 + e^x) without overflow."""
+    """log(1 + e^x) without overflow, by numpy's branches of np.logaddexp(0.0, x).
+
+    Parameters
+    ----------
+    x : float
+
+    Returns
+    -------
+    float
+        np.logaddexp(0.0, x) to the last bit (NaN for NaN).
+
+    Notes
+    -----
+    Compiled into the loops that call it (numba's register_jitable); callable from Python too.
+
+    References
+    ----------
+    numpy's npy_logaddexp; docs/demographics.md.
+
+    Examples
+    --------
+    >>> bool(log1p_exp(0.0) == np.logaddexp(0.0, 0.0)), log1p_exp(800.0)
+    (True, 800.0)
+    """
     if x == 0.0:
         return 0.0 + LOG_2
     tmp = 0.0 - x
@@ -37,13 +60,72 @@ def log1p_exp(x):  # pragma: no cover - compiled
 
 @register_jitable  # compiled into its callers: no cache file of its own to load
 def expit(x):  # pragma: no cover - compiled
-    """scipy.special.expit's formula, 1 / (1 + e^-x)."""
+    """The logistic function by scipy.special.expit's formula, 1 / (1 + e^-x).
+
+    Parameters
+    ----------
+    x : float
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    Compiled into the loops that call it (numba's register_jitable).
+
+    References
+    ----------
+    scipy.special.expit; docs/demographics.md.
+
+    Examples
+    --------
+    >>> expit(0.0)
+    0.5
+    """
     return 1.0 / (1.0 + math.exp(-x))
 
 
 @register_jitable  # compiled into its callers: no cache file of its own to load
 def group_h(offset, sigma, group, k, n, b, h, eta):  # pragma: no cover - compiled
-    """h_g(b_g) of every group into h, and each row's eta = offset + sigma b_g into eta."""
+    """h_g(b_g) of every group into h, and each row's eta = offset + sigma b_g into eta.
+
+    Parameters
+    ----------
+    offset : numpy.ndarray of float, shape (rows,)
+        X beta per row.
+    sigma : float
+        The random intercept's SD.
+    group : numpy.ndarray of int, shape (rows,)
+    k, n : numpy.ndarray of float, shape (rows,)
+        Successes and trials per row.
+    b : numpy.ndarray of float, shape (groups,)
+        Each group's standardised random effect.
+    h, eta : numpy.ndarray of float, shapes (groups,) and (rows,)
+        Written in place.
+
+    Returns
+    -------
+    None
+
+    Notes
+    -----
+    h_g(b) = sum over g's rows of [k eta - n log(1 + e^eta)] - b^2 / 2, summed in row order as
+    np.bincount does. Compiled into the loops that call it (numba's register_jitable).
+
+    References
+    ----------
+    docs/demographics.md.
+
+    Examples
+    --------
+    One group, one row with 1 success of 2 trials at eta 0: h = 0 - 2 log 2:
+
+    >>> h, eta = np.zeros(1), np.zeros(1)
+    >>> group_h(np.zeros(1), 1.0, np.zeros(1, dtype=np.int64), np.ones(1), np.full(1, 2.0), np.zeros(1), h, eta)
+    >>> bool(h[0] == -2 * np.log(2))
+    True
+    """
     h[:] = 0.0
     for i in range(offset.size):
         e = offset[i] + sigma * b[group[i]]
