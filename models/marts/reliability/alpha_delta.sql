@@ -81,7 +81,9 @@ plus_units as (
     where scoped_units.dimension in {{ model_dim_list }}
 ),
 
-all_units as (
+-- not materialized: read once by each of its two readers as the join streams, rather than held
+-- (conditions x units rows, 7.5 M at 100x)
+all_units as not materialized (
     select
         'human' as condition_id,
         dimension,
@@ -139,7 +141,9 @@ human_counts as (
     inner join stimuli using (image_id)
 ),
 
-unit_pairs as (
+-- not materialized: each reader aggregates the self-join as it streams (values^2 rows per unit,
+-- 22 M at 100x), instead of holding it
+unit_pairs as not materialized (
     select
         counts_c.dimension,
         counts_c.scope,
@@ -263,7 +267,8 @@ pairable_units as (
         dimension,
         scope,
         image_id
-    from unit_pairs
+    from human_counts
+    where m >= 2
 ),
 
 unit_sizes as (
