@@ -22,11 +22,6 @@
 -- the fields are read back per condition at the end (a rater with 2^bits ratings of one dimension
 -- stops the build with an error rather than overflowing a field). docs/performance.md.
 
--- Run after alpha_delta, never beside it (dbt's public ordering, a ref in a comment): at 100x each
--- holds 2.5-3 GB of the build's one DuckDB memory limit (4 GB) and, side by side, their hash joins
--- spilled ~15 GB to disk and took 7-9 minutes instead of 1-2 (docs/performance.md).
--- depends_on: {{ ref('alpha_delta') }}
-
 {%- set slots = 7 %}
 {%- set bits = 16 %}
 {%- set packed_flags = [
