@@ -33,7 +33,9 @@
     ('n_compared', 'true'),
 ] %}
 
-with value_counts as (
+-- The tables read twice are scanned twice (not materialized) rather than held: at 100x they are
+-- 3 M and 3.7 M rows, and what the query holds decides whether it spills (docs/performance.md).
+with value_counts as not materialized (
     select * from {{ ref('int_image_value_counts') }}
 ),
 
@@ -41,7 +43,7 @@ image_stats as (
     select * from {{ ref('int_image_human_stats') }}
 ),
 
-model_answers as (
+model_answers as not materialized (
     select * from {{ ref('int_model_vs_human_long') }}
 ),
 
@@ -136,10 +138,18 @@ packed_values as (
 ),
 
 packed_counts as (
-    -- each rating takes the row of its value; the sums count per field (< 2^{{ bits }}, checked)
+    -- each rating takes the row of its value; the sums count per field (< 2^{{ bits }}, checked).
+    -- One aggregate gives the rater's rows per category and, marked by is_total, over categories
+    -- (a rollup of the category, so the per-category rows are not held to be summed again); a study without
+    -- a category has one stratum, 'all' already (stg_stimuli), and no total beside it
     select
         packed_values.dimension,
         packed_values.category,
+        {%- if has_category() %}
+        grouping(packed_values.category) = 1 as is_total,
+        {%- else %}
+        false as is_total,
+        {%- endif %}
         ratings.rater_id,
         packed_values.chunk,
         count(*) as n_ratings,
@@ -151,37 +161,10 @@ packed_counts as (
         on ratings.image_id = packed_values.image_id
         and ratings.dimension = packed_values.dimension
         and ratings.rating = packed_values.value
-    group by all
-),
-
-packed_scopes as (
-    -- the rater's total over categories, summed in packed form, marked by is_total; a study without
-    -- a category has one stratum, 'all' already (stg_stimuli), and no total beside it
-    select
-        dimension,
-        category,
-        false as is_total,
-        rater_id,
-        chunk,
-        n_ratings,
-        {%- for name, flag in packed_flags %}
-        {{ name }}{{ "," if not loop.last }}
-        {%- endfor %}
-    from packed_counts
     {%- if has_category() %}
-    union all
-    select
-        dimension,
-        null as category,
-        true as is_total,
-        rater_id,
-        chunk,
-        sum(n_ratings) as n_ratings,
-        {%- for name, flag in packed_flags %}
-        sum({{ name }}) as {{ name }}{{ "," if not loop.last }}
-        {%- endfor %}
-    from packed_counts
-    group by dimension, rater_id, chunk
+    group by packed_values.dimension, ratings.rater_id, packed_values.chunk, rollup (packed_values.category)
+    {%- else %}
+    group by packed_values.dimension, packed_values.category, ratings.rater_id, packed_values.chunk
     {%- endif %}
 ),
 
@@ -189,19 +172,19 @@ unpacked as (
     -- one row per condition of the chunk that met the rater in the scope
     select
         conditions.condition_id,
-        packed_scopes.dimension,
-        case when packed_scopes.is_total then 'all' else packed_scopes.category end as category,
-        packed_scopes.rater_id,
+        packed_counts.dimension,
+        case when packed_counts.is_total then 'all' else packed_counts.category end as category,
+        packed_counts.rater_id,
         {%- for name, flag in packed_flags %}
-        cast((packed_scopes.{{ name }} >> conditions.shift) & {{ 2 ** bits - 1 }} as bigint) as {{ name }},
+        cast((packed_counts.{{ name }} >> conditions.shift) & {{ 2 ** bits - 1 }} as bigint) as {{ name }},
         {%- endfor %}
-        case when packed_scopes.n_ratings >= {{ 2 ** bits }}
-             then error('alt_test_rater_outcomes: rater ' || packed_scopes.rater_id || ' has '
-                        || packed_scopes.n_ratings || ' ratings of one dimension; at most '
+        case when packed_counts.n_ratings >= {{ 2 ** bits }}
+             then error('alt_test_rater_outcomes: rater ' || packed_counts.rater_id || ' has '
+                        || packed_counts.n_ratings || ' ratings of one dimension; at most '
                         || {{ 2 ** bits - 1 }} || ' fit the packed counts')
         end as overflow
-    from packed_scopes
-    inner join conditions on packed_scopes.chunk = conditions.chunk
+    from packed_counts
+    inner join conditions on packed_counts.chunk = conditions.chunk
 ),
 
 counted as (
@@ -222,29 +205,21 @@ counted as (
 ),
 
 final as (
+    -- both scorings' rows from one pass over the counts (a union of two selects would hold them)
     select
-        condition_id,
-        dimension,
-        'neg_abs_error' as scoring,
-        category,
-        rater_id,
-        abs_human_better as n_human_better,
-        abs_tie as n_tie,
-        abs_model_better as n_model_better,
-        n_model_missing
+        counted.condition_id,
+        counted.dimension,
+        scorings.scoring,
+        counted.category,
+        counted.rater_id,
+        case when scorings.is_rank then counted.rank_human_better else counted.abs_human_better end
+            as n_human_better,
+        case when scorings.is_rank then counted.rank_tie else counted.abs_tie end as n_tie,
+        case when scorings.is_rank then counted.rank_model_better else counted.abs_model_better end
+            as n_model_better,
+        counted.n_model_missing
     from counted
-    union all
-    select
-        condition_id,
-        dimension,
-        'rank' as scoring,
-        category,
-        rater_id,
-        rank_human_better as n_human_better,
-        rank_tie as n_tie,
-        rank_model_better as n_model_better,
-        n_model_missing
-    from counted
+    cross join (values ('neg_abs_error', false), ('rank', true)) as scorings (scoring, is_rank)
 )
 
 select * from final

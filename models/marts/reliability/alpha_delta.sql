@@ -81,7 +81,9 @@ plus_units as (
     where scoped_units.dimension in {{ model_dim_list }}
 ),
 
-all_units as (
+-- not materialized: read once by each of its two readers as the join streams, rather than held
+-- (conditions x units rows, 7.5 M at 100x)
+all_units as not materialized (
     select
         'human' as condition_id,
         dimension,
@@ -139,7 +141,9 @@ human_counts as (
     inner join stimuli using (image_id)
 ),
 
-unit_pairs as (
+-- not materialized: aggregated as the self-join streams (values^2 rows per unit, 22 M at 100x),
+-- never held
+unit_pairs as not materialized (
     select
         counts_c.dimension,
         counts_c.scope,
@@ -173,7 +177,10 @@ model_dimension_units as (
     where dimension in {{ model_dim_list }}
 ),
 
-unrated as (
+-- materialized: the few (condition, unit) pairs a condition left unrated, found before they meet
+-- the unit pairs; left inlined, the planner crossed the conditions with the unit pairs first and
+-- anti-joined that (190 M rows at 100x), which spilled ~15 GB whenever memory ran short
+unrated as materialized (
     select
         model_conditions.condition_id,
         model_dimension_units.dimension,
@@ -212,15 +219,25 @@ condition_parts as (
     cross join model_conditions
     where human_coincidence.dimension in {{ model_dim_list }}
     union all
+    -- the unrated units' pairs: the counts joined to the few unrated units first, so that the
+    -- join's table holds those units, not the unit pairs
     select
         unrated.condition_id,
-        unit_pairs.dimension,
-        unit_pairs.scope,
-        unit_pairs.c,
-        unit_pairs.k,
-        unit_pairs.n_pairs / (unit_pairs.m * (unit_pairs.m - 1)) as o_ck
+        counts_c.dimension,
+        counts_c.scope,
+        counts_c.value as c,
+        counts_k.value as k,
+        cast(counts_c.n * (counts_k.n - (counts_c.value = counts_k.value)::int) as double)
+        / (counts_c.m * (counts_c.m - 1)) as o_ck
     from unrated
-    inner join unit_pairs using (dimension, image_id)
+    inner join human_counts as counts_c
+        on unrated.dimension = counts_c.dimension and unrated.image_id = counts_c.image_id
+    inner join human_counts as counts_k
+        on
+            counts_c.dimension = counts_k.dimension
+            and counts_c.scope = counts_k.scope
+            and counts_c.image_id = counts_k.image_id
+    where counts_c.m >= 2
     union all
     select condition_id, dimension, scope, c, k, o_ck from model_pairs
     union all
@@ -263,7 +280,8 @@ pairable_units as (
         dimension,
         scope,
         image_id
-    from unit_pairs
+    from human_counts
+    where m >= 2
 ),
 
 unit_sizes as (
