@@ -387,6 +387,7 @@ def test_p_sig_counts_do_not_depend_on_the_steps_or_threads(monkeypatch, sorted_
     padded = np.array([np.pad(e, (0, width - len(e)), constant_values=np.nan) for e in expanded])
     want = [_p_sig_reference(row, padded, 31, 5, chunk=4) for row in mz]
     monkeypatch.setattr(B, "KERNEL", 3 * n)  # three replicates per step
+    monkeypatch.setattr(B, "SORTED_KERNEL", 3 * n)
     monkeypatch.setattr(B, "SORTED_ENTRIES", sorted_entries)
     for threads in (1, 4):
         monkeypatch.setattr(B, "_threads", lambda threads=threads: threads)

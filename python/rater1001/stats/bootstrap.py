@@ -32,9 +32,12 @@ from .psig_draws import drawn_codes, drawn_draws, drawn_entries
 from .signed_rank import signed_codes, signed_rank_test
 
 SEED = 42
-# draws (replicates x pairs) of a step: the per-image tables are read once per step, for several
-# replicates of a large study (docs/stats.md, "Resampling at scale")
-KERNEL = 1 << 20
+# draws (replicates x pairs) of a step: a step's arrays stay in the CPU's cache, and a pool's
+# replicates make enough steps for every thread; where the draws are sorted by image (above
+# SORTED_ENTRIES) the per-image tables are read once per step, for several replicates of a large
+# study (docs/stats.md, "Resampling at scale")
+KERNEL = 1 << 17
+SORTED_KERNEL = 1 << 20
 # entries (images x values) above which a step sorts its draws by image
 SORTED_ENTRIES = 1 << 18
 TEST = "one-sided paired Wilcoxon signed-rank (model |z| > human LOO |z|), alpha 0.05"
@@ -366,7 +369,7 @@ def _significant_in(
     step a count per model."""
     rows, n = img.shape
     k = table.shape[0]
-    step = max(1, KERNEL // n)  # replicates per step
+    step = max(1, (SORTED_KERNEL if draws.sort else KERNEL) // n)  # replicates per step
 
     def test(start: int) -> np.ndarray:
         b = min(step, rows - start)
