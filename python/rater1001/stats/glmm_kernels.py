@@ -87,6 +87,12 @@ def expit(x):  # pragma: no cover - compiled
 
 
 @register_jitable  # compiled into its callers: no cache file of its own to load
+def _row_loglik(k, n, e):  # pragma: no cover - compiled
+    """A row's term of h, k eta - n log(1 + e^eta): group_h's and nodes_h'."""
+    return k * e - n * log1p_exp(e)
+
+
+@register_jitable  # compiled into its callers: no cache file of its own to load
 def group_h(offset, sigma, group, k, n, b, h, eta):  # pragma: no cover - compiled
     """h_g(b_g) of every group into h, and each row's eta = offset + sigma b_g into eta.
 
@@ -130,7 +136,7 @@ def group_h(offset, sigma, group, k, n, b, h, eta):  # pragma: no cover - compil
     for i in range(offset.size):
         e = offset[i] + sigma * b[group[i]]
         eta[i] = e
-        h[group[i]] += k[i] * e - n[i] * log1p_exp(e)
+        h[group[i]] += _row_loglik(k[i], n[i], e)
     for g in range(h.size):
         h[g] = h[g] - 0.5 * (b[g] * b[g])
 
@@ -143,7 +149,7 @@ def nodes_h(offset, sigma, group, k, n, nodes):  # pragma: no cover - compiled
         g = group[i]
         for j in range(nodes.shape[1]):
             e = offset[i] + sigma * nodes[g, j]
-            out[g, j] += k[i] * e - n[i] * log1p_exp(e)
+            out[g, j] += _row_loglik(k[i], n[i], e)
     for g in range(nodes.shape[0]):
         for j in range(nodes.shape[1]):
             out[g, j] = out[g, j] - 0.5 * (nodes[g, j] * nodes[g, j])
