@@ -10,6 +10,9 @@
 {%- set model_dim_list -%}
     ({% for dim in model_dims %}'{{ dim }}'{% if not loop.last %}, {% endif %}{% endfor %})
 {%- endset -%}
+{#- A unit's ordered pairs of values c, k (c = k: a pair of two of its c ratings), from its
+    counts counts_c and counts_k: the unit pairs and the unrated units' pairs below. -#}
+{%- set n_pairs = "cast(counts_c.n * (counts_k.n - (counts_c.value = counts_k.value)::int) as double)" -%}
 {%- set other_metrics = var('alpha_metrics', ['interval', 'ordinal', 'nominal'])
     | reject('equalto', 'interval') | list %}
 
@@ -151,7 +154,7 @@ unit_pairs as not materialized (
         counts_c.m,
         counts_c.value as c,
         counts_k.value as k,
-        cast(counts_c.n * (counts_k.n - (counts_c.value = counts_k.value)::int) as double) as n_pairs
+        {{ n_pairs }} as n_pairs
     from human_counts as counts_c
     inner join human_counts as counts_k using (dimension, scope, image_id)
     where counts_c.m >= 2
@@ -227,7 +230,7 @@ condition_parts as (
         counts_c.scope,
         counts_c.value as c,
         counts_k.value as k,
-        cast(counts_c.n * (counts_k.n - (counts_c.value = counts_k.value)::int) as double)
+        {{ n_pairs }}
         / (counts_c.m * (counts_c.m - 1)) as o_ck
     from unrated
     inner join human_counts as counts_c
