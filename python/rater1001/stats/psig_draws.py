@@ -5,10 +5,11 @@ A drawn (image, uniform) pair picks position floor(u x humans) of the image's hu
 value order; that position belongs to the first of the image's (image, value) entries whose
 cumulative count exceeds it (a row of a few counts per image, not a slot per human). The draws
 of several replicates are packed into one integer each and sorted together
-(:func:`drawn_draws`), so one pass in image order reads each image's counts and codes once for
-all of them (:func:`drawn_codes`), every condition's code of an entry beside the others' (an
-entries x conditions table): the per-image tables of a large study do not fit the CPU's cache,
-and read at random once per replicate and condition they cost more per draw the larger it is.
+(:func:`drawn_draws`), so that the pass that finds their entries (:func:`drawn_entries`) reads
+each image's counts in image order once for all of them, and each condition's pass over its
+codes (:func:`drawn_codes`, a row of the conditions x entries table) reads them in the same
+order: the per-image tables of a large study do not fit the CPU's cache, and read at random once
+per replicate and condition they cost more per draw the larger it is.
 """
 
 from __future__ import annotations
