@@ -40,6 +40,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from run_results import node_seconds
+
 BASELINE = "int_study_provenance"
 
 # The child: one parse, the builders imported, then every model's runs. sys.argv: project folder,
@@ -106,14 +108,10 @@ def missing_landing(project: Path) -> list[str]:
 
 def build_node_seconds(project: Path) -> dict[str, float]:
     """Each model's node seconds in the build that left the project (target/run_results.json)."""
-    data = json.loads((project / "target" / "run_results.json").read_text())
-    if data.get("args", {}).get("which") != "build":
-        raise SystemExit(f"{project}/target/run_results.json is not a build's: name the models (--alone-models)")
-    return {
-        r["unique_id"].split(".", 2)[2]: r["execution_time"]
-        for r in data["results"]
-        if r["unique_id"].startswith("model.")
-    }
+    record = project / "target" / "run_results.json"
+    if json.loads(record.read_text()).get("args", {}).get("which") != "build":
+        raise SystemExit(f"{record} is not a build's: name the models (--alone-models)")
+    return {n.removeprefix("model."): s for n, s in node_seconds(record, with_kind=True) if n.startswith("model.")}
 
 
 def reached(node_seconds: dict[str, float], seconds: float) -> list[str]:

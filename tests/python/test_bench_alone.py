@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import sys
 from pathlib import Path
 
 import duckdb
@@ -13,7 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-_SPEC = importlib.util.spec_from_file_location("alone", Path(__file__).parents[2] / "benchmarks" / "alone.py")
+_BENCHMARKS = Path(__file__).parents[2] / "benchmarks"
+# the benchmarks import each other as scripts beside them do
+sys.path.insert(0, str(_BENCHMARKS))
+_SPEC = importlib.util.spec_from_file_location("alone", _BENCHMARKS / "alone.py")
 alone = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(alone)
 
