@@ -83,7 +83,7 @@ def test_small_pools_excluded_images_and_model_help_more_when_pool_is_small():
 
 from itertools import combinations  # noqa: E402
 
-from hypothesis import given, settings  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
@@ -179,7 +179,45 @@ def test_subset_sums_in_slices_equal_floyd_steps_over_all_entries(seed, monkeypa
     left_out = 2 > m - 2
     r1, r2 = np.zeros(rows.shape), np.zeros(rows.shape)
     for t in floyd_sampling.floyd_steps(m, np.where(left_out, m - 2, 2), b):
-        v = np.where(t >= 0, pool.filled[rows, np.maximum(t, 0)], 0.0)
+        v = np.where(t >= 0, np.nan_to_num(ratings)[rows, np.maximum(t, 0)], 0.0)
+        r1 += v
+        r2 += v * v
+    np.testing.assert_array_equal(s1, np.where(left_out, pool.total[rows] - r1, r1))
+    np.testing.assert_array_equal(s2, np.where(left_out, pool.total_sq[rows] - r2, r2))
+    assert a.random() == b.random()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    width=st.integers(1, 90),
+    levels=st.integers(1, 40),
+    k=st.integers(1, 90),
+    seed=st.integers(0, 2**16),
+    step=st.integers(1, 50),
+)
+@example(width=90, levels=40, k=30, seed=1, step=5)  # > 64 ratings, > 16 runs
+@example(width=70, levels=3, k=2, seed=2, step=50)
+def test_subset_sums_are_floyd_steps_sums_of_the_padded_rows_to_the_last_bit(width, levels, k, seed, step, monkeypatch):
+    # the compiled draws read runs of equal values (few or many: counted or bisected) and, above
+    # 64 ratings, compare with the earlier picks instead of a bit mask: the same sums as adding
+    # floyd_steps' values read from the padded rows, in the same stream
+    rng = np.random.default_rng(seed)
+    m = rng.integers(1, width + 1, 12)
+    k = min(k, int(m.min()))
+    codes = rng.integers(0, levels, (12, width))
+    ratings = (codes + rng.normal(0, 1e-3, levels)[codes]).astype(float)
+    ratings[np.arange(width) >= m[:, None]] = np.nan
+    ratings = np.sort(ratings, axis=1)  # value order, packed left (NaN last)
+    pool = small_pools.Pool.of(ratings)
+    rows = rng.integers(0, 12, (3, 7))
+    monkeypatch.setattr(small_pools, "STEP", step)
+    a, b = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
+    s1, s2 = small_pools.subset_sums(pool, rows, k, a)
+    mm = pool.m[rows]
+    left_out = k > mm - k
+    r1, r2 = np.zeros(rows.shape), np.zeros(rows.shape)
+    for t in floyd_sampling.floyd_steps(mm, np.where(left_out, mm - k, k), b):
+        v = np.where(t >= 0, np.nan_to_num(ratings)[rows, np.maximum(t, 0)], 0.0)
         r1 += v
         r2 += v * v
     np.testing.assert_array_equal(s1, np.where(left_out, pool.total[rows] - r1, r1))
