@@ -215,6 +215,9 @@ def _replicate_alphas(pool, x_all, eligible, k, replicates, rng, resample_images
     if n == 0:
         return base, plus
     block = max(1, CELLS // (n * max(min(k, pool.width - k), 1)))
+    # a condition's answers contiguous: the images drawn at random read one small column (an
+    # array of the images' rows would bring a cache line per image and condition)
+    x_cols = np.ascontiguousarray(x_all.T)
     for start in range(0, replicates, block):
         b = min(block, replicates - start)
         units = eligible[rng.integers(0, n, size=(b, n))] if resample_images else np.broadcast_to(eligible, (b, n))
@@ -224,7 +227,7 @@ def _replicate_alphas(pool, x_all, eligible, k, replicates, rng, resample_images
         sums = [t.sum(axis=-1) for t in terms]
         base[start : start + b] = alpha_from_sums(*sums)
         for j in range(c):
-            x = x_all[units, j]
+            x = x_cols[j][units]
             if k >= 2:  # every unit pairable: only the rated units' terms change
                 plus[start : start + b, j] = alpha_from_sums(*extra_rater_term_sums(k, terms, sums, x, centre))
             else:
