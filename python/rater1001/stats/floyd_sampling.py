@@ -209,7 +209,7 @@ def run_table(values: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return cum, code, levels.astype(float)
 
 
-def floyd_sums(rows, m, size, uniforms, runs, chunk: int = 1 << 12):
+def floyd_sums(rows, m, size, uniforms, runs):
     """Sum and sum of squares of the values at :func:`floyd_steps_from`'s positions, per entry,
     in one compiled pass.
 
@@ -223,8 +223,6 @@ def floyd_sums(rows, m, size, uniforms, runs, chunk: int = 1 << 12):
         Step s's uniform of each entry, steps >= max(size).
     runs : tuple
         :func:`run_table` of the rows.
-    chunk : int
-        Entries processed together (their state stays in the CPU's cache).
 
     Returns
     -------
@@ -267,7 +265,6 @@ def floyd_sums(rows, m, size, uniforms, runs, chunk: int = 1 << 12):
             code,
             levels,
             bits,
-            max(int(chunk), 1),
             s1,
             s2,
         )
@@ -275,47 +272,42 @@ def floyd_sums(rows, m, size, uniforms, runs, chunk: int = 1 << 12):
 
 
 @_compiled
-def _floyd_sums(rows, m, size, uniforms, cum, code, levels, bits, chunk, s1, s2):  # pragma: no cover - compiled
+def _floyd_sums(rows, m, size, uniforms, cum, code, levels, bits, s1, s2):  # pragma: no cover - compiled
     steps, n = uniforms.shape
     width = cum.shape[1]
-    taken = np.zeros(chunk, dtype=np.uint64)
-    picks = np.empty((steps if not bits else 0, chunk), dtype=np.int64)
-    for a in range(0, n, chunk):
-        b = min(n, a + chunk)
-        taken[:] = 0
-        for s in range(steps):
-            for e in range(a, b):
-                late = steps - size[e]
-                if s < late:
-                    if not bits:
-                        picks[s, e - a] = -1
-                    continue
-                j = m[e] - steps + s
-                t = np.int64(uniforms[s, e] * np.float64(j + 1))
-                if bits:
-                    if (taken[e - a] >> np.uint64(t)) & np.uint64(1):
+    picks = np.empty(steps, dtype=np.int64)
+    one = np.uint64(1)
+    for e in range(n):  # an entry's steps in a row: its state stays in registers
+        i, late, top = rows[e], steps - size[e], m[e] - steps
+        taken = np.uint64(0)
+        a1, a2 = 0.0, 0.0
+        for s in range(late, steps):
+            j = top + s
+            t = np.int64(uniforms[s, e] * np.float64(j + 1))
+            if bits:
+                if (taken >> np.uint64(t)) & one:
+                    t = j
+                taken |= one << np.uint64(t)
+            else:
+                for q in range(late, s):
+                    if picks[q] == t:
                         t = j
-                    taken[e - a] |= np.uint64(1) << np.uint64(t)
-                else:
-                    for q in range(late, s):
-                        if picks[q, e - a] == t:
-                            t = j
-                            break
-                    picks[s, e - a] = t
-                i = rows[e]
-                if width <= 16:  # count the runs ending at or before t, branch-free
-                    run = 0
-                    for q in range(width):
-                        run += cum[i, q] <= t
-                else:
-                    lo, hi = 0, width - 1
-                    while lo < hi:
-                        mid = (lo + hi) // 2
-                        if cum[i, mid] <= t:
-                            lo = mid + 1
-                        else:
-                            hi = mid
-                    run = lo
-                v = levels[code[i, run]]
-                s1[e] += v
-                s2[e] += v * v
+                        break
+                picks[s] = t
+            if width <= 16:  # count the runs ending at or before t, branch-free
+                run = 0
+                for q in range(width):
+                    run += cum[i, q] <= t
+            else:
+                lo, hi = 0, width - 1
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if cum[i, mid] <= t:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                run = lo
+            v = levels[code[i, run]]
+            a1 += v
+            a2 += v * v
+        s1[e], s2[e] = a1, a2

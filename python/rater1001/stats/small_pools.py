@@ -89,7 +89,6 @@ def padded_ratings(
 
 
 CELLS = 1 << 22  # replicates x images x drawn positions per block
-STEP = 1 << 12  # entries drawn together: their state stays in the CPU's cache
 
 
 @dataclass(frozen=True)
@@ -155,9 +154,9 @@ def subset_sums(pool: Pool, rows, k: int, rng: np.random.Generator) -> tuple[np.
     left_out = k > m - k
     size = np.where(left_out, m - k, k)
     # floyd_steps' uniforms, drawn up front (the same stream: one array per step); the steps then
-    # run compiled on slices of the entries, reading each unit's runs (a few bytes) not its row
+    # run compiled entry by entry, reading each unit's runs (a few bytes) not its row
     uniform = rng.random((int(size.max(initial=0)), len(m)))
-    s1, s2 = floyd_sums(rows.ravel(), m, size, uniform, pool.runs, STEP)
+    s1, s2 = floyd_sums(rows.ravel(), m, size, uniform, pool.runs)
     s1 = np.where(left_out, pool.total[rows.ravel()] - s1, s1)
     s2 = np.where(left_out, pool.total_sq[rows.ravel()] - s2, s2)
     return s1.reshape(rows.shape), s2.reshape(rows.shape)
