@@ -89,6 +89,7 @@ def padded_ratings(
 
 
 CELLS = 1 << 22  # replicates x images x drawn positions per block
+ROW_CELLS = 1 << 14  # replicates x images whose alphas are taken together
 
 
 @dataclass(frozen=True)
@@ -217,22 +218,33 @@ def _replicate_alphas(pool, x_all, eligible, k, replicates, rng, resample_images
     # a condition's answers contiguous: the images drawn at random read one small column (an
     # array of the images' rows would bring a cache line per image and condition)
     x_cols = np.ascontiguousarray(x_all.T)
+    rows = max(1, ROW_CELLS // n)
     for start in range(0, replicates, block):
         b = min(block, replicates - start)
         units = eligible[rng.integers(0, n, size=(b, n))] if resample_images else np.broadcast_to(eligible, (b, n))
         total, total_sq = subset_sums(pool, units, k, rng)
-        m = np.full((b, n), float(k))
-        terms = unit_terms(m, total, total_sq, centre)
-        sums = [t.sum(axis=-1) for t in terms]
-        base[start : start + b] = alpha_from_sums(*sums)
-        for j in range(c):
-            x = x_cols[j][units]
-            if k >= 2:  # every unit pairable: only the rated units' terms change
-                plus[start : start + b, j] = alpha_from_sums(*extra_rater_term_sums(k, terms, sums, x, centre))
-            else:
-                pooled = with_extra_rater(m, total, total_sq, x)
-                plus[start : start + b, j] = alpha_from_sums(*(t.sum(axis=-1) for t in unit_terms(*pooled, centre)))
+        # then a few replicates at a time: their arrays stay in the CPU's cache across the
+        # conditions (a replicate's sums are its row's, whichever rows are summed with it)
+        for r in range(0, b, rows):
+            z, out = slice(r, r + rows), slice(start + r, start + min(r + rows, b))
+            _alphas(k, total[z], total_sq[z], units[z], x_cols, centre, base[out], plus[out])
     return base, plus
+
+
+def _alphas(k, total, total_sq, units, x_cols, centre, base, plus):
+    """Fill base (human alpha) and plus (alpha with each condition) of the replicates whose k
+    drawn ratings per unit sum to total and total_sq."""
+    m = np.full(total.shape, float(k))
+    terms = unit_terms(m, total, total_sq, centre)
+    sums = [t.sum(axis=-1) for t in terms]
+    base[:] = alpha_from_sums(*sums)
+    for j, x_col in enumerate(x_cols):
+        x = x_col[units]
+        if k >= 2:  # every unit pairable: only the rated units' terms change
+            plus[:, j] = alpha_from_sums(*extra_rater_term_sums(k, terms, sums, x, centre))
+        else:
+            pooled = with_extra_rater(m, total, total_sq, x)
+            plus[:, j] = alpha_from_sums(*(t.sum(axis=-1) for t in unit_terms(*pooled, centre)))
 
 
 def small_pool_alpha(
