@@ -83,7 +83,7 @@ def test_small_pools_excluded_images_and_model_help_more_when_pool_is_small():
 
 from itertools import combinations  # noqa: E402
 
-from hypothesis import given, settings  # noqa: E402
+from hypothesis import example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
@@ -161,25 +161,59 @@ def test_small_pool_alpha_equals_the_per_replicate_krippendorff_loop(k, monkeypa
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_subset_sums_in_slices_equal_floyd_steps_over_all_entries(seed, monkeypatch):
-    # ragged pools (2..9 ratings), k drawn directly or as the ratings left out, late starters: the
-    # sums of slices of 7 entries (subset_sums) are those of floyd_steps' draws over every entry at
-    # once, to the last bit, and leave the generator in the same state
-    # (images 0-6 have 3 ratings, so the first slice draws fewer steps than the whole)
+def test_subset_sums_equal_floyd_steps_over_all_entries(seed):
+    # ragged pools (2..9 ratings), k drawn directly or as the ratings left out, late starters
+    # (images 0-6 have 3 ratings): the compiled sums (subset_sums) are those of floyd_steps' draws
+    # over every entry at once, to the last bit, and leave the generator in the same state
     rng = np.random.default_rng(seed)
     ratings = np.round(rng.normal(5, 2, (40, 9)), 1)
     m = np.concatenate([np.full(7, 3), rng.integers(2, 10, 33)])
     ratings[np.arange(9) >= m[:, None]] = np.nan
     pool = small_pools.Pool.of(ratings)
     rows = np.vstack([np.arange(40), rng.permutation(40), rng.integers(0, 40, 40)])
-    monkeypatch.setattr(small_pools, "STEP", 7)
     a, b = np.random.default_rng(seed + 10), np.random.default_rng(seed + 10)
     s1, s2 = small_pools.subset_sums(pool, rows, 2, a)
     m = pool.m[rows]
     left_out = 2 > m - 2
     r1, r2 = np.zeros(rows.shape), np.zeros(rows.shape)
     for t in floyd_sampling.floyd_steps(m, np.where(left_out, m - 2, 2), b):
-        v = np.where(t >= 0, pool.filled[rows, np.maximum(t, 0)], 0.0)
+        v = np.where(t >= 0, np.nan_to_num(ratings)[rows, np.maximum(t, 0)], 0.0)
+        r1 += v
+        r2 += v * v
+    np.testing.assert_array_equal(s1, np.where(left_out, pool.total[rows] - r1, r1))
+    np.testing.assert_array_equal(s2, np.where(left_out, pool.total_sq[rows] - r2, r2))
+    assert a.random() == b.random()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    width=st.integers(1, 90),
+    levels=st.integers(1, 40),
+    k=st.integers(1, 90),
+    seed=st.integers(0, 2**16),
+)
+@example(width=90, levels=40, k=30, seed=1)  # > 64 ratings, > 16 runs
+@example(width=70, levels=3, k=2, seed=2)
+def test_subset_sums_are_floyd_steps_sums_of_the_padded_rows_to_the_last_bit(width, levels, k, seed):
+    # the compiled draws read runs of equal values (few or many: counted or bisected) and, above
+    # 64 ratings, compare with the earlier picks instead of a bit mask: the same sums as adding
+    # floyd_steps' values read from the padded rows, in the same stream
+    rng = np.random.default_rng(seed)
+    m = rng.integers(1, width + 1, 12)
+    k = min(k, int(m.min()))
+    codes = rng.integers(0, levels, (12, width))
+    ratings = (codes + rng.normal(0, 1e-3, levels)[codes]).astype(float)
+    ratings[np.arange(width) >= m[:, None]] = np.nan
+    ratings = np.sort(ratings, axis=1)  # value order, packed left (NaN last)
+    pool = small_pools.Pool.of(ratings)
+    rows = rng.integers(0, 12, (3, 7))
+    a, b = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
+    s1, s2 = small_pools.subset_sums(pool, rows, k, a)
+    mm = pool.m[rows]
+    left_out = k > mm - k
+    r1, r2 = np.zeros(rows.shape), np.zeros(rows.shape)
+    for t in floyd_sampling.floyd_steps(mm, np.where(left_out, mm - k, k), b):
+        v = np.where(t >= 0, np.nan_to_num(ratings)[rows, np.maximum(t, 0)], 0.0)
         r1 += v
         r2 += v * v
     np.testing.assert_array_equal(s1, np.where(left_out, pool.total[rows] - r1, r1))

@@ -69,24 +69,14 @@ def k_human_image_sd(
 ) -> pd.DataFrame:
     """Figure 6: per image, the SD of the k conditions' values ('models') and the mean SD of k
     random humans ('k_humans'), with the draws of the Table 6 comparison (same seed, per category)."""
-    rows = []
+    frames = []  # a frame per cell and source: columns, not a dict per image
     for dim, category, conds, models, humans, image_ids in _k_human_cells(model_long, value_counts):
         spread = k_human.k_human_image_sd(models, humans, replicates=replicates, seed=seed)
+        kept = image_ids.to_numpy()[spread.kept]
         for source, sd in (("models", spread.model_sd), ("k_humans", spread.human_sd)):
-            rows += [
-                {
-                    "dimension": dim,
-                    "category": category,
-                    "image_id": i,
-                    "source": source,
-                    "sd": v,
-                    "k": len(conds),
-                    "replicates": replicates,
-                    "seed": seed,
-                }
-                for i, v, ok in zip(image_ids, sd, spread.kept)
-                if ok
-            ]
+            cell = {"dimension": dim, "category": category, "image_id": kept, "source": source, "sd": sd[spread.kept]}
+            frames.append(pd.DataFrame({**cell, "k": len(conds), "replicates": replicates, "seed": seed}))
+    rows = pd.concat(frames, ignore_index=True) if frames else []
     return typed(rows, declared("response_diversity_images"))
 
 

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .alpha_sums import alpha_from_sums, extra_rater_term_sums, unit_terms, with_extra_rater
-from .floyd_sampling import draw_positions, floyd_steps_from
+from .floyd_sampling import draw_positions, floyd_sums, run_table
 
 SEED = 42
 DEFAULT_KS = (2, 3, 5, 10, 20, 50)
@@ -89,14 +89,16 @@ def padded_ratings(
 
 
 CELLS = 1 << 22  # replicates x images x drawn positions per block
-STEP = 1 << 15  # entries a Floyd step works on at once: its arrays stay in the CPU's cache
+ROW_CELLS = 1 << 14  # replicates x images whose alphas are taken together
 
 
 @dataclass(frozen=True)
 class Pool:
-    """A NaN-padded U x max_m rating matrix (packed left) with what every draw from it needs."""
+    """A NaN-padded U x max_m rating matrix (packed left) as what every draw from it needs: each
+    unit's ratings as runs of equal values (stats.floyd_sampling.run_table), count and totals."""
 
-    filled: np.ndarray  # NaN -> 0
+    runs: tuple  # (cum, code, levels) of floyd_sampling.run_table
+    width: int  # max_m, the padded matrix's columns
     m: np.ndarray  # ratings per unit
     total: np.ndarray
     total_sq: np.ndarray
@@ -104,7 +106,8 @@ class Pool:
     @classmethod
     def of(cls, ratings: np.ndarray) -> Pool:
         filled = np.nan_to_num(np.asarray(ratings, dtype=float))
-        return cls(filled, (~np.isnan(ratings)).sum(axis=1), filled.sum(axis=1), (filled**2).sum(axis=1))
+        m = (~np.isnan(ratings)).sum(axis=1)
+        return cls(run_table(filled, m), filled.shape[1], m, filled.sum(axis=1), (filled**2).sum(axis=1))
 
 
 def subset_sums(pool: Pool, rows, k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -151,18 +154,10 @@ def subset_sums(pool: Pool, rows, k: int, rng: np.random.Generator) -> tuple[np.
     m = pool.m[rows].ravel()
     left_out = k > m - k
     size = np.where(left_out, m - k, k)
-    flat = pool.filled.ravel()
-    offset = rows.ravel() * pool.filled.shape[1]
-    # floyd_steps' uniforms, drawn up front (the same stream: one array per step), so that the
-    # steps run on cache-sized slices of the entries
+    # floyd_steps' uniforms, drawn up front (the same stream: one array per step); the steps then
+    # run compiled entry by entry, reading each unit's runs (a few bytes) not its row
     uniform = rng.random((int(size.max(initial=0)), len(m)))
-    s1, s2 = np.zeros(len(m)), np.zeros(len(m))
-    for a in range(0, len(m), STEP):
-        z = slice(a, a + STEP)
-        for t in floyd_steps_from(m[z], size[z], len(uniform), uniform[:, z]):
-            v = flat[offset[z] + t] if (t >= 0).all() else np.where(t >= 0, flat[offset[z] + np.maximum(t, 0)], 0.0)
-            s1[z] += v
-            s2[z] += v * v
+    s1, s2 = floyd_sums(rows.ravel(), m, size, uniform, pool.runs)
     s1 = np.where(left_out, pool.total[rows.ravel()] - s1, s1)
     s2 = np.where(left_out, pool.total_sq[rows.ravel()] - s2, s2)
     return s1.reshape(rows.shape), s2.reshape(rows.shape)
@@ -219,23 +214,37 @@ def _replicate_alphas(pool, x_all, eligible, k, replicates, rng, resample_images
     base, plus = np.full(replicates, np.nan), np.full((replicates, c), np.nan)
     if n == 0:
         return base, plus
-    block = max(1, CELLS // (n * max(min(k, pool.filled.shape[1] - k), 1)))
+    block = max(1, CELLS // (n * max(min(k, pool.width - k), 1)))
+    # a condition's answers contiguous: the images drawn at random read one small column (an
+    # array of the images' rows would bring a cache line per image and condition)
+    x_cols = np.ascontiguousarray(x_all.T)
+    rows = max(1, ROW_CELLS // n)
     for start in range(0, replicates, block):
         b = min(block, replicates - start)
         units = eligible[rng.integers(0, n, size=(b, n))] if resample_images else np.broadcast_to(eligible, (b, n))
         total, total_sq = subset_sums(pool, units, k, rng)
-        m = np.full((b, n), float(k))
-        terms = unit_terms(m, total, total_sq, centre)
-        sums = [t.sum(axis=-1) for t in terms]
-        base[start : start + b] = alpha_from_sums(*sums)
-        for j in range(c):
-            x = x_all[units, j]
-            if k >= 2:  # every unit pairable: only the rated units' terms change
-                plus[start : start + b, j] = alpha_from_sums(*extra_rater_term_sums(k, terms, sums, x, centre))
-            else:
-                pooled = with_extra_rater(m, total, total_sq, x)
-                plus[start : start + b, j] = alpha_from_sums(*(t.sum(axis=-1) for t in unit_terms(*pooled, centre)))
+        # then a few replicates at a time: their arrays stay in the CPU's cache across the
+        # conditions (a replicate's sums are its row's, whichever rows are summed with it)
+        for r in range(0, b, rows):
+            z, out = slice(r, r + rows), slice(start + r, start + min(r + rows, b))
+            _alphas(k, total[z], total_sq[z], units[z], x_cols, centre, base[out], plus[out])
     return base, plus
+
+
+def _alphas(k, total, total_sq, units, x_cols, centre, base, plus):
+    """Fill base (human alpha) and plus (alpha with each condition) of the replicates whose k
+    drawn ratings per unit sum to total and total_sq."""
+    m = np.full(total.shape, float(k))
+    terms = unit_terms(m, total, total_sq, centre)
+    sums = [t.sum(axis=-1) for t in terms]
+    base[:] = alpha_from_sums(*sums)
+    for j, x_col in enumerate(x_cols):
+        x = x_col[units]
+        if k >= 2:  # every unit pairable: only the rated units' terms change
+            plus[:, j] = alpha_from_sums(*extra_rater_term_sums(k, terms, sums, x, centre))
+        else:
+            pooled = with_extra_rater(m, total, total_sq, x)
+            plus[:, j] = alpha_from_sums(*(t.sum(axis=-1) for t in unit_terms(*pooled, centre)))
 
 
 def small_pool_alpha(
