@@ -7,4 +7,5 @@ def model(dbt, session):
         dbt.ref("int_model_vs_human_long"),
         dbt.ref("int_condition_pools"),
         dbt.ref("int_study_provenance"),
+        stimuli=dbt.ref("stg_stimuli"),
     )

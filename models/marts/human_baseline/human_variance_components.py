@@ -7,4 +7,5 @@ def model(dbt, session):
         dbt.ref("stg_study_factors"),
         dbt.ref("int_study_provenance"),
         max_ratings=dbt.config.get("variance_components_max_ratings"),
+        image_stats=dbt.ref("int_image_human_stats"),
     )

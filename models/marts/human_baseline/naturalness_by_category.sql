@@ -1,12 +1,11 @@
 -- Section 2.5's naturalness means per category (the paper: 5.26 for fear to 6.94 for happy) and
 -- over all images ('all'). Naturalness is an optional dimension: a study that does not declare
 -- it (study.yml dimensions) has no naturalness ratings, and this table is empty.
-with human_ratings_long as (
-    select * from {{ ref('int_human_ratings_long') }}
-),
-
-stimuli as (
-    select * from {{ ref('stg_stimuli') }}
+-- Read from the per-image sufficient statistics (int_image_human_stats), not the ratings: a
+-- category's n, mean and SD are sums of its images' n, sum and sum of squares, so the work is one
+-- row per image.
+with image_human_stats as (
+    select * from {{ ref('int_image_human_stats') }}
 ),
 
 paper_reported_values as (
@@ -17,45 +16,46 @@ study_provenance as (
     select * from {{ ref('int_study_provenance') }}
 ),
 
-naturalness as (
-    select
-        human_ratings_long.image_id,
-        human_ratings_long.rating,
-        stimuli.category
-    from human_ratings_long
-    inner join stimuli using (image_id)
-    where human_ratings_long.dimension = 'naturalness'
-),
-
 image_means as (
     select
-        image_id,
         category,
-        avg(rating) as image_mean
-    from naturalness
-    group by image_id, category
+        n_ratings,
+        rating_sum,
+        rating_sumsq,
+        human_mean as image_mean
+    from image_human_stats
+    where dimension = 'naturalness'
 ),
 
-per_category as (
+category_sums as (
     select
         case when grouping(category) = 1 then 'all' else category end as category,
-        count(*) as n_ratings,
-        count(distinct image_id) as n_images,
-        avg(rating) as mean_naturalness,
-        stddev_samp(rating) as sd_ratings
-    from naturalness
+        cast(sum(n_ratings) as bigint) as n_ratings,
+        count(*) as n_images,
+        sum(rating_sum) as rating_sum,
+        sum(rating_sumsq) as rating_sumsq,
+        stddev_samp(image_mean) as sd_image_means
+    from image_means
     group by rollup (category)
     -- a study without the category factor has no per-category rows, only 'all' (stg_stimuli)
     having grouping(category) = 1 or category <> 'all'
 ),
 
-image_spread as (
+per_category as (
+    -- the ratings' SD from integer sums: n Q - T^2 is exact on the integer scale
     select
-        case when grouping(category) = 1 then 'all' else category end as category,
-        stddev_samp(image_mean) as sd_image_means
-    from image_means
-    group by rollup (category)
-    having grouping(category) = 1 or category <> 'all'
+        category,
+        n_ratings,
+        n_images,
+        sd_image_means,
+        cast(rating_sum as double) / n_ratings as mean_naturalness,
+        case
+            when n_ratings >= 2
+                then sqrt(
+                    cast(n_ratings * rating_sumsq - rating_sum * rating_sum as double) / (n_ratings * (n_ratings - 1))
+                )
+        end as sd_ratings
+    from category_sums
 ),
 
 paper as (
@@ -73,11 +73,10 @@ final as (
         per_category.n_images,
         per_category.mean_naturalness,
         per_category.sd_ratings,
-        image_spread.sd_image_means,
+        per_category.sd_image_means,
         paper.paper_mean,
         study_provenance.data_origin
     from per_category
-    inner join image_spread using (category)
     left join paper using (category)
     cross join study_provenance
     where per_category.n_ratings > 0

@@ -412,9 +412,10 @@ def demographic_rater_agreement(ratings, attributes, predictions, pools, provena
     return with_origin(table, provenance)
 
 
-def panel_sums(ratings_long, attributes) -> pd.DataFrame:
+def panel_sums(ratings_long, attributes, codes=None) -> pd.DataFrame:
     """Per (dimension, attribute, level, image_id): the panel's ratings n and rating_sum, with the
-    level's n_raters; aggregated in DuckDB when given relations (no per-rating rows leave it)."""
+    level's n_raters; aggregated in DuckDB when given relations (no per-rating rows leave it).
+    With `codes` (:func:`image_codes`) image_id is the stimulus's integer code."""
     if isinstance(ratings_long, pd.DataFrame):
         con = duckdb.connect()
         ratings_long, attributes = con.from_df(ratings_long), con.from_df(attributes)
@@ -423,21 +424,38 @@ def panel_sums(ratings_long, attributes) -> pd.DataFrame:
         "r.dimension as dimension, a.attribute as attribute, a.level as level, r.image_id as image_id, "
         "r.rater_id as rater_id, r.rating as rating"
     )
-    sums = as_frame(
-        cells.aggregate(
-            "dimension, attribute, level, image_id, count(*) as n, sum(rating) as rating_sum",
-            "dimension, attribute, level, image_id",
-        )
+    sums = cells.aggregate(
+        "dimension, attribute, level, image_id, count(*) as n, sum(rating) as rating_sum",
+        "dimension, attribute, level, image_id",
     )
+    if codes is not None:
+        sums = _coded(sums, codes, "dimension, attribute, level, n, rating_sum")
     raters = as_frame(
         cells.aggregate(
             "dimension, attribute, level, count(distinct rater_id) as n_raters", "dimension, attribute, level"
         )
     )
-    return sums.merge(raters, on=["dimension", "attribute", "level"])
+    return as_frame(sums).merge(raters, on=["dimension", "attribute", "level"])
 
 
-def demographic_rater_panels(ratings_long, attributes, model_long, pools, provenance) -> pd.DataFrame:
+def image_codes(stimuli):
+    """stg_stimuli -> (image_id, image_code): each stimulus's rank in image_id order. The panels key
+    their 144,000 stimuli (at 100x) by it: integers, not strings, reach pandas, in the same order."""
+    return stimuli.query(
+        "stimuli", "select image_id, cast(row_number() over (order by image_id) as integer) as image_code from stimuli"
+    )
+
+
+def _coded(rows, codes, columns: str):
+    """`rows` with image_id replaced by its integer code (an inner join: every image_id is a stimulus)."""
+    joined = rows.set_alias("x").join(codes.set_alias("c"), "x.image_id = c.image_id")
+    return joined.project(", ".join(f"x.{c.strip()}" for c in columns.split(",")) + ", c.image_code as image_id")
+
+
+def demographic_rater_panels(ratings_long, attributes, model_long, pools, provenance, stimuli=None) -> pd.DataFrame:
+    codes = None if stimuli is None or isinstance(stimuli, pd.DataFrame) else image_codes(stimuli)
+    if codes is not None:
+        model_long = _coded(model_long, codes, "condition_id, dimension, model_value")
     model = _pooled(model_long, pools, "condition_id, dimension, image_id, model_value")
-    table = rater_panels_table(panel_sums(ratings_long, attributes), model)
+    table = rater_panels_table(panel_sums(ratings_long, attributes, codes), model)
     return with_origin(table, provenance)

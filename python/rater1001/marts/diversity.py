@@ -16,12 +16,28 @@ from ._shared import as_frame, declared, in_pool, typed, with_origin, with_scope
 POOL = "inter_model_sd"  # the conditions whose spread Table 6 compares (seeds/condition_pools.csv)
 
 
-def diversity_table(model_long: pd.DataFrame) -> pd.DataFrame:
-    scoped = with_scopes(model_long[["condition_id", "dimension", "category", "model_value"]])
+_DIVERSITY_KEYS = ["condition_id", "dimension", "category"]
+
+
+def diversity_table(value_counts: pd.DataFrame) -> pd.DataFrame:
+    """Per (condition, dimension, category, and 'all'): diversity from `value_counts` (those keys,
+    model_value, n: how many of the condition's answers were that value)."""
+    scoped = with_scopes(value_counts[[*_DIVERSITY_KEYS, "model_value", "n"]])
     if scoped.empty:
         return typed([], declared("response_diversity"))
-    t = diversity.diversity_table(scoped, ["condition_id", "dimension", "category"], "model_value")
+    t = diversity.diversity_table(scoped, _DIVERSITY_KEYS, "model_value", count="n")
     return typed(t.to_dict("records"), declared("response_diversity"))
+
+
+def _model_value_counts(model_long) -> pd.DataFrame:
+    """(condition, dimension, category, model_value) -> n, summed in DuckDB: the answers' count,
+    not the answers, reach pandas (a hash table of a few hundred cells, whatever the study's size)."""
+    import duckdb
+
+    if isinstance(model_long, pd.DataFrame):
+        model_long = duckdb.from_df(model_long)
+    keys = ", ".join([*_DIVERSITY_KEYS, "model_value"])
+    return model_long.aggregate(f"{keys}, count(*) as n", keys).df()
 
 
 def _k_human_cells(model_long: pd.DataFrame, value_counts: pd.DataFrame):
@@ -93,10 +109,7 @@ _MODEL_COLUMNS = "condition_id, dimension, category, image_id, model_value"
 
 
 def response_diversity(model_long, provenance) -> pd.DataFrame:
-    # no image_id: a value's stimulus plays no part, and its text was most of the frame's cost
-    return with_origin(
-        diversity_table(_columns(model_long, "condition_id, dimension, category, model_value")), provenance
-    )
+    return with_origin(diversity_table(_model_value_counts(model_long)), provenance)
 
 
 def _value_counts(relation) -> pd.DataFrame:

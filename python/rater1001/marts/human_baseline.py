@@ -23,37 +23,67 @@ from ._shared import as_frame, declared, finish, slot_names, spell_terms
 DEFAULT_MAX_RATINGS = 200_000
 
 
-# per grouping set of moment_rows: its key columns (the others are NULL in its rows)
-_SETS = {
-    "rater": "rater_id is not null",
-    "image": "image_id is not null",
-    "category": "rater_id is null and image_id is null",
-}
+def image_sums(ratings_long, stimuli, category: str = "category"):
+    """Per (image, dimension): its category (NULL without one) and the ratings' n_ratings,
+    rating_sum, rating_sumsq (int_image_human_stats' columns) from DuckDB relations; the dbt model
+    reads that table instead."""
+    cat = f"s.{category}" if category in stimuli.columns else "cast(null as varchar)"
+    joined = ratings_long.set_alias("r").join(stimuli.set_alias("s"), "r.image_id = s.image_id")
+    return joined.aggregate(
+        f"r.image_id as image_id, r.dimension as dimension, {cat} as {category}, count(*) as n_ratings, "
+        "sum(r.rating) as rating_sum, sum(r.rating * r.rating) as rating_sumsq",
+        f"r.image_id, r.dimension, {cat}",
+    )
 
 
-def moment_rows(ratings_long, stimuli, dimensions, category: str) -> list[dict]:
+def _totals(groups, grouping: str, extra: str = "") -> pd.DataFrame:
+    """Per dimension: GroupTotals.of's sums over `groups` (n, total, total_sq per group), the
+    groups, and `extra` (aggregates over them) in one pass, as a frame indexed by (dimension, `grouping`)."""
+    return as_frame(
+        groups.aggregate(
+            f"dimension, '{grouping}' as grouping, sum(n) as n_obs, sum(n * n) as n_sq, "
+            f"sum(n * total_sq - total * total) as within, count(*) as n_groups{', ' + extra if extra else ''}",
+            "dimension",
+        )
+    )
+
+
+def moment_rows(ratings_long, stimuli, dimensions, category: str, image_stats=None) -> list[dict]:
     """One row per dimension of `dimensions`: crossed_moment_components from the GroupTotals of the
-    ratings by (rater, category), by image and by category, computed in DuckDB in one pass
-    (grouping sets, then each set's sums: GroupTotals.of's formula, checked against the pairwise
-    definition in tests/python/test_marts_paper_extras.py)."""
+    ratings by (rater, category), by image and by category, computed in DuckDB (GroupTotals.of's
+    formula, checked against the pairwise definition in tests/python/test_marts_paper_extras.py).
+    Only the (rater, category) sums read the ratings; the image and category sums read the per-image
+    sums `image_stats` (:func:`image_sums`, or int_image_human_stats), one row per image."""
     has_category = category in stimuli.columns
-    stratum = f"coalesce(cast(s.{category} as varchar), '')" if has_category else "''"
+
+    def stratum(column: str) -> str:
+        return f"coalesce(cast({column} as varchar), '')" if has_category else "''"
+
     joined = ratings_long.set_alias("r").join(stimuli.set_alias("s"), "r.image_id = s.image_id", how="left")
     cells = joined.project(
-        f"r.dimension as dimension, r.rater_id as rater_id, r.image_id as image_id, {stratum} as stratum, "
+        f"r.dimension as dimension, r.rater_id as rater_id, {stratum('s.' + category)} as stratum, "
         "cast(r.rating as double) as y"
     )
-    groups = cells.aggregate(
-        "dimension, rater_id, image_id, stratum, count(*) as n, sum(y) as total, sum(y * y) as total_sq",
-        "grouping sets ((dimension, rater_id, stratum), (dimension, image_id), (dimension, stratum))",
+    rater_groups = cells.aggregate(
+        "dimension, rater_id, stratum, count(*) as n, sum(y) as total, sum(y * y) as total_sq",
+        "dimension, rater_id, stratum",
     )
-    kind = " ".join(f"when {cond} then '{name}'" for name, cond in _SETS.items())
-    totals = as_frame(
-        groups.project(f"*, case {kind} end as grouping").aggregate(
-            "dimension, grouping, sum(n) as n_obs, sum(n * n) as n_sq, sum(n * total_sq - total * total) as within, "
-            "count(*) as n_groups, count(distinct rater_id) as n_raters, count(distinct nullif(stratum, '')) as n_categories",
-            "dimension, grouping",
-        )
+    if image_stats is None:
+        image_stats = image_sums(ratings_long, stimuli, category)
+    images = image_stats.filter(ColumnExpression("dimension").isin(*(ConstantExpression(d) for d in dimensions)))
+    images = images.project(
+        f"dimension, {stratum(category)} as stratum, n_ratings as n, rating_sum as total, rating_sumsq as total_sq"
+    )
+    strata = images.aggregate(
+        "dimension, stratum, sum(n) as n, sum(total) as total, sum(total_sq) as total_sq", "dimension, stratum"
+    )
+    totals = pd.concat(
+        [
+            _totals(rater_groups, "rater", "count(distinct rater_id) as n_raters"),
+            _totals(images, "image"),
+            _totals(strata, "category", "count(distinct nullif(stratum, '')) as n_categories"),
+        ],
+        ignore_index=True,
     ).set_index(["dimension", "grouping"])
     rows = []
     for dim in sorted(dimensions):
@@ -62,7 +92,7 @@ def moment_rows(ratings_long, stimuli, dimensions, category: str) -> list[dict]:
             GroupTotals(
                 float(t.loc[g, "n_obs"]), float(t.loc[g, "n_sq"]), float(t.loc[g, "within"]), int(t.loc[g, "n_groups"])
             )
-            for g in _SETS
+            for g in ("rater", "image", "category")
         ]
         with_category = bool(has_category and t.loc["category", "n_categories"] > 1)
         try:
@@ -132,17 +162,20 @@ def variance_table(
 # --- the dbt Python model (models/marts/human_baseline/human_variance_components.py) ----------------
 
 
-def human_variance_components(ratings_long, stimuli, study_factors, provenance, *, max_ratings=None) -> pd.DataFrame:
+def human_variance_components(
+    ratings_long, stimuli, study_factors, provenance, *, max_ratings=None, image_stats=None
+) -> pd.DataFrame:
     """`ratings_long` and `stimuli` are the DuckDB relations dbt hands the model: the ratings are
     counted there, and a dimension above the limit is estimated from aggregates, never pulled into
-    pandas. The formula names the category as the study does (stg_study_factors)."""
+    pandas (`image_stats`: int_image_human_stats, else summed here). The formula names the category
+    as the study does (stg_study_factors)."""
     limit = int(max_ratings or DEFAULT_MAX_RATINGS)
     sizes = ratings_long.aggregate("dimension, count(*)", "dimension").fetchall()
     too_large = sorted(dim for dim, n in sizes if n > limit)
     large = []
     if too_large:
         keep = ratings_long.filter(ColumnExpression("dimension").isin(*(ConstantExpression(d) for d in too_large)))
-        large = moment_rows(keep, stimuli, too_large, "category")
+        large = moment_rows(keep, stimuli, too_large, "category", image_stats)
         ratings_long = ratings_long.filter(
             ColumnExpression("dimension").isnotin(*(ConstantExpression(dim) for dim in too_large))
         )
