@@ -43,6 +43,14 @@ from pathlib import Path
 from run_results import node_seconds
 
 BASELINE = "int_study_provenance"
+# The machine's own growth, measured the same way: one pass over the ratings grouped by stimulus,
+# the least any per-stimulus model does. Its hash table is keyed by stimulus, and so leaves the
+# CPU's cache as the study grows; a model is judged against it as well as against 1.0.
+FLOOR = "(floor)"
+FLOOR_SQL = (
+    "create or replace temp table floor as select image_id, dimension, count(*) as n, avg(rating) as mean, "
+    "stddev_samp(rating) as sd from int_human_ratings_long group by image_id, dimension"
+)
 
 # The child: one parse, the builders imported, then every model's runs. sys.argv: project folder,
 # JSON of the models (BASELINE first), repeats, long seconds, output file.
@@ -140,7 +148,34 @@ def run_alone(project: Path, models: list[str], repeats: int = 3, long_s: float 
                 record.write_bytes(build)
         if rc:
             raise SystemExit(f"the alone phase on {project} exited {rc} (its message above)")
-        return json.loads(out.read_text())
+        return json.loads(out.read_text()) | {FLOOR: floor_runs(project, repeats)}
+
+
+def floor_runs(project: Path, repeats: int = 3) -> list[dict]:
+    """FLOOR_SQL `repeats` times on the project's warehouse (after one run that reads its pages in):
+    [{node: wall, cpu: process CPU, DuckDB's threads included}]."""
+    import resource
+    import time
+
+    import duckdb
+
+    def cpu() -> float:
+        u = resource.getrusage(resource.RUSAGE_SELF)
+        return u.ru_utime + u.ru_stime
+
+    # DuckDB's default threads and memory, as the runs in dbt have (no RATER1001_DUCKDB_* set)
+    con = duckdb.connect(str(project / "warehouse" / "rater1001.duckdb"), read_only=True)
+    try:
+        con.execute("set enable_progress_bar = false")
+        runs = []
+        for _ in range(max(repeats, 1) + 1):
+            c0, t0 = cpu(), time.perf_counter()
+            con.execute(FLOOR_SQL)
+            wall = time.perf_counter() - t0
+            runs.append({"node": wall, "cpu": cpu() - c0, "wall": wall})
+        return runs[1:]
+    finally:
+        con.close()
 
 
 MEASURES = ("node", "own_cpu")  # dbt's execution_time (wall); process CPU minus BASELINE's
@@ -149,11 +184,13 @@ MEASURES = ("node", "own_cpu")  # dbt's execution_time (wall); process CPU minus
 def summarize(runs: dict[str, list[dict]]) -> dict[str, dict]:
     """Per model and measure: the median of its runs, and their relative spread (max - min) /
     median (None for one run, or a median of 0 or less); also the runs' count, the median CPU and
-    the largest peak RSS (GiB). Own CPU is each run's CPU minus BASELINE's median CPU."""
+    the largest peak RSS (GiB). Own CPU is each run's CPU minus BASELINE's median CPU (FLOOR's is
+    its CPU: it runs outside dbt)."""
     base = statistics.median(r["cpu"] for r in runs[BASELINE]) if runs.get(BASELINE) else 0.0
     out = {}
     for model, rs in runs.items():
-        values = {"node": [r["node"] for r in rs], "own_cpu": [r["cpu"] - base for r in rs]}
+        own = 0.0 if model == FLOOR else base
+        values = {"node": [r["node"] for r in rs], "own_cpu": [r["cpu"] - own for r in rs]}
         row = {"n": len(rs), "cpu": statistics.median(r["cpu"] for r in rs)}
         row["rss_gib"] = max(r.get("rss_kib", 0) for r in rs) / 2**20
         for key, xs in values.items():
@@ -202,15 +239,20 @@ def growth_rows(small: dict[str, dict], large: dict[str, dict], ratings_ratio: f
 
 
 def verdict(rows: list[dict]) -> dict[str, dict[str, list[str]]]:
-    """Per measure, the models whose alone growth exceeds 1.0, and those whose noise interval lies
-    wholly above 1.0 (beyond noise)."""
-    return {
-        k: {
-            "above_1": [r["model"] for r in rows if r[k]["growth"] > 1.0],
-            "beyond_noise": [r["model"] for r in rows if r[k]["low"] > 1.0],
+    """Per measure, the models whose alone growth exceeds 1.0, those whose noise interval lies
+    wholly above 1.0 (beyond noise), and, where FLOOR is a row, those whose interval lies wholly
+    above the floor's (beyond the floor)."""
+    floor = next((r for r in rows if r["model"] == FLOOR), None)
+    models = [r for r in rows if r["model"] != FLOOR]
+    out = {}
+    for k in MEASURES:
+        out[k] = {
+            "above_1": [r["model"] for r in models if r[k]["growth"] > 1.0],
+            "beyond_noise": [r["model"] for r in models if r[k]["low"] > 1.0],
         }
-        for k in MEASURES
-    }
+        if floor is not None:
+            out[k]["beyond_floor"] = [r["model"] for r in models if r[k]["low"] > floor[k]["high"]]
+    return out
 
 
 def print_table(rows: list[dict], labels: tuple[str, str], typical: dict[str, tuple[float, float]]) -> None:
@@ -242,6 +284,8 @@ def print_table(rows: list[dict], labels: tuple[str, str], typical: dict[str, tu
     for k, v in verdict(rows).items():
         print(f"   alone growth of {k} above 1.0: {', '.join(v['above_1']) or 'none'}")
         print(f"     ... its noise interval wholly above 1.0: {', '.join(v['beyond_noise']) or 'none'}")
+        if "beyond_floor" in v:
+            print(f"     ... wholly above the floor's interval: {', '.join(v['beyond_floor']) or 'none'}")
 
 
 def ratings(project: Path) -> int:

@@ -107,6 +107,36 @@ def test_verdict_names_models_above_one_and_those_beyond_noise():
     assert v["own_cpu"] == {"above_1": ["worse"], "beyond_noise": ["worse"]}
 
 
+def test_the_floor_is_no_model_and_a_model_beyond_it_is_named():
+    floor = {
+        "model": alone.FLOOR,
+        "node": {"growth": 1.35, "low": 1.2, "high": 1.5},
+        "own_cpu": {"growth": 1.3, "low": 1.1, "high": 1.4},
+    }
+    rows = [_row("like_the_floor", 1.4, 1.3), _row("worse", 2.0, 1.6, cpu=1.5, cpu_low=1.45), floor]
+    v = alone.verdict(rows)
+    assert v["node"] == {
+        "above_1": ["like_the_floor", "worse"],
+        "beyond_noise": ["like_the_floor", "worse"],
+        "beyond_floor": ["worse"],
+    }
+    assert v["own_cpu"]["beyond_floor"] == ["worse"]
+    assert "beyond_floor" not in alone.verdict(rows[:2])["node"]
+
+
+def test_the_floors_cpu_is_its_own_and_it_runs_on_the_warehouse(tmp_path):
+    runs = {alone.BASELINE: _runs((0.1, 0.5)), alone.FLOOR: _runs((0.2, 0.3), (0.4, 0.5))}
+    assert alone.summarize(runs)[alone.FLOOR]["own_cpu"] == pytest.approx(0.4)  # no baseline taken off
+    (tmp_path / "warehouse").mkdir()
+    con = duckdb.connect(str(tmp_path / "warehouse" / "rater1001.duckdb"))
+    con.execute(
+        "create table int_human_ratings_long as select 'i' || (range % 7) as image_id, 'v' as dimension, range % 5 as rating from range(1000)"
+    )
+    con.close()
+    runs = alone.floor_runs(tmp_path, repeats=2)
+    assert len(runs) == 2 and all(r["node"] > 0 and r["cpu"] >= 0 for r in runs)
+
+
 def test_growth_rows_leave_out_the_baseline_and_sort_by_the_larger_projects_seconds():
     one = {"n": 3, "node": 1.0, "node_spread": 0.1, "own_cpu": 0.5, "own_cpu_spread": 0.2}
     small = {alone.BASELINE: one, "a": one, "b": one, "only_small": one}
