@@ -160,6 +160,23 @@ def test_small_pool_alpha_equals_the_per_replicate_krippendorff_loop(k, monkeypa
     assert out["share_delta_positive"] == pytest.approx(((plus - base) > 0).mean())
 
 
+def _assert_floyd_steps_sums(pool, ratings, rows, k, seed):
+    # subset_sums against adding floyd_steps' values read from the padded rows (k drawn, or the
+    # m - k left out taken from the totals), to the last bit and in the same random stream
+    a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+    s1, s2 = small_pools.subset_sums(pool, rows, k, a)
+    m = pool.m[rows]
+    left_out = k > m - k
+    r1, r2 = np.zeros(rows.shape), np.zeros(rows.shape)
+    for t in floyd_sampling.floyd_steps(m, np.where(left_out, m - k, k), b):
+        v = np.where(t >= 0, np.nan_to_num(ratings)[rows, np.maximum(t, 0)], 0.0)
+        r1 += v
+        r2 += v * v
+    np.testing.assert_array_equal(s1, np.where(left_out, pool.total[rows] - r1, r1))
+    np.testing.assert_array_equal(s2, np.where(left_out, pool.total_sq[rows] - r2, r2))
+    assert a.random() == b.random()
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_subset_sums_equal_floyd_steps_over_all_entries(seed):
     # ragged pools (2..9 ratings), k drawn directly or as the ratings left out, late starters
@@ -171,18 +188,7 @@ def test_subset_sums_equal_floyd_steps_over_all_entries(seed):
     ratings[np.arange(9) >= m[:, None]] = np.nan
     pool = small_pools.Pool.of(ratings)
     rows = np.vstack([np.arange(40), rng.permutation(40), rng.integers(0, 40, 40)])
-    a, b = np.random.default_rng(seed + 10), np.random.default_rng(seed + 10)
-    s1, s2 = small_pools.subset_sums(pool, rows, 2, a)
-    m = pool.m[rows]
-    left_out = 2 > m - 2
-    r1, r2 = np.zeros(rows.shape), np.zeros(rows.shape)
-    for t in floyd_sampling.floyd_steps(m, np.where(left_out, m - 2, 2), b):
-        v = np.where(t >= 0, np.nan_to_num(ratings)[rows, np.maximum(t, 0)], 0.0)
-        r1 += v
-        r2 += v * v
-    np.testing.assert_array_equal(s1, np.where(left_out, pool.total[rows] - r1, r1))
-    np.testing.assert_array_equal(s2, np.where(left_out, pool.total_sq[rows] - r2, r2))
-    assert a.random() == b.random()
+    _assert_floyd_steps_sums(pool, ratings, rows, 2, seed + 10)
 
 
 @settings(max_examples=40, deadline=None)
@@ -207,15 +213,4 @@ def test_subset_sums_are_floyd_steps_sums_of_the_padded_rows_to_the_last_bit(wid
     ratings = np.sort(ratings, axis=1)  # value order, packed left (NaN last)
     pool = small_pools.Pool.of(ratings)
     rows = rng.integers(0, 12, (3, 7))
-    a, b = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
-    s1, s2 = small_pools.subset_sums(pool, rows, k, a)
-    mm = pool.m[rows]
-    left_out = k > mm - k
-    r1, r2 = np.zeros(rows.shape), np.zeros(rows.shape)
-    for t in floyd_sampling.floyd_steps(mm, np.where(left_out, mm - k, k), b):
-        v = np.where(t >= 0, np.nan_to_num(ratings)[rows, np.maximum(t, 0)], 0.0)
-        r1 += v
-        r2 += v * v
-    np.testing.assert_array_equal(s1, np.where(left_out, pool.total[rows] - r1, r1))
-    np.testing.assert_array_equal(s2, np.where(left_out, pool.total_sq[rows] - r2, r2))
-    assert a.random() == b.random()
+    _assert_floyd_steps_sums(pool, ratings, rows, k, seed + 1)
