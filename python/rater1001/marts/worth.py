@@ -14,18 +14,32 @@ from ..study import AUDIT_SLOTS, CATEGORY_SLOT
 from ._shared import ALL, as_frame, config_list, finish, model_dimensions, slot_names
 
 RATING, LABEL = "rating", "label"
+SLOTS = (CATEGORY_SLOT, *AUDIT_SLOTS)
+
+
+def _inputs(model_vs_human, image_stats, label_counts) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The three inputs of `measures` as frames, with only the columns it reads: the model's
+    answers (not the per-condition comparisons, run ids and texts of int_model_vs_human)."""
+    return (
+        as_frame(
+            model_vs_human,
+            lambda c: c in ("condition_id", "image_id", "predicted_category") or c.startswith(("model_", "d_")),
+        ),
+        as_frame(image_stats, ("image_id", "dimension", *SLOTS, "n_ratings", "human_mean", "human_ss")),
+        as_frame(label_counts),
+    )
 
 
 def _scope_slots(names: dict[str, str], slots: pd.DataFrame) -> list[str]:
-    return [s for s in (CATEGORY_SLOT, *AUDIT_SLOTS) if s in names and s in slots]
+    return [s for s in SLOTS if s in names and s in slots]
 
 
 def _stimuli(image_stats: pd.DataFrame, label_counts: pd.DataFrame) -> pd.DataFrame:
     """One row per stimulus with human answers: its slot levels (the category as `category`)."""
     # the slot columns the intermediate tables carry (a study may fill fewer; docs/study_shape.md)
-    a = image_stats[["image_id", *(c for c in (CATEGORY_SLOT, *AUDIT_SLOTS) if c in image_stats)]]
+    a = image_stats[["image_id", *(c for c in SLOTS if c in image_stats)]]
     b = label_counts.rename(columns={"true_category": CATEGORY_SLOT})
-    b = b[["image_id", *(c for c in (CATEGORY_SLOT, *AUDIT_SLOTS) if c in b)]]
+    b = b[["image_id", *(c for c in SLOTS if c in b)]]
     return pd.concat([a, b]).drop_duplicates("image_id").set_index("image_id")
 
 
@@ -158,9 +172,7 @@ def k_star_table(rows, image_stats, label_counts, names, replicates: int, seed: 
 def worth_k_star(model_vs_human, image_stats, label_counts, study_factors, provenance, *, replicates=None, seed=None):
     names = slot_names(as_frame(study_factors))
     out = k_star_table(
-        as_frame(model_vs_human),
-        as_frame(image_stats),
-        as_frame(label_counts),
+        *_inputs(model_vs_human, image_stats, label_counts),
         names,
         int(replicates or 1000),
         int(seed or 42),
@@ -254,9 +266,7 @@ def worth_ppi(
 ):
     names = slot_names(as_frame(study_factors))
     out = ppi_table(
-        as_frame(model_vs_human),
-        as_frame(image_stats),
-        as_frame(label_counts),
+        *_inputs(model_vs_human, image_stats, label_counts),
         names,
         config_list(fractions, "0.1,0.5"),
         int(seed or 42),
@@ -275,7 +285,8 @@ def budget_table(rows, image_stats, label_counts, names, repeats: int, seed: int
         keep = _answered(m)[1]
         groups = None
         if m["measure_kind"] == RATING and CATEGORY_SLOT in names and CATEGORY_SLOT in m["slots"]:
-            groups = m["slots"][CATEGORY_SLOT].fillna("").astype(str).to_numpy()[keep]
+            # integer codes in the levels' sorted order (the estimands' order), not strings to sort
+            groups = pd.factorize(m["slots"][CATEGORY_SLOT].fillna(""), sort=True)[0][keep]
         curve = ppi_budget.budget_curve(y[keep], yhat[keep], groups, ppi_budget.FRACTIONS, repeats, seed, level)
         enough = ppi_budget.budget_fraction(curve.fractions, curve.width_ratio)
         for f, r in zip(curve.fractions, curve.width_ratio, strict=True):
@@ -302,9 +313,7 @@ def worth_budget(
 ):
     names = slot_names(as_frame(study_factors))
     out = budget_table(
-        as_frame(model_vs_human),
-        as_frame(image_stats),
-        as_frame(label_counts),
+        *_inputs(model_vs_human, image_stats, label_counts),
         names,
         int(repeats or ppi_budget.REPEATS),
         int(seed or 42),
