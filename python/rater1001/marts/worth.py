@@ -24,6 +24,7 @@ def _inputs(model_vs_human, image_stats, label_counts) -> tuple[pd.DataFrame, pd
         as_frame(
             model_vs_human,
             lambda c: c in ("condition_id", "image_id", "predicted_category") or c.startswith(("model_", "d_")),
+            arrow=True,  # strings and doubles only
         ),
         as_frame(image_stats, ("image_id", "dimension", *SLOTS, "n_ratings", "human_mean", "human_ss")),
         as_frame(label_counts),
