@@ -146,3 +146,34 @@ def test_as_frame_with_columns_reads_only_those_and_the_same_values():
         assert list(from_relation.columns) == expected == list(from_frame.columns)
         pd.testing.assert_frame_equal(from_relation, whole[expected])
         pd.testing.assert_frame_equal(from_frame, whole[expected])
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.one_of(st.none(), st.text(max_size=6)),
+            st.one_of(st.none(), st.floats(allow_nan=False)),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_as_frame_through_arrow_is_the_same_frame_for_strings_and_doubles(rows):
+    # the same columns; a VARCHAR column without a value is missing throughout either way (None in
+    # an object column from DuckDB, NaN in a str column from Arrow)
+    import duckdb
+    from rater1001.marts._shared import as_frame
+
+    con = duckdb.connect()
+    con.execute("create table t (image_id varchar, model_valence double)")
+    for row in rows:
+        con.execute("insert into t values (?, ?)", row)
+    relation = con.query("select * from t")
+    arrow, plain = as_frame(relation, arrow=True), as_frame(relation)
+    assert list(arrow.columns) == list(plain.columns)
+    for column in plain:
+        if plain[column].notna().any():
+            pd.testing.assert_series_equal(arrow[column], plain[column])
+        else:
+            assert arrow[column].isna().all() and len(arrow) == len(plain)

@@ -67,3 +67,36 @@ def test_a_model_that_knows_nothing_needs_the_humans_in_proportion():
 def test_budget_fraction_is_the_smallest_within_tolerance():
     assert ppi_budget.budget_fraction([0.05, 0.1, 0.2, 1.0], [1.5, 1.09, 1.2, 1.0]) == 0.1
     assert np.isnan(ppi_budget.budget_fraction([0.1], [1.5]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(rng=samples, m=st.integers(1, 300), d=st.integers(1, 3), block=st.integers(1, 40))
+def test_prefix_sums_in_steps_are_the_cumulative_sum_bit_for_bit(rng, m, d, block):
+    answers = rng.normal(3.0, 2.0, size=(m, 2 * d)) * rng.lognormal(0.0, 3.0, size=(m, 1))
+    order = rng.permutation(m)[: rng.integers(0, m + 1)]
+    stops = np.sort(rng.integers(0, len(order) + 1, size=5))
+    features = ppi_budget._features(answers[:, :d], answers[:, d:])
+    whole = np.vstack([np.zeros((1, features.shape[1])), np.cumsum(features[order], axis=0)])
+    got = ppi_budget._prefix_sums(answers, d, order, stops, block)
+    assert np.array_equal(got, whole[stops])
+
+
+@settings(max_examples=25, deadline=None)
+@given(rng=samples, m=st.integers(8, 120), groups=st.integers(1, 4), seed=st.integers(0, 1000))
+def test_budget_curve_per_estimand_is_the_median_of_ppi_py_draws(rng, m, groups, seed):
+    # every draw through ppi_py's interval on the first ceil(f m) stimuli of the seed's permutations
+    y = rng.normal(size=m)
+    yhat = 0.7 * y + rng.normal(size=m)
+    g = rng.choice(np.array(["b", "a", "c", "d"])[:groups], m)
+    fractions = (0.3, 0.6)
+    curve = ppi_budget.budget_curve(y, yhat, g, fractions, repeats=3, seed=seed)
+    draws = np.random.default_rng(seed)
+    orders = [draws.permutation(m) for _ in range(3)]
+    for f, got in zip(fractions, curve.width_ratio, strict=True):
+        ratios = []
+        for order in orders:
+            labelled = np.zeros(m, dtype=bool)
+            labelled[order[: int(np.ceil(f * m - 1e-9))]] = True
+            ratios.append(pp.width_ratio(y, yhat, labelled, g))
+        want = np.nanmedian(ratios) if not np.isnan(ratios).all() else np.nan
+        assert got == pytest.approx(want, rel=1e-9, nan_ok=True)

@@ -14,26 +14,57 @@ from ..study import AUDIT_SLOTS, CATEGORY_SLOT
 from ._shared import ALL, as_frame, config_list, finish, model_dimensions, slot_names
 
 RATING, LABEL = "rating", "label"
+SLOTS = (CATEGORY_SLOT, *AUDIT_SLOTS)
+
+
+def _inputs(model_vs_human, image_stats, label_counts) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The three inputs of `measures` as frames, with only the columns it reads: the model's
+    answers (not the per-condition comparisons, run ids and texts of int_model_vs_human)."""
+    return (
+        as_frame(
+            model_vs_human,
+            lambda c: c in ("condition_id", "image_id", "predicted_category") or c.startswith(("model_", "d_")),
+            arrow=True,  # strings and doubles only
+        ),
+        as_frame(image_stats, ("image_id", "dimension", *SLOTS, "n_ratings", "human_mean", "human_ss")),
+        as_frame(label_counts),
+    )
 
 
 def _scope_slots(names: dict[str, str], slots: pd.DataFrame) -> list[str]:
-    return [s for s in (CATEGORY_SLOT, *AUDIT_SLOTS) if s in names and s in slots]
+    return [s for s in SLOTS if s in names and s in slots]
 
 
 def _stimuli(image_stats: pd.DataFrame, label_counts: pd.DataFrame) -> pd.DataFrame:
     """One row per stimulus with human answers: its slot levels (the category as `category`)."""
     # the slot columns the intermediate tables carry (a study may fill fewer; docs/study_shape.md)
-    a = image_stats[["image_id", *(c for c in (CATEGORY_SLOT, *AUDIT_SLOTS) if c in image_stats)]]
+    a = image_stats[["image_id", *(c for c in SLOTS if c in image_stats)]]
     b = label_counts.rename(columns={"true_category": CATEGORY_SLOT})
-    b = b[["image_id", *(c for c in (CATEGORY_SLOT, *AUDIT_SLOTS) if c in b)]]
+    b = b[["image_id", *(c for c in SLOTS if c in b)]]
     return pd.concat([a, b]).drop_duplicates("image_id").set_index("image_id")
 
 
-def _answers(rows: pd.DataFrame, column: str, index: pd.Index) -> pd.DataFrame:
-    """Stimuli (index) x conditions: each condition's answer in `column` (one reshape, not one
-    lookup per condition)."""
-    wide = rows.pivot(index="image_id", columns="condition_id", values=column)
-    return wide.reindex(index=index, columns=sorted(wide.columns))
+class _Answers:
+    """Each condition's answers per stimulus, from the model's rows coded once (the stimuli and
+    conditions factorized a single time, not once per measure's reshape)."""
+
+    def __init__(self, rows: pd.DataFrame):
+        self.images, images = pd.factorize(rows["image_id"])
+        self.condition, conditions = pd.factorize(rows["condition_id"], sort=True)
+        self.conditions = list(conditions)
+        self.index = pd.Index(images)
+        cell = self.images.astype(np.int64) * len(conditions) + self.condition
+        if len(cell) and np.bincount(cell).max() > 1:
+            raise ValueError("int_model_vs_human has more than one row per (condition_id, image_id)")
+
+    def __call__(self, values: np.ndarray, index: pd.Index, empty) -> pd.DataFrame:
+        """Stimuli (index) x conditions (sorted): each condition's value (one per row of the
+        model's rows), `empty` where the condition did not answer the stimulus."""
+        wide = np.full((len(self.index) + 1, len(self.conditions)), empty, dtype=values.dtype)
+        wide[self.images, self.condition] = values
+        # a stimulus the model never answered: the last row, all empty
+        at = self.index.get_indexer(index)
+        return pd.DataFrame(wide[np.where(at < 0, len(self.index), at)], index=index, columns=self.conditions)
 
 
 def measures(rows, image_stats, label_counts, names) -> list[dict]:
@@ -41,6 +72,7 @@ def measures(rows, image_stats, label_counts, names) -> list[dict]:
     (mean rating, or label shares as a matrix), the model's answer `yhat` (NaN where missing), and
     k*'s terms s2, n, distance. Ratings per model dimension; labels under the category's name."""
     stimuli = _stimuli(image_stats, label_counts)
+    answers_of = _Answers(rows)
     out = []
     for dim in model_dimensions(rows):
         # stimuli in image_id order: the seeded subsets draw positions, and a warehouse returns rows
@@ -48,7 +80,7 @@ def measures(rows, image_stats, label_counts, names) -> list[dict]:
         st = image_stats[image_stats["dimension"] == dim].set_index("image_id").sort_index()
         slots = stimuli.reindex(st.index)
         y = st["human_mean"].to_numpy(float)
-        answers = _answers(rows, f"model_{dim}", st.index).astype(float)
+        answers = answers_of(rows[f"model_{dim}"].to_numpy(float), st.index, np.nan)
         for cond in answers.columns:
             m = answers[cond].to_numpy(float)
             if np.isnan(m).all():
@@ -56,22 +88,26 @@ def measures(rows, image_stats, label_counts, names) -> list[dict]:
             with np.errstate(divide="ignore", invalid="ignore"):  # s2 of a one-rating panel: unused
                 s2, n, dist = worth.stimulus_terms_ratings(st["n_ratings"], st["human_mean"], st["human_ss"], m)
             out.append(_measure(cond, dim, RATING, slots, y, m, s2, n, dist))
-    if len(label_counts) and rows["predicted_category"].notna().any():
+    # the model's labels as integer codes (-1 missing): no per-row Python objects
+    predicted, kinds = pd.factorize(rows["predicted_category"])
+    if len(label_counts) and (predicted >= 0).any():
         counts = label_counts.pivot_table(
             index="image_id", columns="chosen_category", values="n_labels", aggfunc="sum", fill_value=0
         )
-        labels = sorted(set(counts.columns) | set(rows["predicted_category"].dropna()))
+        labels = sorted(set(counts.columns) | set(kinds))
+        position = {label: i for i, label in enumerate(labels)}
+        coded = np.append([position[k] for k in kinds], -1)[predicted]  # code -1 indexes the -1
         counts = counts.reindex(columns=labels, fill_value=0)
         shares = counts.to_numpy(float) / counts.to_numpy(float).sum(axis=1, keepdims=True)
         name = names.get(CATEGORY_SLOT, LABEL)
         slots = stimuli.reindex(counts.index)
-        answers = _answers(rows, "predicted_category", counts.index)
+        answers = answers_of(coded, counts.index, -1)
         for cond in answers.columns:
-            pred = answers[cond].to_numpy(object)
-            missing = pd.isna(pred)
+            pred = answers[cond].to_numpy()
+            missing = pred < 0
             if missing.all():
                 continue
-            onehot = (pred[:, None] == np.asarray(labels, dtype=object)[None, :]).astype(float)
+            onehot = (pred[:, None] == np.arange(len(labels))[None, :]).astype(float)
             onehot[missing] = np.nan
             with np.errstate(divide="ignore", invalid="ignore"):
                 s2, n, dist = worth.stimulus_terms_labels(counts.to_numpy(float), onehot)
@@ -158,9 +194,7 @@ def k_star_table(rows, image_stats, label_counts, names, replicates: int, seed: 
 def worth_k_star(model_vs_human, image_stats, label_counts, study_factors, provenance, *, replicates=None, seed=None):
     names = slot_names(as_frame(study_factors))
     out = k_star_table(
-        as_frame(model_vs_human),
-        as_frame(image_stats),
-        as_frame(label_counts),
+        *_inputs(model_vs_human, image_stats, label_counts),
         names,
         int(replicates or 1000),
         int(seed or 42),
@@ -254,9 +288,7 @@ def worth_ppi(
 ):
     names = slot_names(as_frame(study_factors))
     out = ppi_table(
-        as_frame(model_vs_human),
-        as_frame(image_stats),
-        as_frame(label_counts),
+        *_inputs(model_vs_human, image_stats, label_counts),
         names,
         config_list(fractions, "0.1,0.5"),
         int(seed or 42),
@@ -275,7 +307,8 @@ def budget_table(rows, image_stats, label_counts, names, repeats: int, seed: int
         keep = _answered(m)[1]
         groups = None
         if m["measure_kind"] == RATING and CATEGORY_SLOT in names and CATEGORY_SLOT in m["slots"]:
-            groups = m["slots"][CATEGORY_SLOT].fillna("").astype(str).to_numpy()[keep]
+            # integer codes in the levels' sorted order (the estimands' order), not strings to sort
+            groups = pd.factorize(m["slots"][CATEGORY_SLOT].fillna(""), sort=True)[0][keep]
         curve = ppi_budget.budget_curve(y[keep], yhat[keep], groups, ppi_budget.FRACTIONS, repeats, seed, level)
         enough = ppi_budget.budget_fraction(curve.fractions, curve.width_ratio)
         for f, r in zip(curve.fractions, curve.width_ratio, strict=True):
@@ -302,9 +335,7 @@ def worth_budget(
 ):
     names = slot_names(as_frame(study_factors))
     out = budget_table(
-        as_frame(model_vs_human),
-        as_frame(image_stats),
-        as_frame(label_counts),
+        *_inputs(model_vs_human, image_stats, label_counts),
         names,
         int(repeats or ppi_budget.REPEATS),
         int(seed or 42),

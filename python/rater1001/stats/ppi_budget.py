@@ -82,32 +82,60 @@ def budget_curve(
     m, d = y.shape
     groups = np.zeros(m, dtype=int) if groups is None else np.asarray(groups)
     _, codes = np.unique(groups, return_inverse=True)
-    members = [np.flatnonzero(codes == g) for g in range(codes.max(initial=-1) + 1)]
-    features = [_features(y[idx], yhat[idx]) for idx in members]
+    n_groups = codes.max(initial=-1) + 1
+    # a small unsigned code: NumPy's stable sort of it is a radix sort, linear in the stimuli
+    codes = codes.astype(np.min_scalar_type(max(n_groups - 1, 0)))
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_groups))])
+    features = _features(y, yhat)
+    answers = np.hstack([y, yhat])  # what a prefix sum gathers at random: 2d of the 1 + 5d features
+    grouped = features[np.argsort(codes, kind="stable")]
+    totals = [grouped[bounds[g] : bounds[g + 1]].sum(axis=0) for g in range(n_groups)]
     rng = np.random.default_rng(seed)
     takes = np.array([int(np.ceil(f * m - 1e-9)) for f in fractions])
     # draw r rates the first `take` stimuli of its permutation at every fraction: an estimand's sums
-    # over its rated stimuli at every fraction are rows of one cumulative sum over its stimuli in
-    # the permutation's order (no product per fraction)
-    sums = [np.empty((len(fractions), repeats, f.shape[1])) for f in features]
+    # over its rated stimuli at every fraction are prefix sums over its stimuli in the permutation's
+    # order (no product per fraction, no sort of positions)
+    sums = [np.empty((len(fractions), repeats, features.shape[1])) for _ in range(n_groups)]
     for r in range(repeats):
-        position = np.empty(m, dtype=np.int64)
-        position[rng.permutation(m)] = np.arange(m)
-        for g, idx in enumerate(members):
-            order = np.argsort(position[idx], kind="stable")
-            running = np.vstack([np.zeros((1, features[g].shape[1])), np.cumsum(features[g][order], axis=0)])
-            sums[g][:, r, :] = running[np.searchsorted(position[idx][order], takes, side="left")]
+        order = rng.permutation(m)  # the stimulus at each position
+        # positions grouped by estimand, in position order within each
+        positions = np.argsort(codes[order], kind="stable") if n_groups > 1 else np.arange(m)
+        for g in range(n_groups):
+            mine = positions[bounds[g] : bounds[g + 1]]
+            sums[g][:, r, :] = _prefix_sums(answers, d, order[mine], np.searchsorted(mine, takes, side="left"))
     z = norm.ppf(1 - (1 - level) / 2)
     curve = []
     for j, take in enumerate(takes):
         if take >= m or not repeats:
             curve.append(1.0 if repeats else np.nan)
             continue
-        ratios = [
-            _ratios_from_sums(sums[g][j], features[g].sum(axis=0), len(idx), d, z) for g, idx in enumerate(members)
-        ]
+        ratios = [_ratios_from_sums(sums[g][j], totals[g], bounds[g + 1] - bounds[g], d, z) for g in range(n_groups)]
         curve.append(_nanmedian_of_means(np.concatenate(ratios, axis=1)))
     return BudgetCurve(np.asarray(fractions, dtype=float), np.asarray(curve, dtype=float), repeats, seed)
+
+
+STEP_VALUES = 2**15  # features per step of a prefix sum (256 KB): a step stays in the CPU's cache
+
+
+def _prefix_sums(answers: np.ndarray, d: int, order: np.ndarray, stops: np.ndarray, block: int = 0) -> np.ndarray:
+    """Row j: the sum of :func:`_features` over answers[order[:stops[j]]] (stops ascending; answers
+    y then yhat, d columns each), added one row at a time in `order` as np.cumsum adds them.
+    In steps of `block` stimuli (default STEP_VALUES features), each step's features computed from
+    its gathered answers: a large study's features (1 + 5d columns) gathered at random and summed
+    whole leave the cache."""
+    out = np.zeros((len(stops), 1 + 5 * d))
+    block = block or max(1, STEP_VALUES // out.shape[1])
+    running = None
+    for start in range(0, int(stops.max(initial=0)), block):
+        gathered = answers[order[start : start + block]]
+        step = _features(gathered[:, :d], gathered[:, d:])
+        if running is not None:
+            step[0] += running
+        np.cumsum(step, axis=0, out=step)
+        inside = (stops > start) & (stops <= start + len(step))
+        out[inside] = step[stops[inside] - start - 1]
+        running = step[-1]
+    return out
 
 
 def _nanmedian_of_means(ratios: np.ndarray) -> float:
