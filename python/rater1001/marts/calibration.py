@@ -146,14 +146,21 @@ def calibration_scores(
     folds=None,
     seed=None,
 ) -> pd.DataFrame:
-    rows = in_pool(as_frame(model_vs_human), pools, POOL)
-    stats = as_frame(image_stats)[["image_id", "dimension", "n_ratings", "rating_sum", "rating_sumsq"]]
-    loo = as_frame(human_baseline)[["category", "dimension", "loo_w1sd"]]
+    rows = in_pool(model_vs_human, pools, POOL)
+    dimensions = model_dimensions(rows)
+    # only what scores_table reads: the other columns (every dimension's Bland-Altman terms, the
+    # stimulus factors) would reach pandas for nothing, a Python object per text value
+    read = {"condition_id", "image_id", "identity_id", "true_category"} | {
+        f"{part}_{dim}" for dim in dimensions for part in ("model", "human_mean", "human_sd")
+    }
+    stats_read = ["image_id", "dimension", "n_ratings", "rating_sum", "rating_sumsq"]
+    stats = as_frame(image_stats, stats_read)[stats_read]
+    loo = as_frame(human_baseline, ("category", "dimension", "loo_w1sd"))[["category", "dimension", "loo_w1sd"]]
     out = scores_table(
-        rows,
+        as_frame(rows, read),
         stats,
         loo,
-        model_dimensions(rows),
+        dimensions,
         (float(scale_min), float(scale_max)),
         rules_from_seed(verdict_rules),
         int(folds or 5),
