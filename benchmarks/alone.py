@@ -40,7 +40,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from run_results import node_seconds
+from run_results import model_seconds, node_seconds
 
 BASELINE = "int_study_provenance"
 # The machine's own growth, measured the same way: one pass over the ratings grouped by stimulus,
@@ -100,16 +100,18 @@ with open(out, "w") as fh:
 """
 
 
+def _warehouse(project: Path):
+    """The project's warehouse, read-only (a connection that closes at the end of a `with`)."""
+    import duckdb
+
+    return duckdb.connect(str(project / "warehouse" / "rater1001.duckdb"), read_only=True)
+
+
 def missing_landing(project: Path) -> list[str]:
     """The Parquet paths the warehouse's views read that do not exist (a kept project's landing
     was the build's temporary folder)."""
-    import duckdb
-
-    con = duckdb.connect(str(project / "warehouse" / "rater1001.duckdb"), read_only=True)
-    try:
+    with _warehouse(project) as con:
         sqls = [s for (s,) in con.execute("select sql from duckdb_views() where not internal").fetchall()]
-    finally:
-        con.close()
     paths = {part.split("'", 1)[0] for s in sqls for part in s.split("read_parquet('")[1:]}
     return sorted(p for p in paths if not Path(p).exists())
 
@@ -119,7 +121,7 @@ def build_node_seconds(project: Path) -> dict[str, float]:
     record = project / "target" / "run_results.json"
     if json.loads(record.read_text()).get("args", {}).get("which") != "build":
         raise SystemExit(f"{record} is not a build's: name the models (--alone-models)")
-    return {n.removeprefix("model."): s for n, s in node_seconds(record, with_kind=True) if n.startswith("model.")}
+    return model_seconds(node_seconds(record, with_kind=True))
 
 
 def reached(node_seconds: dict[str, float], seconds: float) -> list[str]:
@@ -157,15 +159,12 @@ def floor_runs(project: Path, repeats: int = 3) -> list[dict]:
     import resource
     import time
 
-    import duckdb
-
     def cpu() -> float:
         u = resource.getrusage(resource.RUSAGE_SELF)
         return u.ru_utime + u.ru_stime
 
     # DuckDB's default threads and memory, as the runs in dbt have (no RATER1001_DUCKDB_* set)
-    con = duckdb.connect(str(project / "warehouse" / "rater1001.duckdb"), read_only=True)
-    try:
+    with _warehouse(project) as con:
         con.execute("set enable_progress_bar = false")
         runs = []
         for _ in range(max(repeats, 1) + 1):
@@ -174,8 +173,6 @@ def floor_runs(project: Path, repeats: int = 3) -> list[dict]:
             wall = time.perf_counter() - t0
             runs.append({"node": wall, "cpu": cpu() - c0, "wall": wall})
         return runs[1:]
-    finally:
-        con.close()
 
 
 MEASURES = ("node", "own_cpu")  # dbt's execution_time (wall); process CPU minus BASELINE's
@@ -290,13 +287,8 @@ def print_table(rows: list[dict], labels: tuple[str, str], typical: dict[str, tu
 
 def ratings(project: Path) -> int:
     """The ratings the project's build read (its warehouse's staged human ratings)."""
-    import duckdb
-
-    con = duckdb.connect(str(project / "warehouse" / "rater1001.duckdb"), read_only=True)
-    try:
+    with _warehouse(project) as con:
         return con.execute("select count(*) from stg_human_ratings").fetchone()[0]
-    finally:
-        con.close()
 
 
 def alone_phase(

@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 import bench_pipeline as bp
-from run_results import node_seconds
+from run_results import model_seconds, node_seconds
 
 SELECT = (
     "+alt_test_results +alpha_delta +bootstrap_psig +headline_intervals +small_pool_alpha "
@@ -50,7 +50,7 @@ def bench(scale: int, cache: Path, seed: int, select: str) -> dict:
             raise SystemExit(f"dbt build of {select!r} at {scale}x exited {rc}")
         after = bp.floor(ratings)["seconds"]
         results = node_seconds(work / "target" / "run_results.json", with_kind=True)
-    nodes = {name.split(".", 1)[1]: sec for name, sec in results if name.startswith("model.")}
+    nodes = model_seconds(results)
     return {
         "scale": scale,
         "wall": wall,

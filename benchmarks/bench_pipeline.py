@@ -45,7 +45,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import alone
-from run_results import dbt_start_seconds, node_seconds
+from run_results import dbt_start_seconds, model_seconds, node_seconds
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = 20251129
@@ -465,8 +465,7 @@ def alone_after(results: list[dict], pair: list[int], args: argparse.Namespace) 
     if small["failed"] or large["failed"]:
         print(f"\n== each model alone: skipped, the {pair[0]}x or {pair[1]}x run failed")
         return
-    node_s = {n.split(".", 1)[1]: s for n, s in large["nodes"] if n.startswith("model.")}
-    models = alone.reached(node_s, args.alone)
+    models = alone.reached(model_seconds(large["nodes"]), args.alone)
     projects = (Path(small["project"]), Path(large["project"]))
     labels = (f"{pair[0]}x", f"{pair[1]}x")
     large["alone"] = alone.alone_phase(projects, models, labels, args.alone_repeats, args.alone_long)

@@ -19,6 +19,11 @@ def node_seconds(run_results: Path, with_kind: bool = False) -> list[tuple[str, 
     return sorted(((name(r["unique_id"]), r["execution_time"]) for r in results), key=lambda x: -x[1])
 
 
+def model_seconds(nodes: list[tuple[str, float]]) -> dict[str, float]:
+    """The models among `nodes` (node_seconds(..., with_kind=True)) as {model: seconds}."""
+    return {n.removeprefix("model."): s for n, s in nodes if n.startswith("model.")}
+
+
 def dbt_start_seconds(run_results: Path) -> float | None:
     """From the build's invocation to its first node: dbt's start-up and parse (a full parse, or
     a partial one from a kept parse state: docs/performance.md, "Parse reuse")."""
