@@ -23,19 +23,6 @@ from ._shared import as_frame, declared, finish, slot_names, spell_terms
 DEFAULT_MAX_RATINGS = 200_000
 
 
-def image_sums(ratings_long, stimuli, category: str = "category"):
-    """Per (image, dimension): its category (NULL without one) and the ratings' n_ratings,
-    rating_sum, rating_sumsq (int_image_human_stats' columns) from DuckDB relations; the dbt model
-    reads that table instead."""
-    cat = f"s.{category}" if category in stimuli.columns else "cast(null as varchar)"
-    joined = ratings_long.set_alias("r").join(stimuli.set_alias("s"), "r.image_id = s.image_id")
-    return joined.aggregate(
-        f"r.image_id as image_id, r.dimension as dimension, {cat} as {category}, count(*) as n_ratings, "
-        "sum(r.rating) as rating_sum, sum(r.rating * r.rating) as rating_sumsq",
-        f"r.image_id, r.dimension, {cat}",
-    )
-
-
 def _totals(groups, grouping: str, extra: str = "") -> pd.DataFrame:
     """Per dimension: GroupTotals.of's sums over `groups` (n, total, total_sq per group), the
     groups, and `extra` (aggregates over them) in one pass, as a frame indexed by (dimension, `grouping`)."""
@@ -48,12 +35,13 @@ def _totals(groups, grouping: str, extra: str = "") -> pd.DataFrame:
     )
 
 
-def moment_rows(ratings_long, stimuli, dimensions, category: str, image_stats=None) -> list[dict]:
+def moment_rows(ratings_long, stimuli, dimensions, category: str, image_stats) -> list[dict]:
     """One row per dimension of `dimensions`: crossed_moment_components from the GroupTotals of the
     ratings by (rater, category), by image and by category, computed in DuckDB (GroupTotals.of's
     formula, checked against the pairwise definition in tests/python/test_marts_paper_extras.py).
     Only the (rater, category) sums read the ratings; the image and category sums read the per-image
-    sums `image_stats` (:func:`image_sums`, or int_image_human_stats), one row per image."""
+    sums `image_stats` (int_image_human_stats' image_id, dimension, category, n_ratings, rating_sum,
+    rating_sumsq), one row per image."""
     has_category = category in stimuli.columns
 
     def stratum(column: str) -> str:
@@ -68,8 +56,6 @@ def moment_rows(ratings_long, stimuli, dimensions, category: str, image_stats=No
         "dimension, rater_id, stratum, count(*) as n, sum(y) as total, sum(y * y) as total_sq",
         "dimension, rater_id, stratum",
     )
-    if image_stats is None:
-        image_stats = image_sums(ratings_long, stimuli, category)
     images = image_stats.filter(ColumnExpression("dimension").isin(*(ConstantExpression(d) for d in dimensions)))
     images = images.project(
         f"dimension, {stratum(category)} as stratum, n_ratings as n, rating_sum as total, rating_sumsq as total_sq"
@@ -163,11 +149,11 @@ def variance_table(
 
 
 def human_variance_components(
-    ratings_long, stimuli, study_factors, provenance, *, max_ratings=None, image_stats=None
+    ratings_long, stimuli, study_factors, provenance, *, image_stats, max_ratings=None
 ) -> pd.DataFrame:
     """`ratings_long` and `stimuli` are the DuckDB relations dbt hands the model: the ratings are
     counted there, and a dimension above the limit is estimated from aggregates, never pulled into
-    pandas (`image_stats`: int_image_human_stats, else summed here). The formula names the category
+    pandas (`image_stats`: int_image_human_stats). The formula names the category
     as the study does (stg_study_factors)."""
     limit = int(max_ratings or DEFAULT_MAX_RATINGS)
     sizes = ratings_long.aggregate("dimension, count(*)", "dimension").fetchall()
