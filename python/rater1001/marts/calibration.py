@@ -154,8 +154,9 @@ def calibration_scores(
         f"{part}_{dim}" for dim in dimensions for part in ("model", "human_mean", "human_sd")
     }
     stats_read = ["image_id", "dimension", "n_ratings", "rating_sum", "rating_sumsq"]
+    loo_read = ["category", "dimension", "loo_w1sd"]
     stats = as_frame(image_stats, stats_read)[stats_read]
-    loo = as_frame(human_baseline, ("category", "dimension", "loo_w1sd"))[["category", "dimension", "loo_w1sd"]]
+    loo = as_frame(human_baseline, loo_read)[loo_read]
     out = scores_table(
         as_frame(rows, read),
         stats,
