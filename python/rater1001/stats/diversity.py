@@ -52,9 +52,8 @@ def diversity(values) -> Diversity:
     >>> diversity([9, 9, 9, 8])
     Diversity(n=4, n_unique=2, sd=0.5, modal_share=0.75, modal_value=9.0)
     """
-    v = np.asarray(values, dtype=float)
-    values, counts = np.unique(v[~np.isnan(v)], return_counts=True)
-    return diversity_from_counts(values, counts)
+    v = np.asarray(values, dtype=float).ravel()
+    return diversity_from_counts(v, np.ones(v.size, dtype=np.int64))
 
 
 def diversity_from_counts(values, counts) -> Diversity:
