@@ -87,6 +87,34 @@ from hypothesis import example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.sampled_from(["b", "a", "c10", "c9", "é", "z"]), st.integers(1, 9), st.integers(0, 4)),
+        min_size=1,
+        max_size=30,
+    ),
+    numbers=st.booleans(),
+)
+def test_padded_ratings_are_each_units_ratings_in_value_order(rows, numbers):
+    # against plain Python: each unit's value repeated count times, units and values sorted,
+    # whatever order the rows come in and whether units are strings or numbers; a zero count adds
+    # nothing and a unit with only zero counts is no unit
+    if numbers:
+        rows = [(ord(u[0]) * 100 + len(u), v, n) for u, v, n in rows]
+    vc = pd.DataFrame(rows, columns=["image_id", "value", "n"])
+    expected = {}
+    for u, v, n in rows:
+        expected.setdefault(u, []).extend([float(v)] * n)
+    expected = {u: sorted(vals) for u, vals in sorted(expected.items()) if vals}
+    units, pad = small_pools.padded_ratings(vc)
+    assert list(units) == list(expected)
+    width = max((len(v) for v in expected.values()), default=0)
+    assert pad.shape == (len(expected), width)
+    for row, vals in zip(pad, expected.values(), strict=True):
+        assert row[: len(vals)].tolist() == vals and np.isnan(row[len(vals) :]).all()
+
+
 @settings(max_examples=25, deadline=None)
 @given(m=st.integers(1, 8), k=st.integers(1, 8), seed=st.integers(0, 2**16))
 def test_subset_sums_are_sums_of_a_k_subset_of_the_units_ratings(m, k, seed):

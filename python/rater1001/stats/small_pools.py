@@ -27,6 +27,7 @@ import pandas as pd
 
 from .alpha_sums import alpha_from_sums, extra_rater_term_sums, unit_terms, with_extra_rater
 from .floyd_sampling import draw_positions, floyd_sums, run_table
+from .signed_rank import _compiled
 
 SEED = 42
 DEFAULT_KS = (2, 3, 5, 10, 20, 50)
@@ -76,16 +77,32 @@ def padded_ratings(
     if (vc[count] < 0).any() or (vc[count] % 1 != 0).any():
         bad = vc[(vc[count] < 0) | (vc[count] % 1 != 0)].iloc[0]
         raise ValueError(f"value count must be a non-negative integer; {unit}={bad[unit]!r} has {bad[count]!r}")
-    vc = vc[vc[count] > 0].sort_values([unit, value])
-    # repeat plain arrays, not frame rows: one row per rating would be the long table again
-    units, inverse = np.unique(vc[unit].to_numpy(), return_inverse=True)
-    n = vc[count].to_numpy(dtype=np.int64)
-    row = np.repeat(inverse, n)
-    m = np.bincount(row, minlength=len(units))
-    pos = np.arange(len(row)) - np.repeat(np.cumsum(m) - m, m)
+    vc = vc[vc[count] > 0]
+    # The units are hashed, and only the distinct ones sorted; the rows are then ordered by integer
+    # codes. Sorting the rows by their keys compared strings row against row, which at 100x (1.5
+    # million rows) cost seconds and grew faster than the rows (docs/performance.md).
+    inverse, units = pd.factorize(vc[unit], sort=True)
+    values = vc[value].to_numpy(dtype=float)
+    order = np.lexsort((values, inverse))
+    inverse, values = inverse[order], values[order]
+    n = vc[count].to_numpy(dtype=np.int64)[order]
+    m = np.bincount(inverse, weights=n, minlength=len(units)).astype(np.int64)
     out = np.full((len(units), int(m.max()) if len(m) else 0), np.nan)
-    out[row, pos] = np.repeat(vc[value].to_numpy(dtype=float), n)
-    return units, out
+    # written run by run in one compiled pass: arrays of one entry per rating (a unit, a position,
+    # a value; 10 million at 100x) were each fresh memory the size of the long table
+    _fill_runs(out, inverse, n, values)
+    return np.asarray(units), out
+
+
+@_compiled
+def _fill_runs(out, unit, n, values):  # pragma: no cover - compiled
+    position, last = 0, -1
+    for r in range(len(unit)):
+        if unit[r] != last:
+            position, last = 0, unit[r]
+        for q in range(n[r]):
+            out[unit[r], position + q] = values[r]
+        position += n[r]
 
 
 CELLS = 1 << 22  # replicates x images x drawn positions per block
