@@ -225,10 +225,14 @@ def thinking_rt_correlation(traces: pd.DataFrame, human_rt: pd.DataFrame) -> pd.
 # --- the dbt Python models (models/marts/ablations/*.py) ---------------------------------------------
 
 
+# what thinking_comparison reads of a prediction row: the others (every dimension's answer and
+# human statistics, the traces' measures) would reach pandas for nothing
+_THINKING_READ = ["condition_id", "image_id", "true_category", "correct", "thinking_tokens", "n_steps"]
+
+
 def ablation_thinking_comparison(predictions, conditions, provenance) -> pd.DataFrame:
-    return finish(
-        thinking_comparison(as_frame(predictions), as_frame(conditions)), "ablation_thinking_comparison", provenance
-    )
+    rows = as_frame(predictions, _THINKING_READ)
+    return finish(thinking_comparison(rows, as_frame(conditions)), "ablation_thinking_comparison", provenance)
 
 
 def ablation_scaling_accuracy(predictions, conditions, provenance) -> pd.DataFrame:
