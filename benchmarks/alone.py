@@ -47,6 +47,11 @@ BASELINE = "int_study_provenance"
 # the least any per-stimulus model does. Its hash table is keyed by stimulus, and so leaves the
 # CPU's cache as the study grows; a model is judged against it as well as against 1.0.
 FLOOR = "(floor)"
+# A first run of this many CPU seconds or more is a model's only one. At 10 s a dozen 100x models
+# ran once, and one run can be far off: `ablation_disagreement_split` 6.59 s once, 3.01 s as the
+# median of three on the same project (docs/performance.md, "Each model alone").
+LONG_S = 60.0
+
 FLOOR_SQL = (
     "create or replace temp table floor as select image_id, dimension, count(*) as n, avg(rating) as mean, "
     "stddev_samp(rating) as sd from int_human_ratings_long group by image_id, dimension"
@@ -129,7 +134,7 @@ def reached(node_seconds: dict[str, float], seconds: float) -> list[str]:
     return sorted((m for m, s in node_seconds.items() if s >= seconds), key=lambda m: -node_seconds[m])
 
 
-def run_alone(project: Path, models: list[str], repeats: int = 3, long_s: float = 10.0) -> dict[str, list[dict]]:
+def run_alone(project: Path, models: list[str], repeats: int = 3, long_s: float = LONG_S) -> dict[str, list[dict]]:
     """Every model's runs alone on `project` (BASELINE's first): {model: [{node, cpu, wall, rss_kib}]}."""
     if gone := missing_landing(project):
         raise SystemExit(

@@ -427,7 +427,10 @@ def main() -> None:
     ap.add_argument("--alone-models", nargs="+", help="with --alone-only: these models instead of --alone's")
     ap.add_argument("--alone-repeats", type=int, default=3, help="runs of each model alone (one if long)")
     ap.add_argument(
-        "--alone-long", type=float, default=10.0, help="CPU seconds of a first run alone that make it the only one"
+        "--alone-long",
+        type=float,
+        default=alone.LONG_S,
+        help="CPU seconds of a first run alone that make it the only one",
     )
     args = ap.parse_args()
     if args.alone_only:
